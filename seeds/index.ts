@@ -1,0 +1,34 @@
+/**
+ * Demo data: the same set for `npm start`, `svc db seed demo` and the tests. Every seed is
+ * idempotent (INSERT … ON CONFLICT DO NOTHING), so running it twice changes nothing.
+ */
+import { db, type Tx } from '../src/db/sequelize.js';
+import { seedFoundation, foundationBanner } from './foundation.seed.js';
+
+export interface Seed {
+  name: string;
+  run(transaction: Tx): Promise<void>;
+  /** lines `npm start` prints about this seed (credentials, ids) */
+  banner?(baseUrl: string): Promise<string[]> | string[];
+}
+
+// Order matters: later seeds reference earlier rows. Domains append theirs.
+const seeds: Seed[] = [{ name: 'foundation', run: seedFoundation, banner: foundationBanner }];
+
+export function registerSeed(seed: Seed): void {
+  if (!seeds.some((s) => s.name === seed.name)) seeds.push(seed);
+}
+
+/** Loads every seed in one transaction; returns their names. */
+export async function seedDemo(): Promise<string[]> {
+  await db().transaction(async (transaction) => {
+    for (const seed of seeds) await seed.run(transaction);
+  });
+  return seeds.map((s) => s.name);
+}
+
+export async function demoBanner(baseUrl: string): Promise<string[]> {
+  const lines: string[] = [];
+  for (const seed of seeds) if (seed.banner) lines.push(...(await seed.banner(baseUrl)));
+  return lines;
+}

@@ -1,0 +1,161 @@
+/**
+ * The one policy module: "may this actor do this to that record" and "which records may this actor
+ * see" (a SQL predicate). Every route and service asks here; domains register their rules below.
+ */
+import { type Actor, type Role, isAdmin, hasRole } from '../actor.js';
+import { NotFoundError, PermissionError } from '../../shared/errors.js';
+
+export type Action = 'read' | 'create' | 'update' | 'delete' | 'submit' | 'cancel' | (string & {});
+
+/** A SQL predicate over a table alias, with named binds (`$name`). */
+export interface Scope {
+  sql: string;
+  bind: Record<string, unknown>;
+}
+export const ALL: Scope = Object.freeze({ sql: 'TRUE', bind: {} });
+export const NONE: Scope = Object.freeze({ sql: 'FALSE', bind: {} });
+
+export type Allow = Role[] | 'authenticated' | 'admin' | ((actor: Actor) => boolean);
+
+export interface ResourcePolicy {
+  /** Who may attempt an action at all (function-level authorisation). */
+  allow: Partial<Record<Action, Allow>>;
+  /** Which rows the actor may see (object-level authorisation), as a predicate on `alias`. */
+  scope?(actor: Actor, alias: string): Scope;
+  /** Per-record check after load; false hides the record (404). */
+  check?(actor: Actor, action: Action, record: Record<string, unknown>): boolean;
+}
+
+const policies = new Map<string, ResourcePolicy>();
+
+/** Registers the rules of a resource (document type or service area). */
+export function definePolicy(resource: string, policy: ResourcePolicy): void {
+  policies.set(resource, policy);
+}
+
+export function policyOf(resource: string): ResourcePolicy {
+  const policy = policies.get(resource);
+  if (!policy) throw new Error(`no policy for ${resource}`); // a route without rules is a bug, never open
+  return policy;
+}
+
+function allowed(actor: Actor, allow: Allow | undefined): boolean {
+  if (allow === undefined) return false;
+  if (actor.type === 'system') return true;
+  if (allow === 'authenticated') return true;
+  if (allow === 'admin') return isAdmin(actor);
+  if (typeof allow === 'function') return allow(actor);
+  return isAdmin(actor) || hasRole(actor, ...allow);
+}
+
+/** True when the actor may perform `action` on `resource` (and on `record`, when given). */
+export function can(actor: Actor, action: Action, resource: string, record?: Record<string, unknown>): boolean {
+  const policy = policyOf(resource);
+  if (!allowed(actor, policy.allow[action])) return false;
+  if (record && policy.check && actor.type !== 'system') return policy.check(actor, action, record);
+  return true;
+}
+
+/**
+ * Throws unless the actor may act. Function-level refusals are 403; a record outside the actor's
+ * scope is reported as not found (404), so ids of other tenants cannot be probed.
+ */
+export function authorize(actor: Actor, action: Action, resource: string, record?: Record<string, unknown> & { name?: unknown }): void {
+  const policy = policyOf(resource);
+  if (!allowed(actor, policy.allow[action])) throw new PermissionError(`Not permitted to ${action} ${resource}`);
+  if (record && policy.check && actor.type !== 'system' && !policy.check(actor, action, record)) {
+    throw new NotFoundError(`${resource} ${String(record.name ?? '')} not found`);
+  }
+}
+
+/** The rows of `resource` the actor may see, as a predicate on `alias`. */
+export function scopeOf(actor: Actor, resource: string, alias = 't'): Scope {
+  const policy = policyOf(resource);
+  if (actor.type === 'system' || isAdmin(actor)) return ALL;
+  if (!allowed(actor, policy.allow.read)) return NONE;
+  return policy.scope ? policy.scope(actor, alias) : ALL;
+}
+
+// ---- shared predicates -------------------------------------------------------------------------
+
+/** Sales persons visible to the actor: a rep itself, a manager its team (self included). */
+export function salesTeamOf(actor: Actor): string[] {
+  if (actor.team && actor.team.length > 0) return actor.team;
+  return actor.salesPerson ? [actor.salesPerson] : [];
+}
+
+/** Customers a rep or manager may see: of its territory or assigned to its team. */
+export function customerScope(actor: Actor, customerCol: string, territoryCol: string, repCol?: string): Scope {
+  if (actor.customer && hasRole(actor, 'Customer') && !hasRole(actor, 'Sales Rep', 'Sales Manager', 'Operations', 'Marketplace Officer', 'Catalog Manager')) {
+    return { sql: `${customerCol} = $scope_customer`, bind: { scope_customer: actor.customer } };
+  }
+  if (hasRole(actor, 'Operations', 'Marketplace Officer')) return ALL;
+  if (hasRole(actor, 'Sales Rep', 'Sales Manager')) {
+    const parts: string[] = [];
+    const bind: Record<string, unknown> = {};
+    const territories = actor.territory ? [actor.territory] : [];
+    if (territories.length) {
+      parts.push(`${territoryCol} = ANY($scope_territories)`);
+      bind.scope_territories = territories;
+    }
+    if (repCol && salesTeamOf(actor).length) {
+      parts.push(`${repCol} = ANY($scope_team)`);
+      bind.scope_team = salesTeamOf(actor);
+    }
+    return parts.length ? { sql: `(${parts.join(' OR ')})`, bind } : NONE;
+  }
+  return NONE;
+}
+
+// ---- foundation resources ----------------------------------------------------------------------
+
+const STAFF: Role[] = ['Sales Rep', 'Sales Manager', 'Operations', 'Marketplace Officer', 'Catalog Manager'];
+
+definePolicy('Customer', {
+  allow: { read: [...STAFF, 'Customer'], create: ['Sales Manager'], update: ['Sales Manager'] },
+  scope: (actor, t) => customerScope(actor, `${t}.name`, `${t}.territory`, `${t}.assigned_rep`),
+  check: (actor, _action, r) => customerMatches(actor, r.name as string, r.territory as string | null, r.assigned_rep as string | null),
+});
+
+definePolicy('Address', {
+  allow: { read: [...STAFF, 'Customer'] },
+  scope: (actor, t) => {
+    const inner = customerScope(actor, 'c.name', 'c.territory', 'c.assigned_rep');
+    return { sql: `EXISTS (SELECT 1 FROM customers c WHERE c.name = ${t}.customer AND ${inner.sql})`, bind: inner.bind };
+  },
+});
+
+definePolicy('Warehouse', { allow: { read: 'authenticated', create: ['Operations'], update: ['Operations'] } });
+definePolicy('Company', { allow: { read: 'authenticated' } });
+definePolicy('Territory', { allow: { read: [...STAFF] } });
+definePolicy('Price List', {
+  allow: { read: 'authenticated', create: ['Catalog Manager'], update: ['Catalog Manager'] },
+  scope: (actor, t) => {
+    // a customer sees the standard list and its own assigned list, never another clinic's contract list
+    if (hasRole(actor, 'Customer') && !hasRole(actor, ...STAFF)) {
+      return { sql: `(${t}.name = 'Standard Selling' OR ${t}.name IN (SELECT price_list FROM customers WHERE name = $scope_customer))`, bind: { scope_customer: actor.customer ?? '' } };
+    }
+    return ALL;
+  },
+});
+definePolicy('Sales Person', {
+  allow: { read: ['Sales Rep', 'Sales Manager', 'Operations'] },
+  scope: (actor, t) => (hasRole(actor, 'Operations') ? ALL : { sql: `${t}.name = ANY($scope_team)`, bind: { scope_team: salesTeamOf(actor) } }),
+});
+definePolicy('User', { allow: { read: 'admin', create: 'admin', update: 'admin' } });
+definePolicy('Session', { allow: { read: 'authenticated', create: 'authenticated', delete: 'authenticated' } });
+definePolicy('API Key', { allow: { create: 'authenticated' } });
+definePolicy('Outbox', { allow: { read: ['Operations'], update: ['Operations'] } });
+definePolicy('Audit Event', { allow: { read: 'admin' } });
+
+/** Record-level form of customerScope, for a customer row already loaded. */
+export function customerMatches(actor: Actor, customer: string, territory: string | null, assignedRep: string | null): boolean {
+  if (actor.type === 'system' || isAdmin(actor)) return true;
+  if (hasRole(actor, 'Operations', 'Marketplace Officer')) return true;
+  if (hasRole(actor, 'Sales Rep', 'Sales Manager')) {
+    if (territory && actor.territory === territory) return true;
+    return assignedRep !== null && salesTeamOf(actor).includes(assignedRep);
+  }
+  if (hasRole(actor, 'Customer')) return actor.customer === customer;
+  return false;
+}

@@ -1,0 +1,96 @@
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { loadConfig } from '../../config/index.js';
+import { bootstrap, closeAll, migrate, startEmbedded, startServe, startWorker, untilSignal, type Stop } from '../../app/lifecycle.js';
+import { db, selectOne } from '../../db/sequelize.js';
+import { demoBanner, seedDemo } from '../../../seeds/index.js';
+import { migrationStatus } from '../../db/migrator.js';
+import { openDatabase, releaseDatabase } from '../context.js';
+import { CliError, type Io } from '../io.js';
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
+  return n;
+}
+
+async function requireMigrated(): Promise<void> {
+  const { pending } = await migrationStatus(db());
+  if (pending.length) throw new CliError(`The database has ${pending.length} pending migrations: run "svc db migrate up"`, 1);
+}
+
+export function registerServe(program: Command, io: Io): void {
+  program
+    .command('serve')
+    .description('Run the HTTP API (stateless; run as many as you like)')
+    .option('-p, --port <port>', 'port (default PORT or 8000)', port)
+    .option('-H, --host <host>', 'bind address (default HOST or 127.0.0.1)')
+    .option('--with-worker', 'also run the outbox worker and cron jobs in this process')
+    .action(async (opts: { port?: number; host?: string; withWorker?: boolean }) => {
+      const config = await openDatabase(io);
+      await requireMigrated();
+      const stops: Stop[] = [];
+      const { server, stop } = await startServe(config, { port: opts.port, host: opts.host });
+      stops.push(stop);
+      if (opts.withWorker) stops.push((await startWorker(config, dbUrl())).stop);
+      io.out(`svc API listening on ${server.info.uri} (docs: ${server.info.uri}/docs)`);
+      await untilSignal(async () => {
+        for (const s of stops) await s();
+      });
+    });
+
+  program
+    .command('worker')
+    .description('Run the outbox worker (webhooks, partner calls, mail) and the cron jobs')
+    .action(async () => {
+      const config = await openDatabase(io);
+      await requireMigrated();
+      const { worker, stop } = await startWorker(config, dbUrl());
+      io.out(`svc worker ${worker.id} running`);
+      await untilSignal(stop);
+    });
+
+  program
+    .command('start')
+    .description('All in one (npm start): embedded PostgreSQL unless DATABASE_URL is set, migrations, demo data, API and worker')
+    .option('-p, --port <port>', 'port (default PORT or 8000)', port)
+    .action(async (opts: { port?: number }) => {
+      const config = loadConfig(io.env, opts.port !== undefined ? { port: opts.port } : {});
+      let url = config.databaseUrl;
+      let stopEmbedded: Stop | undefined;
+      if (!url) {
+        io.out('Starting the embedded PostgreSQL…');
+        const started = await startEmbedded(config);
+        url = started.url;
+        stopEmbedded = () => started.embedded.stop();
+      }
+      try {
+        bootstrap(config, url);
+        const applied = await migrate();
+        if (applied.length) io.out(`Applied ${applied.length} migrations`);
+        const hasUsers = await selectOne(`SELECT 1 FROM users LIMIT 1`);
+        if (!hasUsers) io.out(`Demo data loaded: ${(await seedDemo()).join(', ')}`);
+        const serve = await startServe(config, { port: opts.port });
+        const work = await startWorker(config, url);
+        const base = config.baseUrl.replace(/:\d+$/, `:${serve.server.info.port}`);
+        for (const line of [`svc is running at ${base}`, `API docs: ${base}/docs`, ...(await demoBanner(base)), 'Press Ctrl-C to stop.']) io.out(line);
+        await untilSignal(async () => {
+          await serve.stop();
+          await work.stop();
+          await closeAll();
+          await stopEmbedded?.();
+          stopEmbedded = undefined;
+        });
+      } finally {
+        await closeAll();
+        await stopEmbedded?.();
+        await releaseDatabase();
+      }
+    });
+}
+
+/** The URL of the open pool's database (for the worker's LISTEN connection). */
+function dbUrl(): string {
+  const c = db().config;
+  return `postgres://${encodeURIComponent(c.username)}:${encodeURIComponent(c.password ?? '')}@${c.host}:${c.port}/${c.database}`;
+}

@@ -1,0 +1,36 @@
+import { CommanderError } from 'commander';
+import { ConfigError } from '../config/index.js';
+import { closeDatabase } from '../db/sequelize.js';
+import { DomainError } from '../shared/errors.js';
+import { CliError, processIo, type Io } from './io.js';
+import { createProgram } from './program.js';
+import { releaseDatabase } from './context.js';
+
+/** Runs the CLI and returns the exit code: 0 ok, 1 failed, 2 usage, 130 interrupted. Never calls process.exit. */
+export async function run(argv: string[], io: Io = processIo): Promise<number> {
+  const program = createProgram(io);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2; // commander already printed the line
+    if (err instanceof CliError) {
+      io.err(`error: ${err.message}`);
+      return err.exitCode;
+    }
+    if (err instanceof ConfigError) {
+      io.err(`error: ${err.message}`);
+      return 1;
+    }
+    if (err instanceof DomainError) {
+      io.err(`error: ${err.message}`);
+      return 1;
+    }
+    if (err instanceof Error && err.name === 'ExitPromptError') return 130;
+    io.err(`error: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
+  } finally {
+    await closeDatabase().catch(() => undefined);
+    await releaseDatabase().catch(() => undefined);
+  }
+}

@@ -1,0 +1,163 @@
+import { readFileSync, existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Joi from 'joi';
+
+/** Project root (two levels above dist/src/config or src/config). */
+export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), existsSync(resolve(dirname(fileURLToPath(import.meta.url)), '../../../package.json')) ? '../../..' : '../..');
+
+export type Environment = 'development' | 'test' | 'production' | 'sandbox';
+
+export interface Config {
+  env: Environment;
+  port: number;
+  host: string;
+  baseUrl: string;
+  databaseUrl?: string;
+  logLevel: string;
+  secretKey: string;
+  encryptionKey: string;
+  smtpUrl?: string;
+  mailFrom: string;
+  mailDir: string;
+  filesDir: string;
+  embeddedPg: { dataDir: string; port: number };
+  session: { idleMinutes: number; absoluteHours: number };
+  http: { bodyLimitBytes: number; uploadLimitBytes: number; corsOrigins: string[] };
+  db: { poolMax: number; statementTimeoutMs: number; lockTimeoutMs: number };
+  worker: { pollMs: number; leaseSeconds: number; concurrency: number; batchSize: number };
+  webhook: { timeoutMs: number; allowPrivateTargets: boolean; retryTimeScale: number };
+}
+
+/** Settings that an environment variable overrides: variable → dotted config path and type. */
+export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' | 'boolean' | 'list'; doc: string }> = {
+  DATABASE_URL: { path: 'databaseUrl', type: 'string', doc: 'PostgreSQL URL; unset → embedded PostgreSQL (npm start)' },
+  PORT: { path: 'port', type: 'number', doc: 'HTTP port of svc serve' },
+  HOST: { path: 'host', type: 'string', doc: 'HTTP bind address' },
+  SVC_BASE_URL: { path: 'baseUrl', type: 'string', doc: 'Public base URL (links in mail, docs)' },
+  SVC_SECRET_KEY: { path: 'secretKey', type: 'string', doc: 'Signs vendor tokens and peppers key hashes (≥ 32 chars)' },
+  SVC_ENCRYPTION_KEY: { path: 'encryptionKey', type: 'string', doc: 'AES-256-GCM key for secrets and patient data at rest (base64 of 32 bytes)' },
+  SMTP_URL: { path: 'smtpUrl', type: 'string', doc: 'smtp://user:pass@host:port; unset in development → .eml files' },
+  SVC_MAIL_FROM: { path: 'mailFrom', type: 'string', doc: 'From address of outgoing mail' },
+  SVC_MAIL_DIR: { path: 'mailDir', type: 'string', doc: 'Where mail is written when SMTP_URL is unset' },
+  SVC_FILES_DIR: { path: 'filesDir', type: 'string', doc: 'Private file storage (encrypted)' },
+  SVC_LOG_LEVEL: { path: 'logLevel', type: 'string', doc: 'pino level: fatal|error|warn|info|debug|trace|silent' },
+  SVC_PG_DATA_DIR: { path: 'embeddedPg.dataDir', type: 'string', doc: 'Data directory of the embedded PostgreSQL' },
+  SVC_PG_PORT: { path: 'embeddedPg.port', type: 'number', doc: 'Port of the embedded PostgreSQL (0 = a free port)' },
+  SVC_SESSION_IDLE_MINUTES: { path: 'session.idleMinutes', type: 'number', doc: 'Session idle timeout' },
+  SVC_SESSION_ABSOLUTE_HOURS: { path: 'session.absoluteHours', type: 'number', doc: 'Session absolute lifetime' },
+  SVC_BODY_LIMIT_BYTES: { path: 'http.bodyLimitBytes', type: 'number', doc: 'Largest JSON/form body' },
+  SVC_UPLOAD_LIMIT_BYTES: { path: 'http.uploadLimitBytes', type: 'number', doc: 'Largest uploaded file' },
+  SVC_CORS_ORIGINS: { path: 'http.corsOrigins', type: 'list', doc: 'Comma-separated origins allowed for credentialed CORS' },
+  SVC_DB_POOL_MAX: { path: 'db.poolMax', type: 'number', doc: 'Connections per process' },
+  SVC_WORKER_POLL_MS: { path: 'worker.pollMs', type: 'number', doc: 'Outbox poll interval (LISTEN/NOTIFY wakes it sooner)' },
+  SVC_WORKER_LEASE_SECONDS: { path: 'worker.leaseSeconds', type: 'number', doc: 'Lease on a claimed outbox row' },
+  SVC_WORKER_CONCURRENCY: { path: 'worker.concurrency', type: 'number', doc: 'Outbox rows run at once per worker' },
+  SVC_WEBHOOK_TIMEOUT_MS: { path: 'webhook.timeoutMs', type: 'number', doc: 'Per-attempt timeout of vendor webhooks' },
+  SVC_WEBHOOK_ALLOW_PRIVATE: { path: 'webhook.allowPrivateTargets', type: 'boolean', doc: 'Allow loopback/private webhook URLs (development and tests only)' },
+  SVC_RETRY_TIME_SCALE: { path: 'webhook.retryTimeScale', type: 'number', doc: 'Scales retry delays (tests); 1 in production' },
+};
+
+const schema = Joi.object<Config>({
+  env: Joi.string().valid('development', 'test', 'production', 'sandbox').required(),
+  port: Joi.number().integer().min(0).max(65535).required(),
+  host: Joi.string().required(),
+  baseUrl: Joi.string().uri({ scheme: ['http', 'https'] }).required(),
+  databaseUrl: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }),
+  logLevel: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').required(),
+  secretKey: Joi.string().min(32).required(),
+  encryptionKey: Joi.string().base64().required().custom((v: string, h) => (Buffer.from(v, 'base64').length === 32 ? v : h.error('any.invalid'))).messages({ 'any.invalid': '"encryptionKey" must be base64 of exactly 32 bytes' }),
+  smtpUrl: Joi.string().uri({ scheme: ['smtp', 'smtps'] }),
+  mailFrom: Joi.string().required(),
+  mailDir: Joi.string().required(),
+  filesDir: Joi.string().required(),
+  embeddedPg: Joi.object({ dataDir: Joi.string().required(), port: Joi.number().integer().min(0).max(65535).required() }).required(),
+  session: Joi.object({ idleMinutes: Joi.number().positive().required(), absoluteHours: Joi.number().positive().required() }).required(),
+  http: Joi.object({
+    bodyLimitBytes: Joi.number().integer().min(1024).required(),
+    uploadLimitBytes: Joi.number().integer().min(1024).required(),
+    corsOrigins: Joi.array().items(Joi.string().uri()).required(),
+  }).required(),
+  db: Joi.object({ poolMax: Joi.number().integer().min(1).required(), statementTimeoutMs: Joi.number().integer().min(0).required(), lockTimeoutMs: Joi.number().integer().min(0).required() }).required(),
+  worker: Joi.object({
+    pollMs: Joi.number().integer().min(10).required(),
+    leaseSeconds: Joi.number().min(1).required(),
+    concurrency: Joi.number().integer().min(1).required(),
+    batchSize: Joi.number().integer().min(1).required(),
+  }).required(),
+  webhook: Joi.object({ timeoutMs: Joi.number().integer().min(100).required(), allowPrivateTargets: Joi.boolean().required(), retryTimeScale: Joi.number().positive().required() }).required(),
+});
+
+export class ConfigError extends Error {}
+
+const DEFAULT_SECRETS = new Set<string>();
+
+function readJson(file: string): Record<string, unknown> {
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+}
+
+function merge(target: Record<string, unknown>, source: Record<string, unknown>): Record<string, unknown> {
+  for (const [k, v] of Object.entries(source)) {
+    const cur = target[k];
+    if (v && typeof v === 'object' && !Array.isArray(v) && cur && typeof cur === 'object' && !Array.isArray(cur)) merge(cur as Record<string, unknown>, v as Record<string, unknown>);
+    else target[k] = v;
+  }
+  return target;
+}
+
+function setPath(obj: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let cur = obj;
+  for (const p of parts.slice(0, -1)) cur = (cur[p] ??= {}) as Record<string, unknown>;
+  cur[parts[parts.length - 1]] = value;
+}
+
+function parseEnvValue(name: string, raw: string, type: string): unknown {
+  if (type === 'number') {
+    const n = Number(raw);
+    if (raw.trim() === '' || !Number.isFinite(n)) throw new ConfigError(`Invalid setting ${name}: "${raw}" is not a number`);
+    return n;
+  }
+  if (type === 'boolean') {
+    if (!['1', '0', 'true', 'false', 'yes', 'no'].includes(raw.toLowerCase())) throw new ConfigError(`Invalid setting ${name}: "${raw}" is not a boolean`);
+    return ['1', 'true', 'yes'].includes(raw.toLowerCase());
+  }
+  if (type === 'list') return raw.split(',').map((s) => s.trim()).filter(Boolean);
+  return raw;
+}
+
+/** Builds the validated, frozen Config from config/*.json and the environment; throws ConfigError naming the bad setting. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const name = (env.SVC_ENV ?? env.NODE_ENV ?? 'development') as Environment;
+  if (!['development', 'test', 'production', 'sandbox'].includes(name)) throw new ConfigError(`Invalid setting SVC_ENV: "${name}" must be development, test, production or sandbox`);
+  const dir = resolve(projectRoot, 'config');
+  const defaults = readJson(resolve(dir, 'default.json'));
+  for (const key of ['secretKey', 'encryptionKey']) DEFAULT_SECRETS.add(String(defaults[key]));
+  const raw = merge(merge(defaults, readJson(resolve(dir, `${name}.json`))), { env: name });
+  for (const [variable, spec] of Object.entries(ENV_VARS)) {
+    const value = env[variable];
+    if (value !== undefined && value !== '') setPath(raw, spec.path, parseEnvValue(variable, value, spec.type));
+  }
+  merge(raw, overrides as Record<string, unknown>);
+  if (raw.baseUrl === undefined || (env.SVC_BASE_URL === undefined && !overrides.baseUrl)) raw.baseUrl = `http://${raw.host === '0.0.0.0' ? '127.0.0.1' : raw.host}:${raw.port}`;
+  const { value, error } = schema.validate(raw, { abortEarly: true, convert: true });
+  if (error) {
+    const path = error.details[0].path.join('.');
+    const variable = Object.entries(ENV_VARS).find(([, s]) => s.path === path)?.[0];
+    throw new ConfigError(`Invalid setting ${variable ?? path}: ${error.details[0].message}`);
+  }
+  if (value.env === 'production' || value.env === 'sandbox') {
+    if (DEFAULT_SECRETS.has(value.secretKey)) throw new ConfigError('Invalid setting SVC_SECRET_KEY: the default secret is refused in production');
+    if (DEFAULT_SECRETS.has(value.encryptionKey)) throw new ConfigError('Invalid setting SVC_ENCRYPTION_KEY: the default key is refused in production');
+    if (value.webhook.allowPrivateTargets) throw new ConfigError('Invalid setting SVC_WEBHOOK_ALLOW_PRIVATE: private webhook targets are refused in production');
+  }
+  return deepFreeze(value);
+}
+
+function deepFreeze<T>(obj: T): T {
+  for (const v of Object.values(obj as object)) if (v && typeof v === 'object') deepFreeze(v);
+  return Object.freeze(obj);
+}
+
+/** Server time zone: the spec's sync.orders and created_at are US Eastern. */
+export const SERVER_TIME_ZONE = 'America/New_York';

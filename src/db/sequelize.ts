@@ -1,0 +1,76 @@
+import pg from 'pg';
+import { Sequelize, QueryTypes, type Transaction } from 'sequelize';
+import type { Config } from '../config/index.js';
+
+// Wire values as the spec shows them: numerics as numbers, dates as YYYY-MM-DD text, counts as numbers.
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => (v === null ? null : Number(v)));
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => (v === null ? null : Number(v)));
+pg.types.setTypeParser(pg.types.builtins.DATE, (v) => v);
+
+let instance: Sequelize | undefined;
+
+/** Creates the process-wide Sequelize instance (one pool per process). */
+export function initDatabase(config: Config, url = config.databaseUrl): Sequelize {
+  if (!url) throw new Error('No database URL: set DATABASE_URL or use `svc start` (embedded PostgreSQL)');
+  instance = new Sequelize(url, {
+    dialect: 'postgres',
+    dialectModule: pg,
+    logging: false,
+    timezone: 'America/New_York',
+    benchmark: false,
+    pool: { max: config.db.poolMax, min: 0, idle: 10_000, acquire: 30_000, evict: 5_000 },
+    dialectOptions: {
+      application_name: `svc-${process.pid}`,
+      statement_timeout: config.db.statementTimeoutMs,
+      options: `-c lock_timeout=${config.db.lockTimeoutMs} -c timezone=America/New_York`,
+      keepAlive: true,
+    },
+    define: { underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
+    retry: { max: 0 },
+  });
+  return instance;
+}
+
+/** The process-wide Sequelize instance. */
+export function db(): Sequelize {
+  if (!instance) throw new Error('database not initialised');
+  return instance;
+}
+
+export function hasDatabase(): boolean {
+  return instance !== undefined;
+}
+
+export async function closeDatabase(): Promise<void> {
+  const current = instance;
+  instance = undefined;
+  await current?.close();
+}
+
+export type Tx = Transaction;
+
+/** Runs `work` in the given transaction, or in a new one when none is given. */
+export function withTransaction<T>(opts: { transaction?: Tx } | undefined, work: (transaction: Tx) => Promise<T>): Promise<T> {
+  if (opts?.transaction) return work(opts.transaction);
+  return db().transaction((transaction) => work(transaction));
+}
+
+/** Plain SQL returning rows (hot paths: no model instantiation). Named `$name` binds. */
+function bindOrNone(bind: Record<string, unknown> | unknown[]): Record<string, unknown> | unknown[] | undefined {
+  // no parameters → simple protocol, so a multi-statement script can run
+  return (Array.isArray(bind) ? bind.length : Object.keys(bind).length) ? bind : undefined;
+}
+
+export async function selectRows<T = Record<string, unknown>>(sql: string, bind: Record<string, unknown> | unknown[] = {}, opts: { transaction?: Tx } = {}): Promise<T[]> {
+  return (await db().query(sql, { bind: bindOrNone(bind), type: QueryTypes.SELECT, transaction: opts.transaction, raw: true })) as unknown as T[];
+}
+
+export async function selectOne<T = Record<string, unknown>>(sql: string, bind: Record<string, unknown> | unknown[] = {}, opts: { transaction?: Tx } = {}): Promise<T | undefined> {
+  return (await selectRows<T>(sql, bind, opts))[0];
+}
+
+/** Executes a statement; returns the rows of a RETURNING clause, if any. */
+export async function execute<T = Record<string, unknown>>(sql: string, bind: Record<string, unknown> | unknown[] = {}, opts: { transaction?: Tx } = {}): Promise<T[]> {
+  const [rows] = await db().query(sql, { bind: bindOrNone(bind), transaction: opts.transaction, raw: true });
+  return rows as T[];
+}

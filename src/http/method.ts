@@ -1,0 +1,95 @@
+/**
+ * `/api/method/{dotted.name}` routes the way Frappe clients call them: a non-empty JSON body is the
+ * only argument source; otherwise query and form fields are merged (form wins). The answer is
+ * wrapped as `{ message: ... }` unless the handler returns a raw response.
+ */
+import type { Request, ResponseObject, ResponseToolkit, ServerRoute } from '@hapi/hapi';
+import Joi from 'joi';
+import type { Actor } from '../auth/actor.js';
+import type { Allow } from '../auth/policy/index.js';
+import { InputError } from '../shared/errors.js';
+import { actorOf } from './plugins/auth.js';
+
+export type HttpVerb = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export interface MethodDef<A = Record<string, any>> {
+  /** dotted name after /api/method/ */
+  name: string;
+  /** default: GET and POST */
+  methods?: HttpVerb[];
+  /** roles that may call it, or 'public' (no credentials) */
+  roles: Allow | 'public';
+  /** arguments, validated after Frappe's merge of query/form/JSON */
+  args?: Joi.ObjectSchema<A>;
+  description: string;
+  tags?: string[];
+  /** extra hapi route options (pre, payload limits, plugins) */
+  options?: Record<string, unknown>;
+  /** the result is wrapped in { message } unless it is a hapi response */
+  handler(ctx: { request: Request; h: ResponseToolkit; args: A; actor: Actor | undefined }): Promise<unknown> | unknown;
+}
+
+/** Frappe's argument merge (frappe/app.py make_form_dict). */
+export function methodArgs(request: Request): Record<string, unknown> {
+  const payload = request.payload as unknown;
+  const contentType = String(request.headers['content-type'] ?? '');
+  if (payload != null && contentType.includes('json') && !(typeof payload === 'object' && !Array.isArray(payload) && Object.keys(payload as object).length === 0 && !Buffer.isBuffer(payload))) {
+    if (Array.isArray(payload)) return { data: payload };
+    if (typeof payload === 'object') return { ...(payload as Record<string, unknown>) };
+  }
+  const args: Record<string, unknown> = { ...(request.query as Record<string, unknown>) };
+  if (payload && typeof payload === 'object' && !Buffer.isBuffer(payload)) Object.assign(args, payload);
+  for (const [k, v] of Object.entries(args)) if (Array.isArray(v) && typeof v[0] === 'string' && !contentType.includes('json')) args[k] = v[0]; // first value of repeated keys
+  delete args._;
+  delete args.cmd;
+  return args;
+}
+
+/** Parses a JSON-encoded string parameter (Frappe sends fields/filters as JSON text in queries). */
+export function jsonParam<T>(value: unknown, name: string): T | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') return value as T;
+  try {
+    return JSON.parse(value) as T;
+  } catch {
+    throw new InputError(`${name} must be valid JSON`);
+  }
+}
+
+export function validateArgs<A>(schema: Joi.ObjectSchema<A> | undefined, args: Record<string, unknown>): A {
+  if (!schema) return args as A;
+  const { value, error } = schema.validate(args, { abortEarly: false, convert: true, stripUnknown: false });
+  if (error) throw new InputError(error.details[0].message.replace(/"/g, ''), error.details.map((d) => d.message.replace(/"/g, '')));
+  return value;
+}
+
+/** Builds the hapi route(s) of one method. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function methodRoute<A = Record<string, any>>(def: MethodDef<A>): ServerRoute {
+  const methods = def.methods ?? ['GET', 'POST'];
+  const isPublic = def.roles === 'public';
+  const documented = def.args ? (methods.includes('GET') ? { query: def.args } : { payload: def.args.allow(null) }) : {};
+  return {
+    method: methods,
+    path: `/api/method/${def.name}`,
+    options: {
+      description: def.description,
+      tags: ['api', ...(def.tags ?? [])],
+      auth: isPublic ? { mode: 'try', strategy: 'svc' } : undefined,
+      app: { roles: def.roles },
+      // the schema documents the route; the merged arguments are validated in the handler
+      validate: def.args ? { ...documented, failAction: 'ignore' as const } : undefined,
+      plugins: { 'hapi-swagger': { payloadType: 'json' } },
+      ...(def.options ?? {}),
+      handler: async (request: Request, h: ResponseToolkit) => {
+        const args = validateArgs(def.args, methodArgs(request));
+        const actor = request.auth.isAuthenticated ? actorOf(request) : undefined;
+        const result = await def.handler({ request, h, args, actor });
+        if (result && typeof result === 'object' && 'variety' in (result as object) && 'statusCode' in (result as object)) return result as ResponseObject;
+        if (result === undefined || result === null) return {};
+        return { message: result };
+      },
+    },
+  };
+}

@@ -1,0 +1,127 @@
+/**
+ * One auth scheme for the API: `Authorization: token <key>:<secret>` (or Basic), `Bearer <jwt>`
+ * (vendor tokens, verified by the verifier the vendor API registers), or the `sid` session cookie.
+ * Session writes must carry the CSRF token (X-Svc-CSRF-Token or X-Frappe-CSRF-Token).
+ * Route roles are checked here too, through the policy module's role lists.
+ */
+import Boom from '@hapi/boom';
+import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
+import type { Actor } from '../../auth/actor.js';
+import { resolveApiKey, resumeSession } from '../../auth/credentials.service.js';
+import { type Allow } from '../../auth/policy/index.js';
+import { isAdmin, hasRole } from '../../auth/actor.js';
+import { safeEqual } from '../../shared/crypto.js';
+import { CsrfError, PermissionError } from '../../shared/errors.js';
+import type { Config } from '../../config/index.js';
+
+export type BearerVerifier = (token: string, request: Request) => Promise<Actor | undefined>;
+let bearerVerifier: BearerVerifier | undefined;
+
+/** The vendor API registers how Bearer tokens are verified. */
+export function registerBearerVerifier(verifier: BearerVerifier): void {
+  bearerVerifier = verifier;
+}
+
+function unauthorized(message: string): Boom.Boom {
+  return new Boom.Boom(message, { statusCode: 401 });
+}
+
+export interface RouteAccess {
+  /** who may call the route; `public` routes carry no credentials requirement */
+  roles?: Allow | 'public';
+}
+
+async function fromAuthorization(header: string, request: Request): Promise<Actor> {
+  const space = header.indexOf(' ');
+  const kind = header.slice(0, space).toLowerCase();
+  const value = header.slice(space + 1).trim();
+  if (kind === 'token' || kind === 'basic') {
+    const pair = kind === 'basic' ? Buffer.from(value, 'base64').toString('utf8') : value;
+    const colon = pair.indexOf(':');
+    if (colon <= 0) throw unauthorized('Invalid API key or secret');
+    const actor = await resolveApiKey(pair.slice(0, colon), pair.slice(colon + 1));
+    if (!actor) throw unauthorized('Invalid API key or secret');
+    return actor;
+  }
+  if (kind === 'bearer') {
+    const actor = bearerVerifier ? await bearerVerifier(value, request) : undefined;
+    if (!actor) throw unauthorized('Invalid or expired access token');
+    return actor;
+  }
+  throw unauthorized('Unsupported authorization scheme');
+}
+
+function checkRoles(actor: Actor, roles: Allow): boolean {
+  if (actor.type === 'system') return true;
+  if (roles === 'authenticated') return true;
+  if (roles === 'admin') return isAdmin(actor);
+  if (typeof roles === 'function') return roles(actor);
+  return isAdmin(actor) || hasRole(actor, ...roles);
+}
+
+export const SIDE_COOKIES = ['system_user', 'full_name', 'user_id', 'user_image'];
+
+const WRITE_METHODS = new Set(['post', 'put', 'patch', 'delete']);
+
+export const authPlugin: Plugin<{ config: Config }> = {
+  name: 'svc-auth',
+  register(server, { config }) {
+    server.state('sid', {
+      ttl: null,
+      isSecure: config.env !== 'development',
+      isHttpOnly: true,
+      isSameSite: 'Lax',
+      path: '/',
+      encoding: 'none',
+      strictHeader: false,
+      ignoreErrors: true,
+      clearInvalid: false,
+    });
+
+    // Frappe's readable side cookies (the SDK and desk read them); never credentials.
+    for (const name of SIDE_COOKIES) {
+      server.state(name, { ttl: null, isSecure: config.env !== 'development', isHttpOnly: false, isSameSite: 'Lax', path: '/', encoding: 'none', strictHeader: false, ignoreErrors: true, clearInvalid: false });
+    }
+
+    server.auth.scheme('svc', () => ({
+      async authenticate(request: Request, h: ResponseToolkit) {
+        const header = request.headers.authorization;
+        if (header) {
+          const actor = await fromAuthorization(String(header), request);
+          return h.authenticated({ credentials: actor as never });
+        }
+        const sid = request.state.sid as string | undefined;
+        if (sid && sid !== 'Guest') {
+          const resumed = await resumeSession(sid);
+          if (!resumed) throw unauthorized('Session expired or invalid');
+          return h.authenticated({ credentials: resumed.actor as never, artifacts: { csrfToken: resumed.csrfToken } });
+        }
+        throw unauthorized('Missing credentials: send Authorization: token <api_key>:<api_secret>, a Bearer token, or log in');
+      },
+    }));
+    server.auth.strategy('svc', 'svc');
+    server.auth.default({ strategy: 'svc', mode: 'required' });
+
+    server.ext('onPostAuth', (request, h) => {
+      const actor = request.auth.credentials as unknown as Actor | undefined;
+      if (!actor) return h.continue;
+      actor.requestId = request.info.id;
+      actor.ip = request.info.remoteAddress;
+      const csrf = (request.auth.artifacts as { csrfToken?: string } | undefined)?.csrfToken;
+      if (actor.via === 'session' && WRITE_METHODS.has(request.method) && csrf) {
+        const sent = (request.headers['x-svc-csrf-token'] ?? request.headers['x-frappe-csrf-token']) as string | undefined;
+        if (!sent || !safeEqual(String(sent), csrf)) throw new CsrfError();
+      }
+      const access = (request.route.settings.app as RouteAccess | undefined)?.roles;
+      if (access && access !== 'public' && !checkRoles(actor, access)) throw new PermissionError('Not permitted');
+      return h.continue;
+    });
+  },
+};
+
+/** The actor of an authenticated request. */
+export function actorOf(request: Request): Actor {
+  const actor = request.auth.credentials as unknown as Actor | undefined;
+  if (!actor) throw unauthorized('Not authenticated');
+  return actor;
+}

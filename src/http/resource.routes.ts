@@ -1,0 +1,158 @@
+/** Generic /api/resource routes and frappe.client.* methods over the document-type registry. */
+import type { Request, ServerRoute } from '@hapi/hapi';
+import Joi from 'joi';
+import { countDocs, docType, getDoc, listDocs, requireHandler, type Doc, type ListParams } from '../shared/doctype.js';
+import { InputError } from '../shared/errors.js';
+import { actorOf } from './plugins/auth.js';
+import { jsonParam, methodRoute } from './method.js';
+
+function bodyOf(request: Request): Doc {
+  const payload = request.payload as unknown;
+  if (payload == null || (Buffer.isBuffer(payload) && payload.length === 0)) return {};
+  if (typeof payload !== 'object' || Array.isArray(payload)) throw new InputError('The body must be a JSON object');
+  const body = payload as Doc;
+  // Frappe form posts put the document in a `data` field as JSON text.
+  if (typeof body.data === 'string' && Object.keys(body).length <= 2) return jsonParam<Doc>(body.data, 'data') ?? {};
+  return body;
+}
+
+const params = { doctype: Joi.string().max(140).required(), name: Joi.string().max(255) };
+const docs = { tags: ['api', 'resource'] };
+
+export const resourceRoutes: ServerRoute[] = [
+  {
+    method: 'GET',
+    path: '/api/resource/{doctype}',
+    options: {
+      ...docs,
+      description: 'List documents (Frappe list parameters)',
+      app: { roles: 'authenticated' },
+      validate: { params: Joi.object({ doctype: params.doctype }) },
+      handler: async (request) => ({ data: await listDocs(actorOf(request), docType(String(request.params.doctype)), request.query as ListParams) }),
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/resource/{doctype}/{name}',
+    options: {
+      ...docs,
+      description: 'Get one document with its child rows',
+      app: { roles: 'authenticated' },
+      validate: { params: Joi.object(params) },
+      handler: async (request) => ({ data: await getDoc(actorOf(request), docType(String(request.params.doctype)), String(request.params.name)) }),
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/resource/{doctype}',
+    options: {
+      ...docs,
+      description: 'Create a document (answers 200 with the document, as Frappe does)',
+      app: { roles: 'authenticated' },
+      validate: { params: Joi.object({ doctype: params.doctype }) },
+      handler: async (request) => {
+        const def = docType(String(request.params.doctype));
+        return { data: await requireHandler(def, 'create')(actorOf(request), bodyOf(request)) };
+      },
+    },
+  },
+  {
+    method: 'PUT',
+    path: '/api/resource/{doctype}/{name}',
+    options: {
+      ...docs,
+      description: 'Update a document; docstatus 1 submits, 2 cancels',
+      app: { roles: 'authenticated' },
+      validate: { params: Joi.object(params) },
+      handler: async (request) => {
+        const def = docType(String(request.params.doctype));
+        return { data: await requireHandler(def, 'update')(actorOf(request), String(request.params.name), bodyOf(request)) };
+      },
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/resource/{doctype}/{name}',
+    options: {
+      ...docs,
+      description: 'Delete a draft document (202 {"message":"ok"})',
+      app: { roles: 'authenticated' },
+      validate: { params: Joi.object(params) },
+      handler: async (request, h) => {
+        const def = docType(String(request.params.doctype));
+        await requireHandler(def, 'remove')(actorOf(request), String(request.params.name));
+        return h.response({ message: 'ok' }).code(202);
+      },
+    },
+  },
+  methodRoute({
+    name: 'frappe.client.get_list',
+    roles: 'authenticated',
+    description: 'List documents (same parameters as GET /api/resource)',
+    args: Joi.object({ doctype: Joi.string().required() }).unknown(true),
+    handler: async ({ args, actor }) => listDocs(actor!, docType(args.doctype), args as ListParams),
+  }),
+  methodRoute({
+    name: 'frappe.client.get_count',
+    roles: 'authenticated',
+    description: 'Count documents matching filters',
+    args: Joi.object({ doctype: Joi.string().required(), filters: Joi.any(), or_filters: Joi.any(), debug: Joi.any(), cache: Joi.any(), distinct: Joi.any() }),
+    handler: async ({ args, actor }) => countDocs(actor!, docType(args.doctype), args as ListParams),
+  }),
+  methodRoute({
+    name: 'frappe.client.get',
+    roles: 'authenticated',
+    description: 'Get one document',
+    args: Joi.object({ doctype: Joi.string().required(), name: Joi.string().required() }).unknown(true),
+    handler: async ({ args, actor }) => getDoc(actor!, docType(args.doctype), args.name),
+  }),
+  methodRoute({
+    name: 'frappe.client.get_value',
+    roles: 'authenticated',
+    description: 'Get field values of the first document matching filters',
+    args: Joi.object({ doctype: Joi.string().required(), fieldname: Joi.any().required(), filters: Joi.any(), as_dict: Joi.any(), parent: Joi.any(), debug: Joi.any() }),
+    handler: async ({ args, actor }) => {
+      const def = docType(args.doctype);
+      const fieldname = jsonParam<unknown>(args.fieldname, 'fieldname');
+      const fields = Array.isArray(fieldname) ? fieldname.map(String) : [String(fieldname)];
+      let filters = jsonParam<unknown>(args.filters, 'filters');
+      if (typeof filters === 'string') filters = { name: filters };
+      const [row] = (await listDocs(actor!, def, { fields, filters, limit_page_length: 1 })) as Doc[];
+      return row ?? {};
+    },
+  }),
+  methodRoute({
+    name: 'frappe.client.submit',
+    methods: ['POST'],
+    roles: 'authenticated',
+    description: 'Submit a document ({doc: {doctype, name}})',
+    args: Joi.object({ doc: Joi.alternatives(Joi.object({ doctype: Joi.string().required(), name: Joi.string().required() }).unknown(true), Joi.string()).required() }),
+    handler: async ({ args, actor }) => {
+      const doc = jsonParam<Doc>(args.doc, 'doc')!;
+      if (!doc?.doctype || !doc?.name) throw new InputError('doc must carry doctype and name');
+      return requireHandler(docType(String(doc.doctype)), 'update')(actor!, String(doc.name), { docstatus: 1 });
+    },
+  }),
+  methodRoute({
+    name: 'frappe.client.cancel',
+    methods: ['POST'],
+    roles: 'authenticated',
+    description: 'Cancel a submitted document',
+    args: Joi.object({ doctype: Joi.string().required(), name: Joi.string().required() }),
+    handler: async ({ args, actor }) => {
+      await requireHandler(docType(args.doctype), 'update')(actor!, args.name, { docstatus: 2 });
+      return null;
+    },
+  }),
+  methodRoute({
+    name: 'frappe.client.delete',
+    methods: ['POST', 'DELETE'],
+    roles: 'authenticated',
+    description: 'Delete a draft document',
+    args: Joi.object({ doctype: Joi.string().required(), name: Joi.string().required() }),
+    handler: async ({ args, actor }) => {
+      await requireHandler(docType(args.doctype), 'remove')(actor!, args.name);
+      return null;
+    },
+  }),
+];

@@ -1,0 +1,14 @@
+/** Every HTTP route of the service, in one list. */
+import type { ServerRoute } from '@hapi/hapi';
+import { healthRoutes } from './health.routes.js';
+import { authRoutes } from '../auth/auth.routes.js';
+import { resourceRoutes } from './resource.routes.js';
+
+export function routes(): ServerRoute[] {
+  return [
+    ...healthRoutes,
+    ...authRoutes,
+    ...resourceRoutes,
+    // domain routes are appended below by their issues
+  ];
+}

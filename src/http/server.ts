@@ -1,0 +1,83 @@
+/**
+ * The one server factory for `svc serve`, tests and benchmarks: Hapi with auth, error rendering,
+ * request logs, security headers, OpenAPI docs at /docs, and every route of http/routes.ts.
+ */
+import Hapi from '@hapi/hapi';
+import Inert from '@hapi/inert';
+import Vision from '@hapi/vision';
+import HapiSwagger from 'hapi-swagger';
+import type { Logger } from 'pino';
+import type { Config } from '../config/index.js';
+import { NotFoundError } from '../shared/errors.js';
+import { authPlugin } from './plugins/auth.js';
+import { errorBodyPlugin } from './plugins/error-body.js';
+import { requestLogPlugin } from './plugins/request-log.js';
+import { routes } from './routes.js';
+import '../modules.js';
+
+export interface ServerOptions {
+  config: Config;
+  logger: Logger;
+  port?: number;
+  host?: string;
+  docs?: boolean;
+}
+
+export async function createServer(opts: ServerOptions): Promise<Hapi.Server> {
+  const { config } = opts;
+  const server = Hapi.server({
+    port: opts.port ?? config.port,
+    host: opts.host ?? config.host,
+    address: opts.host ?? config.host,
+    router: { stripTrailingSlash: true },
+    state: { strictHeader: false, ignoreErrors: true },
+    routes: {
+      payload: { maxBytes: config.http.bodyLimitBytes, timeout: 30_000 },
+      timeout: { server: 60_000, socket: 65_000 },
+      validate: {
+        failAction: (_request, _h, err) => {
+          throw err; // Joi details reach the error renderer
+        },
+        options: { abortEarly: false },
+      },
+      security: { hsts: config.env === 'production' || config.env === 'sandbox' ? { maxAge: 31536000, includeSubDomains: true } : false, xframe: 'deny', noSniff: true, referrer: 'no-referrer', xss: 'disabled' },
+      cache: { otherwise: 'no-store, no-cache, must-revalidate, max-age=0' },
+      cors: config.http.corsOrigins.length
+        ? { origin: [...config.http.corsOrigins], credentials: true, additionalHeaders: ['X-Frappe-CSRF-Token', 'X-Svc-CSRF-Token', 'X-Frappe-Site-Name', 'Idempotency-Key', 'X-Request-Id'], additionalExposedHeaders: ['Retry-After', 'X-Request-Id'] }
+        : false,
+    },
+  });
+  await server.register([{ plugin: requestLogPlugin, options: { logger: opts.logger } }, { plugin: errorBodyPlugin }, { plugin: authPlugin, options: { config } }]);
+  if (opts.docs !== false) {
+    await server.register([
+      Inert,
+      Vision,
+      {
+        plugin: HapiSwagger,
+        options: {
+          info: { title: 'svc API', version: '1', description: 'Healthcare supply marketplace: catalog, Sales Orders, vendor interface v1. Errors: { exc_type, exception, _server_messages }.' },
+          OAS: 'v3.0',
+          documentationPath: '/docs',
+          jsonPath: '/openapi.json',
+          grouping: 'tags',
+          auth: false,
+          securityDefinitions: {
+            token: { type: 'apiKey', name: 'Authorization', in: 'header', description: 'token <api_key>:<api_secret>' },
+            bearer: { type: 'apiKey', name: 'Authorization', in: 'header', description: 'Bearer <vendor access token>' },
+          },
+          security: [{ token: [] }, { bearer: [] }],
+        },
+      },
+    ]);
+  }
+  server.route(routes());
+  // Unknown method names and paths: the spec's 404 in the spec's body.
+  server.route({
+    method: '*',
+    path: '/api/{any*}',
+    options: { auth: false, app: { roles: 'public' }, handler: (request) => {
+      throw new NotFoundError(request.path.startsWith('/api/method/') ? `Method ${request.path.slice('/api/method/'.length)} not found` : `Path ${request.path} not found`);
+    } },
+  });
+  return server;
+}

@@ -1,0 +1,62 @@
+/**
+ * Periodic jobs (node-cron). A job exports { name, schedule, run } and calls services only.
+ * node-cron fires in every worker process, so a singleton job first takes a PostgreSQL advisory
+ * lock (transaction-scoped) and skips the tick when another process holds it.
+ */
+import cron, { type ScheduledTask } from 'node-cron';
+import { db, execute } from '../db/sequelize.js';
+import { runtime } from '../shared/runtime.js';
+import type { Tx } from '../db/sequelize.js';
+
+export interface Job {
+  name: string;
+  /** cron expression (seconds field allowed) */
+  schedule: string;
+  /** true: at most one process runs it at a time across the cluster */
+  singleton?: boolean;
+  run(ctx: { transaction?: Tx }): Promise<unknown>;
+}
+
+const jobs: Job[] = [];
+
+export function defineJob(job: Job): Job {
+  jobs.push(job);
+  return job;
+}
+
+export function registeredJobs(): readonly Job[] {
+  return jobs;
+}
+
+/** Runs a job once, under its advisory lock when singleton; returns false when another process held it. */
+export async function runJobOnce(job: Job): Promise<boolean> {
+  if (!job.singleton) {
+    await job.run({});
+    return true;
+  }
+  return db().transaction(async (transaction) => {
+    const [row] = await execute<{ locked: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked`, [`svc:job:${job.name}`], { transaction });
+    if (!row.locked) return false;
+    await job.run({ transaction });
+    return true;
+  });
+}
+
+/** Schedules every registered job; returns a stop function that waits for running ticks. */
+export function startScheduler(): () => Promise<void> {
+  const tasks: ScheduledTask[] = [];
+  const running = new Set<Promise<unknown>>();
+  for (const job of jobs) {
+    const task = cron.schedule(job.schedule, () => {
+      const p = runJobOnce(job)
+        .catch((err) => runtime().logger.error({ err, job: job.name }, 'job failed'))
+        .finally(() => running.delete(p));
+      running.add(p);
+    }, { name: job.name, noOverlap: true });
+    tasks.push(task);
+  }
+  return async () => {
+    for (const t of tasks) await t.stop();
+    await Promise.allSettled([...running]);
+  };
+}

@@ -1,0 +1,111 @@
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { claimDue, releaseLeases, runClaimedRow } from '../shared/outbox.js';
+import { runtime } from '../shared/runtime.js';
+
+export interface OutboxWorkerOptions {
+  databaseUrl: string;
+  pollMs: number;
+  leaseSeconds: number;
+  concurrency: number;
+  batchSize: number;
+  kinds?: string[];
+}
+
+/**
+ * Drains the outbox: wakes on LISTEN/NOTIFY (new rows are picked up within a second) and on a poll
+ * timer (retries that came due). Stopping finishes in-flight rows or releases their leases.
+ */
+export class OutboxWorker {
+  readonly id = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private listener?: pg.Client;
+  private running = false;
+  private wake?: () => void;
+  private loop?: Promise<void>;
+  private readonly inflight = new Map<number, Promise<unknown>>();
+  private readonly abort = new AbortController();
+
+  constructor(private readonly opts: OutboxWorkerOptions) {}
+
+  async start(): Promise<void> {
+    this.running = true;
+    await this.listen();
+    this.loop = this.run();
+  }
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.opts.databaseUrl, application_name: `svc-worker-listen-${process.pid}` });
+    client.on('notification', () => this.kick());
+    client.on('error', (err) => {
+      runtime().logger.warn({ err }, 'outbox listener lost its connection; polling until it is back');
+      this.listener = undefined;
+      setTimeout(() => this.running && this.listen().catch(() => undefined), 1000).unref();
+    });
+    try {
+      await client.connect();
+      await client.query('LISTEN svc_outbox');
+      this.listener = client;
+    } catch (err) {
+      runtime().logger.warn({ err }, 'outbox listener could not connect; retrying');
+      await client.end().catch(() => undefined);
+      setTimeout(() => this.running && this.listen().catch(() => undefined), 1000).unref();
+    }
+  }
+
+  /** Wakes the loop now (a NOTIFY arrived or a row finished). */
+  kick(): void {
+    this.wake?.();
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      const free = this.opts.concurrency - this.inflight.size;
+      let claimed = 0;
+      if (free > 0) {
+        try {
+          const rows = await claimDue(this.id, Math.min(free, this.opts.batchSize), this.opts.leaseSeconds, this.opts.kinds);
+          claimed = rows.length;
+          for (const row of rows) {
+            const p = runClaimedRow(row, this.id, this.abort.signal)
+              .catch((err) => runtime().logger.error({ err, outboxId: row.id }, 'outbox attempt could not be recorded'))
+              .finally(() => {
+                this.inflight.delete(row.id);
+                this.kick();
+              });
+            this.inflight.set(row.id, p);
+          }
+        } catch (err) {
+          runtime().logger.warn({ err: (err as Error).message }, 'outbox claim failed; retrying');
+        }
+      }
+      if (claimed === 0 || this.inflight.size >= this.opts.concurrency) await this.sleep(this.opts.pollMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  /** Stops claiming; waits up to `graceMs` for in-flight rows, then releases what is left. */
+  async stop(graceMs = 10_000): Promise<void> {
+    this.running = false;
+    this.kick();
+    await this.loop;
+    const pending = [...this.inflight.values()];
+    const timeout = new Promise((r) => setTimeout(r, graceMs).unref());
+    await Promise.race([Promise.allSettled(pending), timeout]);
+    if (this.inflight.size > 0) {
+      this.abort.abort();
+      await releaseLeases(this.id, [...this.inflight.keys()]).catch(() => undefined);
+    }
+    await this.listener?.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,55 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import nodemailer, { type Transporter } from 'nodemailer';
+import { enqueue, registerOutboxHandler, type OutboxRow } from '../shared/outbox.js';
+import { runtime } from '../shared/runtime.js';
+import { projectRoot } from '../config/index.js';
+import type { Tx } from '../db/sequelize.js';
+
+export interface MailMessage {
+  to: string | string[];
+  subject: string;
+  text: string;
+  html?: string;
+  /** A short tag for logs and lists (e.g. order-confirmation). */
+  category?: string;
+}
+
+/** Queues an e-mail in the caller's transaction; the worker sends it (outbox kind `email`). */
+export async function queueMail(transaction: Tx, message: MailMessage): Promise<{ delivery_id: string }> {
+  const [row] = await enqueue(transaction, { kind: 'email', topic: message.category ?? 'mail', target: [message.to].flat().join(','), payload: message, maxAttempts: 5 });
+  return row;
+}
+
+let transport: Transporter | undefined;
+
+function smtpTransport(url: string): Transporter {
+  transport ??= nodemailer.createTransport(url);
+  return transport;
+}
+
+/** Sends one queued message: SMTP when SMTP_URL is set, else an .eml file under the mail folder. */
+async function sendMail(row: OutboxRow): Promise<{ ok: boolean; error?: string; excerpt?: string }> {
+  const { config, logger } = runtime();
+  const msg = row.payload as unknown as MailMessage;
+  // The delivery id doubles as Message-ID, so a repeat after a crash can be dropped by the receiver.
+  const mail = { from: config.mailFrom, to: msg.to, subject: msg.subject, text: msg.text, html: msg.html, messageId: `<${row.delivery_id}@svc>` };
+  if (config.smtpUrl) {
+    const info = await smtpTransport(config.smtpUrl).sendMail(mail);
+    logger.info({ outboxId: row.id, category: msg.category, messageId: info.messageId }, `mail sent: ${msg.subject}`);
+    return { ok: true, excerpt: String(info.response ?? '').slice(0, 200) };
+  }
+  const built = await nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }).sendMail(mail);
+  const dir = resolve(projectRoot, config.mailDir);
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, `${row.delivery_id}.eml`);
+  await writeFile(file, built.message as Buffer, { mode: 0o600 });
+  logger.info({ outboxId: row.id, category: msg.category, file }, `mail written: ${msg.subject}`);
+  return { ok: true, excerpt: file };
+}
+
+registerOutboxHandler({
+  kind: 'email',
+  run: sendMail,
+  retryDelaySeconds: (next) => 60 * 2 ** (next - 2),
+});

@@ -1,0 +1,7 @@
+/**
+ * Side-effect registrations shared by every process role (serve, worker, CLI): document types,
+ * outbox handlers and periodic jobs. Each domain adds one import line here.
+ */
+import './org/org.doctypes.js';
+import './mail/mail.service.js';
+import './jobs/housekeeping.job.js';

@@ -1,0 +1,184 @@
+/**
+ * Transactional outbox: every side effect (vendor webhook, partner call, e-mail) is a row written in
+ * the same transaction as the change that causes it. Workers claim due rows with FOR UPDATE SKIP
+ * LOCKED and a lease, run the handler registered for the row's kind, and record every attempt.
+ * The delivery id is minted once, with the row, so a repeat after a crash carries the same id.
+ */
+import { execute, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
+import { runtime, scrubText } from './runtime.js';
+
+export interface OutboxEntry {
+  kind: string;
+  topic?: string;
+  target?: string;
+  payload: unknown;
+  maxAttempts?: number;
+  /** Delay before the first attempt. */
+  delaySeconds?: number;
+}
+
+export interface OutboxRow {
+  id: number;
+  delivery_id: string;
+  kind: string;
+  topic: string | null;
+  target: string | null;
+  payload: Record<string, unknown>;
+  status: 'pending' | 'running' | 'done' | 'failed';
+  attempts: number;
+  max_attempts: number;
+  next_attempt_at: Date;
+  created_at: Date;
+}
+
+export interface AttemptOutcome {
+  ok: boolean;
+  responseCode?: number | null;
+  excerpt?: string | null;
+  error?: string | null;
+  /** Seconds until the next attempt; null or undefined = the handler's default schedule. */
+  retryInSeconds?: number | null;
+  /** Stop retrying whatever attempts remain (a permanent failure). */
+  giveUp?: boolean;
+}
+
+export interface AttemptContext {
+  attempt: number;
+  workerId: string;
+  signal: AbortSignal;
+}
+
+export interface OutboxHandler {
+  kind: string;
+  run(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome>;
+  /** Seconds before attempt `nextAttempt` (2, 3, …) when the outcome names none. */
+  retryDelaySeconds?(nextAttempt: number): number;
+}
+
+const handlers = new Map<string, OutboxHandler>();
+
+/** Registers the handler of one outbox kind (called once at start by each domain). */
+export function registerOutboxHandler(handler: OutboxHandler): void {
+  handlers.set(handler.kind, handler);
+}
+
+export function outboxHandler(kind: string): OutboxHandler | undefined {
+  return handlers.get(kind);
+}
+
+/** Default schedule: about 60 s, then about 5 minutes (the webhook schedule of the spec), then doubling. */
+export function defaultRetryDelaySeconds(nextAttempt: number): number {
+  return nextAttempt <= 2 ? 60 : nextAttempt === 3 ? 300 : 300 * 2 ** (nextAttempt - 3);
+}
+
+/** Writes outbox rows inside the caller's transaction; the NOTIFY fires at commit. */
+export async function enqueue(transaction: Tx, entries: OutboxEntry | OutboxEntry[]): Promise<{ id: number; delivery_id: string }[]> {
+  const list = [entries].flat();
+  if (list.length === 0) return [];
+  const rows = await execute<{ id: number; delivery_id: string }>(
+    `INSERT INTO outbox (kind, topic, target, payload, max_attempts, next_attempt_at)
+     SELECT e.kind, e.topic, e.target, e.payload, COALESCE(e.max_attempts, 3), now() + make_interval(secs => COALESCE(e.delay, 0))
+       FROM jsonb_to_recordset($1::jsonb) AS e(kind text, topic text, target text, payload jsonb, max_attempts int, delay float8)
+     RETURNING id, delivery_id`,
+    [JSON.stringify(list.map((e) => ({ kind: e.kind, topic: e.topic ?? null, target: e.target ?? null, payload: e.payload, max_attempts: e.maxAttempts ?? null, delay: e.delaySeconds ?? 0 })))],
+    { transaction },
+  );
+  await execute(`SELECT pg_notify('svc_outbox', $1)`, [list[0].kind], { transaction });
+  return rows;
+}
+
+/** Claims up to `limit` due rows for `workerId` with a lease; rows whose lease ran out are claimable again. */
+export async function claimDue(workerId: string, limit: number, leaseSeconds: number, kinds?: string[]): Promise<OutboxRow[]> {
+  return execute<OutboxRow>(
+    `UPDATE outbox o SET status = 'running', locked_by = $1, locked_until = now() + make_interval(secs => $2), updated_at = now()
+      WHERE o.id IN (
+        SELECT id FROM outbox
+         WHERE status IN ('pending', 'running') AND next_attempt_at <= now()
+           AND (locked_until IS NULL OR locked_until < now())
+           AND ($4::text[] IS NULL OR kind = ANY($4::text[]))
+         ORDER BY next_attempt_at, id
+         LIMIT $3
+         FOR UPDATE SKIP LOCKED)
+      RETURNING o.*`,
+    [workerId, leaseSeconds, limit, kinds ?? null],
+  );
+}
+
+/** Records one attempt and moves the row on: done, scheduled again, or failed (kept, never deleted). */
+export async function recordAttempt(row: OutboxRow, workerId: string, attempt: number, startedAt: Date, outcome: AttemptOutcome): Promise<'done' | 'pending' | 'failed'> {
+  const handler = handlers.get(row.kind);
+  const scale = runtime().config.webhook.retryTimeScale;
+  let status: 'done' | 'pending' | 'failed' = 'done';
+  let delay = 0;
+  if (!outcome.ok) {
+    if (outcome.giveUp || attempt >= row.max_attempts) status = 'failed';
+    else {
+      status = 'pending';
+      const base = (handler?.retryDelaySeconds ?? defaultRetryDelaySeconds)(attempt + 1);
+      delay = (outcome.retryInSeconds ?? base) * scale;
+    }
+  }
+  const error = outcome.error ? scrubText(outcome.error).slice(0, 1000) : null;
+  await withTransaction(undefined, async (transaction) => {
+    await execute(
+      `INSERT INTO outbox_attempts (outbox_id, attempt, worker, started_at, duration_ms, ok, response_code, error, response_excerpt)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [row.id, attempt, workerId, startedAt, Date.now() - startedAt.getTime(), outcome.ok, outcome.responseCode ?? null, error, outcome.excerpt?.slice(0, 500) ?? null],
+      { transaction },
+    );
+    await execute(
+      `UPDATE outbox SET status = $2, attempts = GREATEST(attempts, $3), last_error = $4, locked_until = NULL, locked_by = NULL,
+              next_attempt_at = CASE WHEN $2 = 'pending' THEN now() + make_interval(secs => $5) ELSE next_attempt_at END,
+              completed_at = CASE WHEN $2 = 'pending' THEN NULL ELSE now() END, updated_at = now()
+        WHERE id = $1 AND status = 'running'`,
+      [row.id, status, attempt, error, delay],
+      { transaction },
+    );
+  });
+  return status;
+}
+
+/** Runs one claimed row through its handler and records the attempt. */
+export async function runClaimedRow(row: OutboxRow, workerId: string, signal: AbortSignal): Promise<'done' | 'pending' | 'failed'> {
+  const attempt = row.attempts + 1; // a crashed attempt is not counted: the same number is sent again
+  const startedAt = new Date();
+  const handler = handlers.get(row.kind);
+  let outcome: AttemptOutcome;
+  if (!handler) outcome = { ok: false, error: `no handler for outbox kind ${row.kind}`, retryInSeconds: 300 };
+  else {
+    try {
+      outcome = await handler.run(row, { attempt, workerId, signal });
+    } catch (err) {
+      outcome = { ok: false, error: err instanceof Error ? err.message : String(err) };
+      runtime().logger.warn({ err, outboxId: row.id, kind: row.kind }, 'outbox handler threw');
+    }
+  }
+  return recordAttempt(row, workerId, attempt, startedAt, outcome);
+}
+
+/** Gives the worker's unfinished rows back (graceful stop): another worker may claim them at once. */
+export async function releaseLeases(workerId: string, ids?: number[]): Promise<number> {
+  const rows = await execute<{ id: number }>(
+    `UPDATE outbox SET locked_until = NULL, locked_by = NULL, status = 'pending', updated_at = now()
+      WHERE locked_by = $1 AND status = 'running' AND ($2::bigint[] IS NULL OR id = ANY($2::bigint[])) RETURNING id`,
+    [workerId, ids ?? null],
+  );
+  return rows.length;
+}
+
+/** Makes a failed (or any) row due again now, keeping its delivery id (manual redelivery). */
+export async function redeliver(id: number, opts: { transaction?: Tx } = {}): Promise<OutboxRow | undefined> {
+  const rows = await execute<OutboxRow>(
+    `UPDATE outbox SET status = 'pending', next_attempt_at = now(), max_attempts = GREATEST(max_attempts, attempts + 1),
+            locked_until = NULL, locked_by = NULL, completed_at = NULL, updated_at = now()
+      WHERE id = $1 AND status <> 'running' RETURNING *`,
+    [id],
+    opts,
+  );
+  if (rows[0]) await execute(`SELECT pg_notify('svc_outbox', $1)`, [rows[0].kind], opts);
+  return rows[0];
+}
+
+export async function listAttempts(outboxId: number): Promise<Record<string, unknown>[]> {
+  return selectRows(`SELECT * FROM outbox_attempts WHERE outbox_id = $1 ORDER BY attempt, id`, [outboxId]);
+}

@@ -1,0 +1,65 @@
+/** Real `svc serve` / `svc worker` child processes for multi-process tests. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { projectRoot } from '../../src/config/index.js';
+
+export interface Child {
+  proc: ChildProcess;
+  url?: string;
+  output: () => string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `svc <args>` with the test environment; resolves once `ready` matches its output. */
+export function spawnSvc(args: string[], env: Record<string, string>, ready: RegExp): Promise<Child> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [join(projectRoot, 'bin', 'svc'), ...args], {
+      cwd: projectRoot,
+      env: { ...process.env, SVC_ENV: 'test', SVC_LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let settled = false;
+    const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+    const child: Child = {
+      proc,
+      output: () => out,
+      async stop(signal = 'SIGTERM') {
+        if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+        return exited;
+      },
+    };
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = out.match(ready);
+      if (m && !settled) {
+        settled = true;
+        child.url = out.match(/listening on (http:\/\/[\d.:]+)/)?.[1];
+        resolve(child);
+      }
+    };
+    proc.stdout!.on('data', onData);
+    proc.stderr!.on('data', onData);
+    proc.on('exit', (code) => {
+      if (!settled) {
+        settled = true;
+        reject(new Error(`svc ${args.join(' ')} exited with ${code}: ${out}`));
+      }
+    });
+    setTimeout(() => {
+      if (!settled) {
+        settled = true;
+        proc.kill('SIGKILL');
+        reject(new Error(`svc ${args.join(' ')} did not become ready: ${out}`));
+      }
+    }, 30_000).unref();
+  });
+}
+
+export function spawnServe(dbUrl: string, env: Record<string, string> = {}): Promise<Child> {
+  return spawnSvc(['serve', '--port', '0'], { DATABASE_URL: dbUrl, ...env }, /listening on http/);
+}
+
+export function spawnWorker(dbUrl: string, env: Record<string, string> = {}): Promise<Child> {
+  return spawnSvc(['worker'], { DATABASE_URL: dbUrl, ...env }, /worker .* running/);
+}
