@@ -8,7 +8,7 @@ import Vision from '@hapi/vision';
 import HapiSwagger from 'hapi-swagger';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.js';
-import { NotFoundError } from '../shared/errors.js';
+import { DomainError, NotFoundError } from '../shared/errors.js';
 import { authPlugin } from './plugins/auth.js';
 import { errorBodyPlugin } from './plugins/error-body.js';
 import { requestLogPlugin } from './plugins/request-log.js';
@@ -76,6 +76,8 @@ export async function createServer(opts: ServerOptions): Promise<Hapi.Server> {
     method: '*',
     path: '/api/{any*}',
     options: { auth: false, app: { roles: 'public' }, handler: (request) => {
+      const allowed = (['GET', 'POST', 'PUT', 'DELETE'] as const).filter((m) => request.server.match(m, request.path)?.path !== '/api/{any*}');
+      if (allowed.length) throw new DomainError(`Method ${request.method.toUpperCase()} not allowed here; use ${allowed.join(', ')}`, 'MethodNotAllowedError', 405).withHeader('Allow', allowed.join(', '));
       throw new NotFoundError(request.path.startsWith('/api/method/') ? `Method ${request.path.slice('/api/method/'.length)} not found` : `Path ${request.path} not found`);
     } },
   });

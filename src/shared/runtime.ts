@@ -8,11 +8,21 @@ const SENSITIVE_KEY = /(pass(word)?|pwd|secret|token|authorization|cookie|api_ke
 /** Deep copy with sensitive values replaced; used by the logger for every record. */
 export function scrub(value: unknown, depth = 0): unknown {
   if (depth > 6 || value === null || typeof value !== 'object') return value;
+  if (depth === 0 && isFlatAndSafe(value)) return value; // fast path: request log lines
   if (value instanceof Error) return { type: value.name, message: scrubText(value.message), stack: value.stack?.split('\n').slice(0, 8).join('\n') };
   if (Array.isArray(value)) return value.slice(0, 50).map((v) => scrub(v, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) out[k] = SENSITIVE_KEY.test(k) && v != null && typeof v !== 'boolean' ? '[REDACTED]' : scrub(v, depth + 1);
   return out;
+}
+
+function isFlatAndSafe(value: object): boolean {
+  if (Array.isArray(value) || value instanceof Error) return false;
+  for (const k in value) {
+    const v = (value as Record<string, unknown>)[k];
+    if ((v !== null && typeof v === 'object') || SENSITIVE_KEY.test(k)) return false;
+  }
+  return true;
 }
 
 /** Strips credentials that may sit inside free text (URLs with user:pass, bearer tokens). */

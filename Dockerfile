@@ -1,0 +1,28 @@
+# syntax=docker/dockerfile:1
+# Build stage: full install (TypeScript), compile to dist/.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.json ./
+RUN npm ci --ignore-scripts
+COPY src ./src
+COPY seeds ./seeds
+COPY test ./test
+COPY bench ./bench
+RUN npx tsc -p tsconfig.json
+
+# Runtime stage: production dependencies only, non-root user, `svc serve` by default.
+FROM node:20-bookworm-slim AS runtime
+ENV NODE_ENV=production SVC_ENV=production HOST=0.0.0.0 PORT=8000
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+COPY --from=build /app/dist/src ./dist/src
+COPY --from=build /app/dist/seeds ./dist/seeds
+COPY bin ./bin
+COPY config ./config
+RUN useradd --system --uid 10001 --home /app svc && mkdir -p /app/.svc && chown svc /app/.svc
+USER svc
+EXPOSE 8000
+HEALTHCHECK --interval=15s --timeout=3s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8000)+'/api/method/ping').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+ENTRYPOINT ["node", "bin/svc"]
+CMD ["serve"]

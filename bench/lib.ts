@@ -1,0 +1,118 @@
+/**
+ * Benchmark harness shared by every scenario (npm run bench). A scenario measures the service over
+ * loopback with autocannon and, beside it, the same SQL run bare through `pg` as the ceiling, in the
+ * same run, and reports rows that bench/run.ts writes to bench/RESULTS.md.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { freePort } from '../src/db/embedded.js';
+import { projectRoot } from '../src/config/index.js';
+
+export interface BenchRow {
+  /** what was measured, e.g. "search_items" */
+  case: string;
+  /** e.g. "service, 8 clients" or "raw SQL (pg), 8 clients" */
+  variant: string;
+  rps?: number;
+  p50?: number;
+  p99?: number;
+  /** free text: errors, ratios, goal verdicts */
+  note?: string;
+}
+
+export interface BenchContext {
+  /** database URL of the bench database (migrated, demo-seeded) */
+  dbUrl: string;
+  /** a pg pool on the bench database, for ceilings and data set-up */
+  pool: pg.Pool;
+  /** shorter runs (--quick) */
+  quick: boolean;
+  /** seconds per measurement */
+  duration: number;
+  /** starts `svc serve` child processes on free ports; all stop at the end of the scenario */
+  serve(count?: number, env?: Record<string, string>): Promise<string[]>;
+  /** starts `svc worker` child processes */
+  worker(count?: number, env?: Record<string, string>): Promise<ChildProcess[]>;
+  /** stops every child this scenario started */
+  stopChildren(): Promise<void>;
+  /** autocannon against the service */
+  http(opts: autocannon.Options): Promise<{ rps: number; p50: number; p99: number; errors: number; non2xx: number; total: number }>;
+  /** runs `fn` in `connections` concurrent loops for `seconds`; latency per call */
+  loop(fn: (worker: number, i: number) => Promise<unknown>, opts: { connections: number; seconds?: number }): Promise<{ rps: number; p50: number; p99: number; errors: number; total: number }>;
+  /** an API key pair of a demo user: `token key:secret` header value */
+  tokenFor(email: string): Promise<string>;
+  log(line: string): void;
+}
+
+export interface BenchScenario {
+  name: string;
+  description: string;
+  run(ctx: BenchContext): Promise<BenchRow[]>;
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+export async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+/** Spawns `svc <args>` with output to a log file (a full pipe would stall it). */
+export function spawnSvcProcess(args: string[], env: Record<string, string>, logName: string): ChildProcess {
+  const dir = join(projectRoot, '.svc', 'bench-logs');
+  mkdirSync(dir, { recursive: true });
+  const fd = openSync(join(dir, `${logName}.log`), 'w');
+  return spawn(process.execPath, [join(projectRoot, 'bin', 'svc'), ...args], { cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] });
+}
+
+export async function serveOnFreePort(env: Record<string, string>, logName: string): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawnSvcProcess(['serve', '--port', String(port)], env, logName);
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/api/method/ping`);
+  return { url, child };
+}
+
+export async function runAutocannon(opts: autocannon.Options) {
+  const result = await autocannon({ ...opts });
+  const non2xx = result.non2xx ?? 0;
+  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.timeouts, non2xx, total: result.requests.total };
+}
+
+export async function runLoop(fn: (worker: number, i: number) => Promise<unknown>, opts: { connections: number; seconds: number }) {
+  const latencies: number[] = [];
+  let errors = 0;
+  const end = Date.now() + opts.seconds * 1000;
+  const start = Date.now();
+  await Promise.all(
+    Array.from({ length: opts.connections }, async (_, w) => {
+      for (let i = 0; Date.now() < end; i++) {
+        const t0 = performance.now();
+        try {
+          await fn(w, i);
+        } catch {
+          errors++;
+        }
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const elapsed = (Date.now() - start) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { rps: Math.round(latencies.length / elapsed), p50: Number(percentile(latencies, 50).toFixed(2)), p99: Number(percentile(latencies, 99).toFixed(2)), errors, total: latencies.length };
+}

@@ -1,0 +1,69 @@
+import type { Actor } from '../auth/actor.js';
+import { execute, selectRows, type Tx } from '../db/sequelize.js';
+
+/**
+ * The audit trail (HIPAA 164.312(b)): who read or changed patient data or another sensitive record.
+ * Rows are written in the caller's transaction so an audited change and its audit row commit together;
+ * a read is audited in the same transaction as the SELECT that returned it. audit_events is append-only
+ * (a trigger refuses UPDATE, DELETE and TRUNCATE). `fields` names the fields touched — never their values.
+ */
+export interface AuditEntry {
+  /** read | create | update | delete | submit | cancel | download | upload | verify | ... */
+  action: string;
+  /** e.g. 'Sales Order', 'File', 'User' */
+  object_type: string;
+  object_name: string;
+  /** names of the (sensitive) fields read or changed; never values */
+  fields?: string[];
+  /** extra non-sensitive context (no patient data, no secrets) */
+  detail?: Record<string, unknown>;
+}
+
+export async function recordAudit(transaction: Tx | undefined, actor: Actor, entry: AuditEntry): Promise<void> {
+  await execute(
+    `INSERT INTO audit_events (actor_type, actor_id, actor_roles, action, object_type, object_name, fields, request_id, ip, detail)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    [
+      actor.type,
+      actor.id,
+      actor.roles ?? [],
+      entry.action,
+      entry.object_type,
+      entry.object_name,
+      entry.fields ?? [],
+      actor.requestId ?? null,
+      actor.ip ?? null,
+      entry.detail ? JSON.stringify(entry.detail) : null,
+    ],
+    { transaction },
+  );
+}
+
+/** Several rows at once (e.g. a list that returned several 503A orders). */
+export async function recordAuditMany(transaction: Tx | undefined, actor: Actor, entries: AuditEntry[]): Promise<void> {
+  for (const entry of entries) await recordAudit(transaction, actor, entry);
+}
+
+export interface AuditRow {
+  id: number;
+  actor_type: string;
+  actor_id: string;
+  actor_roles: string[];
+  action: string;
+  object_type: string;
+  object_name: string;
+  fields: string[];
+  request_id: string | null;
+  ip: string | null;
+  detail: Record<string, unknown> | null;
+  created_at: string;
+}
+
+/** Audit rows for one object, oldest first (used by tests and admin tooling). */
+export async function auditTrailOf(objectType: string, objectName: string, opts: { transaction?: Tx } = {}): Promise<AuditRow[]> {
+  return selectRows<AuditRow>(
+    `SELECT * FROM audit_events WHERE object_type = $1 AND object_name = $2 ORDER BY id`,
+    [objectType, objectName],
+    opts,
+  );
+}
