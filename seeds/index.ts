@@ -4,6 +4,7 @@
  */
 import { db, type Tx } from '../src/db/sequelize.js';
 import { seedFoundation, foundationBanner } from './foundation.seed.js';
+import { seedVendors, vendorBanner } from './vendor.seed.js';
 
 export interface Seed {
   name: string;
@@ -32,3 +33,6 @@ export async function demoBanner(baseUrl: string): Promise<string[]> {
   for (const seed of seeds) if (seed.banner) lines.push(...(await seed.banner(baseUrl)));
   return lines;
 }
+
+registerSeed({ name: 'vendor', run: seedVendors, banner: vendorBanner });
+import { seedCatalog, catalogBanner } from './catalog.seed.js'; registerSeed({ name: 'catalog', run: seedCatalog, banner: catalogBanner });

@@ -5,3 +5,6 @@
 import './org/org.doctypes.js';
 import './mail/mail.service.js';
 import './jobs/housekeeping.job.js';
+import './webhooks/webhook.handler.js';
+import './vendors/vendor.doctypes.js';
+import './orders/orders.doctype.js';

@@ -22,14 +22,15 @@ interface UserRow {
   team: string[] | null;
 }
 
-const ACTOR_SELECT = `
-  SELECT u.id, u.email, u.full_name, u.roles, u.enabled, u.customer, u.sales_person, u.vendor, sp.territory,
+const actorSelect = (extra = '') => `
+  SELECT ${extra}u.id, u.email, u.full_name, u.roles, u.enabled, u.customer, u.sales_person, u.vendor, sp.territory,
          CASE WHEN sp.is_manager THEN (
            WITH RECURSIVE team AS (
              SELECT s0.name FROM sales_persons s0 WHERE s0.name = sp.name
              UNION SELECT s.name FROM sales_persons s JOIN team ON s.parent_sales_person = team.name)
            SELECT array_agg(name) FROM team) END AS team
     FROM users u LEFT JOIN sales_persons sp ON sp.name = u.sales_person`;
+const ACTOR_SELECT = actorSelect();
 
 function toActor(row: UserRow, via: Actor['via']): Actor {
   return {
@@ -79,7 +80,7 @@ export async function login(usr: string, pwd: string, meta: { ip?: string; userA
   await withTransaction(undefined, async (transaction) => {
     await execute(
       `INSERT INTO sessions (id_hash, user_id, csrf_token, ip, user_agent, expires_at)
-       VALUES ($1, $2, $3, $4, $5, now() + make_interval(mins => $6))`,
+       VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6::float8 * 60))`,
       [sha256Hex(sid), user.id, csrfToken, meta.ip ?? null, meta.userAgent?.slice(0, 200) ?? null, session.idleMinutes],
       { transaction },
     );
@@ -91,19 +92,19 @@ export async function login(usr: string, pwd: string, meta: { ip?: string; userA
 
 /**
  * Resumes a session: valid while neither the idle timeout nor the absolute lifetime has passed.
- * Activity slides the idle expiry (written at most every 30 s to spare the database).
+ * Activity slides the idle expiry (written at most every 30 s, or half a shorter timeout, to spare the database).
  */
 export async function resumeSession(sid: string): Promise<{ actor: Actor; csrfToken: string } | undefined> {
   const { session } = runtime().config;
   const idHash = sha256Hex(sid);
   const row = await selectOne<{ user_id: string; csrf_token: string; stale: boolean }>(
-    `SELECT user_id, csrf_token, last_seen_at < now() - interval '30 seconds' AS stale FROM sessions
-      WHERE id_hash = $1 AND expires_at > now() AND created_at > now() - make_interval(hours => $2)`,
-    [idHash, session.absoluteHours],
+    `SELECT user_id, csrf_token, last_seen_at < now() - LEAST(interval '30 seconds', make_interval(secs => $3::float8 * 30)) AS stale FROM sessions
+      WHERE id_hash = $1 AND expires_at > now() AND created_at > now() - make_interval(secs => $2::float8 * 3600)`,
+    [idHash, session.absoluteHours, session.idleMinutes], // a sub-minute idle timeout slides at half its length
   );
   if (!row) return undefined;
   if (row.stale) {
-    await execute(`UPDATE sessions SET last_seen_at = now(), expires_at = now() + make_interval(mins => $2) WHERE id_hash = $1`, [idHash, session.idleMinutes]);
+    await execute(`UPDATE sessions SET last_seen_at = now(), expires_at = now() + make_interval(secs => $2::float8 * 60) WHERE id_hash = $1`, [idHash, session.idleMinutes]);
   }
   const actor = await loadUserActor(row.user_id, 'session');
   return actor ? { actor: { ...actor, sessionId: idHash }, csrfToken: row.csrf_token } : undefined;
@@ -146,7 +147,7 @@ export async function generateApiKeys(actor: Actor, target: { userId?: string; e
 
 /** Resolves `token <key>:<secret>` to its user actor, or undefined (401). */
 export async function resolveApiKey(apiKey: string, apiSecret: string): Promise<Actor | undefined> {
-  const row = await selectOne<UserRow & { secret_hash: string }>(`${ACTOR_SELECT} JOIN api_keys k ON k.user_id = u.id WHERE k.api_key = $1`, [apiKey]);
+  const row = await selectOne<UserRow & { secret_hash: string }>(`${actorSelect('k.secret_hash, ')} JOIN api_keys k ON k.user_id = u.id WHERE k.api_key = $1`, [apiKey]);
   const expected = row?.secret_hash ?? pepper('no-such-key');
   const match = safeEqual(pepper(apiSecret), expected);
   if (!row || !match || !row.enabled) return undefined;

@@ -83,27 +83,28 @@ export async function reserveStock(actor: Actor, lines: StockLine[], voucher: Vo
           RETURNING item_code, warehouse, actual_qty, reserved_qty)
        INSERT INTO stock_ledger_entries (${LEDGER_COLUMNS})
        SELECT item_code, warehouse, actual_qty, actual_qty, reserved_qty - $3, reserved_qty, $4, $5, $6, $7, $8 FROM u
-       RETURNING actual_after - reserved_after AS available_qty`,
+       RETURNING (actual_after - reserved_after)::float8 AS available_qty`,
       [g.item_code, g.warehouse, g.qty, voucher.reason, voucher.voucher_type ?? null, voucher.voucher_no ?? null, actor.type, actor.id],
       opts,
     );
     if (rows.length === 0) {
-      const bin = await selectOne<{ available: number }>(`SELECT actual_qty - reserved_qty AS available FROM bins WHERE item_code = $1 AND warehouse = $2`, [g.item_code, g.warehouse], opts);
+      const bin = await selectOne<{ available: number }>(`SELECT (actual_qty - reserved_qty)::float8 AS available FROM bins WHERE item_code = $1 AND warehouse = $2`, [g.item_code, g.warehouse], opts);
       throw new BusinessRuleError(exceedsMessage(rowExceeding(g, bin?.available ?? 0), g.item_code));
     }
   }
 }
 
-/** Releases reservations (cancel); never below zero, idempotent per line because callers zero the line's reserved_qty. */
+/** Releases reservations (cancel); never below zero. Callers zero the line's reserved_qty in the same transaction. */
 export async function releaseStock(actor: Actor, lines: StockLine[], voucher: Voucher, opts: { transaction: Tx }): Promise<void> {
   for (const g of groupLines(lines.filter((l) => l.qty > 0))) {
     await execute(
-      `WITH u AS (
-         UPDATE bins SET reserved_qty = GREATEST(reserved_qty - $3, 0), updated_at = now()
-          WHERE item_code = $1 AND warehouse = $2
-          RETURNING item_code, warehouse, actual_qty, reserved_qty, LEAST($3, reserved_qty + $3) AS released)
+      `WITH old AS (SELECT item_code, warehouse, reserved_qty FROM bins WHERE item_code = $1 AND warehouse = $2 FOR UPDATE),
+       u AS (
+         UPDATE bins b SET reserved_qty = GREATEST(b.reserved_qty - $3, 0), updated_at = now() FROM old
+          WHERE b.item_code = old.item_code AND b.warehouse = old.warehouse
+          RETURNING b.item_code, b.warehouse, b.actual_qty, b.reserved_qty, old.reserved_qty AS reserved_before)
        INSERT INTO stock_ledger_entries (${LEDGER_COLUMNS})
-       SELECT item_code, warehouse, actual_qty, actual_qty, reserved_qty + $3, reserved_qty, $4, $5, $6, $7, $8 FROM u`,
+       SELECT item_code, warehouse, actual_qty, actual_qty, reserved_before, reserved_qty, $4, $5, $6, $7, $8 FROM u`,
       [g.item_code, g.warehouse, g.qty, voucher.reason, voucher.voucher_type ?? null, voucher.voucher_no ?? null, actor.type, actor.id],
       opts,
     );
@@ -114,12 +115,13 @@ export async function releaseStock(actor: Actor, lines: StockLine[], voucher: Vo
 export async function shipStock(actor: Actor, lines: StockLine[], voucher: Voucher, opts: { transaction: Tx }): Promise<void> {
   for (const g of groupLines(lines.filter((l) => l.qty > 0))) {
     const rows = await execute(
-      `WITH u AS (
-         UPDATE bins SET actual_qty = actual_qty - $3, reserved_qty = GREATEST(reserved_qty - $3, 0), updated_at = now()
-          WHERE item_code = $1 AND warehouse = $2 AND actual_qty >= $3
-          RETURNING item_code, warehouse, actual_qty, reserved_qty)
+      `WITH old AS (SELECT item_code, warehouse, reserved_qty FROM bins WHERE item_code = $1 AND warehouse = $2 FOR UPDATE),
+       u AS (
+         UPDATE bins b SET actual_qty = b.actual_qty - $3, reserved_qty = GREATEST(b.reserved_qty - $3, 0), updated_at = now() FROM old
+          WHERE b.item_code = old.item_code AND b.warehouse = old.warehouse AND b.actual_qty >= $3
+          RETURNING b.item_code, b.warehouse, b.actual_qty, b.reserved_qty, old.reserved_qty AS reserved_before)
        INSERT INTO stock_ledger_entries (${LEDGER_COLUMNS})
-       SELECT item_code, warehouse, actual_qty + $3, actual_qty, reserved_qty + $3, reserved_qty, $4, $5, $6, $7, $8 FROM u RETURNING id`,
+       SELECT item_code, warehouse, actual_qty + $3, actual_qty, reserved_before, reserved_qty, $4, $5, $6, $7, $8 FROM u RETURNING id`,
       [g.item_code, g.warehouse, g.qty, voucher.reason, voucher.voucher_type ?? null, voucher.voucher_no ?? null, actor.type, actor.id],
       opts,
     );
@@ -165,7 +167,7 @@ async function authorizeStock(actor: Actor, itemCode: string, warehouse: string,
 async function changeActual(actor: Actor, itemCode: string, warehouse: string, target: (current: number) => number, voucher: Voucher, transaction: Tx): Promise<StockChange> {
   await execute(`INSERT INTO bins (item_code, warehouse) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [itemCode, warehouse], { transaction });
   const bin = await selectOne<{ actual_qty: number; reserved_qty: number }>(
-    `SELECT actual_qty, reserved_qty FROM bins WHERE item_code = $1 AND warehouse = $2 FOR UPDATE`, [itemCode, warehouse], { transaction });
+    `SELECT actual_qty::float8 AS actual_qty, reserved_qty::float8 AS reserved_qty FROM bins WHERE item_code = $1 AND warehouse = $2 FOR UPDATE`, [itemCode, warehouse], { transaction });
   const next = target(bin!.actual_qty);
   if (!Number.isFinite(next) || next < 0) throw new BusinessRuleError(`Stock of ${itemCode} in ${warehouse} cannot become negative`);
   if (next < bin!.reserved_qty) throw new BusinessRuleError(`Stock of ${itemCode} in ${warehouse} cannot go below the ${bin!.reserved_qty} reserved for submitted orders`);
@@ -203,7 +205,7 @@ export async function adjustStock(actor: Actor, input: AdjustStockInput, opts: {
 
 /** Current stock of one bin (zeros when there is none). */
 export async function getBin(itemCode: string, warehouse: string, opts: { transaction?: Tx } = {}): Promise<BinState> {
-  const bin = await selectOne<{ actual_qty: number; reserved_qty: number }>(`SELECT actual_qty, reserved_qty FROM bins WHERE item_code = $1 AND warehouse = $2`, [itemCode, warehouse], opts);
+  const bin = await selectOne<{ actual_qty: number; reserved_qty: number }>(`SELECT actual_qty::float8 AS actual_qty, reserved_qty::float8 AS reserved_qty FROM bins WHERE item_code = $1 AND warehouse = $2`, [itemCode, warehouse], opts);
   const actual = bin?.actual_qty ?? 0;
   const reserved = bin?.reserved_qty ?? 0;
   return { item_code: itemCode, warehouse, actual_qty: actual, reserved_qty: reserved, available_qty: actual - reserved };

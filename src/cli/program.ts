@@ -4,6 +4,9 @@ import { registerServe } from './commands/serve.command.js';
 import { registerDb } from './commands/db.command.js';
 import { registerUser } from './commands/user.command.js';
 import { registerWebhook } from './commands/webhook.command.js';
+import { registerVendor } from './commands/vendor.command.js';
+import { registerProduct } from './commands/product.command.js';
+import { registerDoctor } from './commands/doctor.command.js';
 
 /** The whole command tree: `svc <noun> <verb>`, each calling the service the HTTP route calls. */
 export function createProgram(io: Io): Command {
@@ -16,6 +19,9 @@ export function createProgram(io: Io): Command {
   registerDb(program, io);
   registerUser(program, io);
   registerWebhook(program, io);
+  registerVendor(program, io);
+  registerProduct(program, io);
+  registerDoctor(program, io);
   // later domains: registerVendor, registerProduct, registerWebhook, …
   return program;
 }

@@ -143,7 +143,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const { value, error } = schema.validate(raw, { abortEarly: true, convert: true });
   if (error) {
     const path = error.details[0].path.join('.');
-    const variable = Object.entries(ENV_VARS).find(([, s]) => s.path === path)?.[0];
+    const variable = Object.entries(ENV_VARS).find(([, s]) => s.path === path || path.startsWith(`${s.path}.`))?.[0]; // list items too
     throw new ConfigError(`Invalid setting ${variable ?? path}: ${error.details[0].message}`);
   }
   if (value.env === 'production' || value.env === 'sandbox') {

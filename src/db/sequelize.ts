@@ -28,7 +28,36 @@ export function initDatabase(config: Config, url = config.databaseUrl): Sequeliz
     define: { underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
     retry: { max: 0 },
   });
+  overrideSequelizeParsers(instance);
   return instance;
+}
+
+const numberOrNull = (v: string | null) => (v === null ? null : Number(v));
+const PARSER_OVERRIDES = new Map<number, (v: string | null) => unknown>([
+  [pg.types.builtins.NUMERIC, numberOrNull],
+  [pg.types.builtins.INT8, numberOrNull],
+  [pg.types.builtins.DATE, (v) => v],
+]);
+
+/**
+ * Sequelize installs its own per-connection type parsers (numeric and bigint as strings) and rebuilds
+ * the map on first connect; wrap that map so our wire types win whatever Sequelize sets.
+ */
+function overrideSequelizeParsers(sequelize: Sequelize): void {
+  class OverrideMap extends Map<number, unknown> {
+    override get(oid: number): unknown {
+      return PARSER_OVERRIDES.get(oid) ?? super.get(oid);
+    }
+  }
+  const cm = sequelize.connectionManager as unknown as { oidParserMap: Map<number, unknown> };
+  let current = new OverrideMap(cm.oidParserMap ?? []);
+  Object.defineProperty(cm, 'oidParserMap', {
+    configurable: true,
+    get: () => current,
+    set: (next: Map<number, unknown>) => {
+      current = new OverrideMap(next);
+    },
+  });
 }
 
 /** The process-wide Sequelize instance. */

@@ -16,6 +16,11 @@ function bodyOf(request: Request): Doc {
   return body;
 }
 
+/** Frappe's get_value: fieldname and filters are JSON text only when they look like JSON; else a plain name. */
+function looseJson(value: unknown, name: string): unknown {
+  return typeof value === 'string' && !/^\s*[[{"]/.test(value) ? value : jsonParam<unknown>(value, name);
+}
+
 const params = { doctype: Joi.string().max(140).required(), name: Joi.string().max(255) };
 const docs = { tags: ['api', 'resource'] };
 
@@ -113,9 +118,9 @@ export const resourceRoutes: ServerRoute[] = [
     args: Joi.object({ doctype: Joi.string().required(), fieldname: Joi.any().required(), filters: Joi.any(), as_dict: Joi.any(), parent: Joi.any(), debug: Joi.any() }),
     handler: async ({ args, actor }) => {
       const def = docType(args.doctype);
-      const fieldname = jsonParam<unknown>(args.fieldname, 'fieldname');
+      const fieldname = looseJson(args.fieldname, 'fieldname');
       const fields = Array.isArray(fieldname) ? fieldname.map(String) : [String(fieldname)];
-      let filters = jsonParam<unknown>(args.filters, 'filters');
+      let filters = looseJson(args.filters, 'filters');
       if (typeof filters === 'string') filters = { name: filters };
       const [row] = (await listDocs(actor!, def, { fields, filters, limit_page_length: 1 })) as Doc[];
       return row ?? {};

@@ -3,6 +3,8 @@ import type { ServerRoute } from '@hapi/hapi';
 import { healthRoutes } from './health.routes.js';
 import { authRoutes } from '../auth/auth.routes.js';
 import { resourceRoutes } from './resource.routes.js';
+import { vendorApiRoutes } from '../vendor-api/v1.routes.js';
+import { commerceRoutes } from '../orders/commerce.routes.js';
 
 export function routes(): ServerRoute[] {
   return [
@@ -10,5 +12,7 @@ export function routes(): ServerRoute[] {
     ...authRoutes,
     ...resourceRoutes,
     // domain routes are appended below by their issues
+    ...vendorApiRoutes,
+    ...commerceRoutes(),
   ];
 }

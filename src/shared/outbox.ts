@@ -130,8 +130,8 @@ export async function recordAttempt(row: OutboxRow, workerId: string, attempt: n
       `UPDATE outbox SET status = $2, attempts = GREATEST(attempts, $3), last_error = $4, locked_until = NULL, locked_by = NULL,
               next_attempt_at = CASE WHEN $2 = 'pending' THEN now() + make_interval(secs => $5) ELSE next_attempt_at END,
               completed_at = CASE WHEN $2 = 'pending' THEN NULL ELSE now() END, updated_at = now()
-        WHERE id = $1 AND status = 'running'`,
-      [row.id, status, attempt, error, delay],
+        WHERE id = $1 AND status = 'running' AND locked_by = $6`, // a lapsed lease now held by another worker is not ours to move
+      [row.id, status, attempt, error, delay, workerId],
       { transaction },
     );
   });

@@ -26,15 +26,21 @@ export interface ResourcePolicy {
   check?(actor: Actor, action: Action, record: Record<string, unknown>): boolean;
 }
 
-const policies = new Map<string, ResourcePolicy>();
+// `var`, filled lazily: the domain rules files imported at the bottom of this module are evaluated
+// before its body (ESM hoists imports), and a `const` Map would still be in its temporal dead zone.
+// eslint-disable-next-line no-var
+var policies: Map<string, ResourcePolicy> | undefined;
+function registry(): Map<string, ResourcePolicy> {
+  return (policies ??= new Map<string, ResourcePolicy>());
+}
 
 /** Registers the rules of a resource (document type or service area). */
 export function definePolicy(resource: string, policy: ResourcePolicy): void {
-  policies.set(resource, policy);
+  registry().set(resource, policy);
 }
 
 export function policyOf(resource: string): ResourcePolicy {
-  const policy = policies.get(resource);
+  const policy = registry().get(resource);
   if (!policy) throw new Error(`no policy for ${resource}`); // a route without rules is a bug, never open
   return policy;
 }
@@ -159,3 +165,7 @@ export function customerMatches(actor: Actor, customer: string, territory: strin
   if (hasRole(actor, 'Customer')) return actor.customer === customer;
   return false;
 }
+
+import './vendor.rules.js';
+import './catalog.rules.js'; import './orders.rules.js';
+import './webhooks.rules.js';

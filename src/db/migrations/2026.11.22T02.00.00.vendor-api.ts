@@ -20,6 +20,7 @@ CREATE TABLE idempotency_keys (
 );
 CREATE INDEX idempotency_keys_created_idx ON idempotency_keys (created_at);
 
+CREATE SEQUENCE vendor_profile_seq;
 CREATE SEQUENCE stock_update_request_seq;
 CREATE TABLE stock_update_requests (
   name text PRIMARY KEY,
@@ -51,7 +52,7 @@ const DOWN = `
 ALTER TABLE vendor_profiles DROP COLUMN IF EXISTS suspended_at, DROP COLUMN IF EXISTS credentials_generated_at, DROP COLUMN IF EXISTS details, DROP COLUMN IF EXISTS phone;
 ALTER TABLE warehouses DROP COLUMN IF EXISTS vendor;
 DROP TABLE IF EXISTS stock_update_requests, idempotency_keys;
-DROP SEQUENCE IF EXISTS stock_update_request_seq;
+DROP SEQUENCE IF EXISTS stock_update_request_seq, vendor_profile_seq;
 `;
 
 export async function up({ context }: { context: QueryInterface }): Promise<void> {

@@ -96,7 +96,7 @@ export const authPlugin: Plugin<{ config: Config }> = {
           if (!resumed) throw unauthorized('Session expired or invalid');
           return h.authenticated({ credentials: resumed.actor as never, artifacts: { csrfToken: resumed.csrfToken } });
         }
-        throw unauthorized('Missing credentials: send Authorization: token <api_key>:<api_secret>, a Bearer token, or log in');
+        throw unauthorized('Missing credentials: send Authorization: token <api_key>:<api_secret> or Bearer <access_token>, or log in');
       },
     }));
     server.auth.strategy('svc', 'svc');

@@ -76,14 +76,16 @@ export function renderError(request: Request, h: ResponseToolkit, error: Error) 
   }
   if (status >= 500) {
     request.log(['error'], err);
-    request.server.app.logger?.error({ reqId: request.info.id, err: { type: err.name, message: scrubText(err.message), stack: err.stack } }, 'unexpected error');
+    request.server.app.logger?.error({ reqId: request.info.id, err: { type: err.name, message: scrubText(err.message), stack: err.stack && scrubText(err.stack) } }, 'unexpected error');
   }
-  const body = errorBody(excType, messages.map((m) => scrubText(m)));
+  const safe = messages.map((m) => scrubText(m));
+  const body = errorBody(excType, safe);
   // Frappe's login failure carries `message` too; the SDK shows it.
-  if (status === 401) (body as Record<string, unknown>).message = messages[0];
+  if (status === 401) (body as Record<string, unknown>).message = safe[0];
   const reply = h.response(body).code(status);
   for (const [k, v] of Object.entries(headers)) reply.header(k, v);
   reply.header('cache-control', 'no-store');
+  reply.header('x-request-id', request.info.id); // the rendered reply replaces the one request-log stamped
   return reply;
 }
 

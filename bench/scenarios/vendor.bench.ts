@@ -1,0 +1,109 @@
+import { DEMO_VENDORS } from '../../seeds/vendor.seed.js';
+import type { BenchContext, BenchRow, BenchScenario } from '../lib.js';
+
+/**
+ * Vendor interface v1 (goal G6 of ../shared/performance.md): 500-record sync.products batches, new
+ * and update, single stream, beside the raw one-statement upsert of 500 products; and sync.orders
+ * paging over 100,000 orders beside the same SQL through pg (G8).
+ */
+const MEDI = DEMO_VENDORS[0];
+
+async function token(url: string): Promise<string> {
+  const res = await fetch(`${url}/api/method/svc.api.v1.auth.token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_id: MEDI.client_id, client_secret: MEDI.client_secret }) });
+  if (!res.ok) throw new Error(`auth.token: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { message: { access_token: string } }).message.access_token;
+}
+
+function batch(prefix: string, n: number, price: number): unknown[] {
+  return Array.from({ length: n }, (_, i) => ({ sku: `${prefix}-${i}`, vendor_product_id: `${prefix}-vp-${i}`, name: `Bench product ${i}`, description: 'Bench item', group: 'Medical Supplies', price: price + i / 100, cost: 1, uom: 'Box' }));
+}
+
+/** The raw ceiling: one INSERT … ON CONFLICT DO UPDATE of 500 rows generated server-side. */
+const RAW_UPSERT = `
+INSERT INTO items (item_code, item_name, description, stock_uom, item_group, vendor, vendor_sku, vendor_product_id, standard_rate, valuation_rate, workflow_state, published)
+SELECT $1 || '-' || g, 'Raw product ' || g, 'Bench item', 'Box', 'Medical Supplies', 'VEN-DEMO-MEDI', $1 || '-' || g, $1 || '-vp-' || g, $2 + g / 100.0, 1, 'Pending', false
+  FROM generate_series(0, 499) g
+ON CONFLICT (item_code) DO UPDATE SET item_name = EXCLUDED.item_name, standard_rate = EXCLUDED.standard_rate, valuation_rate = EXCLUDED.valuation_rate, updated_at = now()`;
+
+const ORDERS_PAGE = `
+SELECT so.name, count(*) OVER () AS total FROM sales_orders so
+ WHERE so.docstatus = ANY('{1,2}'::smallint[]) AND so.modified >= now() - interval '7 days'
+   AND so.name IN (SELECT soi.parent FROM sales_order_items soi WHERE soi.vendor = $1)
+ ORDER BY so.modified DESC, so.name DESC LIMIT $2 OFFSET $3`;
+
+async function seedOrders(ctx: BenchContext, n: number): Promise<void> {
+  await ctx.pool.query(
+    `INSERT INTO sales_orders (name, customer, territory, transaction_date, price_list, shipping_address_name, docstatus, status, grand_total, modified)
+     SELECT 'BSO-' || g, 'CUST-0001', 'East', current_date - (g % 30), 'Contract Pricing', 'CUST-0001-Shipping', 1, 'To Deliver and Bill', 72.5, now() - make_interval(secs => g * 5)
+       FROM generate_series(1, $1) g ON CONFLICT DO NOTHING`, [n]);
+  await ctx.pool.query(
+    `INSERT INTO sales_order_items (parent, idx, item_code, item_name, qty, uom, rate, amount, warehouse, vendor)
+     SELECT 'BSO-' || g, 1, 'MEDI-GLV-NIT-M', 'Nitrile Exam Gloves, Medium (100)', 2, 'Box', 11.25, 22.5, 'Main Warehouse - MSE', 'VEN-DEMO-MEDI' FROM generate_series(1, $1) g
+     UNION ALL
+     SELECT 'BSO-' || g, 2, 'RX-B12-30ML', 'Methylcobalamin', 1, 'Vial', 50, 50, 'Pharmacy Vault - MSW', 'VEN-DEMO-RX' FROM generate_series(1, $1) g WHERE g % 2 = 0
+     ON CONFLICT DO NOTHING`, [n]);
+  await ctx.pool.query('ANALYZE sales_orders; ANALYZE sales_order_items');
+}
+
+export const scenario: BenchScenario = {
+  name: 'vendor',
+  description: 'sync.products 500-record batches (new, update) vs the raw one-statement upsert; sync.orders paging on 100,000 orders vs its SQL',
+  async run(ctx) {
+    const rows: BenchRow[] = [];
+    // the 120/min vendor limit is not what is measured here: clear its counters while running
+    let clearing: Promise<unknown> = Promise.resolve();
+    const clear = setInterval(() => {
+      clearing = ctx.pool.query(`DELETE FROM rate_counters WHERE bucket LIKE 'vendor-rpm:%'`).catch(() => undefined);
+    }, 1000);
+    try {
+      const [url] = await ctx.serve(1);
+      const headers = { 'content-type': 'application/json', authorization: `Bearer ${await token(url)}` };
+      const post = async (fn: string, body: unknown) => {
+        const res = await fetch(`${url}/api/method/svc.api.v1.${fn}`, { method: 'POST', headers, body: JSON.stringify(body) });
+        const text = await res.text();
+        if (!res.ok) throw new Error(`${fn}: ${res.status} ${text.slice(0, 200)}`);
+        return text;
+      };
+      const seconds = ctx.duration;
+      let round = 0;
+      await post('sync.products', { products: batch('WARM', 500, 1) });
+      const created = await ctx.loop(() => post('sync.products', { products: batch(`NEW${round++}`, 500, 1) }), { connections: 1, seconds });
+      const updated = await ctx.loop((_w, i) => post('sync.products', { products: batch('NEW0', 500, 2 + (i % 50)) }), { connections: 1, seconds });
+      let rawRound = 0;
+      const rawNew = await ctx.loop(() => ctx.pool.query(RAW_UPSERT, [`RAW${rawRound++}`, 1]), { connections: 1, seconds });
+      const rawUpd = await ctx.loop((_w, i) => ctx.pool.query(RAW_UPSERT, ['RAW0', 2 + (i % 50)]), { connections: 1, seconds });
+      const verdict = (svc: { p50: number; p99: number }, raw: { p50: number; p99: number }) =>
+        `median ${(svc.p50 / raw.p50).toFixed(1)}× raw (goal ≤ 5× and ≤ 75 ms: ${svc.p50 <= 5 * raw.p50 && svc.p50 <= 75 ? 'met' : 'NOT met'}); p99 ${(svc.p99 / raw.p99).toFixed(1)}× raw (goal ≤ 3×: ${svc.p99 <= 3 * raw.p99 ? 'met' : 'NOT met'})`;
+      rows.push(
+        { case: 'sync.products 500 new', variant: 'raw one-statement upsert (pg), 1 stream', rps: rawNew.rps, p50: rawNew.p50, p99: rawNew.p99, note: `${rawNew.rps * 500} products/s` },
+        { case: 'sync.products 500 new', variant: 'svc, 1 stream (auth, joi, dedupe, upsert, log)', rps: created.rps, p50: created.p50, p99: created.p99, note: `${created.rps * 500} products/s; ${verdict(created, rawNew)}; errors ${created.errors}` },
+        { case: 'sync.products 500 update', variant: 'raw one-statement upsert (pg), 1 stream', rps: rawUpd.rps, p50: rawUpd.p50, p99: rawUpd.p99, note: `${rawUpd.rps * 500} products/s` },
+        { case: 'sync.products 500 update', variant: 'svc, 1 stream (auth, joi, dedupe, upsert, log)', rps: updated.rps, p50: updated.p50, p99: updated.p99, note: `${updated.rps * 500} products/s; ${verdict(updated, rawUpd)}; errors ${updated.errors}` },
+      );
+      ctx.log('vendor: seeding 100,000 orders');
+      await seedOrders(ctx, ctx.quick ? 20_000 : 100_000);
+      const pages = ctx.quick ? 20 : 200;
+      const get = async (i: number) => {
+        const res = await fetch(`${url}/api/method/svc.api.v1.sync.orders?page_length=100&page=${1 + (i % pages)}`, { headers });
+        await res.text();
+        if (!res.ok) throw new Error(`sync.orders ${res.status}`);
+      };
+      const svcOrders = await ctx.loop((_w, i) => get(i), { connections: 8, seconds });
+      const rawOrders = await ctx.loop(async (_w, i) => {
+        const { rows: page } = await ctx.pool.query(ORDERS_PAGE, [MEDI.name, 100, (i % pages) * 100]);
+        const names = page.map((r: { name: string }) => r.name);
+        await ctx.pool.query(`SELECT so.*, c.customer_name FROM sales_orders so JOIN customers c ON c.name = so.customer LEFT JOIN addresses a ON a.name = so.shipping_address_name WHERE so.name = ANY($1)`, [names]);
+        await ctx.pool.query(`SELECT soi.* FROM sales_order_items soi JOIN items i ON i.item_code = soi.item_code WHERE soi.parent = ANY($1) AND soi.vendor = $2 ORDER BY soi.parent, soi.idx`, [names, MEDI.name]);
+      }, { connections: 8, seconds });
+      const ratio = svcOrders.rps / rawOrders.rps;
+      rows.push(
+        { case: `sync.orders page_length 100 on ${ctx.quick ? '20,000' : '100,000'} orders`, variant: 'raw SQL (pg, same 3 queries), 8 clients', rps: rawOrders.rps, p50: rawOrders.p50, p99: rawOrders.p99 },
+        { case: `sync.orders page_length 100 on ${ctx.quick ? '20,000' : '100,000'} orders`, variant: 'svc, 8 clients', rps: svcOrders.rps, p50: svcOrders.p50, p99: svcOrders.p99, note: `${(ratio * 100).toFixed(0)} % of raw (goal ≥ 50 %: ${ratio >= 0.5 ? 'met' : 'NOT met'}); errors ${svcOrders.errors}` },
+      );
+      return rows;
+    } finally {
+      clearInterval(clear);
+      await clearing;
+    }
+  },
+};

@@ -1,0 +1,25 @@
+/**
+ * Who may see, redeliver and test-fire vendor webhook deliveries. A vendor sees and fires only its
+ * own (another vendor's delivery is "not found"); operations staff see all and may redeliver.
+ */
+import type { Actor } from '../actor.js';
+import { hasRole } from '../actor.js';
+import { definePolicy } from './index.js';
+
+function ownVendor(actor: Actor): string | null {
+  return actor.vendor ?? (actor.type === 'vendor' ? actor.id : null);
+}
+
+function isStaff(actor: Actor): boolean {
+  return hasRole(actor, 'Operations', 'Marketplace Officer');
+}
+
+definePolicy('Webhook Delivery', {
+  allow: {
+    read: ['Operations', 'Marketplace Officer', 'Vendor'],
+    update: ['Operations'],
+    test_fire: ['Operations', 'Marketplace Officer', 'Vendor'],
+  },
+  scope: (actor, t) => (isStaff(actor) ? { sql: 'TRUE', bind: {} } : { sql: `${t}.target = $scope_vendor`, bind: { scope_vendor: ownVendor(actor) ?? '' } }),
+  check: (actor, _action, record) => isStaff(actor) || (ownVendor(actor) !== null && record.vendor === ownVendor(actor)),
+});

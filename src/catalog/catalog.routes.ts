@@ -1,0 +1,52 @@
+/** Catalog endpoints (customer and partner): thin routes over catalog.service. */
+import Joi from 'joi';
+import type { ServerRoute } from '@hapi/hapi';
+import { methodRoute } from '../http/method.js';
+import { itemsInWarehouse, listWarehouses, listWarehousesOrdered, searchItems, MAX_PAGE } from './catalog.service.js';
+
+const page = {
+  limit_start: Joi.number().integer().min(0).description('rows to skip (default 0)'),
+  limit_page_length: Joi.number().integer().min(0).description(`rows per page (default 100; 0 or above ${MAX_PAGE} = ${MAX_PAGE})`),
+  limit: Joi.number().integer().min(0).description('alias of limit_page_length'),
+};
+
+const tags = ['catalog'];
+
+export const catalogRoutes: ServerRoute[] = [
+  methodRoute({
+    name: 'svc.catalog.list_warehouses',
+    methods: ['GET', 'POST'],
+    roles: 'authenticated',
+    tags,
+    description: 'Warehouses (name, warehouse_name, company)',
+    args: Joi.object({}).unknown(true),
+    handler: ({ actor }) => listWarehouses(actor!),
+  }),
+  methodRoute({
+    name: 'svc.catalog.list_warehouses_ordered',
+    methods: ['GET', 'POST'],
+    roles: 'authenticated',
+    tags,
+    description: 'Warehouses by configured priority, preferred first (name, label)',
+    args: Joi.object({}).unknown(true),
+    handler: ({ actor }) => listWarehousesOrdered(actor!),
+  }),
+  methodRoute({
+    name: 'svc.catalog.items_in_warehouse',
+    methods: ['GET', 'POST'],
+    roles: 'authenticated',
+    tags,
+    description: 'Catalog item rows with available stock in one warehouse, priced with the caller\'s list',
+    args: Joi.object({ warehouse: Joi.string().max(140).required(), price_list: Joi.string().max(140).allow(''), ...page }),
+    handler: ({ actor, args }) => itemsInWarehouse(actor!, { ...args, limit_page_length: args.limit_page_length ?? args.limit }),
+  }),
+  methodRoute({
+    name: 'svc.catalog.search_items',
+    methods: ['GET', 'POST'],
+    roles: 'authenticated',
+    tags,
+    description: 'Partial match on item name and description; rows with available stock only',
+    args: Joi.object({ query: Joi.string().max(140).required(), warehouse: Joi.string().max(140).allow(''), price_list: Joi.string().max(140).allow(''), ...page }),
+    handler: ({ actor, args }) => searchItems(actor!, { ...args, warehouse: args.warehouse || undefined, limit_page_length: args.limit_page_length ?? args.limit }),
+  }),
+];

@@ -1,0 +1,111 @@
+/**
+ * The customer catalog: warehouses, items with stock in a warehouse, and partial-match search.
+ * Hot read paths: one plain SQL query per request (no model instantiation, no query per row).
+ * Only reviewed products are visible: Approved, published and not disabled, with stock.
+ */
+import type { Actor } from '../auth/actor.js';
+import { authorize } from '../auth/policy/index.js';
+import { selectOne, selectRows } from '../db/sequelize.js';
+import { InputError, NotFoundError } from '../shared/errors.js';
+import { choosePriceList, rateBinds, rateJoins } from './prices.js';
+
+/** SQL predicate of a product customers may see (alias i). */
+export const VISIBLE_ITEM = `i.workflow_state = 'Approved' AND i.published AND NOT i.disabled`;
+
+export interface CatalogRow {
+  item_code: string;
+  item_name: string;
+  description: string | null;
+  stock_uom: string;
+  rate: number | null;
+  available_qty: number;
+  warehouse?: string;
+}
+
+export interface Page {
+  limit_start?: number;
+  limit_page_length?: number;
+}
+
+export const DEFAULT_PAGE = 100;
+export const MAX_PAGE = 500;
+
+/** limit_start / limit_page_length (Frappe's names); 0 means the largest page. */
+export function pageOf(p: Page): { offset: number; limit: number } {
+  const offset = p.limit_start ?? 0;
+  let limit = p.limit_page_length ?? DEFAULT_PAGE;
+  if (!Number.isInteger(offset) || offset < 0) throw new InputError('limit_start must be a whole number of zero or more');
+  if (!Number.isInteger(limit) || limit < 0) throw new InputError('limit_page_length must be a whole number of zero or more');
+  if (limit === 0 || limit > MAX_PAGE) limit = MAX_PAGE;
+  return { offset, limit };
+}
+
+/** Warehouses (name, warehouse_name, company), by priority. */
+export async function listWarehouses(actor: Actor): Promise<{ name: string; warehouse_name: string; company: string }[]> {
+  authorize(actor, 'read', 'Catalog');
+  return selectRows(`SELECT name, warehouse_name, company FROM warehouses WHERE NOT disabled AND NOT is_group ORDER BY priority, name`);
+}
+
+/** Warehouses by configured priority (preferred first) with a display label. */
+export async function listWarehousesOrdered(actor: Actor): Promise<{ name: string; label: string }[]> {
+  authorize(actor, 'read', 'Catalog');
+  return selectRows(`SELECT name, COALESCE(label, warehouse_name) AS label FROM warehouses WHERE NOT disabled AND NOT is_group ORDER BY priority, name`);
+}
+
+async function requireWarehouse(name: string): Promise<void> {
+  const wh = await selectOne(`SELECT 1 FROM warehouses WHERE name = $1 AND NOT disabled`, [name]);
+  if (!wh) throw new NotFoundError(`Warehouse ${name} not found`);
+}
+
+/** Items with available stock in one warehouse, priced with the caller's list; ordered by item_code. */
+export async function itemsInWarehouse(actor: Actor, input: { warehouse: string; price_list?: string } & Page): Promise<CatalogRow[]> {
+  authorize(actor, 'read', 'Catalog');
+  const { offset, limit } = pageOf(input);
+  const [choice] = await Promise.all([choosePriceList(actor, input.price_list), requireWarehouse(input.warehouse)]);
+  const { joins, rate } = rateJoins('i');
+  // The partial index bins(warehouse, item_code) WHERE actual_qty > reserved_qty serves both the
+  // filter and the order, so the scan stops after one page.
+  return selectRows<CatalogRow>(
+    `SELECT i.item_code, i.item_name, i.description, i.stock_uom, ${rate} AS rate, (b.actual_qty - b.reserved_qty)::float8 AS available_qty
+       FROM bins b
+       JOIN items i ON i.item_code = b.item_code
+       ${joins}
+      WHERE b.warehouse = $warehouse AND b.actual_qty > b.reserved_qty AND ${VISIBLE_ITEM}
+      ORDER BY b.item_code
+      LIMIT ${limit} OFFSET ${offset}`,
+    { ...rateBinds(choice), warehouse: input.warehouse },
+  );
+}
+
+/** Escapes LIKE wildcards so a query matches literally. */
+export function likePattern(query: string): string {
+  return `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * Partial match on name and description. Order: item_code (then warehouse), walked along the items
+ * primary key so a common word stops after one page instead of sorting every match (performance.md:
+ * that sort costs 20x); rare words use the trigram indexes.
+ */
+export async function searchItems(actor: Actor, input: { query: string; warehouse?: string; price_list?: string } & Page): Promise<CatalogRow[]> {
+  authorize(actor, 'read', 'Catalog');
+  const query = input.query.trim();
+  if (query.length === 0) throw new InputError('query must not be empty');
+  const { offset, limit } = pageOf(input);
+  const choice = await choosePriceList(actor, input.price_list);
+  if (input.warehouse) await requireWarehouse(input.warehouse);
+  const { joins, rate } = rateJoins('i');
+  const byWarehouse = input.warehouse ? `AND b.warehouse = $warehouse` : '';
+  const rows = await selectRows<CatalogRow>(
+    `SELECT i.item_code, i.item_name, i.description, i.stock_uom, ${rate} AS rate, (b.actual_qty - b.reserved_qty)::float8 AS available_qty, b.warehouse
+       FROM items i
+       JOIN bins b ON b.item_code = i.item_code AND b.actual_qty > b.reserved_qty ${byWarehouse}
+       ${joins}
+      WHERE (i.item_name ILIKE $pattern OR i.description ILIKE $pattern) AND ${VISIBLE_ITEM}
+      ORDER BY i.item_code, b.warehouse
+      LIMIT ${limit} OFFSET ${offset}`,
+    { ...rateBinds(choice), pattern: likePattern(query), ...(input.warehouse ? { warehouse: input.warehouse } : {}) },
+  );
+  if (input.warehouse) for (const r of rows) delete r.warehouse; // strict filter: rows carry no warehouse
+  return rows;
+}

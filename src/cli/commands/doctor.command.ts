@@ -1,0 +1,33 @@
+import type { Command } from 'commander';
+import { systemActor } from '../../auth/actor.js';
+import { verifyDoctor, doctorStatus } from '../../orders/doctor.service.js';
+import { openDatabase } from '../context.js';
+import type { Io } from '../io.js';
+import { NotFoundError } from '../../shared/errors.js';
+
+/** `svc doctor verify <email> --npi --dea` and `svc doctor status <email>` (503A doctor accounts). */
+export function registerDoctor(program: Command, io: Io): void {
+  const doctor = program.command('doctor').description('Doctor accounts for 503A orders');
+  doctor
+    .command('verify')
+    .description('Verify a doctor account once (NPI and DEA registration) so it can place 503A orders')
+    .argument('<email>', 'the doctor user')
+    .requiredOption('--npi <npi>', '10-digit NPI')
+    .requiredOption('--dea <dea>', 'DEA registration number')
+    .option('--dea-license-file <file>', 'uploaded DEA certificate (file name or file_url)')
+    .action(async (email: string, opts: { npi: string; dea: string; deaLicenseFile?: string }) => {
+      await openDatabase(io);
+      const s = await verifyDoctor(systemActor('cli:doctor-verify'), { email, npi: opts.npi, dea: opts.dea, dea_license_file: opts.deaLicenseFile });
+      io.out(`Verified ${s.email}: NPI ${s.doctor_npi}, DEA ${s.doctor_dea_number} (${s.doctor_verified_at})`);
+    });
+  doctor
+    .command('status')
+    .description('Show the verification state of a doctor account')
+    .argument('<email>', 'the user')
+    .action(async (email: string) => {
+      await openDatabase(io);
+      const s = await doctorStatus(systemActor('cli:doctor-status'), email);
+      if (!s) throw new NotFoundError(`User ${email} not found`);
+      io.out(s.doctor_verified ? `${s.email}: verified (NPI ${s.doctor_npi}, DEA ${s.doctor_dea_number}, ${s.doctor_verified_at} by ${s.doctor_verified_by})` : `${s.email}: not verified`);
+    });
+}

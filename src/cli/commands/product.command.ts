@@ -1,0 +1,23 @@
+import type { Command } from 'commander';
+import { systemActor } from '../../auth/actor.js';
+import { reviewProduct } from '../../vendors/product-review.service.js';
+import { openDatabase } from '../context.js';
+import { CliError, type Io } from '../io.js';
+
+/** `svc product review <item_code> --approve | --reject --reason <text>`. */
+export function registerProduct(program: Command, io: Io): void {
+  const product = program.command('product').description('Vendor products');
+  product.command('review').description('Approve, or reject with a reason, a Pending vendor product (sends product.approved / product.rejected)')
+    .argument('<item_code>', 'the service item code')
+    .option('--approve', 'approve the product')
+    .option('--reject', 'reject the product (needs --reason)')
+    .option('--reason <text>', 'rejection reason')
+    .option('--comment <text>', 'reviewer comment added to the reason')
+    .action(async (itemCode: string, opts: { approve?: boolean; reject?: boolean; reason?: string; comment?: string }) => {
+      if (Boolean(opts.approve) === Boolean(opts.reject)) throw new CliError('Pass exactly one of --approve or --reject', 2);
+      if (opts.reject && !opts.reason) throw new CliError('--reject needs --reason', 2);
+      await openDatabase(io);
+      const r = await reviewProduct(systemActor('cli:product-review'), { item_code: itemCode, action: opts.approve ? 'approve' : 'reject', reason: opts.reason, comment: opts.comment });
+      io.out(`${itemCode}: ${r.previous_state} → ${r.workflow_state}${r.rejection_reason ? ` (${r.rejection_reason})` : ''}`);
+    });
+}

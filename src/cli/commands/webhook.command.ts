@@ -1,0 +1,79 @@
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { systemActor } from '../../auth/actor.js';
+import { getWebhookDelivery, listWebhookDeliveries, redeliverWebhook, testFireWebhook, type DeliverySummary } from '../../webhooks/webhook.service.js';
+import { openDatabase } from '../context.js';
+import { CliError, type Io } from '../io.js';
+
+function iso(value: Date | string | null | undefined): string {
+  if (!value) return '-';
+  return (value instanceof Date ? value : new Date(value)).toISOString();
+}
+
+function summaryLine(d: DeliverySummary): string {
+  const next = d.status === 'pending' ? ` next ${iso(d.next_attempt_at)}` : '';
+  return `${d.delivery_id}  ${d.event.padEnd(16)} ${d.vendor.padEnd(20)} ${d.status.padEnd(7)} ${d.attempts}/${d.max_attempts}  http ${d.last_http_status ?? '-'}  ${iso(d.created_at)}${next}`;
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive integer');
+  return n;
+}
+
+export function registerWebhook(program: Command, io: Io): void {
+  const webhook = program.command('webhook').description('Outbound vendor webhooks: deliveries, attempts, redelivery, test events');
+  webhook
+    .command('list')
+    .description('Deliveries, newest first')
+    .option('--vendor <vendor>', 'only this Vendor Profile')
+    .option('--status <status>', 'pending, running, done or failed')
+    .option('--limit <n>', 'at most n rows (default 50)', positiveInt)
+    .option('--json', 'print JSON')
+    .action(async (opts: { vendor?: string; status?: string; limit?: number; json?: boolean }) => {
+      await openDatabase(io);
+      const rows = await listWebhookDeliveries(systemActor('cli:webhook-list'), opts);
+      if (opts.json) return io.out(JSON.stringify(rows, null, 2));
+      if (rows.length === 0) return io.out('No deliveries');
+      io.out('delivery_id                           event            vendor               status  tries  last   created');
+      for (const d of rows) io.out(summaryLine(d));
+    });
+  webhook
+    .command('show')
+    .description('One delivery and every attempt (status, response code, duration, excerpt)')
+    .argument('<id>', 'delivery id (or outbox number)')
+    .option('--json', 'print JSON')
+    .action(async (id: string, opts: { json?: boolean }) => {
+      await openDatabase(io);
+      const { delivery, attempts } = await getWebhookDelivery(systemActor('cli:webhook-show'), id);
+      if (opts.json) return io.out(JSON.stringify({ delivery, attempts }, null, 2));
+      if (delivery) {
+        io.out(summaryLine(delivery));
+        if (delivery.last_error) io.out(`last error: ${delivery.last_error}`);
+      } else io.out(`${id}  test event (not retried)`);
+      for (const a of attempts) {
+        const detail = [a.error, a.excerpt ? `answer: ${a.excerpt.replace(/\s+/g, ' ').slice(0, 200)}` : null].filter(Boolean).join('; ');
+        io.out(`  attempt ${a.attempt ?? '-'}  ${iso(a.created_at)}  ${a.status.padEnd(16)} http ${a.http_status ?? '-'}  ${a.duration_ms ?? '-'} ms${detail ? `  ${detail}` : ''}`);
+      }
+    });
+  webhook
+    .command('redeliver')
+    .description('Send a delivery again now: same delivery id, next attempt number')
+    .argument('<id>', 'delivery id (or outbox number)')
+    .action(async (id: string) => {
+      await openDatabase(io);
+      const d = await redeliverWebhook(systemActor('cli:webhook-redeliver'), id);
+      io.out(`Queued attempt ${d.attempts + 1} of ${d.delivery_id} (${d.event} to ${d.vendor})`);
+    });
+  webhook
+    .command('test-fire')
+    .description('Send a signed webhook.test to the vendor now (not retried)')
+    .argument('<vendor>', 'Vendor Profile')
+    .action(async (vendor: string) => {
+      await openDatabase(io);
+      const r = await testFireWebhook(systemActor('cli:webhook-test-fire'), vendor);
+      const parts = [`status ${r.status_code ?? '-'}`, r.duration_ms !== undefined ? `${r.duration_ms} ms` : null, r.delivery_id ? `delivery ${r.delivery_id}` : null].filter(Boolean);
+      if (!r.ok) throw new CliError(`test event not delivered: ${r.reason ?? 'unknown'}${r.delivery_id ? ` (${parts.join(', ')})` : ''}`, 1);
+      io.out(`ok: ${parts.join(', ')}`);
+    });
+}

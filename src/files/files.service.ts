@@ -1,0 +1,153 @@
+/**
+ * Private files (prescriptions, DEA certificates): PDF, PNG or JPEG checked by content, encrypted at
+ * rest (AES-256-GCM, key kept apart from the data) under config.filesDir, with a SHA-256 checked on
+ * every read. Readable by the uploader, the parties of the order that references the file, and
+ * admins; every upload and every read is written to the audit trail.
+ */
+import { mkdir, readFile, writeFile, rename } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Actor } from '../auth/actor.js';
+import { isAdmin } from '../auth/actor.js';
+import { authorize } from '../auth/policy/index.js';
+import { projectRoot } from '../config/index.js';
+import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
+import { recordAudit } from '../audit/audit.service.js';
+import { randomToken, sha256Hex } from '../shared/crypto.js';
+import { DomainError, InputError, NotFoundError } from '../shared/errors.js';
+import { runtime } from '../shared/runtime.js';
+
+export interface FileRow {
+  name: string;
+  file_name: string;
+  content_type: string;
+  file_size: number;
+  content_hash: string;
+  storage_key: string;
+  is_private: boolean;
+  folder: string;
+  attached_to_doctype: string | null;
+  attached_to_name: string | null;
+  attached_to_field: string | null;
+  owner_type: string;
+  owner_id: string;
+  owner_email: string | null;
+  creation: string;
+  modified: string;
+}
+
+/** Content types accepted, recognised by their first bytes (never by name or header). */
+export function sniffContentType(data: Buffer): string | undefined {
+  if (data.subarray(0, 5).toString('latin1') === '%PDF-') return 'application/pdf';
+  if (data.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
+  if (data.length >= 3 && data[0] === 0xff && data[1] === 0xd8 && data[2] === 0xff) return 'image/jpeg';
+  return undefined;
+}
+
+export function fileUrl(row: Pick<FileRow, 'name' | 'file_name'>): string {
+  return `/private/files/${row.name}/${encodeURIComponent(row.file_name)}`;
+}
+
+/** The File document as Frappe's upload_file answers it. */
+export function fileDoc(row: FileRow): Record<string, unknown> {
+  return {
+    name: row.name, file_name: row.file_name, file_url: fileUrl(row), is_private: row.is_private ? 1 : 0, file_size: row.file_size, content_hash: row.content_hash,
+    folder: row.folder, attached_to_doctype: row.attached_to_doctype, attached_to_name: row.attached_to_name, attached_to_field: row.attached_to_field,
+    is_folder: 0, doctype: 'File', owner: row.owner_email ?? row.owner_id, creation: row.creation, modified: row.modified, docstatus: 0,
+  };
+}
+
+const SELECT_FILE = `SELECT name, file_name, content_type, file_size, content_hash, storage_key, is_private, folder, attached_to_doctype, attached_to_name, attached_to_field,
+  owner_type, owner_id, owner_email, to_char(created_at, 'YYYY-MM-DD HH24:MI:SS.US') AS creation, to_char(updated_at, 'YYYY-MM-DD HH24:MI:SS.US') AS modified FROM files`;
+
+function filesDir(): string {
+  return resolve(projectRoot, runtime().config.filesDir);
+}
+
+function cleanName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? 'file';
+  const cleaned = base.replace(/[^\w.\- ]+/g, '_').replace(/^\.+/, '').slice(0, 140);
+  return cleaned || 'file';
+}
+
+export interface UploadInput {
+  file_name: string;
+  data: Buffer;
+  folder?: string;
+  doctype?: string;
+  docname?: string;
+  fieldname?: string;
+}
+
+/** Stores an uploaded file encrypted; 413 above the size limit, 415 unless PDF/PNG/JPEG by content. */
+export async function uploadFile(actor: Actor, input: UploadInput, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
+  authorize(actor, 'create', 'File');
+  const limit = runtime().config.http.uploadLimitBytes;
+  if (input.data.length > limit) throw new DomainError(`File is larger than the limit of ${limit} bytes`, 'RequestEntityTooLargeError', 413);
+  if (input.data.length === 0) throw new InputError('The file is empty');
+  const contentType = sniffContentType(input.data);
+  if (!contentType) throw new DomainError('Only PDF, PNG and JPEG files are accepted', 'UnsupportedMediaTypeError', 415);
+  const name = `f-${randomToken(12).replace(/[-_]/g, 'x')}`;
+  const storageKey = `${name}.enc`;
+  const dir = filesDir();
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const tmp = join(dir, `${storageKey}.tmp`);
+  await writeFile(tmp, runtime().cipher.encrypt(input.data), { mode: 0o600 });
+  await rename(tmp, join(dir, storageKey));
+  return withTransaction(opts, async (transaction) => {
+    await execute(
+      `INSERT INTO files (name, file_name, content_type, file_size, content_hash, storage_key, folder, attached_to_doctype, attached_to_name, attached_to_field, owner_type, owner_id, owner_email)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+      [name, cleanName(input.file_name), contentType, input.data.length, sha256Hex(input.data), storageKey, input.folder || 'Home', null, null, input.fieldname ?? null, actor.type, actor.id, actor.email ?? null],
+      { transaction },
+    );
+    await recordAudit(transaction, actor, { action: 'upload', object_type: 'File', object_name: name, detail: { content_type: contentType, size: input.data.length } });
+    const row = await selectOne<FileRow>(`${SELECT_FILE} WHERE name = $1`, [name], { transaction });
+    return fileDoc(row!);
+  });
+}
+
+/** A file by its name or its file_url. */
+export async function findFile(ref: string, opts: { transaction?: Tx } = {}): Promise<FileRow | undefined> {
+  const m = ref.match(/^\/?private\/files\/(f-[\w]+)/);
+  const name = m ? m[1] : ref;
+  return selectOne<FileRow>(`${SELECT_FILE} WHERE name = $1`, [name], opts);
+}
+
+/** Uploader, admins, and the parties of the order the file is attached to (its clinic's users, its creator). */
+export async function canReadFile(actor: Actor, file: FileRow, opts: { transaction?: Tx } = {}): Promise<boolean> {
+  if (actor.type === 'system' || isAdmin(actor)) return true;
+  if (file.owner_id === actor.id) return true;
+  if (file.attached_to_doctype === 'Sales Order' && file.attached_to_name) {
+    const order = await selectOne<{ customer: string; owner_user: string | null }>(`SELECT customer, owner_user FROM sales_orders WHERE name = $1`, [file.attached_to_name], opts);
+    if (!order) return false;
+    if (order.owner_user === actor.id) return true;
+    return actor.type === 'user' && actor.roles.includes('Customer') && actor.customer === order.customer;
+  }
+  return false;
+}
+
+/** Reads and decrypts a file the actor may read; audited. Hidden files are 404. */
+export async function downloadFile(actor: Actor, ref: string): Promise<{ file: FileRow; content: Buffer }> {
+  authorize(actor, 'read', 'File');
+  return withTransaction(undefined, async (transaction) => {
+    const file = await findFile(ref, { transaction });
+    if (!file || !(await canReadFile(actor, file, { transaction }))) throw new NotFoundError(`File ${ref} not found`);
+    const sealed = await readFile(join(filesDir(), file.storage_key), 'utf8');
+    const content = runtime().cipher.decryptBuffer(sealed);
+    if (sha256Hex(content) !== file.content_hash) throw new Error(`file ${file.name} failed its integrity check`);
+    await recordAudit(transaction, actor, {
+      action: 'download', object_type: 'File', object_name: file.name, fields: file.attached_to_field ? [file.attached_to_field] : [],
+      detail: file.attached_to_name ? { attached_to: `${file.attached_to_doctype} ${file.attached_to_name}` } : undefined,
+    });
+    return { file, content };
+  });
+}
+
+/** Attaches files referenced by a document (uploaded unattached) to it, in the caller's transaction. */
+export async function attachFile(transaction: Tx, fileName: string, doctype: string, docname: string, field: string): Promise<void> {
+  await execute(
+    `UPDATE files SET attached_to_doctype = $2, attached_to_name = $3, attached_to_field = $4, updated_at = now() WHERE name = $1 AND attached_to_name IS NULL`,
+    [fileName, doctype, docname, field],
+    { transaction },
+  );
+}

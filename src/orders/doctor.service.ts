@@ -1,0 +1,82 @@
+/**
+ * Doctor accounts for 503A orders: verified once (NPI and DEA certificate) by an admin. A 503A
+ * order needs a verified doctor: the ordering user itself, or (staff ordering for a clinic) a
+ * verified doctor of that clinic named by the order's NPI.
+ */
+import type { Actor } from '../auth/actor.js';
+import { authorize } from '../auth/policy/index.js';
+import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
+import { recordAudit } from '../audit/audit.service.js';
+import { BusinessRuleError, InputError, NotFoundError, PermissionError } from '../shared/errors.js';
+import { findFile } from '../files/files.service.js';
+import { isCustomerUser } from '../catalog/prices.js';
+import { isValidDea, isValidNpi } from './npi.js';
+
+export interface VerifyDoctorInput {
+  email: string;
+  npi: string;
+  dea: string;
+  dea_license_file?: string;
+}
+
+export interface DoctorStatus {
+  email: string;
+  doctor_npi: string | null;
+  doctor_dea_number: string | null;
+  doctor_verified: boolean;
+  doctor_verified_at: string | null;
+  doctor_verified_by: string | null;
+}
+
+/** Marks a user account as a verified doctor (admin only); audited. */
+export async function verifyDoctor(actor: Actor, input: VerifyDoctorInput, opts: { transaction?: Tx } = {}): Promise<DoctorStatus> {
+  authorize(actor, 'update', 'Doctor Verification');
+  if (!isValidNpi(input.npi)) throw new InputError('npi must be a valid 10-digit NPI');
+  if (!isValidDea(input.dea)) throw new InputError('dea must be a valid DEA registration number');
+  return withTransaction(opts, async (transaction) => {
+    let fileName: string | null = null;
+    if (input.dea_license_file) {
+      const file = await findFile(input.dea_license_file, { transaction });
+      if (!file) throw new BusinessRuleError(`File ${input.dea_license_file} not found`);
+      fileName = file.name;
+    }
+    const rows = await execute<{ id: string }>(
+      `UPDATE users SET doctor_npi = $2, doctor_dea_number = $3, doctor_dea_license_file = COALESCE($4, doctor_dea_license_file),
+              doctor_verified_at = now(), doctor_verified_by = $5, updated_at = now()
+        WHERE lower(email) = lower($1) RETURNING id`,
+      [input.email, input.npi, input.dea.toUpperCase(), fileName, actor.email ?? actor.id],
+      { transaction },
+    );
+    if (!rows[0]) throw new NotFoundError(`User ${input.email} not found`);
+    await recordAudit(transaction, actor, { action: 'verify', object_type: 'User', object_name: input.email.toLowerCase(), fields: ['doctor_npi', 'doctor_dea_number'] });
+    return (await doctorStatus(actor, input.email, { transaction }))!;
+  });
+}
+
+/** Verification state of a user account (admin). */
+export async function doctorStatus(actor: Actor, email: string, opts: { transaction?: Tx } = {}): Promise<DoctorStatus | undefined> {
+  authorize(actor, 'read', 'Doctor Verification');
+  const row = await selectOne<DoctorStatus & { doctor_verified_at: string | null }>(
+    `SELECT email, doctor_npi, doctor_dea_number, to_char(doctor_verified_at, 'YYYY-MM-DD HH24:MI:SS') AS doctor_verified_at, doctor_verified_by
+       FROM users WHERE lower(email) = lower($1)`,
+    [email],
+    opts,
+  );
+  return row ? { ...row, doctor_verified: row.doctor_verified_at !== null } : undefined;
+}
+
+/**
+ * The verified doctor behind a 503A order, or 403. A customer user must itself be verified and
+ * order under its own NPI; staff must name (by NPI) a verified doctor of the ordering clinic.
+ */
+export async function requireVerifiedDoctor(actor: Actor, customer: string, npi: string | undefined, opts: { transaction?: Tx } = {}): Promise<void> {
+  if (actor.type === 'user' && isCustomerUser(actor)) {
+    const me = await selectOne<{ doctor_npi: string | null; verified: boolean }>(`SELECT doctor_npi, doctor_verified_at IS NOT NULL AS verified FROM users WHERE id = $1`, [actor.id], opts);
+    if (!me?.verified) throw new PermissionError('This account is not a verified doctor account: 503A orders need NPI and DEA verification by an administrator');
+    if (npi && me.doctor_npi !== npi) throw new PermissionError('checkout_npi_number does not match the verified doctor account');
+    return;
+  }
+  if (!npi) return; // the missing NPI is reported as a required field
+  const doctor = await selectOne(`SELECT 1 FROM users WHERE doctor_npi = $1 AND doctor_verified_at IS NOT NULL AND enabled AND customer = $2`, [npi, customer], opts);
+  if (!doctor) throw new PermissionError(`No verified doctor account with this NPI for customer ${customer}`);
+}

@@ -1,0 +1,146 @@
+/**
+ * Validates an order body against the database: customer and address in the actor's scope, the
+ * price list, each line's item, warehouse, today's rate (the server never charges a client price)
+ * and available stock (summed per item and warehouse), and the 503A rules. Computes the totals.
+ */
+import type { Actor } from '../auth/actor.js';
+import { customerMatches } from '../auth/policy/index.js';
+import { selectOne, selectRows, type Tx } from '../db/sequelize.js';
+import { BusinessRuleError, NotFoundError } from '../shared/errors.js';
+import { choosePriceList, isCustomerUser, ratesFor, STANDARD_LIST } from '../catalog/prices.js';
+import { exceedsMessage, groupLines, rowExceeding } from '../catalog/stock.service.js';
+import { findFile, canReadFile } from '../files/files.service.js';
+import { requireVerifiedDoctor } from './doctor.service.js';
+import { isRealDate, isValidNpi } from './npi.js';
+import { CONFIRM_FIELDS, FILE_FIELDS, PATIENT_FIELDS, type OrderInput } from './order.schemas.js';
+
+export interface PreparedLine {
+  idx: number;
+  item_code: string;
+  item_name: string;
+  qty: number;
+  uom: string;
+  rate: number;
+  amount: number;
+  warehouse: string;
+  vendor: string | null;
+}
+
+export interface PreparedOrder {
+  input: OrderInput;
+  customer: { name: string; customer_name: string; territory: string | null; email: string | null };
+  price_list: string;
+  currency: string;
+  transaction_date: string;
+  lines: PreparedLine[];
+  grand_total: number;
+  total_qty: number;
+  is503a: boolean;
+  /** file fields → file name, for attaching */
+  files: Record<string, string>;
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+async function loadCustomer(actor: Actor, name: string, transaction: Tx) {
+  const c = await selectOne<{ name: string; customer_name: string; territory: string | null; assigned_rep: string | null; email: string | null; disabled: boolean; price_list: string | null }>(
+    `SELECT name, customer_name, territory, assigned_rep, email, disabled, price_list FROM customers WHERE name = $1`, [name], { transaction });
+  if (!c || !customerMatches(actor, c.name, c.territory, c.assigned_rep)) throw new NotFoundError(`Customer ${name} not found`);
+  if (c.disabled) throw new BusinessRuleError(`Customer ${name} is disabled`);
+  return c;
+}
+
+interface ItemRow { item_code: string; item_name: string; stock_uom: string; vendor: string | null; is_503a: boolean; orderable: boolean }
+
+async function checkLines(input: OrderInput, rates: Map<string, number | null>, items: Map<string, ItemRow>, warehouses: Set<string>): Promise<PreparedLine[]> {
+  return input.items.map((l, i) => {
+    const row = i + 1;
+    const item = items.get(l.item_code);
+    if (!item) throw new BusinessRuleError(`Row ${row}: Item ${l.item_code} not found`);
+    if (!item.orderable) throw new BusinessRuleError(`Row ${row}: Item ${l.item_code} is not available for ordering`);
+    if (!warehouses.has(l.warehouse)) throw new BusinessRuleError(`Row ${row}: Warehouse ${l.warehouse} not found`);
+    const rate = rates.get(l.item_code);
+    if (rate === null || rate === undefined) throw new BusinessRuleError('Price not found for item in price list');
+    if (l.rate !== undefined && Math.abs(l.rate - rate) > 0.00005) {
+      throw new BusinessRuleError(`Row ${row}: Rate ${l.rate} for item ${l.item_code} differs from the price list rate ${rate}`);
+    }
+    return { idx: row, item_code: l.item_code, item_name: item.item_name, qty: l.qty, uom: item.stock_uom, rate, amount: round2(l.qty * rate), warehouse: l.warehouse, vendor: item.vendor };
+  });
+}
+
+/** Availability check at creation (no reservation: submit reserves). Names the row that goes over. */
+async function checkStock(lines: PreparedLine[], transaction: Tx): Promise<void> {
+  const groups = groupLines(lines);
+  const bins = await selectRows<{ item_code: string; warehouse: string; available: number }>(
+    `SELECT b.item_code, b.warehouse, (b.actual_qty - b.reserved_qty)::float8 AS available
+       FROM bins b JOIN unnest($1::text[], $2::text[]) AS k(item_code, warehouse) ON b.item_code = k.item_code AND b.warehouse = k.warehouse`,
+    [groups.map((g) => g.item_code), groups.map((g) => g.warehouse)],
+    { transaction },
+  );
+  const available = new Map(bins.map((b) => [`${b.item_code}\u0000${b.warehouse}`, b.available]));
+  const failures = groups
+    .map((g) => ({ g, avail: available.get(`${g.item_code}\u0000${g.warehouse}`) ?? 0 }))
+    .filter(({ g, avail }) => g.qty > avail)
+    .map(({ g, avail }) => ({ row: rowExceeding(g, avail), item: g.item_code }))
+    .sort((a, b) => a.row - b.row);
+  if (failures.length) throw new BusinessRuleError(exceedsMessage(failures[0].row, failures[0].item));
+}
+
+const truthy = (v: unknown) => v === 1 || v === true || v === '1' || v === 'true';
+
+/** 503A: verified doctor, NPI, patient fields, confirmations, files the actor may use. */
+async function check503a(actor: Actor, input: OrderInput, customer: string, transaction: Tx): Promise<Record<string, string>> {
+  const npi = input.checkout_npi_number ? String(input.checkout_npi_number) : undefined;
+  await requireVerifiedDoctor(actor, customer, npi, { transaction });
+  for (const f of ['checkout_npi_number', ...PATIENT_FIELDS, ...CONFIRM_FIELDS]) {
+    const v = input[f];
+    if (v === undefined || v === null || v === '') throw new BusinessRuleError(`${f} is mandatory for a 503A order`);
+  }
+  if (!isValidNpi(npi)) throw new BusinessRuleError('checkout_npi_number is not a valid NPI');
+  for (const f of CONFIRM_FIELDS) if (!truthy(input[f])) throw new BusinessRuleError(`${f} must be 1 for a 503A order`);
+  const dob = input.checkout_patient_dob;
+  const today = (await selectOne<{ d: string }>(`SELECT CURRENT_DATE::text AS d`, [], { transaction }))!.d;
+  if (!isRealDate(dob) || dob >= today || dob < '1900-01-01') throw new BusinessRuleError('checkout_patient_dob must be a real date in the past');
+  const files: Record<string, string> = {};
+  for (const f of FILE_FIELDS) {
+    const ref = input[f];
+    if (!ref) continue;
+    const file = await findFile(String(ref), { transaction });
+    if (!file || !(await canReadFile(actor, file, { transaction }))) throw new BusinessRuleError(`${f}: File ${String(ref)} not found`);
+    files[f] = file.name;
+  }
+  return files;
+}
+
+/** Checks an order body against the database and prices it. */
+export async function prepareOrder(actor: Actor, input: OrderInput, transaction: Tx): Promise<PreparedOrder> {
+  const customer = await loadCustomer(actor, input.customer, transaction);
+  const address = await selectOne(`SELECT 1 FROM addresses WHERE name = $1 AND customer = $2`, [input.shipping_address_name, customer.name], { transaction });
+  if (!address) throw new NotFoundError(`Address ${input.shipping_address_name} not found`);
+  const choice = await choosePriceList(actor, input.price_list, { transaction, customer: customer.name });
+  if (!isCustomerUser(actor) && choice.name !== STANDARD_LIST && choice.name !== customer.price_list) {
+    throw new BusinessRuleError(`Price List ${choice.name} is not assigned to customer ${customer.name}`);
+  }
+  const codes = [...new Set(input.items.map((l) => l.item_code))];
+  const [itemRows, whRows, rates, list] = await Promise.all([
+    selectRows<ItemRow>(
+      `SELECT item_code, item_name, stock_uom, vendor, is_503a, (workflow_state = 'Approved' AND published AND NOT disabled) AS orderable FROM items WHERE item_code = ANY($1)`, [codes], { transaction }),
+    selectRows<{ name: string }>(`SELECT name FROM warehouses WHERE name = ANY($1) AND NOT disabled AND NOT is_group`, [[...new Set(input.items.map((l) => l.warehouse))]], { transaction }),
+    ratesFor(choice, codes, { transaction }),
+    selectOne<{ currency: string; today: string }>(`SELECT currency, CURRENT_DATE::text AS today FROM price_lists WHERE name = $1`, [choice.name], { transaction }),
+  ]);
+  const items = new Map(itemRows.map((r) => [r.item_code, r]));
+  const lines = await checkLines(input, rates, items, new Set(whRows.map((w) => w.name)));
+  const currency = input.currency ?? list!.currency;
+  if (currency !== list!.currency) throw new BusinessRuleError(`Currency ${currency} differs from the currency ${list!.currency} of Price List ${choice.name}`);
+  const transactionDate = input.transaction_date ?? list!.today;
+  const is503a = lines.some((l) => items.get(l.item_code)!.is_503a);
+  if (!is503a && !input.delivery_date) throw new BusinessRuleError('Delivery Date is mandatory');
+  if (input.delivery_date && input.delivery_date < transactionDate) throw new BusinessRuleError('Delivery Date cannot be before Transaction Date');
+  await checkStock(lines, transaction);
+  const files = is503a ? await check503a(actor, input, customer.name, transaction) : {};
+  return {
+    input, customer, price_list: choice.name, currency, transaction_date: transactionDate, lines, is503a, files,
+    grand_total: round2(lines.reduce((s, l) => s + l.amount, 0)), total_qty: lines.reduce((s, l) => s + l.qty, 0),
+  };
+}

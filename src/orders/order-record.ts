@@ -1,0 +1,147 @@
+/**
+ * The spec's "Order record" (v1 sync.orders and the order.new / order.cancelled webhooks): one order
+ * with only one vendor's lines. Minimum necessary (HIPAA 164.502(b)): no patient field, no
+ * prescription, no other vendor's lines, no cost. Two queries for any number of orders.
+ */
+import { selectRows, type Tx } from '../db/sequelize.js';
+
+export interface OrderRecordAddress {
+  name: string;
+  contact_name: string;
+  address_line1: string;
+  address_line2: string;
+  city: string;
+  state: string;
+  pincode: string;
+  country: string;
+  phone: string;
+  email: string;
+}
+
+export interface OrderRecordLine {
+  item_code: string;
+  sku: string;
+  medgrid_item_code: string;
+  vendor_product_id: string | null;
+  item_name: string;
+  qty: number;
+  uom: string;
+  rate: number;
+  amount: number;
+  warehouse: string;
+}
+
+export interface OrderRecord {
+  sales_order: string;
+  status: 'submitted' | 'cancelled' | 'draft';
+  docstatus: number;
+  transaction_date: string;
+  order_date: string;
+  delivery_date: string | null;
+  currency: string;
+  shipping_method: string;
+  lines_total: number;
+  shipping_address: OrderRecordAddress;
+  ship_to: OrderRecordAddress;
+  items: OrderRecordLine[];
+  line_items: OrderRecordLine[];
+  cancelled_at?: string;
+}
+
+interface OrderHead {
+  name: string;
+  docstatus: number;
+  transaction_date: string;
+  delivery_date: string | null;
+  currency: string;
+  shipping_method: string | null;
+  cancelled_at_local: string | null;
+  address_title: string | null;
+  customer_name: string;
+  contact_name: string | null;
+  address_line1: string | null;
+  address_line2: string | null;
+  city: string | null;
+  state: string | null;
+  pincode: string | null;
+  country: string | null;
+  phone: string | null;
+  email: string | null;
+}
+
+const STATUS: Record<number, OrderRecord['status']> = { 0: 'draft', 1: 'submitted', 2: 'cancelled' };
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+/** Order records of `orderNames` (in that order) with only `vendor`'s lines; unknown names are skipped. */
+export async function buildOrderRecords(vendor: string, orderNames: string[], opts: { transaction?: Tx } = {}): Promise<OrderRecord[]> {
+  if (orderNames.length === 0) return [];
+  const heads = await selectRows<OrderHead>(
+    `SELECT so.name, so.docstatus, so.transaction_date, so.delivery_date, so.currency, so.shipping_method,
+            to_char(so.cancelled_at AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS.US') AS cancelled_at_local,
+            a.address_title, c.customer_name, COALESCE(NULLIF(u.full_name, ''), a.contact_name) AS contact_name,
+            a.address_line1, a.address_line2, a.city, a.state, a.pincode, a.country, a.phone, a.email
+       FROM sales_orders so
+       JOIN customers c ON c.name = so.customer
+       LEFT JOIN addresses a ON a.name = so.shipping_address_name
+       LEFT JOIN users u ON u.id = so.owner_user
+      WHERE so.name = ANY($1)`,
+    [orderNames],
+    opts,
+  );
+  const lines = await selectRows<OrderRecordLine & { parent: string }>(
+    `SELECT soi.parent, CASE WHEN vp.separate_skus AND i.vendor_sku IS NOT NULL THEN i.vendor_sku ELSE soi.item_code END AS item_code,
+            soi.item_code AS medgrid_item_code, i.vendor_product_id, soi.item_name, soi.qty::float8 AS qty, soi.uom, soi.rate::float8 AS rate, soi.amount::float8 AS amount, soi.warehouse
+       FROM sales_order_items soi
+       JOIN items i ON i.item_code = soi.item_code
+       LEFT JOIN vendor_profiles vp ON vp.name = soi.vendor
+      WHERE soi.parent = ANY($1) AND soi.vendor = $2
+      ORDER BY soi.parent, soi.idx`,
+    [orderNames, vendor],
+    opts,
+  );
+  const byOrder = new Map<string, OrderRecordLine[]>();
+  for (const { parent, ...l } of lines) {
+    const line: OrderRecordLine = { item_code: l.item_code, sku: l.item_code, medgrid_item_code: l.medgrid_item_code, vendor_product_id: l.vendor_product_id ?? null, item_name: l.item_name, qty: l.qty, uom: l.uom, rate: l.rate, amount: l.amount, warehouse: l.warehouse };
+    byOrder.set(parent, [...(byOrder.get(parent) ?? []), line]);
+  }
+  const headOf = new Map(heads.map((h) => [h.name, h]));
+  return orderNames.filter((n) => headOf.has(n)).map((n) => toRecord(headOf.get(n)!, byOrder.get(n) ?? []));
+}
+
+/** One order record (undefined when the order does not exist). */
+export async function buildOrderRecord(vendor: string, orderName: string, opts: { transaction?: Tx } = {}): Promise<OrderRecord | undefined> {
+  return (await buildOrderRecords(vendor, [orderName], opts))[0];
+}
+
+function toRecord(h: OrderHead, items: OrderRecordLine[]): OrderRecord {
+  const address: OrderRecordAddress = {
+    name: h.address_title ?? h.customer_name,
+    contact_name: h.contact_name ?? '',
+    address_line1: h.address_line1 ?? '',
+    address_line2: h.address_line2 ?? '',
+    city: h.city ?? '',
+    state: h.state ?? '',
+    pincode: h.pincode ?? '',
+    country: h.country ?? '',
+    phone: h.phone ?? '',
+    email: h.email ?? '',
+  };
+  const record: OrderRecord = {
+    sales_order: h.name,
+    status: STATUS[h.docstatus] ?? 'submitted',
+    docstatus: h.docstatus,
+    transaction_date: h.transaction_date,
+    order_date: h.transaction_date,
+    delivery_date: h.delivery_date,
+    currency: h.currency,
+    shipping_method: h.shipping_method ?? '',
+    lines_total: round2(items.reduce((s, l) => s + l.amount, 0)),
+    shipping_address: address,
+    ship_to: { ...address },
+    items,
+    line_items: items.map((l) => ({ ...l })),
+  };
+  if (h.docstatus === 2 && h.cancelled_at_local) record.cancelled_at = h.cancelled_at_local;
+  return record;
+}

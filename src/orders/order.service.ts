@@ -1,0 +1,146 @@
+/**
+ * Sales Order drafts: create, update, delete. Submit and cancel live in order-submit.ts.
+ * Totals are computed here from today's list rates; a draft holds no stock (submit reserves it).
+ */
+import type { Actor } from '../auth/actor.js';
+import { hasRole } from '../auth/actor.js';
+import { authorize } from '../auth/policy/index.js';
+import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
+import { recordAudit } from '../audit/audit.service.js';
+import { BusinessRuleError, InputError } from '../shared/errors.js';
+import { attachFile } from '../files/files.service.js';
+import { prepareOrder, type PreparedOrder } from './order-prepare.js';
+import { loadVisibleOrder, orderDoc } from './order-doc.js';
+import { decryptPatientFields, encryptPatientFields } from './phi.js';
+import { cancelOrder, submitOrder } from './order-submit.js';
+import { CONFIRM_FIELDS, DOCTOR_FIELDS, FIELDS_503A, PATIENT_FIELDS, parseOrderBody } from './order.schemas.js';
+
+export interface OrderSummary {
+  name: string;
+  docstatus: number;
+  status: string;
+  customer: string;
+  grand_total: number;
+  transaction_date: string;
+}
+
+const int01 = (v: unknown) => (v === undefined || v === null || v === '' ? null : v === 1 || v === true || v === '1' || v === 'true' ? 1 : 0);
+
+function headerValues(actor: Actor, p: PreparedOrder): Record<string, unknown> {
+  const i = p.input;
+  const values: Record<string, unknown> = {
+    customer: p.customer.name, territory: p.customer.territory, transaction_date: p.transaction_date, delivery_date: i.delivery_date || null,
+    price_list: p.price_list, currency: p.currency, shipping_address_name: i.shipping_address_name, shipping_method: i.shipping_method || null,
+    grand_total: p.grand_total, total_qty: p.total_qty, is_503a: p.is503a,
+  };
+  for (const f of DOCTOR_FIELDS) values[f] = p.is503a && i[f] ? String(i[f]) : null;
+  for (const f of CONFIRM_FIELDS) values[f] = p.is503a ? int01(i[f]) : null;
+  values.checkout_dea_license_file = p.files.checkout_dea_license_file ?? null;
+  values.checkout_prescription_file = p.files.checkout_prescription_file ?? null;
+  Object.assign(values, p.is503a ? encryptPatientFields(i) : Object.fromEntries(PATIENT_FIELDS.map((f) => [f, null])));
+  void actor;
+  return values;
+}
+
+async function insertLines(name: string, p: PreparedOrder, transaction: Tx): Promise<void> {
+  await execute(
+    `INSERT INTO sales_order_items (parent, idx, item_code, item_name, qty, uom, rate, amount, warehouse, vendor)
+     SELECT $1, l.idx, l.item_code, l.item_name, l.qty, l.uom, l.rate, l.amount, l.warehouse, l.vendor
+       FROM jsonb_to_recordset($2::jsonb) AS l(idx int, item_code text, item_name text, qty numeric, uom text, rate numeric, amount numeric, warehouse text, vendor text)`,
+    [name, JSON.stringify(p.lines)],
+    { transaction },
+  );
+}
+
+async function afterWrite(actor: Actor, name: string, p: PreparedOrder, action: string, transaction: Tx): Promise<void> {
+  for (const [field, file] of Object.entries(p.files)) await attachFile(transaction, file, 'Sales Order', name, field);
+  if (p.is503a) await recordAudit(transaction, actor, { action, object_type: 'Sales Order', object_name: name, fields: [...PATIENT_FIELDS] });
+}
+
+/** POST /api/resource/Sales Order: validates, prices on the server, stores a Draft. */
+export async function createOrder(actor: Actor, body: Record<string, unknown>, opts: { transaction?: Tx } = {}): Promise<OrderSummary> {
+  authorize(actor, 'create', 'Sales Order');
+  const input = parseOrderBody(body);
+  return withTransaction(opts, async (transaction) => {
+    const p = await prepareOrder(actor, input, transaction);
+    const values = headerValues(actor, p);
+    const cols = Object.keys(values);
+    const [row] = await execute<OrderSummary>(
+      `INSERT INTO sales_orders (name, ${cols.join(', ')}, owner_user, owner_email, created_by_sales_person)
+       VALUES ('SAL-ORD-' || to_char(CURRENT_DATE, 'YYYY') || '-' || lpad(nextval('sales_order_seq')::text, 5, '0'),
+               ${cols.map((_, k) => `$${k + 1}`).join(', ')}, $${cols.length + 1}, $${cols.length + 2}, $${cols.length + 3})
+       RETURNING name, docstatus, status, customer, grand_total::float8 AS grand_total, transaction_date`,
+      [...Object.values(values), actor.type === 'user' ? actor.id : null, actor.email ?? actor.id, hasRole(actor, 'Sales Rep', 'Sales Manager') ? (actor.salesPerson ?? null) : null],
+      { transaction },
+    );
+    await insertLines(row.name, p, transaction);
+    await afterWrite(actor, row.name, p, 'create', transaction);
+    return row;
+  });
+}
+
+/** The body of an existing draft, as a create request (patient fields decrypted in memory only). */
+function draftAsBody(head: Record<string, unknown>, lines: Record<string, unknown>[]): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    customer: head.customer, transaction_date: head.transaction_date, delivery_date: head.delivery_date, price_list: head.price_list, currency: head.currency,
+    shipping_address_name: head.shipping_address_name, shipping_method: head.shipping_method,
+    items: lines.map((l) => ({ item_code: l.item_code, qty: Number(l.qty), warehouse: l.warehouse })), // rates re-read from the list
+  };
+  if (head.is_503a) {
+    for (const f of FIELDS_503A) if (head[f] !== null && head[f] !== undefined) body[f] = head[f];
+    Object.assign(body, decryptPatientFields(head));
+  }
+  return body;
+}
+
+/** PUT on a draft with fields: the merged document is validated and priced again. */
+async function updateDraft(actor: Actor, name: string, patch: Record<string, unknown>, transaction: Tx): Promise<void> {
+  const head = await loadVisibleOrder(actor, name, { transaction, forUpdate: true });
+  authorize(actor, 'update', 'Sales Order', head);
+  if (head.docstatus === 1) throw new BusinessRuleError('Cannot edit a submitted document');
+  if (head.docstatus === 2) throw new BusinessRuleError('Cannot edit cancelled document');
+  const lines = (await execute<Record<string, unknown>>(`SELECT item_code, qty, warehouse FROM sales_order_items WHERE parent = $1 ORDER BY idx`, [name], { transaction }));
+  const input = parseOrderBody({ ...draftAsBody(head, lines), ...patch }, { allowName: name });
+  const p = await prepareOrder(actor, input, transaction);
+  const values = headerValues(actor, p);
+  const cols = Object.keys(values);
+  await execute(
+    `UPDATE sales_orders SET ${cols.map((c, k) => `${c} = $${k + 2}`).join(', ')}, modified = now(), updated_at = now() WHERE name = $1 AND docstatus = 0`,
+    [name, ...Object.values(values)],
+    { transaction },
+  );
+  await execute(`DELETE FROM sales_order_items WHERE parent = $1`, [name], { transaction });
+  await insertLines(name, p, transaction);
+  await afterWrite(actor, name, p, 'update', transaction);
+}
+
+/** PUT /api/resource/Sales Order/{name}: field changes on a draft; docstatus 1 submits, 2 cancels. */
+export async function updateOrder(actor: Actor, name: string, body: Record<string, unknown>, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
+  const { docstatus, doctype: _doctype, ...fields } = body;
+  if (docstatus !== undefined && ![0, 1, 2, '0', '1', '2'].includes(docstatus as never)) throw new InputError('docstatus must be 0, 1 or 2');
+  const target = docstatus === undefined ? undefined : Number(docstatus);
+  if (Object.keys(fields).length === 0 && target === undefined) throw new InputError('Nothing to update');
+  return withTransaction(opts, async (transaction) => {
+    if (Object.keys(fields).length > 0) await updateDraft(actor, name, fields, transaction);
+    if (target === 1) return submitOrder(actor, name, { transaction });
+    if (target === 2) return cancelOrder(actor, name, { transaction });
+    if (target === 0) {
+      const current = await selectOne<{ docstatus: number }>(`SELECT docstatus FROM sales_orders WHERE name = $1`, [name], { transaction });
+      if (current && current.docstatus === 1) throw new BusinessRuleError('Cannot change docstatus from 1 (Submitted) to 0 (Draft)');
+      if (current && current.docstatus === 2) throw new BusinessRuleError('Cannot edit cancelled document');
+    }
+    return orderDoc(actor, await loadVisibleOrder(actor, name, { transaction }), { transaction });
+  });
+}
+
+/** DELETE /api/resource/Sales Order/{name}: drafts only. */
+export async function deleteOrder(actor: Actor, name: string, opts: { transaction?: Tx } = {}): Promise<void> {
+  await withTransaction(opts, async (transaction) => {
+    const head = await loadVisibleOrder(actor, name, { transaction, forUpdate: true });
+    authorize(actor, 'delete', 'Sales Order', head);
+    if (head.docstatus !== 0) throw new BusinessRuleError('Submitted Record cannot be deleted. You must Cancel it first.');
+    await execute(`UPDATE files SET attached_to_doctype = NULL, attached_to_name = NULL, updated_at = now() WHERE attached_to_doctype = 'Sales Order' AND attached_to_name = $1`, [name], { transaction });
+    await execute(`DELETE FROM sales_orders WHERE name = $1 AND docstatus = 0`, [name], { transaction });
+    if (head.is_503a) await recordAudit(transaction, actor, { action: 'delete', object_type: 'Sales Order', object_name: name, fields: [...PATIENT_FIELDS] });
+  });
+}

@@ -1,0 +1,164 @@
+/**
+ * v1 sync.fulfillment and pharmacy.fulfillment: a vendor reports shipment and tracking for its
+ * lines of a Sales Order. Every 417 rule is checked before anything is written; lots replace the
+ * earlier ones for the same order and tracking number; the customer (and, on a 503A order, the
+ * ordering provider) is e-mailed through the outbox when a tracking number is present.
+ */
+import type { Actor } from '../auth/actor.js';
+import { authorize } from '../auth/policy/index.js';
+import { execute, selectOne, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
+import { queueMail } from '../mail/mail.service.js';
+import { isRealDate } from '../orders/npi.js';
+import { BusinessRuleError, InputError, NotFoundError, UnprocessableError } from '../shared/errors.js';
+import { runtime } from '../shared/runtime.js';
+import { vendorSkuOf } from './item-refs.js';
+import { AWAITING_TRACKING, resolveStage, SHIPPED_STAGES, trackingUrlFor } from './stages.js';
+import { vendorProfileOf } from './tokens.service.js';
+
+export interface FulfillmentInput {
+  sales_order: string;
+  tracking_number?: string | null;
+  carrier?: string | null;
+  tracking_url?: string | null;
+  status?: string | null;
+  estimated_delivery_date?: string | null;
+  notify?: boolean;
+  items?: unknown[];
+}
+
+interface OrderLine {
+  item_code: string;
+  vendor_sku: string | null;
+  vendor_product_id: string | null;
+}
+
+interface Lot {
+  item_code: string;
+  qty: number | null;
+  lot_number: string | null;
+  serial_numbers: string[] | null;
+  expiry_date: string | null;
+}
+
+const textOrWhole = (v: unknown) => (typeof v === 'string' && v.trim() !== '') || (typeof v === 'number' && Number.isInteger(v));
+
+/** Checks every items entry; all faults are reported together in one 417. */
+function checkItems(items: unknown[], lines: OrderLine[]): Lot[] {
+  const faults: string[] = [];
+  const lots: Lot[] = [];
+  items.forEach((raw, n) => {
+    const row = `Item ${n + 1}`;
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
+      faults.push(`${row}: must be an object`);
+      return;
+    }
+    const e = raw as Record<string, unknown>;
+    const ref = e.medgrid_item_code ?? e.sku ?? e.item_code ?? e.vendor_product_id;
+    const line = lines.find((l) =>
+      (e.medgrid_item_code !== undefined && l.item_code === String(e.medgrid_item_code))
+      || (e.medgrid_item_code === undefined && (e.sku ?? e.item_code) !== undefined && vendorSkuOf(l) === String(e.sku ?? e.item_code))
+      || (e.medgrid_item_code === undefined && e.sku === undefined && e.item_code === undefined && e.vendor_product_id !== undefined && l.vendor_product_id === String(e.vendor_product_id)));
+    if (!line) faults.push(`${row}: product ${ref === undefined ? '(none)' : String(ref)} is not one of your products on this order`);
+    const hasLot = e.lot_number !== undefined && e.lot_number !== null && e.lot_number !== '';
+    const serials = e.serial_numbers;
+    const hasSerials = Array.isArray(serials) && serials.length > 0;
+    if (!hasLot && !hasSerials) faults.push(`${row}: needs lot_number or serial_numbers`);
+    if (e.qty !== undefined && (typeof e.qty !== 'number' || !Number.isFinite(e.qty) || e.qty < 0)) faults.push(`${row}: qty must be a number of zero or more`);
+    if (hasLot && !textOrWhole(e.lot_number)) faults.push(`${row}: lot_number must be text or a whole number`);
+    if (serials !== undefined && serials !== null && (!Array.isArray(serials) || !serials.every(textOrWhole))) faults.push(`${row}: serial_numbers must be a list of text or whole numbers`);
+    if (e.expiry_date !== undefined && e.expiry_date !== null && !isRealDate(e.expiry_date)) faults.push(`${row}: expiry_date must be a real date (YYYY-MM-DD)`);
+    if (line) {
+      lots.push({
+        item_code: line.item_code,
+        qty: typeof e.qty === 'number' ? e.qty : null,
+        lot_number: hasLot ? String(e.lot_number) : null,
+        serial_numbers: hasSerials ? (serials as unknown[]).map(String) : null,
+        expiry_date: (e.expiry_date as string | undefined) ?? null,
+      });
+    }
+  });
+  if (faults.length) throw new BusinessRuleError(faults[0], 'ValidationError', faults);
+  return lots;
+}
+
+function decryptMaybe(value: string | null): string | null {
+  if (!value) return null;
+  return value.startsWith('v1:') ? runtime().cipher.decrypt(value) : value;
+}
+
+/** sync.fulfillment (and pharmacy.fulfillment with `pharmacy: true`, which needs the pharmacy scope). */
+export async function reportFulfillment(actor: Actor, input: FulfillmentInput, opts: { transaction?: Tx; pharmacy?: boolean } = {}): Promise<Record<string, unknown>> {
+  authorize(actor, 'write', 'Vendor Sync');
+  if (opts.pharmacy && !actor.scopes?.includes('pharmacy')) throw new UnprocessableError('pharmacy.fulfillment is only for 503A/503B pharmacy vendors');
+  if (!input || typeof input.sales_order !== 'string' || !input.sales_order) throw new InputError('data.sales_order is required');
+  if (input.estimated_delivery_date && !isRealDate(input.estimated_delivery_date)) throw new BusinessRuleError('estimated_delivery_date must be a real date (YYYY-MM-DD)');
+  const vendor = await vendorProfileOf(actor, opts);
+  return withTransaction(opts, async (transaction) => {
+    const order = await selectOne<{ name: string; docstatus: number; is_503a: boolean; customer_email: string | null; address_email: string | null; doctor_email: string | null }>(
+      `SELECT so.name, so.docstatus, so.is_503a, c.email AS customer_email, a.email AS address_email, so.checkout_doctor_email AS doctor_email
+         FROM sales_orders so JOIN customers c ON c.name = so.customer LEFT JOIN addresses a ON a.name = so.shipping_address_name
+        WHERE so.name = $1 FOR UPDATE OF so`,
+      [input.sales_order],
+      { transaction },
+    );
+    const lines = order ? await selectRows<OrderLine>(
+      `SELECT DISTINCT soi.item_code, i.vendor_sku, i.vendor_product_id FROM sales_order_items soi JOIN items i ON i.item_code = soi.item_code
+        WHERE soi.parent = $1 AND soi.vendor = $2`, [order.name, vendor.name], { transaction }) : [];
+    // another vendor's order answers exactly like a missing one
+    if (!order || lines.length === 0) throw new NotFoundError(`Sales Order ${input.sales_order} not found`);
+    if (order.docstatus !== 1) throw new BusinessRuleError(`Sales Order ${order.name} is ${order.docstatus === 2 ? 'cancelled' : 'not submitted'}`);
+    const lots = input.items !== undefined && input.items !== null ? checkItems(Array.isArray(input.items) ? input.items : [input.items], lines) : undefined;
+    const trackingNumber = input.tracking_number?.trim() || AWAITING_TRACKING;
+    const hasTracking = trackingNumber !== AWAITING_TRACKING;
+    const carrier = input.carrier?.trim() || null;
+    const trackingUrl = input.tracking_url?.trim() || (hasTracking ? trackingUrlFor(carrier, trackingNumber) : null);
+    const previous = await selectOne<{ status: string | null }>(`SELECT status FROM shipments WHERE sales_order = $1 AND source = $2 AND tracking_number = $3`, [order.name, vendor.name, trackingNumber], { transaction });
+    const stage = resolveStage(input.status, hasTracking, previous?.status ?? null);
+    const [shipment] = await execute<{ id: number }>(
+      `INSERT INTO shipments (sales_order, source, source_label, vendor, tracking_number, carrier, tracking_url, status, status_text, estimated_delivery_date)
+       VALUES ($1, $2, $3, $2, $4, $5, $6, $7, $8, $9)
+       ON CONFLICT (sales_order, source, tracking_number) DO UPDATE SET carrier = COALESCE(EXCLUDED.carrier, shipments.carrier),
+         tracking_url = COALESCE(EXCLUDED.tracking_url, shipments.tracking_url), status = EXCLUDED.status,
+         status_text = COALESCE(EXCLUDED.status_text, shipments.status_text),
+         estimated_delivery_date = COALESCE(EXCLUDED.estimated_delivery_date, shipments.estimated_delivery_date), updated_at = now()
+       RETURNING id`,
+      [order.name, vendor.name, vendor.vendor_name, trackingNumber, carrier, trackingUrl, stage, input.status ?? null, input.estimated_delivery_date ?? null],
+      { transaction },
+    );
+    if (lots) {
+      await execute(`DELETE FROM shipment_lots WHERE shipment_id = $1`, [shipment.id], { transaction });
+      if (lots.length) {
+        await execute(
+          `INSERT INTO shipment_lots (shipment_id, item_code, qty, lot_number, serial_numbers, expiry_date)
+           SELECT $1, item_code, qty, lot_number, serial_numbers, expiry_date FROM jsonb_to_recordset($2::jsonb) AS r(item_code text, qty numeric, lot_number text, serial_numbers text[], expiry_date date)`,
+          [shipment.id, JSON.stringify(lots)],
+          { transaction },
+        );
+      }
+    }
+    await execute(
+      `UPDATE sales_orders SET modified = now(), updated_at = now(),
+              shipped_at = CASE WHEN $2 AND shipped_at IS NULL THEN now() ELSE shipped_at END,
+              delivered_at = CASE WHEN $3 AND delivered_at IS NULL THEN now() ELSE delivered_at END
+        WHERE name = $1`,
+      [order.name, SHIPPED_STAGES.includes(stage), stage === 'Delivered'],
+      { transaction },
+    );
+    if (input.notify !== false && hasTracking) {
+      const to = [order.customer_email ?? order.address_email, order.is_503a ? decryptMaybe(order.doctor_email) : null].filter((e): e is string => Boolean(e));
+      if (to.length) {
+        await queueMail(transaction, {
+          to: [...new Set(to)],
+          subject: `Your order ${order.name} has shipped`,
+          text: `Order ${order.name}: ${vendor.vendor_name} reports ${stage}.\nCarrier: ${carrier ?? 'n/a'}\nTracking number: ${trackingNumber}\n${trackingUrl ? `Track it: ${trackingUrl}\n` : ''}`,
+          category: 'shipment-notification',
+        });
+      }
+    }
+    return {
+      sales_order: order.name, tracking_number: trackingNumber, carrier, tracking_url: trackingUrl, tracking_status: stage, status_text: input.status ?? null,
+      estimated_delivery_date: input.estimated_delivery_date ?? null, notified: input.notify !== false && hasTracking,
+      ...(lots ? { lots_recorded: lots.length } : {}),
+    };
+  });
+}

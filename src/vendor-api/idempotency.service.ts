@@ -1,0 +1,92 @@
+/**
+ * Idempotency-Key for v1 writes (reliability §1.1). Scope = (vendor, route, key); the row stores a
+ * fingerprint of the request, and the response of a 2xx answer.
+ *
+ * The claim is an `INSERT … ON CONFLICT` made inside the transaction that does the work, so:
+ * - a concurrent duplicate (any process) blocks on the uncommitted row; `lock_timeout` caps that
+ *   wait at 8 s, after which it gets 409 and a later retry collects the stored response;
+ * - when the holder fails (5xx, 4xx) or its process dies, the transaction rolls back and the key is
+ *   free again at once: nothing but successful results is ever stored (no stuck leases);
+ * - a row older than 24 h counts as absent (a retry runs anew); a singleton job purges them.
+ */
+import { createHash } from 'node:crypto';
+import { db, execute, selectOne, type Tx } from '../db/sequelize.js';
+import { ConflictError } from '../shared/errors.js';
+import { runtime } from '../shared/runtime.js';
+
+export const IDEMPOTENCY_WAIT_MS = 8_000;
+export const IDEMPOTENCY_RETENTION_HOURS = 24;
+
+/** Canonical JSON (sorted keys) so key order in the body does not change the fingerprint. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value as object).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export function fingerprintOf(method: string, path: string, body: unknown): string {
+  return createHash('sha256').update(`${method.toUpperCase()} ${path}\n${canonical(body)}`).digest('hex');
+}
+
+export interface StoredAnswer {
+  status: number;
+  body: Record<string, unknown>;
+  replay: boolean;
+}
+
+function isLockTimeout(err: unknown): boolean {
+  const e = err as { parent?: { code?: string }; original?: { code?: string } };
+  return (e.parent?.code ?? e.original?.code) === '55P03';
+}
+
+/**
+ * Runs `work` once per (vendor, route, key). A replay answers the stored response; the same key
+ * with a different body, or one still running after 8 s, is 409.
+ */
+export async function runIdempotent(
+  scope: { vendor: string; route: string; key: string; fingerprint: string },
+  work: (transaction: Tx) => Promise<{ status: number; body: Record<string, unknown> }>,
+): Promise<StoredAnswer> {
+  return db().transaction(async (transaction) => {
+    await execute(`SELECT set_config('lock_timeout', $1, true)`, [`${IDEMPOTENCY_WAIT_MS}ms`], { transaction });
+    let claimed: unknown[];
+    try {
+      claimed = await execute(
+        `INSERT INTO idempotency_keys AS k (vendor, route, key, fingerprint) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (vendor, route, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, http_status = NULL, response = NULL, created_at = now()
+          WHERE k.created_at < now() - make_interval(hours => $5)
+         RETURNING 1`,
+        [scope.vendor, scope.route, scope.key, scope.fingerprint, IDEMPOTENCY_RETENTION_HOURS],
+        { transaction },
+      );
+    } catch (err) {
+      if (isLockTimeout(err)) throw new ConflictError('A request with this Idempotency-Key is still running; retry with the same key to collect its response');
+      throw err;
+    }
+    if (claimed.length === 0) {
+      const row = await selectOne<{ fingerprint: string; http_status: number; response: Record<string, unknown> }>(
+        `SELECT fingerprint, http_status, response FROM idempotency_keys WHERE vendor = $1 AND route = $2 AND key = $3`,
+        [scope.vendor, scope.route, scope.key],
+        { transaction },
+      );
+      if (!row || row.fingerprint !== scope.fingerprint) throw new ConflictError('This Idempotency-Key was already used with a different request body');
+      return { status: row.http_status, body: row.response, replay: true };
+    }
+    await execute(`SELECT set_config('lock_timeout', $1, true)`, [`${runtime().config.db.lockTimeoutMs}ms`], { transaction });
+    const answer = await work(transaction);
+    if (answer.status < 300) {
+      await execute(`UPDATE idempotency_keys SET http_status = $4, response = $5 WHERE vendor = $1 AND route = $2 AND key = $3`, [scope.vendor, scope.route, scope.key, answer.status, JSON.stringify(answer.body)], { transaction });
+    } else {
+      await execute(`DELETE FROM idempotency_keys WHERE vendor = $1 AND route = $2 AND key = $3`, [scope.vendor, scope.route, scope.key], { transaction });
+    }
+    return { ...answer, replay: false };
+  });
+}
+
+/** Deletes keys past their retention (the purge job). */
+export async function purgeIdempotencyKeys(opts: { transaction?: Tx } = {}): Promise<number> {
+  const rows = await execute(`DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(hours => $1) RETURNING 1`, [IDEMPOTENCY_RETENTION_HOURS], opts);
+  return rows.length;
+}

@@ -1,0 +1,86 @@
+/**
+ * v1 sync.orders: submitted and cancelled Sales Orders holding the caller's lines, newest first
+ * (by last modified), paged; each order carries only that vendor's lines (orders/order-record.ts).
+ */
+import type { Actor } from '../auth/actor.js';
+import { authorize } from '../auth/policy/index.js';
+import { selectOne, selectRows, type Tx } from '../db/sequelize.js';
+import { buildOrderRecords, type OrderRecord } from '../orders/order-record.js';
+import { InputError } from '../shared/errors.js';
+
+export const DEFAULT_PAGE_LENGTH = 20;
+export const MAX_PAGE_LENGTH = 100;
+const DATE_OR_DATETIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}(:?\d{2})?)?)?$/;
+
+export interface OrdersQuery {
+  since?: string;
+  status?: string;
+  page?: unknown;
+  page_length?: unknown;
+}
+
+export interface OrdersAnswer {
+  total: number;
+  page: number;
+  page_length: number;
+  since: string;
+  orders: OrderRecord[];
+}
+
+function positiveInt(value: unknown, name: string, fallback: number): number {
+  if (value === undefined || value === null || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InputError(`${name} must be a whole number of 1 or more`);
+  return n;
+}
+
+/** Parses the paging and window parameters: page_length above 100 is clamped, never refused. */
+export function ordersParams(q: OrdersQuery): { since: string | null; docstatus: number[]; page: number; pageLength: number } {
+  const page = positiveInt(q.page, 'page', 1);
+  const pageLength = Math.min(positiveInt(q.page_length, 'page_length', DEFAULT_PAGE_LENGTH), MAX_PAGE_LENGTH);
+  const status = q.status ? String(q.status).toLowerCase() : undefined;
+  if (status && status !== 'submitted' && status !== 'cancelled') throw new InputError('status must be submitted or cancelled');
+  const since = q.since ? String(q.since).trim() : null;
+  if (since && (!DATE_OR_DATETIME.test(since) || Number.isNaN(Date.parse(since.length === 10 ? `${since}T00:00:00Z` : since.replace(' ', 'T'))))) {
+    throw new InputError('since must be a date (YYYY-MM-DD) or an ISO 8601 datetime');
+  }
+  return { since, docstatus: status === 'submitted' ? [1] : status === 'cancelled' ? [2] : [1, 2], page, pageLength };
+}
+
+/**
+ * sync.orders. `since` without an offset is read as server time (US Eastern: the session time zone
+ * makes `::timestamptz` do exactly that); with an offset it is converted. Default: the last 7 days.
+ */
+export async function syncOrders(actor: Actor, q: OrdersQuery, opts: { transaction?: Tx } = {}): Promise<OrdersAnswer> {
+  authorize(actor, 'read', 'Vendor Sync');
+  const vendor = actor.vendor!;
+  const p = ordersParams(q);
+  const window = await selectOne<{ since: string; since_local: string }>(
+    `SELECT COALESCE($1::timestamptz, now() - interval '7 days') AS since,
+            to_char(COALESCE($1::timestamptz, now() - interval '7 days') AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS') AS since_local`,
+    [p.since],
+    opts,
+  );
+  const rows = await selectRows<{ name: string; total: number }>(
+    `SELECT so.name, count(*) OVER () AS total
+       FROM sales_orders so
+      WHERE so.docstatus = ANY($2::smallint[]) AND so.modified >= $3::timestamptz
+        AND so.name IN (SELECT soi.parent FROM sales_order_items soi WHERE soi.vendor = $1)
+      ORDER BY so.modified DESC, so.name DESC
+      LIMIT $4 OFFSET $5`,
+    [vendor, p.docstatus, window!.since, p.pageLength, (p.page - 1) * p.pageLength],
+    opts,
+  );
+  let total = rows[0]?.total ?? 0;
+  if (rows.length === 0 && p.page > 1) {
+    const count = await selectOne<{ n: number }>(
+      `SELECT count(*) AS n FROM sales_orders so WHERE so.docstatus = ANY($2::smallint[]) AND so.modified >= $3::timestamptz
+          AND so.name IN (SELECT soi.parent FROM sales_order_items soi WHERE soi.vendor = $1)`,
+      [vendor, p.docstatus, window!.since],
+      opts,
+    );
+    total = count?.n ?? 0;
+  }
+  const orders = await buildOrderRecords(vendor, rows.map((r) => r.name), opts);
+  return { total, page: p.page, page_length: p.pageLength, since: window!.since_local, orders };
+}

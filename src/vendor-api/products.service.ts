@@ -1,0 +1,211 @@
+/**
+ * v1 sync.products: create or update the vendor's products, set-based. Every record is validated
+ * and resolved on its own (one bad record fails alone); the items it references, the groups, units
+ * and price lists are each loaded in one query; the good records are written with one upsert of
+ * items and one of item prices.
+ */
+import Joi from 'joi';
+import sanitizeHtml from 'sanitize-html';
+import type { Actor } from '../auth/actor.js';
+import { authorize } from '../auth/policy/index.js';
+import { execute, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
+import { UnprocessableError } from '../shared/errors.js';
+import { isPharmacy, type VendorRow } from '../vendors/vendor-profile.service.js';
+import { answer, failure, RecordError, skuOf, validateEach, type BatchAnswer, type RecordOutcome } from './batch.js';
+import { loadItemIndex, resolveRef, vendorSkuOf, type ItemRow } from './item-refs.js';
+import { reportedStatus } from './product-state.js';
+import { vendorProfileOf } from './tokens.service.js';
+
+export const RX_ATTRIBUTES = ['ndc', 'dosage_form', 'route', 'dea_schedule', 'cold_chain', 'lot_number', 'batch_number', 'coa_url', 'is_rx', 'is_controlled', 'strength'] as const;
+export const NEEDS_CLASSIFICATION = 'Needs classification';
+
+const code = Joi.alternatives(Joi.string().trim().min(1).max(140), Joi.number().custom((n) => String(n)));
+const rx = Object.fromEntries(RX_ATTRIBUTES.map((k) => [k, Joi.alternatives(Joi.string().max(500), Joi.number(), Joi.boolean()).allow(null)]));
+
+export const productRecord = Joi.object({
+  sku: code,
+  item_code: code,
+  vendor_product_id: code,
+  medgrid_item_code: code,
+  name: Joi.string().trim().min(1).max(140),
+  description: Joi.string().allow('').max(20_000),
+  group: Joi.string().trim().max(140).allow(''),
+  image: Joi.string().trim().uri({ scheme: ['http', 'https'] }).max(1000).allow('', null),
+  price: Joi.number().min(0).max(1e12),
+  cost: Joi.number().min(0).max(1e12),
+  price_list: Joi.string().trim().max(140),
+  uom: Joi.string().trim().max(40),
+  disabled: Joi.alternatives(Joi.number().valid(0, 1), Joi.boolean().custom((b) => (b ? 1 : 0))),
+  ...rx,
+})
+  .or('sku', 'item_code', 'vendor_product_id', 'medgrid_item_code')
+  .custom((r, h) => (r.sku !== undefined && r.item_code !== undefined && String(r.sku) !== String(r.item_code) ? h.message({ custom: 'sku and item_code name different products' }) : r));
+
+interface ProductInput extends Record<string, unknown> {
+  sku?: string; item_code?: string; vendor_product_id?: string; medgrid_item_code?: string; name?: string; description?: string; group?: string;
+  image?: string | null; price?: number; cost?: number; price_list?: string; uom?: string; disabled?: number;
+}
+
+export interface ProductResult {
+  sku: string;
+  medgrid_item_code: string;
+  vendor_product_id: string | null;
+  created: boolean;
+  workflow_state: string;
+  published: boolean;
+  status: string;
+}
+
+const COLUMNS = ['item_code', 'item_name', 'description', 'stock_uom', 'item_group', 'vendor', 'vendor_sku', 'vendor_product_id', 'image', 'standard_rate', 'valuation_rate', 'workflow_state', 'published', 'disabled', 'is_503a', 'rejection_reason', 'rx_attributes'];
+const TYPES: Record<string, string> = { standard_rate: 'numeric', valuation_rate: 'numeric', published: 'boolean', disabled: 'boolean', is_503a: 'boolean', rx_attributes: 'jsonb' };
+const UPDATED = COLUMNS.filter((c) => c !== 'item_code' && c !== 'vendor' && c !== 'stock_uom' && c !== 'is_503a');
+
+function cleanHtml(text: string): string {
+  return sanitizeHtml(text, { allowedTags: ['b', 'i', 'em', 'strong', 'u', 'p', 'br', 'ul', 'ol', 'li', 'span', 'div', 'h3', 'h4', 'table', 'tr', 'td', 'th', 'tbody', 'thead'], allowedAttributes: {} });
+}
+
+async function loadReferences(records: ProductInput[], transaction: Tx): Promise<{ groups: Set<string>; uoms: Set<string>; lists: Set<string> }> {
+  const groups = [...new Set(records.map((r) => r.group).filter(Boolean))];
+  const uoms = [...new Set(records.map((r) => r.uom).filter(Boolean))];
+  const lists = [...new Set(records.map((r) => r.price_list).filter(Boolean))];
+  const rows = await selectRows<{ kind: string; name: string }>(
+    `SELECT 'g' AS kind, name FROM item_groups WHERE name = ANY($1::text[])
+     UNION ALL SELECT 'u', name FROM uoms WHERE name = ANY($2::text[])
+     UNION ALL SELECT 'p', name FROM price_lists WHERE name = ANY($3::text[]) AND enabled`,
+    [groups, uoms, lists],
+    { transaction },
+  );
+  const of = (k: string) => new Set(rows.filter((r) => r.kind === k).map((r) => r.name));
+  return { groups: of('g'), uoms: of('u'), lists: of('p') };
+}
+
+interface Planned {
+  index: number;
+  sku: string;
+  row: Record<string, unknown>;
+  created: boolean;
+  price?: { price_list: string; rate: number; uom: string };
+}
+
+/** Works out the item row a record leads to, or throws a RecordError for that record alone. */
+function plan(vendor: VendorRow, existing: ItemRow | undefined, r: ProductInput, refs: { groups: Set<string>; uoms: Set<string>; lists: Set<string> }): Omit<Planned, 'index'> {
+  const sku = r.sku !== undefined ? String(r.sku) : r.item_code !== undefined ? String(r.item_code) : undefined;
+  if (r.uom && !refs.uoms.has(r.uom)) throw new RecordError(`Unit of measure ${r.uom} not found`);
+  if (r.price_list && !refs.lists.has(r.price_list)) throw new RecordError(`Price List ${r.price_list} not found`);
+  if (r.price_list && r.price === undefined) throw new RecordError('price_list needs a price');
+  const rxSent = RX_ATTRIBUTES.filter((k) => r[k] !== undefined);
+  const rxAttributes = rxSent.length ? { ...(existing?.rx_attributes ?? {}), ...Object.fromEntries(rxSent.map((k) => [k, r[k]])) } : existing?.rx_attributes ?? null;
+  const description = r.description !== undefined ? cleanHtml(r.description) : undefined;
+  const knownGroup = r.group && refs.groups.has(r.group) ? r.group : undefined;
+  if (!existing) {
+    if (!sku) throw new RecordError('sku is required to create a product');
+    const itemCode = vendor.separate_skus ? `${vendor.sku_prefix}-${sku}` : sku;
+    const state = vendor.auto_approve ? 'Approved' : 'Pending';
+    const disabled = r.disabled === 1;
+    return {
+      sku,
+      created: true,
+      row: {
+        item_code: itemCode, item_name: r.name ?? sku, description: description ?? null, stock_uom: r.uom ?? 'Nos', item_group: knownGroup ?? NEEDS_CLASSIFICATION,
+        vendor: vendor.name, vendor_sku: sku, vendor_product_id: r.vendor_product_id !== undefined ? String(r.vendor_product_id) : null, image: r.image || null,
+        standard_rate: r.price ?? null, valuation_rate: r.cost ?? null, workflow_state: state, published: state === 'Approved' && !disabled, disabled,
+        is_503a: vendor.scope === '503A', rejection_reason: null, rx_attributes: rxAttributes,
+      },
+      price: r.price_list ? { price_list: r.price_list, rate: r.price!, uom: r.uom ?? 'Nos' } : undefined,
+    };
+  }
+  const contentChanged = (r.name !== undefined && r.name !== existing.item_name) || (description !== undefined && description !== (existing.description ?? ''))
+    || (r.image !== undefined && (r.image || null) !== existing.image) || (knownGroup !== undefined && knownGroup !== existing.item_group);
+  const priceChanged = r.price !== undefined && Number(r.price) !== Number(existing.standard_rate);
+  let state = existing.workflow_state;
+  let reason = existing.rejection_reason;
+  if ((state === 'Approved' && contentChanged) || (state === 'Rejected' && (contentChanged || priceChanged))) {
+    state = vendor.auto_approve ? 'Approved' : 'Pending';
+    reason = null;
+  }
+  const disabled = r.disabled === undefined ? existing.disabled : r.disabled === 1;
+  return {
+    sku: sku ?? vendorSkuOf(existing),
+    created: false,
+    row: {
+      ...existing, item_name: r.name ?? existing.item_name, description: description ?? existing.description, item_group: knownGroup ?? existing.item_group,
+      vendor_sku: sku ?? existing.vendor_sku, vendor_product_id: r.vendor_product_id !== undefined ? String(r.vendor_product_id) : existing.vendor_product_id,
+      image: r.image !== undefined ? r.image || null : existing.image, standard_rate: r.price ?? existing.standard_rate, valuation_rate: r.cost ?? existing.valuation_rate,
+      workflow_state: state, published: state === 'Approved' && !disabled, disabled, rejection_reason: reason, rx_attributes: rxAttributes,
+    },
+    price: r.price_list ? { price_list: r.price_list, rate: r.price!, uom: existing.stock_uom } : undefined,
+  };
+}
+
+async function writeItems(planned: Planned[], transaction: Tx): Promise<Set<string>> {
+  if (planned.length === 0) return new Set();
+  const cols = COLUMNS.map((c) => `${c} ${TYPES[c] ?? 'text'}`).join(', ');
+  const rows = await execute<{ item_code: string }>(
+    `INSERT INTO items (${COLUMNS.join(', ')})
+     SELECT ${COLUMNS.join(', ')} FROM jsonb_to_recordset($1::jsonb) AS r(${cols})
+     ON CONFLICT (item_code) DO UPDATE SET ${UPDATED.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}, updated_at = now()
+      WHERE items.vendor IS NOT DISTINCT FROM EXCLUDED.vendor
+     RETURNING item_code`,
+    [JSON.stringify(planned.map((p) => Object.fromEntries(COLUMNS.map((c) => [c, p.row[c] ?? null]))))],
+    { transaction },
+  );
+  const prices = planned.filter((p) => p.price).map((p) => ({ item_code: p.row.item_code, ...p.price }));
+  if (prices.length) {
+    await execute(
+      `INSERT INTO item_prices (price_list, item_code, rate, uom)
+       SELECT price_list, item_code, rate, uom FROM jsonb_to_recordset($1::jsonb) AS r(price_list text, item_code text, rate numeric, uom text)
+       ON CONFLICT (item_code, price_list) DO UPDATE SET rate = EXCLUDED.rate, uom = EXCLUDED.uom, updated_at = now()`,
+      [JSON.stringify(prices)],
+      { transaction },
+    );
+  }
+  return new Set(rows.map((r) => r.item_code));
+}
+
+/** sync.products: `{ total, succeeded, failed, results }`; one failing record never rolls back the others. */
+export async function syncProducts(actor: Actor, records: unknown[], opts: { transaction?: Tx } = {}): Promise<BatchAnswer<ProductResult>> {
+  authorize(actor, 'write', 'Vendor Sync');
+  const vendor = await vendorProfileOf(actor, opts);
+  if (!isPharmacy(vendor.scope) && records.some((r) => r && typeof r === 'object' && RX_ATTRIBUTES.some((k) => (r as Record<string, unknown>)[k] !== undefined))) {
+    throw new UnprocessableError('Rx attributes are accepted only from 503A/503B pharmacy vendors');
+  }
+  const { valid, failures } = validateEach(records, productRecord);
+  const outcomes: RecordOutcome<ProductResult>[] = [...failures];
+  return withTransaction(opts, async (transaction) => {
+    const refs = valid.map(({ value: r }) => ({ sku: r.sku !== undefined ? String(r.sku) : r.item_code !== undefined ? String(r.item_code) : undefined, vendor_product_id: r.vendor_product_id as string | undefined, medgrid_item_code: r.medgrid_item_code as string | undefined }));
+    const newCodes = vendor.separate_skus ? refs.filter((r) => r.sku).map((r) => `${vendor.sku_prefix}-${r.sku}`) : [];
+    const [index, lookups] = await Promise.all([
+      loadItemIndex(vendor, refs, { transaction, lock: true, extraCodes: newCodes }),
+      loadReferences(valid.map((v) => v.value as ProductInput), transaction),
+    ]);
+    const planned: Planned[] = [];
+    const seen = new Map<string, number>();
+    valid.forEach(({ index: i, value }, n) => {
+      try {
+        const { item } = resolveRef(index, refs[n]);
+        const p = plan(vendor, item, value as ProductInput, lookups);
+        const taken = index.byCode.get(p.row.item_code as string);
+        if (p.created && taken) throw new RecordError(`Item code ${p.row.item_code} is already in use${vendor.separate_skus ? '' : '; ask for separate SKUs'}`, 'DuplicateEntryError');
+        const first = seen.get(p.row.item_code as string);
+        if (first !== undefined) throw new RecordError(`Record ${first} of this batch already names this product`, 'DuplicateEntryError');
+        seen.set(p.row.item_code as string, i);
+        planned.push({ index: i, ...p });
+      } catch (err) {
+        outcomes.push(failure(i, skuOf(value), err));
+      }
+    });
+    const written = await writeItems(planned, transaction);
+    for (const p of planned) {
+      if (!written.has(p.row.item_code as string)) {
+        outcomes.push(failure(p.index, p.sku, new RecordError(`Item code ${p.row.item_code} is already in use`, 'DuplicateEntryError')));
+        continue;
+      }
+      const status = reportedStatus(p.row.workflow_state as string, p.row.disabled as boolean);
+      outcomes.push({
+        index: p.index, sku: p.sku, ok: true, status, error: null,
+        result: { sku: p.sku, medgrid_item_code: p.row.item_code as string, vendor_product_id: (p.row.vendor_product_id as string | null) ?? null, created: p.created, workflow_state: p.row.workflow_state as string, published: p.row.published as boolean, status },
+      });
+    }
+    return answer(records.length, outcomes);
+  });
+}

@@ -1,0 +1,154 @@
+/**
+ * Vendor bearer tokens (spec "Authentication / 3"): HS256 JWTs made with jose, keyed from
+ * config.secretKey, with pinned alg, issuer, audience and typ. A `sv` claim carries the profile's
+ * secret version, so regenerating the client secret kills every older token; the profile itself
+ * is re-read on every request, so suspension, un-approval or API disabling act at once.
+ */
+import { createHmac } from 'node:crypto';
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import type { Actor } from '../auth/actor.js';
+import { AuthenticationError, PermissionError, RateLimitError } from '../shared/errors.js';
+import type { Tx } from '../db/sequelize.js';
+import { safeEqual } from '../shared/crypto.js';
+import { runtime } from '../shared/runtime.js';
+import { clearBucket, hitSlidingStart, peekSlidingStart } from '../shared/rate-limit.js';
+import { canUseApi, hashClientSecret, isPharmacy, loadVendorForAuth, type VendorRow } from '../vendors/vendor-profile.service.js';
+
+export const TOKEN_TTL_SECONDS = 3600;
+const ISSUER = 'svc';
+const AUDIENCE = 'svc.api.v1';
+const TYP = 'at+jwt'; // RFC 9068 access token; a token of another kind is refused
+/** A refresh chain ends this long after the secret was last presented (decision: no endless chains). */
+const MAX_CHAIN_SECONDS = 24 * 3600;
+export const LOCKOUT_FAILURES = 10;
+export const LOCKOUT_WINDOW_SECONDS = 15 * 60;
+/** Failed auth.token calls from one address before it is refused (so one stranger cannot lock out every vendor). */
+export const ADDRESS_FAILURES = 50;
+
+let cachedKey: { secret: string; key: Uint8Array } | undefined;
+function signingKey(): Uint8Array {
+  const secret = runtime().config.secretKey;
+  if (cachedKey?.secret !== secret) cachedKey = { secret, key: createHmac('sha256', secret).update('svc:vendor-jwt:v1').digest() };
+  return cachedKey.key;
+}
+
+export interface TokenAnswer {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  scope: string;
+}
+
+function scopesFor(vendor: VendorRow): string[] {
+  return isPharmacy(vendor.scope) ? ['sync', 'pharmacy'] : ['sync'];
+}
+
+async function mint(vendor: VendorRow, scopes: string[], authTime: number): Promise<TokenAnswer> {
+  const token = await new SignJWT({ scope: scopes.join(' '), sv: vendor.secret_version, cid: vendor.client_id, auth_time: authTime })
+    .setProtectedHeader({ alg: 'HS256', typ: TYP })
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setSubject(vendor.name)
+    .setIssuedAt()
+    .setExpirationTime(`${TOKEN_TTL_SECONDS}s`)
+    .setJti(crypto.randomUUID())
+    .sign(signingKey());
+  return { access_token: token, token_type: 'Bearer', expires_in: TOKEN_TTL_SECONDS, scope: scopes.join(' ') };
+}
+
+const INVALID = 'Invalid client credentials';
+
+/**
+ * auth.token: client credentials → a one-hour token. Unknown client_id and wrong secret answer
+ * alike. 10 failures within 15 minutes of the first lock the client_id (even the right secret gets
+ * 401 + Retry-After until the window ends); a success before that clears the count.
+ */
+export async function issueToken(clientId: string, clientSecret: string, meta: { ip?: string } = {}): Promise<TokenAnswer> {
+  const idBucket = `vendor-auth:${clientId.slice(0, 200)}`;
+  const ipBucket = `vendor-auth-ip:${meta.ip ?? 'unknown'}`;
+  const byIp = await peekSlidingStart(ipBucket);
+  if (byIp && byIp.count >= ADDRESS_FAILURES) throw new RateLimitError('Too many failed authentication attempts from this address; try again later', byIp.resetInSeconds);
+  const locked = await peekSlidingStart(idBucket);
+  if (locked && locked.count >= LOCKOUT_FAILURES) {
+    throw new AuthenticationError('Too many failed authentication attempts; try again later').withHeader('Retry-After', String(locked.resetInSeconds));
+  }
+  const vendor = clientId ? await loadVendorForAuth({ clientId }) : undefined;
+  // compare against a dummy hash when the client is unknown, so both cases cost the same
+  const ok = safeEqual(hashClientSecret(clientSecret), vendor?.client_secret_hash ?? hashClientSecret(`\u0000no-such-client:${clientId}`)) && Boolean(vendor?.client_secret_hash);
+  if (!vendor || !ok) {
+    await hitSlidingStart(idBucket, LOCKOUT_WINDOW_SECONDS);
+    await hitSlidingStart(ipBucket, LOCKOUT_WINDOW_SECONDS);
+    throw new AuthenticationError(INVALID);
+  }
+  await clearBucket(idBucket);
+  if (!canUseApi(vendor)) throw new AuthenticationError('Vendor account is not approved, is suspended, or has API access disabled');
+  return mint(vendor, scopesFor(vendor), Math.floor(Date.now() / 1000));
+}
+
+interface Claims {
+  sub: string;
+  scope: string;
+  sv: number;
+  cid: string;
+  auth_time: number;
+}
+
+/** Verifies a token and re-checks its profile; undefined when any check fails. */
+export async function verifyToken(token: string): Promise<{ vendor: VendorRow; claims: Claims } | undefined> {
+  let claims: Claims;
+  try {
+    const { payload } = await jwtVerify(token, signingKey(), { algorithms: ['HS256'], issuer: ISSUER, audience: AUDIENCE, typ: TYP, maxTokenAge: `${TOKEN_TTL_SECONDS + 60}s`, requiredClaims: ['sub', 'exp', 'iat'] });
+    claims = payload as unknown as Claims;
+  } catch (err) {
+    if (err instanceof joseErrors.JOSEError) return undefined;
+    throw err;
+  }
+  if (typeof claims.sub !== 'string' || typeof claims.scope !== 'string' || typeof claims.sv !== 'number') return undefined;
+  const vendor = await loadVendorForAuth({ name: claims.sub });
+  if (!vendor || !canUseApi(vendor) || vendor.secret_version !== claims.sv || vendor.client_id !== claims.cid) return undefined;
+  return { vendor, claims };
+}
+
+/** The actor of a verified token: scopes are what the token carries and the profile still allows. */
+export function vendorActor(vendor: VendorRow, claims: Claims): Actor {
+  const allowed = scopesFor(vendor);
+  const scopes = claims.scope.split(' ').filter((s) => allowed.includes(s));
+  return { type: 'vendor', id: vendor.name, fullName: vendor.vendor_name, roles: ['Vendor'], vendor: vendor.name, scopes, via: 'bearer' };
+}
+
+// The profile read by the verifier, kept with the request's actor so services need not read it again.
+const profiles = new WeakMap<Actor, VendorRow>();
+
+/** The bearer verifier registered with the HTTP auth scheme. */
+export async function verifyBearer(token: string): Promise<Actor | undefined> {
+  const verified = await verifyToken(token);
+  if (!verified) return undefined;
+  const actor = vendorActor(verified.vendor, verified.claims);
+  profiles.set(actor, verified.vendor);
+  return actor;
+}
+
+/** The calling vendor's profile (as read at authentication, else from the database). */
+export async function vendorProfileOf(actor: Actor, opts: { transaction?: Tx } = {}): Promise<VendorRow> {
+  const cached = profiles.get(actor);
+  if (cached) return cached;
+  const row = actor.vendor ? await loadVendorForAuth({ name: actor.vendor }, opts) : undefined;
+  if (!row) throw new PermissionError('Not a vendor');
+  return row;
+}
+
+/**
+ * auth.refresh: a still-valid token → a fresh one with the same (or fewer) scopes. Asking for a
+ * scope the token does not carry is refused; a chain ends a day after the secret was presented.
+ */
+export async function refreshToken(token: string, requestedScope?: string): Promise<TokenAnswer> {
+  const verified = await verifyToken(token);
+  if (!verified) throw new AuthenticationError('Invalid or expired access token');
+  const { vendor, claims } = verified;
+  const current = vendorActor(vendor, claims).scopes ?? [];
+  const wanted = requestedScope ? requestedScope.split(/\s+/).filter(Boolean) : current;
+  if (wanted.some((s) => !current.includes(s))) throw new AuthenticationError('A refreshed token cannot gain scopes');
+  const authTime = typeof claims.auth_time === 'number' ? claims.auth_time : 0;
+  if (Date.now() / 1000 - authTime > MAX_CHAIN_SECONDS) throw new AuthenticationError('Refresh chain expired; request a new token with the client credentials');
+  return mint(vendor, wanted, authTime);
+}

@@ -1,0 +1,139 @@
+/**
+ * Builds a `/api/method/svc.api.v1.<name>` route: bearer vendors only, 120 requests per minute per
+ * vendor (counted in PostgreSQL, so across processes), the 500-record batch cap as a route `pre`
+ * (nothing is read or written for a larger batch), Idempotency-Key on the spec's write endpoints,
+ * and one Vendor API Log row per call, whatever its outcome.
+ */
+import Boom from '@hapi/boom';
+import type { Lifecycle, Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
+import type Joi from 'joi';
+import type { Actor } from '../auth/actor.js';
+import { execute, type Tx } from '../db/sequelize.js';
+import { methodArgs, methodRoute, type HttpVerb } from '../http/method.js';
+import { DomainError, InputError, RateLimitError } from '../shared/errors.js';
+import { scrubText } from '../shared/runtime.js';
+import { fingerprintOf, runIdempotent } from './idempotency.service.js';
+
+export const V1_PREFIX = 'svc.api.v1.';
+export const MAX_BATCH = 500;
+export const VENDOR_RATE_PER_MINUTE = 120;
+
+export interface V1Context<A> {
+  request: Request;
+  actor: Actor;
+  args: A;
+  /** set when the call runs under an Idempotency-Key (the claim's transaction) */
+  transaction?: Tx;
+}
+
+export interface V1RouteDef<A> {
+  /** after svc.api.v1., e.g. sync.products */
+  name: string;
+  description: string;
+  /** reads: GET and POST; writes: POST (docs/decisions/vendor-api.md) */
+  write: boolean;
+  /** honours Idempotency-Key (the spec's list) */
+  idempotent?: boolean;
+  /** wrapper key of a batch endpoint: more than 500 records → 429 before anything happens */
+  batchKey?: string;
+  args?: Joi.ObjectSchema<A>;
+  /** public routes (auth.token) skip the vendor checks */
+  public?: boolean;
+  handler(ctx: V1Context<A>): Promise<unknown>;
+}
+
+/** One statement: a 60 s window that starts at the vendor's first call, shared by every process. */
+async function hitVendorWindow(vendor: string): Promise<{ count: number; reset: number }> {
+  const [row] = await execute<{ count: number; reset: number }>(
+    `INSERT INTO rate_counters AS r (bucket, window_start, count, expires_at)
+     VALUES ($1, '-infinity', 1, now() + interval '60 seconds')
+     ON CONFLICT (bucket, window_start) DO UPDATE
+       SET count = CASE WHEN r.expires_at <= now() THEN 1 ELSE r.count + 1 END,
+           expires_at = CASE WHEN r.expires_at <= now() THEN now() + interval '60 seconds' ELSE r.expires_at END
+     RETURNING count, extract(epoch FROM (expires_at - now()))::float8 AS reset`,
+    [`vendor-rpm:${vendor}`],
+  );
+  return row;
+}
+
+const rateLimitPre: Lifecycle.Method = async (request, h) => {
+  const actor = request.auth.credentials as unknown as Actor | undefined;
+  if (actor?.type === 'vendor' && actor.vendor) {
+    const { count, reset } = await hitVendorWindow(actor.vendor);
+    if (count > VENDOR_RATE_PER_MINUTE) throw new RateLimitError(`Rate limit exceeded: ${VENDOR_RATE_PER_MINUTE} requests per minute`, reset);
+  }
+  return h.continue;
+};
+
+/** The records of a batch argument (a record or a list). */
+export function recordsOf(value: unknown): unknown[] {
+  if (value === undefined || value === null || value === '') return [];
+  if (typeof value === 'string') {
+    try {
+      return recordsOf(JSON.parse(value));
+    } catch {
+      throw new InputError('The batch must be a JSON object or list');
+    }
+  }
+  return Array.isArray(value) ? value : [value];
+}
+
+function batchLimitPre(key: string): Lifecycle.Method {
+  return (request, h) => {
+    const records = recordsOf(methodArgs(request)[key]);
+    if (records.length > MAX_BATCH) throw new RateLimitError(`Batch too large: ${records.length} records (at most ${MAX_BATCH} per request)`);
+    return h.continue;
+  };
+}
+
+function statusOf(response: unknown): number {
+  if (response instanceof DomainError) return response.status;
+  if (Boom.isBoom(response as Error)) return (response as Boom.Boom).output.statusCode;
+  if (response instanceof Error) return 500;
+  return (response as { statusCode?: number })?.statusCode ?? 200;
+}
+
+/** Writes the Vendor API Log row of a call (route-level onPreResponse: pres, auth and errors included). */
+function apiLog(functionName: string): Lifecycle.Method {
+  return async (request: Request, h: ResponseToolkit) => {
+    const actor = request.auth.credentials as unknown as Actor | undefined;
+    const vendor = (actor?.type === 'vendor' ? actor.vendor : undefined) ?? (request.app as { vendor?: string }).vendor ?? null;
+    const status = statusOf(request.response);
+    const error = request.response instanceof Error ? scrubText(request.response.message).slice(0, 500) : null;
+    const key = request.headers['idempotency-key'];
+    await execute(
+      `INSERT INTO vendor_api_logs (vendor, direction, function, status, http_status, duration_ms, idempotency_key, request_id, error)
+       VALUES ($1, 'inbound', $2, $3, $4, $5, $6, $7, $8)`,
+      [vendor, functionName, status < 400 ? 'ok' : 'error', status, Date.now() - request.info.received, key ? String(key).slice(0, 255) : null, request.info.id, error],
+    ).catch((err) => request.server.app.logger?.warn({ err }, 'vendor api log failed'));
+    return h.continue;
+  };
+}
+
+/** Builds one v1 route. */
+export function v1Route<A extends Record<string, unknown>>(def: V1RouteDef<A>): ServerRoute {
+  const pre = [{ method: rateLimitPre }, ...(def.batchKey ? [{ method: batchLimitPre(def.batchKey) }] : [])];
+  return methodRoute<A>({
+    name: `${V1_PREFIX}${def.name}`,
+    methods: (def.write ? ['POST'] : ['GET', 'POST']) as HttpVerb[],
+    roles: def.public ? 'public' : (actor) => actor.type === 'vendor',
+    args: def.args,
+    description: def.description,
+    tags: ['vendor-v1'],
+    options: { pre, ext: { onPreResponse: { method: apiLog(def.name) } } },
+    handler: async ({ request, h, args, actor }) => {
+      if (def.public) return def.handler({ request, actor: actor as Actor, args });
+      const key = request.headers['idempotency-key'] as string | undefined;
+      if (!def.idempotent || !key) return def.handler({ request, actor: actor!, args });
+      if (key.length > 255) throw new InputError('Idempotency-Key must be at most 255 characters');
+      const answer = await runIdempotent(
+        { vendor: actor!.vendor!, route: def.name, key, fingerprint: fingerprintOf(request.method, request.path, args) },
+        async (transaction) => ({ status: 200, body: { message: (await def.handler({ request, actor: actor!, args, transaction })) ?? {} } }),
+      );
+      const body = answer.replay ? { ...answer.body, idempotent_replay: true } : answer.body;
+      const response = h.response(body).code(answer.status);
+      if (answer.replay) response.header('Idempotent-Replayed', 'true');
+      return response;
+    },
+  });
+}

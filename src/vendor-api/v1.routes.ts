@@ -1,0 +1,120 @@
+/** The vendor interface v1 under /api/method/svc.api.v1.*: thin routes over the vendor-api services. */
+import type { ServerRoute } from '@hapi/hapi';
+import Joi from 'joi';
+import { registerBearerVerifier } from '../http/plugins/auth.js';
+import { AuthenticationError, InputError } from '../shared/errors.js';
+import { testFireWebhook } from '../webhooks/webhook.service.js';
+import { createVendorWarehouse, updateVendorDetails } from '../vendors/vendor-self.service.js';
+import { loadVendorForAuth } from '../vendors/vendor-profile.service.js';
+import { productStatus, syncInventory, syncPrices } from './catalog-sync.service.js';
+import { reportFulfillment, type FulfillmentInput } from './fulfillment.service.js';
+import { syncOrders } from './orders.service.js';
+import { syncProducts } from './products.service.js';
+import { issueToken, refreshToken, verifyBearer } from './tokens.service.js';
+import { recordsOf, v1Route } from './v1-route.js';
+import { vendorRoutes } from '../vendors/vendor.routes.js';
+
+registerBearerVerifier((token) => verifyBearer(token));
+
+const batch = (key: string) => Joi.object({ [key]: Joi.any().required() }).unknown(true);
+const data = Joi.object({ data: Joi.alternatives(Joi.object(), Joi.string()).required() }).unknown(true);
+
+function dataOf(value: unknown): Record<string, unknown> {
+  if (typeof value === 'string') {
+    try {
+      return JSON.parse(value) as Record<string, unknown>;
+    } catch {
+      throw new InputError('data must be a JSON object');
+    }
+  }
+  return value as Record<string, unknown>;
+}
+
+export const v1Routes: ServerRoute[] = [
+  v1Route<{ client_id: string; client_secret: string }>({
+    name: 'auth.token',
+    description: 'Exchange client_id and client_secret for a one-hour bearer token (scope sync, or sync pharmacy)',
+    write: true,
+    public: true,
+    args: Joi.object({ client_id: Joi.string().max(255).allow('').required(), client_secret: Joi.string().max(1024).allow('').required(), grant_type: Joi.string().max(50) }),
+    handler: async ({ request, args }) => {
+      const vendor = args.client_id ? await loadVendorForAuth({ clientId: args.client_id }) : undefined;
+      if (vendor) (request.app as { vendor?: string }).vendor = vendor.name; // for the Vendor API Log
+      return issueToken(args.client_id, args.client_secret, { ip: request.info.remoteAddress });
+    },
+  }),
+  v1Route<{ access_token?: string; scope?: string }>({
+    name: 'auth.refresh',
+    description: 'Exchange a still-valid bearer token (Authorization header, or access_token) for a fresh one',
+    write: true,
+    public: true,
+    args: Joi.object({ access_token: Joi.string().max(4096), refresh_token: Joi.string().max(4096), scope: Joi.string().max(100) }).unknown(true),
+    handler: async ({ request, args }) => {
+      const header = String(request.headers.authorization ?? '');
+      const token = /^bearer /i.test(header) ? header.slice(7).trim() : (args.access_token ?? (args as { refresh_token?: string }).refresh_token);
+      if (!token) throw new AuthenticationError('Send the still-valid token as Authorization: Bearer <token>');
+      return refreshToken(token, args.scope);
+    },
+  }),
+  v1Route<{ products: unknown }>({
+    name: 'sync.products', write: true, idempotent: true, batchKey: 'products', args: batch('products'),
+    description: 'Create or update products: { products: record or list } (at most 500)',
+    handler: ({ actor, args, transaction }) => syncProducts(actor, recordsOf(args.products), { transaction }),
+  }),
+  v1Route<{ prices: unknown }>({
+    name: 'sync.prices', write: true, idempotent: true, batchKey: 'prices', args: batch('prices'),
+    description: 'Upsert selling Item Prices: { prices: record or list } (at most 500)',
+    handler: ({ actor, args, transaction }) => syncPrices(actor, recordsOf(args.prices), { transaction }),
+  }),
+  v1Route<{ inventory: unknown }>({
+    name: 'sync.inventory', write: true, idempotent: true, batchKey: 'inventory', args: batch('inventory'),
+    description: 'Set on-hand stock: { inventory: [{ sku | vendor_product_id | medgrid_item_code, warehouse, quantity }] } (at most 500)',
+    handler: ({ actor, args, transaction }) => syncInventory(actor, recordsOf(args.inventory), { transaction }),
+  }),
+  v1Route<Record<string, unknown>>({
+    name: 'sync.product_status', write: false, batchKey: 'items',
+    args: Joi.object({ items: Joi.any(), products: Joi.any(), sku: Joi.any(), item_code: Joi.any(), vendor_product_id: Joi.any(), medgrid_item_code: Joi.any() }).unknown(true),
+    description: 'Approval and publish state: { items: [{ sku | vendor_product_id | medgrid_item_code }] } or one product by query',
+    handler: async ({ actor, args }) => {
+      const list = args.items ?? args.products;
+      if (list !== undefined) return productStatus(actor, recordsOf(list));
+      const one = { sku: args.sku ?? args.item_code, vendor_product_id: args.vendor_product_id, medgrid_item_code: args.medgrid_item_code };
+      if (Object.values(one).every((v) => v === undefined)) throw new InputError('Name the products: items, or sku / vendor_product_id / medgrid_item_code');
+      return productStatus(actor, [Object.fromEntries(Object.entries(one).filter(([, v]) => v !== undefined))]);
+    },
+  }),
+  v1Route<{ since?: string; status?: string; page?: unknown; page_length?: unknown }>({
+    name: 'sync.orders', write: false,
+    args: Joi.object({ since: Joi.string().max(40).allow(''), status: Joi.string().max(20).allow(''), page: Joi.any(), page_length: Joi.any() }).unknown(true),
+    description: 'Recent orders holding your products, newest first: since, status, page, page_length (max 100)',
+    handler: ({ actor, args }) => syncOrders(actor, args),
+  }),
+  v1Route<{ data: unknown }>({
+    name: 'sync.fulfillment', write: true, idempotent: true, args: data,
+    description: 'Report shipment and tracking: { data: fulfilment report }',
+    handler: ({ actor, args, transaction }) => reportFulfillment(actor, dataOf(args.data) as unknown as FulfillmentInput, { transaction }),
+  }),
+  v1Route<{ data: unknown }>({
+    name: 'pharmacy.fulfillment', write: true, idempotent: true, args: data,
+    description: 'sync.fulfillment for 503A/503B vendors (422 otherwise)',
+    handler: ({ actor, args, transaction }) => reportFulfillment(actor, dataOf(args.data) as unknown as FulfillmentInput, { transaction, pharmacy: true }),
+  }),
+  v1Route<Record<string, unknown>>({
+    name: 'sync.vendor_details', write: true, idempotent: true, args: Joi.object().unknown(true),
+    description: 'Update your contact details: vendor_name, email, phone, country, profile_url, address, contact_name, support_email (or inside data)',
+    handler: ({ actor, args, transaction }) => updateVendorDetails(actor, (args.data ? dataOf(args.data) : args) as Record<string, unknown>, { transaction }),
+  }),
+  v1Route<Record<string, unknown>>({
+    name: 'warehouse.create', write: true, idempotent: true, args: Joi.object().unknown(true),
+    description: 'Create one of your warehouses: warehouse_name, label (or inside data)',
+    handler: ({ actor, args, transaction }) => createVendorWarehouse(actor, (args.data ? dataOf(args.data) : args) as Record<string, unknown>, { transaction }),
+  }),
+  v1Route<Record<string, unknown>>({
+    name: 'webhooks.test_fire', write: true, args: Joi.object().unknown(true),
+    description: 'Send a signed webhook.test to your Webhook URL now (never retried); check ok, not the HTTP status',
+    handler: ({ actor }) => testFireWebhook(actor, actor.vendor!),
+  }),
+];
+
+/** Every route of the vendor domain (v1 interface, onboarding, administration). */
+export const vendorApiRoutes: ServerRoute[] = [...v1Routes, ...vendorRoutes];

@@ -1,0 +1,75 @@
+/**
+ * What a vendor maintains itself through v1: its contact details (sync.vendor_details) and its own
+ * warehouses (warehouse.create). Both are idempotent by nature and accept Idempotency-Key.
+ */
+import Joi from 'joi';
+import type { Actor } from '../auth/actor.js';
+import { authorize } from '../auth/policy/index.js';
+import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
+import { ConflictError, InputError } from '../shared/errors.js';
+import { getVendor } from './vendor-profile.service.js';
+
+const detailsSchema = Joi.object({
+  vendor_name: Joi.string().trim().min(1).max(140),
+  email: Joi.string().trim().email({ tlds: false }).max(255),
+  phone: Joi.string().trim().max(40).allow(''),
+  country: Joi.string().trim().max(100),
+  profile_url: Joi.string().trim().uri({ scheme: ['http', 'https'] }).max(500).allow(''),
+  address: Joi.object({
+    address_line1: Joi.string().max(200).allow(''), address_line2: Joi.string().max(200).allow(''), city: Joi.string().max(100).allow(''),
+    state: Joi.string().max(100).allow(''), pincode: Joi.string().max(20).allow(''), country: Joi.string().max(100).allow(''),
+  }),
+  contact_name: Joi.string().trim().max(140).allow(''),
+  support_email: Joi.string().trim().email({ tlds: false }).max(255).allow(''),
+}).min(1);
+
+/** sync.vendor_details: updates the caller's own contact details; answers the profile (no secrets). */
+export async function updateVendorDetails(actor: Actor, input: Record<string, unknown>, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
+  authorize(actor, 'details', 'Vendor Profile');
+  const { value, error } = detailsSchema.validate(input ?? {}, { abortEarly: true });
+  if (error) throw new InputError(error.details[0].message.replace(/"/g, ''));
+  const { address, contact_name, support_email, ...columns } = value;
+  const extra = Object.fromEntries(Object.entries({ address, contact_name, support_email }).filter(([, v]) => v !== undefined));
+  return withTransaction(opts, async (transaction) => {
+    const cols = Object.keys(columns);
+    await execute(
+      `UPDATE vendor_profiles SET ${cols.map((c, i) => `${c} = $${i + 3}`).concat('details = details || $2::jsonb').join(', ')}, updated_at = now() WHERE name = $1`,
+      [actor.vendor, JSON.stringify(extra), ...cols.map((c) => ((columns as Record<string, unknown>)[c] === '' ? null : (columns as Record<string, unknown>)[c]))],
+      { transaction },
+    );
+    const profile = await getVendor(actor, actor.vendor!, { transaction });
+    const { client_id: _c, webhook_secret_set: _w, ...visible } = profile;
+    return { ...visible, webhook_secret_set: profile.webhook_secret_set };
+  });
+}
+
+const warehouseSchema = Joi.object({
+  warehouse_name: Joi.string().trim().min(1).max(100).required(),
+  label: Joi.string().trim().max(140).allow(''),
+});
+
+/**
+ * Warehouse creation: a vendor-owned warehouse named "<warehouse_name> - <vendor>" under a company
+ * named after the vendor. Re-sending the same name answers the existing warehouse (created: false).
+ */
+export async function createVendorWarehouse(actor: Actor, input: Record<string, unknown>, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
+  authorize(actor, 'write', 'Vendor Sync');
+  const { value, error } = warehouseSchema.validate(input ?? {}, { abortEarly: true, stripUnknown: true });
+  if (error) throw new InputError(error.details[0].message.replace(/"/g, ''));
+  const vendor = actor.vendor!;
+  const name = `${value.warehouse_name} - ${vendor}`;
+  return withTransaction(opts, async (transaction) => {
+    const profile = await selectOne<{ vendor_name: string }>(`SELECT vendor_name FROM vendor_profiles WHERE name = $1`, [vendor], { transaction });
+    const company = `${profile!.vendor_name} (${vendor})`;
+    await execute(`INSERT INTO companies (name, abbr) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [company, vendor], { transaction });
+    const rows = await execute<{ name: string }>(
+      `INSERT INTO warehouses (name, warehouse_name, company, label, vendor, priority) VALUES ($1, $2, $3, $4, $5, 500) ON CONFLICT (name) DO NOTHING RETURNING name`,
+      [name, value.warehouse_name, company, value.label || null, vendor],
+      { transaction },
+    );
+    const row = await selectOne<{ name: string; warehouse_name: string; company: string; label: string | null; vendor: string | null }>(
+      `SELECT name, warehouse_name, company, label, vendor FROM warehouses WHERE name = $1`, [name], { transaction });
+    if (!row || row.vendor !== vendor) throw new ConflictError(`Warehouse ${name} already exists`);
+    return { name: row.name, warehouse: row.name, warehouse_name: row.warehouse_name, company: row.company, label: row.label, created: rows.length > 0 };
+  });
+}

@@ -1,0 +1,169 @@
+/**
+ * Vendor webhooks, the service other domains and the CLI call: enqueue an event in the caller's
+ * transaction, fire a test event now, list / show / redeliver deliveries. Sending happens in
+ * webhook.handler.ts (outbox kind `vendor_webhook`).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Actor } from '../auth/actor.js';
+import { authorize, scopeOf } from '../auth/policy/index.js';
+import { selectOne, selectRows, type Tx } from '../db/sequelize.js';
+import { ConflictError, InputError, NotFoundError } from '../shared/errors.js';
+import { enqueue, redeliver } from '../shared/outbox.js';
+import { runtime } from '../shared/runtime.js';
+import { vendorSafeData } from './payload.js';
+import { buildEnvelope, logAttempt, VENDOR_WEBHOOK_KIND } from './webhook.handler.js';
+import { sendEnvelope } from './webhook.sender.js';
+
+export { validateWebhookUrl, isPrivateAddress } from './url-guard.js';
+
+export const VENDOR_EVENTS = ['order.new', 'order.cancelled', 'product.approved', 'product.rejected', 'webhook.test'] as const;
+export type VendorEvent = (typeof VENDOR_EVENTS)[number];
+const RESOURCE = 'Webhook Delivery';
+
+/**
+ * Writes one vendor event to the outbox in the caller's transaction (so it exists exactly when the
+ * change that caused it commits). The delivery id is minted here, once, and never changes.
+ */
+export async function enqueueVendorEvent(transaction: Tx, input: { event: VendorEvent | string; vendor: string; data: unknown }): Promise<{ id: number; delivery_id: string }> {
+  if (!(VENDOR_EVENTS as readonly string[]).includes(input.event)) throw new Error(`unknown vendor event ${input.event}`);
+  if (!input.vendor) throw new Error('vendor event without a vendor');
+  const [row] = await enqueue(transaction, {
+    kind: VENDOR_WEBHOOK_KIND,
+    topic: input.event,
+    target: input.vendor,
+    payload: { event: input.event, vendor: input.vendor, data: vendorSafeData(input.data, input.vendor) },
+    maxAttempts: 3,
+  });
+  return row;
+}
+
+export interface TestFireResult {
+  ok: boolean;
+  reason?: string;
+  status_code?: number;
+  delivery_id?: string;
+  duration_ms?: number;
+}
+
+function vendorOf(actor: Actor): string | null {
+  return actor.vendor ?? (actor.type === 'vendor' ? actor.id : null);
+}
+
+/**
+ * Sends a signed webhook.test to the vendor's Webhook URL now and reports what happened. Never
+ * retried; a missing URL or secret is ok:false with a reason, not an error.
+ */
+export async function testFireWebhook(actor: Actor, vendorName: string): Promise<TestFireResult> {
+  authorize(actor, 'test_fire', RESOURCE, { name: vendorName, vendor: vendorName });
+  const vendor = await selectOne<{ name: string; webhook_url: string | null; webhook_secret_enc: string | null; now_local: string }>(
+    `SELECT name, webhook_url, webhook_secret_enc, to_char(now() AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS.US') AS now_local
+       FROM vendor_profiles WHERE name = $1`,
+    [vendorName],
+  );
+  if (!vendor) throw new NotFoundError(`Vendor Profile ${vendorName} not found`);
+  if (!vendor.webhook_url) return { ok: false, reason: 'No Webhook URL is configured for this vendor' };
+  if (!vendor.webhook_secret_enc) return { ok: false, reason: 'No webhook secret is configured for this vendor' };
+  const secret = runtime().cipher.decrypt(vendor.webhook_secret_enc);
+  const deliveryId = randomUUID();
+  const envelope = buildEnvelope({
+    deliveryId,
+    event: 'webhook.test',
+    vendor: vendor.name,
+    createdLocal: vendor.now_local,
+    attempt: 1,
+    data: { message: 'Test event from svc: answer 2xx to confirm your endpoint works.', vendor: vendor.name },
+  });
+  const result = await sendEnvelope(vendor.webhook_url, secret, envelope, { timeoutMs: runtime().config.webhook.timeoutMs });
+  await logAttempt({ vendor: vendor.name, event: 'webhook.test', deliveryId, attempt: 1, status: result.status, result });
+  const out: TestFireResult = { ok: result.ok, delivery_id: deliveryId, duration_ms: result.durationMs };
+  if (result.httpStatus !== null) out.status_code = result.httpStatus;
+  if (!result.ok) out.reason = result.error ?? 'delivery failed';
+  return out;
+}
+
+export interface DeliverySummary {
+  id: number;
+  delivery_id: string;
+  event: string;
+  vendor: string;
+  status: 'pending' | 'running' | 'done' | 'failed';
+  attempts: number;
+  max_attempts: number;
+  next_attempt_at: Date | null;
+  last_error: string | null;
+  last_http_status: number | null;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+const STATUSES = ['pending', 'running', 'done', 'failed'];
+
+const SUMMARY_SQL = `
+  SELECT o.id, o.delivery_id, o.topic AS event, o.target AS vendor, o.status, o.attempts, o.max_attempts,
+         CASE WHEN o.status = 'pending' THEN o.next_attempt_at END AS next_attempt_at, o.last_error,
+         (SELECT l.http_status FROM vendor_api_logs l WHERE l.delivery_id = o.delivery_id ORDER BY l.id DESC LIMIT 1) AS last_http_status,
+         o.created_at, o.completed_at
+    FROM outbox o`;
+
+/** Deliveries, newest first, optionally of one vendor and/or in one status. */
+export async function listWebhookDeliveries(actor: Actor, filters: { vendor?: string; status?: string; limit?: number } = {}): Promise<DeliverySummary[]> {
+  authorize(actor, 'read', RESOURCE);
+  if (filters.status && !STATUSES.includes(filters.status)) throw new InputError(`status must be one of ${STATUSES.join(', ')}`);
+  const limit = Math.min(Math.max(Math.trunc(filters.limit ?? 50), 1), 1000);
+  const scope = scopeOf(actor, RESOURCE, 'o');
+  return selectRows<DeliverySummary>(
+    `${SUMMARY_SQL}
+      WHERE o.kind = '${VENDOR_WEBHOOK_KIND}' AND ($vendor::text IS NULL OR o.target = $vendor) AND ($status::text IS NULL OR o.status = $status) AND ${scope.sql}
+      ORDER BY o.id DESC LIMIT $limit`,
+    { ...scope.bind, vendor: filters.vendor ?? null, status: filters.status ?? null, limit },
+  );
+}
+
+export interface AttemptLog {
+  attempt: number | null;
+  status: string;
+  http_status: number | null;
+  duration_ms: number | null;
+  excerpt: string | null;
+  error: string | null;
+  created_at: Date;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+async function findDelivery(actor: Actor, id: string): Promise<DeliverySummary | undefined> {
+  const byUuid = UUID.test(id);
+  if (!byUuid && !/^\d+$/.test(id)) throw new InputError('id must be a delivery id (uuid) or an outbox number');
+  const scope = scopeOf(actor, RESOURCE, 'o');
+  return selectOne<DeliverySummary>(
+    `${SUMMARY_SQL} WHERE o.kind = '${VENDOR_WEBHOOK_KIND}' AND ${byUuid ? 'o.delivery_id = $id::uuid' : 'o.id = $id::bigint'} AND ${scope.sql}`,
+    { ...scope.bind, id },
+  );
+}
+
+/** One delivery with every attempt from the Vendor API Log (test fires are found by their id too). */
+export async function getWebhookDelivery(actor: Actor, id: string): Promise<{ delivery: DeliverySummary | null; attempts: AttemptLog[] }> {
+  authorize(actor, 'read', RESOURCE);
+  const delivery = await findDelivery(actor, id);
+  const deliveryId = delivery?.delivery_id ?? (UUID.test(id) ? id : null);
+  const vendorScope = vendorOf(actor);
+  const attempts = deliveryId
+    ? await selectRows<AttemptLog>(
+        `SELECT attempt, status, http_status, duration_ms, excerpt, error, created_at FROM vendor_api_logs
+          WHERE delivery_id = $1::uuid AND direction = 'outbound' AND ($2::text IS NULL OR vendor = $2) ORDER BY id`,
+        [deliveryId, actor.type === 'system' ? null : vendorScope],
+      )
+    : [];
+  if (!delivery && attempts.length === 0) throw new NotFoundError(`Webhook delivery ${id} not found`);
+  return { delivery: delivery ?? null, attempts };
+}
+
+/** Sends a delivery again now: the same delivery id, the next attempt number; one attempt, no schedule. */
+export async function redeliverWebhook(actor: Actor, id: string): Promise<DeliverySummary> {
+  authorize(actor, 'update', RESOURCE);
+  const found = await findDelivery(actor, id);
+  if (!found) throw new NotFoundError(`Webhook delivery ${id} not found`);
+  const row = await redeliver(found.id);
+  if (!row) throw new ConflictError(`Webhook delivery ${found.delivery_id} is being sent right now; try again when this attempt ends`);
+  return (await findDelivery(actor, String(found.id)))!;
+}

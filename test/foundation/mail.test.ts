@@ -1,0 +1,101 @@
+/**
+ * E-mail, the first outbox kind: through a real SMTP server (smtp-server on loopback) when SMTP_URL
+ * is set, and as .eml files under the mail folder when it is not.
+ */
+import test from 'ava';
+import type pg from 'pg';
+import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { createTestDatabase, pgClient } from '../helpers/db.js';
+import { testConfig } from '../helpers/app.js';
+import { createLogger, initRuntime } from '../../src/shared/runtime.js';
+import { closeDatabase, db, initDatabase } from '../../src/db/sequelize.js';
+import { OutboxWorker } from '../../src/jobs/outbox-worker.js';
+import { queueMail } from '../../src/mail/mail.service.js';
+import { startSmtpSink, type SmtpSink } from '../simulators/smtp.js';
+
+let dbUrl: string;
+let pgc: pg.Client;
+let smtp: SmtpSink;
+let mailDir: string;
+
+test.before(async () => {
+  dbUrl = await createTestDatabase();
+  pgc = await pgClient(dbUrl);
+  smtp = await startSmtpSink();
+  mailDir = await mkdtemp(join(tmpdir(), 'svc-mail-'));
+});
+test.after.always(async () => {
+  await pgc?.end();
+  await closeDatabase();
+  await smtp?.stop();
+  if (mailDir) await rm(mailDir, { recursive: true, force: true });
+});
+
+async function drain(ids: number[]): Promise<void> {
+  const worker = new OutboxWorker({ databaseUrl: dbUrl, pollMs: 100, leaseSeconds: 5, concurrency: 4, batchSize: 4, kinds: ['email'] });
+  await worker.start();
+  try {
+    const end = Date.now() + 10_000;
+    while ((await pgc.query(`SELECT 1 FROM outbox WHERE id = ANY($1) AND status = 'done'`, [ids])).rowCount !== ids.length) {
+      if (Date.now() > end) throw new Error('mail not sent');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } finally {
+    await worker.stop();
+  }
+}
+
+test.serial('with SMTP_URL, queued mail is delivered by SMTP with the delivery id as Message-ID', async (t) => {
+  const config = testConfig(dbUrl, { SMTP_URL: smtp.url, SVC_MAIL_FROM: 'svc <no-reply@svc.test>', SVC_LOG_LEVEL: 'silent' });
+  initRuntime(config);
+  initDatabase(config);
+  const rows = await db().transaction(async (transaction) => [
+    await queueMail(transaction, { to: 'buyer@clinic.example', subject: 'Order SO-0001 confirmed', text: 'Thank you for your order.', category: 'order-confirmation' }),
+    await queueMail(transaction, { to: ['a@x.example', 'b@x.example'], subject: 'Two recipients', text: 'Hello', html: '<p>Hello</p>' }),
+  ]);
+  // nothing is sent from a transaction that rolls back
+  await db().transaction(async (transaction) => {
+    await queueMail(transaction, { to: 'nobody@x.example', subject: 'Never sent', text: 'x' });
+    await transaction.rollback();
+  }).catch(() => undefined);
+  const ids = (await pgc.query(`SELECT id FROM outbox WHERE delivery_id = ANY($1)`, [rows.map((r) => r.delivery_id)])).rows.map((r) => Number(r.id));
+  await drain(ids);
+  t.is(smtp.received.length, 2);
+  const confirm = smtp.received.find((m) => m.subject === 'Order SO-0001 confirmed')!;
+  t.is(confirm.messageId, `${rows[0].delivery_id}@svc`);
+  t.deepEqual(confirm.to, ['buyer@clinic.example']);
+  t.regex(confirm.raw, /^From: svc <no-reply@svc\.test>/m);
+  t.regex(confirm.raw, /Thank you for your order\./);
+  t.deepEqual(smtp.received.find((m) => m.subject === 'Two recipients')!.to, ['a@x.example', 'b@x.example']);
+  t.false(smtp.received.some((m) => m.subject === 'Never sent'));
+  const { rows: outbox } = await pgc.query(`SELECT kind, topic, target, status, attempts FROM outbox WHERE id = ANY($1) ORDER BY id`, [ids]);
+  t.deepEqual(outbox, [
+    { kind: 'email', topic: 'order-confirmation', target: 'buyer@clinic.example', status: 'done', attempts: 1 },
+    { kind: 'email', topic: 'mail', target: 'a@x.example,b@x.example', status: 'done', attempts: 1 },
+  ]);
+  const attempts = await pgc.query(`SELECT ok, response_excerpt FROM outbox_attempts WHERE outbox_id = ANY($1)`, [ids]);
+  t.true(attempts.rows.every((a) => a.ok && /250/.test(a.response_excerpt)));
+});
+
+test.serial('without SMTP_URL, mail is written as an .eml file and logged with its subject', async (t) => {
+  const logs: string[] = [];
+  const config = testConfig(dbUrl, { SVC_MAIL_DIR: mailDir, SVC_LOG_LEVEL: 'info' });
+  t.is(config.smtpUrl, undefined);
+  initRuntime(config, { logger: createLogger(config, new Writable({ write: (c, _e, cb) => void (logs.push(String(c)), cb()) })) });
+  const [row] = await db().transaction(async (transaction) => [await queueMail(transaction, { to: 'clinic@demo.svc.local', subject: 'Your password was changed', text: 'If this was not you, call us.' })]);
+  const id = Number((await pgc.query(`SELECT id FROM outbox WHERE delivery_id = $1`, [row.delivery_id])).rows[0].id);
+  await drain([id]);
+  const files = await readdir(mailDir);
+  t.deepEqual(files, [`${row.delivery_id}.eml`]);
+  const file = join(mailDir, files[0]);
+  const eml = await readFile(file, 'utf8');
+  t.regex(eml, /^Subject: Your password was changed$/m);
+  t.regex(eml, /^To: clinic@demo\.svc\.local$/m);
+  t.regex(eml, new RegExp(`^Message-ID: <${row.delivery_id}@svc>$`, 'm'));
+  t.is((await stat(file)).mode & 0o777, 0o600);
+  t.true(logs.some((l) => l.includes('mail written: Your password was changed')));
+  t.deepEqual((await pgc.query(`SELECT response_excerpt FROM outbox_attempts WHERE outbox_id = $1`, [id])).rows, [{ response_excerpt: file }]);
+});

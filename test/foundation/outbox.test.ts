@@ -1,0 +1,195 @@
+/**
+ * The outbox in one process: rows of a rolled-back transaction never run, LISTEN/NOTIFY wakes the
+ * worker within a second, failed rows are kept with their attempts, a stopping worker releases its
+ * leases, a lapsed lease passes to another worker, and a singleton job runs once under its lock.
+ */
+import test from 'ava';
+import type pg from 'pg';
+import { createTestDatabase, pgClient } from '../helpers/db.js';
+import { testConfig } from '../helpers/app.js';
+import { initRuntime } from '../../src/shared/runtime.js';
+import { closeDatabase, db, initDatabase } from '../../src/db/sequelize.js';
+import { claimDue, enqueue, recordAttempt, registerOutboxHandler, type AttemptOutcome, type OutboxRow } from '../../src/shared/outbox.js';
+import { OutboxWorker } from '../../src/jobs/outbox-worker.js';
+import { runJobOnce, type Job } from '../../src/jobs/index.js';
+
+let dbUrl: string;
+let pgc: pg.Client;
+const runs: { id: number; kind: string; at: number; attempt: number; worker: string }[] = [];
+
+interface EchoPayload {
+  mode?: 'ok' | 'fail' | 'throw' | 'giveup' | 'hang';
+}
+
+async function echo(row: OutboxRow, ctx: { attempt: number; workerId: string; signal: AbortSignal }): Promise<AttemptOutcome> {
+  runs.push({ id: row.id, kind: row.kind, at: Date.now(), attempt: ctx.attempt, worker: ctx.workerId });
+  const { mode = 'ok' } = row.payload as EchoPayload;
+  if (mode === 'fail') return { ok: false, responseCode: 503, error: `attempt ${ctx.attempt} failed`, retryInSeconds: 0 };
+  if (mode === 'giveup') return { ok: false, responseCode: 410, error: 'gone', giveUp: true };
+  if (mode === 'throw') throw new Error('handler exploded');
+  if (mode === 'hang') await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+  return { ok: true, responseCode: 200, excerpt: 'ok' };
+}
+
+for (const kind of ['echo_rollback', 'echo_notify', 'echo_fail', 'echo_hang', 'echo_lease']) {
+  registerOutboxHandler({ kind, run: echo, retryDelaySeconds: () => 0 });
+}
+
+function worker(kinds: string[], pollMs = 200): OutboxWorker {
+  return new OutboxWorker({ databaseUrl: dbUrl, pollMs, leaseSeconds: 5, concurrency: 8, batchSize: 8, kinds });
+}
+
+async function until<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+test.before(async () => {
+  dbUrl = await createTestDatabase();
+  const config = testConfig(dbUrl, { SVC_LOG_LEVEL: 'silent' });
+  initRuntime(config);
+  initDatabase(config);
+  pgc = await pgClient(dbUrl);
+});
+test.after.always(async () => {
+  await pgc?.end();
+  await closeDatabase();
+});
+
+test('rows written in a rolled-back transaction never exist, so never run', async (t) => {
+  const w = worker(['echo_rollback']);
+  await w.start();
+  try {
+    await t.throwsAsync(
+      db().transaction(async (transaction) => {
+        await enqueue(transaction, { kind: 'echo_rollback', payload: { n: 1 } });
+        throw new Error('the change failed');
+      }),
+      { message: 'the change failed' },
+    );
+    const [committed] = await db().transaction((transaction) => enqueue(transaction, { kind: 'echo_rollback', payload: { n: 2 } }));
+    await until(() => Promise.resolve(runs.some((r) => r.id === committed.id)));
+    await new Promise((r) => setTimeout(r, 300));
+    t.deepEqual(runs.filter((r) => r.kind === 'echo_rollback').map((r) => r.id), [committed.id]);
+    const { rows } = await pgc.query(`SELECT id, status, attempts FROM outbox WHERE kind = 'echo_rollback'`);
+    t.deepEqual(rows, [{ id: committed.id, status: 'done', attempts: 1 }]);
+  } finally {
+    await w.stop();
+  }
+});
+
+test('LISTEN/NOTIFY: a new row is picked up within a second even with a long poll interval', async (t) => {
+  const w = worker(['echo_notify'], 60_000);
+  await w.start();
+  try {
+    await new Promise((r) => setTimeout(r, 300)); // the worker has polled once and sleeps for a minute
+    const latencies: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const started = Date.now();
+      const [row] = await db().transaction((transaction) => enqueue(transaction, { kind: 'echo_notify', payload: { i } }));
+      const run = await until(() => Promise.resolve(runs.find((r) => r.id === row.id)), 5_000);
+      latencies.push(run.at - started);
+      await until(async () => (await pgc.query(`SELECT 1 FROM outbox WHERE id = $1 AND status = 'done'`, [row.id])).rowCount === 1);
+    }
+    t.true(Math.max(...latencies) < 1000, latencies.join(','));
+  } finally {
+    await w.stop();
+  }
+});
+
+test('failed rows are kept with every attempt; give-up and thrown errors are recorded', async (t) => {
+  const w = worker(['echo_fail']);
+  const ids = await db().transaction((transaction) =>
+    enqueue(transaction, [
+      { kind: 'echo_fail', payload: { mode: 'fail' }, maxAttempts: 3 },
+      { kind: 'echo_fail', payload: { mode: 'giveup' }, maxAttempts: 3 },
+      { kind: 'echo_fail', payload: { mode: 'throw' }, maxAttempts: 2 },
+    ]),
+  );
+  await w.start();
+  try {
+    await until(async () => (await pgc.query(`SELECT 1 FROM outbox WHERE kind = 'echo_fail' AND status = 'failed'`)).rowCount === 3);
+  } finally {
+    await w.stop();
+  }
+  const { rows } = await pgc.query(`SELECT id, status, attempts, last_error, completed_at IS NOT NULL AS completed FROM outbox WHERE kind = 'echo_fail' ORDER BY id`);
+  t.deepEqual(rows, [
+    { id: ids[0].id, status: 'failed', attempts: 3, last_error: 'attempt 3 failed', completed: true },
+    { id: ids[1].id, status: 'failed', attempts: 1, last_error: 'gone', completed: true },
+    { id: ids[2].id, status: 'failed', attempts: 2, last_error: 'handler exploded', completed: true },
+  ]);
+  const attempts = await pgc.query(`SELECT outbox_id, attempt, ok, response_code, error FROM outbox_attempts WHERE outbox_id = ANY($1) ORDER BY outbox_id, attempt`, [ids.map((i) => i.id)]);
+  t.deepEqual(attempts.rows, [
+    { outbox_id: ids[0].id, attempt: 1, ok: false, response_code: 503, error: 'attempt 1 failed' },
+    { outbox_id: ids[0].id, attempt: 2, ok: false, response_code: 503, error: 'attempt 2 failed' },
+    { outbox_id: ids[0].id, attempt: 3, ok: false, response_code: 503, error: 'attempt 3 failed' },
+    { outbox_id: ids[1].id, attempt: 1, ok: false, response_code: 410, error: 'gone' },
+    { outbox_id: ids[2].id, attempt: 1, ok: false, response_code: null, error: 'handler exploded' },
+    { outbox_id: ids[2].id, attempt: 2, ok: false, response_code: null, error: 'handler exploded' },
+  ]);
+  // failed rows are never claimed again
+  t.deepEqual(await claimDue('someone', 10, 5, ['echo_fail']), []);
+});
+
+test('a stopping worker releases the leases of rows it could not finish', async (t) => {
+  const w = worker(['echo_hang']);
+  const [row] = await db().transaction((transaction) => enqueue(transaction, { kind: 'echo_hang', payload: { mode: 'hang' } }));
+  await w.start();
+  await until(async () => (await pgc.query(`SELECT 1 FROM outbox WHERE id = $1 AND status = 'running'`, [row.id])).rowCount === 1);
+  await w.stop(200);
+  const { rows } = await pgc.query(`SELECT status, attempts, locked_by, locked_until FROM outbox WHERE id = $1`, [row.id]);
+  t.deepEqual(rows, [{ status: 'pending', attempts: 0, locked_by: null, locked_until: null }]);
+  // another worker may claim it at once
+  const claimed = await claimDue('next-worker', 5, 5, ['echo_hang']);
+  t.deepEqual(claimed.map((r) => r.id), [row.id]);
+  await pgc.query(`UPDATE outbox SET status = 'done', locked_by = NULL WHERE id = $1`, [row.id]);
+});
+
+test('a lapsed lease passes to another worker; the late first worker cannot overwrite it', async (t) => {
+  const [row] = await db().transaction((transaction) => enqueue(transaction, { kind: 'echo_lease', payload: {} }));
+  const [first] = await claimDue('worker-a', 5, 1, ['echo_lease']);
+  t.is(first.id, row.id);
+  t.deepEqual(await claimDue('worker-b', 5, 1, ['echo_lease']), [], 'leased rows are not claimable');
+  await new Promise((r) => setTimeout(r, 1100));
+  const [second] = await claimDue('worker-b', 5, 5, ['echo_lease']);
+  t.is(second.id, row.id);
+  t.is(second.attempts, 0, 'the crashed attempt is not counted');
+  // worker A wakes up late and reports: its attempt is logged, but the row stays with worker B
+  await recordAttempt(first, 'worker-a', 1, new Date(), { ok: false, error: 'late' });
+  t.deepEqual((await pgc.query(`SELECT status, locked_by FROM outbox WHERE id = $1`, [row.id])).rows, [{ status: 'running', locked_by: 'worker-b' }]);
+  await recordAttempt(second, 'worker-b', 1, new Date(), { ok: true });
+  t.deepEqual((await pgc.query(`SELECT status, attempts, locked_by FROM outbox WHERE id = $1`, [row.id])).rows, [{ status: 'done', attempts: 1, locked_by: null }]);
+});
+
+test('a singleton job runs once across processes (advisory lock)', async (t) => {
+  let ran = 0;
+  const job: Job = {
+    name: 'test-singleton',
+    schedule: '* * * * *',
+    singleton: true,
+    async run() {
+      ran++;
+      await new Promise((r) => setTimeout(r, 300));
+    },
+  };
+  // two ticks at once (two pool connections, i.e. two database sessions): one runs
+  const results = await Promise.all([runJobOnce(job), runJobOnce(job)]);
+  t.deepEqual(results.sort(), [false, true]);
+  t.is(ran, 1);
+  // another process holding the lock: this tick is skipped
+  await pgc.query('BEGIN');
+  await pgc.query(`SELECT pg_advisory_xact_lock(hashtext('svc:job:test-singleton'))`);
+  t.false(await runJobOnce(job));
+  t.is(ran, 1);
+  await pgc.query('COMMIT');
+  t.true(await runJobOnce(job));
+  t.is(ran, 2);
+  // a non-singleton job always runs
+  t.true(await runJobOnce({ ...job, singleton: false }));
+  t.is(ran, 3);
+});

@@ -1,0 +1,67 @@
+import test from 'ava';
+import type pg from 'pg';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { Client, serverMessages } from '../helpers/http.js';
+import { pgClient } from '../helpers/db.js';
+import { MEDI, RX, SEP, V1, count } from './helpers.js';
+
+let app: TestApp;
+let db: pg.Client;
+test.before(async () => {
+  app = await startTestApp();
+  db = await pgClient(app.dbUrl);
+});
+test.after.always(async () => {
+  await db?.end();
+  await app?.stop();
+});
+
+const auth = (client_id: string, client_secret: string) => new Client(app.url).post(`${V1}auth.token`, { client_id, client_secret });
+
+test.serial('T30: 10 failures lock the client_id: the 11th (right secret) is 401 with Retry-After to the end of the window', async (t) => {
+  for (let i = 0; i < 10; i++) t.is((await auth(MEDI.client_id, `wrong-${i}`)).status, 401);
+  const locked = await auth(MEDI.client_id, MEDI.client_secret);
+  t.is(locked.status, 401);
+  t.is(locked.body.exc_type, 'AuthenticationError');
+  const retry = Number(locked.headers.get('retry-after'));
+  t.true(retry >= 15 * 60 - 5 && retry <= 15 * 60, String(retry));
+  t.regex(serverMessages(locked.body)[0], /Too many failed/);
+  // the window runs from the first failure: move it back past 15 minutes and the right secret works
+  await db.query(`UPDATE rate_counters SET expires_at = now() - interval '1 second' WHERE bucket = $1`, [`vendor-auth:${MEDI.client_id}`]);
+  t.is((await auth(MEDI.client_id, MEDI.client_secret)).status, 200);
+  t.is(await count(db, `SELECT count(*) AS n FROM rate_counters WHERE bucket = $1`, [`vendor-auth:${MEDI.client_id}`]), 0);
+});
+
+test.serial('T30: 9 failures and a success clear the count', async (t) => {
+  for (let i = 0; i < 9; i++) t.is((await auth(RX.client_id, `wrong-${i}`)).status, 401);
+  t.is((await auth(RX.client_id, RX.client_secret)).status, 200);
+  for (let i = 0; i < 9; i++) t.is((await auth(RX.client_id, `wrong-again-${i}`)).status, 401);
+  t.is((await auth(RX.client_id, RX.client_secret)).status, 200);
+});
+
+test.serial('T31: an unknown client_id and a wrong secret answer alike', async (t) => {
+  const a = await auth('svcv_nobody_here', 'x');
+  const b = await auth(SEP.client_id, 'x');
+  t.is(a.status, b.status);
+  t.deepEqual(a.body, b.body);
+  const timings: number[][] = [[], []];
+  for (let i = 0; i < 8; i++) {
+    for (const [k, id] of [[0, `svcv_nobody_${i}`], [1, SEP.client_id]] as const) {
+      const start = performance.now();
+      await auth(id, 'wrong');
+      timings[k].push(performance.now() - start);
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+  t.true(Math.abs(median(timings[0]) - median(timings[1])) < 10);
+});
+
+test.serial('auth.token is limited per source address, so one stranger cannot lock out every vendor', async (t) => {
+  await db.query(`INSERT INTO rate_counters (bucket, window_start, count, expires_at) VALUES ('vendor-auth-ip:127.0.0.1', '-infinity', 50, now() + interval '10 minutes')
+                  ON CONFLICT (bucket, window_start) DO UPDATE SET count = 50, expires_at = now() + interval '10 minutes'`);
+  const res = await auth('svcv_random_guess', 'x');
+  t.is(res.status, 429);
+  t.truthy(res.headers.get('retry-after'));
+  // the guessed client_id gained no failure
+  t.is(await count(db, `SELECT count(*) AS n FROM rate_counters WHERE bucket = 'vendor-auth:svcv_random_guess'`), 0);
+});

@@ -1,0 +1,168 @@
+/**
+ * `svc webhook list|show|redeliver|test-fire` run in-process through run(argv, io), and the service
+ * functions behind them (test-fire, listing scope) for vendors, staff and customers.
+ */
+import test from 'ava';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { execute, initDatabase, selectOne, selectRows, withTransaction } from '../../src/db/sequelize.js';
+import { initRuntime } from '../../src/shared/runtime.js';
+import { OutboxWorker } from '../../src/jobs/outbox-worker.js';
+import { run } from '../../src/cli/main.js';
+import type { Io } from '../../src/cli/io.js';
+import type { Actor } from '../../src/auth/actor.js';
+import { systemActor } from '../../src/auth/actor.js';
+import { NotFoundError, PermissionError } from '../../src/shared/errors.js';
+import { enqueueVendorEvent, getWebhookDelivery, listWebhookDeliveries, testFireWebhook } from '../../src/webhooks/webhook.service.js';
+import { closeWebhookAgent } from '../../src/webhooks/webhook.sender.js';
+import { Receiver, createVendor, eventually, expectedSignature } from './receiver.js';
+
+let app: TestApp;
+const receiver = new Receiver();
+const SECRET = 'secret-cli-00000000000000000000000000';
+
+test.before(async () => {
+  app = await startTestApp();
+  await receiver.start();
+});
+test.after.always(async () => {
+  await closeWebhookAgent();
+  await receiver.stop();
+  await app?.stop();
+});
+
+/** Runs the CLI like a user would; run() closes the pool at the end, so the test's pool is reopened. */
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: Io = { out: (l) => out.push(l), err: (l) => err.push(l), env: { ...process.env, SVC_ENV: 'test', DATABASE_URL: app.dbUrl, SVC_LOG_LEVEL: 'silent' }, interactive: false };
+  const code = await run(argv, io);
+  initRuntime(app.config);
+  initDatabase(app.config);
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+/** Drives one delivery to `failed` with a real worker: three 500s, the schedule moved to now. */
+async function failedDelivery(vendor: string): Promise<{ id: number; delivery_id: string }> {
+  receiver.answer = () => ({ status: 500, body: 'down for maintenance' });
+  const worker = new OutboxWorker({ databaseUrl: app.dbUrl, ...app.config.worker, kinds: ['vendor_webhook'] });
+  await worker.start();
+  const row = await withTransaction(undefined, (tx) => enqueueVendorEvent(tx, { event: 'order.cancelled', vendor, data: { sales_order: 'SO-9', status: 'cancelled' } }));
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    await eventually(async () => {
+      const r = await selectOne<any>(`SELECT attempts, status FROM outbox WHERE id = $1`, [row.id]);
+      return r.attempts >= attempt && r.status !== 'running';
+    });
+    await execute(`UPDATE outbox SET next_attempt_at = now() WHERE id = $1 AND status = 'pending'`, [row.id]);
+    worker.kick();
+  }
+  await worker.stop(2000);
+  return row;
+}
+
+const vendorActor = (vendor: string): Actor => ({ type: 'vendor', id: vendor, vendor, roles: ['Vendor'], via: 'bearer' });
+const customerActor: Actor = { type: 'user', id: 'u-cust', roles: ['Customer'], customer: 'CUST-0001', via: 'session' };
+const opsActor: Actor = { type: 'user', id: 'u-ops', roles: ['Operations'], via: 'session' };
+
+test.serial('list --status failed, show every attempt, redeliver with the same id and the next attempt number', async (t) => {
+  receiver.reset();
+  await createVendor('vendor-cli', `${receiver.url}/svc`, SECRET);
+  const { delivery_id } = await failedDelivery('vendor-cli');
+  t.is((await selectOne<any>(`SELECT status FROM outbox WHERE delivery_id = $1`, [delivery_id])).status, 'failed');
+
+  const list = await cli('webhook', 'list', '--vendor', 'vendor-cli', '--status', 'failed');
+  t.is(list.code, 0, list.err);
+  t.regex(list.out, new RegExp(`${delivery_id}\\s+order.cancelled\\s+vendor-cli\\s+failed\\s+3/3\\s+http 500`));
+  const json = JSON.parse((await cli('webhook', 'list', '--status', 'failed', '--json')).out);
+  t.true(json.some((d: any) => d.delivery_id === delivery_id && d.status === 'failed' && d.attempts === 3));
+  const none = await cli('webhook', 'list', '--vendor', 'vendor-cli', '--status', 'done');
+  t.is(none.out, 'No deliveries');
+
+  const show = await cli('webhook', 'show', delivery_id);
+  t.is(show.code, 0, show.err);
+  const attemptLines = show.out.split('\n').filter((l) => l.trim().startsWith('attempt'));
+  t.is(attemptLines.length, 3);
+  attemptLines.forEach((line, i) => t.regex(line, new RegExp(`attempt ${i + 1} .*http_error\\s+http 500 .* ms .*receiver answered 500; answer: down for maintenance`)));
+
+  receiver.reset();
+  const again = await cli('webhook', 'redeliver', delivery_id);
+  t.is(again.code, 0, again.err);
+  t.regex(again.out, new RegExp(`Queued attempt 4 of ${delivery_id}`));
+  const worker = new OutboxWorker({ databaseUrl: app.dbUrl, ...app.config.worker, kinds: ['vendor_webhook'] });
+  await worker.start();
+  const [req] = await receiver.waitFor(1);
+  await eventually(async () => (await selectOne<any>(`SELECT status FROM outbox WHERE delivery_id = $1`, [delivery_id])).status === 'done');
+  await worker.stop(2000);
+  t.is(req.headers['x-svc-delivery-id'], delivery_id);
+  t.is(req.body.id, delivery_id);
+  t.is(req.headers['x-svc-attempt'], '4');
+  t.is(req.headers['x-svc-signature'], expectedSignature(SECRET, req.raw));
+  const logs = await selectRows<any>(`SELECT attempt, status FROM vendor_api_logs WHERE delivery_id = $1 ORDER BY id`, [delivery_id]);
+  t.deepEqual(logs.map((l) => `${l.attempt}:${l.status}`), ['1:http_error', '2:http_error', '3:http_error', '4:success']);
+});
+
+test.serial('show and redeliver of an unknown id fail with exit code 1 and a message', async (t) => {
+  const show = await cli('webhook', 'show', '00000000-0000-4000-8000-000000000000');
+  t.is(show.code, 1);
+  t.is(show.err, 'error: Webhook delivery 00000000-0000-4000-8000-000000000000 not found');
+  const bad = await cli('webhook', 'redeliver', 'not-an-id');
+  t.is(bad.code, 1);
+  t.regex(bad.err, /delivery id/);
+  const usage = await cli('webhook', 'list', '--status', 'lost');
+  t.is(usage.code, 1);
+  t.regex(usage.err, /status must be one of pending, running, done, failed/);
+});
+
+test.serial('test-fire: CLI and service send a signed webhook.test now, logged, never retried', async (t) => {
+  receiver.reset();
+  await createVendor('vendor-fire', `${receiver.url}/svc`, SECRET);
+  const ok = await cli('webhook', 'test-fire', 'vendor-fire');
+  t.is(ok.code, 0, ok.err);
+  t.regex(ok.out, /^ok: status 200, \d+ ms, delivery [0-9a-f-]{36}$/);
+  const [req] = await receiver.waitFor(1);
+  t.is(req.body.event, 'webhook.test');
+  t.is(req.headers['svc-event'], 'webhook.test');
+  t.is(req.body.attempt, 1);
+  t.is(req.headers['x-svc-signature'], expectedSignature(SECRET, req.raw));
+
+  receiver.answer = () => ({ status: 500 });
+  const r = await testFireWebhook(vendorActor('vendor-fire'), 'vendor-fire');
+  t.like(r, { ok: false, status_code: 500, reason: 'receiver answered 500' });
+  t.regex(r.delivery_id!, /^[0-9a-f-]{36}$/);
+  await new Promise((res) => setTimeout(res, 300));
+  t.is(receiver.requests.length, 2, 'not retried');
+  const shown = await getWebhookDelivery(systemActor('test'), r.delivery_id!);
+  t.is(shown.delivery, null);
+  t.like(shown.attempts[0], { attempt: 1, status: 'http_error', http_status: 500 });
+  const failedFire = await cli('webhook', 'test-fire', 'vendor-fire');
+  t.is(failedFire.code, 1);
+  t.regex(failedFire.err, /test event not delivered: receiver answered 500 \(status 500/);
+  t.is((await selectOne<any>(`SELECT count(*)::int AS n FROM outbox WHERE target = 'vendor-fire'`)).n, 0, 'test events are not queued');
+});
+
+test.serial('test-fire without a URL or a secret answers ok:false with a reason, not an error', async (t) => {
+  await createVendor('vendor-nourl', null, SECRET);
+  await createVendor('vendor-nosecret', receiver.url, null);
+  t.deepEqual(await testFireWebhook(systemActor('test'), 'vendor-nourl'), { ok: false, reason: 'No Webhook URL is configured for this vendor' });
+  t.deepEqual(await testFireWebhook(systemActor('test'), 'vendor-nosecret'), { ok: false, reason: 'No webhook secret is configured for this vendor' });
+  await t.throwsAsync(testFireWebhook(systemActor('test'), 'vendor-missing'), { instanceOf: NotFoundError, message: 'Vendor Profile vendor-missing not found' });
+});
+
+test.serial('a vendor fires and lists only its own; other vendors\' are not found; customers are refused', async (t) => {
+  await createVendor('vendor-a', receiver.url, SECRET);
+  await createVendor('vendor-b', receiver.url, SECRET);
+  await withTransaction(undefined, async (tx) => {
+    await enqueueVendorEvent(tx, { event: 'product.approved', vendor: 'vendor-a', data: { sku: 'A' } });
+    await enqueueVendorEvent(tx, { event: 'product.rejected', vendor: 'vendor-b', data: { sku: 'B' } });
+  });
+  const err = await t.throwsAsync(testFireWebhook(vendorActor('vendor-a'), 'vendor-b'), { instanceOf: NotFoundError });
+  t.is(err?.status, 404);
+  const mine = await listWebhookDeliveries(vendorActor('vendor-a'), {});
+  t.true(mine.length > 0);
+  t.true(mine.every((d) => d.vendor === 'vendor-a'));
+  const all = await listWebhookDeliveries(opsActor, {});
+  t.true(all.some((d) => d.vendor === 'vendor-b'));
+  const b = all.find((d) => d.vendor === 'vendor-b')!;
+  await t.throwsAsync(getWebhookDelivery(vendorActor('vendor-a'), b.delivery_id), { instanceOf: NotFoundError });
+  await t.throwsAsync(listWebhookDeliveries(customerActor, {}), { instanceOf: PermissionError });
+  await t.throwsAsync(testFireWebhook(customerActor, 'vendor-a'), { instanceOf: PermissionError });
+});
