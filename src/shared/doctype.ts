@@ -209,7 +209,11 @@ export async function getDoc(actor: Actor, def: DocTypeDef, name: string): Promi
   const scope = scopeOf(actor, def.policy ?? def.name, 't');
   Object.assign(sql.bind, scope.bind);
   const select = Object.entries(def.fields).map(([f, e]) => `${e} AS "${f}"`).join(', ');
-  const [row] = await selectRows<Doc>(`SELECT ${select} FROM ${def.from} WHERE t.name = ${sql.param(name)} AND ${scope.sql}`, sql.bind);
+  // the name field may map to another column (e.g. a numeric id); a name of the wrong type is simply not found
+  const [row] = await selectRows<Doc>(`SELECT ${select} FROM ${def.from} WHERE ${def.fields.name ?? 't.name'} = ${sql.param(name)} AND ${scope.sql}`, sql.bind).catch((err: { parent?: { code?: string } }) => {
+    if (['22P02', '22003', '22007', '22008'].includes(err.parent?.code ?? '')) return [];
+    throw err;
+  });
   if (!row) throw new NotFoundError(`${def.name} ${name} not found`);
   return { doctype: def.name, ...row };
 }

@@ -19,8 +19,10 @@ import { vendorProfileOf } from './tokens.service.js';
 export const RX_ATTRIBUTES = ['ndc', 'dosage_form', 'route', 'dea_schedule', 'cold_chain', 'lot_number', 'batch_number', 'coa_url', 'is_rx', 'is_controlled', 'strength'] as const;
 export const NEEDS_CLASSIFICATION = 'Needs classification';
 
-const code = Joi.alternatives(Joi.string().trim().min(1).max(140), Joi.number().custom((n) => String(n)));
-const rx = Object.fromEntries(RX_ATTRIBUTES.map((k) => [k, Joi.alternatives(Joi.string().max(500), Joi.number(), Joi.boolean()).allow(null)]));
+// Kept cheap on purpose: a 500-record batch validates 500 times (numbers sent as codes are turned
+// into text before validation; Rx attribute value formats are not specified, so any scalar passes).
+const code = Joi.string().trim().min(1).max(140);
+const rx = Object.fromEntries(RX_ATTRIBUTES.map((k) => [k, Joi.any()]));
 
 export const productRecord = Joi.object({
   sku: code,
@@ -35,11 +37,18 @@ export const productRecord = Joi.object({
   cost: Joi.number().min(0).max(1e12),
   price_list: Joi.string().trim().max(140),
   uom: Joi.string().trim().max(40),
-  disabled: Joi.alternatives(Joi.number().valid(0, 1), Joi.boolean().custom((b) => (b ? 1 : 0))),
+  disabled: Joi.number().valid(0, 1),
   ...rx,
-})
-  .or('sku', 'item_code', 'vendor_product_id', 'medgrid_item_code')
-  .custom((r, h) => (r.sku !== undefined && r.item_code !== undefined && String(r.sku) !== String(r.item_code) ? h.message({ custom: 'sku and item_code name different products' }) : r));
+}).or('sku', 'item_code', 'vendor_product_id', 'medgrid_item_code');
+
+/** Codes sent as numbers become text; booleans for `disabled` become 0/1. */
+export function normaliseProduct(raw: unknown): unknown {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+  const r = { ...(raw as Record<string, unknown>) };
+  for (const k of ['sku', 'item_code', 'vendor_product_id', 'medgrid_item_code']) if (typeof r[k] === 'number') r[k] = String(r[k]);
+  if (typeof r.disabled === 'boolean') r.disabled = r.disabled ? 1 : 0;
+  return r;
+}
 
 interface ProductInput extends Record<string, unknown> {
   sku?: string; item_code?: string; vendor_product_id?: string; medgrid_item_code?: string; name?: string; description?: string; group?: string;
@@ -61,6 +70,7 @@ const TYPES: Record<string, string> = { standard_rate: 'numeric', valuation_rate
 const UPDATED = COLUMNS.filter((c) => c !== 'item_code' && c !== 'vendor' && c !== 'stock_uom' && c !== 'is_503a');
 
 function cleanHtml(text: string): string {
+  if (!/[<>&]/.test(text)) return text; // plain text: nothing to clean (the common case, and 500 per batch)
   return sanitizeHtml(text, { allowedTags: ['b', 'i', 'em', 'strong', 'u', 'p', 'br', 'ul', 'ol', 'li', 'span', 'div', 'h3', 'h4', 'table', 'tr', 'td', 'th', 'tbody', 'thead'], allowedAttributes: {} });
 }
 
@@ -169,8 +179,13 @@ export async function syncProducts(actor: Actor, records: unknown[], opts: { tra
   if (!isPharmacy(vendor.scope) && records.some((r) => r && typeof r === 'object' && RX_ATTRIBUTES.some((k) => (r as Record<string, unknown>)[k] !== undefined))) {
     throw new UnprocessableError('Rx attributes are accepted only from 503A/503B pharmacy vendors');
   }
-  const { valid, failures } = validateEach(records, productRecord);
-  const outcomes: RecordOutcome<ProductResult>[] = [...failures];
+  const checked = validateEach(records.map(normaliseProduct), productRecord);
+  const outcomes: RecordOutcome<ProductResult>[] = [...checked.failures];
+  const valid = checked.valid.filter(({ index, value: r }) => {
+    if (r.sku === undefined || r.item_code === undefined || r.sku === r.item_code) return true;
+    outcomes.push(failure(index, String(r.sku), new RecordError('sku and item_code name different products')));
+    return false;
+  });
   return withTransaction(opts, async (transaction) => {
     const refs = valid.map(({ value: r }) => ({ sku: r.sku !== undefined ? String(r.sku) : r.item_code !== undefined ? String(r.item_code) : undefined, vendor_product_id: r.vendor_product_id as string | undefined, medgrid_item_code: r.medgrid_item_code as string | undefined }));
     const newCodes = vendor.separate_skus ? refs.filter((r) => r.sku).map((r) => `${vendor.sku_prefix}-${r.sku}`) : [];

@@ -59,6 +59,10 @@ test.before(async () => {
       await execute(`DELETE FROM test_notes WHERE name = $1`, [name]);
     },
   });
+  // a document type whose name is a numeric id (like a log table)
+  await pgc.query(`CREATE TABLE test_counters (id bigserial PRIMARY KEY, label text NOT NULL); INSERT INTO test_counters (label) VALUES ('one'), ('two')`);
+  definePolicy('Test Counter', { allow: { read: 'authenticated' } });
+  registerDocType({ name: 'Test Counter', from: 'test_counters t', fields: { name: 't.id', label: 't.label' }, defaultOrder: 't.id ASC' });
   admin = await tokenClient(app, 'admin@demo.svc.local');
   ops = await tokenClient(app, 'ops@demo.svc.local'); // one key pair per user: tests run concurrently
 });
@@ -252,4 +256,16 @@ test('/api/method arguments: a non-empty JSON body is the only source; otherwise
   t.deepEqual(merged.body, { message: 4 });
   // Frappe's cache busters are ignored
   t.deepEqual((await admin.get('/api/method/frappe.client.get_count', { doctype: 'Company', _: '12345', cmd: 'x' })).body, { message: 2 });
+});
+
+test('a document type named by a numeric id: get by id, and a non-numeric name is simply not found', async (t) => {
+  const one = await admin.get('/api/resource/Test Counter/1');
+  t.is(one.status, 200);
+  t.deepEqual(one.body.data, { doctype: 'Test Counter', name: 1, label: 'one' });
+  for (const name of ['abc', '99999999999999999999999', '3']) {
+    const res = await admin.get(`/api/resource/Test Counter/${name}`);
+    t.is(res.status, 404, name);
+    t.deepEqual(serverMessages(res.body), [`Test Counter ${name} not found`]);
+  }
+  t.deepEqual((await admin.get('/api/resource/Test Counter', { filters: { name: 2 } })).body.data, [{ name: 2 }]);
 });
