@@ -5,6 +5,7 @@
 import { db, type Tx } from '../src/db/sequelize.js';
 import { seedFoundation, foundationBanner } from './foundation.seed.js';
 import { seedVendors, vendorBanner } from './vendor.seed.js';
+import { seedCatalog, catalogBanner } from './catalog.seed.js';
 
 export interface Seed {
   name: string;
@@ -14,7 +15,11 @@ export interface Seed {
 }
 
 // Order matters: later seeds reference earlier rows. Domains append theirs.
-const seeds: Seed[] = [{ name: 'foundation', run: seedFoundation, banner: foundationBanner }];
+const seeds: Seed[] = [
+  { name: 'foundation', run: seedFoundation, banner: foundationBanner },
+  { name: 'vendor', run: seedVendors, banner: vendorBanner },
+  { name: 'catalog', run: seedCatalog, banner: catalogBanner },
+];
 
 export function registerSeed(seed: Seed): void {
   if (!seeds.some((s) => s.name === seed.name)) seeds.push(seed);
@@ -34,5 +39,3 @@ export async function demoBanner(baseUrl: string): Promise<string[]> {
   return lines;
 }
 
-registerSeed({ name: 'vendor', run: seedVendors, banner: vendorBanner });
-import { seedCatalog, catalogBanner } from './catalog.seed.js'; registerSeed({ name: 'catalog', run: seedCatalog, banner: catalogBanner });
