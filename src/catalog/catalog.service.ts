@@ -7,7 +7,7 @@ import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
 import { selectOne, selectRows } from '../db/sequelize.js';
 import { InputError, NotFoundError } from '../shared/errors.js';
-import { choosePriceList, rateBinds, rateJoins } from './prices.js';
+import { choosePriceList, rateBinds, rateExpr } from './prices.js';
 
 /** SQL predicate of a product customers may see (alias i). */
 export const VISIBLE_ITEM = `i.workflow_state = 'Approved' AND i.published AND NOT i.disabled`;
@@ -57,24 +57,29 @@ async function requireWarehouse(name: string): Promise<void> {
   if (!wh) throw new NotFoundError(`Warehouse ${name} not found`);
 }
 
+/**
+ * The SQL of items_in_warehouse (named binds $list, $fallback, $warehouse); exported so the bench
+ * runs it bare. The partial index bins(warehouse, item_code) WHERE actual_qty > reserved_qty serves
+ * both the filter and the order, so the scan stops after the page; the page is cut first and priced
+ * after, so rows skipped by limit_start cost no price lookups.
+ */
+export function itemsInWarehouseSql(limit: number, offset: number): string {
+  return `SELECT pg.item_code, pg.item_name, pg.description, pg.stock_uom, ${rateExpr('pg.item_code')} AS rate, pg.available_qty
+       FROM (SELECT i.item_code, i.item_name, i.description, i.stock_uom, (b.actual_qty - b.reserved_qty)::float8 AS available_qty
+               FROM bins b
+               JOIN items i ON i.item_code = b.item_code
+              WHERE b.warehouse = $warehouse AND b.actual_qty > b.reserved_qty AND ${VISIBLE_ITEM}
+              ORDER BY b.item_code
+              LIMIT ${limit} OFFSET ${offset}) pg
+      ORDER BY pg.item_code`;
+}
+
 /** Items with available stock in one warehouse, priced with the caller's list; ordered by item_code. */
 export async function itemsInWarehouse(actor: Actor, input: { warehouse: string; price_list?: string } & Page): Promise<CatalogRow[]> {
   authorize(actor, 'read', 'Catalog');
   const { offset, limit } = pageOf(input);
   const [choice] = await Promise.all([choosePriceList(actor, input.price_list), requireWarehouse(input.warehouse)]);
-  const { joins, rate } = rateJoins('i');
-  // The partial index bins(warehouse, item_code) WHERE actual_qty > reserved_qty serves both the
-  // filter and the order, so the scan stops after one page.
-  return selectRows<CatalogRow>(
-    `SELECT i.item_code, i.item_name, i.description, i.stock_uom, ${rate} AS rate, (b.actual_qty - b.reserved_qty)::float8 AS available_qty
-       FROM bins b
-       JOIN items i ON i.item_code = b.item_code
-       ${joins}
-      WHERE b.warehouse = $warehouse AND b.actual_qty > b.reserved_qty AND ${VISIBLE_ITEM}
-      ORDER BY b.item_code
-      LIMIT ${limit} OFFSET ${offset}`,
-    { ...rateBinds(choice), warehouse: input.warehouse },
-  );
+  return selectRows<CatalogRow>(itemsInWarehouseSql(limit, offset), { ...rateBinds(choice), warehouse: input.warehouse });
 }
 
 /** Escapes LIKE wildcards so a query matches literally. */
@@ -83,27 +88,32 @@ export function likePattern(query: string): string {
 }
 
 /**
- * Partial match on name and description. Order: item_code (then warehouse), walked along the items
- * primary key so a common word stops after one page instead of sorting every match (performance.md:
- * that sort costs 20x); rare words use the trigram indexes.
+ * The SQL of search_items (named binds $list, $fallback, $pattern and, with a warehouse, $warehouse).
+ * Order: item_code (then warehouse), walked along the items primary key so a common word stops after
+ * one page instead of sorting every match (performance.md: that sort costs 20x); rare words use the
+ * trigram indexes. Exported so the bench runs it bare.
  */
+export function searchItemsSql(opts: { warehouse: boolean; limit: number; offset: number }): string {
+  const byWarehouse = opts.warehouse ? `AND b.warehouse = $warehouse` : '';
+  return `SELECT pg.item_code, pg.item_name, pg.description, pg.stock_uom, ${rateExpr('pg.item_code')} AS rate, pg.available_qty, pg.warehouse
+       FROM (SELECT i.item_code, i.item_name, i.description, i.stock_uom, (b.actual_qty - b.reserved_qty)::float8 AS available_qty, b.warehouse
+               FROM items i
+               JOIN bins b ON b.item_code = i.item_code AND b.actual_qty > b.reserved_qty ${byWarehouse}
+              WHERE (i.item_name ILIKE $pattern OR i.description ILIKE $pattern) AND ${VISIBLE_ITEM}
+              ORDER BY i.item_code, b.warehouse
+              LIMIT ${opts.limit} OFFSET ${opts.offset}) pg
+      ORDER BY pg.item_code, pg.warehouse`;
+}
+
+/** Partial match on name and description, rows with available stock only (see searchItemsSql for the order). */
 export async function searchItems(actor: Actor, input: { query: string; warehouse?: string; price_list?: string } & Page): Promise<CatalogRow[]> {
   authorize(actor, 'read', 'Catalog');
   const query = input.query.trim();
   if (query.length === 0) throw new InputError('query must not be empty');
   const { offset, limit } = pageOf(input);
-  const choice = await choosePriceList(actor, input.price_list);
-  if (input.warehouse) await requireWarehouse(input.warehouse);
-  const { joins, rate } = rateJoins('i');
-  const byWarehouse = input.warehouse ? `AND b.warehouse = $warehouse` : '';
+  const [choice] = await Promise.all([choosePriceList(actor, input.price_list), input.warehouse ? requireWarehouse(input.warehouse) : undefined]);
   const rows = await selectRows<CatalogRow>(
-    `SELECT i.item_code, i.item_name, i.description, i.stock_uom, ${rate} AS rate, (b.actual_qty - b.reserved_qty)::float8 AS available_qty, b.warehouse
-       FROM items i
-       JOIN bins b ON b.item_code = i.item_code AND b.actual_qty > b.reserved_qty ${byWarehouse}
-       ${joins}
-      WHERE (i.item_name ILIKE $pattern OR i.description ILIKE $pattern) AND ${VISIBLE_ITEM}
-      ORDER BY i.item_code, b.warehouse
-      LIMIT ${limit} OFFSET ${offset}`,
+    searchItemsSql({ warehouse: Boolean(input.warehouse), limit, offset }),
     { ...rateBinds(choice), pattern: likePattern(query), ...(input.warehouse ? { warehouse: input.warehouse } : {}) },
   );
   if (input.warehouse) for (const r of rows) delete r.warehouse; // strict filter: rows carry no warehouse

@@ -31,32 +31,33 @@ export function isCustomerUser(actor: Actor): boolean {
  */
 export async function choosePriceList(actor: Actor, requested: string | undefined, opts: { transaction?: Tx; customer?: string | null } = {}): Promise<PriceListChoice> {
   const customer = opts.customer ?? (isCustomerUser(actor) ? actor.customer : null);
-  let assigned: string | null = null;
-  if (customer) {
-    const row = await selectOne<{ price_list: string | null }>(`SELECT price_list FROM customers WHERE name = $1`, [customer], opts);
-    assigned = row?.price_list ?? null;
-  }
-  const name = requested || assigned || STANDARD_LIST;
-  const list = await selectOne<{ name: string; is_contract: boolean; in_force: boolean }>(
-    `SELECT name, is_contract, (enabled AND (valid_from IS NULL OR valid_from <= CURRENT_DATE) AND (valid_upto IS NULL OR valid_upto >= CURRENT_DATE)) AS in_force
-       FROM price_lists WHERE name = $1 AND selling`,
-    [name],
+  // One round trip (it runs on every catalog read): the customer's assigned list, the list chosen
+  // (asked for, else assigned, else Standard Selling) and whether that list is in force today.
+  const list = (await selectOne<{ name: string; assigned: string | null; found: boolean; is_contract: boolean | null; in_force: boolean | null }>(
+    `SELECT n.name, n.assigned, pl.name IS NOT NULL AS found, pl.is_contract,
+            (pl.enabled AND (pl.valid_from IS NULL OR pl.valid_from <= CURRENT_DATE) AND (pl.valid_upto IS NULL OR pl.valid_upto >= CURRENT_DATE)) AS in_force
+       FROM (SELECT COALESCE(NULLIF($1::text, ''), c.price_list, $3::text) AS name, c.price_list AS assigned
+               FROM (SELECT 1) one LEFT JOIN customers c ON c.name = $2::text) n
+       LEFT JOIN price_lists pl ON pl.name = n.name AND pl.selling`,
+    [requested ?? null, customer ?? null, STANDARD_LIST],
     opts,
-  );
-  if (!list) throw new BusinessRuleError(`Price List ${name} not found`);
+  ))!;
+  const { name, assigned } = list;
+  if (!list.found) throw new BusinessRuleError(`Price List ${name} not found`);
   if (isCustomerUser(actor) && name !== STANDARD_LIST && name !== assigned) throw new PermissionError(`Not permitted to use Price List ${name}`);
   const fallback = list.is_contract && name !== STANDARD_LIST ? STANDARD_LIST : null;
-  return { name, fallback, inForce: list.in_force };
+  return { name, fallback, inForce: Boolean(list.in_force) };
 }
 
-/** SQL (LEFT JOINs) giving `rate` for items aliased `i`, with binds $list and $fallback. */
-export function rateJoins(itemAlias = 'i'): { joins: string; rate: string } {
-  const today = (p: string) => `(${p}.valid_from IS NULL OR ${p}.valid_from <= CURRENT_DATE) AND (${p}.valid_upto IS NULL OR ${p}.valid_upto >= CURRENT_DATE)`;
-  return {
-    joins: `LEFT JOIN item_prices p1 ON p1.item_code = ${itemAlias}.item_code AND p1.price_list = $list AND ${today('p1')}
-            LEFT JOIN item_prices p2 ON p2.item_code = ${itemAlias}.item_code AND p2.price_list = $fallback AND ${today('p2')}`,
-    rate: `COALESCE(p1.rate, p2.rate)::float8`,
-  };
+/**
+ * SQL expression of today's rate of the item whose code is `itemCode` (binds $list, $fallback):
+ * correlated lookups on the unique (item_code, price_list) index, so a paged query prices only the
+ * rows it returns, and the planner has two fewer joins to consider on every request.
+ */
+export function rateExpr(itemCode: string): string {
+  const today = `(p.valid_from IS NULL OR p.valid_from <= CURRENT_DATE) AND (p.valid_upto IS NULL OR p.valid_upto >= CURRENT_DATE)`;
+  return `COALESCE((SELECT p.rate FROM item_prices p WHERE p.item_code = ${itemCode} AND p.price_list = $list AND ${today}),
+                  (SELECT p.rate FROM item_prices p WHERE p.item_code = ${itemCode} AND p.price_list = $fallback AND ${today}))::float8`;
 }
 
 export function rateBinds(choice: PriceListChoice): { list: string | null; fallback: string | null } {
@@ -65,9 +66,8 @@ export function rateBinds(choice: PriceListChoice): { list: string | null; fallb
 
 /** Today's rate of each item in the chosen list (null when none). */
 export async function ratesFor(choice: PriceListChoice, itemCodes: string[], opts: { transaction?: Tx } = {}): Promise<Map<string, number | null>> {
-  const { joins, rate } = rateJoins('i');
   const rows = await selectRows<{ item_code: string; rate: number | null }>(
-    `SELECT i.item_code, ${rate} AS rate FROM items i ${joins} WHERE i.item_code = ANY($codes)`,
+    `SELECT i.item_code, ${rateExpr('i.item_code')} AS rate FROM items i WHERE i.item_code = ANY($codes)`,
     { ...rateBinds(choice), codes: itemCodes },
     opts,
   );

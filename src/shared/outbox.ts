@@ -98,7 +98,7 @@ export async function claimDue(workerId: string, limit: number, leaseSeconds: nu
            AND ($4::text[] IS NULL OR kind = ANY($4::text[]))
          ORDER BY next_attempt_at, id
          LIMIT $3
-         FOR UPDATE SKIP LOCKED)
+         FOR NO KEY UPDATE SKIP LOCKED) -- not blocked by the KEY SHARE lock an attempt insert (FK) holds
       RETURNING o.*`,
     [workerId, leaseSeconds, limit, kinds ?? null],
   );

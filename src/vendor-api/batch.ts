@@ -53,13 +53,22 @@ export function skuOf(raw: unknown): string | null {
   return typeof v === 'string' || typeof v === 'number' ? String(v) : null;
 }
 
-/** Validates every record with `schema`; invalid ones become failures, valid ones keep their index. */
-export function validateEach<T>(records: unknown[], schema: Joi.ObjectSchema<T>): { valid: { index: number; value: T }[]; failures: RecordFailure[] } {
+/**
+ * Validates every record with `schema`; invalid ones become failures, valid ones keep their index.
+ * `fast`, when given, is tried first: it returns the value Joi would return for a record that is
+ * plainly valid, or undefined to let Joi decide (and word the error) for anything else.
+ */
+export function validateEach<T>(records: unknown[], schema: Joi.ObjectSchema<T>, fast?: (raw: Record<string, unknown>) => T | undefined): { valid: { index: number; value: T }[]; failures: RecordFailure[] } {
   const valid: { index: number; value: T }[] = [];
   const failures: RecordFailure[] = [];
   records.forEach((raw, index) => {
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
       failures.push(failure(index, null, new RecordError('Each record must be an object')));
+      return;
+    }
+    const quick = fast?.(raw as Record<string, unknown>);
+    if (quick !== undefined) {
+      valid.push({ index, value: quick });
       return;
     }
     const { value, error } = schema.validate(raw, { abortEarly: true, convert: true, stripUnknown: true });

@@ -57,11 +57,23 @@ export async function loadItemIndex(vendor: { name: string; separate_skus: boole
   const codes = new Set(refs.map((r) => r.medgrid_item_code).filter((s): s is string => Boolean(s)));
   if (!vendor.separate_skus) for (const s of skus) codes.add(s);
   for (const c of opts.extraCodes ?? []) codes.add(c);
+  // Each code is probed through its own unique index (a LATERAL with OFFSET 0 cannot be flattened
+  // into a join): the earlier `vendor = $1 AND (sku = ANY … OR vpid = ANY …) OR code = ANY …` let the
+  // planner pick items_vendor_idx whenever the vendor's row estimate was stale (a vendor that just
+  // synced thousands of products), rechecking every item of the vendor against 500-element
+  // arrays: ~40 ms instead of ~5 ms per batch. The rows are then locked by primary key.
   const rows = skus.length + vpids.length + codes.size === 0 ? [] : await selectRows<ItemRow>(
     `SELECT item_code, item_name, description, stock_uom, item_group, vendor, vendor_sku, vendor_product_id, image, standard_rate,
             valuation_rate, workflow_state, published, disabled, is_503a, rejection_reason, rx_attributes
        FROM items
-      WHERE (vendor = $1 AND (vendor_sku = ANY($2::text[]) OR vendor_product_id = ANY($3::text[]))) OR item_code = ANY($4::text[])
+      WHERE item_code = ANY(ARRAY(
+              SELECT f.item_code FROM unnest($2::text[]) s(v)
+                CROSS JOIN LATERAL (SELECT item_code FROM items WHERE vendor = $1 AND vendor_sku = s.v OFFSET 0) f
+              UNION
+              SELECT f.item_code FROM unnest($3::text[]) s(v)
+                CROSS JOIN LATERAL (SELECT item_code FROM items WHERE vendor = $1 AND vendor_product_id = s.v OFFSET 0) f
+              UNION
+              SELECT unnest($4::text[])))
       ${opts.lock ? 'FOR UPDATE' : ''}`,
     [vendor.name, skus, vpids, [...codes]],
     opts,

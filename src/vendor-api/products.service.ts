@@ -41,6 +41,40 @@ export const productRecord = Joi.object({
   ...rx,
 }).or('sku', 'item_code', 'vendor_product_id', 'medgrid_item_code');
 
+// The fast path of productRecord (Joi costs ~20-40 µs a record, a tenth of a 500-record batch): a
+// record whose every known field already has the exact form Joi would accept and return unchanged
+// (strings trimmed and within bounds, finite numbers in range, no image to parse) is taken as is,
+// unknown fields stripped. Anything else goes through Joi, which stays the one source of errors.
+const STRING_FIELDS: Record<string, { min: number; max: number; trim: boolean }> = {
+  sku: { min: 1, max: 140, trim: true }, item_code: { min: 1, max: 140, trim: true }, vendor_product_id: { min: 1, max: 140, trim: true },
+  medgrid_item_code: { min: 1, max: 140, trim: true }, name: { min: 1, max: 140, trim: true }, description: { min: 0, max: 20_000, trim: false },
+  group: { min: 0, max: 140, trim: true }, price_list: { min: 1, max: 140, trim: true }, uom: { min: 1, max: 40, trim: true },
+};
+const RX_SET = new Set<string>(RX_ATTRIBUTES);
+
+export function fastProduct(raw: Record<string, unknown>): ProductInput | undefined {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(raw)) {
+    const v = raw[key];
+    if (v === undefined) continue;
+    const s = STRING_FIELDS[key];
+    if (s) {
+      if (typeof v !== 'string' || v.length < s.min || v.length > s.max || (s.trim && v.trim() !== v)) return undefined;
+    } else if (key === 'price' || key === 'cost') {
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 1e12 || Object.is(v, -0)) return undefined;
+    } else if (key === 'disabled') {
+      if (v !== 0 && v !== 1) return undefined;
+    } else if (key === 'image') {
+      if (v !== null && v !== '') return undefined; // a URL: Joi checks it
+    } else if (!RX_SET.has(key)) {
+      continue; // unknown: stripped
+    }
+    out[key] = v;
+  }
+  if (out.sku === undefined && out.item_code === undefined && out.vendor_product_id === undefined && out.medgrid_item_code === undefined) return undefined;
+  return out as ProductInput;
+}
+
 /** Codes sent as numbers become text; booleans for `disabled` become 0/1. */
 export function normaliseProduct(raw: unknown): unknown {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return raw;
@@ -175,11 +209,14 @@ async function writeItems(planned: Planned[], transaction: Tx): Promise<Set<stri
 /** sync.products: `{ total, succeeded, failed, results }`; one failing record never rolls back the others. */
 export async function syncProducts(actor: Actor, records: unknown[], opts: { transaction?: Tx } = {}): Promise<BatchAnswer<ProductResult>> {
   authorize(actor, 'write', 'Vendor Sync');
+  const T: number[] = [performance.now()];
   const vendor = await vendorProfileOf(actor, opts);
+  T.push(performance.now());
   if (!isPharmacy(vendor.scope) && records.some((r) => r && typeof r === 'object' && RX_ATTRIBUTES.some((k) => (r as Record<string, unknown>)[k] !== undefined))) {
     throw new UnprocessableError('Rx attributes are accepted only from 503A/503B pharmacy vendors');
   }
-  const checked = validateEach(records.map(normaliseProduct), productRecord);
+  const checked = validateEach(records.map(normaliseProduct), productRecord, fastProduct);
+  T.push(performance.now());
   const outcomes: RecordOutcome<ProductResult>[] = [...checked.failures];
   const valid = checked.valid.filter(({ index, value: r }) => {
     if (r.sku === undefined || r.item_code === undefined || r.sku === r.item_code) return true;
@@ -187,12 +224,14 @@ export async function syncProducts(actor: Actor, records: unknown[], opts: { tra
     return false;
   });
   return withTransaction(opts, async (transaction) => {
+    T.push(performance.now());
     const refs = valid.map(({ value: r }) => ({ sku: r.sku !== undefined ? String(r.sku) : r.item_code !== undefined ? String(r.item_code) : undefined, vendor_product_id: r.vendor_product_id as string | undefined, medgrid_item_code: r.medgrid_item_code as string | undefined }));
     const newCodes = vendor.separate_skus ? refs.filter((r) => r.sku).map((r) => `${vendor.sku_prefix}-${r.sku}`) : [];
     const [index, lookups] = await Promise.all([
       loadItemIndex(vendor, refs, { transaction, lock: true, extraCodes: newCodes }),
       loadReferences(valid.map((v) => v.value as ProductInput), transaction),
     ]);
+    T.push(performance.now());
     const planned: Planned[] = [];
     const seen = new Map<string, number>();
     valid.forEach(({ index: i, value }, n) => {
@@ -209,7 +248,9 @@ export async function syncProducts(actor: Actor, records: unknown[], opts: { tra
         outcomes.push(failure(i, skuOf(value), err));
       }
     });
+    T.push(performance.now());
     const written = await writeItems(planned, transaction);
+    T.push(performance.now());
     for (const p of planned) {
       if (!written.has(p.row.item_code as string)) {
         outcomes.push(failure(p.index, p.sku, new RecordError(`Item code ${p.row.item_code} is already in use`, 'DuplicateEntryError')));
@@ -221,6 +262,9 @@ export async function syncProducts(actor: Actor, records: unknown[], opts: { tra
         result: { sku: p.sku, medgrid_item_code: p.row.item_code as string, vendor_product_id: (p.row.vendor_product_id as string | null) ?? null, created: p.created, workflow_state: p.row.workflow_state as string, published: p.row.published as boolean, status },
       });
     }
-    return answer(records.length, outcomes);
+    const a = answer(records.length, outcomes);
+    T.push(performance.now());
+    if (process.env.SVC_PROF) process.stderr.write(`PROF ${T.slice(1).map((t, i) => (t - T[i]).toFixed(1)).join(' ')}\n`);
+    return a;
   });
 }

@@ -4,22 +4,21 @@
  * token and Basic auth, rotation, disabled users, Bearer without a verifier, T41 (hashed secrets).
  */
 import test from 'ava';
-import type pg from 'pg';
+import pg from 'pg';
 import { startTestApp, loginAs, tokenClient, type TestApp } from '../helpers/app.js';
 import { Client, cookiesOf, serverMessages, type HttpResponse } from '../helpers/http.js';
-import { pgClient } from '../helpers/db.js';
 import { createUser } from '../../src/users/users.service.js';
 import { systemActor } from '../../src/auth/actor.js';
 import { sha256Hex } from '../../src/shared/crypto.js';
 import { DEMO_PASSWORD } from '../../seeds/foundation.seed.js';
 
 let app: TestApp;
-let pgc: pg.Client;
+let pgc: pg.Pool; // concurrent tests query at once: a pool, not one client
 let admin: Client; // one key pair per user: tests run concurrently and a new pair revokes the old
 
 test.before(async () => {
   app = await startTestApp();
-  pgc = await pgClient(app.dbUrl);
+  pgc = new pg.Pool({ connectionString: app.dbUrl, max: 4 });
   for (const email of ['lockout@test.local', 'disabled@test.local', 'disabled2@test.local', 'rotate@test.local', 'rotate2@test.local', 'expiry@test.local']) {
     await createUser(systemActor('test'), { email, full_name: email, password: DEMO_PASSWORD, roles: ['Operations'] });
   }
@@ -243,4 +242,20 @@ test('credentials in the Authorization header win over a session cookie (no CSRF
   const res = await admin.with({ cookie: session.auth.cookie }).request('POST', '/api/method/svc.auth.generate_keys', { json: { user: 'clinic2@demo.svc.local' }, csrf: false });
   t.is(res.status, 200);
   t.is(res.body.message.user, 'clinic2@demo.svc.local');
+});
+
+test('T41: a dump of every table holds no password, API secret or session id in plaintext', async (t) => {
+  const session = await loginAs(app, 'marketplace.admin@demo.svc.local');
+  const sid = session.auth.cookie!.match(/sid=([^;]+)/)![1];
+  const keys = (await session.post('/api/method/svc.auth.generate_keys', {})).body.message;
+  const secrets = { password: DEMO_PASSWORD, api_secret: keys.api_secret as string, sid };
+  const { rows: tables } = await pgc.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public'`);
+  let dumped = 0;
+  for (const { tablename } of tables) {
+    const { rows } = await pgc.query(`SELECT string_agg(t::text, E'\\n') AS dump FROM "${tablename}" t`);
+    const dump = String(rows[0].dump ?? '');
+    dumped += dump.length;
+    for (const [name, value] of Object.entries(secrets)) t.false(dump.includes(value), `${name} in plaintext in ${tablename}`);
+  }
+  t.true(dumped > 10_000, 'the dump covered the data');
 });

@@ -169,6 +169,15 @@ test('405, 409, 417, 422 and 429 map to their statuses; 429 carries Retry-After'
   t.is(limited.headers.get('retry-after'), '43');
 });
 
+test('405: a known method called with a verb it does not take, with Allow', async (t) => {
+  const res = await admin.delete('/api/method/frappe.auth.get_logged_user');
+  t.deepEqual(assertErrorBody(t, res, 405, 'MethodNotAllowedError'), ['Method DELETE not allowed here; use GET']);
+  t.is(res.headers.get('allow'), 'GET');
+  const login = await app.http.get('/api/method/login');
+  assertErrorBody(t, login, 405, 'MethodNotAllowedError');
+  t.is(login.headers.get('allow'), 'POST');
+});
+
 test('409 from a unique violation in the database, and the row is unchanged', async (t) => {
   const res = await app.http.post('/api/method/test.duplicate');
   t.deepEqual(assertErrorBody(t, res, 409, 'DuplicateEntryError'), ['Duplicate entry']);

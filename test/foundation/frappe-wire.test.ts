@@ -4,10 +4,9 @@
  * types on GET/DELETE with empty bodies, form bodies.
  */
 import test from 'ava';
-import type pg from 'pg';
+import pg from 'pg';
 import { startTestApp, tokenClient, loginAs, type TestApp } from '../helpers/app.js';
 import { serverMessages, type Client } from '../helpers/http.js';
-import { pgClient } from '../helpers/db.js';
 import { registerDocType, type Doc } from '../../src/shared/doctype.js';
 import { definePolicy } from '../../src/auth/policy/index.js';
 import { execute, selectOne } from '../../src/db/sequelize.js';
@@ -17,7 +16,7 @@ import { NotFoundError, BusinessRuleError } from '../../src/shared/errors.js';
 let app: TestApp;
 let admin: Client;
 let ops: Client;
-let pgc: pg.Client;
+let pgc: pg.Pool; // concurrent tests query at once: a pool, not one client
 
 // A test-only document type: proves a resource is a declaration, with create/update/delete handlers.
 const NOTE_FIELDS = { name: 't.name', title: 't.title', docstatus: 't.docstatus' };
@@ -29,7 +28,7 @@ async function getNote(_actor: unknown, name: string): Promise<Doc> {
 
 test.before(async () => {
   app = await startTestApp();
-  pgc = await pgClient(app.dbUrl);
+  pgc = new pg.Pool({ connectionString: app.dbUrl, max: 4 });
   await pgc.query(`CREATE TABLE test_notes (name text PRIMARY KEY, title text NOT NULL, docstatus int NOT NULL DEFAULT 0)`);
   definePolicy('Test Note', { allow: { read: 'authenticated', create: ['Operations'], update: ['Operations'], delete: ['Operations'] } });
   registerDocType({

@@ -4,7 +4,7 @@
  * leases, a lapsed lease passes to another worker, and a singleton job runs once under its lock.
  */
 import test from 'ava';
-import type pg from 'pg';
+import pg from 'pg';
 import { createTestDatabase, pgClient } from '../helpers/db.js';
 import { testConfig } from '../helpers/app.js';
 import { initRuntime } from '../../src/shared/runtime.js';
@@ -14,7 +14,7 @@ import { OutboxWorker } from '../../src/jobs/outbox-worker.js';
 import { runJobOnce, type Job } from '../../src/jobs/index.js';
 
 let dbUrl: string;
-let pgc: pg.Client;
+let pgc: pg.Pool; // tests run concurrently: a pool, not one client
 const runs: { id: number; kind: string; at: number; attempt: number; worker: string }[] = [];
 
 interface EchoPayload {
@@ -54,7 +54,7 @@ test.before(async () => {
   const config = testConfig(dbUrl, { SVC_LOG_LEVEL: 'silent' });
   initRuntime(config);
   initDatabase(config);
-  pgc = await pgClient(dbUrl);
+  pgc = new pg.Pool({ connectionString: dbUrl, max: 4 });
 });
 test.after.always(async () => {
   await pgc?.end();
@@ -166,6 +166,20 @@ test('a lapsed lease passes to another worker; the late first worker cannot over
   t.deepEqual((await pgc.query(`SELECT status, attempts, locked_by FROM outbox WHERE id = $1`, [row.id])).rows, [{ status: 'done', attempts: 1, locked_by: null }]);
 });
 
+test('recording an attempt (FK lock on the row) does not hide the row from claimers', async (t) => {
+  registerOutboxHandler({ kind: 'echo_fk', run: echo });
+  const [row] = await db().transaction((transaction) => enqueue(transaction, { kind: 'echo_fk', payload: {} }));
+  const other = await pgClient(dbUrl);
+  await other.query('BEGIN');
+  await other.query(`INSERT INTO outbox_attempts (outbox_id, attempt, worker, started_at, ok) VALUES ($1, 1, 'late-worker', now(), false)`, [row.id]);
+  const claimed = await claimDue('claimer', 5, 5, ['echo_fk']);
+  await other.query('ROLLBACK');
+  await other.end();
+  t.deepEqual(claimed.map((r) => r.id), [row.id]);
+  // two claimers still exclude each other
+  t.deepEqual(await claimDue('second-claimer', 5, 5, ['echo_fk']), []);
+});
+
 test('a singleton job runs once across processes (advisory lock)', async (t) => {
   let ran = 0;
   const job: Job = {
@@ -182,11 +196,13 @@ test('a singleton job runs once across processes (advisory lock)', async (t) => 
   t.deepEqual(results.sort(), [false, true]);
   t.is(ran, 1);
   // another process holding the lock: this tick is skipped
-  await pgc.query('BEGIN');
-  await pgc.query(`SELECT pg_advisory_xact_lock(hashtext('svc:job:test-singleton'))`);
+  const other = await pgClient(dbUrl);
+  await other.query('BEGIN');
+  await other.query(`SELECT pg_advisory_xact_lock(hashtext('svc:job:test-singleton'))`);
   t.false(await runJobOnce(job));
   t.is(ran, 1);
-  await pgc.query('COMMIT');
+  await other.query('COMMIT');
+  await other.end();
   t.true(await runJobOnce(job));
   t.is(ran, 2);
   // a non-singleton job always runs

@@ -1,0 +1,191 @@
+import { Pool } from 'undici';
+import type pg from 'pg';
+import { rateExpr } from '../../src/catalog/prices.js';
+import { loadLargeCatalog } from '../data/large-catalog.js';
+import { load, pct, positional, rng } from '../data/sql.js';
+import { percentile, type BenchContext, type BenchRow, type BenchScenario } from '../lib.js';
+
+/**
+ * Sales Orders on the large catalog (goals G4 and G5 of ../shared/performance.md): create-then-submit
+ * (POST /api/resource/Sales Order, then PUT docstatus 1) of 3-line orders through `svc serve` with the
+ * clinic's customer API token, beside the raw place-order transaction through pg (price check, 3
+ * guarded UPDATE bins in lock order, insert order + lines + 1 outbox row, COMMIT); then the hot case
+ * (every order takes 3 of the same 5 bins), with oversell, reservation and deadlock checks, and a
+ * sell-out burst on the hot bins that must stop at exactly the stock.
+ */
+const CUSTOMER = 'CUST-0001';
+const ADDRESS = 'CUST-0001-Shipping';
+const RATE_BINDS = { list: 'Contract Pricing', fallback: 'Standard Selling' };
+const LINES = 3;
+
+interface Bin { item_code: string; warehouse: string }
+
+const RAW_PRICE = positional(`SELECT i.item_code, ${rateExpr('i.item_code')} AS rate FROM items i WHERE i.item_code = ANY($codes)`, { ...RATE_BINDS, codes: [] }).text;
+
+/** The raw place-order transaction (8 round trips + BEGIN), reserving like a submit does. */
+async function rawPlaceOrder(pool: pg.Pool, lines: Bin[]): Promise<void> {
+  const sorted = [...lines].sort((a, b) => (a.item_code + a.warehouse < b.item_code + b.warehouse ? -1 : 1));
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const { rows: prices } = await client.query(RAW_PRICE, [RATE_BINDS.list, RATE_BINDS.fallback, sorted.map((l) => l.item_code)]);
+    const rate = new Map(prices.map((p) => [p.item_code as string, p.rate as number]));
+    for (const l of sorted) {
+      const u = await client.query(`UPDATE bins SET reserved_qty = reserved_qty + 1, updated_at = now() WHERE item_code = $1 AND warehouse = $2 AND actual_qty - reserved_qty >= 1`, [l.item_code, l.warehouse]);
+      if (u.rowCount !== 1) throw new Error('out of stock');
+    }
+    const total = sorted.reduce((s, l) => s + (rate.get(l.item_code) ?? 0), 0);
+    const { rows: [so] } = await client.query(
+      `INSERT INTO sales_orders (name, customer, territory, transaction_date, delivery_date, price_list, shipping_address_name, docstatus, status, grand_total, total_qty, submitted_at)
+       VALUES ('RAW-' || nextval('sales_order_seq'), $1, 'East', CURRENT_DATE, CURRENT_DATE + 7, $2, $3, 1, 'To Deliver and Bill', $4, $5, now()) RETURNING name`,
+      [CUSTOMER, RATE_BINDS.list, ADDRESS, total, sorted.length],
+    );
+    await client.query(
+      `INSERT INTO sales_order_items (parent, idx, item_code, item_name, qty, uom, rate, amount, warehouse, reserved_qty)
+       SELECT $1, k, l.item_code, 'raw', 1, 'Nos', l.rate, l.rate, l.warehouse, 1 FROM unnest($2::text[], $3::text[], $4::numeric[]) WITH ORDINALITY AS l(item_code, warehouse, rate, k)`,
+      [so.name, sorted.map((l) => l.item_code), sorted.map((l) => l.warehouse), sorted.map((l) => rate.get(l.item_code) ?? 0)],
+    );
+    await client.query(`INSERT INTO outbox (kind, topic, target, payload) VALUES ('bench_raw', 'order.new', $1, $2)`, [so.name, JSON.stringify({ sales_order: so.name, lines: sorted })]);
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+interface SvcStats { post: number[]; put: number[]; status: Map<string, number> }
+
+function svcClient(url: string, token: string, connections: number) {
+  const http = new Pool(url, { connections, pipelining: 1 });
+  const headers = { authorization: token, 'content-type': 'application/json' };
+  const deliveryDate = new Date(Date.now() + 7 * 86400_000).toISOString().slice(0, 10);
+  const stats: SvcStats = { post: [], put: [], status: new Map() };
+  const count = (k: string) => stats.status.set(k, (stats.status.get(k) ?? 0) + 1);
+  async function call(method: 'POST' | 'PUT', path: string, body: unknown, into: number[]): Promise<{ status: number; json: { data?: { name?: string; status?: string } } }> {
+    const t0 = performance.now();
+    const res = await http.request({ method, path, headers, body: JSON.stringify(body) });
+    const json = (await res.body.json()) as { data?: { name?: string; status?: string } };
+    into.push(performance.now() - t0);
+    return { status: res.statusCode, json };
+  }
+  return {
+    stats,
+    close: () => http.close(),
+    /** create then submit; throws (an error in the loop's count) unless both succeed */
+    async place(lines: Bin[]): Promise<void> {
+      const created = await call('POST', '/api/resource/Sales%20Order', { customer: CUSTOMER, shipping_address_name: ADDRESS, delivery_date: deliveryDate, items: lines.map((l) => ({ item_code: l.item_code, warehouse: l.warehouse, qty: 1 })) }, stats.post);
+      if (created.status !== 200 || !created.json.data?.name) {
+        count(`POST ${created.status}`);
+        throw new Error(`create ${created.status}`);
+      }
+      const submitted = await call('PUT', `/api/resource/Sales%20Order/${encodeURIComponent(created.json.data.name)}`, { docstatus: 1 }, stats.put);
+      count(`PUT ${submitted.status}`);
+      if (submitted.status !== 200 || submitted.json.data?.status !== 'To Deliver and Bill') throw new Error(`submit ${submitted.status}`);
+    },
+  };
+}
+
+function pick(r: () => number, bins: Bin[], n: number): Bin[] {
+  const chosen = new Set<number>();
+  while (chosen.size < n) chosen.add(Math.floor(r() * bins.length));
+  return [...chosen].map((k) => bins[k]);
+}
+
+async function deadlocks(ctx: BenchContext): Promise<number> {
+  const { rows } = await ctx.pool.query(`SELECT deadlocks::int AS n FROM pg_stat_database WHERE datname = current_database()`);
+  return rows[0].n;
+}
+
+/** Bins whose reservations do not equal the submitted lines' reservations, or whose available went negative. */
+async function stockProblems(ctx: BenchContext, bins: Bin[]): Promise<{ mismatched: number; negative: number; reserved: number }> {
+  const { rows } = await ctx.pool.query(
+    `SELECT count(*) FILTER (WHERE b.reserved_qty <> COALESCE(s.reserved, 0))::int AS mismatched, count(*) FILTER (WHERE b.actual_qty - b.reserved_qty < 0)::int AS negative, COALESCE(sum(b.reserved_qty), 0)::int AS reserved
+       FROM bins b JOIN unnest($1::text[], $2::text[]) AS k(item_code, warehouse) ON b.item_code = k.item_code AND b.warehouse = k.warehouse
+       LEFT JOIN LATERAL (SELECT sum(soi.reserved_qty) AS reserved FROM sales_order_items soi JOIN sales_orders so ON so.name = soi.parent
+                           WHERE soi.item_code = b.item_code AND soi.warehouse = b.warehouse AND so.docstatus = 1) s ON true`,
+    [bins.map((b) => b.item_code), bins.map((b) => b.warehouse)],
+  );
+  return rows[0];
+}
+
+function lat(xs: number[]): string {
+  const s = [...xs].sort((a, b) => a - b);
+  return `p50 ${percentile(s, 50).toFixed(1)} / p99 ${percentile(s, 99).toFixed(1)} ms`;
+}
+
+export const scenario: BenchScenario = {
+  name: 'orders',
+  description: `Sales Orders on the large catalog: create-then-submit of ${LINES}-line orders (qty 1, random in-stock bins) through \`svc serve\` with the clinic's customer API token (POST /api/resource/Sales Order, then PUT docstatus 1; req/s = orders/s, latency per order = both requests), beside the raw place-order transaction through pg; then the hot case (every order on ${LINES} of the same 5 bins) with oversell and deadlock checks`,
+  async run(ctx) {
+    const loaded = await loadLargeCatalog(ctx.pool, ctx.log);
+    ctx.log(`large catalog loaded in ${loaded.seconds.toFixed(1)} s`);
+    const { rows: bins } = await ctx.pool.query<Bin>(
+      `SELECT b.item_code, b.warehouse FROM bins b JOIN items i ON i.item_code = b.item_code
+        WHERE i.item_code LIKE 'BIT-%' AND i.published AND NOT i.disabled AND i.workflow_state = 'Approved' AND b.actual_qty > 0
+        ORDER BY md5(b.item_code || b.warehouse) LIMIT 20000`,
+    );
+    // plenty of stock: the random phase measures throughput, not sell-outs
+    await ctx.pool.query(`UPDATE bins b SET actual_qty = actual_qty + 1000000 FROM unnest($1::text[], $2::text[]) AS k(item_code, warehouse) WHERE b.item_code = k.item_code AND b.warehouse = k.warehouse`, [bins.map((b) => b.item_code), bins.map((b) => b.warehouse)]);
+    await ctx.pool.query('VACUUM ANALYZE bins');
+    const hot: Bin[] = [];
+    for (const b of bins) if (hot.length < 5 && !hot.some((h) => h.item_code === b.item_code)) hot.push(b);
+    const token = await ctx.tokenFor('clinic@demo.svc.local');
+    const [url] = await ctx.serve(1);
+    const rows: BenchRow[] = [];
+    const deadlocksBefore = await deadlocks(ctx);
+
+    // warm-up (JIT, pools, plan caches)
+    const warm = svcClient(url, token, 8);
+    let r = rng(3);
+    await ctx.loop(() => warm.place(pick(r, bins, LINES)), { connections: 8, seconds: 2 });
+    await warm.close();
+
+    for (const clients of [8, 32]) {
+      r = rng(100 + clients);
+      const raw = await ctx.loop(() => rawPlaceOrder(ctx.pool, pick(r, bins, LINES)), { connections: clients });
+      const c = svcClient(url, token, clients);
+      r = rng(200 + clients);
+      const svc = await ctx.loop(() => c.place(pick(r, bins, LINES)), { connections: clients });
+      await c.close();
+      const statuses = [...c.stats.status.entries()].map(([k, v]) => `${k}×${v}`).join(', ');
+      const goal = clients === 8 ? `; G4 (≥ 30 % of raw at 8, p99 ≤ 50 ms): ${svc.rps >= 0.3 * raw.rps && svc.p99 <= 50 ? 'met' : 'NOT met'}` : '';
+      rows.push(
+        { case: `create-then-submit, random bins`, variant: `raw place-order transaction (pg), ${clients} clients`, rps: raw.rps, p50: raw.p50, p99: raw.p99, note: `errors ${raw.errors}; ${load()}` },
+        { case: `create-then-submit, random bins`, variant: `svc POST + PUT docstatus 1, ${clients} clients`, rps: svc.rps, p50: svc.p50, p99: svc.p99, note: `${pct(svc.rps, raw.rps)} of raw${goal}; POST ${lat(c.stats.post)}, PUT ${lat(c.stats.put)}; failed orders ${svc.errors} (${statuses}); ${load()}` },
+      );
+    }
+
+    // ---- hot case: every order takes 3 of the same 5 bins ----------------------------------------
+    r = rng(300);
+    const rawHot = await ctx.loop(() => rawPlaceOrder(ctx.pool, pick(r, hot, LINES)), { connections: 8 });
+    const h = svcClient(url, token, 8);
+    r = rng(400);
+    const svcHot = await ctx.loop(() => h.place(pick(r, hot, LINES)), { connections: 8 });
+    await h.close();
+    const afterHot = await stockProblems(ctx, hot);
+    // sell-out: 40 units left in each hot bin, 32 clients ordering 1 unit of one of them until refused
+    await ctx.pool.query(`UPDATE bins b SET actual_qty = reserved_qty + 40 FROM unnest($1::text[], $2::text[]) AS k(item_code, warehouse) WHERE b.item_code = k.item_code AND b.warehouse = k.warehouse`, [hot.map((b) => b.item_code), hot.map((b) => b.warehouse)]);
+    const s = svcClient(url, token, 32);
+    r = rng(500);
+    const sellOut = await ctx.loop(() => s.place(pick(r, hot, 1)), { connections: 32, seconds: 2 });
+    await s.close();
+    const afterSellOut = await stockProblems(ctx, hot);
+    const randomBins = await stockProblems(ctx, bins);
+    const { rows: [left] } = await ctx.pool.query(`SELECT sum(actual_qty - reserved_qty)::int AS available FROM bins b JOIN unnest($1::text[], $2::text[]) AS k(item_code, warehouse) ON b.item_code = k.item_code AND b.warehouse = k.warehouse`, [hot.map((b) => b.item_code), hot.map((b) => b.warehouse)]);
+    const sold = s.stats.status.get('PUT 200') ?? 0;
+    const dl = (await deadlocks(ctx)) - deadlocksBefore;
+    const hotStatuses = [...h.stats.status.entries()].map(([k, v]) => `${k}×${v}`).join(', ');
+    const sellStatuses = [...s.stats.status.entries()].map(([k, v]) => `${k}×${v}`).join(', ');
+    const clean = randomBins.mismatched === 0 && randomBins.negative === 0 && afterHot.mismatched === 0 && afterHot.negative === 0 && afterSellOut.mismatched === 0 && afterSellOut.negative === 0 && sold === 200 && left === 0;
+    rows.push(
+      { case: 'hot: 3 of the same 5 bins', variant: 'raw place-order transaction (pg), 8 clients', rps: rawHot.rps, p50: rawHot.p50, p99: rawHot.p99, note: `errors ${rawHot.errors}; ${load()}` },
+      { case: 'hot: 3 of the same 5 bins', variant: 'svc POST + PUT docstatus 1, 8 clients', rps: svcHot.rps, p50: svcHot.p50, p99: svcHot.p99,
+        note: `${pct(svcHot.rps, rawHot.rps)} of raw (G5 ≥ 60 %, zero oversell and deadlocks: ${svcHot.rps >= 0.6 * rawHot.rps && clean && dl === 0 ? 'met' : 'NOT met'}); POST ${lat(h.stats.post)}, PUT ${lat(h.stats.put)}; failed orders ${svcHot.errors} (${hotStatuses}); ${load()}` },
+      { case: 'hot: checks', variant: 'after both runs and a sell-out burst', note: `deadlocks ${dl} (pg_stat_database); hot bins whose reserved_qty ≠ the submitted lines' reservations: ${afterHot.mismatched} after the hot run, ${afterSellOut.mismatched} after the sell-out; bins with negative available: ${afterSellOut.negative}; the ${bins.length} random-phase bins: ${randomBins.mismatched} mismatched, ${randomBins.negative} negative; sell-out (40 left in each of the 5 bins, 32 clients, 1-unit orders): ${sold} submitted (expected 200), ${left} left, answers ${sellStatuses}; ${clean && dl === 0 ? 'zero oversell, zero deadlocks' : 'PROBLEM'}` },
+      { case: 'data set', variant: 'large catalog load', note: `${loaded.seconds.toFixed(1)} s (bench/data/large-catalog.ts); ${bins.length} in-stock bins drawn for random orders` },
+    );
+    return rows;
+  },
+};
