@@ -14,6 +14,7 @@ import { runtime } from '../shared/runtime.js';
 import { vendorSkuOf } from './item-refs.js';
 import { AWAITING_TRACKING, resolveStage, SHIPPED_STAGES, trackingUrlFor } from './stages.js';
 import { vendorProfileOf } from './tokens.service.js';
+import { recordVendorShipment } from '../orders/order-progress.js';
 
 export interface FulfillmentInput {
   sales_order: string;
@@ -144,6 +145,8 @@ export async function reportFulfillment(actor: Actor, input: FulfillmentInput, o
       [order.name, SHIPPED_STAGES.includes(stage), stage === 'Delivered'],
       { transaction },
     );
+    // goods that left the vendor leave the stock too, and the order moves on (To Bill, Completed)
+    const orderStatus = SHIPPED_STAGES.includes(stage) ? (await recordVendorShipment(actor, order.name, vendor.name, { delivered: stage === 'Delivered', transaction })).status : undefined;
     if (input.notify !== false && hasTracking) {
       const to = [order.customer_email ?? order.address_email, order.is_503a ? decryptMaybe(order.doctor_email) : null].filter((e): e is string => Boolean(e));
       if (to.length) {
@@ -157,7 +160,7 @@ export async function reportFulfillment(actor: Actor, input: FulfillmentInput, o
     }
     return {
       sales_order: order.name, tracking_number: trackingNumber, carrier, tracking_url: trackingUrl, tracking_status: stage, status_text: input.status ?? null,
-      estimated_delivery_date: input.estimated_delivery_date ?? null, notified: input.notify !== false && hasTracking,
+      estimated_delivery_date: input.estimated_delivery_date ?? null, notified: input.notify !== false && hasTracking, ...(orderStatus ? { order_status: orderStatus } : {}),
       ...(lots ? { lots_recorded: lots.length } : {}),
     };
   });

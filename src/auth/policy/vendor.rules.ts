@@ -36,7 +36,7 @@ definePolicy('Vendor Sync', {
 definePolicy('Product Review', { allow: { review: ['Marketplace Admin'], read: ['Marketplace Admin', 'Catalog Manager'] } });
 
 definePolicy('Stock Update Request', {
-  allow: { create: isVendorActor, read: (a) => isVendorActor(a) || hasRole(a, 'Marketplace Officer'), approve: ['Marketplace Officer'] },
+  allow: { create: isVendorActor, read: (a) => isAdmin(a) || isVendorActor(a) || hasRole(a, 'Marketplace Officer'), approve: ['Marketplace Officer'] },
   scope: (actor, t) => (isVendorActor(actor) ? ownVendor(t, 'vendor')(actor) : ALL),
   check: (actor, _action, r) => !isVendorActor(actor) || r.vendor === actor.vendor,
 });
