@@ -8,3 +8,4 @@ import './jobs/housekeeping.job.js';
 import './webhooks/webhook.handler.js';
 import './vendors/vendor.doctypes.js';
 import './orders/orders.doctype.js';
+import './catalog/catalog.doctypes.js';
