@@ -210,3 +210,27 @@ export async function getBin(itemCode: string, warehouse: string, opts: { transa
   const reserved = bin?.reserved_qty ?? 0;
   return { item_code: itemCode, warehouse, actual_qty: actual, reserved_qty: reserved, available_qty: actual - reserved };
 }
+
+/**
+ * Goods an order line reserved have left the warehouse (a shipment report): the line's reservation
+ * is released and the shipped quantity leaves actual stock. Never refuses a report over our stock
+ * records: actual stock does not drop below what other orders still hold reserved (the ledger shows
+ * exactly what moved).
+ */
+export async function consumeReservedStock(actor: Actor, lines: (StockLine & { reserved: number })[], voucher: Voucher, opts: { transaction: Tx }): Promise<void> {
+  const sorted = [...lines].sort((a, b) => a.item_code.localeCompare(b.item_code) || a.warehouse.localeCompare(b.warehouse));
+  for (const l of sorted) {
+    await execute(
+      `WITH old AS (SELECT item_code, warehouse, actual_qty, reserved_qty FROM bins WHERE item_code = $1 AND warehouse = $2 FOR UPDATE),
+       u AS (
+         UPDATE bins b SET reserved_qty = GREATEST(old.reserved_qty - $4, 0),
+                actual_qty = GREATEST(old.actual_qty - $3, GREATEST(old.reserved_qty - $4, 0)), updated_at = now()
+           FROM old WHERE b.item_code = old.item_code AND b.warehouse = old.warehouse
+         RETURNING b.item_code, b.warehouse, old.actual_qty AS actual_before, b.actual_qty, old.reserved_qty AS reserved_before, b.reserved_qty)
+       INSERT INTO stock_ledger_entries (${LEDGER_COLUMNS})
+       SELECT item_code, warehouse, actual_before, actual_qty, reserved_before, reserved_qty, $5, $6, $7, $8, $9 FROM u`,
+      [l.item_code, l.warehouse, l.qty, l.reserved, voucher.reason, voucher.voucher_type ?? null, voucher.voucher_no ?? null, actor.type, actor.id],
+      opts,
+    );
+  }
+}

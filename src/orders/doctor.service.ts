@@ -73,7 +73,8 @@ export async function requireVerifiedDoctor(actor: Actor, customer: string, npi:
   if (actor.type === 'user' && isCustomerUser(actor)) {
     const me = await selectOne<{ doctor_npi: string | null; verified: boolean }>(`SELECT doctor_npi, doctor_verified_at IS NOT NULL AS verified FROM users WHERE id = $1`, [actor.id], opts);
     if (!me?.verified) throw new PermissionError('This account is not a verified doctor account: 503A orders need NPI and DEA verification by an administrator');
-    if (npi && me.doctor_npi !== npi) throw new PermissionError('checkout_npi_number does not match the verified doctor account');
+    // a malformed NPI (wrong length or check digit) is a 417 validation error, reported by the caller
+    if (npi && isValidNpi(npi) && me.doctor_npi !== npi) throw new PermissionError('checkout_npi_number does not match the verified doctor account');
     return;
   }
   if (!npi) return; // the missing NPI is reported as a required field

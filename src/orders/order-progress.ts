@@ -6,20 +6,20 @@
  */
 import type { Actor } from '../auth/actor.js';
 import { execute, selectRows, type Tx } from '../db/sequelize.js';
-import { shipStock } from '../catalog/stock.service.js';
+import { consumeReservedStock } from '../catalog/stock.service.js';
 import { STATUS } from './order-submit.js';
 
 /** Marks one vendor's unshipped lines of an order shipped and moves the order's status on. */
 export async function recordVendorShipment(actor: Actor, salesOrder: string, vendor: string, opts: { delivered: boolean; transaction: Tx }): Promise<{ status: string }> {
   const { transaction } = opts;
-  const open = await selectRows<{ idx: number; item_code: string; warehouse: string; qty: number }>(
-    `SELECT idx, item_code, warehouse, (qty - delivered_qty)::float8 AS qty FROM sales_order_items
+  const open = await selectRows<{ idx: number; item_code: string; warehouse: string; qty: number; reserved: number }>(
+    `SELECT idx, item_code, warehouse, (qty - delivered_qty)::float8 AS qty, reserved_qty::float8 AS reserved FROM sales_order_items
       WHERE parent = $1 AND vendor = $2 AND delivered_qty < qty ORDER BY item_code, warehouse FOR UPDATE`,
     [salesOrder, vendor],
     { transaction },
   );
   if (open.length) {
-    await shipStock(actor, open, { reason: 'Shipped', voucher_type: 'Sales Order', voucher_no: salesOrder }, { transaction });
+    await consumeReservedStock(actor, open, { reason: 'Shipped', voucher_type: 'Sales Order', voucher_no: salesOrder }, { transaction });
     await execute(`UPDATE sales_order_items SET delivered_qty = qty, reserved_qty = 0 WHERE parent = $1 AND vendor = $2 AND delivered_qty < qty`, [salesOrder, vendor], { transaction });
   }
   const [row] = await execute<{ status: string }>(

@@ -23,7 +23,7 @@ export const ordersRoutes: ServerRoute[] = [
     roles: 'authenticated',
     tags: ['orders'],
     description: 'Simplified placement: creates and submits a one-line order; answers { status: "success", order_id } (also inside message)',
-    args: Joi.object({ customer_id: Joi.string().max(140).required(), product_id: Joi.string().max(140).required(), quantity: Joi.number().integer().positive().required() }).unknown(true),
+    args: Joi.object({ customer_id: Joi.string().max(140).allow(''), product_id: Joi.string().max(140).required(), quantity: Joi.number().integer().positive().required() }).unknown(true),
     handler: async ({ actor, args, h }) => {
       const result = await placeOrder(actor!, args);
       // The documented answer is the bare object; Frappe clients read `message`: both are present.

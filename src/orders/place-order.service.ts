@@ -13,7 +13,7 @@ import { submitOrder } from './order-submit.js';
 import { exceedsMessage } from '../catalog/stock.service.js';
 
 export interface PlaceOrderInput {
-  customer_id: string;
+  customer_id?: string;
   product_id: string;
   quantity: number;
   [field: string]: unknown;
@@ -23,6 +23,8 @@ export interface PlaceOrderInput {
 export async function placeOrder(actor: Actor, input: PlaceOrderInput, opts: { transaction?: Tx } = {}): Promise<{ status: 'success'; order_id: string }> {
   authorize(actor, 'create', 'Sales Order');
   const { customer_id, product_id, quantity, ...extra } = input; // extra: 503A fields
+  // the full flow's message for an omitted customer ("same validations and errors")
+  if (!customer_id) throw new BusinessRuleError('Customer is mandatory');
   return withTransaction(opts, async (transaction) => {
     const c = await selectOne<{ name: string; territory: string | null; assigned_rep: string | null }>(`SELECT name, territory, assigned_rep FROM customers WHERE name = $1`, [customer_id], { transaction });
     if (!c || !customerMatches(actor, c.name, c.territory, c.assigned_rep)) throw new NotFoundError(`Customer ${customer_id} not found`);

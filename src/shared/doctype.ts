@@ -140,7 +140,9 @@ function orderSql(def: DocTypeDef, raw: unknown): string {
   return String(raw)
     .split(',')
     .map((part) => {
-      const [field, dir = 'asc', ...rest] = part.trim().split(/\s+/);
+      // Frappe desk clients qualify fields: "`tabSales Order`.`modified` desc" means "modified desc"
+      const plain = part.replace(/`tab[^`]*`\./g, '').replace(/`/g, '');
+      const [field, dir = 'asc', ...rest] = plain.trim().split(/\s+/);
       if (rest.length || !['asc', 'desc'].includes(dir.toLowerCase())) throw new InputError(`Invalid order_by: ${part.trim()}`);
       return `${column(def, field)} ${dir.toUpperCase()}`;
     })

@@ -7,7 +7,7 @@
 import { createHmac } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import type { Actor } from '../auth/actor.js';
-import { AuthenticationError, PermissionError, RateLimitError } from '../shared/errors.js';
+import { AuthenticationError, InputError, PermissionError, RateLimitError, UnprocessableError } from '../shared/errors.js';
 import type { Tx } from '../db/sequelize.js';
 import { safeEqual } from '../shared/crypto.js';
 import { runtime } from '../shared/runtime.js';
@@ -43,6 +43,22 @@ function scopesFor(vendor: VendorRow): string[] {
   return isPharmacy(vendor.scope) ? ['sync', 'pharmacy'] : ['sync'];
 }
 
+const KNOWN_SCOPES = ['sync', 'pharmacy'];
+
+/**
+ * The scopes asked for in a `scope` parameter (space or comma separated), checked against the
+ * vendor: an unknown scope is 400; `pharmacy` from a standard vendor is 422, as the spec's Errors
+ * table says for "a non-pharmacy vendor using the pharmacy scope". `sync` is always granted.
+ */
+function requestedScopes(vendor: VendorRow, raw: string | undefined): string[] | undefined {
+  const wanted = (raw ?? '').split(/[\s,]+/).filter(Boolean);
+  if (wanted.length === 0) return undefined;
+  const unknown = wanted.filter((s) => !KNOWN_SCOPES.includes(s));
+  if (unknown.length) throw new InputError(`Unknown scope: ${unknown.join(' ')} (known: sync, pharmacy)`);
+  if (wanted.includes('pharmacy') && !isPharmacy(vendor.scope)) throw new UnprocessableError('The pharmacy scope is only for 503A/503B pharmacy vendors');
+  return scopesFor(vendor).filter((s) => s === 'sync' || wanted.includes(s));
+}
+
 async function mint(vendor: VendorRow, scopes: string[], authTime: number): Promise<TokenAnswer> {
   const token = await new SignJWT({ scope: scopes.join(' '), sv: vendor.secret_version, cid: vendor.client_id, auth_time: authTime })
     .setProtectedHeader({ alg: 'HS256', typ: TYP })
@@ -63,7 +79,7 @@ const INVALID = 'Invalid client credentials';
  * alike. 10 failures within 15 minutes of the first lock the client_id (even the right secret gets
  * 401 + Retry-After until the window ends); a success before that clears the count.
  */
-export async function issueToken(clientId: string, clientSecret: string, meta: { ip?: string } = {}): Promise<TokenAnswer> {
+export async function issueToken(clientId: string, clientSecret: string, meta: { ip?: string; scope?: string } = {}): Promise<TokenAnswer> {
   const idBucket = `vendor-auth:${clientId.slice(0, 200)}`;
   const ipBucket = `vendor-auth-ip:${meta.ip ?? 'unknown'}`;
   const byIp = await peekSlidingStart(ipBucket);
@@ -82,7 +98,7 @@ export async function issueToken(clientId: string, clientSecret: string, meta: {
   }
   await clearBucket(idBucket);
   if (!canUseApi(vendor)) throw new AuthenticationError('Vendor account is not approved, is suspended, or has API access disabled');
-  return mint(vendor, scopesFor(vendor), Math.floor(Date.now() / 1000));
+  return mint(vendor, requestedScopes(vendor, meta.scope) ?? scopesFor(vendor), Math.floor(Date.now() / 1000));
 }
 
 interface Claims {
@@ -146,7 +162,7 @@ export async function refreshToken(token: string, requestedScope?: string): Prom
   if (!verified) throw new AuthenticationError('Invalid or expired access token');
   const { vendor, claims } = verified;
   const current = vendorActor(vendor, claims).scopes ?? [];
-  const wanted = requestedScope ? requestedScope.split(/\s+/).filter(Boolean) : current;
+  const wanted = requestedScope ? requestedScope.split(/[\s,]+/).filter(Boolean) : current;
   if (wanted.some((s) => !current.includes(s))) throw new AuthenticationError('A refreshed token cannot gain scopes');
   const authTime = typeof claims.auth_time === 'number' ? claims.auth_time : 0;
   if (Date.now() / 1000 - authTime > MAX_CHAIN_SECONDS) throw new AuthenticationError('Refresh chain expired; request a new token with the client credentials');

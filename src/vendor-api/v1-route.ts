@@ -34,8 +34,8 @@ export interface V1RouteDef<A> {
   write: boolean;
   /** honours Idempotency-Key (the spec's list) */
   idempotent?: boolean;
-  /** wrapper key of a batch endpoint: more than 500 records → 429 before anything happens */
-  batchKey?: string;
+  /** wrapper key(s) of a batch endpoint: more than 500 records → 429 before anything happens */
+  batchKey?: string | string[];
   args?: Joi.ObjectSchema<A>;
   /** public routes (auth.token) skip the vendor checks */
   public?: boolean;
@@ -78,10 +78,14 @@ export function recordsOf(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [value];
 }
 
-function batchLimitPre(key: string): Lifecycle.Method {
+function batchLimitPre(keys: string[]): Lifecycle.Method {
   return (request, h) => {
-    const records = recordsOf(methodArgs(request)[key]);
-    if (records.length > MAX_BATCH) throw new RateLimitError(`Batch too large: ${records.length} records (at most ${MAX_BATCH} per request)`);
+    const args = methodArgs(request);
+    // every accepted wrapper is capped (sync.product_status takes `items` or `products`)
+    for (const key of keys) {
+      const records = recordsOf(args[key]);
+      if (records.length > MAX_BATCH) throw new RateLimitError(`Batch too large: ${records.length} records (at most ${MAX_BATCH} per request)`);
+    }
     return h.continue;
   };
 }
@@ -112,7 +116,7 @@ function apiLog(functionName: string): Lifecycle.Method {
 
 /** Builds one v1 route. */
 export function v1Route<A extends Record<string, unknown>>(def: V1RouteDef<A>): ServerRoute {
-  const pre = [{ method: rateLimitPre }, ...(def.batchKey ? [{ method: batchLimitPre(def.batchKey) }] : [])];
+  const pre = [{ method: rateLimitPre }, ...(def.batchKey ? [{ method: batchLimitPre([def.batchKey].flat()) }] : [])];
   return methodRoute<A>({
     name: `${V1_PREFIX}${def.name}`,
     methods: (def.write ? ['POST'] : ['GET', 'POST']) as HttpVerb[],

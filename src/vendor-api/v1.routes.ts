@@ -2,7 +2,7 @@
 import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { registerBearerVerifier } from '../http/plugins/auth.js';
-import { AuthenticationError, InputError } from '../shared/errors.js';
+import { AuthenticationError, InputError, RateLimitError } from '../shared/errors.js';
 import { testFireWebhook } from '../webhooks/webhook.service.js';
 import { createVendorWarehouse, updateVendorDetails } from '../vendors/vendor-self.service.js';
 import { loadVendorForAuth } from '../vendors/vendor-profile.service.js';
@@ -30,17 +30,40 @@ function dataOf(value: unknown): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
+/**
+ * sync.product_status named several products through a code field given as a list
+ * (`sku: ["A", "B"]`, or its JSON text from a query string): one record per code.
+ */
+function listedCodes(args: Record<string, unknown>): Record<string, unknown>[] | undefined {
+  for (const field of ['sku', 'item_code', 'vendor_product_id', 'medgrid_item_code']) {
+    let value = args[field];
+    if (typeof value === 'string' && value.trim().startsWith('[')) {
+      try {
+        value = JSON.parse(value);
+      } catch {
+        throw new InputError(`${field} must be a code or a JSON list of codes`);
+      }
+    }
+    if (Array.isArray(value)) {
+      if (value.length > 500) throw new RateLimitError(`Batch too large: ${value.length} records (at most 500 per request)`);
+      return value.map((code) => ({ [field === 'item_code' ? 'sku' : field]: code }));
+    }
+  }
+  return undefined;
+}
+
 export const v1Routes: ServerRoute[] = [
   v1Route<{ client_id: string; client_secret: string }>({
     name: 'auth.token',
     description: 'Exchange client_id and client_secret for a one-hour bearer token (scope sync, or sync pharmacy)',
     write: true,
     public: true,
-    args: Joi.object({ client_id: Joi.string().max(255).allow('').required(), client_secret: Joi.string().max(1024).allow('').required(), grant_type: Joi.string().max(50) }),
+    // `scope` is optional (OAuth-style clients send it): a subset is granted, pharmacy from a standard vendor is 422
+    args: Joi.object({ client_id: Joi.string().max(255).allow('').required(), client_secret: Joi.string().max(1024).allow('').required(), grant_type: Joi.string().max(50), scope: Joi.string().max(100).allow('') }),
     handler: async ({ request, args }) => {
       const vendor = args.client_id ? await loadVendorForAuth({ clientId: args.client_id }) : undefined;
       if (vendor) (request.app as { vendor?: string }).vendor = vendor.name; // for the Vendor API Log
-      return issueToken(args.client_id, args.client_secret, { ip: request.info.remoteAddress });
+      return issueToken(args.client_id, args.client_secret, { ip: request.info.remoteAddress, scope: (args as { scope?: string }).scope });
     },
   }),
   v1Route<{ access_token?: string; scope?: string }>({
@@ -48,10 +71,11 @@ export const v1Routes: ServerRoute[] = [
     description: 'Exchange a still-valid bearer token (Authorization header, or access_token) for a fresh one',
     write: true,
     public: true,
-    args: Joi.object({ access_token: Joi.string().max(4096), refresh_token: Joi.string().max(4096), scope: Joi.string().max(100) }).unknown(true),
+    args: Joi.object({ access_token: Joi.string().max(4096), refresh_token: Joi.string().max(4096), token: Joi.string().max(4096), scope: Joi.string().max(100) }).unknown(true),
     handler: async ({ request, args }) => {
       const header = String(request.headers.authorization ?? '');
-      const token = /^bearer /i.test(header) ? header.slice(7).trim() : (args.access_token ?? (args as { refresh_token?: string }).refresh_token);
+      const body = args as { refresh_token?: string; token?: string };
+      const token = /^bearer /i.test(header) ? header.slice(7).trim() : (args.access_token ?? body.refresh_token ?? body.token);
       if (!token) throw new AuthenticationError('Send the still-valid token as Authorization: Bearer <token>');
       return refreshToken(token, args.scope);
     },
@@ -72,12 +96,14 @@ export const v1Routes: ServerRoute[] = [
     handler: ({ actor, args, transaction }) => syncInventory(actor, recordsOf(args.inventory), { transaction }),
   }),
   v1Route<Record<string, unknown>>({
-    name: 'sync.product_status', write: false, batchKey: 'items',
-    args: Joi.object({ items: Joi.any(), products: Joi.any(), sku: Joi.any(), item_code: Joi.any(), vendor_product_id: Joi.any(), medgrid_item_code: Joi.any() }).unknown(true),
+    name: 'sync.product_status', write: false, batchKey: ['items', 'products', 'skus'],
+    args: Joi.object({ items: Joi.any(), products: Joi.any(), skus: Joi.any(), sku: Joi.any(), item_code: Joi.any(), vendor_product_id: Joi.any(), medgrid_item_code: Joi.any() }).unknown(true),
     description: 'Approval and publish state: { items: [{ sku | vendor_product_id | medgrid_item_code }] } or one product by query',
     handler: async ({ actor, args }) => {
-      const list = args.items ?? args.products;
+      const list = args.items ?? args.products ?? args.skus;
       if (list !== undefined) return productStatus(actor, recordsOf(list));
+      const many = listedCodes(args);
+      if (many) return productStatus(actor, many);
       const one = { sku: args.sku ?? args.item_code, vendor_product_id: args.vendor_product_id, medgrid_item_code: args.medgrid_item_code };
       if (Object.values(one).every((v) => v === undefined)) throw new InputError('Name the products: items, or sku / vendor_product_id / medgrid_item_code');
       return productStatus(actor, [Object.fromEntries(Object.entries(one).filter(([, v]) => v !== undefined))]);

@@ -50,7 +50,8 @@ test('an unverified doctor account is refused with 403 PermissionError', async (
 test('503A rules: required fields, NPI check digit, confirmations, a real past date of birth; the NPI must be the doctor\'s own', async (t) => {
   const cases: [Record<string, unknown>, number, string][] = [
     [{ checkout_patient_last_name: undefined }, 417, 'checkout_patient_last_name is mandatory for a 503A order'],
-    [{ checkout_npi_number: '1234567890' }, 403, 'checkout_npi_number does not match the verified doctor account'],
+    [{ checkout_npi_number: '1234567890' }, 417, 'checkout_npi_number is not a valid NPI'], // bad check digit: a validation error, not a permission one
+    [{ checkout_npi_number: '1245319599' }, 403, 'checkout_npi_number does not match the verified doctor account'], // valid, but another doctor's
     [{ professional_use_confirmation: 0 }, 417, 'professional_use_confirmation must be 1 for a 503A order'],
     [{ compliance_agreement_accepted: undefined }, 417, 'compliance_agreement_accepted is mandatory for a 503A order'],
     [{ checkout_patient_dob: '2099-01-01' }, 417, 'checkout_patient_dob must be a real date in the past'],
