@@ -87,6 +87,9 @@ async function main(): Promise<void> {
       await migrateUp(db());
       await seedDemo();
       const pool = new pg.Pool({ connectionString: dbUrl, max: 40 });
+      // pool.end() resolves before its idle connections are closed; the DROP … WITH (FORCE) below
+      // then terminates them, and an unhandled pool 'error' would crash the run after its results
+      pool.on('error', () => undefined);
       const children: ChildProcess[] = [];
       const childEnv = (env: Record<string, string> = {}) => ({ SVC_ENV: 'development', DATABASE_URL: dbUrl, SVC_LOG_LEVEL: 'warn', SVC_DB_POOL_MAX: '20', ...env });
       const ctx: BenchContext = {

@@ -10,8 +10,8 @@ import type { BenchContext, BenchRow, BenchScenario } from '../lib.js';
  * API token: the clinic's contract list over Standard Selling) beside the same SQL bare through pg.
  */
 const CUSTOMER = 'clinic@demo.svc.local';
-// the clinic's choice: its contract list, Standard Selling filling the gaps (prices.ts rateBinds)
-const RATE_BINDS = { list: 'Contract Pricing', fallback: 'Standard Selling' };
+// the clinic's user: its contract list, Standard Selling filling the gaps (prices.ts CHOICE_SQL)
+const RATE_BINDS = { requested: null, customer: 'CUST-0001' };
 const SEARCH_PAGE = 20;
 const WAREHOUSE_PAGE = 50;
 const WAREHOUSE_PAGES = 20;
@@ -52,7 +52,7 @@ async function explainSearch(ctx: BenchContext, term: string, kind: string): Pro
     if (n['Node Type'] === 'Sort') sorted = Math.max(sorted, n.Plans?.[0]?.['Actual Rows'] ?? 0);
   });
   const how = paths.has('items_item_name_trgm') || paths.has('items_description_trgm') ? 'trigram bitmap' : paths.has('items_pkey') ? 'items_pkey walk, stops at the page' : [...paths].join('+');
-  return `${kind} "${term}" (${m[0].n} matching items): ${how}, ${itemRowsRead} item rows read, ${sorted ? `sort of ${sorted} rows` : 'no sort'}, ${plan['Execution Time'].toFixed(2)} ms exec + ${plan['Planning Time'].toFixed(2)} ms plan`;
+  return `${kind} "${term}" (${m[0].n} matching items): ${how}, ${itemRowsRead} item rows read, ${sorted ? `largest sort ${sorted} rows` : 'no sort'}, ${plan['Execution Time'].toFixed(2)} ms exec + ${plan['Planning Time'].toFixed(2)} ms plan`;
 }
 
 export const scenario: BenchScenario = {

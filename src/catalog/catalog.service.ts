@@ -5,9 +5,9 @@
  */
 import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
-import { selectOne, selectRows } from '../db/sequelize.js';
+import { selectRows } from '../db/sequelize.js';
 import { InputError, NotFoundError } from '../shared/errors.js';
-import { choosePriceList, rateBinds, rateExpr } from './prices.js';
+import { CHOICE_SQL, checkChoice, pricingCustomer, rateExpr, type ChoiceRow } from './prices.js';
 
 /** SQL predicate of a product customers may see (alias i). */
 export const VISIBLE_ITEM = `i.workflow_state = 'Approved' AND i.published AND NOT i.disabled`;
@@ -52,34 +52,58 @@ export async function listWarehousesOrdered(actor: Actor): Promise<{ name: strin
   return selectRows(`SELECT name, COALESCE(label, warehouse_name) AS label FROM warehouses WHERE NOT disabled AND NOT is_group ORDER BY priority, name`);
 }
 
-async function requireWarehouse(name: string): Promise<void> {
-  const wh = await selectOne(`SELECT 1 FROM warehouses WHERE name = $1 AND NOT disabled`, [name]);
-  if (!wh) throw new NotFoundError(`Warehouse ${name} not found`);
+/**
+ * One round trip per catalog read: the price-list choice (prices.ts CHOICE_SQL), whether the
+ * warehouse exists, and the page, priced after it is cut (rows skipped by limit_start cost no price
+ * lookups). The choice row comes back once even when the page is empty.
+ */
+function catalogSql(page: string, warehouse: boolean, withWarehouseColumn: boolean): string {
+  return `SELECT ch.name AS ch_name, ch.assigned AS ch_assigned, ch.found AS ch_found, ch.is_contract AS ch_is_contract, ch.in_force AS ch_in_force, ch.currency AS ch_currency, ch.today AS ch_today,
+         ${warehouse ? `EXISTS (SELECT 1 FROM warehouses w WHERE w.name = $warehouse AND NOT w.disabled)` : 'true'} AS ch_warehouse_ok,
+         pg.item_code, pg.item_name, pg.description, pg.stock_uom, ${rateExpr('pg.item_code', 'ch.list', 'ch.fallback')} AS rate, pg.available_qty${withWarehouseColumn ? ', pg.warehouse' : ''}
+    FROM (${CHOICE_SQL}) ch
+    LEFT JOIN (${page}) pg ON ch.found
+   ORDER BY pg.item_code${withWarehouseColumn ? ', pg.warehouse' : ''}`;
+}
+
+type CatalogQueryRow = CatalogRow & { [k: `ch_${string}`]: unknown };
+
+/** Applies the list and warehouse rules to the choice columns, then returns the page rows. */
+function catalogRows(actor: Actor, rows: CatalogQueryRow[], warehouse: string | undefined, withWarehouse: boolean): CatalogRow[] {
+  const first = rows[0];
+  checkChoice(actor, { name: first.ch_name, assigned: first.ch_assigned, found: first.ch_found, is_contract: first.ch_is_contract, in_force: first.ch_in_force, currency: first.ch_currency, today: first.ch_today } as ChoiceRow);
+  if (!first.ch_warehouse_ok) throw new NotFoundError(`Warehouse ${warehouse} not found`);
+  return rows.filter((r) => r.item_code !== null).map((r) => {
+    const row: CatalogRow = { item_code: r.item_code, item_name: r.item_name, description: r.description, stock_uom: r.stock_uom, rate: r.rate, available_qty: r.available_qty };
+    if (withWarehouse) row.warehouse = r.warehouse;
+    return row;
+  });
 }
 
 /**
- * The SQL of items_in_warehouse (named binds $list, $fallback, $warehouse); exported so the bench
- * runs it bare. The partial index bins(warehouse, item_code) WHERE actual_qty > reserved_qty serves
- * both the filter and the order, so the scan stops after the page; the page is cut first and priced
- * after, so rows skipped by limit_start cost no price lookups.
+ * The SQL of items_in_warehouse (named binds $requested, $customer, $warehouse); exported so the
+ * bench runs it bare. The partial index bins(warehouse, item_code) WHERE actual_qty > reserved_qty
+ * serves both the filter and the order, so the scan stops after the page.
  */
 export function itemsInWarehouseSql(limit: number, offset: number): string {
-  return `SELECT pg.item_code, pg.item_name, pg.description, pg.stock_uom, ${rateExpr('pg.item_code')} AS rate, pg.available_qty
-       FROM (SELECT i.item_code, i.item_name, i.description, i.stock_uom, (b.actual_qty - b.reserved_qty)::float8 AS available_qty
-               FROM bins b
-               JOIN items i ON i.item_code = b.item_code
-              WHERE b.warehouse = $warehouse AND b.actual_qty > b.reserved_qty AND ${VISIBLE_ITEM}
-              ORDER BY b.item_code
-              LIMIT ${limit} OFFSET ${offset}) pg
-      ORDER BY pg.item_code`;
+  return catalogSql(
+    `SELECT i.item_code, i.item_name, i.description, i.stock_uom, (b.actual_qty - b.reserved_qty)::float8 AS available_qty
+       FROM bins b
+       JOIN items i ON i.item_code = b.item_code
+      WHERE b.warehouse = $warehouse AND b.actual_qty > b.reserved_qty AND ${VISIBLE_ITEM}
+      ORDER BY b.item_code
+      LIMIT ${limit} OFFSET ${offset}`,
+    true,
+    false,
+  );
 }
 
 /** Items with available stock in one warehouse, priced with the caller's list; ordered by item_code. */
 export async function itemsInWarehouse(actor: Actor, input: { warehouse: string; price_list?: string } & Page): Promise<CatalogRow[]> {
   authorize(actor, 'read', 'Catalog');
   const { offset, limit } = pageOf(input);
-  const [choice] = await Promise.all([choosePriceList(actor, input.price_list), requireWarehouse(input.warehouse)]);
-  return selectRows<CatalogRow>(itemsInWarehouseSql(limit, offset), { ...rateBinds(choice), warehouse: input.warehouse });
+  const rows = await selectRows<CatalogQueryRow>(itemsInWarehouseSql(limit, offset), { requested: input.price_list ?? null, customer: pricingCustomer(actor), warehouse: input.warehouse });
+  return catalogRows(actor, rows, input.warehouse, false);
 }
 
 /** Escapes LIKE wildcards so a query matches literally. */
@@ -95,14 +119,16 @@ export function likePattern(query: string): string {
  */
 export function searchItemsSql(opts: { warehouse: boolean; limit: number; offset: number }): string {
   const byWarehouse = opts.warehouse ? `AND b.warehouse = $warehouse` : '';
-  return `SELECT pg.item_code, pg.item_name, pg.description, pg.stock_uom, ${rateExpr('pg.item_code')} AS rate, pg.available_qty, pg.warehouse
-       FROM (SELECT i.item_code, i.item_name, i.description, i.stock_uom, (b.actual_qty - b.reserved_qty)::float8 AS available_qty, b.warehouse
-               FROM items i
-               JOIN bins b ON b.item_code = i.item_code AND b.actual_qty > b.reserved_qty ${byWarehouse}
-              WHERE (i.item_name ILIKE $pattern OR i.description ILIKE $pattern) AND ${VISIBLE_ITEM}
-              ORDER BY i.item_code, b.warehouse
-              LIMIT ${opts.limit} OFFSET ${opts.offset}) pg
-      ORDER BY pg.item_code, pg.warehouse`;
+  return catalogSql(
+    `SELECT i.item_code, i.item_name, i.description, i.stock_uom, (b.actual_qty - b.reserved_qty)::float8 AS available_qty, b.warehouse
+       FROM items i
+       JOIN bins b ON b.item_code = i.item_code AND b.actual_qty > b.reserved_qty ${byWarehouse}
+      WHERE (i.item_name ILIKE $pattern OR i.description ILIKE $pattern) AND ${VISIBLE_ITEM}
+      ORDER BY i.item_code, b.warehouse
+      LIMIT ${opts.limit} OFFSET ${opts.offset}`,
+    opts.warehouse,
+    true,
+  );
 }
 
 /** Partial match on name and description, rows with available stock only (see searchItemsSql for the order). */
@@ -111,11 +137,10 @@ export async function searchItems(actor: Actor, input: { query: string; warehous
   const query = input.query.trim();
   if (query.length === 0) throw new InputError('query must not be empty');
   const { offset, limit } = pageOf(input);
-  const [choice] = await Promise.all([choosePriceList(actor, input.price_list), input.warehouse ? requireWarehouse(input.warehouse) : undefined]);
-  const rows = await selectRows<CatalogRow>(
+  const rows = await selectRows<CatalogQueryRow>(
     searchItemsSql({ warehouse: Boolean(input.warehouse), limit, offset }),
-    { ...rateBinds(choice), pattern: likePattern(query), ...(input.warehouse ? { warehouse: input.warehouse } : {}) },
+    { requested: input.price_list ?? null, customer: pricingCustomer(actor), pattern: likePattern(query), ...(input.warehouse ? { warehouse: input.warehouse } : {}) },
   );
-  if (input.warehouse) for (const r of rows) delete r.warehouse; // strict filter: rows carry no warehouse
-  return rows;
+  // strict warehouse filter: rows then carry no warehouse
+  return catalogRows(actor, rows, input.warehouse, !input.warehouse);
 }

@@ -17,11 +17,45 @@ export interface PriceListChoice {
   fallback: string | null;
   /** false when the list is disabled or outside its validity period today (only the fallback applies) */
   inForce: boolean;
+  /** the list's currency, and the database's date today (read in the same round trip, for orders) */
+  currency: string;
+  today: string;
 }
 
 /** A customer user acts for its clinic; staff with the Customer role too are treated as staff. */
 export function isCustomerUser(actor: Actor): boolean {
   return actor.type === 'user' && hasRole(actor, 'Customer') && !hasRole(actor, 'Sales Rep', 'Sales Manager', 'Operations', 'Marketplace Officer', 'Catalog Manager', 'System Manager', 'Marketplace Admin');
+}
+
+/** The customer whose assigned list applies: the one given, else a customer user's own clinic. */
+export function pricingCustomer(actor: Actor, customer?: string | null): string | null {
+  return customer ?? (isCustomerUser(actor) ? (actor.customer ?? null) : null);
+}
+
+/**
+ * SQL (one row, named binds $requested, $customer) of the list choice: the customer's assigned list,
+ * the list chosen (asked for, else assigned, else Standard Selling), whether it exists and is in
+ * force today, and the binds the rate lookups need (`list`: null when not in force; `fallback`:
+ * Standard Selling behind a contract list). Used alone (orders) or inside a catalog query, so a
+ * catalog read is one round trip.
+ */
+export const CHOICE_SQL = `SELECT n.name, n.assigned, pl.name IS NOT NULL AS found, pl.is_contract, pl.currency, CURRENT_DATE::text AS today,
+         COALESCE(pl.enabled AND (pl.valid_from IS NULL OR pl.valid_from <= CURRENT_DATE) AND (pl.valid_upto IS NULL OR pl.valid_upto >= CURRENT_DATE), false) AS in_force,
+         CASE WHEN pl.enabled AND (pl.valid_from IS NULL OR pl.valid_from <= CURRENT_DATE) AND (pl.valid_upto IS NULL OR pl.valid_upto >= CURRENT_DATE) THEN n.name END AS list,
+         CASE WHEN pl.is_contract AND n.name <> '${STANDARD_LIST}' THEN '${STANDARD_LIST}' END AS fallback
+    FROM (SELECT COALESCE(NULLIF($requested::text, ''), c.price_list, '${STANDARD_LIST}') AS name, c.price_list AS assigned
+            FROM (SELECT 1) one LEFT JOIN customers c ON c.name = $customer::text) n
+    LEFT JOIN price_lists pl ON pl.name = n.name AND pl.selling`;
+
+export interface ChoiceRow { name: string; assigned: string | null; found: boolean; is_contract: boolean | null; in_force: boolean; currency: string; today: string }
+
+/** The 417 / 403 rules of a list choice (see choosePriceList). */
+export function checkChoice(actor: Actor, row: ChoiceRow): PriceListChoice {
+  const { name, assigned } = row;
+  if (!row.found) throw new BusinessRuleError(`Price List ${name} not found`);
+  if (isCustomerUser(actor) && name !== STANDARD_LIST && name !== assigned) throw new PermissionError(`Not permitted to use Price List ${name}`);
+  const fallback = row.is_contract && name !== STANDARD_LIST ? STANDARD_LIST : null;
+  return { name, fallback, inForce: Boolean(row.in_force), currency: row.currency, today: row.today };
 }
 
 /**
@@ -30,34 +64,20 @@ export function isCustomerUser(actor: Actor): boolean {
  * list (another clinic's contract list) is 403. An unknown list is 417.
  */
 export async function choosePriceList(actor: Actor, requested: string | undefined, opts: { transaction?: Tx; customer?: string | null } = {}): Promise<PriceListChoice> {
-  const customer = opts.customer ?? (isCustomerUser(actor) ? actor.customer : null);
-  // One round trip (it runs on every catalog read): the customer's assigned list, the list chosen
-  // (asked for, else assigned, else Standard Selling) and whether that list is in force today.
-  const list = (await selectOne<{ name: string; assigned: string | null; found: boolean; is_contract: boolean | null; in_force: boolean | null }>(
-    `SELECT n.name, n.assigned, pl.name IS NOT NULL AS found, pl.is_contract,
-            (pl.enabled AND (pl.valid_from IS NULL OR pl.valid_from <= CURRENT_DATE) AND (pl.valid_upto IS NULL OR pl.valid_upto >= CURRENT_DATE)) AS in_force
-       FROM (SELECT COALESCE(NULLIF($1::text, ''), c.price_list, $3::text) AS name, c.price_list AS assigned
-               FROM (SELECT 1) one LEFT JOIN customers c ON c.name = $2::text) n
-       LEFT JOIN price_lists pl ON pl.name = n.name AND pl.selling`,
-    [requested ?? null, customer ?? null, STANDARD_LIST],
-    opts,
-  ))!;
-  const { name, assigned } = list;
-  if (!list.found) throw new BusinessRuleError(`Price List ${name} not found`);
-  if (isCustomerUser(actor) && name !== STANDARD_LIST && name !== assigned) throw new PermissionError(`Not permitted to use Price List ${name}`);
-  const fallback = list.is_contract && name !== STANDARD_LIST ? STANDARD_LIST : null;
-  return { name, fallback, inForce: Boolean(list.in_force) };
+  const row = await selectOne<ChoiceRow>(CHOICE_SQL, { requested: requested ?? null, customer: pricingCustomer(actor, opts.customer) }, opts);
+  return checkChoice(actor, row!);
 }
 
 /**
- * SQL expression of today's rate of the item whose code is `itemCode` (binds $list, $fallback):
- * correlated lookups on the unique (item_code, price_list) index, so a paged query prices only the
- * rows it returns, and the planner has two fewer joins to consider on every request.
+ * SQL expression of today's rate of the item whose code is `itemCode` (the list and fallback are
+ * binds $list, $fallback, or SQL expressions): correlated lookups on the unique (item_code,
+ * price_list) index, so a paged query prices only the rows it returns, and the planner has two
+ * fewer joins to consider on every request.
  */
-export function rateExpr(itemCode: string): string {
+export function rateExpr(itemCode: string, list = '$list', fallback = '$fallback'): string {
   const today = `(p.valid_from IS NULL OR p.valid_from <= CURRENT_DATE) AND (p.valid_upto IS NULL OR p.valid_upto >= CURRENT_DATE)`;
-  return `COALESCE((SELECT p.rate FROM item_prices p WHERE p.item_code = ${itemCode} AND p.price_list = $list AND ${today}),
-                  (SELECT p.rate FROM item_prices p WHERE p.item_code = ${itemCode} AND p.price_list = $fallback AND ${today}))::float8`;
+  return `COALESCE((SELECT p.rate FROM item_prices p WHERE p.item_code = ${itemCode} AND p.price_list = ${list} AND ${today}),
+                  (SELECT p.rate FROM item_prices p WHERE p.item_code = ${itemCode} AND p.price_list = ${fallback} AND ${today}))::float8`;
 }
 
 export function rateBinds(choice: PriceListChoice): { list: string | null; fallback: string | null } {

@@ -5,9 +5,9 @@
  */
 import type { Actor } from '../auth/actor.js';
 import { customerMatches } from '../auth/policy/index.js';
-import { selectOne, selectRows, type Tx } from '../db/sequelize.js';
+import { selectOne, type Tx } from '../db/sequelize.js';
 import { BusinessRuleError, NotFoundError } from '../shared/errors.js';
-import { choosePriceList, isCustomerUser, ratesFor, STANDARD_LIST } from '../catalog/prices.js';
+import { choosePriceList, isCustomerUser, rateBinds, rateExpr, STANDARD_LIST } from '../catalog/prices.js';
 import { exceedsMessage, groupLines, rowExceeding } from '../catalog/stock.service.js';
 import { findFile, canReadFile } from '../files/files.service.js';
 import { requireVerifiedDoctor } from './doctor.service.js';
@@ -42,24 +42,28 @@ export interface PreparedOrder {
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
-async function loadCustomer(actor: Actor, name: string, transaction: Tx) {
-  const c = await selectOne<{ name: string; customer_name: string; territory: string | null; assigned_rep: string | null; email: string | null; disabled: boolean; price_list: string | null }>(
-    `SELECT name, customer_name, territory, assigned_rep, email, disabled, price_list FROM customers WHERE name = $1`, [name], { transaction });
+/** The customer (in the actor's scope) and whether the shipping address is one of its own: one round trip. */
+async function loadCustomer(actor: Actor, name: string, address: string, transaction: Tx) {
+  const c = await selectOne<{ name: string; customer_name: string; territory: string | null; assigned_rep: string | null; email: string | null; disabled: boolean; price_list: string | null; address_ok: boolean }>(
+    `SELECT c.name, c.customer_name, c.territory, c.assigned_rep, c.email, c.disabled, c.price_list,
+            EXISTS (SELECT 1 FROM addresses a WHERE a.name = $2 AND a.customer = c.name) AS address_ok
+       FROM customers c WHERE c.name = $1`, [name, address], { transaction });
   if (!c || !customerMatches(actor, c.name, c.territory, c.assigned_rep)) throw new NotFoundError(`Customer ${name} not found`);
   if (c.disabled) throw new BusinessRuleError(`Customer ${name} is disabled`);
+  if (!c.address_ok) throw new NotFoundError(`Address ${address} not found`);
   return c;
 }
 
-interface ItemRow { item_code: string; item_name: string; stock_uom: string; vendor: string | null; is_503a: boolean; orderable: boolean }
+interface ItemRow { item_code: string; item_name: string; stock_uom: string; vendor: string | null; is_503a: boolean; orderable: boolean; rate: number | null }
 
-async function checkLines(input: OrderInput, rates: Map<string, number | null>, items: Map<string, ItemRow>, warehouses: Set<string>): Promise<PreparedLine[]> {
+function checkLines(input: OrderInput, items: Map<string, ItemRow>, warehouses: Set<string>): PreparedLine[] {
   return input.items.map((l, i) => {
     const row = i + 1;
     const item = items.get(l.item_code);
     if (!item) throw new BusinessRuleError(`Row ${row}: Item ${l.item_code} not found`);
     if (!item.orderable) throw new BusinessRuleError(`Row ${row}: Item ${l.item_code} is not available for ordering`);
     if (!warehouses.has(l.warehouse)) throw new BusinessRuleError(`Row ${row}: Warehouse ${l.warehouse} not found`);
-    const rate = rates.get(l.item_code);
+    const rate = item.rate;
     if (rate === null || rate === undefined) throw new BusinessRuleError('Price not found for item in price list');
     if (l.rate !== undefined && Math.abs(l.rate - rate) > 0.00005) {
       throw new BusinessRuleError(`Row ${row}: Rate ${l.rate} for item ${l.item_code} differs from the price list rate ${rate}`);
@@ -69,14 +73,8 @@ async function checkLines(input: OrderInput, rates: Map<string, number | null>, 
 }
 
 /** Availability check at creation (no reservation: submit reserves). Names the row that goes over. */
-async function checkStock(lines: PreparedLine[], transaction: Tx): Promise<void> {
+function checkStock(lines: PreparedLine[], bins: { item_code: string; warehouse: string; available: number }[]): void {
   const groups = groupLines(lines);
-  const bins = await selectRows<{ item_code: string; warehouse: string; available: number }>(
-    `SELECT b.item_code, b.warehouse, (b.actual_qty - b.reserved_qty)::float8 AS available
-       FROM bins b JOIN unnest($1::text[], $2::text[]) AS k(item_code, warehouse) ON b.item_code = k.item_code AND b.warehouse = k.warehouse`,
-    [groups.map((g) => g.item_code), groups.map((g) => g.warehouse)],
-    { transaction },
-  );
   const available = new Map(bins.map((b) => [`${b.item_code}\u0000${b.warehouse}`, b.available]));
   const failures = groups
     .map((g) => ({ g, avail: available.get(`${g.item_code}\u0000${g.warehouse}`) ?? 0 }))
@@ -84,6 +82,31 @@ async function checkStock(lines: PreparedLine[], transaction: Tx): Promise<void>
     .map(({ g, avail }) => ({ row: rowExceeding(g, avail), item: g.item_code }))
     .sort((a, b) => a.row - b.row);
   if (failures.length) throw new BusinessRuleError(exceedsMessage(failures[0].row, failures[0].item));
+}
+
+/**
+ * Everything the lines need in one round trip (it is the hot path of order creation): the items with
+ * today's rate in the chosen list, which of the line warehouses exist, and the available stock of
+ * each (item, warehouse) of the body.
+ */
+async function loadLineFacts(input: OrderInput, binds: Record<string, unknown>, transaction: Tx) {
+  const row = await selectOne<{ items: ItemRow[]; warehouses: string[]; bins: { item_code: string; warehouse: string; available: number }[] }>(
+    `SELECT (SELECT COALESCE(json_agg(json_build_object('item_code', i.item_code, 'item_name', i.item_name, 'stock_uom', i.stock_uom, 'vendor', i.vendor, 'is_503a', i.is_503a,
+                     'orderable', (i.workflow_state = 'Approved' AND i.published AND NOT i.disabled), 'rate', ${rateExpr('i.item_code')})), '[]'::json)
+               FROM items i WHERE i.item_code = ANY($codes)) AS items,
+            (SELECT COALESCE(array_agg(w.name), '{}') FROM warehouses w WHERE w.name = ANY($whs) AND NOT w.disabled AND NOT w.is_group) AS warehouses,
+            (SELECT COALESCE(json_agg(json_build_object('item_code', b.item_code, 'warehouse', b.warehouse, 'available', (b.actual_qty - b.reserved_qty)::float8)), '[]'::json)
+               FROM bins b JOIN unnest($bin_items::text[], $bin_whs::text[]) AS k(item_code, warehouse) ON b.item_code = k.item_code AND b.warehouse = k.warehouse) AS bins`,
+    {
+      ...binds,
+      codes: [...new Set(input.items.map((l) => l.item_code))],
+      whs: [...new Set(input.items.map((l) => l.warehouse))],
+      bin_items: input.items.map((l) => l.item_code),
+      bin_whs: input.items.map((l) => l.warehouse),
+    },
+    { transaction },
+  );
+  return row!;
 }
 
 const truthy = (v: unknown) => v === 1 || v === true || v === '1' || v === 'true';
@@ -114,30 +137,21 @@ async function check503a(actor: Actor, input: OrderInput, customer: string, tran
 
 /** Checks an order body against the database and prices it. */
 export async function prepareOrder(actor: Actor, input: OrderInput, transaction: Tx): Promise<PreparedOrder> {
-  const customer = await loadCustomer(actor, input.customer, transaction);
-  const address = await selectOne(`SELECT 1 FROM addresses WHERE name = $1 AND customer = $2`, [input.shipping_address_name, customer.name], { transaction });
-  if (!address) throw new NotFoundError(`Address ${input.shipping_address_name} not found`);
+  const customer = await loadCustomer(actor, input.customer, input.shipping_address_name, transaction);
   const choice = await choosePriceList(actor, input.price_list, { transaction, customer: customer.name });
   if (!isCustomerUser(actor) && choice.name !== STANDARD_LIST && choice.name !== customer.price_list) {
     throw new BusinessRuleError(`Price List ${choice.name} is not assigned to customer ${customer.name}`);
   }
-  const codes = [...new Set(input.items.map((l) => l.item_code))];
-  const [itemRows, whRows, rates, list] = await Promise.all([
-    selectRows<ItemRow>(
-      `SELECT item_code, item_name, stock_uom, vendor, is_503a, (workflow_state = 'Approved' AND published AND NOT disabled) AS orderable FROM items WHERE item_code = ANY($1)`, [codes], { transaction }),
-    selectRows<{ name: string }>(`SELECT name FROM warehouses WHERE name = ANY($1) AND NOT disabled AND NOT is_group`, [[...new Set(input.items.map((l) => l.warehouse))]], { transaction }),
-    ratesFor(choice, codes, { transaction }),
-    selectOne<{ currency: string; today: string }>(`SELECT currency, CURRENT_DATE::text AS today FROM price_lists WHERE name = $1`, [choice.name], { transaction }),
-  ]);
-  const items = new Map(itemRows.map((r) => [r.item_code, r]));
-  const lines = await checkLines(input, rates, items, new Set(whRows.map((w) => w.name)));
-  const currency = input.currency ?? list!.currency;
-  if (currency !== list!.currency) throw new BusinessRuleError(`Currency ${currency} differs from the currency ${list!.currency} of Price List ${choice.name}`);
-  const transactionDate = input.transaction_date ?? list!.today;
+  const facts = await loadLineFacts(input, rateBinds(choice), transaction);
+  const items = new Map(facts.items.map((r) => [r.item_code, r]));
+  const lines = checkLines(input, items, new Set(facts.warehouses));
+  const currency = input.currency ?? choice.currency;
+  if (currency !== choice.currency) throw new BusinessRuleError(`Currency ${currency} differs from the currency ${choice.currency} of Price List ${choice.name}`);
+  const transactionDate = input.transaction_date ?? choice.today;
   const is503a = lines.some((l) => items.get(l.item_code)!.is_503a);
   if (!is503a && !input.delivery_date) throw new BusinessRuleError('Delivery Date is mandatory');
   if (input.delivery_date && input.delivery_date < transactionDate) throw new BusinessRuleError('Delivery Date cannot be before Transaction Date');
-  await checkStock(lines, transaction);
+  checkStock(lines, facts.bins);
   const files = is503a ? await check503a(actor, input, customer.name, transaction) : {};
   return {
     input, customer, price_list: choice.name, currency, transaction_date: transactionDate, lines, is503a, files,

@@ -73,11 +73,7 @@ const STATUS: Record<number, OrderRecord['status']> = { 0: 'draft', 1: 'submitte
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
-/** Order records of `orderNames` (in that order) with only `vendor`'s lines; unknown names are skipped. */
-export async function buildOrderRecords(vendor: string, orderNames: string[], opts: { transaction?: Tx } = {}): Promise<OrderRecord[]> {
-  if (orderNames.length === 0) return [];
-  const heads = await selectRows<OrderHead>(
-    `SELECT so.name, so.docstatus, so.transaction_date, so.delivery_date, so.currency, so.shipping_method,
+const HEAD_SQL = `SELECT so.name, so.docstatus, so.transaction_date, so.delivery_date, so.currency, so.shipping_method,
             to_char(so.cancelled_at AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS.US') AS cancelled_at_local,
             a.address_title, c.customer_name, COALESCE(NULLIF(u.full_name, ''), a.contact_name) AS contact_name,
             a.address_line1, a.address_line2, a.city, a.state, a.pincode, a.country, a.phone, a.email
@@ -85,28 +81,43 @@ export async function buildOrderRecords(vendor: string, orderNames: string[], op
        JOIN customers c ON c.name = so.customer
        LEFT JOIN addresses a ON a.name = so.shipping_address_name
        LEFT JOIN users u ON u.id = so.owner_user
-      WHERE so.name = ANY($1)`,
-    [orderNames],
-    opts,
-  );
-  const lines = await selectRows<OrderRecordLine & { parent: string }>(
-    `SELECT soi.parent, CASE WHEN vp.separate_skus AND i.vendor_sku IS NOT NULL THEN i.vendor_sku ELSE soi.item_code END AS item_code,
+      WHERE so.name = ANY($1)`;
+
+/** Lines of the orders $1 that belong to the vendors $2 (an array). */
+const LINES_SQL = `SELECT soi.parent, soi.vendor, CASE WHEN vp.separate_skus AND i.vendor_sku IS NOT NULL THEN i.vendor_sku ELSE soi.item_code END AS item_code,
             soi.item_code AS medgrid_item_code, i.vendor_product_id, soi.item_name, soi.qty::float8 AS qty, soi.uom, soi.rate::float8 AS rate, soi.amount::float8 AS amount, soi.warehouse
        FROM sales_order_items soi
        JOIN items i ON i.item_code = soi.item_code
        LEFT JOIN vendor_profiles vp ON vp.name = soi.vendor
-      WHERE soi.parent = ANY($1) AND soi.vendor = $2
-      ORDER BY soi.parent, soi.idx`,
-    [orderNames, vendor],
-    opts,
-  );
+      WHERE soi.parent = ANY($1) AND soi.vendor = ANY($2)
+      ORDER BY soi.parent, soi.idx`;
+
+type LineRow = OrderRecordLine & { parent: string; vendor: string };
+
+function toLine(l: LineRow): OrderRecordLine {
+  return { item_code: l.item_code, sku: l.item_code, medgrid_item_code: l.medgrid_item_code, vendor_product_id: l.vendor_product_id ?? null, item_name: l.item_name, qty: l.qty, uom: l.uom, rate: l.rate, amount: l.amount, warehouse: l.warehouse };
+}
+
+/** Order records of `orderNames` (in that order) with only `vendor`'s lines; unknown names are skipped. */
+export async function buildOrderRecords(vendor: string, orderNames: string[], opts: { transaction?: Tx } = {}): Promise<OrderRecord[]> {
+  if (orderNames.length === 0) return [];
+  const heads = await selectRows<OrderHead>(HEAD_SQL, [orderNames], opts);
+  const lines = await selectRows<LineRow>(LINES_SQL, [orderNames, [vendor]], opts);
   const byOrder = new Map<string, OrderRecordLine[]>();
-  for (const { parent, ...l } of lines) {
-    const line: OrderRecordLine = { item_code: l.item_code, sku: l.item_code, medgrid_item_code: l.medgrid_item_code, vendor_product_id: l.vendor_product_id ?? null, item_name: l.item_name, qty: l.qty, uom: l.uom, rate: l.rate, amount: l.amount, warehouse: l.warehouse };
-    byOrder.set(parent, [...(byOrder.get(parent) ?? []), line]);
-  }
+  for (const l of lines) byOrder.set(l.parent, [...(byOrder.get(l.parent) ?? []), toLine(l)]);
   const headOf = new Map(heads.map((h) => [h.name, h]));
   return orderNames.filter((n) => headOf.has(n)).map((n) => toRecord(headOf.get(n)!, byOrder.get(n) ?? []));
+}
+
+/** The record of one order for each of `vendors` (same two queries whatever the number of vendors: the submit path). */
+export async function buildOrderRecordsByVendor(orderName: string, vendors: string[], opts: { transaction?: Tx } = {}): Promise<Map<string, OrderRecord>> {
+  const out = new Map<string, OrderRecord>();
+  if (vendors.length === 0) return out;
+  const [head] = await selectRows<OrderHead>(HEAD_SQL, [[orderName]], opts);
+  if (!head) return out;
+  const lines = await selectRows<LineRow>(LINES_SQL, [[orderName], vendors], opts);
+  for (const vendor of vendors) out.set(vendor, toRecord(head, lines.filter((l) => l.vendor === vendor).map(toLine)));
+  return out;
 }
 
 /** One order record (undefined when the order does not exist). */

@@ -11,7 +11,7 @@ import { enqueue, type OutboxEntry } from '../shared/outbox.js';
 import { BusinessRuleError } from '../shared/errors.js';
 import { queueMail } from '../mail/mail.service.js';
 import { releaseStock, reserveStock } from '../catalog/stock.service.js';
-import { buildOrderRecords } from './order-record.js';
+import { buildOrderRecordsByVendor } from './order-record.js';
 import { loadVisibleOrder, orderDoc } from './order-doc.js';
 
 export const STATUS = {
@@ -38,12 +38,8 @@ async function orderLines(name: string, transaction: Tx): Promise<Line[]> {
 
 async function vendorEvents(event: 'order.new' | 'order.cancelled', name: string, lines: Line[], transaction: Tx): Promise<OutboxEntry[]> {
   const vendors = [...new Set(lines.map((l) => l.vendor).filter((v): v is string => Boolean(v)))].sort();
-  const entries: OutboxEntry[] = [];
-  for (const vendor of vendors) {
-    const [record] = await buildOrderRecords(vendor, [name], { transaction });
-    entries.push({ kind: 'vendor_webhook', topic: event, target: vendor, payload: { event, vendor, data: record } });
-  }
-  return entries;
+  const records = await buildOrderRecordsByVendor(name, vendors, { transaction });
+  return vendors.filter((v) => records.has(v)).map((vendor) => ({ kind: 'vendor_webhook', topic: event, target: vendor, payload: { event, vendor, data: records.get(vendor) } }));
 }
 
 async function confirmationMail(name: string, transaction: Tx): Promise<void> {
@@ -71,18 +67,22 @@ export async function submitOrder(actor: Actor, name: string, opts: { transactio
   const { transaction } = opts;
   const head = await loadVisibleOrder(actor, name, { transaction });
   authorize(actor, 'submit', 'Sales Order', head);
-  const won = await execute(
-    `UPDATE sales_orders SET docstatus = 1, status = $2, submitted_at = now(), modified = now(), updated_at = now() WHERE name = $1 AND docstatus = 0 RETURNING name`,
+  // One statement: win the compare-and-set, mark the lines reserved and read them. Should a bin be
+  // short, reserveStock throws and the whole transaction (these updates included) rolls back.
+  const lines = await execute<Line>(
+    `WITH won AS (
+       UPDATE sales_orders SET docstatus = 1, status = $2, submitted_at = now(), modified = now(), updated_at = now() WHERE name = $1 AND docstatus = 0 RETURNING name)
+     UPDATE sales_order_items soi SET reserved_qty = soi.qty FROM won WHERE soi.parent = won.name
+     RETURNING soi.idx, soi.item_code, soi.warehouse, soi.qty::float8 AS qty, soi.reserved_qty::float8 AS reserved_qty, soi.vendor`,
     [name, STATUS.submitted],
     { transaction },
   );
-  if (won.length === 0) {
+  if (lines.length === 0) {
     const now = await selectOne<{ docstatus: number }>(`SELECT docstatus FROM sales_orders WHERE name = $1`, [name], { transaction });
     throw new BusinessRuleError(now?.docstatus === 2 ? 'Cannot edit cancelled document' : `Sales Order ${name} is already submitted`);
   }
-  const lines = await orderLines(name, transaction);
+  lines.sort((a, b) => a.idx - b.idx);
   await reserveStock(actor, lines, { reason: 'Sales Order submit', voucher_type: 'Sales Order', voucher_no: name }, { transaction });
-  await execute(`UPDATE sales_order_items SET reserved_qty = qty WHERE parent = $1`, [name], { transaction });
   const routing: OutboxEntry[] = lines.map((l) => ({ kind: 'fulfilment_route', topic: 'order.route', target: name, payload: { sales_order: name, item_code: l.item_code, idx: l.idx } }));
   await enqueue(transaction, [...(await vendorEvents('order.new', name, lines, transaction)), ...routing]);
   await confirmationMail(name, transaction);

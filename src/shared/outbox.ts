@@ -75,15 +75,18 @@ export function defaultRetryDelaySeconds(nextAttempt: number): number {
 export async function enqueue(transaction: Tx, entries: OutboxEntry | OutboxEntry[]): Promise<{ id: number; delivery_id: string }[]> {
   const list = [entries].flat();
   if (list.length === 0) return [];
+  // The NOTIFY rides in the same statement (one round trip less on every order submit); repeats of
+  // the same notification in one transaction are delivered once.
   const rows = await execute<{ id: number; delivery_id: string }>(
-    `INSERT INTO outbox (kind, topic, target, payload, max_attempts, next_attempt_at)
-     SELECT e.kind, e.topic, e.target, e.payload, COALESCE(e.max_attempts, 3), now() + make_interval(secs => COALESCE(e.delay, 0))
-       FROM jsonb_to_recordset($1::jsonb) AS e(kind text, topic text, target text, payload jsonb, max_attempts int, delay float8)
-     RETURNING id, delivery_id`,
-    [JSON.stringify(list.map((e) => ({ kind: e.kind, topic: e.topic ?? null, target: e.target ?? null, payload: e.payload, max_attempts: e.maxAttempts ?? null, delay: e.delaySeconds ?? 0 })))],
+    `WITH ins AS (
+       INSERT INTO outbox (kind, topic, target, payload, max_attempts, next_attempt_at)
+       SELECT e.kind, e.topic, e.target, e.payload, COALESCE(e.max_attempts, 3), now() + make_interval(secs => COALESCE(e.delay, 0))
+         FROM jsonb_to_recordset($1::jsonb) AS e(kind text, topic text, target text, payload jsonb, max_attempts int, delay float8)
+       RETURNING id, delivery_id)
+     SELECT ins.id, ins.delivery_id FROM ins, (SELECT pg_notify('svc_outbox', $2)) AS n`,
+    [JSON.stringify(list.map((e) => ({ kind: e.kind, topic: e.topic ?? null, target: e.target ?? null, payload: e.payload, max_attempts: e.maxAttempts ?? null, delay: e.delaySeconds ?? 0 }))), list[0].kind],
     { transaction },
   );
-  await execute(`SELECT pg_notify('svc_outbox', $1)`, [list[0].kind], { transaction });
   return rows;
 }
 
