@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { execute, selectOne, type Tx } from '../db/sequelize.js';
 import { hashPassword } from '../shared/crypto.js';
-import { BusinessRuleError, InputError, NotFoundError } from '../shared/errors.js';
+import { ConflictError, InputError, NotFoundError } from '../shared/errors.js';
 import { ROLES, type Actor, type Role } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
 
@@ -31,7 +31,7 @@ export async function createUser(actor: Actor, input: NewUser, opts: { transacti
   const { value, error } = newUserSchema.validate(input);
   if (error) throw new InputError(error.details[0].message.replace(/"/g, ''));
   const exists = await selectOne(`SELECT 1 FROM users WHERE lower(email) = lower($1)`, [value.email], opts);
-  if (exists) throw new BusinessRuleError(`User ${value.email} already exists`, 'DuplicateEntryError');
+  if (exists) throw new ConflictError(`User ${value.email} already exists`, 'DuplicateEntryError');
   const hash = value.password ? await hashPassword(value.password) : null;
   const [row] = await execute<{ id: string }>(
     `INSERT INTO users (email, full_name, password_hash, roles, customer, sales_person, vendor)

@@ -30,7 +30,8 @@ test.serial('register_vendor → Pending Approval; an admin approves, enables th
   t.like(await one(db, `SELECT status, api_enabled, suspended FROM vendor_profiles WHERE name = $1`, [name]), { status: 'Pending Approval', api_enabled: false, suspended: false });
   t.deepEqual((await one<{ roles: string[]; vendor: string }>(db, `SELECT roles, vendor FROM users WHERE email = 'nina@newvendor.example'`)), { roles: ['Vendor'], vendor: name });
   const dup = await new Client(app.url).post('/api/method/svc.api.register_vendor', { sales_representative_name: 'Nina', email: 'nina@newvendor.example', password: 'a-long-password-1', country: 'US' });
-  t.is(dup.status, 417);
+  t.is(dup.status, 409);
+  t.is(dup.body.exc_type, 'DuplicateEntryError');
   const rep = await loginAs(app, 'rep@demo.svc.local');
   t.is((await rep.post('/api/method/svc.vendors.approve_vendor', { vendor: name })).status, 403);
   const admin = await loginAs(app, 'marketplace.admin@demo.svc.local');
