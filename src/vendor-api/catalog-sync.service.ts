@@ -143,11 +143,13 @@ export async function productStatus(actor: Actor, records: unknown[], opts: { tr
     } catch {
       item = undefined;
     }
-    if (!item) return { sku: ref.sku ?? null, vendor_product_id: ref.vendor_product_id ?? null, item_name: null, workflow_state: null, published: false, status: null, rejection_reason: null, found: false };
+    if (!item) return { sku: ref.sku ?? null, vendor_product_id: ref.vendor_product_id ?? null, medgrid_item_code: ref.medgrid_item_code ?? undefined, item_name: null, workflow_state: null, published: false, status: null, rejection_reason: null, found: false };
     return {
       sku: vendorSkuOf(item), vendor_product_id: item.vendor_product_id, medgrid_item_code: item.item_code, item_name: item.item_name, workflow_state: item.workflow_state,
       published: item.published, status: reportedStatus(item.workflow_state, item.disabled), rejection_reason: item.workflow_state === 'Rejected' ? item.rejection_reason : null, found: true,
     };
   });
-  return results.length === 1 ? results[0] : { total: results.length, results };
+  // "a batch resolving to exactly one item": several codes naming the same product answer it directly
+  const distinct = new Set(results.map((r) => (r.found ? r.medgrid_item_code : `?${r.sku}|${r.vendor_product_id}`)));
+  return results.length === 1 || (distinct.size === 1 && results.every((r) => r.found)) ? results[0] : { total: results.length, results };
 }

@@ -123,3 +123,13 @@ test.serial('sync.products entries have the spec shapes (success and failure)', 
   t.like(bad, { index: 1, sku: null, ok: false, status: null, error_type: 'ValidationError' });
   t.is(typeof bad.error, 'string');
 });
+
+test('sync.product_status: two codes naming the same product answer that product directly', async (t) => {
+  const vendor = await vendorClient(app, MEDI);
+  const item = (await db.query(`SELECT item_code, vendor_sku, vendor_product_id FROM items WHERE vendor = $1 AND vendor_product_id IS NOT NULL ORDER BY item_code LIMIT 1`, [MEDI.name])).rows[0];
+  const res = await vendor.post('/api/method/svc.api.v1.sync.product_status', { products: [{ sku: item.vendor_sku ?? item.item_code }, { vendor_product_id: item.vendor_product_id }] });
+  t.is(res.status, 200, res.text);
+  t.is(res.body.message.total, undefined);
+  t.is(res.body.message.medgrid_item_code, item.item_code);
+  t.true(res.body.message.found);
+});
