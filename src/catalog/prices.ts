@@ -5,7 +5,7 @@
  */
 import type { Actor } from '../auth/actor.js';
 import { hasRole } from '../auth/actor.js';
-import { selectOne, selectRows, type Tx } from '../db/sequelize.js';
+import { execute, selectOne, selectRows, type Tx } from '../db/sequelize.js';
 import { BusinessRuleError, PermissionError } from '../shared/errors.js';
 
 export const STANDARD_LIST = 'Standard Selling';
@@ -92,4 +92,23 @@ export async function ratesFor(choice: PriceListChoice, itemCodes: string[], opt
     opts,
   );
   return new Map(rows.map((r) => [r.item_code, r.rate]));
+}
+
+export interface ItemPriceRow {
+  item_code: string;
+  price_list: string;
+  rate: number;
+  uom: string | null;
+}
+
+/** Upserts selling prices (one per item and list) in one statement; a price change applies to new orders at once. */
+export async function upsertItemPriceRows(rows: ItemPriceRow[], opts: { transaction: Tx }): Promise<void> {
+  if (!rows.length) return;
+  await execute(
+    `INSERT INTO item_prices (price_list, item_code, rate, uom)
+     SELECT price_list, item_code, rate, uom FROM jsonb_to_recordset($1::jsonb) AS r(price_list text, item_code text, rate numeric, uom text)
+     ON CONFLICT (item_code, price_list) DO UPDATE SET rate = EXCLUDED.rate, uom = EXCLUDED.uom, updated_at = now()`,
+    [JSON.stringify(rows)],
+    opts,
+  );
 }

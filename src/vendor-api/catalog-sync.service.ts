@@ -3,6 +3,7 @@
  * resolved in one query each; another vendor's product is "not found" (or found: false).
  */
 import Joi from 'joi';
+import { upsertItemPriceRows } from '../catalog/prices.js';
 import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
 import { execute, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
@@ -50,13 +51,7 @@ export async function syncPrices(actor: Actor, records: unknown[], opts: { trans
       }
     });
     if (rows.length) {
-      await execute(
-        `INSERT INTO item_prices (price_list, item_code, rate, uom)
-         SELECT price_list, medgrid_item_code, price, uom FROM jsonb_to_recordset($1::jsonb) AS r(price_list text, medgrid_item_code text, price numeric, uom text)
-         ON CONFLICT (item_code, price_list) DO UPDATE SET rate = EXCLUDED.rate, uom = EXCLUDED.uom, updated_at = now()`,
-        [JSON.stringify(rows)],
-        { transaction },
-      );
+      await upsertItemPriceRows(rows.map((r) => ({ item_code: r.medgrid_item_code, price_list: r.price_list, rate: r.price, uom: r.uom })), { transaction });
     }
     for (const { index: i, ...result } of rows) outcomes.push({ index: i, sku: result.sku, ok: true, status: 'saved', error: null, result });
     return answer(records.length, outcomes);

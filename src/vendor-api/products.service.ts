@@ -6,6 +6,7 @@
  */
 import Joi from 'joi';
 import sanitizeHtml from 'sanitize-html';
+import { upsertItemPriceRows, type ItemPriceRow } from '../catalog/prices.js';
 import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
 import { execute, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
@@ -194,16 +195,8 @@ async function writeItems(planned: Planned[], transaction: Tx): Promise<Set<stri
     [JSON.stringify(planned.map((p) => Object.fromEntries(COLUMNS.map((c) => [c, p.row[c] ?? null]))))],
     { transaction },
   );
-  const prices = planned.filter((p) => p.price).map((p) => ({ item_code: p.row.item_code, ...p.price }));
-  if (prices.length) {
-    await execute(
-      `INSERT INTO item_prices (price_list, item_code, rate, uom)
-       SELECT price_list, item_code, rate, uom FROM jsonb_to_recordset($1::jsonb) AS r(price_list text, item_code text, rate numeric, uom text)
-       ON CONFLICT (item_code, price_list) DO UPDATE SET rate = EXCLUDED.rate, uom = EXCLUDED.uom, updated_at = now()`,
-      [JSON.stringify(prices)],
-      { transaction },
-    );
-  }
+  const prices = planned.filter((p) => p.price).map((p) => ({ item_code: String(p.row.item_code), ...p.price }) as ItemPriceRow);
+  await upsertItemPriceRows(prices, { transaction });
   return new Set(rows.map((r) => r.item_code));
 }
 
