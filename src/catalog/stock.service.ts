@@ -32,7 +32,7 @@ export interface BinState {
   available_qty: number;
 }
 
-interface Group {
+export interface Group {
   item_code: string;
   warehouse: string;
   qty: number;
@@ -50,7 +50,12 @@ export function groupLines(lines: StockLine[]): Group[] {
     g.rows.push({ idx: l.idx ?? i + 1, qty: l.qty });
     groups.set(key, g);
   });
-  return [...groups.values()].sort((a, b) => (a.item_code < b.item_code ? -1 : a.item_code > b.item_code ? 1 : a.warehouse < b.warehouse ? -1 : a.warehouse > b.warehouse ? 1 : 0));
+  return [...groups.values()].sort(byBin);
+}
+
+/** Lock order of bins: (item_code, warehouse) by code units, i.e. the byte order of COLLATE "C". */
+function byBin(a: { item_code: string; warehouse: string }, b: { item_code: string; warehouse: string }): number {
+  return a.item_code < b.item_code ? -1 : a.item_code > b.item_code ? 1 : a.warehouse < b.warehouse ? -1 : a.warehouse > b.warehouse ? 1 : 0;
 }
 
 /** The row whose running total first goes above `available` (the row the 417 message names). */
@@ -69,29 +74,79 @@ export function exceedsMessage(row: number, itemCode: string): string {
 
 const LEDGER_COLUMNS = `item_code, warehouse, actual_before, actual_after, reserved_before, reserved_after, reason, voucher_type, voucher_no, actor_type, actor_id`;
 
+/** Named binds (res_*) of a reservation of `lines`, and its groups in lock order (k = index + 1). */
+export function reservationBinds(actor: Actor, lines: StockLine[], voucher: Voucher): { groups: Group[]; binds: Record<string, unknown> } {
+  const groups = groupLines(lines);
+  return {
+    groups,
+    binds: {
+      res_items: groups.map((g) => g.item_code), res_whs: groups.map((g) => g.warehouse), res_qtys: groups.map((g) => g.qty),
+      res_reason: voucher.reason, res_vtype: voucher.voucher_type ?? null, res_vno: voucher.voucher_no ?? null, res_atype: actor.type, res_aid: actor.id,
+    },
+  };
+}
+
 /**
- * Reserves stock for order lines atomically: one guarded UPDATE per (item, warehouse) in sorted
- * order; the first bin without enough available stock throws 417 naming the row (the caller's
- * transaction rolls back every reservation already made).
+ * A reservation as CTEs of a caller's statement (binds from reservationBinds), so an order submit is
+ * one atomic statement. `lock`:
+ * - res_g: the groups; res_locked: their bins, locked by `SELECT … ORDER BY item_code, warehouse FOR
+ *   UPDATE` (rows are locked in that output order, the byte order of groupLines, so orders on the
+ *   same bins cannot deadlock), and only once the caller's query `after` (e.g. on the order row's
+ *   own lock) has produced a row;
+ * - res_ok: every group has enough available stock on the locked (newest) row versions;
+ * and `apply` (the caller may define `gate` between the two):
+ * - res_u, res_ledger: only when res_ok holds and the caller's CTE `gate` has a row: each bin
+ *   decremented under the guard `actual_qty - reserved_qty >= qty` with its ledger row.
+ * Nothing is written when one group is short, so no partial reservation can survive; the CHECK
+ * constraint on bins stays the backstop. `RESERVATION_RESULT` reads what shortageMessage needs.
+ */
+export function reservationCtes(opts: { after?: string; gate?: string } = {}): { lock: string; apply: string } {
+  const lock = `res_g AS (SELECT * FROM unnest($res_items::text[], $res_whs::text[], $res_qtys::numeric[]) WITH ORDINALITY AS g(item_code, warehouse, qty, k)),
+  res_locked AS (
+    SELECT b.item_code, b.warehouse, b.actual_qty, b.reserved_qty
+      FROM ${opts.after ? `(${opts.after}) AS res_after CROSS JOIN ` : ''}res_g g JOIN bins b ON b.item_code = g.item_code AND b.warehouse = g.warehouse
+     ORDER BY b.item_code COLLATE "C", b.warehouse COLLATE "C" FOR UPDATE OF b),
+  res_ok AS (
+    SELECT count(*) = (SELECT count(*) FROM res_g) AS ok
+      FROM res_g g JOIN res_locked l ON l.item_code = g.item_code AND l.warehouse = g.warehouse WHERE l.actual_qty - l.reserved_qty >= g.qty)`;
+  const apply = `res_u AS (
+    UPDATE bins b SET reserved_qty = b.reserved_qty + g.qty, updated_at = now()
+      FROM res_g g, res_locked l${opts.gate ? `, ${opts.gate}` : ''}
+     WHERE b.item_code = g.item_code AND b.warehouse = g.warehouse AND l.item_code = g.item_code AND l.warehouse = g.warehouse
+       AND b.actual_qty - b.reserved_qty >= g.qty AND (SELECT ok FROM res_ok)
+    RETURNING b.item_code, b.warehouse, b.actual_qty, b.reserved_qty, g.qty),
+  res_ledger AS (
+    INSERT INTO stock_ledger_entries (${LEDGER_COLUMNS})
+    SELECT item_code, warehouse, actual_qty, actual_qty, reserved_qty - qty, reserved_qty, $res_reason, $res_vtype, $res_vno, $res_atype, $res_aid FROM res_u)`;
+  return { lock, apply };
+}
+
+/** SQL expressions (select list) of a reservation's outcome: res_reserved (bins reserved), res_bins (available per group, locked values). */
+export const RESERVATION_RESULT = `(SELECT count(*) FROM res_u)::int AS res_reserved,
+  (SELECT json_agg(json_build_object('k', g.k, 'available', (l.actual_qty - l.reserved_qty)::float8)) FROM res_g g LEFT JOIN res_locked l ON l.item_code = g.item_code AND l.warehouse = g.warehouse) AS res_bins`;
+
+/** The 417 of a reservation that found a group short (the lowest row that goes over), or undefined. */
+export function shortageMessage(groups: Group[], bins: { k: number; available: number | null }[] | null): string | undefined {
+  const short = (bins ?? [])
+    .map((b) => ({ g: groups[b.k - 1], available: b.available ?? 0 }))
+    .filter(({ g, available }) => g.qty > available)
+    .map(({ g, available }) => ({ row: rowExceeding(g, available), item: g.item_code }))
+    .sort((a, b) => a.row - b.row);
+  return short.length ? exceedsMessage(short[0].row, short[0].item) : undefined;
+}
+
+/**
+ * Reserves stock for order lines atomically in one statement (reservationCtes): all groups or none;
+ * a short group throws 417 naming the lowest row that goes over.
  */
 export async function reserveStock(actor: Actor, lines: StockLine[], voucher: Voucher, opts: { transaction: Tx }): Promise<void> {
-  for (const g of groupLines(lines)) {
-    const rows = await execute<{ available_qty: number }>(
-      `WITH u AS (
-         UPDATE bins SET reserved_qty = reserved_qty + $3, updated_at = now()
-          WHERE item_code = $1 AND warehouse = $2 AND actual_qty - reserved_qty >= $3
-          RETURNING item_code, warehouse, actual_qty, reserved_qty)
-       INSERT INTO stock_ledger_entries (${LEDGER_COLUMNS})
-       SELECT item_code, warehouse, actual_qty, actual_qty, reserved_qty - $3, reserved_qty, $4, $5, $6, $7, $8 FROM u
-       RETURNING (actual_after - reserved_after)::float8 AS available_qty`,
-      [g.item_code, g.warehouse, g.qty, voucher.reason, voucher.voucher_type ?? null, voucher.voucher_no ?? null, actor.type, actor.id],
-      opts,
-    );
-    if (rows.length === 0) {
-      const bin = await selectOne<{ available: number }>(`SELECT (actual_qty - reserved_qty)::float8 AS available FROM bins WHERE item_code = $1 AND warehouse = $2`, [g.item_code, g.warehouse], opts);
-      throw new BusinessRuleError(exceedsMessage(rowExceeding(g, bin?.available ?? 0), g.item_code));
-    }
-  }
+  const { groups, binds } = reservationBinds(actor, lines, voucher);
+  if (groups.length === 0) return;
+  const [row] = await execute<{ res_reserved: number; res_bins: { k: number; available: number | null }[] | null }>(
+    `WITH ${reservationCtes().lock}, ${reservationCtes().apply} SELECT ${RESERVATION_RESULT}`, binds, opts);
+  const message = shortageMessage(groups, row.res_bins);
+  if (message) throw new BusinessRuleError(message);
+  if (row.res_reserved !== groups.length) throw new Error(`reserveStock: ${row.res_reserved} of ${groups.length} bins reserved`);
 }
 
 /** Releases reservations (cancel); never below zero. Callers zero the line's reserved_qty in the same transaction. */
@@ -218,7 +273,7 @@ export async function getBin(itemCode: string, warehouse: string, opts: { transa
  * exactly what moved).
  */
 export async function consumeReservedStock(actor: Actor, lines: (StockLine & { reserved: number })[], voucher: Voucher, opts: { transaction: Tx }): Promise<void> {
-  const sorted = [...lines].sort((a, b) => a.item_code.localeCompare(b.item_code) || a.warehouse.localeCompare(b.warehouse));
+  const sorted = [...lines].sort(byBin); // the lock order of every other stock change
   for (const l of sorted) {
     await execute(
       `WITH old AS (SELECT item_code, warehouse, actual_qty, reserved_qty FROM bins WHERE item_code = $1 AND warehouse = $2 FOR UPDATE),

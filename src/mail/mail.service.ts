@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
-import { enqueue, registerOutboxHandler, type OutboxRow } from '../shared/outbox.js';
+import { enqueue, registerOutboxHandler, type OutboxEntry, type OutboxRow } from '../shared/outbox.js';
 import { runtime } from '../shared/runtime.js';
 import { projectRoot } from '../config/index.js';
 import type { Tx } from '../db/sequelize.js';
@@ -15,9 +15,14 @@ export interface MailMessage {
   category?: string;
 }
 
+/** The outbox row of an e-mail, for callers that enqueue it with their other side effects in one statement. */
+export function mailEntry(message: MailMessage): OutboxEntry {
+  return { kind: 'email', topic: message.category ?? 'mail', target: [message.to].flat().join(','), payload: message, maxAttempts: 5 };
+}
+
 /** Queues an e-mail in the caller's transaction; the worker sends it (outbox kind `email`). */
 export async function queueMail(transaction: Tx, message: MailMessage): Promise<{ delivery_id: string }> {
-  const [row] = await enqueue(transaction, { kind: 'email', topic: message.category ?? 'mail', target: [message.to].flat().join(','), payload: message, maxAttempts: 5 });
+  const [row] = await enqueue(transaction, mailEntry(message));
   return row;
 }
 

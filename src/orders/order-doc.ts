@@ -16,16 +16,25 @@ const ts = (col: string) => `to_char(${col} AT TIME ZONE 'America/New_York', 'YY
 
 const PARTNER_SELECT = PARTNER_FIELDS.map((f) => (f.endsWith('_sync_date') ? `${ts(`so.${f}`)} AS ${f}` : `so.${f}`)).join(', ');
 
-/** Header columns of an order (raw: patient fields still encrypted). */
-export const ORDER_HEAD_SQL = `
-  SELECT so.name, so.customer, c.customer_name, so.territory, so.transaction_date, so.delivery_date, so.price_list, so.currency,
+/** Header columns of an order (aliases so, c; raw: patient fields still encrypted). */
+export const ORDER_HEAD_COLUMNS = `so.name, so.customer, c.customer_name, so.territory, so.transaction_date, so.delivery_date, so.price_list, so.currency,
          so.shipping_address_name, so.shipping_method, so.docstatus, so.status, so.grand_total::float8 AS grand_total, so.total_qty::float8 AS total_qty, so.is_503a,
          so.owner_user::text AS owner_user, so.owner_email, so.created_by_sales_person,
          ${ts('so.created_at')} AS creation, ${ts('so.modified')} AS modified, ${ts('so.submitted_at')} AS submitted_at,
          ${ts('so.cancelled_at')} AS cancelled_at, ${ts('so.shipped_at')} AS shipped_at, ${ts('so.delivered_at')} AS delivered_at,
          ${[...DOCTOR_FIELDS, ...FILE_FIELDS, ...PATIENT_FIELDS, ...CONFIRM_FIELDS].map((f) => `so.${f}`).join(', ')},
-         ${PARTNER_SELECT}
-    FROM sales_orders so JOIN customers c ON c.name = so.customer`;
+         ${PARTNER_SELECT}`;
+export const ORDER_HEAD_SQL = `SELECT ${ORDER_HEAD_COLUMNS} FROM sales_orders so JOIN customers c ON c.name = so.customer`;
+
+/** Child row fields as Frappe shows them (alias soi), as [key, SQL expression]. */
+const ITEM_FIELDS: [string, string][] = [
+  ['name', 'soi.id::text'], ['parent', 'soi.parent'], ['parentfield', `'items'`], ['parenttype', `'Sales Order'`], ['doctype', `'Sales Order Item'`], ['idx', 'soi.idx'],
+  ['item_code', 'soi.item_code'], ['item_name', 'soi.item_name'], ['qty', 'soi.qty::float8'], ['uom', 'soi.uom'], ['stock_uom', 'soi.uom'], ['rate', 'soi.rate::float8'],
+  ['amount', 'soi.amount::float8'], ['warehouse', 'soi.warehouse'], ['delivered_qty', 'soi.delivered_qty::float8'], ['reserved_qty', 'soi.reserved_qty::float8'],
+];
+/** The child row as SQL json_build_object arguments (the submit statement returns its lines so). */
+export const ORDER_ITEM_JSON_ARGS = ITEM_FIELDS.map(([k, e]) => `'${k}', ${e}`).join(', ');
+export const ORDER_ITEM_KEYS = ITEM_FIELDS.map(([k]) => k);
 
 export type OrderHead = Record<string, unknown> & { name: string; customer: string; owner_user: string | null; docstatus: number; is_503a: boolean; territory: string | null };
 
@@ -42,9 +51,8 @@ export async function loadVisibleOrder(actor: Actor, name: string, opts: { trans
 
 /** Child rows as Frappe shows them; a vendor sees only its own lines. */
 async function orderItems(name: string, vendor: string | null, opts: { transaction?: Tx }) {
-  return selectRows(
-    `SELECT soi.id::text AS name, soi.parent, 'items' AS parentfield, 'Sales Order' AS parenttype, 'Sales Order Item' AS doctype, soi.idx, soi.item_code, soi.item_name,
-            soi.qty::float8 AS qty, soi.uom, soi.uom AS stock_uom, soi.rate::float8 AS rate, soi.amount::float8 AS amount, soi.warehouse, soi.delivered_qty::float8 AS delivered_qty, soi.reserved_qty::float8 AS reserved_qty
+  return selectRows<Record<string, unknown>>(
+    `SELECT ${ITEM_FIELDS.map(([k, e]) => `${e} AS ${k}`).join(', ')}
        FROM sales_order_items soi WHERE soi.parent = $1 AND ($2::text IS NULL OR soi.vendor = $2) ORDER BY soi.idx`,
     [name, vendor],
     opts,
@@ -54,7 +62,12 @@ async function orderItems(name: string, vendor: string | null, opts: { transacti
 /** Shapes a loaded order for the actor; audits a 503A read in the same transaction. */
 export async function orderDoc(actor: Actor, head: OrderHead, opts: { transaction?: Tx; audit?: string } = {}): Promise<Record<string, unknown>> {
   const vendor = actor.type === 'vendor' ? (actor.vendor ?? '') : null;
-  const items = await orderItems(head.name, vendor, opts);
+  return shapeOrderDoc(actor, head, await orderItems(head.name, vendor, opts), opts);
+}
+
+/** The document from a head and child rows already loaded (the actor's own rows only, for a vendor). */
+export async function shapeOrderDoc(actor: Actor, head: OrderHead, items: Record<string, unknown>[], opts: { transaction?: Tx; audit?: string } = {}): Promise<Record<string, unknown>> {
+  const vendor = actor.type === 'vendor' ? (actor.vendor ?? '') : null;
   const { owner_user: _u, owner_email, created_by_sales_person: _sp, ...rest } = head;
   const doc: Record<string, unknown> = {
     ...rest, doctype: 'Sales Order', owner: owner_email, selling_price_list: head.price_list, is_503a: head.is_503a ? 1 : 0, items,

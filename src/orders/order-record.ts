@@ -48,7 +48,7 @@ export interface OrderRecord {
   cancelled_at?: string;
 }
 
-interface OrderHead {
+export interface RecordHead {
   name: string;
   docstatus: number;
   transaction_date: string;
@@ -73,18 +73,23 @@ const STATUS: Record<number, OrderRecord['status']> = { 0: 'draft', 1: 'submitte
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
-const HEAD_SQL = `SELECT so.name, so.docstatus, so.transaction_date, so.delivery_date, so.currency, so.shipping_method,
-            to_char(so.cancelled_at AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS.US') AS cancelled_at_local,
-            a.address_title, c.customer_name, COALESCE(NULLIF(u.full_name, ''), a.contact_name) AS contact_name,
-            a.address_line1, a.address_line2, a.city, a.state, a.pincode, a.country, a.phone, a.email
+/** Record-head columns beyond the order's own (aliases so, a, u): shared with the submit statement. */
+export const RECORD_HEAD_COLUMNS = `to_char(so.cancelled_at AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS.US') AS cancelled_at_local,
+            a.address_title, COALESCE(NULLIF(u.full_name, ''), a.contact_name) AS contact_name,
+            a.address_line1, a.address_line2, a.city, a.state, a.pincode, a.country, a.phone, a.email`;
+export const RECORD_HEAD_JOINS = `LEFT JOIN addresses a ON a.name = so.shipping_address_name
+       LEFT JOIN users u ON u.id = so.owner_user`;
+/** The item code a vendor knows a line by (aliases soi, i, vp). */
+export const RECORD_SKU_SQL = `CASE WHEN vp.separate_skus AND i.vendor_sku IS NOT NULL THEN i.vendor_sku ELSE soi.item_code END`;
+
+const HEAD_SQL = `SELECT so.name, so.docstatus, so.transaction_date, so.delivery_date, so.currency, so.shipping_method, c.customer_name, ${RECORD_HEAD_COLUMNS}
        FROM sales_orders so
        JOIN customers c ON c.name = so.customer
-       LEFT JOIN addresses a ON a.name = so.shipping_address_name
-       LEFT JOIN users u ON u.id = so.owner_user
+       ${RECORD_HEAD_JOINS}
       WHERE so.name = ANY($1)`;
 
 /** Lines of the orders $1 that belong to the vendors $2 (an array). */
-const LINES_SQL = `SELECT soi.parent, soi.vendor, CASE WHEN vp.separate_skus AND i.vendor_sku IS NOT NULL THEN i.vendor_sku ELSE soi.item_code END AS item_code,
+const LINES_SQL = `SELECT soi.parent, soi.vendor, ${RECORD_SKU_SQL} AS item_code,
             soi.item_code AS medgrid_item_code, i.vendor_product_id, soi.item_name, soi.qty::float8 AS qty, soi.uom, soi.rate::float8 AS rate, soi.amount::float8 AS amount, soi.warehouse
        FROM sales_order_items soi
        JOIN items i ON i.item_code = soi.item_code
@@ -92,16 +97,17 @@ const LINES_SQL = `SELECT soi.parent, soi.vendor, CASE WHEN vp.separate_skus AND
       WHERE soi.parent = ANY($1) AND soi.vendor = ANY($2)
       ORDER BY soi.parent, soi.idx`;
 
-type LineRow = OrderRecordLine & { parent: string; vendor: string };
+export type RecordLineRow = OrderRecordLine & { vendor: string | null };
+type LineRow = RecordLineRow & { parent: string };
 
-function toLine(l: LineRow): OrderRecordLine {
+function toLine(l: RecordLineRow): OrderRecordLine {
   return { item_code: l.item_code, sku: l.item_code, medgrid_item_code: l.medgrid_item_code, vendor_product_id: l.vendor_product_id ?? null, item_name: l.item_name, qty: l.qty, uom: l.uom, rate: l.rate, amount: l.amount, warehouse: l.warehouse };
 }
 
 /** Order records of `orderNames` (in that order) with only `vendor`'s lines; unknown names are skipped. */
 export async function buildOrderRecords(vendor: string, orderNames: string[], opts: { transaction?: Tx } = {}): Promise<OrderRecord[]> {
   if (orderNames.length === 0) return [];
-  const heads = await selectRows<OrderHead>(HEAD_SQL, [orderNames], opts);
+  const heads = await selectRows<RecordHead>(HEAD_SQL, [orderNames], opts);
   const lines = await selectRows<LineRow>(LINES_SQL, [orderNames, [vendor]], opts);
   const byOrder = new Map<string, OrderRecordLine[]>();
   for (const l of lines) byOrder.set(l.parent, [...(byOrder.get(l.parent) ?? []), toLine(l)]);
@@ -109,13 +115,17 @@ export async function buildOrderRecords(vendor: string, orderNames: string[], op
   return orderNames.filter((n) => headOf.has(n)).map((n) => toRecord(headOf.get(n)!, byOrder.get(n) ?? []));
 }
 
-/** The record of one order for each of `vendors` (same two queries whatever the number of vendors: the submit path). */
+/** The record of one order for each of `vendors` (same two queries whatever the number of vendors). */
 export async function buildOrderRecordsByVendor(orderName: string, vendors: string[], opts: { transaction?: Tx } = {}): Promise<Map<string, OrderRecord>> {
+  if (vendors.length === 0) return new Map();
+  const [head] = await selectRows<RecordHead>(HEAD_SQL, [[orderName]], opts);
+  if (!head) return new Map();
+  return recordsByVendor(head, await selectRows<LineRow>(LINES_SQL, [[orderName], vendors], opts), vendors);
+}
+
+/** The same records from rows already loaded (the submit path reads them with its compare-and-set). */
+export function recordsByVendor(head: RecordHead, lines: RecordLineRow[], vendors: string[]): Map<string, OrderRecord> {
   const out = new Map<string, OrderRecord>();
-  if (vendors.length === 0) return out;
-  const [head] = await selectRows<OrderHead>(HEAD_SQL, [[orderName]], opts);
-  if (!head) return out;
-  const lines = await selectRows<LineRow>(LINES_SQL, [[orderName], vendors], opts);
   for (const vendor of vendors) out.set(vendor, toRecord(head, lines.filter((l) => l.vendor === vendor).map(toLine)));
   return out;
 }
@@ -125,7 +135,7 @@ export async function buildOrderRecord(vendor: string, orderName: string, opts: 
   return (await buildOrderRecords(vendor, [orderName], opts))[0];
 }
 
-function toRecord(h: OrderHead, items: OrderRecordLine[]): OrderRecord {
+function toRecord(h: RecordHead, items: OrderRecordLine[]): OrderRecord {
   const address: OrderRecordAddress = {
     name: h.address_title ?? h.customer_name,
     contact_name: h.contact_name ?? '',

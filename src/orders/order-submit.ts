@@ -1,18 +1,22 @@
 /**
  * Submit and cancel: compare-and-set on docstatus (exactly one of N concurrent requests wins), stock
- * reserved or released in the same transaction, and the side effects written as outbox rows in it:
- * order.new / order.cancelled per vendor, one fulfilment routing row per line, the confirmation mail.
+ * reserved or released atomically with it (a submit is one statement, a cancel one transaction), and
+ * the side effects written as outbox rows with it: order.new / order.cancelled per vendor, one
+ * fulfilment routing row per line, the confirmation mail.
  * Lock order everywhere: the order row, then bins sorted by (item_code, warehouse).
  */
 import type { Actor } from '../auth/actor.js';
-import { authorize } from '../auth/policy/index.js';
-import { execute, selectOne, selectRows, type Tx } from '../db/sequelize.js';
-import { enqueue, type OutboxEntry } from '../shared/outbox.js';
-import { BusinessRuleError } from '../shared/errors.js';
-import { queueMail } from '../mail/mail.service.js';
-import { releaseStock, reserveStock } from '../catalog/stock.service.js';
-import { buildOrderRecordsByVendor } from './order-record.js';
-import { loadVisibleOrder, orderDoc } from './order-doc.js';
+import { authorize, can } from '../auth/policy/index.js';
+import { orderVisible } from '../auth/policy/orders.rules.js';
+import { execute, selectOne, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
+import { enqueue, outboxInsertSql, outboxJson, type OutboxEntry } from '../shared/outbox.js';
+import { runtime } from '../shared/runtime.js';
+import { prepare, runPreparedOne } from '../db/prepared.js';
+import { BusinessRuleError, NotFoundError } from '../shared/errors.js';
+import { mailEntry } from '../mail/mail.service.js';
+import { releaseStock, reservationBinds, reservationCtes, RESERVATION_RESULT, shortageMessage } from '../catalog/stock.service.js';
+import { buildOrderRecordsByVendor, recordsByVendor, RECORD_HEAD_COLUMNS, RECORD_HEAD_JOINS, RECORD_SKU_SQL, type RecordHead, type RecordLineRow } from './order-record.js';
+import { loadVisibleOrder, orderDoc, shapeOrderDoc, ORDER_HEAD_COLUMNS, ORDER_ITEM_JSON_ARGS, ORDER_ITEM_KEYS, type OrderHead } from './order-doc.js';
 
 export const STATUS = {
   draft: 'Draft',
@@ -37,56 +41,146 @@ async function orderLines(name: string, transaction: Tx): Promise<Line[]> {
 }
 
 async function vendorEvents(event: 'order.new' | 'order.cancelled', name: string, lines: Line[], transaction: Tx): Promise<OutboxEntry[]> {
-  const vendors = [...new Set(lines.map((l) => l.vendor).filter((v): v is string => Boolean(v)))].sort();
+  const vendors = vendorsOf(lines);
   const records = await buildOrderRecordsByVendor(name, vendors, { transaction });
   return vendors.filter((v) => records.has(v)).map((vendor) => ({ kind: 'vendor_webhook', topic: event, target: vendor, payload: { event, vendor, data: records.get(vendor) } }));
 }
 
-async function confirmationMail(name: string, transaction: Tx): Promise<void> {
-  const o = await selectOne<{ to: string | null; customer_name: string; grand_total: number; currency: string; lines: string }>(
-    `SELECT COALESCE(u.email, so.owner_email, c.email) AS to, c.customer_name, so.grand_total::float8 AS grand_total, so.currency,
-            string_agg(soi.idx || '. ' || soi.item_name || ' (' || soi.item_code || ') x ' || soi.qty::float8 || ' @ ' || soi.rate::float8 || ' = ' || soi.amount, E'\n' ORDER BY soi.idx) AS lines
-       FROM sales_orders so JOIN customers c ON c.name = so.customer LEFT JOIN users u ON u.id = so.owner_user
-       JOIN sales_order_items soi ON soi.parent = so.name
-      WHERE so.name = $1 GROUP BY u.email, so.owner_email, c.email, c.customer_name, so.grand_total, so.currency`,
-    [name],
-    { transaction },
-  );
-  if (!o?.to || !o.to.includes('@')) return;
-  // No patient data in mail: names, quantities and amounts only.
-  await queueMail(transaction, {
-    to: o.to,
-    subject: `Sales Order ${name} confirmed`,
-    text: `Thank you for your order, ${o.customer_name}.\n\nSales Order ${name}\n${o.lines}\n\nTotal: ${o.grand_total} ${o.currency}\n`,
-    category: 'order-confirmation',
-  });
+const vendorsOf = (lines: { vendor: string | null }[]) => [...new Set(lines.map((l) => l.vendor).filter((v): v is string => Boolean(v)))].sort();
+
+const ts = (col: string) => `to_char(${col} AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS.US')`;
+
+/**
+ * What a submit reads, in one statement outside any lock: the order (for the policy check and the
+ * answer; one JSON column rather than ~70, which the driver would describe and parse one by one)
+ * with its row version, the vendor-record and mail facts, and the lines.
+ */
+const SUBMIT_READ_SQL = prepare('svc_order_submit_read', `
+  SELECT row_to_json(h) AS head, so.xmin::text AS row_version, row_to_json(rec) AS record_head,
+         (SELECT json_agg(json_build_object(${ORDER_ITEM_JSON_ARGS}, 'vendor', soi.vendor, 'record_item_code', ${RECORD_SKU_SQL}, 'vendor_product_id', i.vendor_product_id) ORDER BY soi.idx)
+            FROM sales_order_items soi JOIN items i ON i.item_code = soi.item_code LEFT JOIN vendor_profiles vp ON vp.name = soi.vendor WHERE soi.parent = so.name) AS lines,
+         (SELECT string_agg(soi.idx || '. ' || soi.item_name || ' (' || soi.item_code || ') x ' || soi.qty::float8 || ' @ ' || soi.rate::float8 || ' = ' || soi.amount, E'\n' ORDER BY soi.idx)
+            FROM sales_order_items soi WHERE soi.parent = so.name) AS mail_lines
+    FROM sales_orders so JOIN customers c ON c.name = so.customer ${RECORD_HEAD_JOINS}
+   CROSS JOIN LATERAL (SELECT ${ORDER_HEAD_COLUMNS}) h
+   CROSS JOIN LATERAL (SELECT ${RECORD_HEAD_COLUMNS}, COALESCE(u.email, so.owner_email, c.email) AS mail_to) rec
+   WHERE so.name = $1`);
+
+/**
+ * The submit itself, ONE statement (atomic on its own, so no BEGIN/COMMIT round trips): the order row
+ * locked if it is still the draft that was read (docstatus 0, same row version: a concurrent edit or
+ * submit makes it miss, and nothing else happens); the compare-and-set to To Deliver and Bill, the
+ * lines marked reserved and the outbox rows with the workers' NOTIFY; then, last, so the hot-item
+ * case holds them as briefly as possible, the bins locked in lock order and each reserved under its
+ * guard with its ledger row. Unless every bin was reserved the statement aborts itself (SHORT: a cast
+ * error carrying the availability per group; plain SQL needs no function for it), so nothing of the
+ * submit stays and no partial reservation can ever commit. The order of these steps is fixed by data
+ * dependencies (each reads the one before), not by the order of the CTEs.
+ */
+const RESERVE = reservationCtes({ after: 'SELECT 1 FROM pre WHERE pre.won_n > 0', gate: 'won' });
+/** Marker of the error that aborts a submit short of stock; the availability per group follows it as JSON. */
+const SHORT = 'svc_submit_short_of_stock:';
+const SUBMIT_WRITE_SQL = prepare('svc_order_submit_write', `
+  WITH o AS (SELECT so.name FROM sales_orders so WHERE so.name = $name AND so.docstatus = 0 AND so.xmin = $row_version::xid FOR UPDATE),
+  won AS (
+    UPDATE sales_orders so SET docstatus = 1, status = $status, submitted_at = now(), modified = now(), updated_at = now()
+      FROM o WHERE so.name = o.name
+    RETURNING ${ts('so.modified')} AS modified, ${ts('so.submitted_at')} AS submitted_at),
+  lines AS (UPDATE sales_order_items soi SET reserved_qty = soi.qty FROM won WHERE soi.parent = $name RETURNING soi.id),
+  ob AS (${outboxInsertSql('$outbox', 'EXISTS (SELECT 1 FROM won)')}),
+  pre AS (SELECT (SELECT count(*) FROM won)::int AS won_n, (SELECT count(*) FROM lines)::int AS marked, (SELECT count(*) FROM ob)::int AS queued),
+  ${RESERVE.lock},
+  ${RESERVE.apply}
+  SELECT (SELECT count(*) FROM o)::int AS matched, (SELECT row_to_json(won) FROM won) AS won, pre.marked, pre.queued,
+         (SELECT count(*) FROM (SELECT pg_notify('svc_outbox', $notify) FROM won) n)::int AS notified,
+         ${RESERVATION_RESULT},
+         CASE WHEN pre.won_n > 0 AND NOT ((SELECT ok FROM res_ok) AND (SELECT count(*) FROM res_u) = (SELECT count(*) FROM res_g))
+              THEN (SELECT '${SHORT}' || json_agg(json_build_object('k', g.k, 'available', (l.actual_qty - l.reserved_qty)::float8))::text
+                      FROM res_g g LEFT JOIN res_locked l ON l.item_code = g.item_code AND l.warehouse = g.warehouse)::int END AS short
+    FROM pre`);
+
+/** The availability per group carried by the error of a submit short of stock, or undefined for any other error. */
+function shortOfStock(err: unknown): { k: number; available: number | null }[] | undefined {
+  const at = String((err as Error)?.message ?? '').indexOf(SHORT);
+  if (at < 0) return undefined;
+  const json = String((err as Error).message).slice(at + SHORT.length).replace(/"\s*$/, '');
+  return JSON.parse(json) as { k: number; available: number | null }[];
 }
 
-/** docstatus 0 → 1: reserve stock, status To Deliver and Bill, outbox rows; 417 when not a draft or short of stock. */
-export async function submitOrder(actor: Actor, name: string, opts: { transaction: Tx }): Promise<Record<string, unknown>> {
-  const { transaction } = opts;
-  const head = await loadVisibleOrder(actor, name, { transaction });
-  authorize(actor, 'submit', 'Sales Order', head);
-  // One statement: win the compare-and-set, mark the lines reserved and read them. Should a bin be
-  // short, reserveStock throws and the whole transaction (these updates included) rolls back.
-  const lines = await execute<Line>(
-    `WITH won AS (
-       UPDATE sales_orders SET docstatus = 1, status = $2, submitted_at = now(), modified = now(), updated_at = now() WHERE name = $1 AND docstatus = 0 RETURNING name)
-     UPDATE sales_order_items soi SET reserved_qty = soi.qty FROM won WHERE soi.parent = won.name
-     RETURNING soi.idx, soi.item_code, soi.warehouse, soi.qty::float8 AS qty, soi.reserved_qty::float8 AS reserved_qty, soi.vendor`,
-    [name, STATUS.submitted],
-    { transaction },
-  );
-  if (lines.length === 0) {
-    const now = await selectOne<{ docstatus: number }>(`SELECT docstatus FROM sales_orders WHERE name = $1`, [name], { transaction });
-    throw new BusinessRuleError(now?.docstatus === 2 ? 'Cannot edit cancelled document' : `Sales Order ${name} is already submitted`);
+type SubmitLine = Record<string, unknown> & { idx: number; item_code: string; item_name: string; qty: number; uom: string; rate: number; amount: number; warehouse: string; vendor: string | null; record_item_code: string; vendor_product_id: string | null };
+interface SubmitRead { head: OrderHead; row_version: string; record_head: Omit<RecordHead, 'name' | 'docstatus' | 'transaction_date' | 'delivery_date' | 'currency' | 'shipping_method' | 'customer_name'> & { mail_to: string | null }; lines: SubmitLine[] | null; mail_lines: string | null }
+interface SubmitWrite { matched: number; won: { modified: string; submitted_at: string } | null; marked: number; queued: number; res_reserved: number; res_bins: { k: number; available: number | null }[] | null }
+
+/** The outbox rows of a submit: order.new per vendor, a routing row per line, the confirmation mail (no patient data). */
+function submitEntries(name: string, head: OrderHead, rec: SubmitRead['record_head'], lines: SubmitLine[], mailLines: string | null): OutboxEntry[] {
+  const vendors = vendorsOf(lines);
+  const recordHead = { ...rec, name, docstatus: 1, transaction_date: head.transaction_date, delivery_date: head.delivery_date, currency: head.currency, shipping_method: head.shipping_method, customer_name: head.customer_name } as RecordHead;
+  const recordLines: RecordLineRow[] = lines.map((l) => ({ item_code: l.record_item_code, sku: l.record_item_code, medgrid_item_code: l.item_code, vendor_product_id: l.vendor_product_id, item_name: l.item_name, qty: l.qty, uom: l.uom, rate: l.rate, amount: l.amount, warehouse: l.warehouse, vendor: l.vendor }));
+  const records = recordsByVendor(recordHead, recordLines, vendors);
+  const entries: OutboxEntry[] = vendors.map((vendor) => ({ kind: 'vendor_webhook', topic: 'order.new', target: vendor, payload: { event: 'order.new', vendor, data: records.get(vendor) } }));
+  for (const l of lines) entries.push({ kind: 'fulfilment_route', topic: 'order.route', target: name, payload: { sales_order: name, item_code: l.item_code, idx: l.idx } });
+  if (rec.mail_to && rec.mail_to.includes('@') && mailLines !== null) {
+    entries.push(mailEntry({
+      to: rec.mail_to,
+      subject: `Sales Order ${name} confirmed`,
+      text: `Thank you for your order, ${String(head.customer_name)}.\n\nSales Order ${name}\n${mailLines}\n\nTotal: ${Number(head.grand_total)} ${String(head.currency)}\n`,
+      category: 'order-confirmation',
+    }));
   }
-  lines.sort((a, b) => a.idx - b.idx);
-  await reserveStock(actor, lines, { reason: 'Sales Order submit', voucher_type: 'Sales Order', voucher_no: name }, { transaction });
-  const routing: OutboxEntry[] = lines.map((l) => ({ kind: 'fulfilment_route', topic: 'order.route', target: name, payload: { sales_order: name, item_code: l.item_code, idx: l.idx } }));
-  await enqueue(transaction, [...(await vendorEvents('order.new', name, lines, transaction)), ...routing]);
-  await confirmationMail(name, transaction);
-  return orderDoc(actor, await loadVisibleOrder(actor, name, { transaction }), { transaction, audit: 'submit' });
+  return entries;
+}
+
+/**
+ * docstatus 0 → 1: reserve stock, status To Deliver and Bill, outbox rows; 417 when not a draft or
+ * short of stock. Two statements: SUBMIT_READ_SQL, the checks (404 outside the actor's scope, 403,
+ * 417 when not a draft), then SUBMIT_WRITE_SQL. When the write finds the order changed since the
+ * read (a concurrent submit won, or the draft was edited), the read is done again: the loser of
+ * concurrent submits then answers "already submitted". A 503A order's audit row commits with the write.
+ */
+export async function submitOrder(actor: Actor, name: string, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
+  if (!can(actor, 'submit', 'Sales Order')) {
+    // the refusals in their usual order: 404 outside the actor's scope, else 403
+    authorize(actor, 'submit', 'Sales Order', await loadVisibleOrder(actor, name, opts));
+  }
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const read = await runPreparedOne<SubmitRead>(SUBMIT_READ_SQL, [name], opts);
+    if (!read || !orderVisible(actor, read.head)) throw new NotFoundError(`Sales Order ${name} not found`);
+    const { head: before, row_version, record_head, lines: rawLines, mail_lines } = read;
+    authorize(actor, 'submit', 'Sales Order', before);
+    if (before.docstatus === 2) throw new BusinessRuleError('Cannot edit cancelled document');
+    if (before.docstatus !== 0) throw new BusinessRuleError(`Sales Order ${name} is already submitted`);
+    const lines = rawLines ?? [];
+    const entries = submitEntries(name, before, record_head, lines, mail_lines);
+    const reservation = reservationBinds(actor, lines, { reason: 'Sales Order submit', voucher_type: 'Sales Order', voucher_no: name });
+    const { groups } = reservation;
+    const head: OrderHead = { ...before, docstatus: 1, status: STATUS.submitted };
+    const items = lines.map((l) => ({ ...Object.fromEntries(ORDER_ITEM_KEYS.map((k) => [k, l[k]])), reserved_qty: l.qty }));
+    const write = async (transaction?: Tx) => {
+      const binds = { ...reservation.binds, name, row_version, status: STATUS.submitted, outbox: outboxJson(entries), notify: entries[0]?.kind ?? 'fulfilment_route' };
+      const w = (await runPreparedOne<SubmitWrite>(SUBMIT_WRITE_SQL, binds, { transaction }))!;
+      // a 503A order's answer carries patient data: its audit row commits with the submit
+      const doc = w.won ? await shapeOrderDoc(actor, { ...head, ...w.won }, items, { transaction, audit: 'submit' }) : undefined;
+      return { w, doc };
+    };
+    let done: Awaited<ReturnType<typeof write>>;
+    try {
+      done = opts.transaction || before.is_503a ? await withTransaction(opts, write) : await write();
+    } catch (err) {
+      const bins = shortOfStock(err);
+      if (!bins) throw err;
+      // the statement (and any transaction around it) rolled back: nothing of the submit remains
+      throw new BusinessRuleError(shortageMessage(groups, bins) ?? `Sales Order ${name} could not be submitted`);
+    }
+    const { w, doc } = done;
+    if (w.matched === 0) continue; // changed since the read: read again
+    const short = shortageMessage(groups, w.res_bins);
+    if (!w.won) throw new BusinessRuleError(short ?? `Sales Order ${name} could not be submitted`);
+    if (w.res_reserved !== groups.length || w.marked !== lines.length || w.queued !== entries.length) {
+      runtime().logger.error({ salesOrder: name, reserved: w.res_reserved, groups: groups.length, marked: w.marked, queued: w.queued }, 'submit wrote an unexpected number of rows');
+    }
+    return doc!;
+  }
+  throw new BusinessRuleError('Document has been modified after you have opened it. Please refresh to get the latest document.');
 }
 
 /** docstatus 1 → 2 for an order not yet shipped: release reservations, status Cancelled, order.cancelled rows. */

@@ -10,6 +10,7 @@ import { recordAudit } from '../audit/audit.service.js';
 import { BusinessRuleError, InputError } from '../shared/errors.js';
 import { attachFile } from '../files/files.service.js';
 import { prepareOrder, type PreparedOrder } from './order-prepare.js';
+import { prepare, runPrepared, type Prepared } from '../db/prepared.js';
 import { loadVisibleOrder, orderDoc } from './order-doc.js';
 import { decryptPatientFields, encryptPatientFields } from './phi.js';
 import { cancelOrder, submitOrder } from './order-submit.js';
@@ -57,23 +58,57 @@ async function afterWrite(actor: Actor, name: string, p: PreparedOrder, action: 
   if (p.is503a) await recordAudit(transaction, actor, { action, object_type: 'Sales Order', object_name: name, fields: [...PATIENT_FIELDS] });
 }
 
-/** POST /api/resource/Sales Order: validates, prices on the server, stores a Draft. */
+/**
+ * The draft header and its lines in ONE statement (the lines' INSERT reads the new name from the
+ * header's). Names follow Frappe's SAL-ORD-.YYYY.-.##### series: at least five digits, more past
+ * 99999 (a plain lpad to 5 would cut 100000 to 10000 and collide).
+ */
+const inserts = new Map<string, Prepared>();
+
+/**
+ * The draft header and its lines in ONE statement (the lines' INSERT reads the new name from the
+ * header's). Names follow Frappe's SAL-ORD-.YYYY.-.##### series: at least five digits, more past
+ * 99999 (a plain lpad to 5 would cut 100000 to 10000 and collide).
+ */
+async function insertOrder(actor: Actor, p: PreparedOrder, transaction?: Tx): Promise<OrderSummary> {
+  const values = headerValues(actor, p);
+  const cols = Object.keys(values);
+  const n = cols.length;
+  const sql = `WITH so AS (
+       INSERT INTO sales_orders (name, ${cols.join(', ')}, owner_user, owner_email, created_by_sales_person)
+       SELECT 'SAL-ORD-' || to_char(CURRENT_DATE, 'YYYY') || '-' || lpad(seq.v, GREATEST(5, length(seq.v)), '0'),
+               ${cols.map((_, k) => `$${k + 1}`).join(', ')}, $${n + 1}, $${n + 2}, $${n + 3}
+         FROM (SELECT nextval('sales_order_seq')::text AS v) seq
+       RETURNING name, docstatus, status, customer, grand_total::float8 AS grand_total, transaction_date),
+     lines AS (
+       INSERT INTO sales_order_items (parent, idx, item_code, item_name, qty, uom, rate, amount, warehouse, vendor)
+       SELECT so.name, l.idx, l.item_code, l.item_name, l.qty, l.uom, l.rate, l.amount, l.warehouse, l.vendor
+         FROM so, jsonb_to_recordset($${n + 4}::jsonb) AS l(idx int, item_code text, item_name text, qty numeric, uom text, rate numeric, amount numeric, warehouse text, vendor text))
+     SELECT * FROM so`;
+  // the column list is the same on every call: one prepared statement (a second text gets its own)
+  let stmt = inserts.get(sql);
+  if (!stmt) inserts.set(sql, (stmt = prepare(`svc_order_insert_${inserts.size + 1}`, sql)));
+  const [row] = await runPrepared<OrderSummary>(
+    stmt,
+    [...Object.values(values), actor.type === 'user' ? actor.id : null, actor.email ?? actor.id, hasRole(actor, 'Sales Rep', 'Sales Manager') ? (actor.salesPerson ?? null) : null, JSON.stringify(p.lines)],
+    { transaction },
+  );
+  return row;
+}
+
+/**
+ * POST /api/resource/Sales Order: validates, prices on the server, stores a Draft. The checks only
+ * read (a draft holds nothing), so a plain order is two statements and no transaction: the facts,
+ * then the one INSERT of header and lines (atomic on its own). A 503A order also attaches its files
+ * and writes its audit row, so those writes share a transaction with the INSERT.
+ */
 export async function createOrder(actor: Actor, body: Record<string, unknown>, opts: { transaction?: Tx } = {}): Promise<OrderSummary> {
   authorize(actor, 'create', 'Sales Order');
   const input = parseOrderBody(body);
+  const p = await prepareOrder(actor, input, opts.transaction);
+  if (!opts.transaction && !p.is503a && Object.keys(p.files).length === 0) return insertOrder(actor, p);
   return withTransaction(opts, async (transaction) => {
-    const p = await prepareOrder(actor, input, transaction);
-    const values = headerValues(actor, p);
-    const cols = Object.keys(values);
-    const [row] = await execute<OrderSummary>(
-      `INSERT INTO sales_orders (name, ${cols.join(', ')}, owner_user, owner_email, created_by_sales_person)
-       VALUES ('SAL-ORD-' || to_char(CURRENT_DATE, 'YYYY') || '-' || lpad(nextval('sales_order_seq')::text, 5, '0'),
-               ${cols.map((_, k) => `$${k + 1}`).join(', ')}, $${cols.length + 1}, $${cols.length + 2}, $${cols.length + 3})
-       RETURNING name, docstatus, status, customer, grand_total::float8 AS grand_total, transaction_date`,
-      [...Object.values(values), actor.type === 'user' ? actor.id : null, actor.email ?? actor.id, hasRole(actor, 'Sales Rep', 'Sales Manager') ? (actor.salesPerson ?? null) : null],
-      { transaction },
-    );
-    await insertLines(row.name, p, transaction);
+    const row = await insertOrder(actor, p, transaction);
     await afterWrite(actor, row.name, p, 'create', transaction);
     return row;
   });
@@ -120,6 +155,8 @@ export async function updateOrder(actor: Actor, name: string, body: Record<strin
   if (docstatus !== undefined && ![0, 1, 2, '0', '1', '2'].includes(docstatus as never)) throw new InputError('docstatus must be 0, 1 or 2');
   const target = docstatus === undefined ? undefined : Number(docstatus);
   if (Object.keys(fields).length === 0 && target === undefined) throw new InputError('Nothing to update');
+  // a plain submit is atomic on its own (one write statement): no transaction round trips
+  if (Object.keys(fields).length === 0 && target === 1) return submitOrder(actor, name, opts);
   return withTransaction(opts, async (transaction) => {
     if (Object.keys(fields).length > 0) await updateDraft(actor, name, fields, transaction);
     if (target === 1) return submitOrder(actor, name, { transaction });

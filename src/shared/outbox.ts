@@ -71,6 +71,26 @@ export function defaultRetryDelaySeconds(nextAttempt: number): number {
   return nextAttempt <= 2 ? 60 : nextAttempt === 3 ? 300 : 300 * 2 ** (nextAttempt - 3);
 }
 
+/** The entries as the JSON document `outboxInsertSql` reads. */
+export function outboxJson(entries: OutboxEntry[]): string {
+  return JSON.stringify(entries.map((e) => ({ kind: e.kind, topic: e.topic ?? null, target: e.target ?? null, payload: e.payload, max_attempts: e.maxAttempts ?? null, delay: e.delaySeconds ?? 0 })));
+}
+
+/**
+ * The INSERT `enqueue` runs, as SQL text for a caller that writes its outbox rows inside a statement
+ * of its own (a data-modifying CTE, so the rows commit or vanish with that statement's other
+ * writes): `param` is the placeholder bound to outboxJson(entries); rows are written only when the
+ * SQL condition `when` holds. RETURNING id, delivery_id. That statement also runs
+ * `pg_notify('svc_outbox', <kind>)` so the workers wake at commit.
+ */
+export function outboxInsertSql(param: string, when = 'true'): string {
+  return `INSERT INTO outbox (kind, topic, target, payload, max_attempts, next_attempt_at)
+       SELECT e.kind, e.topic, e.target, e.payload, COALESCE(e.max_attempts, 3), now() + make_interval(secs => COALESCE(e.delay, 0))
+         FROM jsonb_to_recordset(${param}::jsonb) AS e(kind text, topic text, target text, payload jsonb, max_attempts int, delay float8)
+        WHERE ${when}
+       RETURNING id, delivery_id`;
+}
+
 /** Writes outbox rows inside the caller's transaction; the NOTIFY fires at commit. */
 export async function enqueue(transaction: Tx, entries: OutboxEntry | OutboxEntry[]): Promise<{ id: number; delivery_id: string }[]> {
   const list = [entries].flat();
@@ -78,13 +98,9 @@ export async function enqueue(transaction: Tx, entries: OutboxEntry | OutboxEntr
   // The NOTIFY rides in the same statement (one round trip less on every order submit); repeats of
   // the same notification in one transaction are delivered once.
   const rows = await execute<{ id: number; delivery_id: string }>(
-    `WITH ins AS (
-       INSERT INTO outbox (kind, topic, target, payload, max_attempts, next_attempt_at)
-       SELECT e.kind, e.topic, e.target, e.payload, COALESCE(e.max_attempts, 3), now() + make_interval(secs => COALESCE(e.delay, 0))
-         FROM jsonb_to_recordset($1::jsonb) AS e(kind text, topic text, target text, payload jsonb, max_attempts int, delay float8)
-       RETURNING id, delivery_id)
+    `WITH ins AS (${outboxInsertSql('$1')})
      SELECT ins.id, ins.delivery_id FROM ins, (SELECT pg_notify('svc_outbox', $2)) AS n`,
-    [JSON.stringify(list.map((e) => ({ kind: e.kind, topic: e.topic ?? null, target: e.target ?? null, payload: e.payload, max_attempts: e.maxAttempts ?? null, delay: e.delaySeconds ?? 0 }))), list[0].kind],
+    [outboxJson(list), list[0].kind],
     { transaction },
   );
   return rows;
