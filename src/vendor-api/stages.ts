@@ -1,6 +1,6 @@
 /**
  * Fulfilment stages: the vendor's carrier status text resolved to one stage of the service
- * (spec: "shipped" → Dispatched; the rest of the table is ours, see docs/decisions/vendor-api.md).
+ * (spec: "shipped" → Dispatched; the rest of the table is ours, see docs/decisions.md).
  */
 export const AWAITING_TRACKING = 'Awaiting tracking';
 

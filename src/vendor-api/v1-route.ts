@@ -30,7 +30,7 @@ export interface V1RouteDef<A> {
   /** after svc.api.v1., e.g. sync.products */
   name: string;
   description: string;
-  /** reads: GET and POST; writes: POST (docs/decisions/vendor-api.md) */
+  /** reads: GET and POST; writes: POST (docs/decisions.md) */
   write: boolean;
   /** honours Idempotency-Key (the spec's list) */
   idempotent?: boolean;

@@ -1,7 +1,7 @@
 /**
  * Outside-in conformance of the vendor interface v1 (spec "Vendor interface v1", "Authentication / 3",
  * "Limits", "Errors"): the wire shapes a vendor integration relies on, and the discrepancies the
- * conformance audit found (docs/decisions/conformance.md).
+ * conformance audit found (docs/decisions.md).
  */
 import test from 'ava';
 import type pg from 'pg';
