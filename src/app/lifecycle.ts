@@ -9,7 +9,7 @@ import type { Config } from '../config/index.js';
 import { projectRoot } from '../config/index.js';
 import { closeDatabase, hasDatabase, initDatabase, db } from '../db/sequelize.js';
 import { migrateUp } from '../db/migrator.js';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded.js';
+import { embeddedDataDir, startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded.js';
 import { createServer } from '../http/server.js';
 import { OutboxWorker } from '../jobs/outbox-worker.js';
 import { startScheduler } from '../jobs/index.js';
@@ -46,8 +46,8 @@ export async function startWorker(config: Config, databaseUrl: string): Promise<
 }
 
 /** The embedded database of `npm start`, data under config.embeddedPg.dataDir. */
-export async function startEmbedded(config: Config): Promise<{ url: string; embedded: EmbeddedDatabase }> {
-  const dataDir = resolve(projectRoot, config.embeddedPg.dataDir);
+export async function startEmbedded(config: Config): Promise<{ url: string; embedded: EmbeddedDatabase; dataDir: string }> {
+  const dataDir = embeddedDataDir(resolve(projectRoot, config.embeddedPg.dataDir));
   const embedded = await startEmbeddedPostgres({ dataDir, port: config.embeddedPg.port });
   const { Client } = (await import('pg')).default;
   const client = new Client({ connectionString: embedded.adminUrl });
@@ -55,7 +55,7 @@ export async function startEmbedded(config: Config): Promise<{ url: string; embe
   const exists = await client.query(`SELECT 1 FROM pg_database WHERE datname = 'svc'`);
   if (!exists.rowCount) await client.query('CREATE DATABASE svc');
   await client.end();
-  return { url: embedded.adminUrl.replace(/\/postgres$/, '/svc'), embedded };
+  return { url: embedded.adminUrl.replace(/\/postgres$/, '/svc'), embedded, dataDir };
 }
 
 export async function migrate(): Promise<string[]> {

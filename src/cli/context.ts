@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { loadConfig, projectRoot, type Config } from '../config/index.js';
 import { bootstrap, startEmbedded } from '../app/lifecycle.js';
-import { readPostmaster } from '../db/embedded.js';
+import { embeddedDataDir, readPostmaster } from '../db/embedded.js';
 import type { Io } from './io.js';
 
 let cleanup: (() => Promise<void>) | undefined;
@@ -16,7 +16,7 @@ export async function openDatabase(io: Io): Promise<Config> {
     bootstrap(config);
     return config;
   }
-  const dataDir = resolve(projectRoot, config.embeddedPg.dataDir);
+  const dataDir = embeddedDataDir(resolve(projectRoot, config.embeddedPg.dataDir));
   const running = readPostmaster(dataDir);
   if (running?.alive && !running.orphan) {
     bootstrap(config, `postgres://postgres:postgres@127.0.0.1:${running.port}/svc`);

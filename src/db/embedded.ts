@@ -1,5 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, symlink, lstat } from 'node:fs/promises';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmod, mkdir, readFile, stat, symlink, lstat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -24,6 +25,28 @@ export interface EmbeddedDatabase {
 
 const USER = 'postgres';
 const PASSWORD = 'postgres';
+
+/**
+ * Where the embedded cluster keeps its data. Run as root, PostgreSQL runs as the `postgres` user,
+ * which must be able to pass through every parent folder; a project checked out under a private
+ * home (e.g. /root, mode 0700) cannot give it that, so the data then lives in a fixed folder of its
+ * own under /var/tmp, named after the configured path (the same on every run, so data persists).
+ */
+export function embeddedDataDir(configured: string): string {
+  const wanted = resolve(configured);
+  const isRootUser = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRootUser) return wanted;
+  for (let dir = dirname(dirname(wanted)); dir !== dirname(dir); dir = dirname(dir)) {
+    try {
+      if ((statSync(dir).mode & 0o001) === 0) {
+        return join('/var/tmp', `svc-pgdata-${createHash('sha256').update(wanted).digest('hex').slice(0, 12)}`);
+      }
+    } catch {
+      continue; // not created yet: mkdir makes it with the default, traversable mode; look further up
+    }
+  }
+  return wanted;
+}
 
 /** A free TCP port on loopback (a system PostgreSQL may already hold 5432). */
 export function freePort(): Promise<number> {
@@ -112,6 +135,13 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port?: numb
   await hydratePlatformSymlinks();
   const dataDir = resolve(opts.dataDir);
   await mkdir(dirname(dataDir), { recursive: true });
+  const isRootUser = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (isRootUser) {
+    // PostgreSQL runs as the `postgres` user: it must be able to pass through the parent folder
+    // (e.g. .svc, which also holds 0700 private-file folders). Traverse only, no listing.
+    const parent = dirname(dataDir);
+    await chmod(parent, ((await stat(parent)).mode & 0o777) | 0o111);
+  }
   const port = opts.port && opts.port > 0 ? opts.port : await freePort();
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const pg = new EmbeddedPostgres({

@@ -61,6 +61,7 @@ export function registerServe(program: Command, io: Io): void {
       if (!url) {
         io.out('Starting the embedded PostgreSQL…');
         const started = await startEmbedded(config);
+        io.out(`Embedded PostgreSQL on 127.0.0.1:${started.embedded.port}, data in ${started.dataDir}`);
         url = started.url;
         stopEmbedded = () => started.embedded.stop();
       }
