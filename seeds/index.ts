@@ -2,7 +2,7 @@
  * Demo data: the same set for `npm start`, `svc db seed demo` and the tests. Every seed is
  * idempotent (INSERT … ON CONFLICT DO NOTHING), so running it twice changes nothing.
  */
-import { db, type Tx } from '../src/db/sequelize.js';
+import { db, selectOne, type Tx } from '../src/db/sequelize.js';
 import { seedFoundation, foundationBanner } from './foundation.seed.js';
 import { seedVendors, vendorBanner } from './vendor.seed.js';
 import { seedCatalog, catalogBanner } from './catalog.seed.js';
@@ -23,6 +23,11 @@ const seeds: Seed[] = [
 
 export function registerSeed(seed: Seed): void {
   if (!seeds.some((s) => s.name === seed.name)) seeds.push(seed);
+}
+
+/** True when the database holds no users yet (npm start seeds only an empty database). */
+export async function isEmptyDatabase(): Promise<boolean> {
+  return !(await selectOne(`SELECT 1 FROM users LIMIT 1`));
 }
 
 /** Loads every seed in one transaction; returns their names. */

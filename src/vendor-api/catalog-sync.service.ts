@@ -6,7 +6,7 @@ import Joi from 'joi';
 import { upsertItemPriceRows } from '../catalog/prices.js';
 import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
-import { execute, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
+import { selectRows, withTransaction, type Tx } from '../db/sequelize.js';
 import { setStock } from '../catalog/stock.service.js';
 import { answer, failure, RecordError, skuOf, validateEach, type BatchAnswer, type RecordOutcome } from './batch.js';
 import { loadItemIndex, requireItem, resolveRef, vendorSkuOf, type ItemRef } from './item-refs.js';

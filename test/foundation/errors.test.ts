@@ -6,7 +6,7 @@
 import test from 'ava';
 import Boom from '@hapi/boom';
 import Joi from 'joi';
-import { startTestApp, loginAs, tokenClient, type TestApp } from '../helpers/app.js';
+import { startTestApp, tokenClient, type TestApp } from '../helpers/app.js';
 import { Client, serverMessages, type HttpResponse } from '../helpers/http.js';
 import { pgClient } from '../helpers/db.js';
 import { methodRoute } from '../../src/http/method.js';
