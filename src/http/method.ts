@@ -8,7 +8,7 @@ import Joi from 'joi';
 import type { Actor } from '../auth/actor.js';
 import type { Allow } from '../auth/policy/index.js';
 import { InputError } from '../shared/errors.js';
-import { actorOf } from './plugins/auth.js';
+import { actorOf, refusalOf } from './plugins/auth.js';
 
 export type HttpVerb = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -78,11 +78,13 @@ export function methodRoute<A = Record<string, any>>(def: MethodDef<A>): ServerR
       tags: ['api', ...(def.tags ?? [])],
       auth: isPublic ? { mode: 'try', strategy: 'svc' } : undefined,
       app: { roles: def.roles },
-      // the schema documents the route; the merged arguments are validated in the handler
-      validate: def.args ? { ...documented, failAction: 'ignore' as const } : undefined,
-      plugins: { 'hapi-swagger': { payloadType: 'json' } },
+      // The schema only documents the route (hapi-swagger reads it from its plugin options); the
+      // merged arguments are validated once, in the handler: a hapi `validate` would run Joi twice.
+      plugins: { 'hapi-swagger': { payloadType: 'json', ...(def.args ? { validate: documented } : {}) } },
       ...(def.options ?? {}),
       handler: async (request: Request, h: ResponseToolkit) => {
+        const refused = isPublic ? refusalOf(request) : undefined;
+        if (refused) throw refused;
         const args = validateArgs(def.args, methodArgs(request));
         const actor = request.auth.isAuthenticated ? actorOf(request) : undefined;
         const result = await def.handler({ request, h, args, actor });

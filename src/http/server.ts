@@ -33,7 +33,6 @@ export async function createServer(opts: ServerOptions): Promise<Hapi.Server> {
     state: { strictHeader: false, ignoreErrors: true },
     routes: {
       payload: { maxBytes: config.http.bodyLimitBytes, timeout: 30_000 },
-      timeout: { socket: 65_000 }, // no per-request server timer on the hot path; sockets still time out
       validate: {
         failAction: (_request, _h, err) => {
           throw err; // Joi details reach the error renderer
@@ -47,6 +46,9 @@ export async function createServer(opts: ServerOptions): Promise<Hapi.Server> {
         : false,
     },
   });
+  // Idle sockets time out after 65 s, set once on the listener: hapi's route-level `timeout.socket`
+  // (and `timeout.server`) would arm a timer on every request.
+  server.listener.timeout = 65_000;
   await server.register([{ plugin: requestLogPlugin, options: { logger: opts.logger } }, { plugin: errorBodyPlugin }, { plugin: authPlugin, options: { config } }]);
   if (opts.docs !== false) {
     await server.register([

@@ -32,6 +32,18 @@ export function scrubText(text: string): string {
     .replace(/(Bearer|token)\s+(?=[A-Za-z]*[^A-Za-z\s])[A-Za-z0-9._~+/=:-]{6,}/gi, '$1 [REDACTED]'); // a credential is not a plain word: "token missing" stays
 }
 
+let isoMs = 0;
+let isoText = '';
+/** pino's ISO timestamp, rendered once per millisecond: a busy server writes many lines per millisecond. */
+export function isoTimestamp(): string {
+  const now = Date.now();
+  if (now !== isoMs) {
+    isoMs = now;
+    isoText = `,"time":"${new Date(now).toISOString()}"`;
+  }
+  return isoText;
+}
+
 export interface Runtime {
   config: Config;
   logger: Logger;
@@ -53,7 +65,7 @@ export function createLogger(config: Config, destination?: pino.DestinationStrea
           method.apply(this, safe);
         },
       },
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTimestamp,
     },
     destination ?? pino.destination({ dest: 1, sync: false }),
   );

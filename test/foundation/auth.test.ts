@@ -122,6 +122,16 @@ test('logout ends the session and expires the cookies', async (t) => {
   assert401(t, await session.get('/api/method/frappe.auth.get_logged_user'), 'Session expired or invalid');
 });
 
+test('CSRF on a public route: a session POST to logout without the token is refused and the session lives on', async (t) => {
+  const session = await loginAs(app, 'catalog@demo.svc.local');
+  const forced = await session.request('POST', '/api/method/logout', { json: {}, csrf: false });
+  t.is(forced.status, 403);
+  t.is(forced.body.exc_type, 'CSRFTokenError');
+  t.is((await session.get('/api/method/frappe.auth.get_logged_user')).status, 200);
+  t.is((await session.post('/api/method/logout', {})).status, 200);
+  t.is((await session.get('/api/method/frappe.auth.get_logged_user')).status, 401);
+});
+
 test('CSRF: a session write without the token is 403 CSRFTokenError; both header names are accepted', async (t) => {
   const session = await loginAs(app, 'catalog@demo.svc.local');
   const noCsrf = await session.request('POST', '/api/method/svc.auth.generate_keys', { json: {}, csrf: false });

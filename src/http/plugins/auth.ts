@@ -63,6 +63,27 @@ export const SIDE_COOKIES = ['system_user', 'full_name', 'user_id', 'user_image'
 
 const WRITE_METHODS = new Set(['post', 'put', 'patch', 'delete']);
 
+/** Stamps the actor with the request's id and address, then checks CSRF (session writes) and the route's roles. */
+function admit(request: Request, actor: Actor, csrfToken: string | undefined): void {
+  actor.requestId = request.info.id;
+  actor.ip = request.info.remoteAddress;
+  if (actor.via === 'session' && csrfToken && WRITE_METHODS.has(request.method)) {
+    const sent = (request.headers['x-svc-csrf-token'] ?? request.headers['x-frappe-csrf-token']) as string | undefined;
+    if (!sent || !safeEqual(String(sent), csrfToken)) throw new CsrfError();
+  }
+  const access = (request.route.settings.app as RouteAccess | undefined)?.roles;
+  if (access && access !== 'public' && !checkRoles(actor, access)) throw new PermissionError('Not permitted');
+}
+
+/**
+ * On a public route (auth mode 'try') hapi turns a failed scheme into an anonymous request. A refusal
+ * of presented credentials (a session write without its CSRF token) must still refuse the call.
+ */
+export function refusalOf(request: Request): Error | undefined {
+  const err = request.auth.error;
+  return err instanceof CsrfError || err instanceof PermissionError ? err : undefined;
+}
+
 export const authPlugin: Plugin<{ config: Config }> = {
   name: 'svc-auth',
   register(server, { config }) {
@@ -83,17 +104,21 @@ export const authPlugin: Plugin<{ config: Config }> = {
       server.state(name, { ttl: null, isSecure: config.env !== 'development', isHttpOnly: false, isSameSite: 'Lax', path: '/', encoding: 'none', strictHeader: false, ignoreErrors: true, clearInvalid: false });
     }
 
+    // Credentials, CSRF and the route's roles are all settled inside the scheme: one lifecycle step
+    // instead of an extra onPostAuth extension that every request (public ones included) would pay for.
     server.auth.scheme('svc', () => ({
       async authenticate(request: Request, h: ResponseToolkit) {
         const header = request.headers.authorization;
         if (header) {
           const actor = await fromAuthorization(String(header), request);
+          admit(request, actor, undefined);
           return h.authenticated({ credentials: actor as never });
         }
         const sid = request.state.sid as string | undefined;
         if (sid && sid !== 'Guest') {
           const resumed = await resumeSession(sid);
           if (!resumed) throw unauthorized('Session expired or invalid');
+          admit(request, resumed.actor, resumed.csrfToken);
           return h.authenticated({ credentials: resumed.actor as never, artifacts: { csrfToken: resumed.csrfToken } });
         }
         throw unauthorized('Missing credentials: send Authorization: token <api_key>:<api_secret> or Bearer <access_token>, or log in');
@@ -101,21 +126,6 @@ export const authPlugin: Plugin<{ config: Config }> = {
     }));
     server.auth.strategy('svc', 'svc');
     server.auth.default({ strategy: 'svc', mode: 'required' });
-
-    server.ext('onPostAuth', (request, h) => {
-      const actor = request.auth.credentials as unknown as Actor | undefined;
-      if (!actor) return h.continue;
-      actor.requestId = request.info.id;
-      actor.ip = request.info.remoteAddress;
-      const csrf = (request.auth.artifacts as { csrfToken?: string } | undefined)?.csrfToken;
-      if (actor.via === 'session' && WRITE_METHODS.has(request.method) && csrf) {
-        const sent = (request.headers['x-svc-csrf-token'] ?? request.headers['x-frappe-csrf-token']) as string | undefined;
-        if (!sent || !safeEqual(String(sent), csrf)) throw new CsrfError();
-      }
-      const access = (request.route.settings.app as RouteAccess | undefined)?.roles;
-      if (access && access !== 'public' && !checkRoles(actor, access)) throw new PermissionError('Not permitted');
-      return h.continue;
-    });
   },
 };
 

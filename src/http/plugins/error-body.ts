@@ -85,16 +85,21 @@ export function renderError(request: Request, h: ResponseToolkit, error: Error) 
   const reply = h.response(body).code(status);
   for (const [k, v] of Object.entries(headers)) reply.header(k, v);
   reply.header('cache-control', 'no-store');
-  reply.header('x-request-id', request.info.id); // the rendered reply replaces the one request-log stamped
+  reply.header('x-request-id', request.info.id);
   return reply;
 }
 
+/**
+ * The one onPreResponse step of the API: errors become the spec's body; every answer carries the
+ * request id (X-Request-Id) that the access log and error logs quote.
+ */
 export const errorBodyPlugin: Plugin<void> = {
   name: 'svc-error-body',
   register(server) {
     server.ext('onPreResponse', (request, h) => {
       const { response } = request;
       if (response instanceof Error) return renderError(request, h, response);
+      if (response && 'header' in response) response.header('x-request-id', request.info.id);
       return h.continue;
     });
   },

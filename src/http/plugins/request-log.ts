@@ -1,24 +1,25 @@
 import type { Plugin } from '@hapi/hapi';
-import type { Logger } from 'pino';
+import pino, { type Logger } from 'pino';
 import type { Actor } from '../../auth/actor.js';
+import { isoTimestamp } from '../../shared/runtime.js';
 
-/** One structured line per request, with its request id; no bodies, no query strings, no credentials. */
+/**
+ * One structured access line per request, with its request id; no bodies, no query strings, no
+ * credentials. The line's keys are fixed and its values are an id, a verb, a path, numbers and an
+ * actor reference, so it skips the general logger's per-record scrubbing (which stays on for every
+ * other record) and writes to the same destination.
+ */
 export const requestLogPlugin: Plugin<{ logger: Logger }> = {
   name: 'svc-request-log',
   register(server, { logger }) {
     server.app.logger = logger;
-    const info = logger.isLevelEnabled('info');
-    server.ext('onPreResponse', (request, h) => {
-      const { response } = request;
-      if (response && !(response instanceof Error) && 'header' in response) response.header('x-request-id', request.info.id);
-      else if (response instanceof Error && 'output' in response) (response as { output: { headers: Record<string, string> } }).output.headers['x-request-id'] = request.info.id;
-      return h.continue;
-    });
-    if (!info) return;
+    if (!logger.isLevelEnabled('info')) return;
+    const destination = (logger as unknown as Record<symbol, pino.DestinationStream>)[pino.symbols.streamSym];
+    const access = pino({ level: 'info', base: { pid: process.pid }, timestamp: isoTimestamp }, destination);
     server.events.on('response', (request) => {
       const actor = request.auth.credentials as unknown as Actor | undefined;
-      const status = request.response && 'statusCode' in request.response ? request.response.statusCode : undefined;
-      logger.info({ reqId: request.info.id, method: request.method.toUpperCase(), path: request.path, status, ms: Date.now() - request.info.received, actor: actor ? `${actor.type}:${actor.id}` : undefined }, 'request');
+      const response = request.response as { statusCode?: number } | null;
+      access.info({ reqId: request.info.id, method: request.method.toUpperCase(), path: request.path, status: response?.statusCode, ms: Date.now() - request.info.received, actor: actor ? `${actor.type}:${actor.id}` : undefined }, 'request');
     });
   },
 };
