@@ -42,6 +42,31 @@ export interface ItemIndex {
   byCode: Map<string, ItemRow>;
 }
 
+const ITEM_COLUMNS = `item_code, item_name, description, stock_uom, item_group, vendor, vendor_sku, vendor_product_id, image, standard_rate,
+  valuation_rate, workflow_state, published, disabled, is_503a, rejection_reason, rx_attributes`;
+
+function lookupSql(lock: string): string {
+  return `WITH c AS (SELECT ${ITEM_COLUMNS} FROM items WHERE item_code = ANY($4::text[]) ${lock}),
+     s AS (SELECT ${ITEM_COLUMNS} FROM items
+            WHERE item_code = ANY(ARRAY(
+                    SELECT f.item_code FROM unnest($2::text[]) k(v)
+                      CROSS JOIN LATERAL (SELECT item_code FROM items WHERE vendor = $1 AND vendor_sku = k.v OFFSET 0) f
+                     WHERE NOT EXISTS (SELECT 1 FROM c WHERE c.vendor = $1 AND c.vendor_sku = k.v)))
+              AND item_code <> ALL($4::text[]) ${lock}),
+     p AS (SELECT ${ITEM_COLUMNS} FROM items
+            WHERE item_code = ANY(ARRAY(
+                    SELECT f.item_code FROM unnest($3::text[]) k(v)
+                      CROSS JOIN LATERAL (SELECT item_code FROM items WHERE vendor = $1 AND vendor_product_id = k.v OFFSET 0) f
+                     WHERE NOT EXISTS (SELECT 1 FROM c WHERE c.vendor = $1 AND c.vendor_product_id = k.v)
+                       AND NOT EXISTS (SELECT 1 FROM s WHERE s.vendor_product_id = k.v)))
+              AND item_code <> ALL($4::text[]) AND item_code <> ALL(ARRAY(SELECT item_code FROM s)) ${lock})
+     SELECT * FROM c UNION ALL SELECT * FROM s UNION ALL SELECT * FROM p`;
+}
+// Sent unnamed, so each batch is planned for its own arrays: a cached generic plan assumes ten
+// elements per array and picks nested-loop anti-joins that cost ~20 ms on a 500-record batch.
+const LOOKUP = lookupSql('');
+const LOOKUP_LOCKED = lookupSql('FOR UPDATE');
+
 /** The sku the vendor knows a product by: its own sku when kept separate, else the item code. */
 export function vendorSkuOf(item: Pick<ItemRow, 'vendor_sku' | 'item_code'>): string {
   return item.vendor_sku ?? item.item_code;
@@ -58,26 +83,14 @@ export async function loadItemIndex(vendor: { name: string; separate_skus: boole
   if (!vendor.separate_skus) for (const s of skus) codes.add(s);
   for (const c of opts.extraCodes ?? []) codes.add(c);
   // Each code is probed through its own unique index (a LATERAL with OFFSET 0 cannot be flattened
-  // into a join): the earlier `vendor = $1 AND (sku = ANY … OR vpid = ANY …) OR code = ANY …` let the
-  // planner pick items_vendor_idx whenever the vendor's row estimate was stale (a vendor that just
-  // synced thousands of products), rechecking every item of the vendor against 500-element
-  // arrays: ~40 ms instead of ~5 ms per batch. The rows are then locked by primary key.
-  const rows = skus.length + vpids.length + codes.size === 0 ? [] : await selectRows<ItemRow>(
-    `SELECT item_code, item_name, description, stock_uom, item_group, vendor, vendor_sku, vendor_product_id, image, standard_rate,
-            valuation_rate, workflow_state, published, disabled, is_503a, rejection_reason, rx_attributes
-       FROM items
-      WHERE item_code = ANY(ARRAY(
-              SELECT f.item_code FROM unnest($2::text[]) s(v)
-                CROSS JOIN LATERAL (SELECT item_code FROM items WHERE vendor = $1 AND vendor_sku = s.v OFFSET 0) f
-              UNION
-              SELECT f.item_code FROM unnest($3::text[]) s(v)
-                CROSS JOIN LATERAL (SELECT item_code FROM items WHERE vendor = $1 AND vendor_product_id = s.v OFFSET 0) f
-              UNION
-              SELECT unnest($4::text[])))
-      ${opts.lock ? 'FOR UPDATE' : ''}`,
-    [vendor.name, skus, vpids, [...codes]],
-    opts,
-  );
+  // into a join): an `vendor = $1 AND (sku = ANY … OR vpid = ANY …) OR code = ANY …` lets the planner
+  // pick items_vendor_idx whenever the vendor's row estimate is stale (a vendor that just synced
+  // thousands of products), rechecking every item of the vendor against 500-element arrays: ~40 ms
+  // instead of ~5 ms per batch. Codes come first, by primary key (rows locked as they are read); a
+  // sku or vendor_product_id is probed only when no row already read carries it for this vendor: both
+  // are unique per vendor, so such a probe could only find that same row. With sku = item_code (the
+  // usual case) a 500-record batch costs 500 probes instead of 2,000 (~5 ms → ~2 ms).
+  const rows = skus.length + vpids.length + codes.size === 0 ? [] : await selectRows<ItemRow>(opts.lock ? LOOKUP_LOCKED : LOOKUP, [vendor.name, skus, vpids, [...codes]], opts);
   const index: ItemIndex = { vendor: vendor.name, separateSkus: vendor.separate_skus, bySku: new Map(), byVpid: new Map(), byCode: new Map() };
   for (const row of rows) {
     index.byCode.set(row.item_code, row);

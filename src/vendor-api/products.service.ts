@@ -9,7 +9,8 @@ import sanitizeHtml from 'sanitize-html';
 import { upsertItemPriceRows, type ItemPriceRow } from '../catalog/prices.js';
 import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
-import { execute, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
+import { selectRows, withTransaction, type Tx } from '../db/sequelize.js';
+import { prepare, runPrepared } from '../db/prepared.js';
 import { UnprocessableError } from '../shared/errors.js';
 import { isPharmacy, type VendorRow } from '../vendors/vendor-profile.service.js';
 import { answer, failure, RecordError, skuOf, validateEach, type BatchAnswer, type RecordOutcome } from './batch.js';
@@ -183,18 +184,30 @@ function plan(vendor: VendorRow, existing: ItemRow | undefined, r: ProductInput,
 }
 
 // json, not jsonb: the rows are read once, so building a jsonb value first is wasted work (~10 %).
+const WRITE_ITEMS = prepare('svc_vendor_items_upsert', `
+  INSERT INTO items (${COLUMNS.join(', ')})
+  SELECT ${COLUMNS.join(', ')} FROM json_to_recordset($1::json) AS r(${COLUMNS.map((c) => `${c} ${TYPES[c] ?? 'text'}`).join(', ')})
+  ON CONFLICT (item_code) DO UPDATE SET ${UPDATED.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}, updated_at = now()
+   WHERE items.vendor IS NOT DISTINCT FROM EXCLUDED.vendor
+  RETURNING item_code`);
+
+/** `"key":` prefixes of one row's JSON, in column order: the rows are written as text directly. */
+const KEY_PREFIXES = COLUMNS.map((c, i) => `${i === 0 ? '{' : ','}${JSON.stringify(c)}:`);
+
+/** The batch as the JSON array json_to_recordset reads (absent values are null). */
+function rowsJson(planned: Planned[]): string {
+  const parts: string[] = [];
+  for (const p of planned) {
+    let row = '';
+    for (let i = 0; i < COLUMNS.length; i++) row += KEY_PREFIXES[i] + JSON.stringify(p.row[COLUMNS[i]] ?? null);
+    parts.push(`${row}}`);
+  }
+  return `[${parts.join(',')}]`;
+}
+
 async function writeItems(planned: Planned[], transaction: Tx): Promise<Set<string>> {
   if (planned.length === 0) return new Set();
-  const cols = COLUMNS.map((c) => `${c} ${TYPES[c] ?? 'text'}`).join(', ');
-  const rows = await execute<{ item_code: string }>(
-    `INSERT INTO items (${COLUMNS.join(', ')})
-     SELECT ${COLUMNS.join(', ')} FROM json_to_recordset($1::json) AS r(${cols})
-     ON CONFLICT (item_code) DO UPDATE SET ${UPDATED.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}, updated_at = now()
-      WHERE items.vendor IS NOT DISTINCT FROM EXCLUDED.vendor
-     RETURNING item_code`,
-    [JSON.stringify(planned.map((p) => Object.fromEntries(COLUMNS.map((c) => [c, p.row[c] ?? null]))))],
-    { transaction },
-  );
+  const rows = await runPrepared<{ item_code: string }>(WRITE_ITEMS, [rowsJson(planned)], { transaction });
   const prices = planned.filter((p) => p.price).map((p) => ({ item_code: String(p.row.item_code), ...p.price }) as ItemPriceRow);
   await upsertItemPriceRows(prices, { transaction });
   return new Set(rows.map((r) => r.item_code));
