@@ -41,7 +41,7 @@ export interface BenchContext {
   /** autocannon against the service */
   http(opts: autocannon.Options): Promise<{ rps: number; p50: number; p99: number; errors: number; non2xx: number; total: number }>;
   /** runs `fn` in `connections` concurrent loops for `seconds`; latency per call */
-  loop(fn: (worker: number, i: number) => Promise<unknown>, opts: { connections: number; seconds?: number }): Promise<{ rps: number; p50: number; p99: number; errors: number; total: number }>;
+  loop(fn: (worker: number, i: number) => Promise<unknown>, opts: { connections: number; seconds?: number }): Promise<{ rps: number; p50: number; p99: number; errors: number; total: number; latencies: number[] }>;
   /** an API key pair of a demo user: `token key:secret` header value */
   tokenFor(email: string): Promise<string>;
   log(line: string): void;
@@ -114,5 +114,5 @@ export async function runLoop(fn: (worker: number, i: number) => Promise<unknown
   );
   const elapsed = (Date.now() - start) / 1000;
   latencies.sort((a, b) => a - b);
-  return { rps: Math.round(latencies.length / elapsed), p50: Number(percentile(latencies, 50).toFixed(2)), p99: Number(percentile(latencies, 99).toFixed(2)), errors, total: latencies.length };
+  return { rps: Math.round(latencies.length / elapsed), p50: Number(percentile(latencies, 50).toFixed(2)), p99: Number(percentile(latencies, 99).toFixed(2)), errors, total: latencies.length, latencies };
 }

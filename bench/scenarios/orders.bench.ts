@@ -17,6 +17,7 @@ const CUSTOMER = 'CUST-0001';
 const ADDRESS = 'CUST-0001-Shipping';
 const RATE_BINDS = { list: 'Contract Pricing', fallback: 'Standard Selling' };
 const LINES = 3;
+const ROUNDS = 3;
 
 interface Bin { item_code: string; warehouse: string }
 
@@ -144,18 +145,48 @@ export const scenario: BenchScenario = {
     await ctx.loop(() => warm.place(pick(r, bins, LINES)), { connections: 8, seconds: 2 });
     await warm.close();
 
-    for (const clients of [8, 32]) {
-      r = rng(100 + clients);
-      const raw = await ctx.loop(() => rawPlaceOrder(ctx.pool, pick(r, bins, LINES)), { connections: clients });
-      const c = svcClient(url, token, clients);
-      r = rng(200 + clients);
-      const svc = await ctx.loop(() => c.place(pick(r, bins, LINES)), { connections: clients });
+    // 8 clients (goal G4): the raw transaction and the service measured in turn, ROUNDS times, so that
+    // the machine's drift (tens of percent within a minute on this shared 2-core guest) hits both
+    // alike; the ratio is the median of the rounds' ratios, latencies are pooled over the rounds.
+    {
+      const raws: Awaited<ReturnType<typeof ctx.loop>>[] = [];
+      const svcs: Awaited<ReturnType<typeof ctx.loop>>[] = [];
+      const c = svcClient(url, token, 8);
+      const seconds = Math.max(3, Math.round(ctx.duration / 2));
+      for (let round = 0; round < ROUNDS; round++) {
+        r = rng(108 + round);
+        raws.push(await ctx.loop(() => rawPlaceOrder(ctx.pool, pick(r, bins, LINES)), { connections: 8, seconds }));
+        r = rng(208 + round);
+        svcs.push(await ctx.loop(() => c.place(pick(r, bins, LINES)), { connections: 8, seconds }));
+      }
+      await c.close();
+      const pooled = (runs: typeof raws) => {
+        const all = runs.flatMap((x) => x.latencies).sort((a, b) => a - b);
+        return { p50: Number(percentile(all, 50).toFixed(2)), p99: Number(percentile(all, 99).toFixed(2)) };
+      };
+      const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+      const ratios = svcs.map((x, i) => x.rps / raws[i].rps);
+      const ratio = med(ratios);
+      const raw = { rps: med(raws.map((x) => x.rps)), ...pooled(raws), errors: raws.reduce((n, x) => n + x.errors, 0) };
+      const svc = { rps: med(svcs.map((x) => x.rps)), ...pooled(svcs), errors: svcs.reduce((n, x) => n + x.errors, 0) };
+      const statuses = [...c.stats.status.entries()].map(([k, v]) => `${k}×${v}`).join(', ');
+      rows.push(
+        { case: 'create-then-submit, random bins', variant: `raw place-order transaction (pg), 8 clients, ${ROUNDS} rounds`, rps: raw.rps, p50: raw.p50, p99: raw.p99, note: `rounds ${raws.map((x) => x.rps).join(' / ')} orders/s; errors ${raw.errors}; ${load()}` },
+        { case: 'create-then-submit, random bins', variant: `svc POST + PUT docstatus 1, 8 clients, ${ROUNDS} rounds`, rps: svc.rps, p50: svc.p50, p99: svc.p99,
+          note: `${(ratio * 100).toFixed(0)} % of raw (median of ${ratios.map((x) => `${(x * 100).toFixed(0)} %`).join(', ')}); G4 (≥ 30 % of raw at 8, p99 ≤ 50 ms): ${ratio >= 0.3 && svc.p99 <= 50 ? 'met' : 'NOT met'}; rounds ${svcs.map((x) => x.rps).join(' / ')} orders/s; POST ${lat(c.stats.post)}, PUT ${lat(c.stats.put)}; failed orders ${svc.errors} (${statuses}); ${load()}` },
+      );
+    }
+    {
+      r = rng(132);
+      const raw = await ctx.loop(() => rawPlaceOrder(ctx.pool, pick(r, bins, LINES)), { connections: 32 });
+      const c = svcClient(url, token, 32);
+      r = rng(232);
+      const svc = await ctx.loop(() => c.place(pick(r, bins, LINES)), { connections: 32 });
       await c.close();
       const statuses = [...c.stats.status.entries()].map(([k, v]) => `${k}×${v}`).join(', ');
-      const goal = clients === 8 ? `; G4 (≥ 30 % of raw at 8, p99 ≤ 50 ms): ${svc.rps >= 0.3 * raw.rps && svc.p99 <= 50 ? 'met' : 'NOT met'}` : '';
       rows.push(
-        { case: `create-then-submit, random bins`, variant: `raw place-order transaction (pg), ${clients} clients`, rps: raw.rps, p50: raw.p50, p99: raw.p99, note: `errors ${raw.errors}; ${load()}` },
-        { case: `create-then-submit, random bins`, variant: `svc POST + PUT docstatus 1, ${clients} clients`, rps: svc.rps, p50: svc.p50, p99: svc.p99, note: `${pct(svc.rps, raw.rps)} of raw${goal}; POST ${lat(c.stats.post)}, PUT ${lat(c.stats.put)}; failed orders ${svc.errors} (${statuses}); ${load()}` },
+        { case: 'create-then-submit, random bins', variant: 'raw place-order transaction (pg), 32 clients', rps: raw.rps, p50: raw.p50, p99: raw.p99, note: `errors ${raw.errors}; ${load()}` },
+        { case: 'create-then-submit, random bins', variant: 'svc POST + PUT docstatus 1, 32 clients', rps: svc.rps, p50: svc.p50, p99: svc.p99, note: `${pct(svc.rps, raw.rps)} of raw; POST ${lat(c.stats.post)}, PUT ${lat(c.stats.put)}; failed orders ${svc.errors} (${statuses}); ${load()}` },
       );
     }
 
