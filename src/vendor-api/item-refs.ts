@@ -62,10 +62,13 @@ function lookupSql(lock: string): string {
               AND item_code <> ALL($4::text[]) AND item_code <> ALL(ARRAY(SELECT item_code FROM s)) ${lock})
      SELECT * FROM c UNION ALL SELECT * FROM s UNION ALL SELECT * FROM p`;
 }
+// The update lock is FOR NO KEY UPDATE, the lock the upsert itself takes: it keeps concurrent
+// writers of these rows out but lets foreign-key checks (an order line or a price naming the item)
+// through, and on 500 rows it costs ~0.1 ms where FOR UPDATE costs ~1.5 ms.
 // Sent unnamed, so each batch is planned for its own arrays: a cached generic plan assumes ten
 // elements per array and picks nested-loop anti-joins that cost ~20 ms on a 500-record batch.
 const LOOKUP = lookupSql('');
-const LOOKUP_LOCKED = lookupSql('FOR UPDATE');
+const LOOKUP_LOCKED = lookupSql('FOR NO KEY UPDATE');
 
 /** The sku the vendor knows a product by: its own sku when kept separate, else the item code. */
 export function vendorSkuOf(item: Pick<ItemRow, 'vendor_sku' | 'item_code'>): string {
