@@ -1,5 +1,7 @@
 import { DEMO_VENDORS } from '../../seeds/vendor.seed.js';
-import type { BenchContext, BenchRow, BenchScenario } from '../lib.js';
+import { percentile, type BenchContext, type BenchRow, type BenchScenario } from '../lib.js';
+
+const ROUNDS = 3;
 
 /**
  * Vendor interface v1 (goal G6 of ../shared/performance.md): 500-record sync.products batches, new
@@ -76,7 +78,7 @@ async function seedOrders(ctx: BenchContext, n: number): Promise<void> {
 
 export const scenario: BenchScenario = {
   name: 'vendor',
-  description: 'sync.products 500-record batches (new, update) vs the raw one-statement upsert; sync.orders paging on 100,000 orders vs its SQL',
+  description: 'sync.products 500-record batches (new, update, and half-and-half) in interleaved rounds with the raw one-statement upsert of each shape; every batch judged against G6\'s reference raw(d), the half-and-half upsert; sync.orders paging on 100,000 orders vs its SQL',
   async run(ctx) {
     const rows: BenchRow[] = [];
     // the 120/min vendor limit is not what is measured here: clear its counters while running
@@ -93,28 +95,60 @@ export const scenario: BenchScenario = {
         if (!res.ok) throw new Error(`${fn}: ${res.status} ${text.slice(0, 200)}`);
         return text;
       };
-      const seconds = ctx.duration;
-      let round = 0;
-      await post('sync.products', { products: batch('WARM', 500, 1) });
-      const created = await ctx.loop(() => post('sync.products', { products: batch(`NEW${round++}`, 500, 1) }), { connections: 1, seconds });
-      const updated = await ctx.loop((_w, i) => post('sync.products', { products: batch('NEW0', 500, 2 + (i % 50)) }), { connections: 1, seconds });
+      // Each case's raw upsert and the service are measured in turn, ROUNDS times (this machine's
+      // speed drifts, and a bulk phase leaves autovacuum work behind for whatever runs next);
+      // latencies are pooled over the rounds, throughput is the median round.
+      const seconds = Math.max(3, Math.round(ctx.duration / 2));
+      let newRound = 0;
       let mixRound = 0;
-      const mixed = await ctx.loop((_w, i) => post('sync.products', { products: [...batch('NEW1', 250, 3 + (i % 50)), ...batch(`MIX${mixRound++}`, 250, 1)] }), { connections: 1, seconds });
       let rawRound = 0;
-      const rawNew = await ctx.loop(() => ctx.pool.query(RAW_UPSERT, [`RAW${rawRound++}`, 1]), { connections: 1, seconds });
-      const rawUpd = await ctx.loop((_w, i) => ctx.pool.query(RAW_UPSERT, ['RAW0', 2 + (i % 50)]), { connections: 1, seconds });
       let rawMixRound = 0;
-      const rawMixed = await ctx.loop((_w, i) => ctx.pool.query(RAW_UPSERT_MIXED, ['RAW1', 2 + (i % 50), `RAWMIX${rawMixRound++}`]), { connections: 1, seconds });
-      const verdict = (svc: { p50: number; p99: number }, raw: { p50: number; p99: number }) =>
-        `median ${(svc.p50 / raw.p50).toFixed(1)}× raw (goal ≤ 5× and ≤ 75 ms: ${svc.p50 <= 5 * raw.p50 && svc.p50 <= 75 ? 'met' : 'NOT met'}); p99 ${(svc.p99 / raw.p99).toFixed(1)}× raw (goal ≤ 3×: ${svc.p99 <= 3 * raw.p99 ? 'met' : 'NOT met'})`;
-      rows.push(
-        { case: 'sync.products 500 new', variant: 'raw one-statement upsert (pg), 1 stream', rps: rawNew.rps, p50: rawNew.p50, p99: rawNew.p99, note: `${rawNew.rps * 500} products/s` },
-        { case: 'sync.products 500 new', variant: 'svc, 1 stream (auth, validation, dedupe, upsert, log)', rps: created.rps, p50: created.p50, p99: created.p99, note: `${created.rps * 500} products/s; ${verdict(created, rawNew)}; errors ${created.errors}` },
-        { case: 'sync.products 500 update', variant: 'raw one-statement upsert (pg), 1 stream', rps: rawUpd.rps, p50: rawUpd.p50, p99: rawUpd.p99, note: `${rawUpd.rps * 500} products/s` },
-        { case: 'sync.products 500 update', variant: 'svc, 1 stream (auth, validation, dedupe, upsert, log)', rps: updated.rps, p50: updated.p50, p99: updated.p99, note: `${updated.rps * 500} products/s; ${verdict(updated, rawUpd)}; errors ${updated.errors}` },
-        { case: 'sync.products 500 mixed (half new, half update: performance.md (d), the G6 reference)', variant: 'raw one-statement upsert (pg), 1 stream', rps: rawMixed.rps, p50: rawMixed.p50, p99: rawMixed.p99, note: `${rawMixed.rps * 500} products/s` },
-        { case: 'sync.products 500 mixed (half new, half update: performance.md (d), the G6 reference)', variant: 'svc, 1 stream (auth, validation, dedupe, upsert, log)', rps: mixed.rps, p50: mixed.p50, p99: mixed.p99, note: `${mixed.rps * 500} products/s (${((mixed.rps / rawMixed.rps) * 100).toFixed(0)} % of raw; G6 ≥ 20 %); ${verdict(mixed, rawMixed)}; errors ${mixed.errors}` },
-      );
+      await post('sync.products', { products: batch('WARM', 500, 1) });
+      await post('sync.products', { products: batch(`NEW${newRound++}`, 500, 1) });
+      await post('sync.products', { products: batch(`NEW${newRound++}`, 500, 1) });
+      await ctx.pool.query(RAW_UPSERT, [`RAW${rawRound++}`, 1]);
+      await ctx.pool.query(RAW_UPSERT, [`RAW${rawRound++}`, 1]);
+      const cases = [
+        { key: 'new', label: 'sync.products 500 new',
+          raw: () => ctx.pool.query(RAW_UPSERT, [`RAW${rawRound++}`, 1]),
+          svc: () => post('sync.products', { products: batch(`NEW${newRound++}`, 500, 1) }) },
+        { key: 'update', label: 'sync.products 500 update',
+          raw: (i: number) => ctx.pool.query(RAW_UPSERT, ['RAW0', 2 + (i % 50)]),
+          svc: (i: number) => post('sync.products', { products: batch('NEW0', 500, 2 + (i % 50)) }) },
+        { key: 'mixed', label: 'sync.products 500 mixed (half new, half update: performance.md (d), the G6 reference)',
+          raw: (i: number) => ctx.pool.query(RAW_UPSERT_MIXED, ['RAW1', 2 + (i % 50), `RAWMIX${rawMixRound++}`]),
+          svc: (i: number) => post('sync.products', { products: [...batch('NEW1', 250, 3 + (i % 50)), ...batch(`MIX${mixRound++}`, 250, 1)] }) },
+      ];
+      type Run = Awaited<ReturnType<typeof ctx.loop>>;
+      const runs = new Map(cases.map((c) => [c.key, { raw: [] as Run[], svc: [] as Run[] }]));
+      for (let r = 0; r < ROUNDS; r++) {
+        for (const c of cases) {
+          runs.get(c.key)!.raw.push(await ctx.loop((_w, i) => c.raw(i), { connections: 1, seconds }));
+          runs.get(c.key)!.svc.push(await ctx.loop((_w, i) => c.svc(i), { connections: 1, seconds }));
+        }
+      }
+      const pooled = (rs: Run[]) => {
+        const all = rs.flatMap((x) => x.latencies).sort((a, b) => a - b);
+        const rps = rs.map((x) => x.rps).sort((a, b) => a - b)[Math.floor(rs.length / 2)];
+        return { rps, p50: Number(percentile(all, 50).toFixed(2)), p99: Number(percentile(all, 99).toFixed(2)), errors: rs.reduce((n, x) => n + x.errors, 0), rounds: rs.map((x) => x.p50.toFixed(1)).join(' / ') };
+      };
+      // G6 (performance.md) measures every batch against ONE reference, raw(d, 1): the one-statement
+      // upsert of 500 products, about half of them updates (the "mixed" raw here). The like-for-like
+      // ratio against each case's own raw statement is shown beside it; for pure updates that raw is a
+      // run of 500 HOT updates of unchanged names, far below what any batch endpoint can do.
+      const reference = pooled(runs.get('mixed')!.raw);
+      const verdict = (svc: { p50: number; p99: number }) =>
+        `vs raw(d): median ${(svc.p50 / reference.p50).toFixed(1)}× (G6 ≤ 5× and ≤ 75 ms: ${svc.p50 <= 5 * reference.p50 && svc.p50 <= 75 ? 'met' : 'NOT met'}), p99 ${(svc.p99 / reference.p99).toFixed(1)}× (G6 ≤ 3×: ${svc.p99 <= 3 * reference.p99 ? 'met' : 'NOT met'})`;
+      for (const c of cases) {
+        const raw = pooled(runs.get(c.key)!.raw);
+        const svc = pooled(runs.get(c.key)!.svc);
+        const share = c.key === 'mixed' ? ` (${((svc.rps / raw.rps) * 100).toFixed(0)} % of raw(d); G6 ≥ 20 %: ${svc.rps >= 0.2 * raw.rps ? 'met' : 'NOT met'})` : '';
+        const like = c.key === 'mixed' ? '' : `; like for like vs this case's raw: median ${(svc.p50 / raw.p50).toFixed(1)}×, p99 ${(svc.p99 / raw.p99).toFixed(1)}×`;
+        rows.push(
+          { case: c.label, variant: `raw one-statement upsert (pg), 1 stream, ${ROUNDS} rounds`, rps: raw.rps, p50: raw.p50, p99: raw.p99, note: `${raw.rps * 500} products/s; round medians ${raw.rounds} ms` },
+          { case: c.label, variant: `svc, 1 stream (auth, validation, dedupe, upsert, log), ${ROUNDS} rounds`, rps: svc.rps, p50: svc.p50, p99: svc.p99, note: `${svc.rps * 500} products/s${share}; ${verdict(svc)}${like}; round medians ${svc.rounds} ms; errors ${svc.errors}` },
+        );
+      }
       ctx.log('vendor: seeding 100,000 orders');
       await seedOrders(ctx, ctx.quick ? 20_000 : 100_000);
       const pages = ctx.quick ? 20 : 200;
