@@ -39,7 +39,9 @@ export async function createServer(opts: ServerOptions): Promise<Hapi.Server> {
         },
         options: { abortEarly: false },
       },
-      security: { hsts: config.env === 'production' || config.env === 'sandbox' ? { maxAge: 31536000, includeSubDomains: true } : false, xframe: 'deny', noSniff: true, referrer: 'no-referrer', xss: 'disabled' },
+      // OWASP's set for a JSON API; not the legacy X-XSS-Protection (OWASP: leave it unset) nor IE8's
+      // X-Download-Options, which every answer would otherwise carry for no client of today.
+      security: { hsts: config.env === 'production' || config.env === 'sandbox' ? { maxAge: 31536000, includeSubDomains: true } : false, xframe: 'deny', noSniff: true, referrer: 'no-referrer', xss: false, noOpen: false },
       cache: { otherwise: 'no-store, no-cache, must-revalidate, max-age=0' },
       // JSON answers over 1 KiB are compressed when the client asks; level 1 (nginx's default) keeps
       // most of the gain at a third of zlib's default cost, which a 500-record batch answer feels.

@@ -29,3 +29,22 @@ test('login with the demo credentials, then the logged user', async (t) => {
   t.is(res.status, 200);
   t.is(res.body.message, 'admin@demo.svc.local');
 });
+
+test('every answer carries the security headers and its request id; errors too', async (t) => {
+  for (const res of [await app.http.get('/api/method/ping'), await app.http.get('/api/method/svc.nothing.here')]) {
+    t.is(res.headers.get('x-frame-options'), 'DENY');
+    t.is(res.headers.get('x-content-type-options'), 'nosniff');
+    t.is(res.headers.get('referrer-policy'), 'no-referrer');
+    t.regex(res.headers.get('cache-control') ?? '', /no-store/);
+    t.regex(res.headers.get('x-request-id') ?? '', /\S/);
+    t.is(res.headers.get('x-xss-protection'), null); // OWASP: leave it unset
+  }
+});
+
+test('a large JSON answer is gzipped when the client asks, and plain when it does not', async (t) => {
+  const plain = await fetch(`${app.url}/openapi.json`, { headers: { 'accept-encoding': 'identity' } });
+  t.is(plain.headers.get('content-encoding'), null);
+  const gz = await fetch(`${app.url}/openapi.json`, { headers: { 'accept-encoding': 'gzip' } });
+  t.is(gz.headers.get('content-encoding'), 'gzip');
+  t.deepEqual(await gz.json(), await plain.json()); // fetch inflates it
+});
