@@ -9,7 +9,7 @@ import type { Actor } from '../auth/actor.js';
 import { authorize, can } from '../auth/policy/index.js';
 import { orderVisible } from '../auth/policy/orders.rules.js';
 import { execute, selectOne, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
-import { enqueue, outboxInsertSql, outboxJson, type OutboxEntry } from '../shared/outbox.js';
+import { enqueue, outboxInsertSql, outboxJson, wakeWorkersAfter, type OutboxEntry } from '../shared/outbox.js';
 import { runtime } from '../shared/runtime.js';
 import { prepare, runPreparedOne } from '../db/prepared.js';
 import { BusinessRuleError, NotFoundError } from '../shared/errors.js';
@@ -70,7 +70,7 @@ const SUBMIT_READ_SQL = prepare('svc_order_submit_read', `
  * The submit itself, ONE statement (atomic on its own, so no BEGIN/COMMIT round trips): the order row
  * locked if it is still the draft that was read (docstatus 0, same row version: a concurrent edit or
  * submit makes it miss, and nothing else happens); the compare-and-set to To Deliver and Bill, the
- * lines marked reserved and the outbox rows with the workers' NOTIFY; then, last, so the hot-item
+ * lines marked reserved and the outbox rows (the workers are woken after the commit); then, last, so the hot-item
  * case holds them as briefly as possible, the bins locked in lock order and each reserved under its
  * guard with its ledger row. Unless every bin was reserved the statement aborts itself (SHORT: a cast
  * error carrying the availability per group; plain SQL needs no function for it), so nothing of the
@@ -92,7 +92,6 @@ const SUBMIT_WRITE_SQL = prepare('svc_order_submit_write', `
   ${RESERVE.lock},
   ${RESERVE.apply}
   SELECT (SELECT count(*) FROM o)::int AS matched, (SELECT row_to_json(won) FROM won) AS won, pre.marked, pre.queued,
-         (SELECT count(*) FROM (SELECT pg_notify('svc_outbox', $notify) FROM won) n)::int AS notified,
          ${RESERVATION_RESULT},
          CASE WHEN pre.won_n > 0 AND NOT ((SELECT ok FROM res_ok) AND (SELECT count(*) FROM res_u) = (SELECT count(*) FROM res_g))
               THEN (SELECT '${SHORT}' || json_agg(json_build_object('k', g.k, 'available', (l.actual_qty - l.reserved_qty)::float8))::text
@@ -156,8 +155,9 @@ export async function submitOrder(actor: Actor, name: string, opts: { transactio
     const head: OrderHead = { ...before, docstatus: 1, status: STATUS.submitted };
     const items = lines.map((l) => ({ ...Object.fromEntries(ORDER_ITEM_KEYS.map((k) => [k, l[k]])), reserved_qty: l.qty }));
     const write = async (transaction?: Tx) => {
-      const binds = { ...reservation.binds, name, row_version, status: STATUS.submitted, outbox: outboxJson(entries), notify: entries[0]?.kind ?? 'fulfilment_route' };
+      const binds = { ...reservation.binds, name, row_version, status: STATUS.submitted, outbox: outboxJson(entries) };
       const w = (await runPreparedOne<SubmitWrite>(SUBMIT_WRITE_SQL, binds, { transaction }))!;
+      if (w.won) wakeWorkersAfter(transaction); // without a transaction the statement has committed
       // a 503A order's answer carries patient data: its audit row commits with the submit
       const doc = w.won ? await shapeOrderDoc(actor, { ...head, ...w.won }, items, { transaction, audit: 'submit' }) : undefined;
       return { w, doc };

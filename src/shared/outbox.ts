@@ -4,7 +4,7 @@
  * LOCKED and a lease, run the handler registered for the row's kind, and record every attempt.
  * The delivery id is minted once, with the row, so a repeat after a crash carries the same id.
  */
-import { execute, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
+import { execute, hasDatabase, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
 import { runtime, scrubText } from './runtime.js';
 
 export interface OutboxEntry {
@@ -80,8 +80,8 @@ export function outboxJson(entries: OutboxEntry[]): string {
  * The INSERT `enqueue` runs, as SQL text for a caller that writes its outbox rows inside a statement
  * of its own (a data-modifying CTE, so the rows commit or vanish with that statement's other
  * writes): `param` is the placeholder bound to outboxJson(entries); rows are written only when the
- * SQL condition `when` holds. RETURNING id, delivery_id. That statement also runs
- * `pg_notify('svc_outbox', <kind>)` so the workers wake at commit.
+ * SQL condition `when` holds. RETURNING id, delivery_id. The caller wakes the workers after its
+ * commit (wakeWorkersAfter).
  */
 export function outboxInsertSql(param: string, when = 'true'): string {
   return `INSERT INTO outbox (kind, topic, target, payload, max_attempts, next_attempt_at)
@@ -91,18 +91,38 @@ export function outboxInsertSql(param: string, when = 'true'): string {
        RETURNING id, delivery_id`;
 }
 
-/** Writes outbox rows inside the caller's transaction; the NOTIFY fires at commit. */
+/** How long a wake waits for others to join it (a burst of commits shares one NOTIFY). */
+const WAKE_COALESCE_MS = 2;
+let wakeTimer: NodeJS.Timeout | undefined;
+
+/**
+ * Wakes the workers (NOTIFY svc_outbox) once outbox rows have committed. The NOTIFY is a statement
+ * of its own, sent just after the commit, never part of the writing transaction: PostgreSQL lets only
+ * one notifying transaction commit at a time (a database-wide lock held through the commit's flush),
+ * which would put every order submit in single file. Commits close together share one NOTIFY. If the
+ * process dies before sending it, nothing is lost: the workers also poll (SVC_WORKER_POLL_MS).
+ */
+export function wakeWorkers(): void {
+  if (wakeTimer) return;
+  wakeTimer = setTimeout(() => {
+    wakeTimer = undefined;
+    if (!hasDatabase()) return;
+    execute(`SELECT pg_notify('svc_outbox', '')`).catch((err) => runtime().logger.debug({ err: { message: scrubText(String((err as Error).message)) } }, 'outbox wake not sent; the workers poll'));
+  }, WAKE_COALESCE_MS);
+}
+
+/** Wakes the workers after `transaction` commits (never if it rolls back), or now without one. */
+export function wakeWorkersAfter(transaction: Tx | undefined): void {
+  if (transaction) transaction.afterCommit(() => wakeWorkers());
+  else wakeWorkers();
+}
+
+/** Writes outbox rows inside the caller's transaction; the workers are woken after it commits. */
 export async function enqueue(transaction: Tx, entries: OutboxEntry | OutboxEntry[]): Promise<{ id: number; delivery_id: string }[]> {
   const list = [entries].flat();
   if (list.length === 0) return [];
-  // The NOTIFY rides in the same statement (one round trip less on every order submit); repeats of
-  // the same notification in one transaction are delivered once.
-  const rows = await execute<{ id: number; delivery_id: string }>(
-    `WITH ins AS (${outboxInsertSql('$1')})
-     SELECT ins.id, ins.delivery_id FROM ins, (SELECT pg_notify('svc_outbox', $2)) AS n`,
-    [outboxJson(list), list[0].kind],
-    { transaction },
-  );
+  const rows = await execute<{ id: number; delivery_id: string }>(outboxInsertSql('$1'), [outboxJson(list)], { transaction });
+  wakeWorkersAfter(transaction);
   return rows;
 }
 
@@ -194,7 +214,7 @@ export async function redeliver(id: number, opts: { transaction?: Tx } = {}): Pr
     [id],
     opts,
   );
-  if (rows[0]) await execute(`SELECT pg_notify('svc_outbox', $1)`, [rows[0].kind], opts);
+  if (rows[0]) wakeWorkersAfter(opts.transaction);
   return rows[0];
 }
 

@@ -90,3 +90,35 @@ test('stock never goes negative: a CHECK backs the guarded UPDATE', async (t) =>
   const err = await t.throwsAsync(db.query(`UPDATE bins SET reserved_qty = 2 WHERE item_code = $1`, [a]));
   t.regex(err!.message, /bins_available_not_negative/);
 });
+
+test.serial('workers are woken after a submit commits (one NOTIFY for a burst), never by a submit that failed', async (t) => {
+  const listener = await pgClient(app.dbUrl);
+  const heard: number[] = [];
+  listener.on('notification', (n) => n.channel === 'svc_outbox' && heard.push(Date.now()));
+  await listener.query('LISTEN svc_outbox');
+  try {
+    const item = await createItem(db, { stock: { 'Main Warehouse - MSE': 5 } });
+    const [ok, short] = await createMany([orderBody([{ item_code: item, qty: 5 }]), orderBody([{ item_code: item, qty: 5 }])]);
+    await new Promise((r) => setTimeout(r, 300));
+    heard.length = 0;
+    const submitted = Date.now();
+    t.is((await api.put(`${SO}/${ok}`, { docstatus: 1 })).status, 200);
+    await new Promise((r) => setTimeout(r, 300));
+    t.true(heard.length >= 1, 'a NOTIFY followed the commit');
+    t.true(heard[0] - submitted < 300, `woken ${heard[0] - submitted} ms after the request was sent`);
+    heard.length = 0;
+    t.is((await api.put(`${SO}/${short}`, { docstatus: 1 })).status, 417); // out of stock: nothing committed
+    await new Promise((r) => setTimeout(r, 300));
+    t.is(heard.length, 0, 'no wake for a submit that wrote nothing');
+    // a burst of submits shares NOTIFYs instead of serialising each commit behind one
+    const burstItem = await createItem(db, { stock: { 'Main Warehouse - MSE': 100 } });
+    const burst = await createMany(Array.from({ length: 20 }, () => orderBody([{ item_code: burstItem, qty: 1 }])));
+    heard.length = 0;
+    const results = await Promise.all(burst.map((n) => api.put(`${SO}/${n}`, { docstatus: 1 })));
+    t.deepEqual(statuses(results), { 200: 20 });
+    await new Promise((r) => setTimeout(r, 300));
+    t.true(heard.length >= 1 && heard.length <= 20, `${heard.length} NOTIFYs for 20 submits`);
+  } finally {
+    await listener.end();
+  }
+});
