@@ -144,6 +144,12 @@ test('401: missing, wrong, malformed and unsupported credentials', async (t) => 
 test('403: a role the route does not allow, and a policy refusal', async (t) => {
   const route = await rep.get('/api/method/test.admin_only');
   t.deepEqual(assertErrorBody(t, route, 403, 'PermissionError'), ['Not permitted']);
+  // the access log names who was refused
+  const reqId = route.headers.get('x-request-id')!;
+  await new Promise((r) => setTimeout(r, 50));
+  const access = app.logs.flatMap((chunk) => chunk.split('\n').filter(Boolean).map((l) => JSON.parse(l))).find((l) => l.msg === 'request' && l.reqId === reqId);
+  t.like(access, { status: 403, path: '/api/method/test.admin_only' });
+  t.regex(String(access?.actor), /^user:/);
   t.is((await admin.get('/api/method/test.admin_only')).body.message, 'ok');
   const clinic = await tokenClient(app, 'clinic@demo.svc.local');
   const policy = await clinic.get('/api/resource/Territory');

@@ -63,16 +63,17 @@ export const SIDE_COOKIES = ['system_user', 'full_name', 'user_id', 'user_image'
 
 const WRITE_METHODS = new Set(['post', 'put', 'patch', 'delete']);
 
-/** Stamps the actor with the request's id and address, then checks CSRF (session writes) and the route's roles. */
-function admit(request: Request, actor: Actor, csrfToken: string | undefined): void {
+/** Stamps the actor with the request's id and address, then checks CSRF (session writes) and the route's roles: the refusal, if any. */
+function admit(request: Request, actor: Actor, csrfToken: string | undefined): Error | undefined {
   actor.requestId = request.info.id;
   actor.ip = request.info.remoteAddress;
   if (actor.via === 'session' && csrfToken && WRITE_METHODS.has(request.method)) {
     const sent = (request.headers['x-svc-csrf-token'] ?? request.headers['x-frappe-csrf-token']) as string | undefined;
-    if (!sent || !safeEqual(String(sent), csrfToken)) throw new CsrfError();
+    if (!sent || !safeEqual(String(sent), csrfToken)) return new CsrfError();
   }
   const access = (request.route.settings.app as RouteAccess | undefined)?.roles;
-  if (access && access !== 'public' && !checkRoles(actor, access)) throw new PermissionError('Not permitted');
+  if (access && access !== 'public' && !checkRoles(actor, access)) return new PermissionError('Not permitted');
+  return undefined;
 }
 
 /**
@@ -111,14 +112,17 @@ export const authPlugin: Plugin<{ config: Config }> = {
         const header = request.headers.authorization;
         if (header) {
           const actor = await fromAuthorization(String(header), request);
-          admit(request, actor, undefined);
+          const refused = admit(request, actor, undefined);
+          // a refusal keeps the credentials, so the access log names who was refused
+          if (refused) return h.unauthenticated(refused, { credentials: actor as never });
           return h.authenticated({ credentials: actor as never });
         }
         const sid = request.state.sid as string | undefined;
         if (sid && sid !== 'Guest') {
           const resumed = await resumeSession(sid);
           if (!resumed) throw unauthorized('Session expired or invalid');
-          admit(request, resumed.actor, resumed.csrfToken);
+          const refused = admit(request, resumed.actor, resumed.csrfToken);
+          if (refused) return h.unauthenticated(refused, { credentials: resumed.actor as never });
           return h.authenticated({ credentials: resumed.actor as never, artifacts: { csrfToken: resumed.csrfToken } });
         }
         throw unauthorized('Missing credentials: send Authorization: token <api_key>:<api_secret> or Bearer <access_token>, or log in');
@@ -132,6 +136,7 @@ export const authPlugin: Plugin<{ config: Config }> = {
 /** The actor of an authenticated request. */
 export function actorOf(request: Request): Actor {
   const actor = request.auth.credentials as unknown as Actor | undefined;
-  if (!actor) throw unauthorized('Not authenticated');
+  // a refused request keeps its credentials for the access log, never for the handler
+  if (!actor || !request.auth.isAuthenticated) throw unauthorized('Not authenticated');
   return actor;
 }
