@@ -146,8 +146,9 @@ test('403: a role the route does not allow, and a policy refusal', async (t) => 
   t.deepEqual(assertErrorBody(t, route, 403, 'PermissionError'), ['Not permitted']);
   // the access log names who was refused
   const reqId = route.headers.get('x-request-id')!;
-  await new Promise((r) => setTimeout(r, 50));
-  const access = app.logs.flatMap((chunk) => chunk.split('\n').filter(Boolean).map((l) => JSON.parse(l))).find((l) => l.msg === 'request' && l.reqId === reqId);
+  const accessLine = () => app.logs.flatMap((chunk) => chunk.split('\n').filter(Boolean).map((l) => JSON.parse(l))).find((l) => l.msg === 'request' && l.reqId === reqId);
+  for (let waited = 0; !accessLine() && waited < 2000; waited += 20) await new Promise((r) => setTimeout(r, 20)); // written once the answer has gone out
+  const access = accessLine();
   t.like(access, { status: 403, path: '/api/method/test.admin_only' });
   t.regex(String(access?.actor), /^user:/);
   t.is((await admin.get('/api/method/test.admin_only')).body.message, 'ok');
