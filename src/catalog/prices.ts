@@ -107,7 +107,8 @@ export async function upsertItemPriceRows(rows: ItemPriceRow[], opts: { transact
   await execute(
     `INSERT INTO item_prices (price_list, item_code, rate, uom)
      SELECT price_list, item_code, rate, uom FROM jsonb_to_recordset($1::jsonb) AS r(price_list text, item_code text, rate numeric, uom text)
-     ON CONFLICT (item_code, price_list) DO UPDATE SET rate = EXCLUDED.rate, uom = EXCLUDED.uom, updated_at = now()`,
+     ON CONFLICT (item_code, price_list) DO UPDATE SET rate = EXCLUDED.rate, uom = EXCLUDED.uom, updated_at = now()
+      WHERE (item_prices.rate, item_prices.uom) IS DISTINCT FROM (EXCLUDED.rate, EXCLUDED.uom)`,
     [JSON.stringify(rows)],
     opts,
   );

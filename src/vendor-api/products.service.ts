@@ -189,6 +189,7 @@ const WRITE_ITEMS = prepare('svc_vendor_items_upsert', `
   SELECT ${COLUMNS.join(', ')} FROM json_to_recordset($1::json) AS r(${COLUMNS.map((c) => `${c} ${TYPES[c] ?? 'text'}`).join(', ')})
   ON CONFLICT (item_code) DO UPDATE SET ${UPDATED.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}, updated_at = now()
    WHERE items.vendor IS NOT DISTINCT FROM EXCLUDED.vendor
+     AND (${UPDATED.map((c) => `items.${c}`).join(', ')}) IS DISTINCT FROM (${UPDATED.map((c) => `EXCLUDED.${c}`).join(', ')})
   RETURNING item_code`);
 
 /** The batch as the JSON array json_to_recordset reads (absent values are null); a plain loop is ~3× faster than Object.fromEntries here. */
@@ -247,7 +248,10 @@ export async function syncProducts(actor: Actor, records: unknown[], opts: { tra
     });
     const written = await writeItems(planned, transaction);
     for (const p of planned) {
-      if (!written.has(p.row.item_code as string)) {
+      // An existing product sent again unchanged is not rewritten (a vendor re-sending its whole
+      // catalog costs no row versions, no index entries and no updated_at churn) and is a success;
+      // a new code that comes back unwritten was taken by another vendor since it was read.
+      if (p.created && !written.has(p.row.item_code as string)) {
         outcomes.push(failure(p.index, p.sku, new RecordError(`Item code ${p.row.item_code} is already in use`, 'DuplicateEntryError')));
         continue;
       }

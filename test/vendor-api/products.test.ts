@@ -35,6 +35,23 @@ test.serial('a new product of a vendor without auto-approve is Pending and unpub
   t.is(row.description, '<p>Sterile</p>');
 });
 
+test.serial('a product sent again unchanged is a success and is not rewritten; a change is written (price included)', async (t) => {
+  const record = { sku: 'P-SAME-1', vendor_product_id: 'VP-SAME-1', name: 'Sterile Gauze', description: 'Box of 10', price: 7.25, cost: 2, uom: 'Box', price_list: 'Standard Selling' };
+  t.is((await v1(medi, 'sync.products', { products: [record] })).status, 200);
+  const version = () => one<{ x: string; updated_at: Date; px: string; rate: number }>(db,
+    `SELECT i.xmin::text AS x, i.updated_at, p.xmin::text AS px, p.rate::float8 AS rate FROM items i JOIN item_prices p ON p.item_code = i.item_code AND p.price_list = 'Standard Selling' WHERE i.item_code = 'P-SAME-1'`);
+  const first = await version();
+  const again = await v1(medi, 'sync.products', { products: [record] });
+  t.like(again.body.message, { total: 1, succeeded: 1, failed: 0 });
+  t.like(again.body.message.results[0], { ok: true, status: 'Pending', result: { medgrid_item_code: 'P-SAME-1', created: false } });
+  t.deepEqual(await version(), first, 'no new row version of the item or its price');
+  t.is((await v1(medi, 'sync.products', { products: [{ ...record, price: 7.5 }] })).status, 200);
+  const changed = await version();
+  t.not(changed.x, first.x);
+  t.not(changed.px, first.px);
+  t.is(changed.rate, 7.5);
+});
+
 test.serial('review transitions: Approved stays on price/cost, goes back to review on name; Rejected resubmits on price only', async (t) => {
   await v1(medi, 'sync.products', { products: [{ sku: 'P-REV-1', name: 'Tongue Depressors', price: 5 }, { sku: 'P-REV-2', name: 'Cotton Balls', price: 4 }] });
   await db.query(`UPDATE items SET workflow_state = 'Approved', published = true WHERE item_code = 'P-REV-1'`);
