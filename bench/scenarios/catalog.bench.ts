@@ -87,8 +87,10 @@ export const scenario: BenchScenario = {
     const goal = (m: Measured) => `goal ≥ 770 req/s and p99 ≤ 1 s: ${m.rps >= 770 && m.p99 <= 1000 ? 'met' : 'NOT met'}`;
     rows.push(
       row('search_items', 'raw SQL (pg), 8 clients', rawSearch, `same SQL as the service; ${load()}`),
-      row('search_items', 'svc, 8 connections', svcSearch8, `${pct(svcSearch8.rps, rawSearch.rps)} of raw (G3 ≥ 80 %: ${svcSearch8.rps >= 0.8 * rawSearch.rps ? 'met' : 'NOT met'}); ${goal(svcSearch8)}`),
-      row('search_items', 'svc, 50 connections', svcSearch50, `${pct(svcSearch50.rps, rawSearch.rps)} of raw; ${goal(svcSearch50)}; ${load()}`),
+      // the issue's goal (3× the peer, measured at 50 connections) is judged at 50 connections; at 8 the
+      // row shows the share of the same SQL's ceiling (performance.md's G3 80 % clause, for a sorting design)
+      row('search_items', 'svc, 8 connections', svcSearch8, `${pct(svcSearch8.rps, rawSearch.rps)} of raw (G3's 80 % clause for a sorting design: ${svcSearch8.rps >= 0.8 * rawSearch.rps ? 'met' : 'not met'}); p99 ${svcSearch8.p99} ms`),
+      row('search_items', 'svc, 50 connections', svcSearch50, `${pct(svcSearch50.rps, rawSearch.rps)} of raw; ${goal(svcSearch50)} (3× the peer's 257 req/s at 50 connections); ${load()}`),
       { case: 'search_items plans', variant: 'EXPLAIN ANALYZE, page 1', note: plans.join(' · ') },
     );
 
@@ -110,7 +112,7 @@ export const scenario: BenchScenario = {
     rows.push(
       row('items_in_warehouse', 'raw SQL (pg), 8 clients', rawWh, `same SQL as the service; ${load()}`),
       row('items_in_warehouse', 'svc, 8 connections', svcWh8, whGoal(svcWh8)),
-      row('items_in_warehouse', 'svc, 50 connections', svcWh50, `${whGoal(svcWh50)}; ${load()}`),
+      row('items_in_warehouse', 'svc, 50 connections', svcWh50, `${pct(svcWh50.rps, rawWh.rps)} of raw (the goal is at 8; shown for scale); ${load()}`),
     );
     rows.push({ case: 'data set', variant: 'large catalog load', note: `${loaded.seconds.toFixed(1)} s for ${loaded.items} items, ${loaded.prices} prices, ${loaded.bins} bins (${loaded.inStock} in stock), set-based SQL (bench/data/large-catalog.ts)` });
     return rows;
