@@ -82,15 +82,16 @@ function catalogRows(actor: Actor, rows: CatalogQueryRow[], warehouse: string | 
 
 /**
  * The SQL of items_in_warehouse (named binds $requested, $customer, $warehouse); exported so the
- * bench runs it bare. The partial index bins(warehouse, item_code) WHERE actual_qty > reserved_qty
- * serves both the filter and the order, so the scan stops after the page.
+ * bench runs it bare. The partial index bins(warehouse, item_code) WHERE actual_qty > 0 serves the
+ * order and most of the filter (its predicate is repeated so the planner can use it), so the scan
+ * stops after the page.
  */
 export function itemsInWarehouseSql(limit: number, offset: number): string {
   return catalogSql(
     `SELECT i.item_code, i.item_name, i.description, i.stock_uom, (b.actual_qty - b.reserved_qty)::float8 AS available_qty
        FROM bins b
        JOIN items i ON i.item_code = b.item_code
-      WHERE b.warehouse = $warehouse AND b.actual_qty > b.reserved_qty AND ${VISIBLE_ITEM}
+      WHERE b.warehouse = $warehouse AND b.actual_qty > 0 AND b.actual_qty > b.reserved_qty AND ${VISIBLE_ITEM}
       ORDER BY b.item_code
       LIMIT ${limit} OFFSET ${offset}`,
     true,
@@ -122,7 +123,7 @@ export function searchItemsSql(opts: { warehouse: boolean; limit: number; offset
   return catalogSql(
     `SELECT i.item_code, i.item_name, i.description, i.stock_uom, (b.actual_qty - b.reserved_qty)::float8 AS available_qty, b.warehouse
        FROM items i
-       JOIN bins b ON b.item_code = i.item_code AND b.actual_qty > b.reserved_qty ${byWarehouse}
+       JOIN bins b ON b.item_code = i.item_code AND b.actual_qty > 0 AND b.actual_qty > b.reserved_qty ${byWarehouse}
       WHERE (i.item_name ILIKE $pattern OR i.description ILIKE $pattern) AND ${VISIBLE_ITEM}
       ORDER BY i.item_code, b.warehouse
       LIMIT ${opts.limit} OFFSET ${opts.offset}`,
