@@ -13,11 +13,19 @@ export function databaseUrl(name: string): string {
   return u.toString();
 }
 
+/**
+ * Names a test database after the run that owns it (`npm test` drops the run's databases at the end).
+ * ava forks its test processes, so their parent is ava, not the runner: the runner passes its id.
+ */
+function testDatabaseName(): string {
+  return `svc_t_${process.env.SVC_TEST_RUN ?? process.ppid}_${randomBytes(4).toString('hex')}`;
+}
+
 /** A fresh database for one test file, cloned from the migrated and seeded template. */
 export async function createTestDatabase(): Promise<string> {
   const template = process.env.SVC_TEST_TEMPLATE;
   if (!template) throw new Error('SVC_TEST_TEMPLATE unset: run the tests with `npm test`');
-  const name = `svc_t_${process.ppid}_${randomBytes(4).toString('hex')}`;
+  const name = testDatabaseName();
   const client = new pg.Client({ connectionString: adminUrl() });
   await client.connect();
   try {
@@ -39,7 +47,7 @@ export async function createTestDatabase(): Promise<string> {
 
 /** An empty database (for migration tests). */
 export async function createEmptyDatabase(): Promise<string> {
-  const name = `svc_t_${process.ppid}_${randomBytes(4).toString('hex')}`;
+  const name = testDatabaseName();
   const client = new pg.Client({ connectionString: adminUrl() });
   await client.connect();
   await client.query(`CREATE DATABASE ${name}`);

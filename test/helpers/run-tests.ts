@@ -54,7 +54,7 @@ async function main(): Promise<number> {
   const code: number = await new Promise((resolve) => {
     const child = spawn(process.execPath, [avaBin, ...args], {
       cwd: projectRoot,
-      env: { ...process.env, SVC_ENV: 'test', SVC_TEST_ADMIN_URL: adminUrl, SVC_TEST_TEMPLATE: template, FORCE_COLOR: '0' },
+      env: { ...process.env, SVC_ENV: 'test', SVC_TEST_ADMIN_URL: adminUrl, SVC_TEST_TEMPLATE: template, SVC_TEST_RUN: String(process.pid), FORCE_COLOR: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout.on('data', (d: Buffer) => {
