@@ -56,6 +56,12 @@ test.before(async () => {
       handler: () => 'ok',
     }),
     methodRoute({
+      name: 'test.slow',
+      roles: 'public',
+      description: 'test only: answers after 600 ms',
+      handler: () => new Promise((resolve) => setTimeout(() => resolve('late'), 600)),
+    }),
+    methodRoute({
       name: 'test.bad_sql',
       roles: 'public',
       description: 'test only: an SQL error (500)',
@@ -157,6 +163,17 @@ test('403: a role the route does not allow, and a policy refusal', async (t) => 
   t.deepEqual(assertErrorBody(t, policy, 403, 'PermissionError'), ['Not permitted to read Territory']);
   const domain = await app.http.get('/api/method/test.raise', { kind: 'permission' });
   assertErrorBody(t, domain, 403, 'PermissionError');
+});
+
+test('a request the client abandons is logged with status 499', async (t) => {
+  const abort = new AbortController();
+  const pending = fetch(`${app.url}/api/method/test.slow`, { signal: abort.signal }).catch((err: Error) => err);
+  await new Promise((r) => setTimeout(r, 150));
+  abort.abort();
+  t.is(((await pending) as Error).name, 'AbortError');
+  const lines = () => app.logs.flatMap((chunk) => chunk.split('\n').filter(Boolean).map((l) => JSON.parse(l))).filter((l) => l.msg === 'request' && l.path === '/api/method/test.slow');
+  for (let waited = 0; lines().length === 0 && waited < 3000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+  t.like(lines()[0], { method: 'GET', status: 499 });
 });
 
 test('404: unknown method, unknown path, unknown doctype and unknown document', async (t) => {

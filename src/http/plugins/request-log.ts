@@ -18,8 +18,9 @@ export const requestLogPlugin: Plugin<{ logger: Logger }> = {
     const access = pino({ level: 'info', base: { pid: process.pid }, timestamp: isoTimestamp }, destination);
     server.events.on('response', (request) => {
       const actor = request.auth.credentials as unknown as Actor | undefined;
-      const response = request.response as { statusCode?: number } | null;
-      access.info({ reqId: request.info.id, method: request.method.toUpperCase(), path: request.path, status: response?.statusCode, ms: Date.now() - request.info.received, actor: actor ? `${actor.type}:${actor.id}` : undefined }, 'request');
+      // an answer has statusCode; a request the client abandoned ends as hapi's Boom 499 (nginx's "client closed")
+      const response = request.response as { statusCode?: number; output?: { statusCode?: number } } | null;
+      access.info({ reqId: request.info.id, method: request.method.toUpperCase(), path: request.path, status: response?.statusCode ?? response?.output?.statusCode, ms: Date.now() - request.info.received, actor: actor ? `${actor.type}:${actor.id}` : undefined }, 'request');
     });
   },
 };
