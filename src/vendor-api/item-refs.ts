@@ -45,6 +45,16 @@ export interface ItemIndex {
 const ITEM_COLUMNS = `item_code, item_name, description, stock_uom, item_group, vendor, vendor_sku, vendor_product_id, image, standard_rate,
   valuation_rate, workflow_state, published, disabled, is_503a, rejection_reason, rx_attributes`;
 
+/**
+ * The batch's items in one statement. Each code is probed through its own unique index (a LATERAL
+ * with OFFSET 0 cannot be flattened into a join): a `vendor = $1 AND (sku = ANY … OR vpid = ANY …)
+ * OR code = ANY …` lets the planner pick items_vendor_idx whenever the vendor's row estimate is stale
+ * (a vendor that just synced thousands of products), rechecking every item of the vendor against
+ * 500-element arrays: ~40 ms instead of ~5 ms per batch. Codes come first, by primary key (rows
+ * locked as they are read); a sku or vendor_product_id is probed only when no row already read
+ * carries it for this vendor: both are unique per vendor, so such a probe could only find that same
+ * row. With sku = item_code (the usual case) a 500-record batch costs 500 probes instead of 2,000.
+ */
 function lookupSql(lock: string): string {
   return `WITH c AS (SELECT ${ITEM_COLUMNS} FROM items WHERE item_code = ANY($4::text[]) ${lock}),
      s AS (SELECT ${ITEM_COLUMNS} FROM items
@@ -85,14 +95,6 @@ export async function loadItemIndex(vendor: { name: string; separate_skus: boole
   const codes = new Set(refs.map((r) => r.medgrid_item_code).filter((s): s is string => Boolean(s)));
   if (!vendor.separate_skus) for (const s of skus) codes.add(s);
   for (const c of opts.extraCodes ?? []) codes.add(c);
-  // Each code is probed through its own unique index (a LATERAL with OFFSET 0 cannot be flattened
-  // into a join): an `vendor = $1 AND (sku = ANY … OR vpid = ANY …) OR code = ANY …` lets the planner
-  // pick items_vendor_idx whenever the vendor's row estimate is stale (a vendor that just synced
-  // thousands of products), rechecking every item of the vendor against 500-element arrays: ~40 ms
-  // instead of ~5 ms per batch. Codes come first, by primary key (rows locked as they are read); a
-  // sku or vendor_product_id is probed only when no row already read carries it for this vendor: both
-  // are unique per vendor, so such a probe could only find that same row. With sku = item_code (the
-  // usual case) a 500-record batch costs 500 probes instead of 2,000 (~5 ms → ~2 ms).
   const rows = skus.length + vpids.length + codes.size === 0 ? [] : await selectRows<ItemRow>(opts.lock ? LOOKUP_LOCKED : LOOKUP, [vendor.name, skus, vpids, [...codes]], opts);
   const index: ItemIndex = { vendor: vendor.name, separateSkus: vendor.separate_skus, bySku: new Map(), byVpid: new Map(), byCode: new Map() };
   for (const row of rows) {

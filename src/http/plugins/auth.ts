@@ -85,6 +85,19 @@ export function refusalOf(request: Request): Error | undefined {
   return err instanceof CsrfError || err instanceof PermissionError ? err : undefined;
 }
 
+/** The actor behind the request's Authorization header or session cookie (with the session's CSRF token); 401 without either. */
+async function presented(request: Request): Promise<{ actor: Actor; csrfToken?: string }> {
+  const header = request.headers.authorization;
+  if (header) return { actor: await fromAuthorization(String(header), request) };
+  const sid = request.state.sid as string | undefined;
+  if (sid && sid !== 'Guest') {
+    const resumed = await resumeSession(sid);
+    if (!resumed) throw unauthorized('Session expired or invalid');
+    return resumed;
+  }
+  throw unauthorized('Missing credentials: send Authorization: token <api_key>:<api_secret> or Bearer <access_token>, or log in');
+}
+
 export const authPlugin: Plugin<{ config: Config }> = {
   name: 'svc-auth',
   register(server, { config }) {
@@ -109,23 +122,11 @@ export const authPlugin: Plugin<{ config: Config }> = {
     // instead of an extra onPostAuth extension that every request (public ones included) would pay for.
     server.auth.scheme('svc', () => ({
       async authenticate(request: Request, h: ResponseToolkit) {
-        const header = request.headers.authorization;
-        if (header) {
-          const actor = await fromAuthorization(String(header), request);
-          const refused = admit(request, actor, undefined);
-          // a refusal keeps the credentials, so the access log names who was refused
-          if (refused) return h.unauthenticated(refused, { credentials: actor as never });
-          return h.authenticated({ credentials: actor as never });
-        }
-        const sid = request.state.sid as string | undefined;
-        if (sid && sid !== 'Guest') {
-          const resumed = await resumeSession(sid);
-          if (!resumed) throw unauthorized('Session expired or invalid');
-          const refused = admit(request, resumed.actor, resumed.csrfToken);
-          if (refused) return h.unauthenticated(refused, { credentials: resumed.actor as never });
-          return h.authenticated({ credentials: resumed.actor as never, artifacts: { csrfToken: resumed.csrfToken } });
-        }
-        throw unauthorized('Missing credentials: send Authorization: token <api_key>:<api_secret> or Bearer <access_token>, or log in');
+        const { actor, csrfToken } = await presented(request);
+        const refused = admit(request, actor, csrfToken);
+        // a refusal keeps the credentials, so the access log names who was refused
+        if (refused) return h.unauthenticated(refused, { credentials: actor as never });
+        return h.authenticated({ credentials: actor as never, artifacts: csrfToken ? { csrfToken } : undefined });
       },
     }));
     server.auth.strategy('svc', 'svc');
