@@ -3,12 +3,10 @@
  * request logs, security headers, OpenAPI docs at /docs, and every route of http/routes.ts.
  */
 import Hapi from '@hapi/hapi';
-import Inert from '@hapi/inert';
-import Vision from '@hapi/vision';
-import HapiSwagger from 'hapi-swagger';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.js';
 import { DomainError, NotFoundError } from '../shared/errors.js';
+import { docsPlugin } from './docs.js';
 import { authPlugin } from './plugins/auth.js';
 import { errorBodyPlugin } from './plugins/error-body.js';
 import { requestLogPlugin } from './plugins/request-log.js';
@@ -55,28 +53,7 @@ export async function createServer(opts: ServerOptions): Promise<Hapi.Server> {
   // (and `timeout.server`) would arm a timer on every request.
   server.listener.timeout = 65_000;
   await server.register([{ plugin: requestLogPlugin, options: { logger: opts.logger } }, { plugin: errorBodyPlugin }, { plugin: authPlugin, options: { config } }]);
-  if (opts.docs !== false) {
-    await server.register([
-      Inert,
-      Vision,
-      {
-        plugin: HapiSwagger,
-        options: {
-          info: { title: 'svc API', version: '1', description: 'Healthcare supply marketplace: catalog, Sales Orders, vendor interface v1. Errors: { exc_type, exception, _server_messages }.' },
-          OAS: 'v3.0',
-          documentationPath: '/docs',
-          jsonPath: '/openapi.json',
-          grouping: 'tags',
-          auth: false,
-          securityDefinitions: {
-            token: { type: 'apiKey', name: 'Authorization', in: 'header', description: 'token <api_key>:<api_secret>' },
-            bearer: { type: 'apiKey', name: 'Authorization', in: 'header', description: 'Bearer <vendor access token>' },
-          },
-          security: [{ token: [] }, { bearer: [] }],
-        },
-      },
-    ]);
-  }
+  if (opts.docs !== false) await server.register(docsPlugin);
   server.route(routes());
   // Unknown method names and paths: the spec's 404 in the spec's body.
   server.route({

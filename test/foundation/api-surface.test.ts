@@ -12,8 +12,8 @@ import { docTypes } from '../../src/shared/doctype.js';
 let app: TestApp;
 const tokens: Record<string, string> = {};
 
-/** Documentation routes served by hapi-swagger: public by design, and the only routes without roles. */
-const DOC_PATHS = /^\/(docs|openapi\.json|swaggerui\/.*)$/;
+/** The OpenAPI document's route, added by hapi-swagger: public by design, and the only route without roles. */
+const DOC_PATHS = /^\/openapi\.json$/;
 
 test.before(async () => {
   app = await startTestApp();
@@ -188,5 +188,16 @@ test('the OpenAPI document is served and documents the foundation operations', a
   const html = await fetch(`${app.url}/docs`);
   t.is(html.status, 200);
   t.regex(html.headers.get('content-type') ?? '', /text\/html/);
+  const page = await html.text();
+  t.true(page.includes('"/openapi.json"'), 'the page loads the OpenAPI document');
+  // every asset the page names is served, with its type
+  const assets = [...page.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+  t.true(assets.length >= 4, assets.join(', '));
+  for (const asset of assets) {
+    const res = await fetch(`${app.url}${asset}`);
+    t.is(res.status, 200, asset);
+    t.regex(res.headers.get('content-type') ?? '', asset.endsWith('.js') ? /javascript/ : asset.endsWith('.css') ? /text\/css/ : /image\/png/, asset);
+    await res.arrayBuffer();
+  }
 });
 

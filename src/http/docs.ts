@@ -1,0 +1,84 @@
+/**
+ * The API documentation: hapi-swagger builds the OpenAPI document from the route schemas
+ * (/openapi.json) and /docs is a static Swagger UI page over it. The page is served here rather
+ * than by hapi-swagger's own page, which needs view templates and hooks a server-wide onPostHandler
+ * step into every request of the API to decorate the one view it renders.
+ */
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import Inert from '@hapi/inert';
+import type { Plugin, ServerRoute } from '@hapi/hapi';
+import HapiSwagger from 'hapi-swagger';
+
+const UI_PATH = '/docs/ui/';
+const UI_FILES = ['swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'swagger-ui.css', 'favicon-16x16.png', 'favicon-32x32.png'];
+const uiDirectory = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+
+const TITLE = 'svc API';
+
+function docsPage(jsonPath: string): string {
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>${TITLE}</title>
+<link rel="stylesheet" href="${UI_PATH}swagger-ui.css">
+<link rel="icon" type="image/png" href="${UI_PATH}favicon-32x32.png" sizes="32x32">
+<style>body { margin: 0; background: #fafafa; }</style>
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="${UI_PATH}swagger-ui-bundle.js"></script>
+<script src="${UI_PATH}swagger-ui-standalone-preset.js"></script>
+<script>
+window.onload = function () {
+  window.ui = SwaggerUIBundle({
+    url: ${JSON.stringify(jsonPath)},
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+    layout: 'StandaloneLayout',
+    docExpansion: 'list',
+    tagsSorter: 'alpha',
+    operationsSorter: 'alpha',
+    validatorUrl: null
+  });
+};
+</script>
+</body>
+</html>
+`;
+}
+
+export const docsPlugin: Plugin<void> = {
+  name: 'svc-docs',
+  async register(server) {
+    const jsonPath = '/openapi.json';
+    await server.register([
+      Inert,
+      {
+        plugin: HapiSwagger,
+        options: {
+          info: { title: TITLE, version: '1', description: 'Healthcare supply marketplace: catalog, Sales Orders, vendor interface v1. Errors: { exc_type, exception, _server_messages }.' },
+          OAS: 'v3.0',
+          jsonPath,
+          documentationPage: false,
+          swaggerUI: false,
+          grouping: 'tags',
+          auth: false,
+          securityDefinitions: {
+            token: { type: 'apiKey', name: 'Authorization', in: 'header', description: 'token <api_key>:<api_secret>' },
+            bearer: { type: 'apiKey', name: 'Authorization', in: 'header', description: 'Bearer <vendor access token>' },
+          },
+          security: [{ token: [] }, { bearer: [] }],
+        },
+      },
+    ]);
+    const page = docsPage(jsonPath);
+    const routes: ServerRoute[] = [
+      { method: 'GET', path: '/docs', options: { auth: false, app: { roles: 'public' }, handler: (_request, h) => h.response(page).type('text/html; charset=utf-8') } },
+      ...UI_FILES.map((file): ServerRoute => ({ method: 'GET', path: `${UI_PATH}${file}`, options: { auth: false, app: { roles: 'public' }, cache: { expiresIn: 24 * 3600 * 1000, privacy: 'public' }, handler: { file: { path: `${uiDirectory}/${file}`, confine: false } } } })),
+    ];
+    server.route(routes);
+  },
+};
