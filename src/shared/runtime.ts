@@ -1,6 +1,7 @@
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config/index.js';
 import { Cipher } from './crypto.js';
+import { batchedStdout } from './log-destination.js';
 
 /** Keys whose values never reach a log line, an error body or an audit detail. */
 const SENSITIVE_KEY = /(pass(word)?|pwd|secret|token|authorization|cookie|api_key|apikey|signature|sid|csrf|dob|patient|npi|dea_|ssn|prescription)/i;
@@ -67,7 +68,7 @@ export function createLogger(config: Config, destination?: pino.DestinationStrea
       },
       timestamp: isoTimestamp,
     },
-    destination ?? pino.destination({ dest: 1, sync: false }),
+    destination ?? batchedStdout(),
   );
 }
 
