@@ -1,11 +1,15 @@
 /**
- * The process's log destination: lines are written together (within 100 ms, or at 32 KiB), in order,
+ * The process's log destination and the access line: lines are written together (within 100 ms, or at 32 KiB), in order,
  * and none is lost when the process exits (normally, by process.exit, or on an uncaught exception).
  */
 import test from 'ava';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { Request } from '@hapi/hapi';
+import pino from 'pino';
 import { batchLines } from '../../src/shared/log-destination.js';
+import { accessLine } from '../../src/http/plugins/request-log.js';
+import { isoTimestamp } from '../../src/shared/runtime.js';
 
 function recordingSink() {
   const writes: string[] = [];
@@ -62,3 +66,22 @@ for (const [how, ending] of [
     t.true(lines.every((l) => l.msg === 'line'));
   });
 }
+
+test('the access line is what pino writes for the same record, and stays one JSON line for any path', (t) => {
+  const captured: string[] = [];
+  const viaPino = pino({ level: 'info', base: { pid: process.pid }, timestamp: isoTimestamp }, { write: (line: string) => void captured.push(line) });
+  const cases = [
+    { path: '/api/method/ping', status: 200, actor: undefined },
+    { path: '/api/resource/Sales Order/"quoted"\\n\u0007é', status: 404, actor: { type: 'user', id: 'clinic@demo.svc.local' } },
+    { path: '/api/method/svc.slow', status: undefined, actor: { type: 'vendor', id: 'V-1' } },
+  ];
+  for (const c of cases) {
+    const request = { info: { id: '1795325012217:vm:1:abc:10000', received: Date.now() }, method: 'post', path: c.path, auth: { credentials: c.actor }, response: c.status === undefined ? null : { statusCode: c.status } } as unknown as Request;
+    const line = accessLine(request);
+    viaPino.info({ reqId: request.info.id, method: 'POST', path: c.path, status: c.status, ms: 0, actor: c.actor ? `${c.actor.type}:${c.actor.id}` : undefined }, 'request');
+    const withoutTime = (l: string) => l.replace(/"time":"[^"]+"/, '"time":"T"').replace(/"ms":\d+/, '"ms":0');
+    t.is(withoutTime(line), withoutTime(captured.at(-1)!), c.path);
+    t.true(line.endsWith('}\n') && !line.slice(0, -1).includes('\n'));
+    t.is((JSON.parse(line) as { path: string }).path, c.path);
+  }
+});

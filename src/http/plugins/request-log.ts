@@ -1,13 +1,28 @@
-import type { Plugin } from '@hapi/hapi';
+import type { Plugin, Request } from '@hapi/hapi';
 import pino, { type Logger } from 'pino';
 import type { Actor } from '../../auth/actor.js';
 import { isoTimestamp } from '../../shared/runtime.js';
 
+const INFO = 30;
+
+/**
+ * The access line of a request, exactly as pino renders the same record (level, time, pid, the
+ * fields, msg), composed directly: its keys are fixed and its values are an id, a verb, a path,
+ * numbers and an actor reference, so it needs neither the general logger's per-record scrubbing nor
+ * pino's generic serialisation, which cost twice as much on the path every request takes. Strings
+ * go through JSON.stringify, so a path with quotes or control characters stays one valid line.
+ */
+export function accessLine(request: Request): string {
+  const actor = request.auth.credentials as unknown as Actor | undefined;
+  // an answer has statusCode; a request the client abandoned ends as hapi's Boom 499 (nginx's "client closed")
+  const response = request.response as { statusCode?: number; output?: { statusCode?: number } } | null;
+  const status = response?.statusCode ?? response?.output?.statusCode;
+  return `{"level":${INFO}${isoTimestamp()},"pid":${process.pid},"reqId":${JSON.stringify(request.info.id)},"method":${JSON.stringify(request.method.toUpperCase())},"path":${JSON.stringify(request.path)}${status === undefined ? '' : `,"status":${status}`},"ms":${Date.now() - request.info.received}${actor ? `,"actor":${JSON.stringify(`${actor.type}:${actor.id}`)}` : ''},"msg":"request"}\n`;
+}
+
 /**
  * One structured access line per request, with its request id; no bodies, no query strings, no
- * credentials. The line's keys are fixed and its values are an id, a verb, a path, numbers and an
- * actor reference, so it skips the general logger's per-record scrubbing (which stays on for every
- * other record) and writes to the same destination.
+ * credentials; written to the general logger's destination.
  */
 export const requestLogPlugin: Plugin<{ logger: Logger }> = {
   name: 'svc-request-log',
@@ -15,12 +30,6 @@ export const requestLogPlugin: Plugin<{ logger: Logger }> = {
     server.app.logger = logger;
     if (!logger.isLevelEnabled('info')) return;
     const destination = (logger as unknown as Record<symbol, pino.DestinationStream>)[pino.symbols.streamSym];
-    const access = pino({ level: 'info', base: { pid: process.pid }, timestamp: isoTimestamp }, destination);
-    server.events.on('response', (request) => {
-      const actor = request.auth.credentials as unknown as Actor | undefined;
-      // an answer has statusCode; a request the client abandoned ends as hapi's Boom 499 (nginx's "client closed")
-      const response = request.response as { statusCode?: number; output?: { statusCode?: number } } | null;
-      access.info({ reqId: request.info.id, method: request.method.toUpperCase(), path: request.path, status: response?.statusCode ?? response?.output?.statusCode, ms: Date.now() - request.info.received, actor: actor ? `${actor.type}:${actor.id}` : undefined }, 'request');
-    });
+    server.events.on('response', (request) => destination.write(accessLine(request)));
   },
 };
