@@ -50,6 +50,8 @@ export interface BenchContext {
 export interface BenchScenario {
   name: string;
   description: string;
+  /** says how long it measures, where that is not the run's seconds per measurement */
+  timing?: string;
   run(ctx: BenchContext): Promise<BenchRow[]>;
 }
 

@@ -130,7 +130,7 @@ async function main(): Promise<void> {
         const rows = await scenario.run(ctx);
         process.stdout.write(`${table(rows)}\n`);
         const command = `npm run bench -- ${scenario.name}${quick ? ' --quick' : ''}`;
-        writeSection(scenario.name, `## ${scenario.name}\n\n${scenario.description}\n\nCommand: \`${command}\` (or \`npm run bench\`), run ${started.toISOString()}, ${cpus().length} cores, Node ${process.version}, PostgreSQL ${pgVersion}${process.env.DATABASE_URL ? ' (DATABASE_URL)' : ' (embedded)'}${quick ? ', quick mode (3 s per measurement)' : ', 10 s per measurement'}.\n\n${table(rows)}`);
+        writeSection(scenario.name, `## ${scenario.name}\n\n${scenario.description}\n\nCommand: \`${command}\` (or \`npm run bench\`), run ${started.toISOString()}, ${cpus().length} cores, Node ${process.version}, PostgreSQL ${pgVersion}${process.env.DATABASE_URL ? ' (DATABASE_URL)' : ' (embedded)'}${scenario.timing ? `, ${scenario.timing}` : quick ? ', quick mode (3 s per measurement)' : ', 10 s per measurement'}.\n\n${table(rows)}`);
       } finally {
         await ctx.stopChildren();
         await pool.end();
