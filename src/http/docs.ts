@@ -5,7 +5,7 @@
  * step into every request of the API to decorate the one view it renders.
  */
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import Inert from '@hapi/inert';
 import type { Plugin, ServerRoute } from '@hapi/hapi';
 import HapiSwagger from 'hapi-swagger';
@@ -77,7 +77,7 @@ export const docsPlugin: Plugin<void> = {
     const page = docsPage(jsonPath);
     const routes: ServerRoute[] = [
       { method: 'GET', path: '/docs', options: { auth: false, app: { roles: 'public' }, handler: (_request, h) => h.response(page).type('text/html; charset=utf-8') } },
-      ...UI_FILES.map((file): ServerRoute => ({ method: 'GET', path: `${UI_PATH}${file}`, options: { auth: false, app: { roles: 'public' }, cache: { expiresIn: 24 * 3600 * 1000, privacy: 'public' }, handler: { file: { path: `${uiDirectory}/${file}`, confine: false } } } })),
+      ...UI_FILES.map((file): ServerRoute => ({ method: 'GET', path: `${UI_PATH}${file}`, options: { auth: false, app: { roles: 'public' }, cache: { expiresIn: 24 * 3600 * 1000, privacy: 'public' }, handler: { file: { path: join(uiDirectory, file), confine: false } } } })),
     ];
     server.route(routes);
   },

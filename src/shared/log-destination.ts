@@ -14,15 +14,14 @@ const FLUSH_BYTES = 32 * 1024;
 const CHUNK_BYTES = 64 * 1024;
 
 /**
- * The process's log destination: lines are gathered for up to 100 ms (or 32 KiB) and handed to
- * stdout's asynchronous writer together, encoded once into one Buffer. One write per access line cost a
- * thread-pool job per request (the pool also runs scrypt for logins), which took ~15 % of ping's
- * throughput on this machine kind; and given one line at a time, sonic-boom (pino's writer)
- * appends it to its pending string and re-measures the whole of it, copying kilobytes per line while
- * a write is in flight (in buffer mode it queues each chunk as it is). Writes stay asynchronous so a
- * slow log reader never stalls the API; pending lines are written synchronously when the process
- * exits (normally, by process.exit or on an uncaught exception), so only a SIGKILL or a power cut
- * can lose the last 100 ms of lines.
+ * The process's log destination: lines are gathered for up to 100 ms (or 32 KiB), encoded once into
+ * one Buffer and handed to stdout's asynchronous writer together. Written one by one, every access
+ * line was a thread-pool job (the pool also runs scrypt for logins), and sonic-boom (pino's writer),
+ * in its default string mode, appended each line to its pending string and re-measured the whole of
+ * it, copying kilobytes per line while a write was in flight; in buffer mode it queues each chunk as
+ * it is. Writes stay asynchronous so a slow log reader never stalls the API; pending lines are
+ * written synchronously when the process exits (normally, by process.exit or on an uncaught
+ * exception), so only a SIGKILL or a power cut can lose the last 100 ms of lines.
  */
 export function batchedStdout(): pino.DestinationStream {
   return batchLines(pino.destination({ dest: 1, sync: false, contentMode: 'buffer' }) as unknown as LineSink);
