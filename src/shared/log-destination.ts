@@ -45,8 +45,8 @@ export function batchLines(sink: LineSink): pino.DestinationStream & { flush(): 
   // while it can still write asynchronously
   process.on('beforeExit', flush);
   process.once('exit', () => {
-    flush();
     try {
+      flush();
       sink.flushSync?.();
     } catch {
       // the writer never opened or is already closed: nothing more can be written
