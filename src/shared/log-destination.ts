@@ -27,7 +27,7 @@ export function batchedStdout(): pino.DestinationStream {
   return batchLines(pino.destination({ dest: 1, sync: false, contentMode: 'buffer' }) as unknown as LineSink);
 }
 
-export function batchLines(sink: LineSink): pino.DestinationStream & { flush(): void } {
+export function batchLines(sink: LineSink): pino.DestinationStream {
   // lines are encoded as they come into the chunk being gathered (no join, no second copy)
   let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
   let used = 0;
@@ -63,6 +63,5 @@ export function batchLines(sink: LineSink): pino.DestinationStream & { flush(): 
       if (used >= FLUSH_BYTES) flush();
       else timer ??= setTimeout(flush, MAX_DELAY_MS).unref();
     },
-    flush,
   };
 }

@@ -1,6 +1,6 @@
 import test from 'ava';
 import type pg from 'pg';
-import { startTestApp, tokenClient, loginAs, type TestApp } from '../helpers/app.js';
+import { startTestApp, tokenClient, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { serverMessages, type Client } from '../helpers/http.js';
 import { binOf, createItem, orderBody } from './fixtures.js';
@@ -15,7 +15,6 @@ test.before(async () => {
   db = await pgClient(app.dbUrl);
   api = await tokenClient(app, 'clinic@demo.svc.local');
   ops = await tokenClient(app, 'ops@demo.svc.local');
-  void loginAs;
 });
 test.after.always(async () => {
   await db?.end();
