@@ -4,12 +4,12 @@
  * file clones the template into its own database, so files run in parallel.
  * Prints a last line "N passed, N failed".
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { startEmbeddedPostgres } from '../../src/db/embedded.js';
+import { EmbeddedPgError, startEmbeddedPostgres } from '../../src/db/embedded.js';
 import { loadConfig, projectRoot } from '../../src/config/index.js';
 import { initDatabase, closeDatabase, db } from '../../src/db/sequelize.js';
 import { migrateUp } from '../../src/db/migrator.js';
@@ -24,13 +24,18 @@ function withDatabase(url: string, name: string): string {
 }
 
 async function main(): Promise<number> {
+  // the embedded PostgreSQL runs in its own session: a signal during setup exits (its exit hook
+  // stops the database); once ava runs, the signal goes to ava too and the runner still cleans up
+  let ava: ChildProcess | undefined;
+  const onSignal = (signal: NodeJS.Signals) => (ava ? ava.kill(signal) : process.exit(130));
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   let stopEmbedded: (() => Promise<void>) | undefined;
   let pgDir: string | undefined;
   let adminUrl = process.env.DATABASE_URL ? withDatabase(process.env.DATABASE_URL, 'postgres') : undefined;
   if (!adminUrl) {
+    // startEmbeddedPostgres lets the postgres user (svc run as root) pass through this 0700 folder
     pgDir = await mkdtemp(join(tmpdir(), 'svc-test-pg-'));
-    const { chmod } = await import('node:fs/promises');
-    await chmod(pgDir, 0o777);
     process.stdout.write('Starting an embedded PostgreSQL for the tests…\n');
     const embedded = await startEmbeddedPostgres({ dataDir: join(pgDir, 'data') });
     adminUrl = embedded.adminUrl;
@@ -57,6 +62,7 @@ async function main(): Promise<number> {
       env: { ...process.env, SVC_ENV: 'test', SVC_TEST_ADMIN_URL: adminUrl, SVC_TEST_TEMPLATE: template, SVC_TEST_RUN: String(process.pid), FORCE_COLOR: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    ava = child;
     child.stdout.on('data', (d: Buffer) => {
       output += d.toString();
       process.stdout.write(d);
@@ -86,7 +92,8 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err) => {
-    process.stderr.write(`test setup failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    const detail = err instanceof EmbeddedPgError ? err.message : err instanceof Error ? err.stack : String(err);
+    process.stderr.write(`test setup failed: ${detail}\n`);
     process.stdout.write('0 passed, 1 failed\n');
     process.exit(1);
   },
