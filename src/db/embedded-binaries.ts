@@ -199,8 +199,11 @@ async function sharedCopy(source: string, version: string, sharedRoot: string): 
   let tmp: string | undefined;
   try {
     if (await lstat(final).catch(() => undefined)) {
+      // moved aside first, so no svc ever runs a half-deleted copy; a concurrent svc may have moved it already
       const stale = `${final}.stale-${randomBytes(4).toString('hex')}`;
-      await rename(final, stale);
+      await rename(final, stale).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+      });
       await rm(stale, { recursive: true, force: true });
     }
     tmp = await mkdtemp(join(sharedRoot, `.${name}-`));
