@@ -62,23 +62,39 @@ export async function migrate(): Promise<string[]> {
   return migrateUp(db());
 }
 
-/** Installs SIGINT/SIGTERM handlers that run `stop` once; resolves when it has finished. */
-export function untilSignal(stop: Stop): Promise<void> {
-  return new Promise((resolveDone) => {
-    let stopping = false;
-    const handler = (signal: NodeJS.Signals) => {
-      if (stopping) {
-        process.exit(130); // a second Ctrl-C forces it
-      }
-      stopping = true;
-      runtime().logger.info({ signal }, 'shutting down');
-      stop()
-        .catch((err) => runtime().logger.error({ err }, 'shutdown failed'))
-        .finally(() => resolveDone());
-    };
-    process.on('SIGINT', handler);
-    process.on('SIGTERM', handler);
-  });
+export interface SignalTrap {
+  /** The first SIGINT or SIGTERM since the trap was set. */
+  signalled: Promise<NodeJS.Signals>;
+}
+
+/**
+ * Traps SIGINT/SIGTERM from now on (set it before starting anything, so a Ctrl-C during startup
+ * stops what started, in order, instead of killing the process). A second signal forces exit 130,
+ * except a repeat within a second: under `npm start` one Ctrl-C arrives twice, from the terminal
+ * and forwarded by npm.
+ */
+export function trapStopSignals(): SignalTrap {
+  let first: number | undefined;
+  let resolveSignal!: (s: NodeJS.Signals) => void;
+  const signalled = new Promise<NodeJS.Signals>((r) => (resolveSignal = r));
+  const handler = (signal: NodeJS.Signals) => {
+    if (first === undefined) {
+      first = Date.now();
+      resolveSignal(signal);
+    } else if (Date.now() - first > 1000) {
+      process.exit(130); // a second Ctrl-C forces it (the embedded database gets a fast shutdown on exit)
+    }
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return { signalled };
+}
+
+/** Waits for a stop signal, then runs `stop` once; resolves when it has finished. */
+export async function untilSignal(stop: Stop, trap: SignalTrap = trapStopSignals()): Promise<void> {
+  const signal = await trap.signalled;
+  runtime().logger.info({ signal }, 'shutting down');
+  await stop().catch((err) => runtime().logger.error({ err }, 'shutdown failed'));
 }
 
 export async function closeAll(): Promise<void> {

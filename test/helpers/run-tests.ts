@@ -4,12 +4,12 @@
  * file clones the template into its own database, so files run in parallel.
  * Prints a last line "N passed, N failed".
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { startEmbeddedPostgres } from '../../src/db/embedded.js';
+import { EmbeddedPgError, startEmbeddedPostgres } from '../../src/db/embedded.js';
 import { loadConfig, projectRoot } from '../../src/config/index.js';
 import { initDatabase, closeDatabase, db } from '../../src/db/sequelize.js';
 import { migrateUp } from '../../src/db/migrator.js';
@@ -23,40 +23,73 @@ function withDatabase(url: string, name: string): string {
   return u.toString();
 }
 
-async function main(): Promise<number> {
-  let stopEmbedded: (() => Promise<void>) | undefined;
-  let pgDir: string | undefined;
-  let adminUrl = process.env.DATABASE_URL ? withDatabase(process.env.DATABASE_URL, 'postgres') : undefined;
-  if (!adminUrl) {
-    pgDir = await mkdtemp(join(tmpdir(), 'svc-test-pg-'));
-    const { chmod } = await import('node:fs/promises');
-    await chmod(pgDir, 0o777);
-    process.stdout.write('Starting an embedded PostgreSQL for the tests…\n');
-    const embedded = await startEmbeddedPostgres({ dataDir: join(pgDir, 'data') });
-    adminUrl = embedded.adminUrl;
-    stopEmbedded = () => embedded.stop();
-  }
+/** Thrown at the next setup step after a Ctrl-C. */
+class Interrupted extends Error {}
+
+interface Resources {
+  admin?: pg.Client;
+  template?: string;
+  stopEmbedded?: () => Promise<void>;
+  pgDir?: string;
+}
+
+// PostgreSQL runs in its own session, so a Ctrl-C reaches only this runner and ava: during setup
+// the runner stops at the next step and cleans up (a second Ctrl-C exits at once; a repeat within
+// a second is the same one forwarded by npm); once ava runs, ava gets the signal too and the runner
+// cleans up after it
+let ava: ChildProcess | undefined;
+let interruptedAt: number | undefined;
+function onSignal(signal: NodeJS.Signals): void {
+  if (ava) ava.kill(signal);
+  else if (interruptedAt === undefined) interruptedAt = Date.now();
+  else if (Date.now() - interruptedAt > 1000) process.exit(130); // the embedded database's exit hook stops it
+}
+function checkpoint(): void {
+  if (interruptedAt !== undefined) throw new Interrupted('interrupted');
+}
+
+/** The admin URL of DATABASE_URL's server, or of an embedded PostgreSQL started for this run. */
+async function startDatabase(res: Resources): Promise<string> {
+  if (process.env.DATABASE_URL) return withDatabase(process.env.DATABASE_URL, 'postgres');
+  // startEmbeddedPostgres lets the postgres user (run as root) pass through this 0700 folder
+  res.pgDir = await mkdtemp(join(tmpdir(), 'svc-test-pg-'));
+  process.stdout.write('Starting an embedded PostgreSQL for the tests…\n');
+  const embedded = await startEmbeddedPostgres({ dataDir: join(res.pgDir, 'data') });
+  res.stopEmbedded = () => embedded.stop();
+  return embedded.adminUrl;
+}
+
+/** The template database every test file clones: migrated and seeded with the demo data. */
+async function buildTemplate(res: Resources, adminUrl: string): Promise<string> {
   const template = `svc_tpl_${process.pid}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${template}`);
-  await admin.query(`CREATE DATABASE ${template}`);
+  res.admin = new pg.Client({ connectionString: adminUrl });
+  await res.admin.connect();
+  await res.admin.query(`DROP DATABASE IF EXISTS ${template}`);
+  await res.admin.query(`CREATE DATABASE ${template}`);
+  res.template = template;
   const config = loadConfig({ ...process.env, SVC_ENV: 'test', DATABASE_URL: withDatabase(adminUrl, template) });
   initRuntime(config);
   initDatabase(config);
-  await migrateUp(db());
-  await seedDemo();
-  await closeDatabase();
+  try {
+    await migrateUp(db());
+    checkpoint();
+    await seedDemo();
+  } finally {
+    await closeDatabase();
+  }
+  return template;
+}
 
-  const args = process.argv.slice(2);
+function runAva(adminUrl: string, template: string): Promise<{ code: number; output: string }> {
   const avaBin = join(projectRoot, 'node_modules', 'ava', 'entrypoints', 'cli.mjs');
   let output = '';
-  const code: number = await new Promise((resolve) => {
-    const child = spawn(process.execPath, [avaBin, ...args], {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [avaBin, ...process.argv.slice(2)], {
       cwd: projectRoot,
       env: { ...process.env, SVC_ENV: 'test', SVC_TEST_ADMIN_URL: adminUrl, SVC_TEST_TEMPLATE: template, SVC_TEST_RUN: String(process.pid), FORCE_COLOR: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    ava = child;
     child.stdout.on('data', (d: Buffer) => {
       output += d.toString();
       process.stdout.write(d);
@@ -65,16 +98,36 @@ async function main(): Promise<number> {
       output += d.toString();
       process.stderr.write(d);
     });
-    child.on('close', (c) => resolve(c ?? 1));
+    child.on('close', (c) => resolve({ code: c ?? 1, output }));
   });
+}
 
-  // drop this run's databases
-  const leftovers = await admin.query(`SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname = $2`, [`svc_t_${process.pid}_%`, template]);
-  for (const row of leftovers.rows as { datname: string }[]) await admin.query(`DROP DATABASE IF EXISTS ${row.datname} WITH (FORCE)`).catch(() => undefined);
-  await admin.end();
-  await stopEmbedded?.();
-  if (pgDir) await rm(pgDir, { recursive: true, force: true }).catch(() => undefined);
+/** Drops this run's databases, stops the embedded server and removes its folder. */
+async function cleanUp(res: Resources): Promise<void> {
+  if (res.admin) {
+    const leftovers = await res.admin.query(`SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname = $2`, [`svc_t_${process.pid}_%`, res.template ?? '']);
+    for (const row of leftovers.rows as { datname: string }[]) await res.admin.query(`DROP DATABASE IF EXISTS ${row.datname} WITH (FORCE)`).catch(() => undefined);
+    await res.admin.end();
+  }
+  await res.stopEmbedded?.();
+  if (res.pgDir) await rm(res.pgDir, { recursive: true, force: true }).catch(() => undefined);
+}
 
+async function main(): Promise<number> {
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const res: Resources = {};
+  let result: { code: number; output: string };
+  try {
+    const adminUrl = await startDatabase(res);
+    checkpoint();
+    const template = await buildTemplate(res, adminUrl);
+    checkpoint();
+    result = await runAva(adminUrl, template);
+  } finally {
+    await cleanUp(res);
+  }
+  const { code, output } = result;
   const count = (re: RegExp) => Number(output.match(re)?.[1] ?? 0);
   const passed = count(/(\d+) tests? passed/);
   const failed = count(/(\d+) tests? failed/) + count(/(\d+) uncaught exceptions?/) + count(/(\d+) unhandled rejections?/) + count(/(\d+) tests? remained pending/) + count(/(\d+) timed out/);
@@ -86,7 +139,12 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err) => {
-    process.stderr.write(`test setup failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    if (err instanceof Interrupted) {
+      process.stdout.write('interrupted\n0 passed, 1 failed\n');
+      process.exit(130);
+    }
+    const detail = err instanceof EmbeddedPgError ? err.message : err instanceof Error ? err.stack : String(err);
+    process.stderr.write(`test setup failed: ${detail}\n`);
     process.stdout.write('0 passed, 1 failed\n');
     process.exit(1);
   },

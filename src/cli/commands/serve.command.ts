@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config/index.js';
-import { bootstrap, closeAll, migrate, startEmbedded, startServe, startWorker, untilSignal, type Stop } from '../../app/lifecycle.js';
+import { bootstrap, closeAll, migrate, startEmbedded, startServe, startWorker, trapStopSignals, untilSignal, type Stop } from '../../app/lifecycle.js';
 import { db } from '../../db/sequelize.js';
 import { demoBanner, isEmptyDatabase, seedDemo } from '../../../seeds/index.js';
 import { migrationStatus } from '../../db/migrator.js';
@@ -56,12 +56,14 @@ export function registerServe(program: Command, io: Io): void {
     .option('-p, --port <port>', 'port (default PORT or 8000)', port)
     .action(async (opts: { port?: number }) => {
       const config = loadConfig(io.env, opts.port !== undefined ? { port: opts.port } : {});
+      const trap = trapStopSignals();
       let url = config.databaseUrl;
       let stopEmbedded: Stop | undefined;
       if (!url) {
         io.out('Starting the embedded PostgreSQL…');
         const started = await startEmbedded(config);
-        io.out(`Embedded PostgreSQL on 127.0.0.1:${started.embedded.port}, data in ${started.dataDir}`);
+        const programs = started.embedded.binariesCopied ? `, programs copied to ${started.embedded.binDir}` : '';
+        io.out(`Embedded PostgreSQL on 127.0.0.1:${started.embedded.port}, data in ${started.dataDir}${programs}`);
         url = started.url;
         stopEmbedded = () => started.embedded.stop();
       }
@@ -74,13 +76,14 @@ export function registerServe(program: Command, io: Io): void {
         const work = await startWorker(config, url);
         const base = config.baseUrl.replace(/:\d+$/, `:${serve.server.info.port}`);
         for (const line of [`svc is running at ${base}`, `API docs: ${base}/docs`, ...(await demoBanner(base)), 'Press Ctrl-C to stop.']) io.out(line);
+        // the order matters: no request or job may be cut off by the database going away under it
         await untilSignal(async () => {
           await serve.stop();
           await work.stop();
           await closeAll();
           await stopEmbedded?.();
           stopEmbedded = undefined;
-        });
+        }, trap);
       } finally {
         await closeAll();
         await stopEmbedded?.();
