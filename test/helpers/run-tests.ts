@@ -131,7 +131,9 @@ async function main(): Promise<number> {
   const count = (re: RegExp) => Number(output.match(re)?.[1] ?? 0);
   const passed = count(/(\d+) tests? passed/);
   const failed = count(/(\d+) tests? failed/) + count(/(\d+) uncaught exceptions?/) + count(/(\d+) unhandled rejections?/) + count(/(\d+) tests? remained pending/) + count(/(\d+) timed out/);
-  const passedLine = passed || (code === 0 ? count(/(\d+) passed/) : 0);
+  // ava's summary leaves out the passed count when some test failed: count the ticks then
+  const ticks = output.match(/^\s*✔/gm)?.length ?? 0;
+  const passedLine = passed || (code === 0 ? count(/(\d+) passed/) : 0) || ticks;
   process.stdout.write(`\n${passedLine} passed, ${failed || (code === 0 ? 0 : 1)} failed\n`);
   return code;
 }
