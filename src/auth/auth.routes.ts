@@ -1,6 +1,7 @@
 import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { endSession, generateApiKeys, login } from './credentials.service.js';
+import { homePageFor } from '../http/home.routes.js';
 import { methodRoute } from '../http/method.js';
 import { AuthenticationError } from '../shared/errors.js';
 import { clearBucket, hitSlidingStart, peekSlidingStart } from '../shared/rate-limit.js';
@@ -33,7 +34,7 @@ export const authRoutes: ServerRoute[] = [
       }
       await clearBucket(bucket);
       const { actor } = result;
-      const response = h.response({ message: 'Logged In', home_page: actor.roles.includes('Customer') && actor.roles.length === 1 ? '/me' : '/app', full_name: actor.fullName, csrf_token: result.csrfToken });
+      const response = h.response({ message: 'Logged In', home_page: homePageFor(request.server, actor), full_name: actor.fullName, csrf_token: result.csrfToken });
       response.state('sid', result.sid, { ttl: result.maxAgeSeconds * 1000 });
       const side = { system_user: actor.roles.includes('Customer') && actor.roles.length === 1 ? 'no' : 'yes', full_name: encodeURIComponent(actor.fullName ?? ''), user_id: encodeURIComponent(actor.email ?? ''), user_image: '' };
       for (const [name, value] of Object.entries(side)) response.state(name, value, { ttl: result.maxAgeSeconds * 1000 });

@@ -43,7 +43,7 @@ test('login answers Frappe’s body and sets sid (HttpOnly, Secure, SameSite=Lax
   const res = await app.http.post('/api/method/login', { usr: 'rep@demo.svc.local', pwd: DEMO_PASSWORD });
   t.is(res.status, 200);
   t.is(res.body.message, 'Logged In');
-  t.is(res.body.home_page, '/app');
+  t.is(res.body.home_page, '/'); // a page this server has (test/http/home.test.ts follows it)
   t.is(res.body.full_name, 'Rick Rep');
   t.regex(res.body.csrf_token, /^[\w-]{20,}$/);
   const sid = cookie(res, 'sid')!;

@@ -10,8 +10,8 @@ export interface Child {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `svc <args>` with the test environment; resolves once `ready` matches its output. */
-export function spawnSvc(args: string[], env: Record<string, string>, ready: RegExp): Promise<Child> {
+/** Starts `svc <args>` with the test environment; resolves once `ready` matches its output (within readyMs). */
+export function spawnSvc(args: string[], env: Record<string, string>, ready: RegExp, readyMs = 30_000): Promise<Child> {
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, [join(projectRoot, 'bin', 'svc'), ...args], {
       cwd: projectRoot,
@@ -52,7 +52,7 @@ export function spawnSvc(args: string[], env: Record<string, string>, ready: Reg
         proc.kill('SIGKILL');
         reject(new Error(`svc ${args.join(' ')} did not become ready: ${out}`));
       }
-    }, 30_000).unref();
+    }, readyMs).unref();
   });
 }
 

@@ -1,0 +1,90 @@
+/**
+ * The commands in the README (and docs/*.md) run as written. The service is started the way
+ * `npm start` starts it (`node bin/svc start`, development settings) on an empty database of the
+ * test server, which it migrates and seeds itself; every shell block not marked
+ * `<!-- readme-test: skip (reason) -->` then runs in bash (`set -euo pipefail`) from the project
+ * folder, and must exit 0 and print what its `# → …` comments show.
+ * Only the address differs from a reader's terminal: the service listens on a free port, and the
+ * test replaces `http://127.0.0.1:8000` (npm start's address) by it. The blocks get the service's
+ * DATABASE_URL, so `npx svc …` reaches the same database, as it joins npm start's embedded one.
+ * Every curl runs with --fail-with-body, so a 4xx or 5xx fails its block even where no output is shown.
+ */
+import test from 'ava';
+import { execFile } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { projectRoot } from '../../src/config/index.js';
+import { createEmptyDatabase } from '../helpers/db.js';
+import { missingExpected, shellBlocks, type ShellBlock } from '../helpers/markdown.js';
+import { spawnSvc, type Child } from '../helpers/processes.js';
+
+const run = promisify(execFile);
+const README_URL = 'http://127.0.0.1:8000';
+const PREAMBLE = 'set -euo pipefail\ncurl() { command curl --fail-with-body --max-time 30 "$@"; }\n';
+
+/** Read when the file loads: ava wants one test per block declared synchronously. */
+function documents(): ShellBlock[] {
+  const files = ['README.md', ...readdirSync(join(projectRoot, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  return files.flatMap((file) => shellBlocks(file, readFileSync(join(projectRoot, file), 'utf8')));
+}
+const blocks = documents();
+
+let service: Child;
+let url: string;
+let env: Record<string, string>;
+let scratch: string;
+
+test.before(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'svc-readme-'));
+  env = {
+    DATABASE_URL: await createEmptyDatabase(),
+    SVC_ENV: 'development', // npm start's environment: demo secrets, cookies without Secure over http
+    SVC_MAIL_DIR: join(scratch, 'mail'),
+    SVC_FILES_DIR: join(scratch, 'files'),
+    SVC_LOG_LEVEL: 'warn',
+  };
+  service = await spawnSvc(['start', '--port', '0'], env, /Press Ctrl-C to stop/, 120_000);
+  url = service.output().match(/svc is running at (http:\/\/[\d.:]+)/)![1];
+});
+test.after.always(async () => {
+  await service?.stop();
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+test.serial('the test starts the service as npm start does, and curl is installed', async (t) => {
+  const pkg = JSON.parse(await readFile(join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  t.is(pkg.scripts.start, 'node bin/svc start');
+  t.regex(service.output(), /Demo data loaded/);
+  await t.notThrowsAsync(run('bash', ['-c', 'command -v curl']), 'curl is missing: the README uses it (apt-get install curl)');
+});
+
+test.serial('the README holds the Try-it commands, and only a few deliberate blocks are exempt', async (t) => {
+  const runnable = blocks.filter((b) => !b.skip);
+  t.true(runnable.some((b) => b.code.includes('/api/resource/Customer') && b.file === 'README.md'), 'the Try-it block is found and run');
+  t.true(runnable.every((b) => b.expected.length > 0), 'every block that runs shows what it prints');
+  const skipped = blocks.filter((b) => b.skip);
+  t.log(skipped.map((b) => `${b.file}:${b.line} skipped: ${b.skip}`).join('\n'));
+  t.true(skipped.length <= 3, 'exempt a block only when it cannot run in a test (install, production, long-running)');
+  // exempt blocks are still valid shell
+  for (const block of skipped) await t.notThrowsAsync(run('bash', ['-n', '-c', block.code]), `${block.file}:${block.line}`);
+});
+
+// One test per block, in document order (a reader runs them in that order too).
+for (const block of blocks.filter((b) => !b.skip)) {
+  test.serial(`${block.file}:${block.line} runs as written`, async (t) => {
+    const script = PREAMBLE + block.code.replaceAll(README_URL, url);
+    let stdout = '';
+    try {
+      ({ stdout } = await run('bash', ['-c', script], { cwd: projectRoot, env: { ...process.env, ...env }, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }));
+    } catch (err) {
+      const e = err as { code?: number; stdout?: string; stderr?: string };
+      t.fail(`${block.file}:${block.line} exited with ${e.code}\nstdout: ${e.stdout}\nstderr: ${e.stderr}`);
+      return;
+    }
+    const missing = missingExpected(stdout, block.expected);
+    t.is(missing, undefined, `${block.file}:${block.line} did not print ${missing}\nstdout: ${stdout}`);
+  });
+}
