@@ -2,7 +2,8 @@
 import Joi from 'joi';
 import type { ServerRoute } from '@hapi/hapi';
 import { methodRoute } from '../http/method.js';
-import { itemsInWarehouse, listWarehouses, listWarehousesOrdered, searchItems, MAX_PAGE } from './catalog.service.js';
+import { PAGE_LENGTH_HEADER } from '../shared/page-length.js';
+import { itemsInWarehouse, listWarehouses, listWarehousesOrdered, pageOf, searchItems, MAX_PAGE } from './catalog.service.js';
 
 const page = {
   limit_start: Joi.number().integer().min(0).description('rows to skip (default 0)'),
@@ -38,7 +39,10 @@ export const catalogRoutes: ServerRoute[] = [
     tags,
     description: 'Catalog item rows with available stock in one warehouse, priced with the caller\'s list',
     args: Joi.object({ warehouse: Joi.string().max(140).required(), price_list: Joi.string().max(140).allow(''), ...page }),
-    handler: ({ actor, args }) => itemsInWarehouse(actor!, { ...args, limit_page_length: args.limit_page_length ?? args.limit }),
+    handler: async ({ actor, args, h }) => {
+      const input = { ...args, limit_page_length: args.limit_page_length ?? args.limit };
+      return h.response({ message: await itemsInWarehouse(actor!, input) }).header(PAGE_LENGTH_HEADER, String(pageOf(input).limit));
+    },
   }),
   methodRoute({
     name: 'svc.catalog.search_items',
@@ -47,6 +51,9 @@ export const catalogRoutes: ServerRoute[] = [
     tags,
     description: 'Partial match on item name and description; rows with available stock only',
     args: Joi.object({ query: Joi.string().max(140).required(), warehouse: Joi.string().max(140).allow(''), price_list: Joi.string().max(140).allow(''), ...page }),
-    handler: ({ actor, args }) => searchItems(actor!, { ...args, warehouse: args.warehouse || undefined, limit_page_length: args.limit_page_length ?? args.limit }),
+    handler: async ({ actor, args, h }) => {
+      const input = { ...args, warehouse: args.warehouse || undefined, limit_page_length: args.limit_page_length ?? args.limit };
+      return h.response({ message: await searchItems(actor!, input) }).header(PAGE_LENGTH_HEADER, String(pageOf(input).limit));
+    },
   }),
 ];

@@ -7,6 +7,7 @@ import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
 import { selectRows } from '../db/sequelize.js';
 import { InputError, NotFoundError } from '../shared/errors.js';
+import { clampPageLength } from '../shared/page-length.js';
 import { CHOICE_SQL, checkChoice, pricingCustomer, rateExpr, type ChoiceRow } from './prices.js';
 
 /** SQL predicate of a product customers may see (alias i). */
@@ -30,14 +31,16 @@ export interface Page {
 export const DEFAULT_PAGE = 100;
 export const MAX_PAGE = 500;
 
-/** limit_start / limit_page_length (Frappe's names); 0 means the largest page. */
+/**
+ * limit_start / limit_page_length (Frappe's names); 0 means the largest page. The catalog keeps its
+ * own ceiling, below the general list one: each row is priced and stock-checked.
+ */
 export function pageOf(p: Page): { offset: number; limit: number } {
   const offset = p.limit_start ?? 0;
-  let limit = p.limit_page_length ?? DEFAULT_PAGE;
+  const limit = p.limit_page_length ?? DEFAULT_PAGE;
   if (!Number.isInteger(offset) || offset < 0) throw new InputError('limit_start must be a whole number of zero or more');
   if (!Number.isInteger(limit) || limit < 0) throw new InputError('limit_page_length must be a whole number of zero or more');
-  if (limit === 0 || limit > MAX_PAGE) limit = MAX_PAGE;
-  return { offset, limit };
+  return { offset, limit: clampPageLength(limit, MAX_PAGE) };
 }
 
 /** Warehouses (name, warehouse_name, company), by priority. */

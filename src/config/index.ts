@@ -23,7 +23,7 @@ export interface Config {
   filesDir: string;
   embeddedPg: { dataDir: string; port: number };
   session: { idleMinutes: number; absoluteHours: number };
-  http: { bodyLimitBytes: number; uploadLimitBytes: number; corsOrigins: string[] };
+  http: { bodyLimitBytes: number; uploadLimitBytes: number; corsOrigins: string[]; maxPageLength: number };
   db: { poolMax: number; statementTimeoutMs: number; lockTimeoutMs: number };
   worker: { pollMs: number; leaseSeconds: number; concurrency: number; batchSize: number };
   webhook: { timeoutMs: number; allowPrivateTargets: boolean; retryTimeScale: number };
@@ -48,6 +48,7 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
   SVC_SESSION_ABSOLUTE_HOURS: { path: 'session.absoluteHours', type: 'number', doc: 'Session absolute lifetime' },
   SVC_BODY_LIMIT_BYTES: { path: 'http.bodyLimitBytes', type: 'number', doc: 'Largest JSON/form body' },
   SVC_UPLOAD_LIMIT_BYTES: { path: 'http.uploadLimitBytes', type: 'number', doc: 'Largest uploaded file' },
+  SVC_MAX_PAGE_LENGTH: { path: 'http.maxPageLength', type: 'number', doc: 'Most rows in one list page (/api/resource, frappe.client.get_list); 0 and larger asks are clamped to it' },
   SVC_CORS_ORIGINS: { path: 'http.corsOrigins', type: 'list', doc: 'Comma-separated origins allowed for credentialed CORS' },
   SVC_DB_POOL_MAX: { path: 'db.poolMax', type: 'number', doc: 'Connections per process' },
   SVC_WORKER_POLL_MS: { path: 'worker.pollMs', type: 'number', doc: 'Outbox poll interval (LISTEN/NOTIFY wakes it sooner)' },
@@ -77,6 +78,7 @@ const schema = Joi.object<Config>({
     bodyLimitBytes: Joi.number().integer().min(1024).required(),
     uploadLimitBytes: Joi.number().integer().min(1024).required(),
     corsOrigins: Joi.array().items(Joi.string().uri()).required(),
+    maxPageLength: Joi.number().integer().min(1).max(100_000).required(),
   }).required(),
   db: Joi.object({ poolMax: Joi.number().integer().min(1).required(), statementTimeoutMs: Joi.number().integer().min(0).required(), lockTimeoutMs: Joi.number().integer().min(0).required() }).required(),
   worker: Joi.object({

@@ -8,10 +8,12 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => (v === null ? null : Numbe
 pg.types.setTypeParser(pg.types.builtins.DATE, (v) => v);
 
 let instance: Sequelize | undefined;
+let openedUrl: string | undefined;
 
 /** Creates the process-wide Sequelize instance (one pool per process). */
 export function initDatabase(config: Config, url = config.databaseUrl): Sequelize {
   if (!url) throw new Error('No database URL: set DATABASE_URL or use `svc start` (embedded PostgreSQL)');
+  openedUrl = url;
   instance = new Sequelize(url, {
     dialect: 'postgres',
     dialectModule: pg,
@@ -70,9 +72,19 @@ export function hasDatabase(): boolean {
   return instance !== undefined;
 }
 
+/**
+ * The URL the pool was opened with, exactly as given: other connections of the process (the worker's
+ * LISTEN) use it as it is, so parameters such as sslmode or application_name reach them too.
+ */
+export function databaseUrl(): string {
+  if (!openedUrl) throw new Error('The database is not open');
+  return openedUrl;
+}
+
 export async function closeDatabase(): Promise<void> {
   const current = instance;
   instance = undefined;
+  openedUrl = undefined;
   await current?.close();
 }
 

@@ -1,5 +1,6 @@
 /** POST /api/method/upload_file (Frappe's multipart fields) and the audited private download. */
 import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
+import contentDisposition from 'content-disposition';
 import Joi from 'joi';
 import { actorOf } from '../http/plugins/auth.js';
 import { methodRoute } from '../http/method.js';
@@ -36,12 +37,22 @@ async function upload(request: Request) {
   return { message: doc };
 }
 
+/** The plain-ASCII `filename` for clients that ignore `filename*`: accents dropped, anything else non-ASCII as "_". */
+function asciiFallback(name: string): string {
+  return name.normalize('NFKD').replace(/\p{M}/gu, '').replace(/[^\x20-\x7e]/g, '_');
+}
+
+/** `attachment; filename="…"; filename*=UTF-8''…` (RFC 6266 with RFC 8187 for the exact name). */
+export function attachmentHeader(fileName: string): string {
+  return contentDisposition(fileName, { type: 'attachment', fallback: asciiFallback(fileName) });
+}
+
 async function download(request: Request, h: ResponseToolkit, ref: string) {
   const { file, content } = await downloadFile(actorOf(request), ref);
   return h
     .response(content)
     .type(file.content_type)
-    .header('content-disposition', `attachment; filename="${file.file_name.replace(/"/g, '')}"`)
+    .header('content-disposition', attachmentHeader(file.file_name))
     .header('x-content-type-options', 'nosniff');
 }
 

@@ -63,10 +63,19 @@ function filesDir(): string {
   return resolve(projectRoot, runtime().config.filesDir);
 }
 
-function cleanName(name: string): string {
-  const base = name.split(/[\\/]/).pop() ?? 'file';
-  const cleaned = base.replace(/[^\w.\- ]+/g, '_').replace(/^\.+/, '').slice(0, 140);
-  return cleaned || 'file';
+/** Characters never kept in a file name: controls (newlines too), invisible formatting (bidi overrides that disguise an extension), line separators, lone surrogates. */
+const UNSAFE_NAME_CHARS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
+const MAX_NAME_CHARS = 140;
+
+/**
+ * The name a file is stored under: its last path segment, NFC, without the characters above, no
+ * leading dots, at most 140 characters. Quotes, semicolons and any script are kept; the download
+ * encodes them (RFC 6266 / 8187), so they need no replacing here.
+ */
+export function cleanName(name: string): string {
+  const base = name.normalize('NFC').split(/[\\/]/).pop() ?? '';
+  const cleaned = base.replace(UNSAFE_NAME_CHARS, '').trim().replace(/^\.+/, '').trim();
+  return Array.from(cleaned).slice(0, MAX_NAME_CHARS).join('').trim() || 'file';
 }
 
 export interface UploadInput {

@@ -1,7 +1,8 @@
 /** Generic /api/resource routes and frappe.client.* methods over the document-type registry. */
 import type { Request, ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
-import { countDocs, docType, getDoc, listDocs, requireHandler, type Doc, type ListParams } from '../shared/doctype.js';
+import { countDocs, docType, getDoc, listDocs, listPage, requireHandler, type Doc, type ListParams } from '../shared/doctype.js';
+import { PAGE_LENGTH_HEADER } from '../shared/page-length.js';
 import { InputError } from '../shared/errors.js';
 import { actorOf } from './plugins/auth.js';
 import { jsonParam, methodRoute } from './method.js';
@@ -33,7 +34,10 @@ export const resourceRoutes: ServerRoute[] = [
       description: 'List documents (Frappe list parameters)',
       app: { roles: 'authenticated' },
       validate: { params: Joi.object({ doctype: params.doctype }) },
-      handler: async (request) => ({ data: await listDocs(actorOf(request), docType(String(request.params.doctype)), request.query as ListParams) }),
+      handler: async (request, h) => {
+        const page = await listPage(actorOf(request), docType(String(request.params.doctype)), request.query as ListParams);
+        return h.response({ data: page.rows }).header(PAGE_LENGTH_HEADER, String(page.pageLength));
+      },
     },
   },
   {
@@ -95,7 +99,10 @@ export const resourceRoutes: ServerRoute[] = [
     roles: 'authenticated',
     description: 'List documents (same parameters as GET /api/resource)',
     args: Joi.object({ doctype: Joi.string().required() }).unknown(true),
-    handler: async ({ args, actor }) => listDocs(actor!, docType(args.doctype), args as ListParams),
+    handler: async ({ args, actor, h }) => {
+      const page = await listPage(actor!, docType(args.doctype), args as ListParams);
+      return h.response({ message: page.rows }).header(PAGE_LENGTH_HEADER, String(page.pageLength));
+    },
   }),
   methodRoute({
     name: 'frappe.client.get_count',

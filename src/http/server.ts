@@ -45,7 +45,7 @@ export async function createServer(opts: ServerOptions): Promise<Hapi.Server> {
       // most of the gain at a third of zlib's default cost, which a 500-record batch answer feels.
       compression: { gzip: { level: 1 }, deflate: { level: 1 } },
       cors: config.http.corsOrigins.length
-        ? { origin: [...config.http.corsOrigins], credentials: true, additionalHeaders: ['X-Frappe-CSRF-Token', 'X-Svc-CSRF-Token', 'X-Frappe-Site-Name', 'Idempotency-Key', 'X-Request-Id'], additionalExposedHeaders: ['Retry-After', 'X-Request-Id'] }
+        ? { origin: [...config.http.corsOrigins], credentials: true, additionalHeaders: ['X-Frappe-CSRF-Token', 'X-Svc-CSRF-Token', 'X-Frappe-Site-Name', 'Idempotency-Key', 'X-Request-Id'], additionalExposedHeaders: ['Retry-After', 'X-Request-Id', 'X-Limit-Page-Length', 'Idempotent-Replayed'] }
         : false,
     },
   });

@@ -8,6 +8,7 @@ import type { Actor } from '../auth/actor.js';
 import { authorize, scopeOf } from '../auth/policy/index.js';
 import { selectRows, type Tx } from '../db/sequelize.js';
 import { InputError, NotFoundError, PermissionError } from './errors.js';
+import { clampPageLength } from './page-length.js';
 
 export type Doc = Record<string, unknown>;
 
@@ -58,7 +59,6 @@ export interface ListParams {
 }
 
 const OPERATORS = new Set(['=', '!=', '<>', '>', '<', '>=', '<=', 'like', 'not like', 'in', 'not in', 'between', 'is']);
-export const MAX_PAGE = 1000;
 
 class SqlBuilder {
   bind: Record<string, unknown> = {};
@@ -153,6 +153,8 @@ function intParam(value: unknown, name: string, fallback: number): number {
   if (value === undefined || value === null || value === '') return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new InputError(`${name} must be a whole number of zero or more`);
+  // beyond 2^53 the number prints as 1e+21, which is not an SQL integer
+  if (!Number.isSafeInteger(n)) throw new InputError(`${name} must be at most ${Number.MAX_SAFE_INTEGER}`);
   return n;
 }
 
@@ -178,20 +180,24 @@ function whereClause(actor: Actor, def: DocTypeDef, params: ListParams, sql: Sql
 
 /** Lists documents the actor may see, with Frappe's list parameters. */
 export async function listDocs(actor: Actor, def: DocTypeDef, params: ListParams): Promise<unknown[]> {
+  return (await listPage(actor, def, params)).rows;
+}
+
+/** listDocs with the page length it ran with (0 and large asks are clamped to the ceiling). */
+export async function listPage(actor: Actor, def: DocTypeDef, params: ListParams): Promise<{ rows: unknown[]; pageLength: number }> {
   authorize(actor, 'read', def.policy ?? def.name);
   const sql = new SqlBuilder();
   const fields = selectedFields(def, params.fields);
   const where = whereClause(actor, def, params, sql);
   const start = intParam(params.limit_start, 'limit_start', 0);
-  let length = intParam(params.limit_page_length ?? params.limit, 'limit_page_length', 20);
-  if (length === 0 || length > MAX_PAGE) length = MAX_PAGE; // Frappe: 0 = all; capped (docs/decisions.md)
+  const length = clampPageLength(intParam(params.limit_page_length ?? params.limit, 'limit_page_length', 20));
   const select = fields.map((f) => `${def.fields[f]} AS "${f}"`).join(', ');
   const rows = await selectRows<Doc>(
     `SELECT ${select} FROM ${def.from} WHERE ${where} ORDER BY ${orderSql(def, params.order_by)} LIMIT ${length} OFFSET ${start}`,
     sql.bind,
   );
   const asDict = params.as_dict === undefined || ['true', '1', true, 1].includes(params.as_dict as never);
-  return asDict ? rows : rows.map((r) => fields.map((f) => r[f]));
+  return { rows: asDict ? rows : rows.map((r) => fields.map((f) => r[f])), pageLength: length };
 }
 
 /** Counts documents the actor may see (frappe.client.get_count). */

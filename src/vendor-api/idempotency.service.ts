@@ -1,6 +1,7 @@
 /**
  * Idempotency-Key for v1 writes (reliability §1.1). Scope = (vendor, route, key); the row stores a
- * fingerprint of the request, and the response of a 2xx answer.
+ * fingerprint of the request, and the status, content type and exact bytes of a 2xx answer: a replay
+ * is those bytes with only `"idempotent_replay":true` added as the last key of the top-level object.
  *
  * The claim is an `INSERT … ON CONFLICT` made inside the transaction that does the work, so:
  * - a concurrent duplicate (any process) blocks on the uncommitted row; `lock_timeout` caps that
@@ -30,10 +31,48 @@ export function fingerprintOf(method: string, path: string, body: unknown): stri
   return createHash('sha256').update(`${method.toUpperCase()} ${path}\n${canonical(body)}`).digest('hex');
 }
 
+/** An answer as sent on the wire: the bytes of its body, its status and content type. */
 export interface StoredAnswer {
   status: number;
-  body: Record<string, unknown>;
+  contentType: string;
+  body: Buffer;
   replay: boolean;
+}
+
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+const REPLAY_FLAG = Buffer.from('"idempotent_replay":true}');
+const JSON_WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
+/** Index of the last byte at or before `from` that is not JSON whitespace. */
+function lastSignificant(body: Buffer, from: number): number {
+  let i = from;
+  while (i >= 0 && JSON_WHITESPACE.has(body[i])) i--;
+  return i;
+}
+
+/**
+ * The stored body with `"idempotent_replay":true` spliced in before its closing brace. Every byte of
+ * the original before that brace stays as it was, so a client can compare the replay with what it got.
+ */
+export function withReplayFlag(body: Buffer): Buffer {
+  const close = lastSignificant(body, body.length - 1);
+  if (body[close] !== 0x7d) throw new Error('a stored idempotent answer is not a JSON object');
+  const empty = body[lastSignificant(body, close - 1)] === 0x7b;
+  return Buffer.concat([body.subarray(0, close), Buffer.from(empty ? '' : ','), REPLAY_FLAG]);
+}
+
+interface KeyRow {
+  fingerprint: string;
+  http_status: number;
+  content_type: string | null;
+  response_body: Buffer | null;
+  /** rows stored before the response_body column existed (they expire within 24 h) */
+  response: Record<string, unknown> | null;
+}
+
+function replayOf(row: KeyRow): StoredAnswer {
+  const original = row.response_body ?? Buffer.from(JSON.stringify(row.response ?? {}));
+  return { status: row.http_status, contentType: row.content_type ?? JSON_CONTENT_TYPE, body: withReplayFlag(original), replay: true };
 }
 
 function isLockTimeout(err: unknown): boolean {
@@ -55,7 +94,7 @@ export async function runIdempotent(
     try {
       claimed = await execute(
         `INSERT INTO idempotency_keys AS k (vendor, route, key, fingerprint) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (vendor, route, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, http_status = NULL, response = NULL, created_at = now()
+         ON CONFLICT (vendor, route, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, http_status = NULL, content_type = NULL, response_body = NULL, response = NULL, created_at = now()
           WHERE k.created_at < now() - make_interval(hours => $5)
          RETURNING 1`,
         [scope.vendor, scope.route, scope.key, scope.fingerprint, IDEMPOTENCY_RETENTION_HOURS],
@@ -66,22 +105,28 @@ export async function runIdempotent(
       throw err;
     }
     if (claimed.length === 0) {
-      const row = await selectOne<{ fingerprint: string; http_status: number; response: Record<string, unknown> }>(
-        `SELECT fingerprint, http_status, response FROM idempotency_keys WHERE vendor = $1 AND route = $2 AND key = $3`,
+      const row = await selectOne<KeyRow>(
+        `SELECT fingerprint, http_status, content_type, response_body, response FROM idempotency_keys WHERE vendor = $1 AND route = $2 AND key = $3`,
         [scope.vendor, scope.route, scope.key],
         { transaction },
       );
       if (!row || row.fingerprint !== scope.fingerprint) throw new ConflictError('This Idempotency-Key was already used with a different request body');
-      return { status: row.http_status, body: row.response, replay: true };
+      return replayOf(row);
     }
     await execute(`SELECT set_config('lock_timeout', $1, true)`, [`${runtime().config.db.lockTimeoutMs}ms`], { transaction });
     const answer = await work(transaction);
+    // serialised once, here: the bytes stored are the bytes the client is sent
+    const sent: StoredAnswer = { status: answer.status, contentType: JSON_CONTENT_TYPE, body: Buffer.from(JSON.stringify(answer.body)), replay: false };
     if (answer.status < 300) {
-      await execute(`UPDATE idempotency_keys SET http_status = $4, response = $5 WHERE vendor = $1 AND route = $2 AND key = $3`, [scope.vendor, scope.route, scope.key, answer.status, JSON.stringify(answer.body)], { transaction });
+      await execute(
+        `UPDATE idempotency_keys SET http_status = $4, content_type = $5, response_body = $6 WHERE vendor = $1 AND route = $2 AND key = $3`,
+        [scope.vendor, scope.route, scope.key, sent.status, sent.contentType, sent.body],
+        { transaction },
+      );
     } else {
       await execute(`DELETE FROM idempotency_keys WHERE vendor = $1 AND route = $2 AND key = $3`, [scope.vendor, scope.route, scope.key], { transaction });
     }
-    return { ...answer, replay: false };
+    return sent;
   });
 }
 

@@ -10,6 +10,7 @@ import { InputError } from '../shared/errors.js';
 
 export const DEFAULT_PAGE_LENGTH = 20;
 export const MAX_PAGE_LENGTH = 100;
+const MAX_PAGE_NUMBER = Math.floor(Number.MAX_SAFE_INTEGER / MAX_PAGE_LENGTH);
 const DATE_OR_DATETIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}(:?\d{2})?)?)?$/;
 
 export interface OrdersQuery {
@@ -31,6 +32,8 @@ function positiveInt(value: unknown, name: string, fallback: number): number {
   if (value === undefined || value === null || value === '') return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InputError(`${name} must be a whole number of 1 or more`);
+  // the offset (page - 1) × page_length must stay an exact integer for PostgreSQL's bigint
+  if (n > MAX_PAGE_NUMBER) throw new InputError(`${name} must be at most ${MAX_PAGE_NUMBER}`);
   return n;
 }
 

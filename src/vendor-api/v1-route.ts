@@ -134,8 +134,7 @@ export function v1Route<A extends Record<string, unknown>>(def: V1RouteDef<A>): 
         { vendor: actor!.vendor!, route: def.name, key, fingerprint: fingerprintOf(request.method, request.path, args) },
         async (transaction) => ({ status: 200, body: { message: (await def.handler({ request, actor: actor!, args, transaction })) ?? {} } }),
       );
-      const body = answer.replay ? { ...answer.body, idempotent_replay: true } : answer.body;
-      const response = h.response(body).code(answer.status);
+      const response = h.response(answer.body).type(answer.contentType).code(answer.status);
       if (answer.replay) response.header('Idempotent-Replayed', 'true');
       return response;
     },

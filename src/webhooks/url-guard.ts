@@ -4,64 +4,68 @@
  * address DNS returns, inside the socket's own lookup, so a rebinding name cannot slip past).
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 import type { Config } from '../config/index.js';
 import { InputError } from '../shared/errors.js';
 
 type GuardConfig = Pick<Config, 'env'> & { webhook: Pick<Config['webhook'], 'allowPrivateTargets'> };
 
+/**
+ * IPv4 special-purpose blocks that are not globally reachable (IANA registry), plus multicast and
+ * the deprecated 6to4 relay anycast. Node's BlockList matches an IPv4 rule for the IPv4-mapped
+ * IPv6 form too (::ffff:10.0.0.1, ::ffff:a00:1), so mapped addresses need no rule of their own.
+ */
 const V4_BLOCKS: [string, number][] = [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['0.0.0.0', 8], // "this network"
+  ['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], // private
+  ['100.64.0.0', 10], // carrier-grade NAT
+  ['127.0.0.0', 8], // loopback
+  ['169.254.0.0', 16], // link-local (cloud metadata)
+  ['192.0.0.0', 24], // IETF protocol assignments
+  ['192.0.2.0', 24], ['198.51.100.0', 24], ['203.0.113.0', 24], // documentation
+  ['192.88.99.0', 24], // 6to4 relay anycast (deprecated)
+  ['198.18.0.0', 15], // benchmarking
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved, and the broadcast 255.255.255.255
 ];
 
-function v4ToInt(ip: string): number {
-  return ip.split('.').reduce((n, part) => (n << 8) + Number(part), 0) >>> 0;
-}
+/** IPv6 blocks refused whole. */
+const V6_BLOCKS: [string, number][] = [
+  ['::', 96], // unspecified, loopback and the deprecated IPv4-compatible ::a.b.c.d
+  ['64:ff9b:1::', 48], // local-use NAT64
+  ['100::', 64], // discard-only
+  ['2001::', 23], // IETF protocol assignments, Teredo 2001::/32 (tunnels to any IPv4) among them
+  ['2001:db8::', 32], ['3fff::', 20], // documentation
+  ['2002::', 16], // 6to4 (deprecated; embeds any IPv4 address)
+  ['5f00::', 16], // SRv6 segment identifiers
+  ['fc00::', 7], // unique local
+  ['fe80::', 10], // link-local
+  ['fec0::', 10], // site-local (deprecated)
+  ['ff00::', 8], // multicast
+];
 
-function isPrivateV4(ip: string): boolean {
-  const n = v4ToInt(ip);
-  return V4_BLOCKS.some(([base, bits]) => (n >>> (32 - bits)) === (v4ToInt(base) >>> (32 - bits)));
-}
+/** Well-known NAT64 (64:ff9b::/96) carries any IPv4 address: refused where that address would be. */
+const NAT64_PREFIX = '64:ff9b::';
 
-/** Expands an IPv6 address to 8 numbers (handles `::` and a dotted IPv4 tail). */
-function v6Words(ip: string): number[] {
-  let text = ip.split('%')[0].toLowerCase();
-  const dotted = text.match(/(\d+\.\d+\.\d+\.\d+)$/);
-  if (dotted) {
-    const n = v4ToInt(dotted[1]);
-    text = text.slice(0, -dotted[1].length) + `${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
+function blockList(): BlockList {
+  const list = new BlockList();
+  for (const [base, bits] of V4_BLOCKS) {
+    list.addSubnet(base, bits, 'ipv4');
+    list.addSubnet(`${NAT64_PREFIX}${base}`, 96 + bits, 'ipv6');
   }
-  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
-  const h = head ? head.split(':') : [];
-  const t = tail ? tail.split(':') : [];
-  const fill = tail === undefined ? [] : new Array(8 - h.length - t.length).fill('0');
-  return [...h, ...fill, ...t].map((w) => parseInt(w || '0', 16));
+  for (const [base, bits] of V6_BLOCKS) list.addSubnet(base, bits, 'ipv6');
+  return list;
 }
 
-function isPrivateV6(ip: string): boolean {
-  const w = v6Words(ip);
-  const zeroPrefix = w.slice(0, 5).every((x) => x === 0);
-  if (zeroPrefix && (w[5] === 0xffff || w[5] === 0)) {
-    // IPv4-mapped (::ffff:a.b.c.d) or IPv4-compatible (::a.b.c.d, also :: and ::1)
-    if (w[5] === 0 && w[6] === 0 && w[7] <= 1) return true;
-    return isPrivateV4(`${w[6] >> 8}.${w[6] & 255}.${w[7] >> 8}.${w[7] & 255}`);
-  }
-  if (w[0] === 0x64 && w[1] === 0xff9b) return isPrivateV4(`${w[6] >> 8}.${w[6] & 255}.${w[7] >> 8}.${w[7] & 255}`); // NAT64
-  if ((w[0] & 0xfe00) === 0xfc00) return true; // unique local fc00::/7
-  if ((w[0] & 0xffc0) === 0xfe80) return true; // link-local fe80::/10
-  if ((w[0] & 0xff00) === 0xff00) return true; // multicast
-  if (w[0] === 0x2001 && w[1] === 0x0db8) return true; // documentation
-  return false;
-}
+const NON_PUBLIC = blockList();
 
 /** True for loopback, private, link-local, carrier-grade NAT, multicast and reserved addresses. */
 export function isPrivateAddress(ip: string): boolean {
-  const family = isIP(ip);
-  if (family === 4) return isPrivateV4(ip);
-  if (family === 6) return isPrivateV6(ip);
-  return true; // not an address at all: refuse
+  // a zone index (fe80::1%eth0) makes BlockList answer false: it is not part of the address
+  const address = ip.split('%')[0];
+  const family = isIP(address);
+  if (family === 0) return true; // not an address at all: refuse
+  return NON_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 function bareHost(hostname: string): string {

@@ -76,6 +76,37 @@ test('address classification', (t) => {
   for (const ip of ['8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) t.false(isPrivateAddress(ip), ip);
 });
 
+test('every standard special-purpose range is refused, at both ends, in each IPv6 spelling of an IPv4 address', (t) => {
+  const refused = [
+    // IPv4: this network, private, CGNAT, loopback, link-local, IETF, documentation, 6to4 relay, benchmarking, multicast, reserved, broadcast
+    '0.0.0.0', '0.255.255.255', '10.0.0.0', '10.255.255.255', '172.16.0.0', '172.31.255.255', '192.168.0.0', '192.168.255.255',
+    '100.64.0.0', '100.127.255.255', '127.0.0.1', '127.255.255.254', '169.254.0.1', '169.254.255.255', '192.0.0.8', '192.0.2.1',
+    '198.51.100.7', '203.0.113.200', '192.88.99.1', '198.18.0.1', '198.19.255.255', '224.0.0.251', '239.255.255.250', '240.0.0.1', '255.255.255.255',
+    // IPv4-mapped, in dotted and hex spelling, and IPv4-compatible
+    '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:169.254.169.254', '::ffff:a9fe:a9fe', '::ffff:100.64.0.1', '::ffff:0:0', '::127.0.0.1', '::a00:1', '::2',
+    // NAT64 carrying a private IPv4, and local-use NAT64
+    '64:ff9b::10.0.0.1', '64:ff9b::a9fe:a9fe', '64:ff9b::c0a8:101', '64:ff9b:1::8.8.8.8', '64:ff9b:1:ffff::1',
+    // IPv6: unspecified, loopback, discard, IETF (Teredo), documentation, 6to4, SRv6, ULA, link-local, site-local, multicast
+    '::', '::1', '100::1', '2001::1', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001:1ff:ffff::1', '2001:db8::1', '3fff::1', '3fff:fff:ffff::1',
+    '2002:7f00:1::1', '2002:808:808::1', '5f00::1', 'fc00::1', 'fdff:ffff::1', 'fe80::1', 'fe80::1%eth0', 'febf::1', 'fec0::1', 'ff02::1', 'ff0e::1',
+    // not an address
+    'example.com', '',
+  ];
+  for (const ip of refused) t.true(isPrivateAddress(ip), ip);
+  const publicAddresses = [
+    '1.1.1.1', '8.8.8.8', '9.255.255.255', '11.0.0.0', '100.63.255.255', '100.128.0.0', '126.255.255.255', '128.0.0.0', '169.253.255.255',
+    '172.15.255.255', '172.32.0.0', '192.0.1.1', '192.167.255.255', '192.169.0.0', '198.17.255.255', '198.20.0.0', '223.255.255.255',
+    '::ffff:8.8.8.8', '::ffff:808:808', '64:ff9b::8.8.8.8', '64:ff9b::808:808', '2606:4700:4700::1111', '2a00:1450:4001:80b::200e', '2001:200::1', '2003::1', '3fff:1000::1', 'fbff::1',
+  ];
+  for (const ip of publicAddresses) t.false(isPrivateAddress(ip), ip);
+});
+
+test('on save, special-purpose literals in URLs are refused too', (t) => {
+  for (const url of ['https://[64:ff9b::a9fe:a9fe]/', 'https://[2002:7f00:1::1]/', 'https://[2001::1]/', 'https://[::ffff:7f00:1]/', 'https://198.18.0.1/', 'https://[ff02::1]/', 'https://[fec0::1]/']) {
+    t.throws(() => validateWebhookUrl(url, app.config), { instanceOf: InputError, message: /public address/ }, url);
+  }
+});
+
 async function sendRefused(t: any, vendor: string, url: string) {
   receiver.reset();
   await createVendor(vendor, url, 'secret-ssrf-000000000000000000000000'); // written directly: bypasses the save check

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config/index.js';
 import { bootstrap, closeAll, migrate, startEmbedded, startServe, startWorker, trapStopSignals, untilSignal, type Stop } from '../../app/lifecycle.js';
-import { db } from '../../db/sequelize.js';
+import { databaseUrl, db } from '../../db/sequelize.js';
 import { demoBanner, isEmptyDatabase, seedDemo } from '../../../seeds/index.js';
 import { migrationStatus } from '../../db/migrator.js';
 import { openDatabase, releaseDatabase } from '../context.js';
@@ -32,7 +32,7 @@ export function registerServe(program: Command, io: Io): void {
       const stops: Stop[] = [];
       const { server, stop } = await startServe(config, { port: opts.port, host: opts.host });
       stops.push(stop);
-      if (opts.withWorker) stops.push((await startWorker(config, dbUrl())).stop);
+      if (opts.withWorker) stops.push((await startWorker(config, databaseUrl())).stop);
       io.out(`svc API listening on ${server.info.uri} (docs: ${server.info.uri}/docs)`);
       await untilSignal(async () => {
         for (const s of stops) await s();
@@ -45,7 +45,7 @@ export function registerServe(program: Command, io: Io): void {
     .action(async () => {
       const config = await openDatabase(io);
       await requireMigrated();
-      const { worker, stop } = await startWorker(config, dbUrl());
+      const { worker, stop } = await startWorker(config, databaseUrl());
       io.out(`svc worker ${worker.id} running`);
       await untilSignal(stop);
     });
@@ -90,10 +90,4 @@ export function registerServe(program: Command, io: Io): void {
         await releaseDatabase();
       }
     });
-}
-
-/** The URL of the open pool's database (for the worker's LISTEN connection). */
-function dbUrl(): string {
-  const c = db().config;
-  return `postgres://${encodeURIComponent(c.username)}:${encodeURIComponent(c.password ?? '')}@${c.host}:${c.port}/${c.database}`;
 }
