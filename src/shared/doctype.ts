@@ -8,6 +8,7 @@ import type { Actor } from '../auth/actor.js';
 import { authorize, scopeOf } from '../auth/policy/index.js';
 import { selectRows, type Tx } from '../db/sequelize.js';
 import { InputError, NotFoundError, PermissionError } from './errors.js';
+import { assertCleanText } from './text.js';
 
 export type Doc = Record<string, unknown>;
 
@@ -70,14 +71,18 @@ class SqlBuilder {
   }
 }
 
+/** JSON text of a list parameter; its strings follow the text rule like any other input (shared/text.ts). */
 function parseJson(value: unknown, name: string): unknown {
   if (typeof value !== 'string') return value;
   if (value.trim() === '') return undefined;
+  let parsed: unknown;
   try {
-    return JSON.parse(value);
+    parsed = JSON.parse(value);
   } catch {
     throw new InputError(`${name} must be valid JSON`);
   }
+  assertCleanText(parsed, name);
+  return parsed;
 }
 
 function column(def: DocTypeDef, field: string): string {
@@ -152,7 +157,8 @@ function orderSql(def: DocTypeDef, raw: unknown): string {
 function intParam(value: unknown, name: string, fallback: number): number {
   if (value === undefined || value === null || value === '') return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InputError(`${name} must be a whole number of zero or more`);
+  // safe integers only: 1e20 would pass Number.isInteger and overflow PostgreSQL's bigint OFFSET
+  if (!Number.isSafeInteger(n) || n < 0) throw new InputError(`${name} must be a whole number of zero or more`);
   return n;
 }
 
