@@ -5,6 +5,7 @@ import Joi from 'joi';
 import { actorOf } from '../http/plugins/auth.js';
 import { methodRoute } from '../http/method.js';
 import { InputError } from '../shared/errors.js';
+import { assertCleanText } from '../shared/text.js';
 import { runtime } from '../shared/runtime.js';
 import { downloadFile, uploadFile } from './files.service.js';
 
@@ -14,12 +15,16 @@ interface AnnotatedPart {
   payload: Buffer | string;
 }
 
+/** A text field of the form; a part sent as bytes becomes text here, so the text rule is applied here too. */
 function field(payload: Record<string, unknown>, name: string): string | undefined {
   const v = payload[name];
   if (v === undefined || v === null) return undefined;
-  if (Buffer.isBuffer(v)) return v.toString('utf8');
-  if (typeof v === 'object' && 'payload' in (v as object)) return String((v as AnnotatedPart).payload);
-  return String(Array.isArray(v) ? v[0] : v);
+  let text: string;
+  if (Buffer.isBuffer(v)) text = v.toString('utf8');
+  else if (typeof v === 'object' && 'payload' in (v as object)) text = String((v as AnnotatedPart).payload);
+  else text = String(Array.isArray(v) ? v[0] : v);
+  assertCleanText(text, name);
+  return text;
 }
 
 async function upload(request: Request) {

@@ -8,6 +8,7 @@ import Joi from 'joi';
 import type { Actor } from '../auth/actor.js';
 import type { Allow } from '../auth/policy/index.js';
 import { InputError } from '../shared/errors.js';
+import { assertCleanText } from '../shared/text.js';
 import { actorOf, refusalOf } from './plugins/auth.js';
 
 export type HttpVerb = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -24,6 +25,8 @@ export interface MethodDef<A = Record<string, any>> {
   args?: Joi.ObjectSchema<A>;
   description: string;
   tags?: string[];
+  /** argument keys holding batch records that the handler checks one by one (http/plugins/text-guard.ts) */
+  perRecord?: string[];
   /** extra hapi route options (pre, payload limits, plugins) */
   options?: Record<string, unknown>;
   /** the result is wrapped in { message } unless it is a hapi response */
@@ -46,15 +49,21 @@ export function methodArgs(request: Request): Record<string, unknown> {
   return args;
 }
 
-/** Parses a JSON-encoded string parameter (Frappe sends fields/filters as JSON text in queries). */
+/**
+ * Parses a JSON-encoded string parameter (Frappe sends fields/filters as JSON text in queries). The
+ * text inside follows the service's text rule: a `\u0000` escape is as refused as a raw NUL.
+ */
 export function jsonParam<T>(value: unknown, name: string): T | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value !== 'string') return value as T;
+  let parsed: T;
   try {
-    return JSON.parse(value) as T;
+    parsed = JSON.parse(value) as T;
   } catch {
     throw new InputError(`${name} must be valid JSON`);
   }
+  assertCleanText(parsed, name);
+  return parsed;
 }
 
 export function validateArgs<A>(schema: Joi.ObjectSchema<A> | undefined, args: Record<string, unknown>): A {
@@ -77,7 +86,7 @@ export function methodRoute<A = Record<string, any>>(def: MethodDef<A>): ServerR
       description: def.description,
       tags: ['api', ...(def.tags ?? [])],
       auth: isPublic ? { mode: 'try', strategy: 'svc' } : undefined,
-      app: { roles: def.roles },
+      app: { roles: def.roles, ...(def.perRecord ? { perRecord: def.perRecord } : {}) },
       // The schema only documents the route (hapi-swagger reads it from its plugin options); the
       // merged arguments are validated once, in the handler: a hapi `validate` would run Joi twice.
       plugins: { 'hapi-swagger': { payloadType: 'json', ...(def.args ? { validate: documented } : {}) } },

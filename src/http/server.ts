@@ -1,15 +1,18 @@
 /**
  * The one server factory for `svc serve`, tests and benchmarks: Hapi with auth, error rendering,
- * request logs, security headers, OpenAPI docs at /docs, and every route of http/routes.ts.
+ * the text rule at the edge, request logs, security headers, OpenAPI docs at /docs, and every
+ * route of http/routes.ts.
  */
 import Hapi from '@hapi/hapi';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.js';
 import { DomainError, NotFoundError } from '../shared/errors.js';
+import { answerParserRefusals } from './client-error.js';
 import { docsPlugin } from './docs.js';
 import { authPlugin } from './plugins/auth.js';
 import { errorBodyPlugin } from './plugins/error-body.js';
 import { requestLogPlugin } from './plugins/request-log.js';
+import { textGuardPlugin } from './plugins/text-guard.js';
 import { routes } from './routes.js';
 import '../modules.js';
 
@@ -52,7 +55,8 @@ export async function createServer(opts: ServerOptions): Promise<Hapi.Server> {
   // Idle sockets time out after 65 s, set once on the listener: hapi's route-level `timeout.socket`
   // (and `timeout.server`) would arm a timer on every request.
   server.listener.timeout = 65_000;
-  await server.register([{ plugin: requestLogPlugin, options: { logger: opts.logger } }, { plugin: errorBodyPlugin }, { plugin: authPlugin, options: { config } }]);
+  answerParserRefusals(server.listener);
+  await server.register([{ plugin: requestLogPlugin, options: { logger: opts.logger } }, { plugin: errorBodyPlugin }, { plugin: authPlugin, options: { config } }, { plugin: textGuardPlugin }]);
   if (opts.docs !== false) await server.register(docsPlugin);
   server.route(routes());
   // Unknown method names and paths: the spec's 404 in the spec's body.

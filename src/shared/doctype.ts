@@ -9,6 +9,7 @@ import { authorize, scopeOf } from '../auth/policy/index.js';
 import { selectRows, type Tx } from '../db/sequelize.js';
 import { InputError, NotFoundError, PermissionError } from './errors.js';
 import { clampPageLength } from './page-length.js';
+import { assertCleanText } from './text.js';
 
 export type Doc = Record<string, unknown>;
 
@@ -70,14 +71,18 @@ class SqlBuilder {
   }
 }
 
+/** JSON text of a list parameter; its strings follow the text rule like any other input (shared/text.ts). */
 function parseJson(value: unknown, name: string): unknown {
   if (typeof value !== 'string') return value;
   if (value.trim() === '') return undefined;
+  let parsed: unknown;
   try {
-    return JSON.parse(value);
+    parsed = JSON.parse(value);
   } catch {
     throw new InputError(`${name} must be valid JSON`);
   }
+  assertCleanText(parsed, name);
+  return parsed;
 }
 
 function column(def: DocTypeDef, field: string): string {

@@ -4,6 +4,7 @@
  */
 import type Joi from 'joi';
 import { DomainError } from '../shared/errors.js';
+import { findTextProblem, isCleanText } from '../shared/text.js';
 
 export interface RecordFailure {
   index: number;
@@ -45,12 +46,22 @@ export function failure(index: number, sku: string | null, err: unknown): Record
   throw err; // an unexpected error is a 500 for the whole call, never a silent per-record failure
 }
 
-/** The sku a record names (for outcome matching), whatever alias it used. */
+/**
+ * The sku a record names (for outcome matching), whatever alias it used; null when it is not text
+ * the service accepts (the answer is stored for idempotent replays, and jsonb refuses NUL).
+ */
 export function skuOf(raw: unknown): string | null {
   if (!raw || typeof raw !== 'object') return null;
   const r = raw as Record<string, unknown>;
   const v = r.sku ?? r.item_code ?? r.medgrid_item_code ?? r.vendor_product_id;
-  return typeof v === 'string' || typeof v === 'number' ? String(v) : null;
+  if (typeof v === 'number') return String(v);
+  return typeof v === 'string' && isCleanText(v) ? v : null;
+}
+
+/** The record's first breach of the text rule (shared/text.ts) as its failure, before any schema or database sees it. */
+function textFailure(index: number, raw: object): RecordFailure | undefined {
+  const problem = findTextProblem(raw);
+  return problem ? failure(index, skuOf(raw), new RecordError(`${problem.path}: ${problem.message}`)) : undefined;
 }
 
 /**
@@ -64,6 +75,11 @@ export function validateEach<T>(records: unknown[], schema: Joi.ObjectSchema<T>,
   records.forEach((raw, index) => {
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
       failures.push(failure(index, null, new RecordError('Each record must be an object')));
+      return;
+    }
+    const refused = textFailure(index, raw);
+    if (refused) {
+      failures.push(refused);
       return;
     }
     const quick = fast?.(raw as Record<string, unknown>);

@@ -12,6 +12,7 @@ import { answer, failure, RecordError, skuOf, validateEach, type BatchAnswer, ty
 import { loadItemIndex, requireItem, resolveRef, vendorSkuOf, type ItemRef } from './item-refs.js';
 import { reportedStatus } from './product-state.js';
 import { vendorProfileOf } from './tokens.service.js';
+import { findTextProblem } from '../shared/text.js';
 
 const code = Joi.alternatives(Joi.string().trim().min(1).max(140), Joi.number().custom((n) => String(n)));
 const refKeys = { sku: code, item_code: code, vendor_product_id: code, medgrid_item_code: code };
@@ -129,7 +130,12 @@ const statusRecord = Joi.object(refKeys).or('sku', 'item_code', 'vendor_product_
 export async function productStatus(actor: Actor, records: unknown[], opts: { transaction?: Tx } = {}): Promise<ProductStatusRecord | { total: number; results: ProductStatusRecord[] }> {
   authorize(actor, 'read', 'Vendor Sync');
   const vendor = await vendorProfileOf(actor, opts);
-  const refs = records.map((r) => (r && typeof r === 'object' && !statusRecord.validate(r, { stripUnknown: true }).error ? refOf(r as Record<string, unknown>) : typeof r === 'string' ? { sku: r } : {}));
+  // a record that is not a valid reference (bad text included: it never reaches the query) is not found
+  const refs = records.map((r): ItemRef => {
+    if (findTextProblem(r)) return {};
+    if (r && typeof r === 'object') return statusRecord.validate(r, { stripUnknown: true }).error ? {} : refOf(r as Record<string, unknown>);
+    return typeof r === 'string' ? { sku: r } : {};
+  });
   const index = await loadItemIndex(vendor, refs, opts);
   const results = refs.map((ref): ProductStatusRecord => {
     let item;

@@ -122,6 +122,8 @@ export function v1Route<A extends Record<string, unknown>>(def: V1RouteDef<A>): 
     methods: (def.write ? ['POST'] : ['GET', 'POST']) as HttpVerb[],
     roles: def.public ? 'public' : (actor) => actor.type === 'vendor',
     args: def.args,
+    // a bad record fails alone: its text is checked with the record (batch.ts), not for the whole call
+    perRecord: def.batchKey ? [def.batchKey].flat() : undefined,
     description: def.description,
     tags: ['vendor-v1'],
     options: { pre, ext: { onPreResponse: { method: apiLog(def.name) } } },

@@ -3,6 +3,7 @@ import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { registerBearerVerifier } from '../http/plugins/auth.js';
 import { AuthenticationError, InputError, RateLimitError } from '../shared/errors.js';
+import { assertCleanText } from '../shared/text.js';
 import { testFireWebhook } from '../webhooks/webhook.service.js';
 import { createVendorWarehouse, updateVendorDetails } from '../vendors/vendor-self.service.js';
 import { loadVendorForAuth } from '../vendors/vendor-profile.service.js';
@@ -19,13 +20,17 @@ registerBearerVerifier((token) => verifyBearer(token));
 const batch = (key: string) => Joi.object({ [key]: Joi.any().required() }).unknown(true);
 const data = Joi.object({ data: Joi.alternatives(Joi.object(), Joi.string()).required() }).unknown(true);
 
+/** `data` as an object or its JSON text, whose strings follow the text rule (shared/text.ts). */
 function dataOf(value: unknown): Record<string, unknown> {
   if (typeof value === 'string') {
+    let parsed: unknown;
     try {
-      return JSON.parse(value) as Record<string, unknown>;
+      parsed = JSON.parse(value);
     } catch {
       throw new InputError('data must be a JSON object');
     }
+    assertCleanText(parsed, 'data');
+    return parsed as Record<string, unknown>;
   }
   return value as Record<string, unknown>;
 }

@@ -12,6 +12,7 @@ import { type Allow } from '../../auth/policy/index.js';
 import { isAdmin, hasRole } from '../../auth/actor.js';
 import { safeEqual } from '../../shared/crypto.js';
 import { CsrfError, PermissionError } from '../../shared/errors.js';
+import { isCleanText } from '../../shared/text.js';
 import type { Config } from '../../config/index.js';
 
 export type BearerVerifier = (token: string, request: Request) => Promise<Actor | undefined>;
@@ -38,7 +39,8 @@ async function fromAuthorization(header: string, request: Request): Promise<Acto
   if (kind === 'token' || kind === 'basic') {
     const pair = kind === 'basic' ? Buffer.from(value, 'base64').toString('utf8') : value;
     const colon = pair.indexOf(':');
-    if (colon <= 0) throw unauthorized('Invalid API key or secret');
+    // Basic decodes to any bytes; no key or secret holds a NUL, and the lookup must not send one to PostgreSQL
+    if (colon <= 0 || !isCleanText(pair)) throw unauthorized('Invalid API key or secret');
     const actor = await resolveApiKey(pair.slice(0, colon), pair.slice(colon + 1));
     if (!actor) throw unauthorized('Invalid API key or secret');
     return actor;
