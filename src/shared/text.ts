@@ -17,7 +17,8 @@ declare global {
 
 /**
  * Levels of objects and arrays a value may have, the top one included. No argument of the API nests
- * near this; far deeper values overflow recursive code (JSON.stringify of an idempotency fingerprint).
+ * near this; a body can nest far deeper, and recursive code (JSON.stringify of an idempotency
+ * fingerprint or a jsonb parameter) overflows the stack from about 5,000 levels.
  */
 export const MAX_DEPTH = 32;
 
