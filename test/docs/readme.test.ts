@@ -56,7 +56,7 @@ test.after.always(async () => {
 
 test.serial('the test starts the service as npm start does, and curl is installed', async (t) => {
   const pkg = JSON.parse(await readFile(join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  t.is(pkg.scripts.start, 'node bin/svc start');
+  t.is(pkg.scripts.start, 'exec node bin/svc start');
   t.regex(service.output(), /Demo data loaded/);
   await t.notThrowsAsync(run('bash', ['-c', 'command -v curl']), 'curl is missing: the README uses it (apt-get install curl)');
 });
