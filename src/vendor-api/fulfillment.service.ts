@@ -6,12 +6,13 @@
  */
 import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
+import { hasPharmacyScope } from '../auth/policy/vendor.rules.js';
 import { execute, selectOne, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
 import { queueMail } from '../mail/mail.service.js';
 import { isRealDate } from '../orders/npi.js';
 import { BusinessRuleError, InputError, NotFoundError, UnprocessableError } from '../shared/errors.js';
 import { runtime } from '../shared/runtime.js';
-import { vendorSkuOf } from './item-refs.js';
+import { vendorSkuOf } from '../vendors/item-refs.js';
 import { AWAITING_TRACKING, resolveStage, SHIPPED_STAGES, trackingUrlFor } from './stages.js';
 import { vendorProfileOf } from './tokens.service.js';
 import { recordVendorShipment } from '../orders/order-progress.js';
@@ -90,7 +91,7 @@ function decryptMaybe(value: string | null): string | null {
 /** sync.fulfillment (and pharmacy.fulfillment with `pharmacy: true`, which needs the pharmacy scope). */
 export async function reportFulfillment(actor: Actor, input: FulfillmentInput, opts: { transaction?: Tx; pharmacy?: boolean } = {}): Promise<Record<string, unknown>> {
   authorize(actor, 'write', 'Vendor Sync');
-  if (opts.pharmacy && !actor.scopes?.includes('pharmacy')) throw new UnprocessableError('pharmacy.fulfillment is only for 503A/503B pharmacy vendors');
+  if (opts.pharmacy && !hasPharmacyScope(actor)) throw new UnprocessableError('pharmacy.fulfillment is only for 503A/503B pharmacy vendors');
   if (!input || typeof input.sales_order !== 'string' || !input.sales_order) throw new InputError('data.sales_order is required');
   if (input.estimated_delivery_date && !isRealDate(input.estimated_delivery_date)) throw new BusinessRuleError('estimated_delivery_date must be a real date (YYYY-MM-DD)');
   const vendor = await vendorProfileOf(actor, opts);

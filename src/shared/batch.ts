@@ -3,7 +3,7 @@
  * record fails alone; the good ones are then written together in a few set-based statements.
  */
 import type Joi from 'joi';
-import { DomainError } from '../shared/errors.js';
+import { DomainError } from './errors.js';
 
 export interface RecordFailure {
   index: number;
