@@ -48,7 +48,7 @@ export interface ChoiceRow { name: string; assigned: string | null; found: boole
 export function checkChoice(actor: Actor, row: ChoiceRow): PriceListChoice {
   const { name, assigned } = row;
   if (!row.found) throw new BusinessRuleError(`Price List ${name} not found`);
-  if (!canUsePriceList(actor, { standard: name === STANDARD_LIST, assignedToClinic: name === assigned })) throw new PermissionError(`Not permitted to use Price List ${name}`);
+  if (!canUsePriceList(actor, name === STANDARD_LIST, name === assigned)) throw new PermissionError(`Not permitted to use Price List ${name}`);
   const fallback = row.is_contract && name !== STANDARD_LIST ? STANDARD_LIST : null;
   return { name, fallback, inForce: Boolean(row.in_force), currency: row.currency, today: row.today };
 }

@@ -43,8 +43,9 @@ export async function loadVisibleOrder(actor: Actor, name: string, opts: { trans
   const head = await selectOne<OrderHead>(`${ORDER_HEAD_SQL} WHERE so.name = $1${opts.forUpdate ? ' FOR UPDATE OF so' : ''}`, [name], opts);
   if (!head) throw new NotFoundError(`Sales Order ${name} not found`);
   const vendor = orderVendorOf(actor);
-  const holdsLine = async () => Boolean(await selectOne(`SELECT 1 FROM sales_order_items WHERE parent = $1 AND vendor = $2 LIMIT 1`, [name, vendor], opts));
-  const visible = vendor === null ? orderVisible(actor, head) : await vendorSeesOrder(vendor, head, holdsLine);
+  const visible = vendor === null
+    ? orderVisible(actor, head)
+    : await vendorSeesOrder(vendor, head, async () => Boolean(await selectOne(`SELECT 1 FROM sales_order_items WHERE parent = $1 AND vendor = $2 LIMIT 1`, [name, vendor], opts)));
   if (!visible) throw new NotFoundError(`Sales Order ${name} not found`);
   return head;
 }

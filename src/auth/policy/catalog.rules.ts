@@ -32,8 +32,8 @@ export function isCustomerUser(actor: Actor): boolean {
 }
 
 /** A customer user may price with the standard list or its clinic's own list only (another clinic's contract list is 403); staff with any. */
-export function canUsePriceList(actor: Actor, list: { standard: boolean; assignedToClinic: boolean }): boolean {
-  return !isCustomerUser(actor) || list.standard || list.assignedToClinic;
+export function canUsePriceList(actor: Actor, isStandardList: boolean, isClinicsList: boolean): boolean {
+  return isStandardList || isClinicsList || !isCustomerUser(actor);
 }
 
 // Items at /api/resource/Item: staff see every item; a vendor its own; everyone else (customers,
