@@ -1,11 +1,33 @@
 /**
- * Side-effect registrations shared by every process role (serve, worker, CLI): document types,
- * outbox handlers and periodic jobs. Each domain adds one import line here.
+ * The composition root shared by every process role (serve, worker, CLI): document types, the
+ * policy behind the shared registries, outbox handlers and periodic jobs, each registered here
+ * explicitly. A job or handler file only exports what it is; nothing registers itself on import.
+ *
+ * Outbox kinds without a handler stay pending, untouched, until one is registered: `fulfilment_route`
+ * (written by order submit) waits for the fulfilment router of a later issue. `svc outbox status`
+ * and each worker's start-up log show them.
  */
+import { authorize, scopeOf } from './auth/policy/index.js';
+import { plugAccessPolicy } from './shared/access.js';
+import { registerOutboxHandler } from './shared/outbox.js';
+import { registerJob } from './jobs/index.js';
+import { registerBearerVerifier } from './http/plugins/auth.js';
+import { verifyBearer } from './vendor-api/tokens.service.js';
+import { housekeepingJob } from './jobs/housekeeping.job.js';
+import { mailHandler } from './mail/mail.service.js';
+import { vendorWebhookHandler } from './webhooks/webhook.handler.js';
+import { idempotencyPurgeJob } from './vendor-api/idempotency-purge.job.js';
+// document types at /api/resource (each file registers the types of its domain)
 import './org/org.doctypes.js';
-import './mail/mail.service.js';
-import './jobs/housekeeping.job.js';
-import './webhooks/webhook.handler.js';
 import './vendors/vendor.doctypes.js';
 import './orders/orders.doctype.js';
 import './catalog/catalog.doctypes.js';
+
+plugAccessPolicy({ authorize, scopeOf });
+registerBearerVerifier((token) => verifyBearer(token));
+
+registerOutboxHandler(mailHandler);
+registerOutboxHandler(vendorWebhookHandler);
+
+registerJob(housekeepingJob);
+registerJob(idempotencyPurgeJob);

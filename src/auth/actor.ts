@@ -34,17 +34,24 @@ export interface Actor {
   ip?: string;
 }
 
+// src/shared knows an actor only as its port type AccessActor (shared imports no domain); here that
+// type becomes this Actor, so shared registries hand domain code the service's own Actor.
+declare module '../shared/access.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface AccessActor extends Actor {}
+}
+
 /** A system actor for CLI commands and jobs; every one has its own id on audit rows. */
 export function systemActor(id: string, via: 'cli' | 'job' = 'cli'): Actor {
   return { type: 'system', id, roles: ['System Manager'], via };
 }
 
-export function hasRole(actor: Actor, ...roles: Role[]): boolean {
-  return actor.roles.some((r) => roles.includes(r));
+/** The vendor a bearer token acts for (its rate budget and log rows), or undefined for any other actor. */
+export function bearerVendorOf(actor: Actor | undefined): string | undefined {
+  return actor?.type === 'vendor' ? (actor.vendor ?? undefined) : undefined;
 }
 
-export const ADMIN_ROLES: Role[] = ['System Manager', 'Marketplace Admin'];
-
-export function isAdmin(actor: Actor): boolean {
-  return actor.type === 'system' || hasRole(actor, ...ADMIN_ROLES);
+/** The user behind a session or API key (an order's owner), or null for vendors and the system. */
+export function userIdOf(actor: Actor): string | null {
+  return actor.type === 'user' ? actor.id : null;
 }

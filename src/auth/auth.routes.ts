@@ -2,41 +2,26 @@ import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { endSession, generateApiKeys, login } from './credentials.service.js';
 import { homePageFor } from '../http/home.routes.js';
+import { hasDeskAccess } from './policy/index.js';
 import { methodRoute } from '../http/method.js';
-import { AuthenticationError } from '../shared/errors.js';
-import { clearBucket, hitSlidingStart, peekSlidingStart } from '../shared/rate-limit.js';
-
-const LOGIN_FAILURES = 10;
-const LOGIN_WINDOW_SECONDS = 15 * 60;
 import { SIDE_COOKIES } from '../http/plugins/auth.js';
 
 export const authRoutes: ServerRoute[] = [
   methodRoute({
     name: 'login',
     methods: ['POST'],
-    roles: 'public',
+    access: 'public',
     description: 'Log in with usr/pwd; sets the HttpOnly sid cookie and returns the CSRF token for session writes',
     tags: ['auth'],
     args: Joi.object({ usr: Joi.string().max(255).allow(''), pwd: Joi.string().max(1024).allow(''), device: Joi.string().allow(''), otp: Joi.any(), tmp_id: Joi.any() }),
     handler: async ({ request, h, args }) => {
       const usr = String(args.usr ?? '').trim();
-      const bucket = `login:${usr.toLowerCase()}`;
-      const locked = usr ? await peekSlidingStart(bucket) : undefined;
-      if (locked && locked.count >= LOGIN_FAILURES) {
-        throw new AuthenticationError('Too many failed logins; try again later').withHeader('Retry-After', String(locked.resetInSeconds));
-      }
-      let result;
-      try {
-        result = await login(usr, String(args.pwd ?? ''), { ip: request.info.remoteAddress, userAgent: request.headers['user-agent'] as string | undefined });
-      } catch (err) {
-        if (usr && err instanceof AuthenticationError) await hitSlidingStart(bucket, LOGIN_WINDOW_SECONDS);
-        throw err;
-      }
-      await clearBucket(bucket);
+      const result = await login(usr, String(args.pwd ?? ''), { ip: request.info.remoteAddress, userAgent: request.headers['user-agent'] as string | undefined });
       const { actor } = result;
+      const desk = hasDeskAccess(actor);
       const response = h.response({ message: 'Logged In', home_page: homePageFor(request.server, actor), full_name: actor.fullName, csrf_token: result.csrfToken });
       response.state('sid', result.sid, { ttl: result.maxAgeSeconds * 1000 });
-      const side = { system_user: actor.roles.includes('Customer') && actor.roles.length === 1 ? 'no' : 'yes', full_name: encodeURIComponent(actor.fullName ?? ''), user_id: encodeURIComponent(actor.email ?? ''), user_image: '' };
+      const side = { system_user: desk ? 'yes' : 'no', full_name: encodeURIComponent(actor.fullName ?? ''), user_id: encodeURIComponent(actor.email ?? ''), user_image: '' };
       for (const [name, value] of Object.entries(side)) response.state(name, value, { ttl: result.maxAgeSeconds * 1000 });
       return response;
     },
@@ -44,7 +29,7 @@ export const authRoutes: ServerRoute[] = [
   methodRoute({
     name: 'logout',
     methods: ['GET', 'POST'],
-    roles: 'public',
+    access: 'public',
     description: 'End the session and expire its cookies',
     tags: ['auth'],
     handler: async ({ request, h }) => {
@@ -59,7 +44,7 @@ export const authRoutes: ServerRoute[] = [
   methodRoute({
     name: 'frappe.auth.get_logged_user',
     methods: ['GET'],
-    roles: 'authenticated',
+    access: 'authenticated',
     description: 'The e-mail of the logged-in user',
     tags: ['auth'],
     handler: ({ actor }) => actor!.email ?? actor!.id,
@@ -67,7 +52,7 @@ export const authRoutes: ServerRoute[] = [
   methodRoute({
     name: 'svc.auth.get_csrf_token',
     methods: ['GET'],
-    roles: 'authenticated',
+    access: 'authenticated',
     description: 'The CSRF token of the current session (send it as X-Svc-CSRF-Token on session writes)',
     tags: ['auth'],
     handler: ({ request }) => (request.auth.artifacts as { csrfToken?: string } | undefined)?.csrfToken ?? null,
@@ -75,7 +60,7 @@ export const authRoutes: ServerRoute[] = [
   methodRoute({
     name: 'svc.auth.generate_keys',
     methods: ['POST'],
-    roles: 'authenticated',
+    access: 'authenticated',
     description: 'Generate (or regenerate) the API key and secret of the caller, or of `user` for an admin; the secret is shown once',
     tags: ['auth'],
     args: Joi.object({ user: Joi.string().max(255) }),
@@ -84,7 +69,7 @@ export const authRoutes: ServerRoute[] = [
   methodRoute({
     name: 'frappe.core.doctype.user.user.generate_keys',
     methods: ['POST'],
-    roles: 'authenticated',
+    access: 'authenticated',
     description: "Frappe's name for svc.auth.generate_keys",
     tags: ['auth'],
     args: Joi.object({ user: Joi.string().max(255) }),

@@ -6,9 +6,10 @@ import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js
 import { prepare, runPreparedOne } from '../db/prepared.js';
 import { AuthenticationError, NotFoundError } from '../shared/errors.js';
 import { hmacHex, randomToken, safeEqual, sha256Hex, verifyPassword } from '../shared/crypto.js';
+import { clearBucket, hitSlidingStart, peekSlidingStart } from '../shared/rate-limit.js';
 import { runtime } from '../shared/runtime.js';
 import type { Actor, Role } from './actor.js';
-import { authorize } from './policy/index.js';
+import { authorize, authorizeApiKeysFor } from './policy/index.js';
 
 interface UserRow {
   id: string;
@@ -68,8 +69,32 @@ export interface LoginResult {
   maxAgeSeconds: number;
 }
 
-/** Checks usr/pwd and opens a session. Unknown user and wrong password answer alike (same time). */
+/** Failed logins of one account, within a window from the first failure, before it is locked out. */
+export const LOGIN_FAILURES = 10;
+export const LOGIN_WINDOW_SECONDS = 15 * 60;
+
+/**
+ * Checks usr/pwd and opens a session, for every caller: an account with 10 failed logins within
+ * 15 minutes of the first is refused (401 with Retry-After, even with the right password) until the
+ * window ends; a success clears the count. Unknown user and wrong password answer alike (same time).
+ */
 export async function login(usr: string, pwd: string, meta: { ip?: string; userAgent?: string } = {}): Promise<LoginResult> {
+  const bucket = usr ? `login:${usr.toLowerCase()}` : undefined;
+  const locked = bucket ? await peekSlidingStart(bucket) : undefined;
+  if (locked && locked.count >= LOGIN_FAILURES) {
+    throw new AuthenticationError('Too many failed logins; try again later').withHeader('Retry-After', String(locked.resetInSeconds));
+  }
+  try {
+    const result = await openSession(usr, pwd, meta);
+    if (bucket) await clearBucket(bucket);
+    return result;
+  } catch (err) {
+    if (bucket && err instanceof AuthenticationError) await hitSlidingStart(bucket, LOGIN_WINDOW_SECONDS);
+    throw err;
+  }
+}
+
+async function openSession(usr: string, pwd: string, meta: { ip?: string; userAgent?: string }): Promise<LoginResult> {
   if (!usr || !pwd) throw new AuthenticationError('Incomplete login details');
   const user = await selectOne<{ id: string; password_hash: string | null; enabled: boolean }>(`SELECT id, password_hash, enabled FROM users WHERE lower(email) = lower($1)`, [usr]);
   const ok = await verifyPassword(pwd, user?.password_hash);
@@ -132,8 +157,7 @@ export async function generateApiKeys(actor: Actor, target: { userId?: string; e
       ? await selectOne<{ id: string; email: string }>(`SELECT id, email FROM users WHERE id = $1 FOR UPDATE`, [target.userId], { transaction })
       : await selectOne<{ id: string; email: string }>(`SELECT id, email FROM users WHERE lower(email) = lower($1) FOR UPDATE`, [target.email ?? ''], { transaction });
     if (!user) throw new NotFoundError(`User ${target.email ?? target.userId} not found`);
-    // A user generates keys for itself; an admin (or the CLI) for anyone.
-    if (actor.type === 'user' && actor.id !== user.id) authorize(actor, 'update', 'User');
+    authorizeApiKeysFor(actor, user.id); // its own keys; anyone's for an admin or the CLI
     const apiKey = randomToken(12).replace(/[-_]/g, 'x').slice(0, 15).toLowerCase();
     const apiSecret = randomToken(24);
     await execute(

@@ -17,7 +17,7 @@ export const catalogRoutes: ServerRoute[] = [
   methodRoute({
     name: 'svc.catalog.list_warehouses',
     methods: ['GET', 'POST'],
-    roles: 'authenticated',
+    access: 'authenticated',
     tags,
     description: 'Warehouses (name, warehouse_name, company)',
     args: Joi.object({}).unknown(true),
@@ -26,7 +26,7 @@ export const catalogRoutes: ServerRoute[] = [
   methodRoute({
     name: 'svc.catalog.list_warehouses_ordered',
     methods: ['GET', 'POST'],
-    roles: 'authenticated',
+    access: 'authenticated',
     tags,
     description: 'Warehouses by configured priority, preferred first (name, label)',
     args: Joi.object({}).unknown(true),
@@ -35,7 +35,7 @@ export const catalogRoutes: ServerRoute[] = [
   methodRoute({
     name: 'svc.catalog.items_in_warehouse',
     methods: ['GET', 'POST'],
-    roles: 'authenticated',
+    access: 'authenticated',
     tags,
     description: 'Catalog item rows with available stock in one warehouse, priced with the caller\'s list',
     args: Joi.object({ warehouse: Joi.string().max(140).required(), price_list: Joi.string().max(140).allow(''), ...page }),
@@ -47,7 +47,7 @@ export const catalogRoutes: ServerRoute[] = [
   methodRoute({
     name: 'svc.catalog.search_items',
     methods: ['GET', 'POST'],
-    roles: 'authenticated',
+    access: 'authenticated',
     tags,
     description: 'Partial match on item name and description; rows with available stock only',
     args: Joi.object({ query: Joi.string().max(140).required(), warehouse: Joi.string().max(140).allow(''), price_list: Joi.string().max(140).allow(''), ...page }),

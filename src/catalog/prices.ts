@@ -4,7 +4,7 @@
  * cover. A list without a price for an item gives `null` (visible, not orderable).
  */
 import type { Actor } from '../auth/actor.js';
-import { hasRole } from '../auth/actor.js';
+import { canUsePriceList, isCustomerUser } from '../auth/policy/catalog.rules.js';
 import { execute, selectOne, selectRows, type Tx } from '../db/sequelize.js';
 import { BusinessRuleError, PermissionError } from '../shared/errors.js';
 
@@ -20,11 +20,6 @@ export interface PriceListChoice {
   /** the list's currency, and the database's date today (read in the same round trip, for orders) */
   currency: string;
   today: string;
-}
-
-/** A customer user acts for its clinic; staff with the Customer role too are treated as staff. */
-export function isCustomerUser(actor: Actor): boolean {
-  return actor.type === 'user' && hasRole(actor, 'Customer') && !hasRole(actor, 'Sales Rep', 'Sales Manager', 'Operations', 'Marketplace Officer', 'Catalog Manager', 'System Manager', 'Marketplace Admin');
 }
 
 /** The customer whose assigned list applies: the one given, else a customer user's own clinic. */
@@ -53,7 +48,7 @@ export interface ChoiceRow { name: string; assigned: string | null; found: boole
 export function checkChoice(actor: Actor, row: ChoiceRow): PriceListChoice {
   const { name, assigned } = row;
   if (!row.found) throw new BusinessRuleError(`Price List ${name} not found`);
-  if (isCustomerUser(actor) && name !== STANDARD_LIST && name !== assigned) throw new PermissionError(`Not permitted to use Price List ${name}`);
+  if (!canUsePriceList(actor, name === STANDARD_LIST, name === assigned)) throw new PermissionError(`Not permitted to use Price List ${name}`);
   const fallback = row.is_contract && name !== STANDARD_LIST ? STANDARD_LIST : null;
   return { name, fallback, inForce: Boolean(row.in_force), currency: row.currency, today: row.today };
 }

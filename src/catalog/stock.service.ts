@@ -5,8 +5,8 @@
  * order, so two transactions touching the same bins in opposite line order cannot deadlock.
  */
 import type { Actor } from '../auth/actor.js';
-import { hasRole } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
+import { canChangeStockOf } from '../auth/policy/catalog.rules.js';
 import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
 import { BusinessRuleError, InputError, NotFoundError } from '../shared/errors.js';
 
@@ -212,9 +212,7 @@ async function authorizeStock(actor: Actor, itemCode: string, warehouse: string,
   authorize(actor, 'update', 'Stock');
   const item = await selectOne<{ vendor: string | null }>(`SELECT vendor FROM items WHERE item_code = $1`, [itemCode], { transaction });
   if (!item) throw new NotFoundError(`Item ${itemCode} not found`);
-  if (actor.type === 'vendor' || (hasRole(actor, 'Vendor') && actor.type !== 'system' && !hasRole(actor, 'Operations', 'Marketplace Officer', 'System Manager', 'Marketplace Admin'))) {
-    if (!actor.vendor || item.vendor !== actor.vendor) throw new NotFoundError(`Item ${itemCode} not found`);
-  }
+  if (!canChangeStockOf(actor, item)) throw new NotFoundError(`Item ${itemCode} not found`); // another vendor's item: as if missing
   const wh = await selectOne(`SELECT 1 FROM warehouses WHERE name = $1 AND NOT disabled`, [warehouse], { transaction });
   if (!wh) throw new BusinessRuleError(`Warehouse ${warehouse} not found`);
 }

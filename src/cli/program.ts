@@ -7,6 +7,9 @@ import { registerWebhook } from './commands/webhook.command.js';
 import { registerVendor } from './commands/vendor.command.js';
 import { registerProduct } from './commands/product.command.js';
 import { registerDoctor } from './commands/doctor.command.js';
+import { registerOutbox } from './commands/outbox.command.js';
+// the composition root: the registrations every process role shares (handlers, jobs, doc types)
+import '../modules.js';
 
 /** The whole command tree: `svc <noun> <verb>`, each calling the service the HTTP route calls. */
 export function createProgram(io: Io): Command {
@@ -22,6 +25,7 @@ export function createProgram(io: Io): Command {
   registerVendor(program, io);
   registerProduct(program, io);
   registerDoctor(program, io);
+  registerOutbox(program, io);
   // later domains: registerVendor, registerProduct, registerWebhook, …
   return program;
 }

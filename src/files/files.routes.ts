@@ -70,7 +70,7 @@ export function filesRoutes(): ServerRoute[] {
       options: {
         description: 'Upload a private file (PDF, PNG or JPEG by content); multipart fields as Frappe: file, is_private, folder, doctype, docname, fieldname',
         tags: ['api', 'files'],
-        app: { roles: 'authenticated' },
+        app: { access: 'authenticated' },
         // a little room for the multipart envelope; the file itself is checked against the limit (413)
         payload: { output: 'data', parse: true, multipart: { output: 'annotated' }, maxBytes: limit + 64 * 1024, allow: ['multipart/form-data'] },
         handler: upload,
@@ -82,14 +82,14 @@ export function filesRoutes(): ServerRoute[] {
       options: {
         description: 'Download a private file (audited)',
         tags: ['api', 'files'],
-        app: { roles: 'authenticated' },
+        app: { access: 'authenticated' },
         handler: (request, h) => download(request, h, String(request.params.name)),
       },
     },
     methodRoute({
       name: 'svc.files.download',
       methods: ['GET'],
-      roles: 'authenticated',
+      access: 'authenticated',
       tags: ['files'],
       description: 'Download a private file by name or file_url (audited)',
       args: Joi.object({ file: Joi.string().max(500).required() }),

@@ -7,8 +7,8 @@
 import { mkdir, readFile, writeFile, rename } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Actor } from '../auth/actor.js';
-import { isAdmin } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
+import { canReadFile as policyAllowsFile } from '../auth/policy/orders.rules.js';
 import { projectRoot } from '../config/index.js';
 import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
 import { recordAudit } from '../audit/audit.service.js';
@@ -122,17 +122,9 @@ export async function findFile(ref: string, opts: { transaction?: Tx } = {}): Pr
   return selectOne<FileRow>(`${SELECT_FILE} WHERE name = $1`, [name], opts);
 }
 
-/** Uploader, admins, and the parties of the order the file is attached to (its clinic's users, its creator). */
+/** Whether the actor may read the file (the policy's canReadFile, with the attached order loaded when it asks). */
 export async function canReadFile(actor: Actor, file: FileRow, opts: { transaction?: Tx } = {}): Promise<boolean> {
-  if (actor.type === 'system' || isAdmin(actor)) return true;
-  if (file.owner_id === actor.id) return true;
-  if (file.attached_to_doctype === 'Sales Order' && file.attached_to_name) {
-    const order = await selectOne<{ customer: string; owner_user: string | null }>(`SELECT customer, owner_user FROM sales_orders WHERE name = $1`, [file.attached_to_name], opts);
-    if (!order) return false;
-    if (order.owner_user === actor.id) return true;
-    return actor.type === 'user' && actor.roles.includes('Customer') && actor.customer === order.customer;
-  }
-  return false;
+  return policyAllowsFile(actor, file, (order) => selectOne<{ customer: string; owner_user: string | null }>(`SELECT customer, owner_user FROM sales_orders WHERE name = $1`, [order], opts));
 }
 
 /** Reads and decrypts a file the actor may read; audited. Hidden files are 404. */

@@ -76,8 +76,8 @@ export const docsPlugin: Plugin<void> = {
     ]);
     const page = docsPage(jsonPath);
     const routes: ServerRoute[] = [
-      { method: 'GET', path: '/docs', options: { auth: false, app: { roles: 'public' }, handler: (_request, h) => h.response(page).type('text/html; charset=utf-8') } },
-      ...UI_FILES.map((file): ServerRoute => ({ method: 'GET', path: `${UI_PATH}${file}`, options: { auth: false, app: { roles: 'public' }, cache: { expiresIn: 24 * 3600 * 1000, privacy: 'public' }, handler: { file: { path: join(uiDirectory, file), confine: false } } } })),
+      { method: 'GET', path: '/docs', options: { auth: false, app: { access: 'public' }, handler: (_request, h) => h.response(page).type('text/html; charset=utf-8') } },
+      ...UI_FILES.map((file): ServerRoute => ({ method: 'GET', path: `${UI_PATH}${file}`, options: { auth: false, app: { access: 'public' }, cache: { expiresIn: 24 * 3600 * 1000, privacy: 'public' }, handler: { file: { path: join(uiDirectory, file), confine: false } } } })),
     ];
     server.route(routes);
   },

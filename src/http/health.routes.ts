@@ -7,12 +7,12 @@ export const healthRoutes: ServerRoute[] = [
   {
     method: ['GET', 'POST'],
     path: '/api/method/ping',
-    options: { description: 'Liveness: {"message":"pong"}', tags: ['api', 'health'], auth: false, app: { roles: 'public' }, handler: () => ({ message: 'pong' }) },
+    options: { description: 'Liveness: {"message":"pong"}', tags: ['api', 'health'], auth: false, app: { access: 'public' }, handler: () => ({ message: 'pong' }) },
   },
   methodRoute({
     name: 'svc.health.ready',
     methods: ['GET'],
-    roles: 'public',
+    access: 'public',
     description: 'Readiness: checks the database (503 when it does not answer)',
     tags: ['health'],
     handler: async ({ h }) => {

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Request, ResponseToolkit, Server, ServerRoute } from '@hapi/hapi';
 import type { Actor } from '../auth/actor.js';
+import { hasDeskAccess } from '../auth/policy/index.js';
 
 export interface HomeLink {
   rel: string;
@@ -77,12 +78,11 @@ function home(request: Request, h: ResponseToolkit) {
 
 /** The page a user lands on after login: always a page this server has (the portal for a customer, once it exists). */
 export function homePageFor(server: Server, actor: Actor): string {
-  const customerOnly = actor.roles.includes('Customer') && actor.roles.length === 1;
-  return customerOnly && server.match('GET', '/portal') !== null ? '/portal' : '/';
+  return !hasDeskAccess(actor) && server.match('GET', '/portal') !== null ? '/portal' : '/';
 }
 
 export const homeRoutes: ServerRoute[] = [
-  { method: 'GET', path: '/', options: { auth: false, app: { roles: 'public' }, handler: home } },
+  { method: 'GET', path: '/', options: { auth: false, app: { access: 'public' }, handler: home } },
   // No icon yet: an empty answer a browser caches, instead of a JSON 404 on every first visit.
-  { method: 'GET', path: '/favicon.ico', options: { auth: false, app: { roles: 'public' }, cache: { expiresIn: 24 * 3600 * 1000, privacy: 'public' }, handler: (_request, h) => h.response().code(204) } },
+  { method: 'GET', path: '/favicon.ico', options: { auth: false, app: { access: 'public' }, cache: { expiresIn: 24 * 3600 * 1000, privacy: 'public' }, handler: (_request, h) => h.response().code(204) } },
 ];

@@ -6,7 +6,7 @@
 import type { Request, ResponseObject, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import type { Actor } from '../auth/actor.js';
-import type { Allow } from '../auth/policy/index.js';
+import type { RouteAccess } from '../auth/policy/index.js';
 import { InputError } from '../shared/errors.js';
 import { assertCleanText } from '../shared/text.js';
 import { actorOf, refusalOf } from './plugins/auth.js';
@@ -19,8 +19,8 @@ export interface MethodDef<A = Record<string, any>> {
   name: string;
   /** default: GET and POST */
   methods?: HttpVerb[];
-  /** roles that may call it, or 'public' (no credentials) */
-  roles: Allow | 'public';
+  /** who may call it: 'public' (no credentials), 'authenticated', or a policy permission(resource, action) */
+  access: RouteAccess;
   /** arguments, validated after Frappe's merge of query/form/JSON */
   args?: Joi.ObjectSchema<A>;
   description: string;
@@ -77,7 +77,7 @@ export function validateArgs<A>(schema: Joi.ObjectSchema<A> | undefined, args: R
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function methodRoute<A = Record<string, any>>(def: MethodDef<A>): ServerRoute {
   const methods = def.methods ?? ['GET', 'POST'];
-  const isPublic = def.roles === 'public';
+  const isPublic = def.access === 'public';
   const documented = def.args ? (methods.includes('GET') ? { query: def.args } : { payload: def.args.allow(null) }) : {};
   return {
     method: methods,
@@ -86,7 +86,7 @@ export function methodRoute<A = Record<string, any>>(def: MethodDef<A>): ServerR
       description: def.description,
       tags: ['api', ...(def.tags ?? [])],
       auth: isPublic ? { mode: 'try', strategy: 'svc' } : undefined,
-      app: { roles: def.roles, ...(def.perRecord ? { perRecord: def.perRecord } : {}) },
+      app: { access: def.access, ...(def.perRecord ? { perRecord: def.perRecord } : {}) },
       // The schema only documents the route (hapi-swagger reads it from its plugin options); the
       // merged arguments are validated once, in the handler: a hapi `validate` would run Joi twice.
       plugins: { 'hapi-swagger': { payloadType: 'json', ...(def.args ? { validate: documented } : {}) } },

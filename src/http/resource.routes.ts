@@ -32,7 +32,7 @@ export const resourceRoutes: ServerRoute[] = [
     options: {
       ...docs,
       description: 'List documents (Frappe list parameters)',
-      app: { roles: 'authenticated' },
+      app: { access: 'authenticated' },
       validate: { params: Joi.object({ doctype: params.doctype }) },
       handler: async (request, h) => {
         const page = await listPage(actorOf(request), docType(String(request.params.doctype)), request.query as ListParams);
@@ -46,7 +46,7 @@ export const resourceRoutes: ServerRoute[] = [
     options: {
       ...docs,
       description: 'Get one document with its child rows',
-      app: { roles: 'authenticated' },
+      app: { access: 'authenticated' },
       validate: { params: Joi.object(params) },
       handler: async (request) => ({ data: await getDoc(actorOf(request), docType(String(request.params.doctype)), String(request.params.name)) }),
     },
@@ -57,7 +57,7 @@ export const resourceRoutes: ServerRoute[] = [
     options: {
       ...docs,
       description: 'Create a document (answers 200 with the document, as Frappe does)',
-      app: { roles: 'authenticated' },
+      app: { access: 'authenticated' },
       validate: { params: Joi.object({ doctype: params.doctype }) },
       handler: async (request) => {
         const def = docType(String(request.params.doctype));
@@ -71,7 +71,7 @@ export const resourceRoutes: ServerRoute[] = [
     options: {
       ...docs,
       description: 'Update a document; docstatus 1 submits, 2 cancels',
-      app: { roles: 'authenticated' },
+      app: { access: 'authenticated' },
       validate: { params: Joi.object(params) },
       handler: async (request) => {
         const def = docType(String(request.params.doctype));
@@ -85,7 +85,7 @@ export const resourceRoutes: ServerRoute[] = [
     options: {
       ...docs,
       description: 'Delete a draft document (202 {"message":"ok"})',
-      app: { roles: 'authenticated' },
+      app: { access: 'authenticated' },
       validate: { params: Joi.object(params) },
       handler: async (request, h) => {
         const def = docType(String(request.params.doctype));
@@ -96,7 +96,7 @@ export const resourceRoutes: ServerRoute[] = [
   },
   methodRoute({
     name: 'frappe.client.get_list',
-    roles: 'authenticated',
+    access: 'authenticated',
     description: 'List documents (same parameters as GET /api/resource)',
     args: Joi.object({ doctype: Joi.string().required() }).unknown(true),
     handler: async ({ args, actor, h }) => {
@@ -106,21 +106,21 @@ export const resourceRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'frappe.client.get_count',
-    roles: 'authenticated',
+    access: 'authenticated',
     description: 'Count documents matching filters',
     args: Joi.object({ doctype: Joi.string().required(), filters: Joi.any(), or_filters: Joi.any(), debug: Joi.any(), cache: Joi.any(), distinct: Joi.any() }),
     handler: async ({ args, actor }) => countDocs(actor!, docType(args.doctype), args as ListParams),
   }),
   methodRoute({
     name: 'frappe.client.get',
-    roles: 'authenticated',
+    access: 'authenticated',
     description: 'Get one document',
     args: Joi.object({ doctype: Joi.string().required(), name: Joi.string().required() }).unknown(true),
     handler: async ({ args, actor }) => getDoc(actor!, docType(args.doctype), args.name),
   }),
   methodRoute({
     name: 'frappe.client.get_value',
-    roles: 'authenticated',
+    access: 'authenticated',
     description: 'Get field values of the first document matching filters',
     args: Joi.object({ doctype: Joi.string().required(), fieldname: Joi.any().required(), filters: Joi.any(), as_dict: Joi.any(), parent: Joi.any(), debug: Joi.any() }),
     handler: async ({ args, actor }) => {
@@ -136,7 +136,7 @@ export const resourceRoutes: ServerRoute[] = [
   methodRoute({
     name: 'frappe.client.submit',
     methods: ['POST'],
-    roles: 'authenticated',
+    access: 'authenticated',
     description: 'Submit a document ({doc: {doctype, name}})',
     args: Joi.object({ doc: Joi.alternatives(Joi.object({ doctype: Joi.string().required(), name: Joi.string().required() }).unknown(true), Joi.string()).required() }),
     handler: async ({ args, actor }) => {
@@ -148,7 +148,7 @@ export const resourceRoutes: ServerRoute[] = [
   methodRoute({
     name: 'frappe.client.cancel',
     methods: ['POST'],
-    roles: 'authenticated',
+    access: 'authenticated',
     description: 'Cancel a submitted document',
     args: Joi.object({ doctype: Joi.string().required(), name: Joi.string().required() }),
     handler: async ({ args, actor }) => {
@@ -159,7 +159,7 @@ export const resourceRoutes: ServerRoute[] = [
   methodRoute({
     name: 'frappe.client.delete',
     methods: ['POST', 'DELETE'],
-    roles: 'authenticated',
+    access: 'authenticated',
     description: 'Delete a draft document',
     args: Joi.object({ doctype: Joi.string().required(), name: Joi.string().required() }),
     handler: async ({ args, actor }) => {

@@ -1,11 +1,19 @@
-/** Every HTTP route of the service, in one list. */
+/**
+ * Every HTTP route of the service, in one list (the only one: a domain exports its routes, this
+ * file lists them; test/foundation/boundaries.test.ts holds the rule). The docs plugin
+ * (http/docs.ts) serves the documentation UI's own files.
+ */
 import type { ServerRoute } from '@hapi/hapi';
 import { healthRoutes } from './health.routes.js';
 import { homeRoutes } from './home.routes.js';
-import { authRoutes } from '../auth/auth.routes.js';
 import { resourceRoutes } from './resource.routes.js';
-import { vendorApiRoutes } from '../vendor-api/v1.routes.js';
-import { commerceRoutes } from '../orders/commerce.routes.js';
+import { fallbackRoutes } from './fallback.routes.js';
+import { authRoutes } from '../auth/auth.routes.js';
+import { catalogRoutes } from '../catalog/catalog.routes.js';
+import { ordersRoutes } from '../orders/orders.routes.js';
+import { filesRoutes } from '../files/files.routes.js';
+import { v1Routes } from '../vendor-api/v1.routes.js';
+import { vendorRoutes } from '../vendors/vendor.routes.js';
 
 export function routes(): ServerRoute[] {
   return [
@@ -13,8 +21,11 @@ export function routes(): ServerRoute[] {
     ...healthRoutes,
     ...authRoutes,
     ...resourceRoutes,
-    // domain routes are appended below by their issues
-    ...vendorApiRoutes,
-    ...commerceRoutes(),
+    ...catalogRoutes,
+    ...ordersRoutes,
+    ...filesRoutes(),
+    ...v1Routes,
+    ...vendorRoutes,
+    ...fallbackRoutes,
   ];
 }

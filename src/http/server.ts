@@ -6,7 +6,6 @@
 import Hapi from '@hapi/hapi';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.js';
-import { DomainError, NotFoundError } from '../shared/errors.js';
 import { answerParserRefusals } from './client-error.js';
 import { docsPlugin } from './docs.js';
 import { authPlugin } from './plugins/auth.js';
@@ -59,15 +58,5 @@ export async function createServer(opts: ServerOptions): Promise<Hapi.Server> {
   await server.register([{ plugin: requestLogPlugin, options: { logger: opts.logger } }, { plugin: errorBodyPlugin }, { plugin: authPlugin, options: { config } }, { plugin: textGuardPlugin }]);
   if (opts.docs !== false) await server.register(docsPlugin);
   server.route(routes());
-  // Unknown method names and paths: the spec's 404 in the spec's body.
-  server.route({
-    method: '*',
-    path: '/api/{any*}',
-    options: { auth: false, app: { roles: 'public' }, handler: (request) => {
-      const allowed = (['GET', 'POST', 'PUT', 'DELETE'] as const).filter((m) => request.server.match(m, request.path)?.path !== '/api/{any*}');
-      if (allowed.length) throw new DomainError(`Method ${request.method.toUpperCase()} not allowed here; use ${allowed.join(', ')}`, 'MethodNotAllowedError', 405).withHeader('Allow', allowed.join(', '));
-      throw new NotFoundError(request.path.startsWith('/api/method/') ? `Method ${request.path.slice('/api/method/'.length)} not found` : `Path ${request.path} not found`);
-    } },
-  });
   return server;
 }

@@ -1,9 +1,9 @@
-import { defineJob } from './index.js';
+import type { Job } from './index.js';
 import { purgeExpiredSessions } from '../auth/credentials.service.js';
 import { purgeExpiredCounters } from '../shared/rate-limit.js';
 
 /** Drops expired sessions and rate counters every five minutes (one process at a time). */
-export const housekeepingJob = defineJob({
+export const housekeepingJob: Job = {
   name: 'housekeeping',
   schedule: '*/5 * * * *',
   singleton: true,
@@ -12,4 +12,4 @@ export const housekeepingJob = defineJob({
     const counters = await purgeExpiredCounters({ transaction });
     return { sessions, counters };
   },
-});
+};

@@ -19,9 +19,9 @@ export interface Job {
 
 const jobs: Job[] = [];
 
-export function defineJob(job: Job): Job {
-  jobs.push(job);
-  return job;
+/** Schedules a job in this process (called from src/modules.ts, never as a side effect of an import). */
+export function registerJob(job: Job): void {
+  if (!jobs.some((j) => j.name === job.name)) jobs.push(job);
 }
 
 export function registeredJobs(): readonly Job[] {

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { claimDue, releaseLeases, runClaimedRow } from '../shared/outbox.js';
+import { claimDue, releaseLeases, runClaimedRow, unhandledBacklog } from '../shared/outbox.js';
 import { runtime } from '../shared/runtime.js';
 
 export interface OutboxWorkerOptions {
@@ -30,8 +30,20 @@ export class OutboxWorker {
 
   async start(): Promise<void> {
     this.running = true;
+    await this.reportUnhandled();
     await this.listen();
     this.loop = this.run();
+  }
+
+  /** Once per start: the pending rows per kind no handler here runs (they wait, untouched, for a release that brings one). */
+  private async reportUnhandled(): Promise<void> {
+    try {
+      const waiting = await unhandledBacklog();
+      if (waiting.length === 0) return;
+      runtime().logger.warn({ waiting: Object.fromEntries(waiting.map((w) => [w.kind, w.pending])) }, 'outbox rows wait for a handler this worker does not have; they stay pending');
+    } catch (err) {
+      runtime().logger.warn({ err: (err as Error).message }, 'outbox backlog not counted');
+    }
   }
 
   private async listen(): Promise<void> {

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
-import { enqueue, registerOutboxHandler, type OutboxEntry, type OutboxRow } from '../shared/outbox.js';
+import { enqueue, type OutboxEntry, type OutboxHandler, type OutboxRow } from '../shared/outbox.js';
 import { runtime } from '../shared/runtime.js';
 import { projectRoot } from '../config/index.js';
 import type { Tx } from '../db/sequelize.js';
@@ -53,8 +53,9 @@ async function sendMail(row: OutboxRow): Promise<{ ok: boolean; error?: string; 
   return { ok: true, excerpt: file };
 }
 
-registerOutboxHandler({
+/** The outbox handler of e-mail (registered in src/modules.ts). */
+export const mailHandler: OutboxHandler = {
   kind: 'email',
   run: sendMail,
   retryDelaySeconds: (next) => 60 * 2 ** (next - 2),
-});
+};

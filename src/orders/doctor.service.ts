@@ -9,7 +9,7 @@ import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js
 import { recordAudit } from '../audit/audit.service.js';
 import { BusinessRuleError, InputError, NotFoundError, PermissionError } from '../shared/errors.js';
 import { findFile } from '../files/files.service.js';
-import { isCustomerUser } from '../catalog/prices.js';
+import { isCustomerUser } from '../auth/policy/catalog.rules.js';
 import { isValidDea, isValidNpi } from './npi.js';
 
 export interface VerifyDoctorInput {
@@ -70,7 +70,7 @@ export async function doctorStatus(actor: Actor, email: string, opts: { transact
  * order under its own NPI; staff must name (by NPI) a verified doctor of the ordering clinic.
  */
 export async function requireVerifiedDoctor(actor: Actor, customer: string, npi: string | undefined, opts: { transaction?: Tx } = {}): Promise<void> {
-  if (actor.type === 'user' && isCustomerUser(actor)) {
+  if (isCustomerUser(actor)) {
     const me = await selectOne<{ doctor_npi: string | null; verified: boolean }>(`SELECT doctor_npi, doctor_verified_at IS NOT NULL AS verified FROM users WHERE id = $1`, [actor.id], opts);
     if (!me?.verified) throw new PermissionError('This account is not a verified doctor account: 503A orders need NPI and DEA verification by an administrator');
     // a malformed NPI (wrong length or check digit) is a 417 validation error, reported by the caller

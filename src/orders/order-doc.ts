@@ -7,9 +7,9 @@ import type { Actor } from '../auth/actor.js';
 import { selectOne, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
 import { recordAudit } from '../audit/audit.service.js';
 import { NotFoundError } from '../shared/errors.js';
-import { orderVisible } from '../auth/policy/orders.rules.js';
+import { canReadPatientData, orderVendorOf, orderVisible, vendorSeesOrder } from '../auth/policy/orders.rules.js';
 import { authorize } from '../auth/policy/index.js';
-import { decryptPatientFields, maySeePatient } from './phi.js';
+import { decryptPatientFields } from './phi.js';
 import { DOCTOR_FIELDS, FILE_FIELDS, CONFIRM_FIELDS, PARTNER_FIELDS, PATIENT_FIELDS } from './order.schemas.js';
 
 const ts = (col: string) => `to_char(${col} AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS.US')`;
@@ -42,10 +42,11 @@ export type OrderHead = Record<string, unknown> & { name: string; customer: stri
 export async function loadVisibleOrder(actor: Actor, name: string, opts: { transaction?: Tx; forUpdate?: boolean } = {}): Promise<OrderHead> {
   const head = await selectOne<OrderHead>(`${ORDER_HEAD_SQL} WHERE so.name = $1${opts.forUpdate ? ' FOR UPDATE OF so' : ''}`, [name], opts);
   if (!head) throw new NotFoundError(`Sales Order ${name} not found`);
-  if (actor.type === 'vendor') {
-    const mine = head.docstatus > 0 && actor.vendor && (await selectOne(`SELECT 1 FROM sales_order_items WHERE parent = $1 AND vendor = $2 LIMIT 1`, [name, actor.vendor], opts));
-    if (!mine) throw new NotFoundError(`Sales Order ${name} not found`);
-  } else if (!orderVisible(actor, head)) throw new NotFoundError(`Sales Order ${name} not found`);
+  const vendor = orderVendorOf(actor);
+  const visible = vendor === null
+    ? orderVisible(actor, head)
+    : await vendorSeesOrder(vendor, head, async () => Boolean(await selectOne(`SELECT 1 FROM sales_order_items WHERE parent = $1 AND vendor = $2 LIMIT 1`, [name, vendor], opts)));
+  if (!visible) throw new NotFoundError(`Sales Order ${name} not found`);
   return head;
 }
 
@@ -61,13 +62,13 @@ async function orderItems(name: string, vendor: string | null, opts: { transacti
 
 /** Shapes a loaded order for the actor; audits a 503A read in the same transaction. */
 export async function orderDoc(actor: Actor, head: OrderHead, opts: { transaction?: Tx; audit?: string } = {}): Promise<Record<string, unknown>> {
-  const vendor = actor.type === 'vendor' ? (actor.vendor ?? '') : null;
+  const vendor = orderVendorOf(actor);
   return shapeOrderDoc(actor, head, await orderItems(head.name, vendor, opts), opts);
 }
 
 /** The document from a head and child rows already loaded (the actor's own rows only, for a vendor). */
 export async function shapeOrderDoc(actor: Actor, head: OrderHead, items: Record<string, unknown>[], opts: { transaction?: Tx; audit?: string } = {}): Promise<Record<string, unknown>> {
-  const vendor = actor.type === 'vendor' ? (actor.vendor ?? '') : null;
+  const vendor = orderVendorOf(actor);
   const { owner_user: _u, owner_email, created_by_sales_person: _sp, ...rest } = head;
   const doc: Record<string, unknown> = {
     ...rest, doctype: 'Sales Order', owner: owner_email, selling_price_list: head.price_list, is_503a: head.is_503a ? 1 : 0, items,
@@ -79,7 +80,7 @@ export async function shapeOrderDoc(actor: Actor, head: OrderHead, items: Record
     delete doc.total_qty;
   }
   if (head.is_503a) {
-    const allowed = vendor === null && maySeePatient(actor, head);
+    const allowed = vendor === null && canReadPatientData(actor, head);
     if (allowed) Object.assign(doc, decryptPatientFields(head));
     await recordAudit(opts.transaction, actor, { action: opts.audit ?? 'read', object_type: 'Sales Order', object_name: head.name, fields: allowed ? [...PATIENT_FIELDS] : [] });
   }

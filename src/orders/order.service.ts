@@ -3,7 +3,8 @@
  * Totals are computed here from today's list rates; a draft holds no stock (submit reserves it).
  */
 import type { Actor } from '../auth/actor.js';
-import { hasRole } from '../auth/actor.js';
+import { userIdOf } from '../auth/actor.js';
+import { creditedSalesPersonOf } from '../auth/policy/orders.rules.js';
 import { authorize } from '../auth/policy/index.js';
 import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
 import { recordAudit } from '../audit/audit.service.js';
@@ -90,7 +91,7 @@ async function insertOrder(actor: Actor, p: PreparedOrder, transaction?: Tx): Pr
   if (!stmt) inserts.set(sql, (stmt = prepare(`svc_order_insert_${inserts.size + 1}`, sql)));
   const [row] = await runPrepared<OrderSummary>(
     stmt,
-    [...Object.values(values), actor.type === 'user' ? actor.id : null, actor.email ?? actor.id, hasRole(actor, 'Sales Rep', 'Sales Manager') ? (actor.salesPerson ?? null) : null, JSON.stringify(p.lines)],
+    [...Object.values(values), userIdOf(actor), actor.email ?? actor.id, creditedSalesPersonOf(actor), JSON.stringify(p.lines)],
     { transaction },
   );
   return row;

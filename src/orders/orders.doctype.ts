@@ -1,6 +1,5 @@
-/** Sales Order at /api/resource/Sales Order and frappe.client.*; the routing outbox kind until the router exists. */
+/** Sales Order at /api/resource/Sales Order and frappe.client.*. */
 import { registerDocType } from '../shared/doctype.js';
-import { outboxHandler, registerOutboxHandler } from '../shared/outbox.js';
 import { createOrder, deleteOrder, updateOrder } from './order.service.js';
 import { getOrder } from './order-doc.js';
 import { PARTNER_FIELDS } from './order.schemas.js';
@@ -25,9 +24,3 @@ registerDocType({
   update: (actor, name, body) => updateOrder(actor, name, body),
   remove: (actor, name) => deleteOrder(actor, name),
 });
-
-// The fulfilment router (a later issue) registers the real handler of this kind; until then each
-// routing row is closed with a note so it does not sit in the queue.
-if (!outboxHandler('fulfilment_route')) {
-  registerOutboxHandler({ kind: 'fulfilment_route', run: async () => ({ ok: true, excerpt: 'router not configured' }) });
-}

@@ -1,6 +1,7 @@
 /** Order-related methods (the documents themselves are served by /api/resource through orders.doctype.ts). */
 import Joi from 'joi';
 import type { ServerRoute } from '@hapi/hapi';
+import { permission } from '../auth/policy/index.js';
 import { methodRoute } from '../http/method.js';
 import { aggregateShipments } from './shipments.service.js';
 import { placeOrder } from './place-order.service.js';
@@ -11,7 +12,7 @@ export const ordersRoutes: ServerRoute[] = [
   methodRoute({
     name: 'svc.fulfillment_router.aggregate_shipments',
     methods: ['POST', 'GET'],
-    roles: 'authenticated',
+    access: 'authenticated',
     tags: ['orders'],
     description: 'Aggregated shipment row of each vendor or partner with a shipment on the order',
     args: Joi.object({ sales_order: Joi.string().max(140).required() }),
@@ -20,7 +21,7 @@ export const ordersRoutes: ServerRoute[] = [
   methodRoute({
     name: 'svc.orders.place_order',
     methods: ['POST'],
-    roles: 'authenticated',
+    access: 'authenticated',
     tags: ['orders'],
     description: 'Simplified placement: creates and submits a one-line order; answers { status: "success", order_id } (also inside message)',
     args: Joi.object({ customer_id: Joi.string().max(140).allow(''), product_id: Joi.string().max(140).required(), quantity: Joi.number().integer().positive().required() }).unknown(true),
@@ -33,7 +34,7 @@ export const ordersRoutes: ServerRoute[] = [
   methodRoute({
     name: 'svc.doctors.verify',
     methods: ['POST'],
-    roles: 'admin',
+    access: permission('Doctor Verification', 'update'),
     tags: ['orders', '503A'],
     description: 'Verify a doctor account once (NPI and DEA certificate) so it can place 503A orders (admin)',
     args: Joi.object({ email: Joi.string().email({ tlds: false }).required(), npi: Joi.string().required(), dea: Joi.string().required(), dea_license_file: Joi.string().max(500) }),
@@ -42,7 +43,7 @@ export const ordersRoutes: ServerRoute[] = [
   methodRoute({
     name: 'svc.doctors.status',
     methods: ['GET'],
-    roles: 'admin',
+    access: permission('Doctor Verification', 'read'),
     tags: ['orders', '503A'],
     description: 'Doctor verification state of a user account (admin)',
     args: Joi.object({ email: Joi.string().email({ tlds: false }).required() }),

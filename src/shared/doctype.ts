@@ -4,8 +4,7 @@
  * copied route code. Lists run Frappe's parameters (fields, filters, or_filters, order_by,
  * limit_start, limit_page_length/limit, as_dict) as one parameterised SQL query, scoped by policy.
  */
-import type { Actor } from '../auth/actor.js';
-import { authorize, scopeOf } from '../auth/policy/index.js';
+import { authorize, scopeOf, type AccessActor as Actor } from './access.js';
 import { selectRows, type Tx } from '../db/sequelize.js';
 import { InputError, NotFoundError, PermissionError } from './errors.js';
 import { clampPageLength } from './page-length.js';

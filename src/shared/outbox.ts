@@ -3,6 +3,8 @@
  * the same transaction as the change that causes it. Workers claim due rows with FOR UPDATE SKIP
  * LOCKED and a lease, run the handler registered for the row's kind, and record every attempt.
  * The delivery id is minted once, with the row, so a repeat after a crash carries the same id.
+ * A row of a kind no handler is registered for is never claimed: it stays pending, with no attempt
+ * spent, until a release brings its handler (unhandledBacklog shows what waits).
  */
 import { execute, hasDatabase, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
 import { runtime, scrubText } from './runtime.js';
@@ -57,9 +59,15 @@ export interface OutboxHandler {
 
 const handlers = new Map<string, OutboxHandler>();
 
-/** Registers the handler of one outbox kind (called once at start by each domain). */
+/** Registers the handler of one outbox kind (called once per process, from src/modules.ts). */
 export function registerOutboxHandler(handler: OutboxHandler): void {
   handlers.set(handler.kind, handler);
+}
+
+/** The kinds this process can run: those with a registered handler (and among `only`, when given). */
+export function handledKinds(only?: string[]): string[] {
+  const kinds = [...handlers.keys()];
+  return only ? kinds.filter((k) => only.includes(k)) : kinds;
 }
 
 export function outboxHandler(kind: string): OutboxHandler | undefined {
@@ -129,20 +137,61 @@ export async function enqueue(transaction: Tx, entries: OutboxEntry | OutboxEntr
   return rows;
 }
 
-/** Claims up to `limit` due rows for `workerId` with a lease; rows whose lease ran out are claimable again. */
+/**
+ * Claims up to `limit` due rows of the kinds this process handles (of `kinds`, when given) for
+ * `workerId` with a lease; rows whose lease ran out are claimable again. Each kind's due rows are
+ * read in order from the (kind, next_attempt_at) index, so rows of kinds without a handler, however
+ * many, cost a claim nothing.
+ */
 export async function claimDue(workerId: string, limit: number, leaseSeconds: number, kinds?: string[]): Promise<OutboxRow[]> {
+  const runnable = handledKinds(kinds);
+  if (runnable.length === 0) return [];
   return execute<OutboxRow>(
     `UPDATE outbox o SET status = 'running', locked_by = $1, locked_until = now() + make_interval(secs => $2), updated_at = now()
       WHERE o.id IN (
-        SELECT id FROM outbox
-         WHERE status IN ('pending', 'running') AND next_attempt_at <= now()
-           AND (locked_until IS NULL OR locked_until < now())
-           AND ($4::text[] IS NULL OR kind = ANY($4::text[]))
-         ORDER BY next_attempt_at, id
-         LIMIT $3
-         FOR NO KEY UPDATE SKIP LOCKED) -- not blocked by the KEY SHARE lock an attempt insert (FK) holds
+        SELECT due.id FROM unnest($4::text[]) AS k(kind)
+         CROSS JOIN LATERAL (
+           SELECT id, next_attempt_at FROM outbox
+            WHERE kind = k.kind AND status IN ('pending', 'running') AND next_attempt_at <= now()
+              AND (locked_until IS NULL OR locked_until < now())
+            ORDER BY next_attempt_at, id
+            LIMIT $3
+            FOR NO KEY UPDATE SKIP LOCKED) due -- not blocked by the KEY SHARE lock an attempt insert (FK) holds
+         ORDER BY due.next_attempt_at, due.id
+         LIMIT $3)
       RETURNING o.*`,
-    [workerId, leaseSeconds, limit, kinds ?? null],
+    [workerId, leaseSeconds, limit, runnable],
+  );
+}
+
+export interface KindCount {
+  kind: string;
+  pending: number;
+  running: number;
+  done: number;
+  failed: number;
+  /** true when this process has a handler for the kind */
+  handled: boolean;
+}
+
+/** Rows per kind and status (`svc outbox status`), with whether this process can run the kind. */
+export async function outboxCounts(opts: { transaction?: Tx } = {}): Promise<KindCount[]> {
+  const rows = await selectRows<Omit<KindCount, 'handled'>>(
+    `SELECT kind, count(*) FILTER (WHERE status = 'pending')::int AS pending, count(*) FILTER (WHERE status = 'running')::int AS running,
+            count(*) FILTER (WHERE status = 'done')::int AS done, count(*) FILTER (WHERE status = 'failed')::int AS failed
+       FROM outbox GROUP BY kind ORDER BY kind`,
+    [],
+    opts,
+  );
+  return rows.map((r) => ({ ...r, handled: handlers.has(r.kind) }));
+}
+
+/** Pending rows per kind without a handler in this process: they wait, untouched, for one. */
+export async function unhandledBacklog(opts: { transaction?: Tx } = {}): Promise<{ kind: string; pending: number }[]> {
+  return selectRows<{ kind: string; pending: number }>(
+    `SELECT kind, count(*)::int AS pending FROM outbox WHERE status = 'pending' AND NOT (kind = ANY($1::text[])) GROUP BY kind ORDER BY kind`,
+    [handledKinds()],
+    opts,
   );
 }
 

@@ -24,15 +24,17 @@ export async function hitFixedWindow(bucket: string, windowSeconds: number, opts
 }
 
 /**
- * A window that starts at the first event (lockouts): one row per bucket with window_start at the
- * first failure; a failure after the window expired starts a new one.
+ * A window that starts at the first event (lockouts, per-vendor request budgets): one row per bucket
+ * with window_start -infinity; a hit after the window expired starts a new one. One statement, so
+ * concurrent hits from every process count exactly.
  */
 export async function hitSlidingStart(bucket: string, windowSeconds: number, opts: { transaction?: Tx } = {}): Promise<WindowCount> {
-  await execute(`DELETE FROM rate_counters WHERE bucket = $1 AND expires_at <= now()`, [bucket], opts);
   const [row] = await execute<{ count: number; reset: number }>(
     `INSERT INTO rate_counters AS r (bucket, window_start, count, expires_at)
      VALUES ($1, '-infinity', 1, now() + make_interval(secs => $2))
-     ON CONFLICT (bucket, window_start) DO UPDATE SET count = r.count + 1
+     ON CONFLICT (bucket, window_start) DO UPDATE
+       SET count = CASE WHEN r.expires_at <= now() THEN 1 ELSE r.count + 1 END,
+           expires_at = CASE WHEN r.expires_at <= now() THEN EXCLUDED.expires_at ELSE r.expires_at END
      RETURNING count, extract(epoch FROM (expires_at - now()))::float8 AS reset`,
     [bucket, windowSeconds],
     opts,

@@ -8,9 +8,9 @@ import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
 import { selectRows, withTransaction, type Tx } from '../db/sequelize.js';
 import { setStock } from '../catalog/stock.service.js';
-import { answer, failure, RecordError, skuOf, validateEach, type BatchAnswer, type RecordOutcome } from './batch.js';
-import { loadItemIndex, requireItem, resolveRef, vendorSkuOf, type ItemRef } from './item-refs.js';
-import { reportedStatus } from './product-state.js';
+import { answer, failure, RecordError, skuOf, validateEach, type BatchAnswer, type RecordOutcome } from '../shared/batch.js';
+import { loadItemIndex, requireItem, resolveRef, vendorSkuOf, type ItemRef } from '../vendors/item-refs.js';
+import { reportedStatus } from '../vendors/product-state.js';
 import { vendorProfileOf } from './tokens.service.js';
 import { findTextProblem } from '../shared/text.js';
 

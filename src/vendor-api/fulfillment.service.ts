@@ -6,12 +6,13 @@
  */
 import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
+import { hasPharmacyScope } from '../auth/policy/vendor.rules.js';
 import { execute, selectOne, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
 import { queueMail } from '../mail/mail.service.js';
 import { isRealDate } from '../orders/npi.js';
 import { BusinessRuleError, InputError, NotFoundError, UnprocessableError } from '../shared/errors.js';
 import { runtime } from '../shared/runtime.js';
-import { vendorSkuOf } from './item-refs.js';
+import { vendorSkuOf } from '../vendors/item-refs.js';
 import { AWAITING_TRACKING, resolveStage, SHIPPED_STAGES, trackingUrlFor } from './stages.js';
 import { vendorProfileOf } from './tokens.service.js';
 import { recordVendorShipment } from '../orders/order-progress.js';
@@ -87,80 +88,130 @@ function decryptMaybe(value: string | null): string | null {
   return value.startsWith('v1:') ? runtime().cipher.decrypt(value) : value;
 }
 
-/** sync.fulfillment (and pharmacy.fulfillment with `pharmacy: true`, which needs the pharmacy scope). */
-export async function reportFulfillment(actor: Actor, input: FulfillmentInput, opts: { transaction?: Tx; pharmacy?: boolean } = {}): Promise<Record<string, unknown>> {
+interface OrderForVendor {
+  name: string;
+  docstatus: number;
+  is_503a: boolean;
+  customer_email: string | null;
+  address_email: string | null;
+  doctor_email: string | null;
+}
+
+interface Tracking {
+  number: string;
+  /** false while the vendor reports without a tracking number yet (AWAITING_TRACKING) */
+  known: boolean;
+  carrier: string | null;
+  url: string | null;
+}
+
+type Vendor = { name: string; vendor_name: string };
+
+/** Checks the report itself (before anything is read): who may send it, and its fields. */
+function checkReport(actor: Actor, input: FulfillmentInput, pharmacy: boolean): void {
   authorize(actor, 'write', 'Vendor Sync');
-  if (opts.pharmacy && !actor.scopes?.includes('pharmacy')) throw new UnprocessableError('pharmacy.fulfillment is only for 503A/503B pharmacy vendors');
+  if (pharmacy && !hasPharmacyScope(actor)) throw new UnprocessableError('pharmacy.fulfillment is only for 503A/503B pharmacy vendors');
   if (!input || typeof input.sales_order !== 'string' || !input.sales_order) throw new InputError('data.sales_order is required');
   if (input.estimated_delivery_date && !isRealDate(input.estimated_delivery_date)) throw new BusinessRuleError('estimated_delivery_date must be a real date (YYYY-MM-DD)');
+}
+
+/** The submitted order (locked) and the vendor's lines on it; another vendor's order answers exactly like a missing one. */
+async function lockVendorOrder(name: string, vendor: string, transaction: Tx): Promise<{ order: OrderForVendor; lines: OrderLine[] }> {
+  const order = await selectOne<OrderForVendor>(
+    `SELECT so.name, so.docstatus, so.is_503a, c.email AS customer_email, a.email AS address_email, so.checkout_doctor_email AS doctor_email
+       FROM sales_orders so JOIN customers c ON c.name = so.customer LEFT JOIN addresses a ON a.name = so.shipping_address_name
+      WHERE so.name = $1 FOR UPDATE OF so`,
+    [name],
+    { transaction },
+  );
+  const lines = order ? await selectRows<OrderLine>(
+    `SELECT DISTINCT soi.item_code, i.vendor_sku, i.vendor_product_id FROM sales_order_items soi JOIN items i ON i.item_code = soi.item_code
+      WHERE soi.parent = $1 AND soi.vendor = $2`, [order.name, vendor], { transaction }) : [];
+  if (!order || lines.length === 0) throw new NotFoundError(`Sales Order ${name} not found`);
+  if (order.docstatus !== 1) throw new BusinessRuleError(`Sales Order ${order.name} is ${order.docstatus === 2 ? 'cancelled' : 'not submitted'}`);
+  return { order, lines };
+}
+
+function trackingOf(input: FulfillmentInput): Tracking {
+  const number = input.tracking_number?.trim() || AWAITING_TRACKING;
+  const known = number !== AWAITING_TRACKING;
+  const carrier = input.carrier?.trim() || null;
+  return { number, known, carrier, url: input.tracking_url?.trim() || (known ? trackingUrlFor(carrier, number) : null) };
+}
+
+/** Creates or updates the vendor's shipment of this tracking number; returns its id and the stage it reached. */
+async function upsertShipment(order: string, vendor: Vendor, tracking: Tracking, input: FulfillmentInput, transaction: Tx): Promise<{ id: number; stage: string }> {
+  const previous = await selectOne<{ status: string | null }>(`SELECT status FROM shipments WHERE sales_order = $1 AND source = $2 AND tracking_number = $3`, [order, vendor.name, tracking.number], { transaction });
+  const stage = resolveStage(input.status, tracking.known, previous?.status ?? null);
+  const [shipment] = await execute<{ id: number }>(
+    `INSERT INTO shipments (sales_order, source, source_label, vendor, tracking_number, carrier, tracking_url, status, status_text, estimated_delivery_date)
+     VALUES ($1, $2, $3, $2, $4, $5, $6, $7, $8, $9)
+     ON CONFLICT (sales_order, source, tracking_number) DO UPDATE SET carrier = COALESCE(EXCLUDED.carrier, shipments.carrier),
+       tracking_url = COALESCE(EXCLUDED.tracking_url, shipments.tracking_url), status = EXCLUDED.status,
+       status_text = COALESCE(EXCLUDED.status_text, shipments.status_text),
+       estimated_delivery_date = COALESCE(EXCLUDED.estimated_delivery_date, shipments.estimated_delivery_date), updated_at = now()
+     RETURNING id`,
+    [order, vendor.name, vendor.vendor_name, tracking.number, tracking.carrier, tracking.url, stage, input.status ?? null, input.estimated_delivery_date ?? null],
+    { transaction },
+  );
+  return { id: shipment.id, stage };
+}
+
+/** The lots of a report replace the shipment's earlier ones. */
+async function replaceLots(shipmentId: number, lots: Lot[], transaction: Tx): Promise<void> {
+  await execute(`DELETE FROM shipment_lots WHERE shipment_id = $1`, [shipmentId], { transaction });
+  if (lots.length === 0) return;
+  await execute(
+    `INSERT INTO shipment_lots (shipment_id, item_code, qty, lot_number, serial_numbers, expiry_date)
+     SELECT $1, item_code, qty, lot_number, serial_numbers, expiry_date FROM jsonb_to_recordset($2::jsonb) AS r(item_code text, qty numeric, lot_number text, serial_numbers text[], expiry_date date)`,
+    [shipmentId, JSON.stringify(lots)],
+    { transaction },
+  );
+}
+
+/** Stamps the order's first shipped and delivered times. */
+async function stampOrder(order: string, stage: string, transaction: Tx): Promise<void> {
+  await execute(
+    `UPDATE sales_orders SET modified = now(), updated_at = now(),
+            shipped_at = CASE WHEN $2 AND shipped_at IS NULL THEN now() ELSE shipped_at END,
+            delivered_at = CASE WHEN $3 AND delivered_at IS NULL THEN now() ELSE delivered_at END
+      WHERE name = $1`,
+    [order, SHIPPED_STAGES.includes(stage), stage === 'Delivered'],
+    { transaction },
+  );
+}
+
+/** E-mails the customer (and, on a 503A order, the ordering provider) through the outbox. */
+async function notifyShipment(order: OrderForVendor, vendor: Vendor, tracking: Tracking, stage: string, transaction: Tx): Promise<void> {
+  const to = [order.customer_email ?? order.address_email, order.is_503a ? decryptMaybe(order.doctor_email) : null].filter((e): e is string => Boolean(e));
+  if (to.length === 0) return;
+  await queueMail(transaction, {
+    to: [...new Set(to)],
+    subject: `Your order ${order.name} has shipped`,
+    text: `Order ${order.name}: ${vendor.vendor_name} reports ${stage}.\nCarrier: ${tracking.carrier ?? 'n/a'}\nTracking number: ${tracking.number}\n${tracking.url ? `Track it: ${tracking.url}\n` : ''}`,
+    category: 'shipment-notification',
+  });
+}
+
+/** sync.fulfillment (and pharmacy.fulfillment with `pharmacy: true`, which needs the pharmacy scope). */
+export async function reportFulfillment(actor: Actor, input: FulfillmentInput, opts: { transaction?: Tx; pharmacy?: boolean } = {}): Promise<Record<string, unknown>> {
+  checkReport(actor, input, opts.pharmacy ?? false);
   const vendor = await vendorProfileOf(actor, opts);
   return withTransaction(opts, async (transaction) => {
-    const order = await selectOne<{ name: string; docstatus: number; is_503a: boolean; customer_email: string | null; address_email: string | null; doctor_email: string | null }>(
-      `SELECT so.name, so.docstatus, so.is_503a, c.email AS customer_email, a.email AS address_email, so.checkout_doctor_email AS doctor_email
-         FROM sales_orders so JOIN customers c ON c.name = so.customer LEFT JOIN addresses a ON a.name = so.shipping_address_name
-        WHERE so.name = $1 FOR UPDATE OF so`,
-      [input.sales_order],
-      { transaction },
-    );
-    const lines = order ? await selectRows<OrderLine>(
-      `SELECT DISTINCT soi.item_code, i.vendor_sku, i.vendor_product_id FROM sales_order_items soi JOIN items i ON i.item_code = soi.item_code
-        WHERE soi.parent = $1 AND soi.vendor = $2`, [order.name, vendor.name], { transaction }) : [];
-    // another vendor's order answers exactly like a missing one
-    if (!order || lines.length === 0) throw new NotFoundError(`Sales Order ${input.sales_order} not found`);
-    if (order.docstatus !== 1) throw new BusinessRuleError(`Sales Order ${order.name} is ${order.docstatus === 2 ? 'cancelled' : 'not submitted'}`);
+    const { order, lines } = await lockVendorOrder(input.sales_order, vendor.name, transaction);
     const lots = input.items !== undefined && input.items !== null ? checkItems(Array.isArray(input.items) ? input.items : [input.items], lines) : undefined;
-    const trackingNumber = input.tracking_number?.trim() || AWAITING_TRACKING;
-    const hasTracking = trackingNumber !== AWAITING_TRACKING;
-    const carrier = input.carrier?.trim() || null;
-    const trackingUrl = input.tracking_url?.trim() || (hasTracking ? trackingUrlFor(carrier, trackingNumber) : null);
-    const previous = await selectOne<{ status: string | null }>(`SELECT status FROM shipments WHERE sales_order = $1 AND source = $2 AND tracking_number = $3`, [order.name, vendor.name, trackingNumber], { transaction });
-    const stage = resolveStage(input.status, hasTracking, previous?.status ?? null);
-    const [shipment] = await execute<{ id: number }>(
-      `INSERT INTO shipments (sales_order, source, source_label, vendor, tracking_number, carrier, tracking_url, status, status_text, estimated_delivery_date)
-       VALUES ($1, $2, $3, $2, $4, $5, $6, $7, $8, $9)
-       ON CONFLICT (sales_order, source, tracking_number) DO UPDATE SET carrier = COALESCE(EXCLUDED.carrier, shipments.carrier),
-         tracking_url = COALESCE(EXCLUDED.tracking_url, shipments.tracking_url), status = EXCLUDED.status,
-         status_text = COALESCE(EXCLUDED.status_text, shipments.status_text),
-         estimated_delivery_date = COALESCE(EXCLUDED.estimated_delivery_date, shipments.estimated_delivery_date), updated_at = now()
-       RETURNING id`,
-      [order.name, vendor.name, vendor.vendor_name, trackingNumber, carrier, trackingUrl, stage, input.status ?? null, input.estimated_delivery_date ?? null],
-      { transaction },
-    );
-    if (lots) {
-      await execute(`DELETE FROM shipment_lots WHERE shipment_id = $1`, [shipment.id], { transaction });
-      if (lots.length) {
-        await execute(
-          `INSERT INTO shipment_lots (shipment_id, item_code, qty, lot_number, serial_numbers, expiry_date)
-           SELECT $1, item_code, qty, lot_number, serial_numbers, expiry_date FROM jsonb_to_recordset($2::jsonb) AS r(item_code text, qty numeric, lot_number text, serial_numbers text[], expiry_date date)`,
-          [shipment.id, JSON.stringify(lots)],
-          { transaction },
-        );
-      }
-    }
-    await execute(
-      `UPDATE sales_orders SET modified = now(), updated_at = now(),
-              shipped_at = CASE WHEN $2 AND shipped_at IS NULL THEN now() ELSE shipped_at END,
-              delivered_at = CASE WHEN $3 AND delivered_at IS NULL THEN now() ELSE delivered_at END
-        WHERE name = $1`,
-      [order.name, SHIPPED_STAGES.includes(stage), stage === 'Delivered'],
-      { transaction },
-    );
+    const tracking = trackingOf(input);
+    const shipment = await upsertShipment(order.name, vendor, tracking, input, transaction);
+    const { stage } = shipment;
+    if (lots) await replaceLots(shipment.id, lots, transaction);
+    await stampOrder(order.name, stage, transaction);
     // goods that left the vendor leave the stock too, and the order moves on (To Bill, Completed)
     const orderStatus = SHIPPED_STAGES.includes(stage) ? (await recordVendorShipment(actor, order.name, vendor.name, { delivered: stage === 'Delivered', transaction })).status : undefined;
-    if (input.notify !== false && hasTracking) {
-      const to = [order.customer_email ?? order.address_email, order.is_503a ? decryptMaybe(order.doctor_email) : null].filter((e): e is string => Boolean(e));
-      if (to.length) {
-        await queueMail(transaction, {
-          to: [...new Set(to)],
-          subject: `Your order ${order.name} has shipped`,
-          text: `Order ${order.name}: ${vendor.vendor_name} reports ${stage}.\nCarrier: ${carrier ?? 'n/a'}\nTracking number: ${trackingNumber}\n${trackingUrl ? `Track it: ${trackingUrl}\n` : ''}`,
-          category: 'shipment-notification',
-        });
-      }
-    }
+    const notified = input.notify !== false && tracking.known;
+    if (notified) await notifyShipment(order, vendor, tracking, stage, transaction);
     return {
-      sales_order: order.name, tracking_number: trackingNumber, carrier, tracking_url: trackingUrl, tracking_status: stage, status_text: input.status ?? null,
-      estimated_delivery_date: input.estimated_delivery_date ?? null, notified: input.notify !== false && hasTracking, ...(orderStatus ? { order_status: orderStatus } : {}),
+      sales_order: order.name, tracking_number: tracking.number, carrier: tracking.carrier, tracking_url: tracking.url, tracking_status: stage, status_text: input.status ?? null,
+      estimated_delivery_date: input.estimated_delivery_date ?? null, notified, ...(orderStatus ? { order_status: orderStatus } : {}),
       ...(lots ? { lots_recorded: lots.length } : {}),
     };
   });

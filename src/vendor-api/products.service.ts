@@ -13,9 +13,9 @@ import { selectRows, withTransaction, type Tx } from '../db/sequelize.js';
 import { prepare, runPrepared } from '../db/prepared.js';
 import { UnprocessableError } from '../shared/errors.js';
 import { isPharmacy, type VendorRow } from '../vendors/vendor-profile.service.js';
-import { answer, failure, RecordError, skuOf, validateEach, type BatchAnswer, type RecordOutcome } from './batch.js';
-import { loadItemIndex, resolveRef, vendorSkuOf, type ItemRow } from './item-refs.js';
-import { reportedStatus } from './product-state.js';
+import { answer, failure, RecordError, skuOf, validateEach, type BatchAnswer, type RecordOutcome } from '../shared/batch.js';
+import { loadItemIndex, resolveRef, vendorSkuOf, type ItemRow } from '../vendors/item-refs.js';
+import { reportedStatus } from '../vendors/product-state.js';
 import { vendorProfileOf } from './tokens.service.js';
 
 export const RX_ATTRIBUTES = ['ndc', 'dosage_form', 'route', 'dea_schedule', 'cold_chain', 'lot_number', 'batch_number', 'coa_url', 'is_rx', 'is_controlled', 'strength'] as const;

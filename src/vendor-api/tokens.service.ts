@@ -7,6 +7,7 @@
 import { createHmac } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import type { Actor } from '../auth/actor.js';
+import { VENDOR_ROLE } from '../auth/policy/roles.js';
 import { AuthenticationError, InputError, PermissionError, RateLimitError, UnprocessableError } from '../shared/errors.js';
 import type { Tx } from '../db/sequelize.js';
 import { safeEqual } from '../shared/crypto.js';
@@ -129,7 +130,7 @@ export async function verifyToken(token: string): Promise<{ vendor: VendorRow; c
 export function vendorActor(vendor: VendorRow, claims: Claims): Actor {
   const allowed = scopesFor(vendor);
   const scopes = claims.scope.split(' ').filter((s) => allowed.includes(s));
-  return { type: 'vendor', id: vendor.name, fullName: vendor.vendor_name, roles: ['Vendor'], vendor: vendor.name, scopes, via: 'bearer' };
+  return { type: 'vendor', id: vendor.name, fullName: vendor.vendor_name, roles: [VENDOR_ROLE], vendor: vendor.name, scopes, via: 'bearer' };
 }
 
 // The profile read by the verifier, kept with the request's actor so services need not read it again.

@@ -7,9 +7,11 @@
 import Boom from '@hapi/boom';
 import type { Lifecycle, Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import type Joi from 'joi';
-import type { Actor } from '../auth/actor.js';
+import { bearerVendorOf, type Actor } from '../auth/actor.js';
+import { permission } from '../auth/policy/index.js';
 import { execute, type Tx } from '../db/sequelize.js';
 import { methodArgs, methodRoute, type HttpVerb } from '../http/method.js';
+import { rateLimitPre } from '../http/pre.js';
 import { DomainError, InputError, RateLimitError } from '../shared/errors.js';
 import { scrubText } from '../shared/runtime.js';
 import { fingerprintOf, runIdempotent } from './idempotency.service.js';
@@ -42,28 +44,19 @@ export interface V1RouteDef<A> {
   handler(ctx: V1Context<A>): Promise<unknown>;
 }
 
-/** One statement: a 60 s window that starts at the vendor's first call, shared by every process. */
-async function hitVendorWindow(vendor: string): Promise<{ count: number; reset: number }> {
-  const [row] = await execute<{ count: number; reset: number }>(
-    `INSERT INTO rate_counters AS r (bucket, window_start, count, expires_at)
-     VALUES ($1, '-infinity', 1, now() + interval '60 seconds')
-     ON CONFLICT (bucket, window_start) DO UPDATE
-       SET count = CASE WHEN r.expires_at <= now() THEN 1 ELSE r.count + 1 END,
-           expires_at = CASE WHEN r.expires_at <= now() THEN now() + interval '60 seconds' ELSE r.expires_at END
-     RETURNING count, extract(epoch FROM (expires_at - now()))::float8 AS reset`,
-    [`vendor-rpm:${vendor}`],
-  );
-  return row;
-}
+const credentialsOf = (request: Request) => request.auth.credentials as unknown as Actor | undefined;
 
-const rateLimitPre: Lifecycle.Method = async (request, h) => {
-  const actor = request.auth.credentials as unknown as Actor | undefined;
-  if (actor?.type === 'vendor' && actor.vendor) {
-    const { count, reset } = await hitVendorWindow(actor.vendor);
-    if (count > VENDOR_RATE_PER_MINUTE) throw new RateLimitError(`Rate limit exceeded: ${VENDOR_RATE_PER_MINUTE} requests per minute`, reset);
-  }
-  return h.continue;
-};
+/** A 60 s window from the vendor's first call, shared by every process (calls without a vendor token are not counted). */
+const vendorRateLimit = rateLimitPre({
+  bucket: (request) => {
+    const vendor = bearerVendorOf(credentialsOf(request));
+    return vendor ? `vendor-rpm:${vendor}` : undefined;
+  },
+  limit: VENDOR_RATE_PER_MINUTE,
+  windowSeconds: 60,
+  window: 'first-hit',
+  message: `Rate limit exceeded: ${VENDOR_RATE_PER_MINUTE} requests per minute`,
+});
 
 /** The records of a batch argument (a record or a list). */
 export function recordsOf(value: unknown): unknown[] {
@@ -100,8 +93,7 @@ function statusOf(response: unknown): number {
 /** Writes the Vendor API Log row of a call (route-level onPreResponse: pres, auth and errors included). */
 function apiLog(functionName: string): Lifecycle.Method {
   return async (request: Request, h: ResponseToolkit) => {
-    const actor = request.auth.credentials as unknown as Actor | undefined;
-    const vendor = (actor?.type === 'vendor' ? actor.vendor : undefined) ?? (request.app as { vendor?: string }).vendor ?? null;
+    const vendor = bearerVendorOf(credentialsOf(request)) ?? (request.app as { vendor?: string }).vendor ?? null;
     const status = statusOf(request.response);
     const error = request.response instanceof Error ? scrubText(request.response.message).slice(0, 500) : null;
     const key = request.headers['idempotency-key'];
@@ -114,13 +106,17 @@ function apiLog(functionName: string): Lifecycle.Method {
   };
 }
 
+// bearer-token vendors only (the Vendor Sync rules)
+const SYNC_READ = permission('Vendor Sync', 'read');
+const SYNC_WRITE = permission('Vendor Sync', 'write');
+
 /** Builds one v1 route. */
 export function v1Route<A extends Record<string, unknown>>(def: V1RouteDef<A>): ServerRoute {
-  const pre = [{ method: rateLimitPre }, ...(def.batchKey ? [{ method: batchLimitPre([def.batchKey].flat()) }] : [])];
+  const pre = [{ method: vendorRateLimit }, ...(def.batchKey ? [{ method: batchLimitPre([def.batchKey].flat()) }] : [])];
   return methodRoute<A>({
     name: `${V1_PREFIX}${def.name}`,
     methods: (def.write ? ['POST'] : ['GET', 'POST']) as HttpVerb[],
-    roles: def.public ? 'public' : (actor) => actor.type === 'vendor',
+    access: def.public ? 'public' : def.write ? SYNC_WRITE : SYNC_READ,
     args: def.args,
     // a bad record fails alone: its text is checked with the record (batch.ts), not for the whole call
     perRecord: def.batchKey ? [def.batchKey].flat() : undefined,

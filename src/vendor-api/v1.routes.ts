@@ -1,7 +1,6 @@
 /** The vendor interface v1 under /api/method/svc.api.v1.*: thin routes over the vendor-api services. */
 import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
-import { registerBearerVerifier } from '../http/plugins/auth.js';
 import { AuthenticationError, InputError, RateLimitError } from '../shared/errors.js';
 import { assertCleanText } from '../shared/text.js';
 import { testFireWebhook } from '../webhooks/webhook.service.js';
@@ -11,11 +10,8 @@ import { productStatus, syncInventory, syncPrices } from './catalog-sync.service
 import { reportFulfillment, type FulfillmentInput } from './fulfillment.service.js';
 import { syncOrders } from './orders.service.js';
 import { syncProducts } from './products.service.js';
-import { issueToken, refreshToken, verifyBearer } from './tokens.service.js';
+import { issueToken, refreshToken } from './tokens.service.js';
 import { recordsOf, v1Route } from './v1-route.js';
-import { vendorRoutes } from '../vendors/vendor.routes.js';
-
-registerBearerVerifier((token) => verifyBearer(token));
 
 const batch = (key: string) => Joi.object({ [key]: Joi.any().required() }).unknown(true);
 const data = Joi.object({ data: Joi.alternatives(Joi.object(), Joi.string()).required() }).unknown(true);
@@ -146,6 +142,3 @@ export const v1Routes: ServerRoute[] = [
     handler: ({ actor }) => testFireWebhook(actor, actor.vendor!),
   }),
 ];
-
-/** Every route of the vendor domain (v1 interface, onboarding, administration). */
-export const vendorApiRoutes: ServerRoute[] = [...v1Routes, ...vendorRoutes];

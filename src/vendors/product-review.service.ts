@@ -9,7 +9,7 @@ import { recordAudit } from '../audit/audit.service.js';
 import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
 import { BusinessRuleError, InputError, NotFoundError } from '../shared/errors.js';
 import { enqueueVendorEvent } from '../webhooks/webhook.service.js';
-import { isPublished, reportedStatus } from '../vendor-api/product-state.js';
+import { isPublished, reportedStatus } from './product-state.js';
 
 export interface ReviewInput {
   item_code: string;

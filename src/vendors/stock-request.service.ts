@@ -9,7 +9,7 @@ import { recordAudit } from '../audit/audit.service.js';
 import { adjustStock, setStock } from '../catalog/stock.service.js';
 import { execute, selectOne, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
 import { BusinessRuleError, InputError, NotFoundError } from '../shared/errors.js';
-import { loadItemIndex } from '../vendor-api/item-refs.js';
+import { loadItemIndex } from './item-refs.js';
 
 const requestSchema = Joi.object({
   item: Joi.string().trim().min(1).max(140).required(),

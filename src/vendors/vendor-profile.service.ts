@@ -7,6 +7,7 @@ import Joi from 'joi';
 import type { Actor } from '../auth/actor.js';
 import { systemActor } from '../auth/actor.js';
 import { authorize, scopeOf } from '../auth/policy/index.js';
+import { VENDOR_ROLE } from '../auth/policy/roles.js';
 import { recordAudit } from '../audit/audit.service.js';
 import { execute, selectOne, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
 import { BusinessRuleError, InputError, NotFoundError } from '../shared/errors.js';
@@ -84,7 +85,7 @@ export async function registerVendor(input: Record<string, unknown>, opts: { tra
       [name, value.vendor_name ?? value.sales_representative_name, value.email, value.country, value.profile_url || null],
       { transaction },
     );
-    const user = await createUser(systemActor('api:register_vendor'), { email: value.email, full_name: value.sales_representative_name, password: value.password, roles: ['Vendor'], vendor: name }, { transaction });
+    const user = await createUser(systemActor('api:register_vendor'), { email: value.email, full_name: value.sales_representative_name, password: value.password, roles: [VENDOR_ROLE], vendor: name }, { transaction });
     await execute(`UPDATE vendor_profiles SET user_id = $2 WHERE name = $1`, [name, user.id], { transaction });
     await recordAudit(transaction, systemActor('api:register_vendor'), { action: 'create', object_type: 'Vendor Profile', object_name: name });
     return { name, vendor: name, status: 'Pending Approval', email: value.email, user: user.email };

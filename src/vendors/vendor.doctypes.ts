@@ -1,6 +1,5 @@
 /** Vendor records at /api/resource: the Vendor API Log (readable by that vendor and by admins) and stock update requests. */
 import { registerDocType } from '../shared/doctype.js';
-import './../vendor-api/idempotency-purge.job.js';
 
 registerDocType({
   name: 'Vendor API Log',

@@ -5,9 +5,9 @@
  */
 import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
+import { permission } from '../auth/policy/index.js';
 import { methodRoute } from '../http/method.js';
-import { hitFixedWindow } from '../shared/rate-limit.js';
-import { RateLimitError } from '../shared/errors.js';
+import { rateLimitPre } from '../http/pre.js';
 import { getVendorDashboardData } from './dashboard.service.js';
 import { reviewProduct } from './product-review.service.js';
 import { createStockUpdateRequest, decideStockUpdateRequest, listStockUpdateRequests } from './stock-request.service.js';
@@ -16,58 +16,64 @@ import {
 } from './vendor-profile.service.js';
 
 const vendorArg = Joi.object({ vendor: Joi.string().max(140).required() });
-const REGISTRATIONS_PER_HOUR = 20;
+/** Registrations per address and clock hour, counted before the handler (and its validation) runs. */
+const registrationLimit = rateLimitPre({
+  bucket: (request) => `register-vendor:${request.info.remoteAddress}`,
+  limit: 20,
+  windowSeconds: 3600,
+  window: 'fixed',
+  message: 'Too many registrations from this address; try again later',
+});
+/** approve, reject, suspend, enable the API, settings, webhook: the profile's administration */
+const PROFILE_ADMIN = permission('Vendor Profile', 'update');
 
 export const vendorRoutes: ServerRoute[] = [
   methodRoute({
-    name: 'svc.api.register_vendor', methods: ['POST'], roles: 'public', tags: ['vendor'],
+    name: 'svc.api.register_vendor', methods: ['POST'], access: 'public', tags: ['vendor'],
     description: 'Register as a vendor: creates a Vendor Profile in Pending Approval (and its user) for admin review',
     args: Joi.object({ sales_representative_name: Joi.any(), email: Joi.any(), password: Joi.any(), country: Joi.any(), profile_url: Joi.any(), vendor_name: Joi.any() }),
-    handler: async ({ request, args }) => {
-      const hit = await hitFixedWindow(`register-vendor:${request.info.remoteAddress}`, 3600);
-      if (hit.count > REGISTRATIONS_PER_HOUR) throw new RateLimitError('Too many registrations from this address; try again later', hit.resetInSeconds);
-      return registerVendor(args);
-    },
+    options: { pre: [{ method: registrationLimit }] },
+    handler: ({ args }) => registerVendor(args),
   }),
   methodRoute({
-    name: 'svc.vendors.list_vendors', methods: ['GET', 'POST'], roles: 'authenticated', tags: ['vendor'],
+    name: 'svc.vendors.list_vendors', methods: ['GET', 'POST'], access: 'authenticated', tags: ['vendor'],
     description: 'Vendor Profiles (admins: all; a vendor user: its own)',
     handler: ({ actor }) => listVendors(actor!),
   }),
   methodRoute({
-    name: 'svc.vendors.get_vendor', methods: ['GET', 'POST'], roles: 'authenticated', tags: ['vendor'], args: vendorArg,
+    name: 'svc.vendors.get_vendor', methods: ['GET', 'POST'], access: 'authenticated', tags: ['vendor'], args: vendorArg,
     description: 'One Vendor Profile (never its secrets)',
     handler: ({ actor, args }) => getVendor(actor!, args.vendor),
   }),
   methodRoute({
-    name: 'svc.vendors.approve_vendor', methods: ['POST'], roles: 'admin', tags: ['vendor'], args: vendorArg,
+    name: 'svc.vendors.approve_vendor', methods: ['POST'], access: PROFILE_ADMIN, tags: ['vendor'], args: vendorArg,
     description: 'Approve a Vendor Profile (Marketplace Admin)',
     handler: ({ actor, args }) => approveVendor(actor!, args.vendor),
   }),
   methodRoute({
-    name: 'svc.vendors.reject_vendor', methods: ['POST'], roles: 'admin', tags: ['vendor'], args: vendorArg,
+    name: 'svc.vendors.reject_vendor', methods: ['POST'], access: PROFILE_ADMIN, tags: ['vendor'], args: vendorArg,
     description: 'Reject a vendor registration (Marketplace Admin)',
     handler: ({ actor, args }) => rejectVendor(actor!, args.vendor),
   }),
   methodRoute({
-    name: 'svc.vendors.suspend_vendor', methods: ['POST'], roles: 'admin', tags: ['vendor'],
+    name: 'svc.vendors.suspend_vendor', methods: ['POST'], access: PROFILE_ADMIN, tags: ['vendor'],
     args: Joi.object({ vendor: Joi.string().max(140).required(), suspended: Joi.boolean().default(true) }),
     description: 'Suspend a vendor (suspended: false reinstates it); its tokens stop working at once',
     handler: ({ actor, args }) => setSuspended(actor!, args.vendor, args.suspended),
   }),
   methodRoute({
-    name: 'svc.vendors.enable_api', methods: ['POST'], roles: 'admin', tags: ['vendor'],
+    name: 'svc.vendors.enable_api', methods: ['POST'], access: PROFILE_ADMIN, tags: ['vendor'],
     args: Joi.object({ vendor: Joi.string().max(140).required(), enabled: Joi.boolean().default(true) }),
     description: 'Enable (or, with enabled: false, disable) the vendor interface v1 for a vendor',
     handler: ({ actor, args }) => setApiEnabled(actor!, args.vendor, args.enabled),
   }),
   methodRoute({
-    name: 'svc.vendors.generate_credentials', methods: ['POST'], roles: 'admin', tags: ['vendor'], args: vendorArg,
+    name: 'svc.vendors.generate_credentials', methods: ['POST'], access: permission('Vendor Profile', 'credentials'), tags: ['vendor'], args: vendorArg,
     description: 'Generate (or regenerate) client_id and client_secret; the secret is shown once and old tokens die',
     handler: ({ actor, args }) => generateCredentials(actor!, args.vendor),
   }),
   methodRoute({
-    name: 'svc.vendors.update_settings', methods: ['POST'], roles: 'admin', tags: ['vendor'],
+    name: 'svc.vendors.update_settings', methods: ['POST'], access: PROFILE_ADMIN, tags: ['vendor'],
     args: Joi.object({ vendor: Joi.string().max(140).required(), auto_approve: Joi.any(), scope: Joi.any(), separate_skus: Joi.any(), sku_prefix: Joi.any(), vendor_name: Joi.any() }),
     description: 'Vendor settings: auto_approve, scope (standard, 503A, 503B), separate_skus with sku_prefix',
     handler: ({ actor, args }) => {
@@ -76,37 +82,37 @@ export const vendorRoutes: ServerRoute[] = [
     },
   }),
   methodRoute({
-    name: 'svc.vendors.set_webhook', methods: ['POST'], roles: 'admin', tags: ['vendor'],
+    name: 'svc.vendors.set_webhook', methods: ['POST'], access: PROFILE_ADMIN, tags: ['vendor'],
     args: Joi.object({ vendor: Joi.string().max(140).required(), webhook_url: Joi.string().max(2000).allow('', null), rotate_secret: Joi.boolean().default(false) }),
     description: 'Set the Webhook URL of a vendor (checked against private targets); a new secret is returned once',
     handler: ({ actor, args }) => setWebhook(actor!, args.vendor, args.webhook_url || null, { rotateSecret: args.rotate_secret }),
   }),
   methodRoute({
-    name: 'svc.vendors.review_product', methods: ['POST'], roles: ['Marketplace Admin'], tags: ['vendor'],
+    name: 'svc.vendors.review_product', methods: ['POST'], access: permission('Product Review', 'review'), tags: ['vendor'],
     args: Joi.object({ item_code: Joi.string().max(140).required(), action: Joi.string().valid('approve', 'reject').required(), reason: Joi.string().max(1000).allow(''), comment: Joi.string().max(2000).allow('') }),
     description: 'Approve or reject (with a reason) a Pending vendor product (Marketplace Admin only)',
     handler: ({ actor, args }) => reviewProduct(actor!, args),
   }),
   methodRoute({
-    name: 'svc.api.create_stock_update_request', methods: ['POST'], roles: 'authenticated', tags: ['vendor'],
+    name: 'svc.api.create_stock_update_request', methods: ['POST'], access: 'authenticated', tags: ['vendor'],
     args: Joi.object({ item: Joi.any(), action: Joi.any(), warehouse: Joi.any(), quantity: Joi.any(), reason: Joi.any() }),
     description: 'A vendor asks for a stock change (item = SKU, action Add/Remove/Set); it awaits a Marketplace Officer',
     handler: ({ actor, args }) => createStockUpdateRequest(actor!, args),
   }),
   methodRoute({
-    name: 'svc.api.list_stock_update_requests', methods: ['GET', 'POST'], roles: 'authenticated', tags: ['vendor'],
+    name: 'svc.api.list_stock_update_requests', methods: ['GET', 'POST'], access: 'authenticated', tags: ['vendor'],
     args: Joi.object({ status: Joi.string().valid('Requested', 'Approved', 'Rejected') }),
     description: 'Stock update requests (a vendor: its own; an officer: all)',
     handler: ({ actor, args }) => listStockUpdateRequests(actor!, args),
   }),
   methodRoute({
-    name: 'svc.api.decide_stock_update_request', methods: ['POST'], roles: ['Marketplace Officer'], tags: ['vendor'],
+    name: 'svc.api.decide_stock_update_request', methods: ['POST'], access: permission('Stock Update Request', 'approve'), tags: ['vendor'],
     args: Joi.object({ name: Joi.string().max(40).required(), decision: Joi.string().valid('approve', 'reject').required(), reason: Joi.string().max(1000).allow('') }),
     description: 'Approve (stock changes with a ledger entry) or reject a stock update request (Marketplace Officer)',
     handler: ({ actor, args }) => decideStockUpdateRequest(actor!, args.name, args.decision, args.reason),
   }),
   methodRoute({
-    name: 'svc.api.get_vendor_dashboard_data', methods: ['GET', 'POST'], roles: 'authenticated', tags: ['vendor'],
+    name: 'svc.api.get_vendor_dashboard_data', methods: ['GET', 'POST'], access: 'authenticated', tags: ['vendor'],
     description: "Sales totals, recent orders and low-stock SKUs of the caller's vendor",
     handler: ({ actor }) => getVendorDashboardData(actor!),
   }),

@@ -4,7 +4,7 @@
  * to one hour; three attempts, then failed and kept).
  */
 import { execute } from '../db/sequelize.js';
-import { registerOutboxHandler, type AttemptContext, type AttemptOutcome, type OutboxRow } from '../shared/outbox.js';
+import type { AttemptContext, AttemptOutcome, OutboxHandler, OutboxRow } from '../shared/outbox.js';
 import { runtime } from '../shared/runtime.js';
 import { vendorSafeData } from './payload.js';
 import { sendEnvelope, utcTimestamp, type Envelope, type SendResult } from './webhook.sender.js';
@@ -102,4 +102,5 @@ async function deliver(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutc
   };
 }
 
-registerOutboxHandler({ kind: VENDOR_WEBHOOK_KIND, run: deliver, retryDelaySeconds: webhookRetryDelaySeconds });
+/** The outbox handler of vendor webhooks (registered in src/modules.ts). */
+export const vendorWebhookHandler: OutboxHandler = { kind: VENDOR_WEBHOOK_KIND, run: deliver, retryDelaySeconds: webhookRetryDelaySeconds };

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../auth/actor.js';
 import { authorize, scopeOf } from '../auth/policy/index.js';
+import { webhookVendorOf } from '../auth/policy/webhooks.rules.js';
 import { selectOne, selectRows, type Tx } from '../db/sequelize.js';
 import { ConflictError, InputError, NotFoundError } from '../shared/errors.js';
 import { enqueue, redeliver } from '../shared/outbox.js';
@@ -43,10 +44,6 @@ export interface TestFireResult {
   status_code?: number;
   delivery_id?: string;
   duration_ms?: number;
-}
-
-function vendorOf(actor: Actor): string | null {
-  return actor.vendor ?? (actor.type === 'vendor' ? actor.id : null);
 }
 
 /**
@@ -146,12 +143,12 @@ export async function getWebhookDelivery(actor: Actor, id: string): Promise<{ de
   authorize(actor, 'read', RESOURCE);
   const delivery = await findDelivery(actor, id);
   const deliveryId = delivery?.delivery_id ?? (UUID.test(id) ? id : null);
-  const vendorScope = vendorOf(actor);
+  const vendorScope = webhookVendorOf(actor); // null for staff and the system: every vendor's attempts
   const attempts = deliveryId
     ? await selectRows<AttemptLog>(
         `SELECT attempt, status, http_status, duration_ms, excerpt, error, created_at FROM vendor_api_logs
           WHERE delivery_id = $1::uuid AND direction = 'outbound' AND ($2::text IS NULL OR vendor = $2) ORDER BY id`,
-        [deliveryId, actor.type === 'system' ? null : vendorScope],
+        [deliveryId, vendorScope],
       )
     : [];
   if (!delivery && attempts.length === 0) throw new NotFoundError(`Webhook delivery ${id} not found`);

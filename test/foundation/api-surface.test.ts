@@ -1,5 +1,5 @@
 /**
- * The API surface as a whole. T35's inventory: every route declares who may call it (`app.roles`)
+ * The API surface as a whole. T35's inventory: every route declares who may call it (`app.access`)
  * and its auth mode agrees; the OpenAPI document and its page are served. T46, the fuzz of every
  * documented operation, is openapi-fuzz.test.ts.
  */
@@ -8,7 +8,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 
 let app: TestApp;
 
-/** The OpenAPI document's route, added by hapi-swagger: public by design, and the only route without roles. */
+/** The OpenAPI document's route, added by hapi-swagger: public by design, and the only route without an access declaration. */
 const DOC_PATHS = /^\/openapi\.json$/;
 
 test.before(async () => {
@@ -23,22 +23,22 @@ interface RouteAuth {
   strategies?: string[];
 }
 
-test('T35 inventory: every route declares its roles; public routes need no credentials, the others do', (t) => {
+test('T35 inventory: every route declares its access; public routes need no credentials, the others do', (t) => {
   const missing: string[] = [];
   const inconsistent: string[] = [];
   for (const route of app.server.table()) {
     const id = `${route.method.toUpperCase()} ${route.path}`;
-    const roles = (route.settings.app as { roles?: unknown } | undefined)?.roles;
+    const access = (route.settings.app as { access?: unknown } | undefined)?.access;
     const auth = route.settings.auth as RouteAuth | false | undefined;
-    if (roles === undefined) {
+    if (access === undefined) {
       if (!(DOC_PATHS.test(route.path) && auth === false)) missing.push(id);
       continue;
     }
     const anonymous = auth === false || auth?.mode === 'try' || auth?.mode === 'optional';
-    if (roles === 'public' && !anonymous) inconsistent.push(`${id}: public but requires credentials`);
-    if (roles !== 'public' && anonymous) inconsistent.push(`${id}: roles ${JSON.stringify(roles)} but credentials are optional`);
+    if (access === 'public' && !anonymous) inconsistent.push(`${id}: public but requires credentials`);
+    if (access !== 'public' && anonymous) inconsistent.push(`${id}: access ${JSON.stringify(access)} but credentials are optional`);
   }
-  t.deepEqual(missing, [], `routes without app.roles:\n${missing.join('\n')}`);
+  t.deepEqual(missing, [], `routes without app.access:\n${missing.join('\n')}`);
   t.deepEqual(inconsistent, []);
 });
 

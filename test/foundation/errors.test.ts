@@ -10,6 +10,7 @@ import { startTestApp, tokenClient, type TestApp } from '../helpers/app.js';
 import { Client, serverMessages, type HttpResponse } from '../helpers/http.js';
 import { pgClient } from '../helpers/db.js';
 import { methodRoute } from '../../src/http/method.js';
+import { permission } from '../../src/auth/policy/index.js';
 import { execute, selectRows } from '../../src/db/sequelize.js';
 import { runtime } from '../../src/shared/runtime.js';
 import { BusinessRuleError, ConflictError, InputError, NotFoundError, PermissionError, RateLimitError, UnprocessableError, AuthenticationError } from '../../src/shared/errors.js';
@@ -44,40 +45,40 @@ test.before(async () => {
   app.server.route([
     methodRoute({
       name: 'test.raise',
-      roles: 'public',
+      access: 'public',
       description: 'test only: throws the DomainError named by kind',
       args: Joi.object({ kind: Joi.string().valid(...Object.keys(raisers)).required() }),
       handler: ({ args }) => raisers[args.kind](),
     }),
     methodRoute({
       name: 'test.admin_only',
-      roles: ['System Manager'],
+      access: permission('Audit Event', 'read'), // admins only
       description: 'test only: a route restricted by role',
       handler: () => 'ok',
     }),
     methodRoute({
       name: 'test.slow',
-      roles: 'public',
+      access: 'public',
       description: 'test only: answers after 600 ms',
       handler: () => new Promise((resolve) => setTimeout(() => resolve('late'), 600)),
     }),
     methodRoute({
       name: 'test.bad_sql',
-      roles: 'public',
+      access: 'public',
       description: 'test only: an SQL error (500)',
       handler: () => selectRows('SELECT no_such_column FROM customers WHERE name = $1', ['CUST-0001']),
     }),
     methodRoute({
       name: 'test.duplicate',
       methods: ['POST'],
-      roles: 'public',
+      access: 'public',
       description: 'test only: a unique violation (409)',
       handler: () => execute(`INSERT INTO companies (name, abbr) VALUES ('MedSupply East LLC', 'X')`),
     }),
     methodRoute({
       name: 'test.crash',
       methods: ['POST'],
-      roles: 'public',
+      access: 'public',
       description: 'test only: an unexpected error carrying credentials in its text, after logging the body',
       handler: ({ request }) => {
         runtime().logger.info({ body: request.payload, headers: request.headers }, 'test body');

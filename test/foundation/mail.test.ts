@@ -14,6 +14,7 @@ import { createLogger, initRuntime } from '../../src/shared/runtime.js';
 import { closeDatabase, db, initDatabase } from '../../src/db/sequelize.js';
 import { OutboxWorker } from '../../src/jobs/outbox-worker.js';
 import { queueMail } from '../../src/mail/mail.service.js';
+import '../../src/modules.js'; // the outbox handlers a worker process has
 import { startSmtpSink, type SmtpSink } from '../simulators/smtp.js';
 
 let dbUrl: string;

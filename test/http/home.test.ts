@@ -64,7 +64,7 @@ test('the portal link appears once a /portal route exists, and a customer then l
   const { createServer } = await import('../../src/http/server.js');
   const { runtime } = await import('../../src/shared/runtime.js');
   const server = await createServer({ config: app.config, logger: runtime().logger, port: 0, host: '127.0.0.1' });
-  server.route({ method: 'GET', path: '/portal', options: { auth: false, app: { roles: 'public' }, handler: () => 'portal' } });
+  server.route({ method: 'GET', path: '/portal', options: { auth: false, app: { access: 'public' }, handler: () => 'portal' } });
   await server.start();
   t.teardown(() => server.stop());
   const url = `http://127.0.0.1:${server.info.port}`;

@@ -2,8 +2,9 @@
  * The one policy module: "may this actor do this to that record" and "which records may this actor
  * see" (a SQL predicate). Every route and service asks here; domains register their rules below.
  */
-import { type Actor, type Role, isAdmin, hasRole } from '../actor.js';
+import type { Actor, Role } from '../actor.js';
 import { NotFoundError, PermissionError } from '../../shared/errors.js';
+import { hasRole, isAdmin, STAFF } from './roles.js';
 
 export type Action = 'read' | 'create' | 'update' | 'delete' | 'submit' | 'cancel' | (string & {});
 
@@ -82,6 +83,30 @@ export function scopeOf(actor: Actor, resource: string, alias = 't'): Scope {
   return policy.scope ? policy.scope(actor, alias) : ALL;
 }
 
+// ---- routes ------------------------------------------------------------------------------------
+
+/**
+ * Who may call a route, checked by the auth plugin before the handler: anyone (`public`, no
+ * credentials needed), any signed-in actor, or whoever the policy lets do `action` on `resource`.
+ */
+export type RouteAccess = 'public' | 'authenticated' | RoutePermission;
+export interface RoutePermission {
+  resource: string;
+  action: Action;
+}
+
+/** A route's permission, checked against the registered rules now, so a misspelt one fails at start. */
+export function permission(resource: string, action: Action): RoutePermission {
+  if (policyOf(resource).allow[action] === undefined) throw new Error(`the ${resource} rules declare no ${action}`);
+  return { resource, action };
+}
+
+/** True when the actor may call a route declared with `access`. */
+export function mayCall(actor: Actor, access: RouteAccess): boolean {
+  if (access === 'public' || access === 'authenticated') return true;
+  return can(actor, access.action, access.resource);
+}
+
 // ---- shared predicates -------------------------------------------------------------------------
 
 /** Sales persons visible to the actor: a rep itself, a manager its team (self included). */
@@ -92,7 +117,7 @@ export function salesTeamOf(actor: Actor): string[] {
 
 /** Customers a rep or manager may see: of its territory or assigned to its team. */
 export function customerScope(actor: Actor, customerCol: string, territoryCol: string, repCol?: string): Scope {
-  if (actor.customer && hasRole(actor, 'Customer') && !hasRole(actor, 'Sales Rep', 'Sales Manager', 'Operations', 'Marketplace Officer', 'Catalog Manager')) {
+  if (actor.customer && hasRole(actor, 'Customer') && !hasRole(actor, ...STAFF)) {
     return { sql: `${customerCol} = $scope_customer`, bind: { scope_customer: actor.customer } };
   }
   if (hasRole(actor, 'Operations', 'Marketplace Officer')) return ALL;
@@ -114,8 +139,6 @@ export function customerScope(actor: Actor, customerCol: string, territoryCol: s
 }
 
 // ---- foundation resources ----------------------------------------------------------------------
-
-const STAFF: Role[] = ['Sales Rep', 'Sales Manager', 'Operations', 'Marketplace Officer', 'Catalog Manager'];
 
 definePolicy('Customer', {
   allow: { read: [...STAFF, 'Customer'], create: ['Sales Manager'], update: ['Sales Manager'] },
@@ -166,6 +189,24 @@ export function customerMatches(actor: Actor, customer: string, territory: strin
   return false;
 }
 
+/**
+ * API keys: a user generates its own; keys of another account need the right to update users (an
+ * admin). Only the CLI and jobs (the system) act for anyone: a vendor's bearer token never mints a
+ * user's keys.
+ */
+export function authorizeApiKeysFor(actor: Actor, userId: string): void {
+  if (actor.type !== 'system' && actor.id !== userId) authorize(actor, 'update', 'User');
+}
+
+/**
+ * Frappe's desk user (`system_user` yes, home /app) versus a website user (home /me): an account
+ * whose only role is Customer is a clinic's buyer and works in the portal.
+ */
+export function hasDeskAccess(actor: Actor): boolean {
+  return !(actor.roles.length === 1 && actor.roles[0] === 'Customer');
+}
+
 import './vendor.rules.js';
-import './catalog.rules.js'; import './orders.rules.js';
+import './catalog.rules.js';
+import './orders.rules.js';
 import './webhooks.rules.js';

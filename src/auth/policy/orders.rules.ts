@@ -1,6 +1,7 @@
-/** Rules of Sales Orders, private files and doctor verification (issue 3). */
-import { hasRole, isAdmin, type Actor, type Role } from '../actor.js';
+/** Rules of Sales Orders, patient data, private files and doctor verification (issue 3). */
+import type { Actor, Role } from '../actor.js';
 import { ALL, NONE, customerScope, definePolicy, salesTeamOf, type Scope } from './index.js';
+import { hasRole, isAdmin } from './roles.js';
 
 const ORDERING: Role[] = ['Customer', 'Sales Rep', 'Sales Manager', 'Operations'];
 const SUPPORT: Role[] = ['Sales Rep', 'Sales Manager', 'Operations', 'Marketplace Officer'];
@@ -20,10 +21,10 @@ export function orderScope(actor: Actor, t: string): Scope {
   return base;
 }
 
-/** Record-level form of orderScope for a loaded order row. */
+/** Record-level form of orderScope for a loaded order row (vendors: see vendorSeesOrder). */
 export function orderVisible(actor: Actor, r: Record<string, unknown>): boolean {
   if (actor.type === 'system' || isAdmin(actor)) return true;
-  if (actor.type === 'vendor') return false; // vendors read through the scope query only
+  if (actor.type === 'vendor') return false; // vendors read through the scope query or vendorSeesOrder
   if (hasRole(actor, 'Operations', 'Marketplace Officer')) return true;
   if (hasRole(actor, 'Sales Rep', 'Sales Manager')) {
     if (actor.territory && r.territory === actor.territory) return true;
@@ -32,6 +33,50 @@ export function orderVisible(actor: Actor, r: Record<string, unknown>): boolean 
   }
   if (hasRole(actor, 'Customer')) return actor.customer === r.customer;
   return false;
+}
+
+/**
+ * The vendor whose part of an order the actor reads (a bearer vendor sees only its own lines and
+ * no 503A data), or null for everyone else. '' is a vendor token without a profile: it sees nothing.
+ */
+export function orderVendorOf(actor: Actor): string | null {
+  return actor.type === 'vendor' ? (actor.vendor ?? '') : null;
+}
+
+/** A vendor sees a submitted order that holds one of its lines (`holdsLine` asks only when the rest allows). */
+export async function vendorSeesOrder(vendor: string, order: { docstatus: number }, holdsLine: () => Promise<boolean>): Promise<boolean> {
+  return order.docstatus > 0 && vendor !== '' && (await holdsLine());
+}
+
+/** Who may read patient fields of an order (minimum necessary: its clinic's users and its creator, admins; not reps, not vendors). */
+export function canReadPatientData(actor: Actor, order: { customer: string; owner_user: string | null }): boolean {
+  if (actor.type === 'system' || isAdmin(actor)) return true;
+  if (actor.type !== 'user') return false;
+  if (order.owner_user === actor.id) return true;
+  return hasRole(actor, 'Customer') && actor.customer === order.customer;
+}
+
+/**
+ * Private files: the uploader, admins, and the parties of the Sales Order the file is attached to
+ * (its creator, its clinic's users). `orderOf` loads that order only when the answer depends on it.
+ */
+export async function canReadFile(
+  actor: Actor,
+  file: { owner_id: string; attached_to_doctype: string | null; attached_to_name: string | null },
+  orderOf: (name: string) => Promise<{ customer: string; owner_user: string | null } | undefined>,
+): Promise<boolean> {
+  if (actor.type === 'system' || isAdmin(actor)) return true;
+  if (file.owner_id === actor.id) return true;
+  if (file.attached_to_doctype !== 'Sales Order' || !file.attached_to_name) return false;
+  const order = await orderOf(file.attached_to_name);
+  if (!order) return false;
+  if (order.owner_user === actor.id) return true;
+  return actor.type === 'user' && hasRole(actor, 'Customer') && actor.customer === order.customer;
+}
+
+/** The sales person an order is credited to (it decides which reps see the order): the rep or manager placing it. */
+export function creditedSalesPersonOf(actor: Actor): string | null {
+  return hasRole(actor, 'Sales Rep', 'Sales Manager') ? (actor.salesPerson ?? null) : null;
 }
 
 definePolicy('Sales Order', {
@@ -47,7 +92,7 @@ definePolicy('Sales Order', {
   check: (actor, _action, r) => orderVisible(actor, r),
 });
 
-// Private uploads: any signed-in user may upload; reading is decided per file by the files service.
+// Private uploads: any signed-in user may upload; reading is decided per file (canReadFile).
 definePolicy('File', { allow: { create: 'authenticated', read: 'authenticated' } });
 
 // Doctor verification (NPI + DEA certificate) is an admin act.

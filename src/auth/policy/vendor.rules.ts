@@ -3,8 +3,8 @@
  * stock update requests, the vendor dashboard and the Vendor API Log.
  */
 import type { Actor } from '../actor.js';
-import { hasRole, isAdmin } from '../actor.js';
 import { ALL, NONE, definePolicy } from './index.js';
+import { hasRole, isAdmin } from './roles.js';
 
 /** A vendor acting through a bearer token, or a logged-in vendor user linked to its profile. */
 export function isVendorActor(actor: Actor): boolean {
@@ -31,6 +31,11 @@ definePolicy('Vendor Sync', {
   allow: { read: vendorOnly, write: vendorOnly, pharmacy: vendorOnly },
   scope: (actor, t) => ownVendor(t, 'vendor')(actor),
 });
+
+/** pharmacy.* calls need a token carrying the pharmacy scope (granted to 503A/503B vendors only). */
+export function hasPharmacyScope(actor: Actor): boolean {
+  return actor.scopes?.includes('pharmacy') ?? false;
+}
 
 // Product review needs the marketplace admin role (a sales rep is refused).
 definePolicy('Product Review', { allow: { review: ['Marketplace Admin'], read: ['Marketplace Admin', 'Catalog Manager'] } });

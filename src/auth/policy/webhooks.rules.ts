@@ -3,10 +3,11 @@
  * own (another vendor's delivery is "not found"); operations staff see all and may redeliver.
  */
 import type { Actor } from '../actor.js';
-import { hasRole } from '../actor.js';
 import { definePolicy } from './index.js';
+import { hasRole } from './roles.js';
 
-function ownVendor(actor: Actor): string | null {
+/** The vendor whose deliveries the actor is limited to (a vendor user or token), or null (staff, the system). */
+export function webhookVendorOf(actor: Actor): string | null {
   return actor.vendor ?? (actor.type === 'vendor' ? actor.id : null);
 }
 
@@ -20,6 +21,6 @@ definePolicy('Webhook Delivery', {
     update: ['Operations'],
     test_fire: ['Operations', 'Marketplace Officer', 'Vendor'],
   },
-  scope: (actor, t) => (isStaff(actor) ? { sql: 'TRUE', bind: {} } : { sql: `${t}.target = $scope_vendor`, bind: { scope_vendor: ownVendor(actor) ?? '' } }),
-  check: (actor, _action, record) => isStaff(actor) || (ownVendor(actor) !== null && record.vendor === ownVendor(actor)),
+  scope: (actor, t) => (isStaff(actor) ? { sql: 'TRUE', bind: {} } : { sql: `${t}.target = $scope_vendor`, bind: { scope_vendor: webhookVendorOf(actor) ?? '' } }),
+  check: (actor, _action, record) => isStaff(actor) || (webhookVendorOf(actor) !== null && record.vendor === webhookVendorOf(actor)),
 });

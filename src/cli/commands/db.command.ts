@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { db } from '../../db/sequelize.js';
 import { migrateDown, migrateUp, migrationStatus } from '../../db/migrator.js';
-import { seedDemo } from '../../../seeds/index.js';
+import { seedDemo } from '../seed-step.js';
 import { openDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';
 

@@ -3,7 +3,7 @@ import { InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config/index.js';
 import { bootstrap, closeAll, migrate, startEmbedded, startServe, startWorker, trapStopSignals, untilSignal, type Stop } from '../../app/lifecycle.js';
 import { databaseUrl, db } from '../../db/sequelize.js';
-import { demoBanner, isEmptyDatabase, seedDemo } from '../../../seeds/index.js';
+import { demoBanner, isEmptyDatabase, seedDemo } from '../seed-step.js';
 import { migrationStatus } from '../../db/migrator.js';
 import { openDatabase, releaseDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';

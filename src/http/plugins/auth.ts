@@ -2,14 +2,13 @@
  * One auth scheme for the API: `Authorization: token <key>:<secret>` (or Basic), `Bearer <jwt>`
  * (vendor tokens, verified by the verifier the vendor API registers), or the `sid` session cookie.
  * Session writes must carry the CSRF token (X-Svc-CSRF-Token or X-Frappe-CSRF-Token).
- * Route roles are checked here too, through the policy module's role lists.
+ * Who may call the route (its `access`) is asked of the policy module here too.
  */
 import Boom from '@hapi/boom';
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import type { Actor } from '../../auth/actor.js';
 import { resolveApiKey, resumeSession } from '../../auth/credentials.service.js';
-import { type Allow } from '../../auth/policy/index.js';
-import { isAdmin, hasRole } from '../../auth/actor.js';
+import { mayCall, type RouteAccess } from '../../auth/policy/index.js';
 import { safeEqual } from '../../shared/crypto.js';
 import { CsrfError, PermissionError } from '../../shared/errors.js';
 import { isCleanText } from '../../shared/text.js';
@@ -27,9 +26,10 @@ function unauthorized(message: string): Boom.Boom {
   return new Boom.Boom(message, { statusCode: 401 });
 }
 
-export interface RouteAccess {
-  /** who may call the route; `public` routes carry no credentials requirement */
-  roles?: Allow | 'public';
+/** The route settings (`options.app`) the scheme reads. */
+export interface RouteApp {
+  /** who may call the route (the policy decides); `public` routes carry no credentials requirement */
+  access?: RouteAccess;
 }
 
 async function fromAuthorization(header: string, request: Request): Promise<Actor> {
@@ -53,19 +53,11 @@ async function fromAuthorization(header: string, request: Request): Promise<Acto
   throw unauthorized('Unsupported authorization scheme');
 }
 
-function checkRoles(actor: Actor, roles: Allow): boolean {
-  if (actor.type === 'system') return true;
-  if (roles === 'authenticated') return true;
-  if (roles === 'admin') return isAdmin(actor);
-  if (typeof roles === 'function') return roles(actor);
-  return isAdmin(actor) || hasRole(actor, ...roles);
-}
-
 export const SIDE_COOKIES = ['system_user', 'full_name', 'user_id', 'user_image'];
 
 const WRITE_METHODS = new Set(['post', 'put', 'patch', 'delete']);
 
-/** Stamps the actor with the request's id and address, then checks CSRF (session writes) and the route's roles: the refusal, if any. */
+/** Stamps the actor with the request's id and address, then checks CSRF (session writes) and the route's access: the refusal, if any. */
 function admit(request: Request, actor: Actor, csrfToken: string | undefined): Error | undefined {
   actor.requestId = request.info.id;
   actor.ip = request.info.remoteAddress;
@@ -73,8 +65,8 @@ function admit(request: Request, actor: Actor, csrfToken: string | undefined): E
     const sent = (request.headers['x-svc-csrf-token'] ?? request.headers['x-frappe-csrf-token']) as string | undefined;
     if (!sent || !safeEqual(String(sent), csrfToken)) return new CsrfError();
   }
-  const access = (request.route.settings.app as RouteAccess | undefined)?.roles;
-  if (access && access !== 'public' && !checkRoles(actor, access)) return new PermissionError('Not permitted');
+  const access = (request.route.settings.app as RouteApp | undefined)?.access;
+  if (access && !mayCall(actor, access)) return new PermissionError('Not permitted');
   return undefined;
 }
 
@@ -120,7 +112,7 @@ export const authPlugin: Plugin<{ config: Config }> = {
       server.state(name, { ttl: null, isSecure: config.env !== 'development', isHttpOnly: false, isSameSite: 'Lax', path: '/', encoding: 'none', strictHeader: false, ignoreErrors: true, clearInvalid: false });
     }
 
-    // Credentials, CSRF and the route's roles are all settled inside the scheme: one lifecycle step
+    // Credentials, CSRF and the route's access are all settled inside the scheme: one lifecycle step
     // instead of an extra onPostAuth extension that every request (public ones included) would pay for.
     server.auth.scheme('svc', () => ({
       async authenticate(request: Request, h: ResponseToolkit) {

@@ -3,8 +3,8 @@
  * record fails alone; the good ones are then written together in a few set-based statements.
  */
 import type Joi from 'joi';
-import { DomainError } from '../shared/errors.js';
-import { findTextProblem, isCleanText } from '../shared/text.js';
+import { DomainError } from './errors.js';
+import { findTextProblem, isCleanText } from './text.js';
 
 export interface RecordFailure {
   index: number;

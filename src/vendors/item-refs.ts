@@ -5,7 +5,7 @@
  * found (no error reveals it exists).
  */
 import { selectRows, type Tx } from '../db/sequelize.js';
-import { RecordError } from './batch.js';
+import { RecordError } from '../shared/batch.js';
 
 export interface ItemRef {
   sku?: string;

@@ -1,0 +1,27 @@
+import type { Command } from 'commander';
+import { outboxCounts, type KindCount } from '../../shared/outbox.js';
+import { openDatabase } from '../context.js';
+import type { Io } from '../io.js';
+
+const num = (n: number) => String(n).padStart(8);
+
+function kindLine(r: KindCount): string {
+  const handler = r.handled ? 'yes' : r.pending > 0 ? `none: ${r.pending} pending wait for one` : 'none';
+  return `${r.kind.padEnd(20)} ${num(r.pending)} ${num(r.running)} ${num(r.done)} ${num(r.failed)}  ${handler}`;
+}
+
+export function registerOutbox(program: Command, io: Io): void {
+  const outbox = program.command('outbox').description('The outbox of side effects (mail, webhooks, routing): what is queued, done or failed');
+  outbox
+    .command('status')
+    .description('Rows per kind and status; a kind without a handler in this release stays pending, untouched')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
+      await openDatabase(io);
+      const rows = await outboxCounts();
+      if (opts.json) return io.out(JSON.stringify(rows, null, 2));
+      if (rows.length === 0) return io.out('The outbox is empty');
+      io.out(`${'kind'.padEnd(20)} ${'pending'.padStart(8)} ${'running'.padStart(8)} ${'done'.padStart(8)} ${'failed'.padStart(8)}  handler`);
+      for (const r of rows) io.out(kindLine(r));
+    });
+}

@@ -1,0 +1,92 @@
+/**
+ * Outbox rows of a kind without a handler (fulfilment_route until the router exists) must not look
+ * done: a worker leaves them pending and untouched — not claimed, not failed, no attempt spent —
+ * says so once when it starts, and `svc outbox status` shows them waiting.
+ */
+import test from 'ava';
+import { Writable } from 'node:stream';
+import pg from 'pg';
+import { createTestDatabase } from '../helpers/db.js';
+import { testConfig } from '../helpers/app.js';
+import { svc } from './cli-io.js';
+import { createLogger, initRuntime } from '../../src/shared/runtime.js';
+import { closeDatabase, db, initDatabase } from '../../src/db/sequelize.js';
+import { enqueue, handledKinds, registerOutboxHandler, type OutboxRow } from '../../src/shared/outbox.js';
+import { OutboxWorker } from '../../src/jobs/outbox-worker.js';
+import { registeredJobs } from '../../src/jobs/index.js';
+import '../../src/modules.js';
+
+let dbUrl: string;
+let pool: pg.Pool;
+const logs: string[] = [];
+const ran: number[] = [];
+
+registerOutboxHandler({ kind: 'probe_unhandled', run: async (row: OutboxRow) => (ran.push(row.id), { ok: true }) });
+
+test.before(async () => {
+  dbUrl = await createTestDatabase();
+  const config = testConfig(dbUrl, { SVC_LOG_LEVEL: 'warn' });
+  const sink = new Writable({ write: (chunk, _enc, done) => (logs.push(String(chunk)), done()) });
+  initRuntime(config, { logger: createLogger(config, sink) });
+  initDatabase(config);
+  pool = new pg.Pool({ connectionString: dbUrl, max: 2 });
+});
+test.after.always(async () => {
+  await pool?.end();
+  await closeDatabase();
+});
+
+async function until<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+test.serial('src/modules.ts registers the e-mail and webhook handlers and both jobs; fulfilment_route has no handler yet', (t) => {
+  t.true(handledKinds().includes('email'));
+  t.true(handledKinds().includes('vendor_webhook'));
+  t.false(handledKinds().includes('fulfilment_route'));
+  t.deepEqual(registeredJobs().map((j) => j.name).sort(), ['housekeeping', 'idempotency-purge']);
+});
+
+test.serial('a worker leaves rows without a handler pending and untouched, runs the others, and logs the wait once at start', async (t) => {
+  // routing rows as order submit writes them, due before the probe row (so a claim would reach them first)
+  const routed = await db().transaction((transaction) =>
+    enqueue(transaction, [1, 2].map((idx) => ({ kind: 'fulfilment_route', topic: 'order.route', target: 'SAL-ORD-T1', payload: { sales_order: 'SAL-ORD-T1', item_code: 'X', idx } }))),
+  );
+  const ids = routed.map((r) => r.id);
+  const before = (await pool.query(`SELECT id, status, attempts, locked_by, locked_until, next_attempt_at, updated_at FROM outbox WHERE id = ANY($1) ORDER BY id`, [ids])).rows;
+  const [probe] = await db().transaction((transaction) => enqueue(transaction, { kind: 'probe_unhandled', payload: {} }));
+  const worker = new OutboxWorker({ databaseUrl: dbUrl, pollMs: 50, leaseSeconds: 5, concurrency: 4, batchSize: 4 });
+  await worker.start();
+  try {
+    await until(async () => (await pool.query(`SELECT 1 FROM outbox WHERE id = $1 AND status = 'done'`, [probe.id])).rowCount === 1);
+    // a few more claim rounds after the probe ran: still nothing for the routing rows
+    for (let i = 0; i < 3; i++) {
+      const [again] = await db().transaction((transaction) => enqueue(transaction, { kind: 'probe_unhandled', payload: { i } }));
+      await until(() => Promise.resolve(ran.includes(again.id)));
+    }
+  } finally {
+    await worker.stop();
+  }
+  t.deepEqual((await pool.query(`SELECT id, status, attempts, locked_by, locked_until, next_attempt_at, updated_at FROM outbox WHERE id = ANY($1) ORDER BY id`, [ids])).rows, before);
+  t.true(before.every((r) => r.status === 'pending' && r.attempts === 0));
+  t.is((await pool.query(`SELECT count(*)::int AS n FROM outbox_attempts WHERE outbox_id = ANY($1)`, [ids])).rows[0].n, 0, 'no attempt spent');
+  const waiting = logs.flatMap((chunk) => chunk.split('\n').filter(Boolean)).map((l) => JSON.parse(l)).filter((l) => l.msg?.startsWith('outbox rows wait for a handler'));
+  t.is(waiting.length, 1, 'once per start');
+  t.deepEqual(waiting[0].waiting, { fulfilment_route: 2 });
+});
+
+test.serial('svc outbox status shows the kinds waiting for a handler', async (t) => {
+  const res = await svc(['outbox', 'status'], { DATABASE_URL: dbUrl });
+  t.is(res.code, 0, res.err.join('\n'));
+  t.regex(res.out[0], /^kind\s+pending\s+running\s+done\s+failed\s+handler$/);
+  t.true(res.out.some((l) => /^fulfilment_route\s+2\s+0\s+0\s+0\s+none: 2 pending wait for one$/.test(l)), res.out.join('\n'));
+  t.true(res.out.some((l) => /^probe_unhandled\s+0\s+0\s+4\s+0\s+yes$/.test(l)), res.out.join('\n'));
+  const json = await svc(['outbox', 'status', '--json'], { DATABASE_URL: dbUrl });
+  t.like(JSON.parse(json.out.join('\n')).find((r: { kind: string }) => r.kind === 'fulfilment_route'), { pending: 2, handled: false });
+});
