@@ -1,10 +1,15 @@
-import type { ServerRoute } from '@hapi/hapi';
+import type { Server, ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { endSession, generateApiKeys, login } from './credentials.service.js';
-import { homePageFor } from '../http/home.routes.js';
 import { hasDeskAccess } from './policy/index.js';
+import type { Actor } from './actor.js';
 import { methodRoute } from '../http/method.js';
 import { SIDE_COOKIES } from '../http/plugins/auth.js';
+
+/** The page a user lands on after login: always a page this server has (the portal for a customer, once it exists). */
+function homePageFor(server: Server, actor: Actor): string {
+  return !hasDeskAccess(actor) && server.match('GET', '/portal') !== null ? '/portal' : '/';
+}
 
 export const authRoutes: ServerRoute[] = [
   methodRoute({

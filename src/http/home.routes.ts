@@ -6,8 +6,6 @@
  */
 import { createHash } from 'node:crypto';
 import type { Request, ResponseToolkit, Server, ServerRoute } from '@hapi/hapi';
-import type { Actor } from '../auth/actor.js';
-import { hasDeskAccess } from '../auth/policy/index.js';
 
 export interface HomeLink {
   rel: string;
@@ -74,11 +72,6 @@ function home(request: Request, h: ResponseToolkit) {
   const links = existing(request.server);
   if (wantsJson(request)) return h.response({ service: 'svc', links: Object.fromEntries(links.map((l) => [l.rel, l.href])), authentication: 'README.md, section Authentication' }).vary('accept');
   return h.response(homePage(links)).type('text/html; charset=utf-8').header('content-security-policy', CSP).vary('accept');
-}
-
-/** The page a user lands on after login: always a page this server has (the portal for a customer, once it exists). */
-export function homePageFor(server: Server, actor: Actor): string {
-  return !hasDeskAccess(actor) && server.match('GET', '/portal') !== null ? '/portal' : '/';
 }
 
 export const homeRoutes: ServerRoute[] = [

@@ -173,12 +173,12 @@ test('authorizeApiKeysFor: anyone its own keys, an admin anyone’s; a rep or a 
   t.deepEqual((await db.query(`SELECT k.api_key FROM api_keys k JOIN users u ON u.id = k.user_id WHERE u.email = 'admin@demo.svc.local'`)).rows, before, 'no key minted');
 });
 
-test('hasDeskAccess: a clinic buyer lands in the portal, staff on the desk', async (t) => {
+test('hasDeskAccess: a clinic buyer is no system user, staff are; both land on / until the portal exists', async (t) => {
   const clinic = await new Client(app.url).post('/api/method/login', { usr: 'clinic2@demo.svc.local', pwd: DEMO_PASSWORD });
-  t.is(clinic.body.home_page, '/me');
+  t.is(clinic.body.home_page, '/');
   t.true(clinic.headers.getSetCookie().some((c) => c.startsWith('system_user=no')));
   const rep = await new Client(app.url).post('/api/method/login', { usr: 'west.rep@demo.svc.local', pwd: DEMO_PASSWORD });
-  t.is(rep.body.home_page, '/app');
+  t.is(rep.body.home_page, '/');
   t.true(rep.headers.getSetCookie().some((c) => c.startsWith('system_user=yes')));
 });
 
