@@ -46,6 +46,7 @@ export function spawnSvc(args: string[], env: Record<string, string>, ready: Reg
         reject(new Error(`svc ${args.join(' ')} exited with ${code}: ${out}`));
       }
     });
+    // the deadline for `ready` (the output events above are what is awaited)
     setTimeout(() => {
       if (!settled) {
         settled = true;

@@ -4,6 +4,7 @@ import { startTestApp, tokenClient, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { serverMessages, type Client } from '../helpers/http.js';
 import { binOf, createItem, orderBody } from './fixtures.js';
+import { consistently, eventually } from '../helpers/eventually.js';
 
 let app: TestApp;
 let db: pg.Client;
@@ -92,32 +93,39 @@ test('stock never goes negative: a CHECK backs the guarded UPDATE', async (t) =>
 
 test.serial('workers are woken after a submit commits (one NOTIFY for a burst), never by a submit that failed', async (t) => {
   const listener = await pgClient(app.dbUrl);
-  const heard: number[] = [];
-  listener.on('notification', (n) => n.channel === 'svc_outbox' && heard.push(Date.now()));
+  const heard: { at: number; payload?: string }[] = [];
+  listener.on('notification', (n) => n.channel === 'svc_outbox' && heard.push({ at: Date.now(), payload: n.payload }));
   await listener.query('LISTEN svc_outbox');
+  const woken = () => heard.filter((n) => !n.payload?.startsWith('barrier-'));
+  let barriers = 0;
+  /** Every NOTIFY committed before this one has been heard (PostgreSQL delivers them in commit order); then forgets them. */
+  const drain = async () => {
+    const mark = `barrier-${++barriers}`;
+    await db.query(`SELECT pg_notify('svc_outbox', $1)`, [mark]);
+    await eventually(() => heard.some((n) => n.payload === mark), { message: `the ${mark} NOTIFY` });
+    heard.length = 0;
+  };
   try {
     const item = await createItem(db, { stock: { 'Main Warehouse - MSE': 5 } });
     const [ok, short] = await createMany([orderBody([{ item_code: item, qty: 5 }]), orderBody([{ item_code: item, qty: 5 }])]);
-    await new Promise((r) => setTimeout(r, 300));
-    heard.length = 0;
+    await drain();
     const submitted = Date.now();
     t.is((await api.put(`${SO}/${ok}`, { docstatus: 1 })).status, 200);
-    for (let waited = 0; heard.length === 0 && waited < 2000; waited += 20) await new Promise((r) => setTimeout(r, 20));
-    t.true(heard.length >= 1, 'a NOTIFY followed the commit');
-    t.true(heard[0] - submitted < 2000, `woken ${heard[0] - submitted} ms after the request was sent`);
-    await new Promise((r) => setTimeout(r, 100));
-    heard.length = 0;
+    const [wake] = await eventually(() => woken().length > 0 && woken(), { message: 'a NOTIFY after the commit' });
+    t.true(wake.at - submitted < 2000, `woken ${wake.at - submitted} ms after the request was sent`);
+    await drain();
     t.is((await api.put(`${SO}/${short}`, { docstatus: 1 })).status, 417); // out of stock: nothing committed
-    await new Promise((r) => setTimeout(r, 300));
-    t.is(heard.length, 0, 'no wake for a submit that wrote nothing');
+    // nothing marks the moment a wrong wake-up would have been sent (10 ms after the answer), so
+    // the listener must stay quiet for a while
+    await consistently(() => woken().length === 0, { forMs: 300, message: 'no wake for a submit that wrote nothing' });
+    await drain();
     // a burst of submits shares NOTIFYs instead of serialising each commit behind one
     const burstItem = await createItem(db, { stock: { 'Main Warehouse - MSE': 100 } });
     const burst = await createMany(Array.from({ length: 20 }, () => orderBody([{ item_code: burstItem, qty: 1 }])));
-    heard.length = 0;
     const results = await Promise.all(burst.map((n) => api.put(`${SO}/${n}`, { docstatus: 1 })));
     t.deepEqual(statuses(results), { 200: 20 });
-    for (let waited = 0; heard.length === 0 && waited < 2000; waited += 20) await new Promise((r) => setTimeout(r, 20));
-    t.true(heard.length >= 1 && heard.length <= 20, `${heard.length} NOTIFYs for 20 submits`);
+    await eventually(() => woken().length > 0, { message: 'a NOTIFY after the burst' });
+    t.true(woken().length <= 20, `${woken().length} NOTIFYs for 20 submits`);
   } finally {
     await listener.end();
   }

@@ -11,7 +11,8 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { spawnWorker, type Child } from '../helpers/processes.js';
 import { execute, selectOne, selectRows, withTransaction } from '../../src/db/sequelize.js';
 import { enqueueVendorEvent } from '../../src/webhooks/webhook.service.js';
-import { Receiver, createVendor, eventually, expectedSignature } from './receiver.js';
+import { Receiver, createVendor, expectedSignature } from './receiver.js';
+import { eventually } from '../helpers/eventually.js';
 
 let app: TestApp;
 const receiver = new Receiver();
@@ -52,7 +53,7 @@ async function allDone(vendor: string, n: number, timeoutMs: number): Promise<vo
   await eventually(async () => {
     const rows = await countByStatus(vendor);
     return rows.length === 1 && rows[0].status === 'done' && rows[0].n === n;
-  }, timeoutMs, `${n} deliveries of ${vendor} done`);
+  }, { timeoutMs, message: `${n} deliveries of ${vendor} done` });
 }
 
 test.serial('T18: two worker processes share 1,000 deliveries: none lost, none doubled', async (t) => {
@@ -117,7 +118,7 @@ function emitUntilKilled(vendor: string, tag: string, afterMs: number): Promise<
     let err = '';
     proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
     proc.stdout.on('data', (d: Buffer) => {
-      if (d.toString().includes('emitting')) setTimeout(() => proc.kill('SIGKILL'), afterMs);
+      if (d.toString().includes('emitting')) setTimeout(() => proc.kill('SIGKILL'), afterMs); // a random kill point, the subject (not a wait)
     });
     proc.on('exit', (code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`emitter exited ${code}: ${err}`))));
   });
