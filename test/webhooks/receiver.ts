@@ -108,7 +108,11 @@ export function expectedSignature(secret: string, raw: string): string {
   return `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
 }
 
-/** A Vendor Profile with a Webhook URL and secret (the secret stored encrypted, as the vendor domain does). */
+/**
+ * A Vendor Profile with a Webhook URL and secret written straight to the table (the secret encrypted,
+ * as the vendor domain does): for states no service produces (a URL stored behind the SSRF check, a
+ * URL without a secret). Anything a service can make comes from buildVendor (test/helpers/factories.ts).
+ */
 export async function createVendor(name: string, url: string | null, secret: string | null): Promise<void> {
   await execute(
     `INSERT INTO vendor_profiles (name, vendor_name, status, api_enabled, webhook_url, webhook_secret_enc)

@@ -9,7 +9,8 @@ import { OutboxWorker } from '../../src/jobs/outbox-worker.js';
 import { enqueueVendorEvent, testFireWebhook } from '../../src/webhooks/webhook.service.js';
 import { closeWebhookAgent } from '../../src/webhooks/webhook.sender.js';
 import { systemActor } from '../../src/auth/actor.js';
-import { Receiver, createVendor } from './receiver.js';
+import { Receiver } from './receiver.js';
+import { buildVendor } from '../helpers/factories.js';
 import { eventually } from '../helpers/eventually.js';
 
 const TIMEOUT_MS = 1000;
@@ -41,9 +42,9 @@ function emit(vendor: string) {
  */
 async function workerPass(): Promise<void> {
   const scripted = receiver.answer;
-  receiver.answer = (req, i) => (req.body?.vendor === 'vendor-pass' ? { status: 200 } : scripted(req, i));
-  await createVendor('vendor-pass', receiver.url, 'secret-pass-00000000000000000000000');
-  const { id } = await emit('vendor-pass');
+  const pass = await buildVendor({ webhook_url: receiver.url });
+  receiver.answer = (req, i) => (req.body?.vendor === pass.name ? { status: 200 } : scripted(req, i));
+  const { id } = await emit(pass.name);
   await eventually(async () => (await selectOne<any>(`SELECT status FROM outbox WHERE id = $1`, [id]))!.status === 'done', { message: 'the pass delivery' });
   receiver.answer = scripted;
 }
@@ -51,8 +52,7 @@ async function workerPass(): Promise<void> {
 test.serial('T17: a receiver that hangs is cut off at the timeout, logged as a timeout, and retried', async (t) => {
   receiver.reset();
   receiver.answer = () => ({ hang: true });
-  await createVendor('vendor-hang', receiver.url, 'secret-hang-0000000000000000000000');
-  const { id, delivery_id } = await emit('vendor-hang');
+  const { id, delivery_id } = await emit((await buildVendor({ webhook_url: receiver.url })).name);
   const [first, second] = await receiver.waitFor(2, 10_000);
   await eventually(() => first.closedAt, { timeoutMs: 5000, message: 'the client to hang up' });
   const cutAfter = first.closedAt! - first.at;
@@ -76,8 +76,8 @@ test.serial('T17: a receiver that hangs is cut off at the timeout, logged as a t
 test.serial('the worker itself runs the scaled schedule: attempts at 0, +0.6 s, +3 s, then no more', async (t) => {
   receiver.reset();
   receiver.answer = () => ({ status: 502 });
-  await createVendor('vendor-sched', receiver.url, 'secret-sched-000000000000000000000');
-  const { id } = await emit('vendor-sched');
+  const { name } = await buildVendor({ webhook_url: receiver.url });
+  const { id } = await emit(name);
   const reqs = await receiver.waitFor(3, 10_000);
   const gap1 = (reqs[1].at - reqs[0].at) / 1000;
   const gap2 = (reqs[2].at - reqs[1].at) / 1000;
@@ -87,21 +87,21 @@ test.serial('the worker itself runs the scaled schedule: attempts at 0, +0.6 s, 
   t.deepEqual(reqs.map((r) => r.body.attempt), [1, 2, 3]);
   await eventually(async () => (await selectOne<any>(`SELECT status FROM outbox WHERE id = $1`, [id]))!.status === 'failed', { message: 'the row to fail' });
   await workerPass();
-  t.is(receiver.requests.filter((r) => r.body?.vendor === 'vendor-sched').length, 3, 'no 4th attempt');
+  t.is(receiver.requests.filter((r) => r.body?.vendor === name).length, 3, 'no 4th attempt');
   t.like(await selectOne<any>(`SELECT status, attempts FROM outbox WHERE id = $1`, [id]), { status: 'failed', attempts: 3 });
 });
 
 test.serial('test-fire against a hanging receiver answers ok:false with a timeout reason, once', async (t) => {
   receiver.reset();
   receiver.answer = () => ({ hang: true });
-  await createVendor('vendor-hang-fire', receiver.url, 'secret-fire-00000000000000000000000');
+  const { name } = await buildVendor({ webhook_url: receiver.url });
   const started = Date.now();
-  const r = await testFireWebhook(systemActor('test'), 'vendor-hang-fire');
+  const r = await testFireWebhook(systemActor('test'), name);
   t.true(Date.now() - started < TIMEOUT_MS + 1000);
   t.false(r.ok);
   t.regex(r.reason!, /timeout/);
   t.is(r.status_code, undefined);
   // never retried: nothing was queued for the worker, the only thing that retries
   t.is(receiver.requests.length, 1);
-  t.is((await selectOne<any>(`SELECT count(*)::int AS n FROM outbox WHERE target = 'vendor-hang-fire'`))!.n, 0, 'never queued, so never retried');
+  t.is((await selectOne<any>(`SELECT count(*)::int AS n FROM outbox WHERE target = $1`, [name]))!.n, 0, 'never queued, so never retried');
 });
