@@ -46,14 +46,15 @@ export function spawnSvc(args: string[], env: Record<string, string>, ready: Reg
         reject(new Error(`svc ${args.join(' ')} exited with ${code}: ${out}`));
       }
     });
-    // the deadline for `ready` (the output events above are what is awaited)
+    // the deadline for `ready` (the output events above are what is awaited); generous, because
+    // a loaded 2-core CI machine has taken over 30 s to start a process
     setTimeout(() => {
       if (!settled) {
         settled = true;
         proc.kill('SIGKILL');
         reject(new Error(`svc ${args.join(' ')} did not become ready: ${out}`));
       }
-    }, 30_000).unref();
+    }, 60_000).unref();
   });
 }
 

@@ -1,8 +1,9 @@
 /**
  * The test command (npm test): one PostgreSQL for the run (DATABASE_URL's server when set, else an
  * embedded one), a template database built by the migrations and the demo seed, then ava. Each test
- * file clones the template into its own database, so files run in parallel.
- * Prints a last line "N passed, N failed".
+ * file clones the template into its own database, so files run in parallel. The whole suite also
+ * measures the coverage of src/ and checks its floor (test/helpers/coverage.ts).
+ * Prints a last line "N passed, N failed" (a coverage under the floor counts as one failure).
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -16,6 +17,7 @@ import { migrateUp } from '../../src/db/migrator.js';
 import { initRuntime } from '../../src/shared/runtime.js';
 import { seedDemo } from '../../seeds/index.js';
 import '../../src/modules.js';
+import { startCoverage } from './coverage.js';
 
 function withDatabase(url: string, name: string): string {
   const u = new URL(url);
@@ -49,12 +51,14 @@ async function main(): Promise<number> {
   await closeDatabase();
 
   const args = process.argv.slice(2);
+  // file or directory arguments run part of the suite (ava's options start with a dash)
+  const coverage = await startCoverage(projectRoot, { wholeSuite: !args.some((a) => !a.startsWith('-')) });
   const avaBin = join(projectRoot, 'node_modules', 'ava', 'entrypoints', 'cli.mjs');
   let output = '';
   const code: number = await new Promise((resolve) => {
     const child = spawn(process.execPath, [avaBin, ...args], {
       cwd: projectRoot,
-      env: { ...process.env, SVC_ENV: 'test', SVC_TEST_ADMIN_URL: adminUrl, SVC_TEST_TEMPLATE: template, SVC_TEST_RUN: String(process.pid), FORCE_COLOR: '0' },
+      env: { ...process.env, ...coverage?.env, SVC_ENV: 'test', SVC_TEST_ADMIN_URL: adminUrl, SVC_TEST_TEMPLATE: template, SVC_TEST_RUN: String(process.pid), FORCE_COLOR: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout.on('data', (d: Buffer) => {
@@ -75,12 +79,14 @@ async function main(): Promise<number> {
   await stopEmbedded?.();
   if (pgDir) await rm(pgDir, { recursive: true, force: true }).catch(() => undefined);
 
+  const covered = coverage ? await coverage.report((text) => process.stdout.write(text)) : true;
+
   const count = (re: RegExp) => Number(output.match(re)?.[1] ?? 0);
   const passed = count(/(\d+) tests? passed/);
   const failed = count(/(\d+) tests? failed/) + count(/(\d+) uncaught exceptions?/) + count(/(\d+) unhandled rejections?/) + count(/(\d+) tests? remained pending/) + count(/(\d+) timed out/);
   const passedLine = passed || (code === 0 ? count(/(\d+) passed/) : 0);
-  process.stdout.write(`\n${passedLine} passed, ${failed || (code === 0 ? 0 : 1)} failed\n`);
-  return code;
+  process.stdout.write(`\n${passedLine} passed, ${(failed || (code === 0 ? 0 : 1)) + (covered ? 0 : 1)} failed\n`);
+  return code || (covered ? 0 : 1);
 }
 
 main().then(
