@@ -1,24 +1,20 @@
 /** The factories give what they promise, through the service: checked over HTTP and in the database. */
 import test from 'ava';
-import type pg from 'pg';
 import { startTestApp, type TestApp } from './app.js';
-import { pgClient } from './db.js';
+import { selectOne, selectRows } from '../../src/db/sequelize.js';
 import { Client } from './http.js';
 import { MAIN, buildApiKey, buildCustomer, buildItem, buildOrder, buildUser, buildVendor } from './factories.js';
 
 let app: TestApp;
-let db: pg.Client;
 
 test.before(async () => {
   app = await startTestApp();
-  db = await pgClient(app.dbUrl);
 });
 test.after.always(async () => {
-  await db?.end();
   await app?.stop();
 });
 
-const row = async (sql: string, params: unknown[]) => (await db.query(sql, params)).rows[0];
+const row = (sql: string, params: unknown[]) => selectOne<Record<string, unknown>>(sql, params);
 
 test('buildVendor: registered, approved, API enabled, with working credentials and a webhook secret', async (t) => {
   const vendor = await buildVendor({ webhook_url: 'https://hooks.vendor.example/svc', scope: '503A' });
@@ -40,7 +36,7 @@ test('buildItem: synced by its vendor, approved, priced and stocked; reviewed wh
   const code = await buildItem({ prices: { 'Standard Selling': 12, Wholesale: 11 }, stock: { [MAIN]: 7 } });
   t.like(await row(`SELECT i.workflow_state, i.published, i.is_503a, v.auto_approve FROM items i JOIN vendor_profiles v ON v.name = i.vendor WHERE i.item_code = $1`, [code]),
     { workflow_state: 'Approved', published: true, is_503a: false, auto_approve: true });
-  t.deepEqual((await db.query(`SELECT price_list, rate::float8 AS rate FROM item_prices WHERE item_code = $1 ORDER BY price_list`, [code])).rows,
+  t.deepEqual(await selectRows(`SELECT price_list, rate::float8 AS rate FROM item_prices WHERE item_code = $1 ORDER BY price_list`, [code]),
     [{ price_list: 'Standard Selling', rate: 12 }, { price_list: 'Wholesale', rate: 11 }]);
   t.like(await row(`SELECT actual_qty::float8 AS q FROM bins WHERE item_code = $1 AND warehouse = $2`, [code, MAIN]), { q: 7 });
   const reviewed = await buildItem({ vendor: 'VEN-DEMO-MEDI' });
@@ -52,7 +48,7 @@ test('buildItem: synced by its vendor, approved, priced and stocked; reviewed wh
   await t.throwsAsync(buildItem({ vendor: 'VEN-DEMO-MEDI', is503a: true }), { message: /cannot make a 503A item/ });
   const own = await buildItem({ vendor: null, price: null });
   t.like(await row(`SELECT vendor, workflow_state FROM items WHERE item_code = $1`, [own]), { vendor: null, workflow_state: 'Approved' });
-  t.is((await db.query(`SELECT 1 FROM item_prices WHERE item_code = $1`, [own])).rowCount, 0);
+  t.deepEqual(await selectRows(`SELECT 1 FROM item_prices WHERE item_code = $1`, [own]), []);
 });
 
 test('buildUser and buildApiKey: a user whose key pair works over HTTP', async (t) => {
