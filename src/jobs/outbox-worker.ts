@@ -115,8 +115,10 @@ export class OutboxWorker {
     const timeout = new Promise((r) => setTimeout(r, graceMs).unref());
     await Promise.race([Promise.allSettled(pending), timeout]);
     if (this.inflight.size > 0) {
-      this.abort.abort();
+      // leases first: an attempt that ends on the abort then finds the row no longer its own and
+      // records only its attempt, instead of racing the release to mark the row done or retried
       await releaseLeases(this.id, [...this.inflight.keys()]).catch(() => undefined);
+      this.abort.abort();
     }
     await this.listener?.end().catch(() => undefined);
   }

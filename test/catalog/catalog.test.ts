@@ -2,6 +2,9 @@ import test from 'ava';
 import { startTestApp, loginAs, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { serverMessages, type Client } from '../helpers/http.js';
+import { buildItem } from '../helpers/factories.js';
+import { reviewProduct } from '../../src/vendors/product-review.service.js';
+import { systemActor } from '../../src/auth/actor.js';
 
 let app: TestApp;
 let clinic: Client; // CUST-0001, Contract Pricing
@@ -123,22 +126,21 @@ test('search_items: LIKE wildcards are literal; query is required', async (t) =>
 });
 
 test('catalog hides unreviewed items and follows live stock', async (t) => {
+  const item = await buildItem({ vendor: 'VEN-DEMO-MEDI', approved: false, item_name: 'Pending Catalog Probe', price: null, stock: { 'Main Warehouse - MSE': 5 } });
+  const hidden = await clinic.get('/api/method/svc.catalog.search_items', { query: 'Catalog Probe' });
+  t.deepEqual(hidden.body.message, []);
+  await reviewProduct(systemActor('test'), { item_code: item, action: 'approve' });
+  const shown = await clinic.get('/api/method/svc.catalog.search_items', { query: 'Catalog Probe' });
+  t.is(shown.body.message.length, 1);
+  t.is(shown.body.message[0].rate, null);
   const pg = await pgClient(app.dbUrl);
   try {
-    await pg.query(`INSERT INTO items (item_code, item_name, stock_uom, item_group, workflow_state, published) VALUES ('CAT-PENDING', 'Pending Catalog Probe', 'Nos', 'Medical Supplies', 'Pending', false)`);
-    await pg.query(`INSERT INTO bins (item_code, warehouse, actual_qty) VALUES ('CAT-PENDING', 'Main Warehouse - MSE', 5)`);
-    const hidden = await clinic.get('/api/method/svc.catalog.search_items', { query: 'Catalog Probe' });
-    t.deepEqual(hidden.body.message, []);
-    await pg.query(`UPDATE items SET workflow_state = 'Approved', published = true WHERE item_code = 'CAT-PENDING'`);
-    const shown = await clinic.get('/api/method/svc.catalog.search_items', { query: 'Catalog Probe' });
-    t.is(shown.body.message.length, 1);
-    t.is(shown.body.message[0].rate, null);
-    await pg.query(`UPDATE bins SET reserved_qty = 5 WHERE item_code = 'CAT-PENDING'`);
-    const gone = await clinic.get('/api/method/svc.catalog.search_items', { query: 'Catalog Probe' });
-    t.deepEqual(gone.body.message, []);
+    await pg.query(`UPDATE bins SET reserved_qty = 5 WHERE item_code = $1`, [item]);
   } finally {
     await pg.end();
   }
+  const gone = await clinic.get('/api/method/svc.catalog.search_items', { query: 'Catalog Probe' });
+  t.deepEqual(gone.body.message, []);
 });
 
 test('catalog needs credentials (401)', async (t) => {

@@ -89,7 +89,7 @@ test('svc serve with a bad setting exits non-zero with one line naming it (in pr
 });
 
 test('the real binary: svc serve with a bad setting exits 1 with one line on stderr', (t) => {
-  const res = spawnSync(process.execPath, [join(projectRoot, 'bin', 'svc'), 'serve'], { env: { PATH: process.env.PATH, SVC_ENV: 'test', PORT: 'x80' }, encoding: 'utf8', timeout: 20_000 });
+  const res = spawnSync(process.execPath, [join(projectRoot, 'bin', 'svc'), 'serve'], { env: { PATH: process.env.PATH, SVC_ENV: 'test', PORT: 'x80' }, encoding: 'utf8', timeout: 60_000 }); // a deadline, generous for a loaded machine
   t.is(res.status, 1);
   t.is(res.stderr.trim(), 'error: Invalid setting PORT: "x80" is not a number');
   t.is(res.stdout, '');

@@ -15,6 +15,7 @@ import { migrateUp } from '../../src/db/migrator.js';
 import { initRuntime } from '../../src/shared/runtime.js';
 import { seedDemo } from '../../seeds/index.js';
 import { startTestApp, testConfig, type TestApp } from '../helpers/app.js';
+import { eventually } from '../helpers/eventually.js';
 import { generateApiKeys } from '../../src/auth/credentials.service.js';
 import { systemActor } from '../../src/auth/actor.js';
 import '../../src/modules.js';
@@ -72,25 +73,31 @@ test('T43: requests during a database restart fail fast with the error body; ser
         status = -1; // a hang (timeout) or a dropped connection
       }
       calls.push({ start, end: Date.now(), status, body });
-      await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 20)); // the clients' pace (load, not a wait)
     }
   };
   const loops = Array.from({ length: 6 }, loop);
 
-  await new Promise((r) => setTimeout(r, 800));
-  const downAt = Date.now();
-  await embedded.stop();
-  await new Promise((r) => setTimeout(r, 1500));
-  embedded = await startEmbeddedPostgres({ dataDir, port: embedded.port });
-  const upAt = Date.now();
-  // keep the load on until the service has answered well for a while, at most 10 s after the restart
-  while (Date.now() < upAt + 10_000) {
-    const recent = calls.filter((c) => c.start > Date.now() - 1000);
-    if (Date.now() > upAt + 2000 && recent.length > 5 && recent.every((c) => c.status === 200)) break;
-    await new Promise((r) => setTimeout(r, 200));
+  let downAt = 0;
+  let upAt = 0;
+  try {
+    await eventually(() => calls.filter((c) => c.status === 200).length > 5, { message: 'the service to answer under load' });
+    downAt = Date.now();
+    await embedded.stop();
+    // down until every client has seen it (one failure per client loop), then back up
+    await eventually(() => calls.filter((c) => c.start >= downAt && c.status !== 200).length >= loops.length, { message: 'the outage to be seen by every client' });
+    embedded = await startEmbeddedPostgres({ dataDir, port: embedded.port });
+    upAt = Date.now();
+    // keep the load on until the service has answered well for a while (30 answers in a row), at most 10 s after the restart
+    await eventually(() => {
+      let streak = 0;
+      for (const c of calls) if (c.start > upAt) streak = c.status === 200 ? streak + 1 : 0;
+      return streak >= 30;
+    }, { timeoutMs: 10_000, intervalMs: 100, message: '30 good answers in a row after the restart' });
+  } finally {
+    running = false;
+    await Promise.all(loops);
   }
-  running = false;
-  await Promise.all(loops);
 
   const before = calls.filter((c) => c.end < downAt);
   t.true(before.length > 5 && before.every((c) => c.status === 200), 'healthy before the restart');

@@ -9,6 +9,7 @@ import Joi from 'joi';
 import { startTestApp, tokenClient, type TestApp } from '../helpers/app.js';
 import { Client, serverMessages, type HttpResponse } from '../helpers/http.js';
 import { pgClient } from '../helpers/db.js';
+import { eventually } from '../helpers/eventually.js';
 import { methodRoute } from '../../src/http/method.js';
 import { permission } from '../../src/auth/policy/index.js';
 import { execute, selectRows } from '../../src/db/sequelize.js';
@@ -18,6 +19,7 @@ import { BusinessRuleError, ConflictError, InputError, NotFoundError, Permission
 let app: TestApp;
 let admin: Client;
 let rep: Client;
+let slowCalls = 0; // requests that reached test.slow's handler
 
 const SENTINEL = {
   password: 'Sentinel-Pwd-4471-zz',
@@ -60,7 +62,10 @@ test.before(async () => {
       name: 'test.slow',
       access: 'public',
       description: 'test only: answers after 600 ms',
-      handler: () => new Promise((resolve) => setTimeout(() => resolve('late'), 600)),
+      handler: () => {
+        slowCalls += 1;
+        return new Promise((resolve) => setTimeout(() => resolve('late'), 600)); // a slow handler, the subject (not a wait)
+      },
     }),
     methodRoute({
       name: 'test.bad_sql',
@@ -154,8 +159,7 @@ test('403: a role the route does not allow, and a policy refusal', async (t) => 
   // the access log names who was refused
   const reqId = route.headers.get('x-request-id')!;
   const accessLine = () => app.logs.flatMap((chunk) => chunk.split('\n').filter(Boolean).map((l) => JSON.parse(l))).find((l) => l.msg === 'request' && l.reqId === reqId);
-  for (let waited = 0; !accessLine() && waited < 2000; waited += 20) await new Promise((r) => setTimeout(r, 20)); // written once the answer has gone out
-  const access = accessLine();
+  const access = await eventually(accessLine, { message: 'the access line (written once the answer has gone out)' });
   t.like(access, { status: 403, path: '/api/method/test.admin_only' });
   t.regex(String(access?.actor), /^user:/);
   t.is((await admin.get('/api/method/test.admin_only')).body.message, 'ok');
@@ -169,12 +173,11 @@ test('403: a role the route does not allow, and a policy refusal', async (t) => 
 test('a request the client abandons is logged with status 499', async (t) => {
   const abort = new AbortController();
   const pending = fetch(`${app.url}/api/method/test.slow`, { signal: abort.signal }).catch((err: Error) => err);
-  await new Promise((r) => setTimeout(r, 150));
+  await eventually(() => slowCalls > 0, { message: 'the request to reach its handler' });
   abort.abort();
   t.is(((await pending) as Error).name, 'AbortError');
   const lines = () => app.logs.flatMap((chunk) => chunk.split('\n').filter(Boolean).map((l) => JSON.parse(l))).filter((l) => l.msg === 'request' && l.path === '/api/method/test.slow');
-  for (let waited = 0; lines().length === 0 && waited < 3000; waited += 20) await new Promise((r) => setTimeout(r, 20));
-  t.like(lines()[0], { method: 'GET', status: 499 });
+  t.like(await eventually(() => lines()[0], { message: 'the access line of the abandoned request' }), { method: 'GET', status: 499 });
 });
 
 test('404: unknown method, unknown path, unknown doctype and unknown document', async (t) => {

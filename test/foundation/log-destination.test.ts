@@ -4,6 +4,7 @@
  */
 import test from 'ava';
 import { spawnSync } from 'node:child_process';
+import { mock } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Request } from '@hapi/hapi';
 import pino from 'pino';
@@ -16,36 +17,54 @@ function recordingSink() {
   return { writes, sink: { write: (chunk: Buffer) => (writes.push(chunk.toString('utf8')), true) } };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Runs `body` with setTimeout under node:test's mock clock, moved by `tick` instead of slept through
+ * (the 100 ms flush is the subject here). Synchronous on purpose: nothing else in this process runs
+ * while the clock is mocked, and the real one is back before the test yields.
+ */
+function withMockClock(body: (tick: (ms: number) => void) => void): void {
+  mock.timers.enable({ apis: ['setTimeout'] });
+  try {
+    body((ms) => mock.timers.tick(ms));
+  } finally {
+    mock.timers.reset();
+  }
+}
 
-test('lines logged together reach the sink as one write, in order, within 100 ms; later lines write again', async (t) => {
-  const { writes, sink } = recordingSink();
-  const destination = batchLines(sink);
-  destination.write('{"n":1}\n');
-  destination.write('{"n":2}\n');
-  await sleep(20);
-  destination.write('{"n":3,"text":"é"}\n');
-  t.deepEqual(writes, [], 'nothing is written at once');
-  await sleep(150);
-  t.deepEqual(writes, ['{"n":1}\n{"n":2}\n{"n":3,"text":"é"}\n']);
-  destination.write('{"n":4}\n');
-  await sleep(150);
-  t.deepEqual(writes.slice(1), ['{"n":4}\n']);
-  await sleep(150);
-  t.is(writes.length, 2, 'nothing more is written while nothing is logged');
+test('lines logged together reach the sink as one write, in order, within 100 ms; later lines write again', (t) => {
+  withMockClock((tick) => {
+    const { writes, sink } = recordingSink();
+    const destination = batchLines(sink);
+    destination.write('{"n":1}\n');
+    destination.write('{"n":2}\n');
+    tick(20);
+    destination.write('{"n":3,"text":"é"}\n');
+    t.deepEqual(writes, [], 'nothing is written at once');
+    tick(79);
+    t.deepEqual(writes, [], 'nor before 100 ms have passed since the first line');
+    tick(1);
+    t.deepEqual(writes, ['{"n":1}\n{"n":2}\n{"n":3,"text":"é"}\n']);
+    destination.write('{"n":4}\n');
+    tick(100);
+    t.deepEqual(writes.slice(1), ['{"n":4}\n']);
+    tick(10_000);
+    t.is(writes.length, 2, 'nothing more is written while nothing is logged');
+  });
 });
 
-test('more than 32 KiB of lines is written at once, keeping the order', async (t) => {
-  const { writes, sink } = recordingSink();
-  const destination = batchLines(sink);
-  const line = (i: number) => `{"i":${i},"pad":"${'x'.repeat(1000)}"}\n`;
-  for (let i = 0; i < 100; i++) destination.write(line(i));
-  t.is(writes.length, 3, 'written as each 32 KiB gathers');
-  await sleep(150);
-  t.is(writes.length, 4, 'the rest within 100 ms');
-  const lines = writes.join('').trimEnd().split('\n');
-  t.is(lines.length, 100);
-  t.deepEqual(lines.map((l) => (JSON.parse(l) as { i: number }).i), Array.from({ length: 100 }, (_, i) => i));
+test('more than 32 KiB of lines is written at once, keeping the order', (t) => {
+  withMockClock((tick) => {
+    const { writes, sink } = recordingSink();
+    const destination = batchLines(sink);
+    const line = (i: number) => `{"i":${i},"pad":"${'x'.repeat(1000)}"}\n`;
+    for (let i = 0; i < 100; i++) destination.write(line(i));
+    t.is(writes.length, 3, 'written as each 32 KiB gathers');
+    tick(100);
+    t.is(writes.length, 4, 'the rest within 100 ms');
+    const lines = writes.join('').trimEnd().split('\n');
+    t.is(lines.length, 100);
+    t.deepEqual(lines.map((l) => (JSON.parse(l) as { i: number }).i), Array.from({ length: 100 }, (_, i) => i));
+  });
 });
 
 const moduleUrl = new URL('../../src/shared/log-destination.js', import.meta.url).href;

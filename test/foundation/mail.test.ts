@@ -8,6 +8,7 @@ import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { eventually } from '../helpers/eventually.js';
 import { createTestDatabase, pgClient } from '../helpers/db.js';
 import { testConfig } from '../helpers/app.js';
 import { createLogger, initRuntime } from '../../src/shared/runtime.js';
@@ -39,11 +40,7 @@ async function drain(ids: number[]): Promise<void> {
   const worker = new OutboxWorker({ databaseUrl: dbUrl, pollMs: 100, leaseSeconds: 5, concurrency: 4, batchSize: 4, kinds: ['email'] });
   await worker.start();
   try {
-    const end = Date.now() + 10_000;
-    while ((await pgc.query(`SELECT 1 FROM outbox WHERE id = ANY($1) AND status = 'done'`, [ids])).rowCount !== ids.length) {
-      if (Date.now() > end) throw new Error('mail not sent');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await eventually(async () => (await pgc.query(`SELECT 1 FROM outbox WHERE id = ANY($1) AND status = 'done'`, [ids])).rowCount === ids.length, { message: 'the mail to be sent' });
   } finally {
     await worker.stop();
   }

@@ -12,6 +12,7 @@ import { closeDatabase, db, initDatabase } from '../../src/db/sequelize.js';
 import { claimDue, enqueue, recordAttempt, registerOutboxHandler, type AttemptOutcome, type OutboxRow } from '../../src/shared/outbox.js';
 import { OutboxWorker } from '../../src/jobs/outbox-worker.js';
 import { runJobOnce, type Job } from '../../src/jobs/index.js';
+import { eventually } from '../helpers/eventually.js';
 
 let dbUrl: string;
 let pgc: pg.Pool; // tests run concurrently: a pool, not one client
@@ -39,16 +40,6 @@ function worker(kinds: string[], pollMs = 200): OutboxWorker {
   return new OutboxWorker({ databaseUrl: dbUrl, pollMs, leaseSeconds: 5, concurrency: 8, batchSize: 8, kinds });
 }
 
-async function until<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 test.before(async () => {
   dbUrl = await createTestDatabase();
   const config = testConfig(dbUrl, { SVC_LOG_LEVEL: 'silent' });
@@ -73,28 +64,30 @@ test('rows written in a rolled-back transaction never exist, so never run', asyn
       { message: 'the change failed' },
     );
     const [committed] = await db().transaction((transaction) => enqueue(transaction, { kind: 'echo_rollback', payload: { n: 2 } }));
-    await until(() => Promise.resolve(runs.some((r) => r.id === committed.id)));
-    await new Promise((r) => setTimeout(r, 300));
-    t.deepEqual(runs.filter((r) => r.kind === 'echo_rollback').map((r) => r.id), [committed.id]);
+    await eventually(async () => (await pgc.query(`SELECT 1 FROM outbox WHERE id = $1 AND status = 'done'`, [committed.id])).rowCount === 1, { message: 'the committed row to run' });
+    // the rolled-back row does not exist, so no worker can ever claim it
     const { rows } = await pgc.query(`SELECT id, status, attempts FROM outbox WHERE kind = 'echo_rollback'`);
     t.deepEqual(rows, [{ id: committed.id, status: 'done', attempts: 1 }]);
+    t.deepEqual(runs.filter((r) => r.kind === 'echo_rollback').map((r) => r.id), [committed.id]);
   } finally {
     await w.stop();
   }
 });
 
-test('LISTEN/NOTIFY: a new row is picked up within a second even with a long poll interval', async (t) => {
+// serial: the only claim in flight is the worker's, so its first poll can be seen in pg_stat_activity
+test.serial('LISTEN/NOTIFY: a new row is picked up within a second even with a long poll interval', async (t) => {
   const w = worker(['echo_notify'], 60_000);
   await w.start();
   try {
-    await new Promise((r) => setTimeout(r, 300)); // the worker has polled once and sleeps for a minute
+    // the worker has polled once (its claim has finished) and sleeps for a minute
+    await eventually(async () => (await pgc.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle' AND query NOT LIKE '%pg_stat_activity%' AND query LIKE '%UPDATE outbox o SET status = ''running''%'`)).rowCount! > 0, { message: 'the worker\'s first poll' });
     const latencies: number[] = [];
     for (let i = 0; i < 3; i++) {
       const started = Date.now();
       const [row] = await db().transaction((transaction) => enqueue(transaction, { kind: 'echo_notify', payload: { i } }));
-      const run = await until(() => Promise.resolve(runs.find((r) => r.id === row.id)), 5_000);
+      const run = await eventually(() => runs.find((r) => r.id === row.id), { timeoutMs: 5_000, message: `row ${row.id} to run` });
       latencies.push(run.at - started);
-      await until(async () => (await pgc.query(`SELECT 1 FROM outbox WHERE id = $1 AND status = 'done'`, [row.id])).rowCount === 1);
+      await eventually(async () => (await pgc.query(`SELECT 1 FROM outbox WHERE id = $1 AND status = 'done'`, [row.id])).rowCount === 1, { message: `row ${row.id} done` });
     }
     t.true(Math.max(...latencies) < 1000, latencies.join(','));
   } finally {
@@ -113,7 +106,7 @@ test('failed rows are kept with every attempt; give-up and thrown errors are rec
   );
   await w.start();
   try {
-    await until(async () => (await pgc.query(`SELECT 1 FROM outbox WHERE kind = 'echo_fail' AND status = 'failed'`)).rowCount === 3);
+    await eventually(async () => (await pgc.query(`SELECT 1 FROM outbox WHERE kind = 'echo_fail' AND status = 'failed'`)).rowCount === 3, { message: 'three failed rows' });
   } finally {
     await w.stop();
   }
@@ -140,7 +133,7 @@ test('a stopping worker releases the leases of rows it could not finish', async 
   const w = worker(['echo_hang']);
   const [row] = await db().transaction((transaction) => enqueue(transaction, { kind: 'echo_hang', payload: { mode: 'hang' } }));
   await w.start();
-  await until(async () => (await pgc.query(`SELECT 1 FROM outbox WHERE id = $1 AND status = 'running'`, [row.id])).rowCount === 1);
+  await eventually(async () => (await pgc.query(`SELECT 1 FROM outbox WHERE id = $1 AND status = 'running'`, [row.id])).rowCount === 1, { message: 'the row to be claimed' });
   await w.stop(200);
   const { rows } = await pgc.query(`SELECT status, attempts, locked_by, locked_until FROM outbox WHERE id = $1`, [row.id]);
   t.deepEqual(rows, [{ status: 'pending', attempts: 0, locked_by: null, locked_until: null }]);
@@ -155,7 +148,10 @@ test('a lapsed lease passes to another worker; the late first worker cannot over
   const [first] = await claimDue('worker-a', 5, 1, ['echo_lease']);
   t.is(first.id, row.id);
   t.deepEqual(await claimDue('worker-b', 5, 1, ['echo_lease']), [], 'leased rows are not claimable');
-  await new Promise((r) => setTimeout(r, 1100));
+  const lease = (await pgc.query(`SELECT extract(epoch FROM locked_until - updated_at)::float8 AS s FROM outbox WHERE id = $1`, [row.id])).rows[0].s;
+  t.true(Math.abs(lease - 1) < 0.01, `a lease of the asked 1 s (${lease})`);
+  // the lease runs out: moved back in the database instead of waiting for it
+  await pgc.query(`UPDATE outbox SET locked_until = now() - interval '1 millisecond' WHERE id = $1`, [row.id]);
   const [second] = await claimDue('worker-b', 5, 5, ['echo_lease']);
   t.is(second.id, row.id);
   t.is(second.attempts, 0, 'the crashed attempt is not counted');
@@ -182,18 +178,25 @@ test('recording an attempt (FK lock on the row) does not hide the row from claim
 
 test('a singleton job runs once across processes (advisory lock)', async (t) => {
   let ran = 0;
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
   const job: Job = {
     name: 'test-singleton',
     schedule: '* * * * *',
     singleton: true,
     async run() {
       ran++;
-      await new Promise((r) => setTimeout(r, 300));
+      await held; // the first run keeps the lock until the test lets it finish
     },
   };
-  // two ticks at once (two pool connections, i.e. two database sessions): one runs
-  const results = await Promise.all([runJobOnce(job), runJobOnce(job)]);
-  t.deepEqual(results.sort(), [false, true]);
+  // two ticks at once (two pool connections, i.e. two database sessions): one runs, the other is skipped at once
+  const settled: boolean[] = [];
+  const ticks = [runJobOnce(job), runJobOnce(job)].map((tick) => tick.then((ranIt) => (settled.push(ranIt), ranIt)));
+  await eventually(() => settled.length > 0, { message: 'one tick to be skipped while the other runs' });
+  t.deepEqual(settled, [false]);
+  t.is(ran, 1);
+  release();
+  t.deepEqual((await Promise.all(ticks)).sort(), [false, true]);
   t.is(ran, 1);
   // another process holding the lock: this tick is skipped
   const other = await pgClient(dbUrl);

@@ -3,16 +3,14 @@
  * name (404, the same answer as a missing one), and list, count, get and get_value agree.
  */
 import test from 'ava';
-import type pg from 'pg';
 import { startTestApp, tokenClient, type TestApp } from '../helpers/app.js';
 import type { Client } from '../helpers/http.js';
-import { pgClient } from '../helpers/db.js';
+import { buildCustomer } from '../helpers/factories.js';
 import { authorize, can, scopeOf, policyOf } from '../../src/auth/policy/index.js';
 import { systemActor, type Actor } from '../../src/auth/actor.js';
 import { PermissionError, NotFoundError } from '../../src/shared/errors.js';
 
 let app: TestApp;
-let pgc: pg.Client;
 const clients: Record<string, Client> = {};
 
 const ALL_CUSTOMERS = ['CUST-0001', 'CUST-0002', 'CUST-T1', 'CUST-T2', 'CUST-T3', 'CUST-T4'];
@@ -30,20 +28,13 @@ const SEES: Record<string, string[]> = {
 
 test.before(async () => {
   app = await startTestApp();
-  pgc = await pgClient(app.dbUrl);
-  await pgc.query(`
-    INSERT INTO customers (name, customer_name, territory, price_list, assigned_rep) VALUES
-      ('CUST-T1', 'West clinic of Rick', 'West', 'Standard Selling', 'Rick Rep'),
-      ('CUST-T2', 'East clinic of Wendy', 'East', 'Standard Selling', 'Wendy West'),
-      ('CUST-T3', 'Nowhere clinic of Wendy', NULL, 'Standard Selling', 'Wendy West'),
-      ('CUST-T4', 'West clinic of Mary', 'West', 'Standard Selling', 'Mary Manager');
-    INSERT INTO addresses (name, customer, address_title, address_line1, city) VALUES
-      ('CUST-T1-Shipping', 'CUST-T1', 'West clinic of Rick', '1 Main St', 'Reno'),
-      ('CUST-T3-Shipping', 'CUST-T3', 'Nowhere clinic', '2 Main St', 'Nowhere');`);
+  await buildCustomer({ name: 'CUST-T1', customer_name: 'West clinic of Rick', territory: 'West', assigned_rep: 'Rick Rep' });
+  await buildCustomer({ name: 'CUST-T2', customer_name: 'East clinic of Wendy', territory: 'East', assigned_rep: 'Wendy West', address: false });
+  await buildCustomer({ name: 'CUST-T3', customer_name: 'Nowhere clinic of Wendy', territory: null, assigned_rep: 'Wendy West' });
+  await buildCustomer({ name: 'CUST-T4', customer_name: 'West clinic of Mary', territory: 'West', assigned_rep: 'Mary Manager', address: false });
   for (const email of [...Object.keys(SEES), 'vendor@demo.svc.local', 'catalog@demo.svc.local']) clients[email] = await tokenClient(app, email);
 });
 test.after.always(async () => {
-  await pgc?.end();
   await app?.stop();
 });
 

@@ -1,12 +1,14 @@
 /**
- * T33 with a real clock: a tiny idle timeout (config session.idleMinutes = 0.05, i.e. 3 s) ends a
- * session that stays silent past it; writes without CSRF are refused; the cookie is Secure, HttpOnly,
- * SameSite. Its own file: the timeout is process-wide config.
+ * T33 with a sub-minute timeout from config (session.idleMinutes = 0.05, i.e. 3 s): the expiry the
+ * session gets, its slide at half the timeout, and its end, with the clock moved in the database
+ * (as the lockout tests do) rather than slept through; writes without CSRF are refused; the cookie
+ * is Secure, HttpOnly, SameSite. Its own file: the timeout is process-wide config.
  */
 import test from 'ava';
 import { startTestApp, loginAs, type TestApp } from '../helpers/app.js';
 import { serverMessages } from '../helpers/http.js';
 import { pgClient } from '../helpers/db.js';
+import { sha256Hex } from '../../src/shared/crypto.js';
 
 let app: TestApp;
 
@@ -31,15 +33,26 @@ test('T33: idle past the timeout → 401; a write without CSRF → 403; the cook
   t.is(write.status, 403);
   t.is(write.body.exc_type, 'CSRFTokenError');
   const pg = await pgClient(app.dbUrl);
-  const { rows } = await pg.query(`SELECT extract(epoch FROM expires_at - created_at)::float8 AS idle FROM sessions ORDER BY created_at DESC LIMIT 1`);
-  await pg.end();
-  t.true(Math.abs(rows[0].idle - 3) < 0.5, String(rows[0].idle));
-  // activity keeps it alive past the timeout (it slides at half a sub-minute timeout)
-  for (let i = 0; i < 2; i++) {
-    await new Promise((r) => setTimeout(r, 1700));
-    t.is((await session.get('/api/method/frappe.auth.get_logged_user')).status, 200, `request ${i} after 1.7 s`);
+  try {
+    const sidHash = sha256Hex(session.auth.cookie!.match(/sid=([^;]+)/)![1]);
+    const secondsLeft = async () => (await pg.query(`SELECT extract(epoch FROM expires_at - now())::float8 AS s FROM sessions WHERE id_hash = $1`, [sidHash])).rows[0].s as number;
+    const { rows } = await pg.query(`SELECT extract(epoch FROM expires_at - created_at)::float8 AS idle FROM sessions WHERE id_hash = $1`, [sidHash]);
+    t.true(Math.abs(rows[0].idle - 3) < 0.5, String(rows[0].idle));
+    const age = (lastSeen: string, left: string) => pg.query(`UPDATE sessions SET last_seen_at = now() - $2::interval, expires_at = now() + $3::interval WHERE id_hash = $1`, [sidHash, lastSeen, left]);
+    // seen 1 s ago (under half the timeout): the expiry is not rewritten
+    await age('1 second', '2 seconds');
+    t.is((await session.get('/api/method/frappe.auth.get_logged_user')).status, 200);
+    t.true((await secondsLeft()) < 2.1, 'not slid within half the timeout');
+    // seen 2 s ago (past half), 0.5 s left: activity slides the expiry a full timeout ahead
+    await age('2 seconds', '500 milliseconds');
+    t.is((await session.get('/api/method/frappe.auth.get_logged_user')).status, 200);
+    const slid = await secondsLeft();
+    t.true(slid > 2.5 && slid <= 3, `slid to ${slid} s`);
+    // silent past the expiry
+    await age('4 seconds', '-1 millisecond');
+  } finally {
+    await pg.end();
   }
-  await new Promise((r) => setTimeout(r, 3300));
   const expired = await session.get('/api/method/frappe.auth.get_logged_user');
   t.is(expired.status, 401);
   t.is(expired.body.exc_type, 'AuthenticationError');

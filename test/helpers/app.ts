@@ -8,10 +8,9 @@ import { loadConfig, type Config } from '../../src/config/index.js';
 import { initDatabase, closeDatabase } from '../../src/db/sequelize.js';
 import { createServer } from '../../src/http/server.js';
 import { createLogger, initRuntime } from '../../src/shared/runtime.js';
-import { generateApiKeys } from '../../src/auth/credentials.service.js';
-import { systemActor } from '../../src/auth/actor.js';
 import { DEMO_PASSWORD } from '../../seeds/foundation.seed.js';
 import { createTestDatabase } from './db.js';
+import { buildApiKey } from './factories.js';
 import { Client, cookiesOf } from './http.js';
 
 export interface TestApp {
@@ -66,8 +65,7 @@ export async function loginAs(app: { url: string }, email: string, password = DE
   return new Client(app.url, { cookie: cookiesOf(res), csrf: res.body.csrf_token });
 }
 
-/** A client authenticated with a freshly generated API key pair of the user. */
+/** A client authenticated with a freshly generated API key pair of the user (it replaces the user's previous pair). */
 export async function tokenClient(app: { url: string }, email: string): Promise<Client> {
-  const keys = await generateApiKeys(systemActor('test'), { email });
-  return new Client(app.url, { token: `${keys.api_key}:${keys.api_secret}` });
+  return new Client(app.url, { token: (await buildApiKey(email)).token });
 }

@@ -30,6 +30,8 @@ export async function createTestDatabase(): Promise<string> {
   await client.connect();
   try {
     // Cloning needs the template to be idle; retry briefly if another file is cloning right now.
+    // (A bounded retry of one statement, not `eventually`: any other error must fail at once, and the
+    // random pause spreads out the files that retry together.)
     for (let i = 0; ; i++) {
       try {
         await client.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);

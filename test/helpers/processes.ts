@@ -11,7 +11,7 @@ export interface Child {
 }
 
 /** Starts `svc <args>` with the test environment; resolves once `ready` matches its output (within readyMs). */
-export function spawnSvc(args: string[], env: Record<string, string>, ready: RegExp, readyMs = 30_000): Promise<Child> {
+export function spawnSvc(args: string[], env: Record<string, string>, ready: RegExp, readyMs = 60_000): Promise<Child> {
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, [join(projectRoot, 'bin', 'svc'), ...args], {
       cwd: projectRoot,
@@ -46,6 +46,8 @@ export function spawnSvc(args: string[], env: Record<string, string>, ready: Reg
         reject(new Error(`svc ${args.join(' ')} exited with ${code}: ${out}`));
       }
     });
+    // the deadline for `ready` (the output events above are what is awaited); generous, because
+    // a loaded 2-core CI machine has taken over 30 s to start a process
     setTimeout(() => {
       if (!settled) {
         settled = true;

@@ -1,8 +1,9 @@
 /**
  * The test command (npm test): one PostgreSQL for the run (DATABASE_URL's server when set, else an
  * embedded one), a template database built by the migrations and the demo seed, then ava. Each test
- * file clones the template into its own database, so files run in parallel.
- * Prints a last line "N passed, N failed".
+ * file clones the template into its own database, so files run in parallel. The whole suite also
+ * measures the coverage of src/ and checks its floor (test/helpers/coverage.ts).
+ * Prints a last line "N passed, N failed" (a coverage under the floor counts as one failure).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -16,6 +17,7 @@ import { migrateUp } from '../../src/db/migrator.js';
 import { initRuntime } from '../../src/shared/runtime.js';
 import { seedDemo } from '../../seeds/index.js';
 import '../../src/modules.js';
+import { startCoverage } from './coverage.js';
 
 function withDatabase(url: string, name: string): string {
   const u = new URL(url);
@@ -80,13 +82,13 @@ async function buildTemplate(res: Resources, adminUrl: string): Promise<string> 
   return template;
 }
 
-function runAva(adminUrl: string, template: string): Promise<{ code: number; output: string }> {
+function runAva(adminUrl: string, template: string, coverageEnv: Record<string, string> | undefined): Promise<{ code: number; output: string }> {
   const avaBin = join(projectRoot, 'node_modules', 'ava', 'entrypoints', 'cli.mjs');
   let output = '';
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [avaBin, ...process.argv.slice(2)], {
       cwd: projectRoot,
-      env: { ...process.env, SVC_ENV: 'test', SVC_TEST_ADMIN_URL: adminUrl, SVC_TEST_TEMPLATE: template, SVC_TEST_RUN: String(process.pid), FORCE_COLOR: '0' },
+      env: { ...process.env, ...coverageEnv, SVC_ENV: 'test', SVC_TEST_ADMIN_URL: adminUrl, SVC_TEST_TEMPLATE: template, SVC_TEST_RUN: String(process.pid), FORCE_COLOR: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     ava = child;
@@ -117,25 +119,29 @@ async function main(): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   const res: Resources = {};
+  const args = process.argv.slice(2);
+  // file or directory arguments run part of the suite (ava's options start with a dash)
+  const coverage = await startCoverage(projectRoot, { wholeSuite: !args.some((a) => !a.startsWith('-')) });
   let result: { code: number; output: string };
   try {
     const adminUrl = await startDatabase(res);
     checkpoint();
     const template = await buildTemplate(res, adminUrl);
     checkpoint();
-    result = await runAva(adminUrl, template);
+    result = await runAva(adminUrl, template, coverage?.env);
   } finally {
     await cleanUp(res);
   }
   const { code, output } = result;
+  const covered = coverage ? await coverage.report((text) => process.stdout.write(text)) : true;
   const count = (re: RegExp) => Number(output.match(re)?.[1] ?? 0);
   const passed = count(/(\d+) tests? passed/);
   const failed = count(/(\d+) tests? failed/) + count(/(\d+) uncaught exceptions?/) + count(/(\d+) unhandled rejections?/) + count(/(\d+) tests? remained pending/) + count(/(\d+) timed out/);
   // ava's summary leaves out the passed count when some test failed: count the ticks then
   const ticks = output.match(/^\s*✔/gm)?.length ?? 0;
   const passedLine = passed || (code === 0 ? count(/(\d+) passed/) : 0) || ticks;
-  process.stdout.write(`\n${passedLine} passed, ${failed || (code === 0 ? 0 : 1)} failed\n`);
-  return code;
+  process.stdout.write(`\n${passedLine} passed, ${(failed || (code === 0 ? 0 : 1)) + (covered ? 0 : 1)} failed\n`);
+  return code || (covered ? 0 : 1);
 }
 
 main().then(

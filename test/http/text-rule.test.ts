@@ -12,7 +12,7 @@ import type pg from 'pg';
 import { startTestApp, tokenClient, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { Client, serverMessages, type HttpResponse } from '../helpers/http.js';
-import { createItem, orderBody } from '../orders/fixtures.js';
+import { buildItem, orderBody } from '../helpers/factories.js';
 import { MEDI, count, v1, vendorClient } from '../vendor-api/helpers.js';
 import { findTextProblem, MAX_DEPTH } from '../../src/shared/text.js';
 
@@ -116,7 +116,7 @@ test.serial('NUL in a query parameter, a Frappe filter (raw or as a \\u0000 esca
 });
 
 test.serial('NUL or a lone surrogate in an order: 400 naming the field, no order written', async (t) => {
-  const item = await createItem(db);
+  const item = await buildItem();
   const before = await orders();
   refused(t, await clinic.post(SO, orderBody([{ item_code: item, qty: 1 }], { shipping_address_name: 'CUST-0001-\u0000Shipping' })), `shipping_address_name: ${NUL}`);
   refused(t, await clinic.post(SO, orderBody([{ item_code: item, qty: 1, warehouse: 'Main\ud800' }])), 'items[0].warehouse: text must be valid Unicode (it holds a lone surrogate)');

@@ -3,7 +3,9 @@ import type pg from 'pg';
 import { startTestApp, tokenClient, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { serverMessages, type Client } from '../helpers/http.js';
-import { binOf, createItem, orderBody } from './fixtures.js';
+import { binOf } from './fixtures.js';
+import { buildItem, orderBody } from '../helpers/factories.js';
+import { consistently, eventually } from '../helpers/eventually.js';
 
 let app: TestApp;
 let db: pg.Client;
@@ -38,8 +40,8 @@ async function createMany(bodies: Record<string, unknown>[]): Promise<string[]> 
 const statuses = (results: { status: number }[]) => results.reduce<Record<number, number>>((m, r) => ({ ...m, [r.status]: (m[r.status] ?? 0) + 1 }), {});
 
 test('T02: orders (A,B) and (B,A) submitted at once: no deadlock, reservations equal the accepted orders', async (t) => {
-  const a = await createItem(db, { stock: { 'Main Warehouse - MSE': 60 } });
-  const b = await createItem(db, { stock: { 'Main Warehouse - MSE': 60 } });
+  const a = await buildItem({ stock: { 'Main Warehouse - MSE': 60 } });
+  const b = await buildItem({ stock: { 'Main Warehouse - MSE': 60 } });
   const ab = await createMany(Array.from({ length: 50 }, () => orderBody([{ item_code: a, qty: 1 }, { item_code: b, qty: 1 }])));
   const ba = await createMany(Array.from({ length: 50 }, () => orderBody([{ item_code: b, qty: 1 }, { item_code: a, qty: 1 }])));
   const order = ab.flatMap((n, i) => [n, ba[i]]);
@@ -56,8 +58,8 @@ test('T02: orders (A,B) and (B,A) submitted at once: no deadlock, reservations e
 });
 
 test('T05: 20 concurrent submits of one draft: exactly one wins, one order.new per vendor, one routing row per line', async (t) => {
-  const a = await createItem(db, { vendor: 'VEN-DEMO-MEDI' });
-  const b = await createItem(db, { vendor: 'VEN-DEMO-RX' });
+  const a = await buildItem({ vendor: 'VEN-DEMO-MEDI' });
+  const b = await buildItem({ vendor: 'VEN-DEMO-SEP' });
   const [name] = await createMany([orderBody([{ item_code: a, qty: 2 }, { item_code: b, qty: 3 }])]);
   const results = await Promise.all(Array.from({ length: 20 }, () => api.put(`${SO}/${name}`, { docstatus: 1 })));
   t.deepEqual(statuses(results), { 200: 1, 417: 19 });
@@ -67,57 +69,64 @@ test('T05: 20 concurrent submits of one draft: exactly one wins, one order.new p
   const rows = await db.query(`SELECT kind, target FROM outbox WHERE (kind = 'vendor_webhook' AND payload->'data'->>'sales_order' = $1) OR (kind = 'fulfilment_route' AND target = $1) ORDER BY kind, target`, [name]);
   t.deepEqual(rows.rows, [
     { kind: 'fulfilment_route', target: name }, { kind: 'fulfilment_route', target: name },
-    { kind: 'vendor_webhook', target: 'VEN-DEMO-MEDI' }, { kind: 'vendor_webhook', target: 'VEN-DEMO-RX' },
+    { kind: 'vendor_webhook', target: 'VEN-DEMO-MEDI' }, { kind: 'vendor_webhook', target: 'VEN-DEMO-SEP' },
   ]);
 });
 
 test('T04: 50 concurrent cancels of a submitted order: one state change, stock released once, one order.cancelled per vendor', async (t) => {
-  const a = await createItem(db, { vendor: 'VEN-DEMO-MEDI' });
+  const a = await buildItem({ vendor: 'VEN-DEMO-MEDI' });
   const [name] = await createMany([orderBody([{ item_code: a, qty: 5 }])]);
   t.is((await api.put(`${SO}/${name}`, { docstatus: 1 })).status, 200);
   const results = await Promise.all(Array.from({ length: 50 }, () => ops.put(`${SO}/${name}`, { docstatus: 2 })));
   t.deepEqual(statuses(results), { 200: 1, 417: 49 });
   t.deepEqual(await binOf(db, a), { actual: 50, reserved: 0 });
   const ledger = await db.query(`SELECT reason FROM stock_ledger_entries WHERE item_code = $1 ORDER BY id`, [a]);
-  t.deepEqual(ledger.rows.map((r) => r.reason), ['Sales Order submit', 'Sales Order cancel']);
+  t.deepEqual(ledger.rows.map((r) => r.reason), ['test factory', 'Sales Order submit', 'Sales Order cancel']);
   const cancelled = await db.query(`SELECT count(*)::int AS n FROM outbox WHERE topic = 'order.cancelled' AND payload->'data'->>'sales_order' = $1`, [name]);
   t.is(cancelled.rows[0].n, 1);
 });
 
 test('stock never goes negative: a CHECK backs the guarded UPDATE', async (t) => {
-  const a = await createItem(db, { stock: { 'Main Warehouse - MSE': 1 } });
+  const a = await buildItem({ stock: { 'Main Warehouse - MSE': 1 } });
   const err = await t.throwsAsync(db.query(`UPDATE bins SET reserved_qty = 2 WHERE item_code = $1`, [a]));
   t.regex(err!.message, /bins_available_not_negative/);
 });
 
 test.serial('workers are woken after a submit commits (one NOTIFY for a burst), never by a submit that failed', async (t) => {
   const listener = await pgClient(app.dbUrl);
-  const heard: number[] = [];
-  listener.on('notification', (n) => n.channel === 'svc_outbox' && heard.push(Date.now()));
+  const heard: { at: number; payload?: string }[] = [];
+  listener.on('notification', (n) => n.channel === 'svc_outbox' && heard.push({ at: Date.now(), payload: n.payload }));
   await listener.query('LISTEN svc_outbox');
-  try {
-    const item = await createItem(db, { stock: { 'Main Warehouse - MSE': 5 } });
-    const [ok, short] = await createMany([orderBody([{ item_code: item, qty: 5 }]), orderBody([{ item_code: item, qty: 5 }])]);
-    await new Promise((r) => setTimeout(r, 300));
+  const woken = () => heard.filter((n) => !n.payload?.startsWith('barrier-'));
+  let barriers = 0;
+  /** Every NOTIFY committed before this one has been heard (PostgreSQL delivers them in commit order); then forgets them. */
+  const drain = async () => {
+    const mark = `barrier-${++barriers}`;
+    await db.query(`SELECT pg_notify('svc_outbox', $1)`, [mark]);
+    await eventually(() => heard.some((n) => n.payload === mark), { message: `the ${mark} NOTIFY` });
     heard.length = 0;
+  };
+  try {
+    const item = await buildItem({ stock: { 'Main Warehouse - MSE': 5 } });
+    const [ok, short] = await createMany([orderBody([{ item_code: item, qty: 5 }]), orderBody([{ item_code: item, qty: 5 }])]);
+    await drain();
     const submitted = Date.now();
     t.is((await api.put(`${SO}/${ok}`, { docstatus: 1 })).status, 200);
-    for (let waited = 0; heard.length === 0 && waited < 2000; waited += 20) await new Promise((r) => setTimeout(r, 20));
-    t.true(heard.length >= 1, 'a NOTIFY followed the commit');
-    t.true(heard[0] - submitted < 2000, `woken ${heard[0] - submitted} ms after the request was sent`);
-    await new Promise((r) => setTimeout(r, 100));
-    heard.length = 0;
+    const [wake] = await eventually(() => woken().length > 0 && woken(), { message: 'a NOTIFY after the commit' });
+    t.true(wake.at - submitted < 2000, `woken ${wake.at - submitted} ms after the request was sent`);
+    await drain();
     t.is((await api.put(`${SO}/${short}`, { docstatus: 1 })).status, 417); // out of stock: nothing committed
-    await new Promise((r) => setTimeout(r, 300));
-    t.is(heard.length, 0, 'no wake for a submit that wrote nothing');
+    // nothing marks the moment a wrong wake-up would have been sent (10 ms after the answer), so
+    // the listener must stay quiet for a while
+    await consistently(() => woken().length === 0, { forMs: 300, message: 'no wake for a submit that wrote nothing' });
     // a burst of submits shares NOTIFYs instead of serialising each commit behind one
-    const burstItem = await createItem(db, { stock: { 'Main Warehouse - MSE': 100 } });
+    const burstItem = await buildItem({ stock: { 'Main Warehouse - MSE': 100 } });
     const burst = await createMany(Array.from({ length: 20 }, () => orderBody([{ item_code: burstItem, qty: 1 }])));
-    heard.length = 0;
+    await drain(); // whatever the set-up woke is not counted for the burst
     const results = await Promise.all(burst.map((n) => api.put(`${SO}/${n}`, { docstatus: 1 })));
     t.deepEqual(statuses(results), { 200: 20 });
-    for (let waited = 0; heard.length === 0 && waited < 2000; waited += 20) await new Promise((r) => setTimeout(r, 20));
-    t.true(heard.length >= 1 && heard.length <= 20, `${heard.length} NOTIFYs for 20 submits`);
+    await eventually(() => woken().length > 0, { message: 'a NOTIFY after the burst' });
+    t.true(woken().length <= 20, `${woken().length} NOTIFYs for 20 submits`);
   } finally {
     await listener.end();
   }

@@ -6,7 +6,7 @@ import { pgClient } from '../helpers/db.js';
 import type { Client } from '../helpers/http.js';
 import { setStock } from '../../src/catalog/stock.service.js';
 import { systemActor } from '../../src/auth/actor.js';
-import { createItem, MAIN, orderBody } from './fixtures.js';
+import { buildItem, MAIN, orderBody } from '../helpers/factories.js';
 
 /**
  * T06: model-based test. Random sequences of create / submit / cancel / stock-update run against the
@@ -112,7 +112,7 @@ test('T06: random create/submit/cancel/stock-update sequences keep stock and sta
   ];
   await fc.assert(
     fc.asyncProperty(fc.commands(commands, { maxCommands: 12 }), async (cmds) => {
-      const item = await createItem(db, { stock: { [MAIN]: 12 } }, 'M');
+      const item = await buildItem({ stock: { [MAIN]: 12 }, prefix: 'M' });
       await fc.asyncModelRun(() => ({ model: { item, actual: 12, reserved: 0, orders: [] }, real: { seen: new Map() } }), cmds);
     }),
     { numRuns: Number(process.env.FC_RUNS ?? 12), endOnFailure: true },

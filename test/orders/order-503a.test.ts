@@ -5,6 +5,7 @@ import { startTestApp, loginAs, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { serverMessages, type Client } from '../helpers/http.js';
 import { spawnSvc } from '../helpers/processes.js';
+import { buildUser } from '../helpers/factories.js';
 
 let app: TestApp;
 let db: pg.Client;
@@ -108,8 +109,8 @@ test('T40/T42: patient fields encrypted at rest, decrypted only for the parties 
 });
 
 test('doctor verification: admin endpoint (400 on a bad NPI, 403 for others) and the CLI', async (t) => {
-  const pg2 = db;
-  await pg2.query(`INSERT INTO users (email, full_name, roles, customer) VALUES ('new.doctor@demo.svc.local', 'Dr New', ARRAY['Customer'], 'CUST-0001'), ('cli.doctor@demo.svc.local', 'Dr Cli', ARRAY['Customer'], 'CUST-0001')`);
+  await buildUser({ email: 'new.doctor@demo.svc.local', full_name: 'Dr New' });
+  await buildUser({ email: 'cli.doctor@demo.svc.local', full_name: 'Dr Cli' });
   const denied = await rep.post('/api/method/svc.doctors.verify', { email: 'new.doctor@demo.svc.local', npi: '1245319599', dea: 'AB1234563' });
   t.is(denied.status, 403);
   const badNpi = await admin.post('/api/method/svc.doctors.verify', { email: 'new.doctor@demo.svc.local', npi: '1245319598', dea: 'AB1234563' });

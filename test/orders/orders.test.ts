@@ -3,7 +3,8 @@ import type pg from 'pg';
 import { startTestApp, loginAs, tokenClient, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { serverMessages, type Client } from '../helpers/http.js';
-import { binOf, createItem, MAIN, OVERFLOW, orderBody } from './fixtures.js';
+import { binOf } from './fixtures.js';
+import { buildItem, MAIN, OVERFLOW, orderBody } from '../helpers/factories.js';
 
 let app: TestApp;
 let db: pg.Client;
@@ -34,8 +35,8 @@ async function create(client: Client, body: Record<string, unknown>) {
 }
 
 test('create: Draft with a server-computed grand_total; selling_price_list accepted; currency USD', async (t) => {
-  const a = await createItem(db, { price: 12.5 });
-  const b = await createItem(db, { price: 3.2, stock: { [OVERFLOW]: 10 } });
+  const a = await buildItem({ price: 12.5 });
+  const b = await buildItem({ price: 3.2, stock: { [OVERFLOW]: 10 } });
   const { price_list: _pl, ...body } = orderBody([{ item_code: a, qty: 3, rate: 12.5 }, { item_code: b, qty: 2, rate: 3.2, warehouse: OVERFLOW }]);
   const res = await clinic.post(SO, { ...body, selling_price_list: 'Contract Pricing' });
   t.is(res.status, 200);
@@ -51,8 +52,8 @@ test('create: Draft with a server-computed grand_total; selling_price_list accep
 });
 
 test('create: the spec\'s 417 messages', async (t) => {
-  const a = await createItem(db, { stock: { [MAIN]: 5 } });
-  const noPrice = await createItem(db, { price: null });
+  const a = await buildItem({ stock: { [MAIN]: 5 } });
+  const noPrice = await buildItem({ price: null });
   const cases: [Record<string, unknown>, string][] = [
     [{ ...orderBody([{ item_code: a, qty: 1 }]), customer: undefined }, 'Customer is mandatory'],
     [{ ...orderBody([{ item_code: a, qty: 1 }]), shipping_address_name: undefined }, 'Shipping address is required'],
@@ -70,7 +71,7 @@ test('create: the spec\'s 417 messages', async (t) => {
 });
 
 test('T03: two lines of the same item and warehouse are summed (30 + 30 against 50 → 417 naming row 2)', async (t) => {
-  const a = await createItem(db);
+  const a = await buildItem();
   const res = await clinic.post(SO, orderBody([{ item_code: a, qty: 30 }, { item_code: a, qty: 30 }]));
   t.is(res.status, 417);
   t.deepEqual(serverMessages(res.body), [`Row 2: Qty for item ${a} exceeds available stock`]);
@@ -78,7 +79,7 @@ test('T03: two lines of the same item and warehouse are summed (30 + 30 against 
 });
 
 test('T36: fields a client may not set are refused with 400; unknown fields too', async (t) => {
-  const a = await createItem(db);
+  const a = await buildItem();
   for (const [field, value] of [['docstatus', 1], ['status', 'To Bill'], ['grand_total', 1], ['name', 'SAL-ORD-X'], ['owner', 'x@y'], ['rxpartner_status', 'Shipped'], ['surprise', 1]] as const) {
     const res = await clinic.post(SO, { ...orderBody([{ item_code: a, qty: 1 }]), [field]: value });
     t.is(res.status, 400, field);
@@ -100,8 +101,8 @@ test('T36: fields a client may not set are refused with 400; unknown fields too'
 });
 
 test('T36: a client rate different from the list rate is 417 naming the row; the stored total uses list rates', async (t) => {
-  const a = await createItem(db, { price: 10 });
-  const b = await createItem(db, { price: 7 });
+  const a = await buildItem({ price: 10 });
+  const b = await buildItem({ price: 7 });
   const res = await clinic.post(SO, orderBody([{ item_code: a, qty: 1, rate: 10 }, { item_code: b, qty: 1, rate: 0.01 }]));
   t.is(res.status, 417);
   t.deepEqual(serverMessages(res.body), [`Row 2: Rate 0.01 for item ${b} differs from the price list rate 7`]);
@@ -110,7 +111,7 @@ test('T36: a client rate different from the list rate is 417 naming the row; the
 });
 
 test('create: a customer orders only for itself (404), a rep only in its territory; another clinic\'s list is 403', async (t) => {
-  const a = await createItem(db);
+  const a = await buildItem();
   const foreign = await clinic2.post(SO, orderBody([{ item_code: a, qty: 1 }]));
   t.is(foreign.status, 404);
   t.deepEqual(serverMessages(foreign.body), ['Customer CUST-0001 not found']);
@@ -126,7 +127,7 @@ test('create: a customer orders only for itself (404), a rep only in its territo
 });
 
 test('GET: the order with items and every partner field; T34: foreign orders are 404 for get, put, delete', async (t) => {
-  const a = await createItem(db);
+  const a = await buildItem();
   const name = await create(clinic, orderBody([{ item_code: a, qty: 2 }]));
   const res = await clinic.get(`${SO}/${name}`);
   t.is(res.status, 200);
@@ -150,7 +151,7 @@ test('GET: the order with items and every partner field; T34: foreign orders are
 });
 
 test('lists are scoped by policy and take Frappe filters (list and GET agree)', async (t) => {
-  const a = await createItem(db);
+  const a = await buildItem();
   const mine = await create(clinic, orderBody([{ item_code: a, qty: 1 }]));
   const list = await clinic.get(SO, { fields: ['name', 'customer', 'grand_total'], filters: [['name', '=', mine]] });
   t.is(list.status, 200);
@@ -166,7 +167,7 @@ test('lists are scoped by policy and take Frappe filters (list and GET agree)', 
 });
 
 test('update a draft (re-priced, re-validated) and delete a draft', async (t) => {
-  const a = await createItem(db, { price: 4 });
+  const a = await buildItem({ price: 4 });
   const name = await create(clinic, orderBody([{ item_code: a, qty: 1, rate: 4 }]));
   const upd = await clinic.put(`${SO}/${name}`, { items: [{ item_code: a, qty: 5, rate: 4, warehouse: MAIN }], delivery_date: '2026-12-05' });
   t.is(upd.status, 200);
@@ -183,16 +184,16 @@ test('update a draft (re-priced, re-validated) and delete a draft', async (t) =>
 });
 
 test('submit: reserves stock, To Deliver and Bill, outbox rows in the same transaction; drafts only', async (t) => {
-  const a = await createItem(db, { vendor: 'VEN-DEMO-MEDI', price: 5 });
-  const b = await createItem(db, { price: 2 });
+  const a = await buildItem({ vendor: 'VEN-DEMO-MEDI', price: 5 });
+  const b = await buildItem({ vendor: null, price: 2 }); // the marketplace's own: no vendor is told
   const name = await create(clinic, orderBody([{ item_code: a, qty: 4, rate: 5 }, { item_code: b, qty: 1, rate: 2 }, { item_code: a, qty: 1, rate: 5 }]));
   const res = await clinic.put(`${SO}/${name}`, { docstatus: 1 });
   t.is(res.status, 200);
   t.like(res.body.data, { name, docstatus: 1, status: 'To Deliver and Bill', grand_total: 27 });
   t.deepEqual(await binOf(db, a), { actual: 50, reserved: 5 });
   t.deepEqual(await binOf(db, b), { actual: 50, reserved: 1 });
-  const ledger = await db.query(`SELECT reserved_before::float8 AS b, reserved_after::float8 AS a, voucher_no, actor_type FROM stock_ledger_entries WHERE item_code = $1`, [a]);
-  t.deepEqual(ledger.rows, [{ b: 0, a: 5, voucher_no: name, actor_type: 'user' }]);
+  const ledger = await db.query(`SELECT reserved_before::float8 AS b, reserved_after::float8 AS a, voucher_no, actor_type FROM stock_ledger_entries WHERE item_code = $1 ORDER BY id`, [a]);
+  t.deepEqual(ledger.rows, [{ b: 0, a: 0, voucher_no: null, actor_type: 'system' }, { b: 0, a: 5, voucher_no: name, actor_type: 'user' }], 'the stock set up, then the reservation');
   const outbox = await db.query(`SELECT kind, topic, target, payload FROM outbox WHERE payload->>'sales_order' = $1 OR payload->'data'->>'sales_order' = $1 OR (kind = 'email' AND payload->>'subject' LIKE '%' || $1 || '%') ORDER BY id`, [name]);
   const webhooks = outbox.rows.filter((r) => r.kind === 'vendor_webhook');
   t.is(webhooks.length, 1, 'one order.new for the one vendor');
@@ -216,7 +217,7 @@ test('submit: reserves stock, To Deliver and Bill, outbox rows in the same trans
 });
 
 test('submit re-checks stock: short stock at submit is 417 and the order stays Draft', async (t) => {
-  const a = await createItem(db, { stock: { [MAIN]: 3 } });
+  const a = await buildItem({ stock: { [MAIN]: 3 } });
   const name = await create(clinic, orderBody([{ item_code: a, qty: 3 }]));
   await db.query(`UPDATE bins SET actual_qty = 2 WHERE item_code = $1`, [a]);
   const res = await clinic.put(`${SO}/${name}`, { docstatus: 1 });
@@ -228,7 +229,7 @@ test('submit re-checks stock: short stock at submit is 417 and the order stays D
 });
 
 test('cancel: releases reservations, Cancelled with cancelled_at, order.cancelled; customers cannot cancel; shipped → 417', async (t) => {
-  const a = await createItem(db, { vendor: 'VEN-DEMO-MEDI' });
+  const a = await buildItem({ vendor: 'VEN-DEMO-MEDI' });
   const name = await create(clinic, orderBody([{ item_code: a, qty: 7 }]));
   t.is((await clinic.put(`${SO}/${name}`, { docstatus: 1 })).status, 200);
   const byCustomer = await clinic.put(`${SO}/${name}`, { docstatus: 2 });
@@ -258,7 +259,7 @@ test('cancel: releases reservations, Cancelled with cancelled_at, order.cancelle
 });
 
 test('aggregate_shipments: empty until shipments exist, then one row per vendor or partner', async (t) => {
-  const a = await createItem(db);
+  const a = await buildItem();
   const name = await create(clinic, orderBody([{ item_code: a, qty: 1 }]));
   const empty = await clinic.post('/api/method/svc.fulfillment_router.aggregate_shipments', { sales_order: name });
   t.deepEqual(empty.body, { message: { sales_order: name, shipments: [] } });
@@ -276,7 +277,7 @@ test('aggregate_shipments: empty until shipments exist, then one row per vendor 
 });
 
 test('place_order: customer list, default address, first warehouse by priority with the stock; same errors', async (t) => {
-  const a = await createItem(db, { stock: { [MAIN]: 2, [OVERFLOW]: 10 }, price: 6 });
+  const a = await buildItem({ stock: { [MAIN]: 2, [OVERFLOW]: 10 }, price: 6 });
   const api = await tokenClient(app, 'clinic@demo.svc.local');
   const res = await api.post('/api/method/svc.orders.place_order', { customer_id: 'CUST-0001', product_id: a, quantity: 3 });
   t.is(res.status, 200);

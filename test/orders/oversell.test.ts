@@ -4,7 +4,8 @@ import { startTestApp, tokenClient, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { Client, serverMessages } from '../helpers/http.js';
 import { spawnServe, type Child } from '../helpers/processes.js';
-import { binOf, createItem, orderBody } from './fixtures.js';
+import { binOf } from './fixtures.js';
+import { buildItem, orderBody } from '../helpers/factories.js';
 
 let app: TestApp;
 let db: pg.Client;
@@ -24,7 +25,7 @@ test.after.always(async () => {
 const SO = '/api/resource/Sales Order';
 
 test('T01: 100 concurrent submits of qty 1 against a stock of 50 through two server processes → 50 submitted, 50 × 417, no negative stock', async (t) => {
-  const item = await createItem(db, { stock: { 'Main Warehouse - MSE': 50 }, vendor: 'VEN-DEMO-MEDI' });
+  const item = await buildItem({ stock: { 'Main Warehouse - MSE': 50 }, vendor: 'VEN-DEMO-MEDI' });
   const key = (await tokenClient(app, 'clinic@demo.svc.local')).auth.token!;
   const clients = children.map((c) => new Client(c.url!, { token: key }));
   const names: string[] = [];

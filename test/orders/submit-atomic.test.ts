@@ -8,7 +8,8 @@ import type pg from 'pg';
 import { startTestApp, loginAs, tokenClient, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { serverMessages, type Client } from '../helpers/http.js';
-import { binOf, createItem, MAIN, OVERFLOW, orderBody } from './fixtures.js';
+import { binOf } from './fixtures.js';
+import { buildItem, MAIN, OVERFLOW, orderBody } from '../helpers/factories.js';
 
 let app: TestApp;
 let db: pg.Client;
@@ -43,8 +44,8 @@ async function sideEffects(name: string) {
 }
 
 test('a short bin at submit writes nothing at all: other bins, ledger, outbox, lines and the order stay as they were', async (t) => {
-  const a = await createItem(db, { stock: { [MAIN]: 10 }, vendor: 'VEN-DEMO-MEDI' });
-  const b = await createItem(db, { stock: { [MAIN]: 10 } });
+  const a = await buildItem({ stock: { [MAIN]: 10 }, vendor: 'VEN-DEMO-MEDI' });
+  const b = await buildItem({ stock: { [MAIN]: 10 }, vendor: null });
   const name = await create(apiClinic, orderBody([{ item_code: a, qty: 2 }, { item_code: b, qty: 5 }]));
   await db.query(`UPDATE bins SET actual_qty = 4 WHERE item_code = $1`, [b]);
   const res = await apiClinic.put(`${SO}/${name}`, { docstatus: 1 });
@@ -67,8 +68,8 @@ test('a short bin at submit writes nothing at all: other bins, ledger, outbox, l
 
 test('several short bins: the 417 names the lowest row that goes over', async (t) => {
   // codes sort opposite to row order, so the lock order differs from the row order
-  const z = await createItem(db, { stock: { [MAIN]: 10 } }, 'ZZ');
-  const a = await createItem(db, { stock: { [MAIN]: 10 } }, 'AA');
+  const z = await buildItem({ stock: { [MAIN]: 10 }, prefix: 'ZZ' });
+  const a = await buildItem({ stock: { [MAIN]: 10 }, prefix: 'AA' });
   const name = await create(apiClinic, orderBody([{ item_code: z, qty: 3 }, { item_code: a, qty: 3 }]));
   await db.query(`UPDATE bins SET actual_qty = 1 WHERE item_code = ANY($1)`, [[a, z]]);
   const res = await apiClinic.put(`${SO}/${name}`, { docstatus: 1 });
@@ -77,7 +78,7 @@ test('several short bins: the 417 names the lowest row that goes over', async (t
 });
 
 test('the submit answer is the document GET returns', async (t) => {
-  const a = await createItem(db, { vendor: 'VEN-DEMO-MEDI', price: 7 });
+  const a = await buildItem({ vendor: 'VEN-DEMO-MEDI', price: 7 });
   const name = await create(apiClinic, orderBody([{ item_code: a, qty: 2, rate: 7 }]));
   const put = await apiClinic.put(`${SO}/${name}`, { docstatus: 1 });
   t.is(put.status, 200);
@@ -86,7 +87,7 @@ test('the submit answer is the document GET returns', async (t) => {
 });
 
 test('a draft edited and submitted in one request is submitted as edited', async (t) => {
-  const a = await createItem(db, { stock: { [MAIN]: 20, [OVERFLOW]: 20 } });
+  const a = await buildItem({ stock: { [MAIN]: 20, [OVERFLOW]: 20 } });
   const name = await create(clinic, orderBody([{ item_code: a, qty: 1 }]));
   const res = await clinic.put(`${SO}/${name}`, { docstatus: 1, items: [{ item_code: a, qty: 4, rate: 10, warehouse: OVERFLOW }] });
   t.is(res.status, 200);
@@ -96,7 +97,7 @@ test('a draft edited and submitted in one request is submitted as edited', async
 });
 
 test('concurrent edits and submits of one draft: it is submitted once, with the lines it has at that moment', async (t) => {
-  const a = await createItem(db, { stock: { [MAIN]: 100 } });
+  const a = await buildItem({ stock: { [MAIN]: 100 } });
   const name = await create(clinic, orderBody([{ item_code: a, qty: 1 }]));
   const results = await Promise.all([
     ...Array.from({ length: 6 }, () => apiClinic.put(`${SO}/${name}`, { docstatus: 1 })),
@@ -117,8 +118,8 @@ test('concurrent edits and submits of one draft: it is submitted once, with the 
 });
 
 test('orders on the same bins in opposite line orders, submitted together: no deadlock, every reservation counted', async (t) => {
-  const a = await createItem(db, { stock: { [MAIN]: 1000 } });
-  const b = await createItem(db, { stock: { [MAIN]: 1000 } });
+  const a = await buildItem({ stock: { [MAIN]: 1000 } });
+  const b = await buildItem({ stock: { [MAIN]: 1000 } });
   const names = await Promise.all(Array.from({ length: 16 }, (_, k) => create(apiClinic, orderBody(k % 2 ? [{ item_code: a, qty: 1 }, { item_code: b, qty: 1 }] : [{ item_code: b, qty: 1 }, { item_code: a, qty: 1 }]))));
   const before = await db.query(`SELECT deadlocks::int AS n FROM pg_stat_database WHERE datname = current_database()`);
   const results = await Promise.all(names.map((n) => apiClinic.put(`${SO}/${n}`, { docstatus: 1 })));
@@ -146,7 +147,7 @@ test.serial('API-key requests (prepared lookup): a wrong secret is 401, a disabl
 });
 
 test.serial('order names keep growing past SAL-ORD-YYYY-99999 (no truncation, no duplicate)', async (t) => {
-  const a = await createItem(db);
+  const a = await buildItem();
   await db.query(`SELECT setval('sales_order_seq', 99998)`);
   const names = [await create(apiClinic, orderBody([{ item_code: a, qty: 1 }])), await create(apiClinic, orderBody([{ item_code: a, qty: 1 }]))];
   const year = names[0].slice(8, 12);

@@ -14,6 +14,7 @@ import { createTestDatabase, pgClient } from '../helpers/db.js';
 import { Client, type HttpResponse } from '../helpers/http.js';
 import { spawnServe, type Child } from '../helpers/processes.js';
 import { MEDI, V1, count, vendorClient } from './helpers.js';
+import { eventually } from '../helpers/eventually.js';
 
 let dbUrl: string;
 let db: pg.Client;
@@ -46,14 +47,6 @@ function send(client: Client, prefix: string, key: string): Promise<HttpResponse
   return client.post(`${V1}sync.products`, { products: batch(prefix) }, { 'Idempotency-Key': key }).catch(() => null);
 }
 
-async function waitFor(what: string, check: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 const backends = (pattern: string, waiting: boolean) =>
   count(db, `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND query LIKE $1 ${waiting ? `AND wait_event_type = 'Lock'` : `AND state <> 'idle'`}`, [pattern]);
 const products = (prefix: string) => count(db, `SELECT count(*) AS n FROM items WHERE vendor = $1 AND vendor_sku LIKE $2`, [MEDI.name, `${prefix}-%`]);
@@ -80,7 +73,7 @@ test.serial('T12: SIGKILL while the batch holds its transaction; the retry with 
     await lock.query('LOCK TABLE item_prices IN SHARE MODE');
     const inFlight = send(medi, 'T12A', 'K-T12-A');
     // the batch has upserted its 500 items and now waits for the lock on item_prices
-    await waitFor('the batch to block on item_prices', async () => (await backends('%INSERT INTO item_prices%', true)) === 1);
+    await eventually(async () => (await backends('%INSERT INTO item_prices%', true)) === 1, { message: 'the batch to block on item_prices' });
     const orphan = (await db.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO item_prices%'`)).rows[0].pid as number;
     await first.stop('SIGKILL');
     t.is(await inFlight, null, 'the client saw the connection die');
@@ -95,7 +88,7 @@ test.serial('T12: SIGKILL while the batch holds its transaction; the retry with 
     const medi2 = await vendorClient({ url: second.url! }, MEDI);
     const retry = send(medi2, 'T12A', 'K-T12-A');
     const waiting = () => count(db, `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> $1`, [orphan]);
-    await waitFor('the retry to wait (on the key or on item_prices)', async () => (await waiting()) >= 1);
+    await eventually(async () => (await waiting()) >= 1, { message: 'the retry to wait (on the key or on item_prices)' });
     const onKey = await backends('%INSERT INTO idempotency_keys%', true);
     t.log(onKey ? 'the retry waited on the key held by the dead process\'s transaction' : 'the dead process\'s transaction had already ended (lock_timeout)');
     await lock.query('ROLLBACK'); // an orphan backend still asleep wakes, finds its client gone, and rolls back
@@ -127,11 +120,11 @@ test.serial('T12: SIGKILL a few ms after sending (wherever the batch is), restar
     const key = `K-T12-R${round}`;
     const client = await vendorClient({ url: victim.url! }, MEDI);
     const inFlight = send(client, prefix, key);
-    await new Promise((r) => setTimeout(r, delay));
+    await new Promise((r) => setTimeout(r, delay)); // where the kill lands is the subject: not a wait for anything
     await victim.stop('SIGKILL');
     await inFlight;
     // a COMMIT already on the wire still lands: look once the dead server's backends are all gone
-    await waitFor('the dead server\'s backends to end', async () => (await backends('%', false)) === 0);
+    await eventually(async () => (await backends('%', false)) === 0, { message: 'the dead server\'s backends to end' });
     const committed = await products(prefix);
     t.true(committed === 0 || committed === 500, `round ${round}: all or nothing (${committed})`);
     t.log(`round ${round}: killed ${delay} ms after sending; the first run ${committed ? 'had committed' : 'left nothing'}`);

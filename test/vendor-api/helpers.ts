@@ -33,12 +33,3 @@ export async function one<T = Record<string, unknown>>(db: pg.Client, sql: strin
 export async function count(db: pg.Client, sql: string, params: unknown[] = []): Promise<number> {
   return Number((await db.query(sql, params)).rows[0].n);
 }
-
-/** A new vendor straight in the database: approved, API-enabled, with credentials of our choosing. */
-export async function makeVendor(db: pg.Client, name: string, opts: { scope?: string; autoApprove?: boolean; separate?: string; hash: string; clientId: string }): Promise<void> {
-  await db.query(
-    `INSERT INTO vendor_profiles (name, vendor_name, status, api_enabled, auto_approve, scope, separate_skus, sku_prefix, client_id, client_secret_hash, secret_version)
-     VALUES ($1, $1, 'Approved', true, $2, $3, $4, $5, $6, $7, 1)`,
-    [name, opts.autoApprove ?? false, opts.scope ?? 'standard', Boolean(opts.separate), opts.separate ?? null, opts.clientId, opts.hash],
-  );
-}

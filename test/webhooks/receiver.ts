@@ -7,6 +7,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { createHmac } from 'node:crypto';
 import { execute } from '../../src/db/sequelize.js';
 import { runtime } from '../../src/shared/runtime.js';
+import { eventually } from '../helpers/eventually.js';
 
 export interface Received {
   at: number;
@@ -62,7 +63,7 @@ export class Receiver {
           res.writeHead(a.status ?? 200, { 'content-type': 'application/json', ...(a.headers ?? {}) });
           res.end(a.body ?? '{"received":true}');
         };
-        if (a.delayMs) setTimeout(send, a.delayMs);
+        if (a.delayMs) setTimeout(send, a.delayMs); // a slow receiver, as scripted (not a wait)
         else send();
       });
     });
@@ -81,14 +82,12 @@ export class Receiver {
   }
 
   /** Resolves once `n` requests arrived (optionally matching `filter`); rejects after `timeoutMs`. */
-  async waitFor(n: number, timeoutMs = 15_000, filter: (r: Received) => boolean = () => true): Promise<Received[]> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
+  waitFor(n: number, timeoutMs = 15_000, filter: (r: Received) => boolean = () => true): Promise<Received[]> {
+    return eventually(() => {
       const got = this.requests.filter(filter);
-      if (got.length >= n) return got;
-      if (Date.now() > deadline) throw new Error(`receiver got ${got.length} of ${n} requests`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+      if (got.length < n) throw new Error(`the receiver got ${got.length} of ${n} requests`);
+      return got;
+    }, { timeoutMs, intervalMs: 20, message: `${n} requests at the receiver` });
   }
 
   reset(): void {
@@ -109,7 +108,11 @@ export function expectedSignature(secret: string, raw: string): string {
   return `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
 }
 
-/** A Vendor Profile with a Webhook URL and secret (the secret stored encrypted, as the vendor domain does). */
+/**
+ * A Vendor Profile with a Webhook URL and secret written straight to the table (the secret encrypted,
+ * as the vendor domain does): for states no service produces (a URL stored behind the SSRF check, a
+ * URL without a secret). Anything a service can make comes from buildVendor (test/helpers/factories.ts).
+ */
 export async function createVendor(name: string, url: string | null, secret: string | null): Promise<void> {
   await execute(
     `INSERT INTO vendor_profiles (name, vendor_name, status, api_enabled, webhook_url, webhook_secret_enc)
@@ -117,15 +120,4 @@ export async function createVendor(name: string, url: string | null, secret: str
      ON CONFLICT (name) DO UPDATE SET webhook_url = EXCLUDED.webhook_url, webhook_secret_enc = EXCLUDED.webhook_secret_enc`,
     [name, `${name} Inc.`, url, secret === null ? null : runtime().cipher.encrypt(secret)],
   );
-}
-
-/** Polls `check` until it returns a value (not undefined/false); rejects after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 15_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }

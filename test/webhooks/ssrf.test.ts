@@ -11,7 +11,8 @@ import { closeWebhookAgent } from '../../src/webhooks/webhook.sender.js';
 import { guardedLookup, RefusedTargetError } from '../../src/webhooks/url-guard.js';
 import { systemActor } from '../../src/auth/actor.js';
 import { InputError } from '../../src/shared/errors.js';
-import { Receiver, createVendor, eventually } from './receiver.js';
+import { Receiver, createVendor } from './receiver.js';
+import { eventually } from '../helpers/eventually.js';
 
 let app: TestApp;
 let worker: OutboxWorker;
