@@ -52,8 +52,11 @@ test.serial('T31: an unknown client_id and a wrong secret answer alike', async (
       timings[k].push(performance.now() - start);
     }
   }
-  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
-  t.true(Math.abs(median(timings[0]) - median(timings[1])) < 10);
+  // the fastest of each kind is the one least disturbed by whatever else the machine runs (medians
+  // of 8 samples swung by more than 10 ms on a loaded 2-core machine); an extra secret check or a
+  // skipped lookup would still show in it
+  const fastest = (xs: number[]) => Math.min(...xs);
+  t.true(Math.abs(fastest(timings[0]) - fastest(timings[1])) < 10, `fastest: unknown ${fastest(timings[0]).toFixed(1)} ms, known ${fastest(timings[1]).toFixed(1)} ms`);
 });
 
 test.serial('auth.token is limited per source address, so one stranger cannot lock out every vendor', async (t) => {
