@@ -53,7 +53,11 @@ test.serial('T31: an unknown client_id and a wrong secret answer alike', async (
     }
   }
   const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
-  t.true(Math.abs(median(timings[0]) - median(timings[1])) < 10);
+  const [unknown, wrong] = timings.map(median);
+  // a call takes 10-50 ms on a loaded machine (more under coverage), so the tolerance grows with it:
+  // what this can see is a path that skips a whole step (a lookup, a hash), not microseconds
+  const tolerance = Math.max(10, 0.5 * Math.max(unknown, wrong));
+  t.true(Math.abs(unknown - wrong) < tolerance, `medians ${unknown.toFixed(1)} and ${wrong.toFixed(1)} ms; ${JSON.stringify(timings.map((xs) => xs.map(Math.round)))}`);
 });
 
 test.serial('auth.token is limited per source address, so one stranger cannot lock out every vendor', async (t) => {
