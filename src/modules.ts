@@ -7,5 +7,6 @@ import './mail/mail.service.js';
 import './jobs/housekeeping.job.js';
 import './webhooks/webhook.handler.js';
 import './vendors/vendor.doctypes.js';
+import './vendor-api/vendor-api.doctypes.js';
 import './orders/orders.doctype.js';
 import './catalog/catalog.doctypes.js';

@@ -13,17 +13,24 @@ export function tableOf(model: ModelStatic<Model>): string {
 export type Columns<M extends Model> = { readonly [K in keyof Attributes<M>]-?: string };
 
 /** attribute → column of a model, e.g. columnsOf(Bin).actualQty === 'actual_qty'. */
+const cache = new WeakMap<object, object>();
+
 export function columnsOf<M extends Model>(model: ModelStatic<M>): Columns<M> {
   const attributes = model.getAttributes() as Record<string, { field?: string }>;
+  // keyed by the attribute map, which initModels replaces on every (re-)initialisation
+  const cached = cache.get(attributes);
+  if (cached) return cached as Columns<M>;
   const columns: Record<string, string> = {};
   for (const [name, attribute] of Object.entries(attributes)) columns[name] = attribute.field ?? name;
-  return new Proxy(columns, {
+  const checked = new Proxy(columns, {
     get(target, key) {
       // a misspelt attribute must fail loudly, not put "undefined" into SQL
       if (typeof key === 'string' && !(key in target)) throw new Error(`${model.name} has no attribute ${key}`);
       return Reflect.get(target, key);
     },
   }) as Columns<M>;
+  cache.set(attributes, checked);
+  return checked;
 }
 
 /** The table and its columns, for a statement over one model: `const { t, c } = namesOf(Bin)`. */
