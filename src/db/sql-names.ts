@@ -3,7 +3,8 @@
  * renamed table or column then breaks a test rather than production). The names exist once
  * initModels has run, so a statement is built on first use and kept (`once`), never per request.
  */
-import type { Attributes, Model, ModelStatic } from 'sequelize';
+import { literal, type Attributes, type Model, type ModelStatic } from 'sequelize';
+import { db } from './sequelize.js';
 
 /** The table of a model, as SQL (unquoted: every table name is a plain lower-case identifier). */
 export function tableOf(model: ModelStatic<Model>): string {
@@ -49,4 +50,21 @@ export function once<T>(build: () => T): () => T {
     }
     return value as T;
   };
+}
+
+/** A literal value escaped by Sequelize; a list as a text array (policy scopes compare text). */
+function sqlValue(value: unknown): string {
+  if (Array.isArray(value)) return `ARRAY[${value.map((v) => db().escape(String(v))).join(', ')}]::text[]`;
+  return value === null || value === undefined ? 'NULL' : db().escape(value as string | number);
+}
+
+/**
+ * SQL with `$name` binds (a policy scope) as a Sequelize literal with the values escaped in place,
+ * for a model query (Sequelize inlines its own values, so binds cannot be mixed in).
+ */
+export function boundLiteral(sql: string, bind: Record<string, unknown>): ReturnType<typeof literal> {
+  return literal(sql.replace(/\$([a-z_][a-z0-9_]*)/gi, (_m, name: string) => {
+    if (!Object.prototype.hasOwnProperty.call(bind, name)) throw new Error(`no value for $${name}`);
+    return sqlValue(bind[name]);
+  }));
 }

@@ -5,10 +5,11 @@
  * limit_start, limit_page_length/limit, as_dict) as one Sequelize query on the model (frappe-query.ts),
  * scoped by policy.
  */
-import { Op, literal, where, type IncludeOptions, type Model, type ModelStatic, type WhereOptions } from 'sequelize';
+import { Op, where, type IncludeOptions, type Model, type ModelStatic, type WhereOptions } from 'sequelize';
 import type { Actor } from '../auth/actor.js';
 import { authorize, scopeOf, type Scope } from '../auth/policy/index.js';
-import { db, type Tx } from '../db/sequelize.js';
+import type { Tx } from '../db/sequelize.js';
+import { boundLiteral } from '../db/sql-names.js';
 import { NotFoundError, PermissionError } from './errors.js';
 import { aliasOf, fieldExpr, filterWhere, intParam, orderOf, selectedFields, sourceExpr, type FieldSource, type QueryShape } from './frappe-query.js';
 
@@ -65,19 +66,9 @@ export interface ListParams {
 
 export const MAX_PAGE = 1000;
 
-/** A value of a policy scope as SQL: escaped by Sequelize; lists as text arrays (the scopes compare text). */
-function sqlValue(value: unknown): string {
-  if (Array.isArray(value)) return `ARRAY[${value.map((v) => db().escape(String(v))).join(', ')}]::text[]`;
-  return value === null || value === undefined ? 'NULL' : db().escape(value as string | number);
-}
-
 /** The policy's row predicate (SQL with `$name` binds) as a condition with its values escaped in place. */
 function scopeCondition(scope: Scope): WhereOptions {
-  const sql = scope.sql.replace(/\$([a-z_][a-z0-9_]*)/gi, (_m, name: string) => {
-    if (!Object.prototype.hasOwnProperty.call(scope.bind, name)) throw new Error(`policy scope: no value for $${name}`);
-    return sqlValue(scope.bind[name]);
-  });
-  return literal(sql) as unknown as WhereOptions;
+  return boundLiteral(scope.sql, scope.bind) as unknown as WhereOptions;
 }
 
 function whereOf(actor: Actor, def: DocTypeDef, params: ListParams): WhereOptions {
