@@ -66,3 +66,10 @@ const lowStockSql = once(() => {
 export async function vendorLowStock(vendor: string, threshold: number, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>[]> {
   return selectRows(lowStockSql(), [vendor, threshold], opts);
 }
+
+/** How vendors name these items: their own sku and product id. */
+export async function itemRefsOf(itemCodes: string[], opts: { transaction?: Tx } = {}): Promise<{ item_code: string; vendor_sku: string | null; vendor_product_id: string | null }[]> {
+  if (itemCodes.length === 0) return [];
+  const rows = await Item.findAll({ attributes: ['itemCode', 'vendorSku', 'vendorProductId'], where: { itemCode: [...new Set(itemCodes)] }, order: [['itemCode', 'ASC']], transaction: opts.transaction });
+  return rows.map((i) => ({ item_code: i.itemCode, vendor_sku: i.vendorSku, vendor_product_id: i.vendorProductId }));
+}

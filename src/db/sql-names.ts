@@ -68,3 +68,23 @@ export function boundLiteral(sql: string, bind: Record<string, unknown>): Return
     return sqlValue(bind[name]);
   }));
 }
+
+type AnyModel = ModelStatic<Model>;
+
+/**
+ * Raw SQL written against model names, resolved once (call it inside `once`). With aliases bound to
+ * models, e.g. sqlFor({ so: SalesOrder, c: Customer }):
+ * - `{so}` → `sales_orders so` (the table under its alias), `{@so}` → `sales_orders`;
+ * - `{so.grandTotal}` → `so.grand_total`, `{so:grandTotal}` → `grand_total` (INSERT lists, SET).
+ * An unknown alias or attribute throws, so a renamed or misspelt one fails the first test that runs it.
+ */
+export function sqlFor(aliases: Record<string, unknown>): (text: string) => string {
+  return (text) =>
+    text.replace(/\{(@?)([a-z_][a-z0-9_]*)(?:([.:])([A-Za-z][A-Za-z0-9]*))?\}/g, (match: string, bare: string, alias: string, sep: string | undefined, attribute: string | undefined) => {
+      const model = aliases[alias] as AnyModel | undefined;
+      if (!model) throw new Error(`SQL names: no model for alias ${alias} in ${match}`);
+      if (!sep) return bare ? tableOf(model) : `${tableOf(model)} ${alias}`;
+      const column = (columnsOf(model) as Record<string, string>)[attribute!];
+      return sep === '.' ? `${alias}.${column}` : column;
+    });
+}

@@ -15,6 +15,7 @@ import { recordAudit } from '../audit/audit.service.js';
 import { randomToken, sha256Hex } from '../shared/crypto.js';
 import { DomainError, InputError, NotFoundError } from '../shared/errors.js';
 import { runtime } from '../shared/runtime.js';
+import { StoredFile } from './file.model.js';
 
 export interface FileRow {
   name: string;
@@ -141,6 +142,11 @@ export async function downloadFile(actor: Actor, ref: string): Promise<{ file: F
     });
     return { file, content };
   });
+}
+
+/** Detaches every file attached to a document (the document is being deleted); the files stay. */
+export async function detachFiles(doctype: string, docname: string, opts: { transaction: Tx }): Promise<void> {
+  await StoredFile.update({ attachedToDoctype: null, attachedToName: null }, { where: { attachedToDoctype: doctype, attachedToName: docname }, transaction: opts.transaction });
 }
 
 /** Attaches files referenced by a document (uploaded unattached) to it, in the caller's transaction. */

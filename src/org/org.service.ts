@@ -36,3 +36,10 @@ export async function customerNames(names: string[], opts: { transaction?: Tx } 
   const rows = await Customer.findAll({ attributes: ['name', 'customerName'], where: { name: { [Op.in]: [...new Set(names)] } }, transaction: opts.transaction });
   return new Map(rows.map((c) => [c.name, c.customerName]));
 }
+
+/** Where to reach a clinic about an order: the customer's e-mail and the shipping address's. */
+export async function orderContactEmails(customer: string, addressName: string | null, opts: { transaction?: Tx } = {}): Promise<{ customer_email: string | null; address_email: string | null }> {
+  const c = await Customer.findByPk(customer, { attributes: ['email'], transaction: opts.transaction });
+  const a = addressName ? await Address.findByPk(addressName, { attributes: ['email'], transaction: opts.transaction }) : null;
+  return { customer_email: c?.email ?? null, address_email: a?.email ?? null };
+}

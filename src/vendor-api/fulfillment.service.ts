@@ -6,7 +6,10 @@
  */
 import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
-import { execute, selectOne, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
+import { withTransaction, type Tx } from '../db/sequelize.js';
+import { itemRefsOf } from '../catalog/items.service.js';
+import { orderContactEmails } from '../org/org.service.js';
+import { lockOrderForFulfilment, markOrderShipment, replaceShipmentLots, shipmentStage, upsertShipment, vendorItemsOnOrder } from '../orders/shipments.service.js';
 import { queueMail } from '../mail/mail.service.js';
 import { isRealDate } from '../orders/npi.js';
 import { BusinessRuleError, InputError, NotFoundError, UnprocessableError } from '../shared/errors.js';
@@ -95,16 +98,8 @@ export async function reportFulfillment(actor: Actor, input: FulfillmentInput, o
   if (input.estimated_delivery_date && !isRealDate(input.estimated_delivery_date)) throw new BusinessRuleError('estimated_delivery_date must be a real date (YYYY-MM-DD)');
   const vendor = await vendorProfileOf(actor, opts);
   return withTransaction(opts, async (transaction) => {
-    const order = await selectOne<{ name: string; docstatus: number; is_503a: boolean; customer_email: string | null; address_email: string | null; doctor_email: string | null }>(
-      `SELECT so.name, so.docstatus, so.is_503a, c.email AS customer_email, a.email AS address_email, so.checkout_doctor_email AS doctor_email
-         FROM sales_orders so JOIN customers c ON c.name = so.customer LEFT JOIN addresses a ON a.name = so.shipping_address_name
-        WHERE so.name = $1 FOR UPDATE OF so`,
-      [input.sales_order],
-      { transaction },
-    );
-    const lines = order ? await selectRows<OrderLine>(
-      `SELECT DISTINCT soi.item_code, i.vendor_sku, i.vendor_product_id FROM sales_order_items soi JOIN items i ON i.item_code = soi.item_code
-        WHERE soi.parent = $1 AND soi.vendor = $2`, [order.name, vendor.name], { transaction }) : [];
+    const order = await lockOrderForFulfilment(input.sales_order, { transaction });
+    const lines: OrderLine[] = order ? await itemRefsOf(await vendorItemsOnOrder(order.name, vendor.name, { transaction }), { transaction }) : [];
     // another vendor's order answers exactly like a missing one
     if (!order || lines.length === 0) throw new NotFoundError(`Sales Order ${input.sales_order} not found`);
     if (order.docstatus !== 1) throw new BusinessRuleError(`Sales Order ${order.name} is ${order.docstatus === 2 ? 'cancelled' : 'not submitted'}`);
@@ -113,42 +108,19 @@ export async function reportFulfillment(actor: Actor, input: FulfillmentInput, o
     const hasTracking = trackingNumber !== AWAITING_TRACKING;
     const carrier = input.carrier?.trim() || null;
     const trackingUrl = input.tracking_url?.trim() || (hasTracking ? trackingUrlFor(carrier, trackingNumber) : null);
-    const previous = await selectOne<{ status: string | null }>(`SELECT status FROM shipments WHERE sales_order = $1 AND source = $2 AND tracking_number = $3`, [order.name, vendor.name, trackingNumber], { transaction });
-    const stage = resolveStage(input.status, hasTracking, previous?.status ?? null);
-    const [shipment] = await execute<{ id: number }>(
-      `INSERT INTO shipments (sales_order, source, source_label, vendor, tracking_number, carrier, tracking_url, status, status_text, estimated_delivery_date)
-       VALUES ($1, $2, $3, $2, $4, $5, $6, $7, $8, $9)
-       ON CONFLICT (sales_order, source, tracking_number) DO UPDATE SET carrier = COALESCE(EXCLUDED.carrier, shipments.carrier),
-         tracking_url = COALESCE(EXCLUDED.tracking_url, shipments.tracking_url), status = EXCLUDED.status,
-         status_text = COALESCE(EXCLUDED.status_text, shipments.status_text),
-         estimated_delivery_date = COALESCE(EXCLUDED.estimated_delivery_date, shipments.estimated_delivery_date), updated_at = now()
-       RETURNING id`,
-      [order.name, vendor.name, vendor.vendor_name, trackingNumber, carrier, trackingUrl, stage, input.status ?? null, input.estimated_delivery_date ?? null],
+    const previous = await shipmentStage(order.name, vendor.name, trackingNumber, { transaction });
+    const stage = resolveStage(input.status, hasTracking, previous ?? null);
+    const shipmentId = await upsertShipment(
+      { salesOrder: order.name, source: vendor.name, sourceLabel: vendor.vendor_name, trackingNumber, carrier, trackingUrl, stage, statusText: input.status ?? null, estimatedDeliveryDate: input.estimated_delivery_date ?? null },
       { transaction },
     );
-    if (lots) {
-      await execute(`DELETE FROM shipment_lots WHERE shipment_id = $1`, [shipment.id], { transaction });
-      if (lots.length) {
-        await execute(
-          `INSERT INTO shipment_lots (shipment_id, item_code, qty, lot_number, serial_numbers, expiry_date)
-           SELECT $1, item_code, qty, lot_number, serial_numbers, expiry_date FROM jsonb_to_recordset($2::jsonb) AS r(item_code text, qty numeric, lot_number text, serial_numbers text[], expiry_date date)`,
-          [shipment.id, JSON.stringify(lots)],
-          { transaction },
-        );
-      }
-    }
-    await execute(
-      `UPDATE sales_orders SET modified = now(), updated_at = now(),
-              shipped_at = CASE WHEN $2 AND shipped_at IS NULL THEN now() ELSE shipped_at END,
-              delivered_at = CASE WHEN $3 AND delivered_at IS NULL THEN now() ELSE delivered_at END
-        WHERE name = $1`,
-      [order.name, SHIPPED_STAGES.includes(stage), stage === 'Delivered'],
-      { transaction },
-    );
+    if (lots) await replaceShipmentLots(shipmentId, lots, { transaction });
+    await markOrderShipment(order.name, SHIPPED_STAGES.includes(stage), stage === 'Delivered', { transaction });
     // goods that left the vendor leave the stock too, and the order moves on (To Bill, Completed)
     const orderStatus = SHIPPED_STAGES.includes(stage) ? (await recordVendorShipment(actor, order.name, vendor.name, { delivered: stage === 'Delivered', transaction })).status : undefined;
     if (input.notify !== false && hasTracking) {
-      const to = [order.customer_email ?? order.address_email, order.is_503a ? decryptMaybe(order.doctor_email) : null].filter((e): e is string => Boolean(e));
+      const contact = await orderContactEmails(order.customer, order.shipping_address_name, { transaction });
+      const to = [contact.customer_email ?? contact.address_email, order.is_503a ? decryptMaybe(order.doctor_email) : null].filter((e): e is string => Boolean(e));
       if (to.length) {
         await queueMail(transaction, {
           to: [...new Set(to)],
