@@ -88,3 +88,8 @@ export function sqlFor(aliases: Record<string, unknown>): (text: string) => stri
       return sep === '.' ? `${alias}.${column}` : column;
     });
 }
+
+/** A snake_case wire or JSON key as the camelCase model attribute: is_503a → is503a, address_line1 → addressLine1. */
+export function camel(key: string): string {
+  return key.replace(/_([a-z0-9])/g, (_, ch: string) => ch.toUpperCase());
+}

@@ -4,7 +4,7 @@
  * Tables of other domains appear here only inside those one-statement hot paths (a customer's name,
  * an address, the owner's e-mail, the vendor's sku); everything else asks their services.
  */
-import { sqlFor } from '../db/sql-names.js';
+import { camel, sqlFor } from '../db/sql-names.js';
 import { Item } from '../catalog/item.model.js';
 import { Address } from '../org/address.model.js';
 import { Customer } from '../org/customer.model.js';
@@ -21,7 +21,7 @@ export const orderSql = (text: string): string =>
   sqlFor({ so: SalesOrder, soi: SalesOrderItem, s: Shipment, sl: ShipmentLot, vo: VendorOrder, c: Customer, a: Address, u: User, i: Item, vp: VendorProfile })(text);
 
 /** A wire field name (snake_case) as the model attribute (camelCase): is_503a → is503a. */
-export const attributeOf = (field: string): string => field.replace(/_([a-z0-9])/g, (_, ch: string) => ch.toUpperCase());
+export const attributeOf = camel;
 
 /** An instant as Frappe shows it: server-local (US Eastern) `YYYY-MM-DD HH:MM:SS.ffffff`, of a column reference. */
 export const localTime = (column: string): string => `to_char(${column} AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS.US')`;
