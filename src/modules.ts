@@ -20,6 +20,7 @@ import { idempotencyPurgeJob } from './vendor-api/idempotency-purge.job.js';
 // document types at /api/resource (each file registers the types of its domain)
 import './org/org.doctypes.js';
 import './vendors/vendor.doctypes.js';
+import './vendor-api/vendor-api.doctypes.js';
 import './orders/orders.doctype.js';
 import './catalog/catalog.doctypes.js';
 

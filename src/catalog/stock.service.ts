@@ -8,6 +8,11 @@ import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
 import { canChangeStockOf } from '../auth/policy/catalog.rules.js';
 import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
+import { once, sqlFor } from '../db/sql-names.js';
+import { Bin } from './bin.model.js';
+import { Item } from './item.model.js';
+import { StockLedgerEntry } from './stock-ledger-entry.model.js';
+import { Warehouse } from './warehouse.model.js';
 import { BusinessRuleError, InputError, NotFoundError } from '../shared/errors.js';
 
 export interface StockLine {
@@ -72,7 +77,11 @@ export function exceedsMessage(row: number, itemCode: string): string {
   return `Row ${row}: Qty for item ${itemCode} exceeds available stock`;
 }
 
-const LEDGER_COLUMNS = `item_code, warehouse, actual_before, actual_after, reserved_before, reserved_after, reason, voucher_type, voucher_no, actor_type, actor_id`;
+// Every stock change is measured (order submit, fulfilment, sync.inventory): raw SQL built once, named by the models.
+const names = () => sqlFor({ b: Bin, le: StockLedgerEntry, i: Item, w: Warehouse });
+const LEDGER_INSERT = `INSERT INTO {@le} ({le:itemCode}, {le:warehouse}, {le:actualBefore}, {le:actualAfter}, {le:reservedBefore}, {le:reservedAfter}, {le:reason}, {le:voucherType}, {le:voucherNo}, {le:actorType}, {le:actorId})`;
+/** The bin columns a statement reads back, under fixed names. */
+const BIN_ROW = `{b.itemCode} AS item_code, {b.warehouse} AS warehouse, {b.actualQty} AS actual_qty, {b.reservedQty} AS reserved_qty`;
 
 /** Named binds (res_*) of a reservation of `lines`, and its groups in lock order (k = index + 1). */
 export function reservationBinds(actor: Actor, lines: StockLine[], voucher: Voucher): { groups: Group[]; binds: Record<string, unknown> } {
@@ -101,29 +110,69 @@ export function reservationBinds(actor: Actor, lines: StockLine[], voucher: Vouc
  * constraint on bins stays the backstop. `RESERVATION_RESULT` reads what shortageMessage needs.
  */
 export function reservationCtes(opts: { after?: string; gate?: string } = {}): { lock: string; apply: string } {
-  const lock = `res_g AS (SELECT * FROM unnest($res_items::text[], $res_whs::text[], $res_qtys::numeric[]) WITH ORDINALITY AS g(item_code, warehouse, qty, k)),
+  const n = names();
+  const lock = n(`res_g AS (SELECT * FROM unnest($res_items::text[], $res_whs::text[], $res_qtys::numeric[]) WITH ORDINALITY AS g(item_code, warehouse, qty, k)),
   res_locked AS (
-    SELECT b.item_code, b.warehouse, b.actual_qty, b.reserved_qty
-      FROM ${opts.after ? `(${opts.after}) AS res_after CROSS JOIN ` : ''}res_g g JOIN bins b ON b.item_code = g.item_code AND b.warehouse = g.warehouse
-     ORDER BY b.item_code COLLATE "C", b.warehouse COLLATE "C" FOR UPDATE OF b),
+    SELECT ${BIN_ROW}
+      FROM ${opts.after ? `(${opts.after}) AS res_after CROSS JOIN ` : ''}res_g g JOIN {b} ON {b.itemCode} = g.item_code AND {b.warehouse} = g.warehouse
+     ORDER BY {b.itemCode} COLLATE "C", {b.warehouse} COLLATE "C" FOR UPDATE OF b),
   res_ok AS (
     SELECT count(*) = (SELECT count(*) FROM res_g) AS ok
-      FROM res_g g JOIN res_locked l ON l.item_code = g.item_code AND l.warehouse = g.warehouse WHERE l.actual_qty - l.reserved_qty >= g.qty)`;
-  const apply = `res_u AS (
-    UPDATE bins b SET reserved_qty = b.reserved_qty + g.qty, updated_at = now()
+      FROM res_g g JOIN res_locked l ON l.item_code = g.item_code AND l.warehouse = g.warehouse WHERE l.actual_qty - l.reserved_qty >= g.qty)`);
+  const apply = n(`res_u AS (
+    UPDATE {b} SET {b:reservedQty} = {b.reservedQty} + g.qty, {b:updatedAt} = now()
       FROM res_g g, res_locked l${opts.gate ? `, ${opts.gate}` : ''}
-     WHERE b.item_code = g.item_code AND b.warehouse = g.warehouse AND l.item_code = g.item_code AND l.warehouse = g.warehouse
-       AND b.actual_qty - b.reserved_qty >= g.qty AND (SELECT ok FROM res_ok)
-    RETURNING b.item_code, b.warehouse, b.actual_qty, b.reserved_qty, g.qty),
+     WHERE {b.itemCode} = g.item_code AND {b.warehouse} = g.warehouse AND l.item_code = g.item_code AND l.warehouse = g.warehouse
+       AND {b.actualQty} - {b.reservedQty} >= g.qty AND (SELECT ok FROM res_ok)
+    RETURNING ${BIN_ROW}, g.qty),
   res_ledger AS (
-    INSERT INTO stock_ledger_entries (${LEDGER_COLUMNS})
-    SELECT item_code, warehouse, actual_qty, actual_qty, reserved_qty - qty, reserved_qty, $res_reason, $res_vtype, $res_vno, $res_atype, $res_aid FROM res_u)`;
+    ${LEDGER_INSERT}
+    SELECT item_code, warehouse, actual_qty, actual_qty, reserved_qty - qty, reserved_qty, $res_reason, $res_vtype, $res_vno, $res_atype, $res_aid FROM res_u)`);
   return { lock, apply };
 }
 
 /** SQL expressions (select list) of a reservation's outcome: res_reserved (bins reserved), res_bins (available per group, locked values). */
 export const RESERVATION_RESULT = `(SELECT count(*) FROM res_u)::int AS res_reserved,
   (SELECT json_agg(json_build_object('k', g.k, 'available', (l.actual_qty - l.reserved_qty)::float8)) FROM res_g g LEFT JOIN res_locked l ON l.item_code = g.item_code AND l.warehouse = g.warehouse) AS res_bins`;
+
+/** The single-bin statements of the stock changes below ($1 item, $2 warehouse). */
+const stockSql = once(() => {
+  const n = names();
+  const locked = `WITH old AS (SELECT ${BIN_ROW} FROM {b} WHERE {b.itemCode} = $1 AND {b.warehouse} = $2 FOR UPDATE)`;
+  const sameBin = `{b.itemCode} = old.item_code AND {b.warehouse} = old.warehouse`;
+  return {
+    reserve: `WITH ${reservationCtes().lock}, ${reservationCtes().apply} SELECT ${RESERVATION_RESULT}`,
+    release: n(`${locked},
+       u AS (
+         UPDATE {b} SET {b:reservedQty} = GREATEST({b.reservedQty} - $3, 0), {b:updatedAt} = now() FROM old WHERE ${sameBin}
+          RETURNING ${BIN_ROW}, old.reserved_qty AS reserved_before)
+       ${LEDGER_INSERT}
+       SELECT item_code, warehouse, actual_qty, actual_qty, reserved_before, reserved_qty, $4, $5, $6, $7, $8 FROM u`),
+    ship: n(`${locked},
+       u AS (
+         UPDATE {b} SET {b:actualQty} = {b.actualQty} - $3, {b:reservedQty} = GREATEST({b.reservedQty} - $3, 0), {b:updatedAt} = now() FROM old
+          WHERE ${sameBin} AND {b.actualQty} >= $3
+          RETURNING ${BIN_ROW}, old.reserved_qty AS reserved_before)
+       ${LEDGER_INSERT}
+       SELECT item_code, warehouse, actual_qty + $3, actual_qty, reserved_before, reserved_qty, $4, $5, $6, $7, $8 FROM u RETURNING {le:id}`),
+    consume: n(`${locked},
+       u AS (
+         UPDATE {b} SET {b:reservedQty} = GREATEST(old.reserved_qty - $4, 0),
+                {b:actualQty} = GREATEST(old.actual_qty - $3, GREATEST(old.reserved_qty - $4, 0)), {b:updatedAt} = now()
+           FROM old WHERE ${sameBin}
+         RETURNING ${BIN_ROW}, old.actual_qty AS actual_before, old.reserved_qty AS reserved_before)
+       ${LEDGER_INSERT}
+       SELECT item_code, warehouse, actual_before, actual_qty, reserved_before, reserved_qty, $5, $6, $7, $8, $9 FROM u`),
+    setActual: n(`WITH u AS (UPDATE {@b} SET {b:actualQty} = $3, {b:updatedAt} = now() WHERE {b:itemCode} = $1 AND {b:warehouse} = $2
+                   RETURNING {b:itemCode} AS item_code, {b:warehouse} AS warehouse, {b:actualQty} AS actual_qty, {b:reservedQty} AS reserved_qty)
+     ${LEDGER_INSERT}
+     SELECT item_code, warehouse, $4, actual_qty, reserved_qty, reserved_qty, $5, $6, $7, $8, $9 FROM u`),
+    ensureBin: n(`INSERT INTO {@b} ({b:itemCode}, {b:warehouse}) VALUES ($1, $2) ON CONFLICT DO NOTHING`),
+    bin: n(`SELECT {b.actualQty}::float8 AS actual_qty, {b.reservedQty}::float8 AS reserved_qty FROM {b} WHERE {b.itemCode} = $1 AND {b.warehouse} = $2`),
+    itemVendor: n(`SELECT {i.vendor} AS vendor FROM {i} WHERE {i.itemCode} = $1`),
+    warehouseEnabled: n(`SELECT 1 FROM {w} WHERE {w.name} = $1 AND NOT {w.disabled}`),
+  };
+});
 
 /** The 417 of a reservation that found a group short (the lowest row that goes over), or undefined. */
 export function shortageMessage(groups: Group[], bins: { k: number; available: number | null }[] | null): string | undefined {
@@ -142,8 +191,7 @@ export function shortageMessage(groups: Group[], bins: { k: number; available: n
 export async function reserveStock(actor: Actor, lines: StockLine[], voucher: Voucher, opts: { transaction: Tx }): Promise<void> {
   const { groups, binds } = reservationBinds(actor, lines, voucher);
   if (groups.length === 0) return;
-  const [row] = await execute<{ res_reserved: number; res_bins: { k: number; available: number | null }[] | null }>(
-    `WITH ${reservationCtes().lock}, ${reservationCtes().apply} SELECT ${RESERVATION_RESULT}`, binds, opts);
+  const [row] = await execute<{ res_reserved: number; res_bins: { k: number; available: number | null }[] | null }>(stockSql().reserve, binds, opts);
   const message = shortageMessage(groups, row.res_bins);
   if (message) throw new BusinessRuleError(message);
   if (row.res_reserved !== groups.length) throw new Error(`reserveStock: ${row.res_reserved} of ${groups.length} bins reserved`);
@@ -153,13 +201,7 @@ export async function reserveStock(actor: Actor, lines: StockLine[], voucher: Vo
 export async function releaseStock(actor: Actor, lines: StockLine[], voucher: Voucher, opts: { transaction: Tx }): Promise<void> {
   for (const g of groupLines(lines.filter((l) => l.qty > 0))) {
     await execute(
-      `WITH old AS (SELECT item_code, warehouse, reserved_qty FROM bins WHERE item_code = $1 AND warehouse = $2 FOR UPDATE),
-       u AS (
-         UPDATE bins b SET reserved_qty = GREATEST(b.reserved_qty - $3, 0), updated_at = now() FROM old
-          WHERE b.item_code = old.item_code AND b.warehouse = old.warehouse
-          RETURNING b.item_code, b.warehouse, b.actual_qty, b.reserved_qty, old.reserved_qty AS reserved_before)
-       INSERT INTO stock_ledger_entries (${LEDGER_COLUMNS})
-       SELECT item_code, warehouse, actual_qty, actual_qty, reserved_before, reserved_qty, $4, $5, $6, $7, $8 FROM u`,
+      stockSql().release,
       [g.item_code, g.warehouse, g.qty, voucher.reason, voucher.voucher_type ?? null, voucher.voucher_no ?? null, actor.type, actor.id],
       opts,
     );
@@ -170,13 +212,7 @@ export async function releaseStock(actor: Actor, lines: StockLine[], voucher: Vo
 export async function shipStock(actor: Actor, lines: StockLine[], voucher: Voucher, opts: { transaction: Tx }): Promise<void> {
   for (const g of groupLines(lines.filter((l) => l.qty > 0))) {
     const rows = await execute(
-      `WITH old AS (SELECT item_code, warehouse, reserved_qty FROM bins WHERE item_code = $1 AND warehouse = $2 FOR UPDATE),
-       u AS (
-         UPDATE bins b SET actual_qty = b.actual_qty - $3, reserved_qty = GREATEST(b.reserved_qty - $3, 0), updated_at = now() FROM old
-          WHERE b.item_code = old.item_code AND b.warehouse = old.warehouse AND b.actual_qty >= $3
-          RETURNING b.item_code, b.warehouse, b.actual_qty, b.reserved_qty, old.reserved_qty AS reserved_before)
-       INSERT INTO stock_ledger_entries (${LEDGER_COLUMNS})
-       SELECT item_code, warehouse, actual_qty + $3, actual_qty, reserved_before, reserved_qty, $4, $5, $6, $7, $8 FROM u RETURNING id`,
+      stockSql().ship,
       [g.item_code, g.warehouse, g.qty, voucher.reason, voucher.voucher_type ?? null, voucher.voucher_no ?? null, actor.type, actor.id],
       opts,
     );
@@ -210,24 +246,21 @@ export interface StockChange extends BinState {
 /** Vendors change stock of their own items only; staff with a stock role change any. */
 async function authorizeStock(actor: Actor, itemCode: string, warehouse: string, transaction: Tx): Promise<void> {
   authorize(actor, 'update', 'Stock');
-  const item = await selectOne<{ vendor: string | null }>(`SELECT vendor FROM items WHERE item_code = $1`, [itemCode], { transaction });
+  const item = await selectOne<{ vendor: string | null }>(stockSql().itemVendor, [itemCode], { transaction });
   if (!item) throw new NotFoundError(`Item ${itemCode} not found`);
   if (!canChangeStockOf(actor, item)) throw new NotFoundError(`Item ${itemCode} not found`); // another vendor's item: as if missing
-  const wh = await selectOne(`SELECT 1 FROM warehouses WHERE name = $1 AND NOT disabled`, [warehouse], { transaction });
+  const wh = await selectOne(stockSql().warehouseEnabled, [warehouse], { transaction });
   if (!wh) throw new BusinessRuleError(`Warehouse ${warehouse} not found`);
 }
 
 async function changeActual(actor: Actor, itemCode: string, warehouse: string, target: (current: number) => number, voucher: Voucher, transaction: Tx): Promise<StockChange> {
-  await execute(`INSERT INTO bins (item_code, warehouse) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [itemCode, warehouse], { transaction });
-  const bin = await selectOne<{ actual_qty: number; reserved_qty: number }>(
-    `SELECT actual_qty::float8 AS actual_qty, reserved_qty::float8 AS reserved_qty FROM bins WHERE item_code = $1 AND warehouse = $2 FOR UPDATE`, [itemCode, warehouse], { transaction });
+  await execute(stockSql().ensureBin, [itemCode, warehouse], { transaction });
+  const bin = await selectOne<{ actual_qty: number; reserved_qty: number }>(`${stockSql().bin} FOR UPDATE`, [itemCode, warehouse], { transaction });
   const next = target(bin!.actual_qty);
   if (!Number.isFinite(next) || next < 0) throw new BusinessRuleError(`Stock of ${itemCode} in ${warehouse} cannot become negative`);
   if (next < bin!.reserved_qty) throw new BusinessRuleError(`Stock of ${itemCode} in ${warehouse} cannot go below the ${bin!.reserved_qty} reserved for submitted orders`);
   await execute(
-    `WITH u AS (UPDATE bins SET actual_qty = $3, updated_at = now() WHERE item_code = $1 AND warehouse = $2 RETURNING item_code, warehouse, actual_qty, reserved_qty)
-     INSERT INTO stock_ledger_entries (${LEDGER_COLUMNS})
-     SELECT item_code, warehouse, $4, actual_qty, reserved_qty, reserved_qty, $5, $6, $7, $8, $9 FROM u`,
+    stockSql().setActual,
     [itemCode, warehouse, next, bin!.actual_qty, voucher.reason, voucher.voucher_type ?? null, voucher.voucher_no ?? null, actor.type, actor.id],
     { transaction },
   );
@@ -258,7 +291,7 @@ export async function adjustStock(actor: Actor, input: AdjustStockInput, opts: {
 
 /** Current stock of one bin (zeros when there is none). */
 export async function getBin(itemCode: string, warehouse: string, opts: { transaction?: Tx } = {}): Promise<BinState> {
-  const bin = await selectOne<{ actual_qty: number; reserved_qty: number }>(`SELECT actual_qty::float8 AS actual_qty, reserved_qty::float8 AS reserved_qty FROM bins WHERE item_code = $1 AND warehouse = $2`, [itemCode, warehouse], opts);
+  const bin = await selectOne<{ actual_qty: number; reserved_qty: number }>(stockSql().bin, [itemCode, warehouse], opts);
   const actual = bin?.actual_qty ?? 0;
   const reserved = bin?.reserved_qty ?? 0;
   return { item_code: itemCode, warehouse, actual_qty: actual, reserved_qty: reserved, available_qty: actual - reserved };
@@ -274,14 +307,7 @@ export async function consumeReservedStock(actor: Actor, lines: (StockLine & { r
   const sorted = [...lines].sort(byBin); // the lock order of every other stock change
   for (const l of sorted) {
     await execute(
-      `WITH old AS (SELECT item_code, warehouse, actual_qty, reserved_qty FROM bins WHERE item_code = $1 AND warehouse = $2 FOR UPDATE),
-       u AS (
-         UPDATE bins b SET reserved_qty = GREATEST(old.reserved_qty - $4, 0),
-                actual_qty = GREATEST(old.actual_qty - $3, GREATEST(old.reserved_qty - $4, 0)), updated_at = now()
-           FROM old WHERE b.item_code = old.item_code AND b.warehouse = old.warehouse
-         RETURNING b.item_code, b.warehouse, old.actual_qty AS actual_before, b.actual_qty, old.reserved_qty AS reserved_before, b.reserved_qty)
-       INSERT INTO stock_ledger_entries (${LEDGER_COLUMNS})
-       SELECT item_code, warehouse, actual_before, actual_qty, reserved_before, reserved_qty, $5, $6, $7, $8, $9 FROM u`,
+      stockSql().consume,
       [l.item_code, l.warehouse, l.qty, l.reserved, voucher.reason, voucher.voucher_type ?? null, voucher.voucher_no ?? null, actor.type, actor.id],
       opts,
     );

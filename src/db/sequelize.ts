@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { Sequelize, QueryTypes, type Transaction } from 'sequelize';
 import type { Config } from '../config/index.js';
+import { initModels } from './models.js';
 
 // Wire values as the spec shows them: numerics as numbers, dates as YYYY-MM-DD text, counts as numbers.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => (v === null ? null : Number(v)));
@@ -27,10 +28,12 @@ export function initDatabase(config: Config, url = config.databaseUrl): Sequeliz
       options: `-c lock_timeout=${config.db.lockTimeoutMs} -c timezone=America/New_York`,
       keepAlive: true,
     },
-    define: { underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
+    // each model declares its own timestamps (db/models.ts)
+    define: { underscored: true, timestamps: false },
     retry: { max: 0 },
   });
   overrideSequelizeParsers(instance);
+  initModels(instance);
   return instance;
 }
 
