@@ -44,7 +44,7 @@ async function loadSchema(): Promise<Schema> {
 
 const SIMPLE_TYPES: Record<string, string> = {
   TEXT: 'text', STRING: 'character varying', INTEGER: 'integer', BIGINT: 'bigint', SMALLINT: 'smallint', BOOLEAN: 'boolean',
-  DATE: 'timestamp with time zone', DATEONLY: 'date', UUID: 'uuid', JSONB: 'jsonb', JSON: 'json',
+  DATE: 'timestamp with time zone', DATEONLY: 'date', UUID: 'uuid', JSONB: 'jsonb', JSON: 'json', BLOB: 'bytea',
 };
 const ARRAY_ELEMENTS: Record<string, string> = { TEXT: '_text', INTEGER: '_int4', BIGINT: '_int8', UUID: '_uuid' };
 
