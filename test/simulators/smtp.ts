@@ -47,6 +47,9 @@ export async function startSmtpSink(): Promise<SmtpSink> {
       });
     },
   });
+  // A client that dies mid-session (the SIGKILLed worker of the lease test) resets its connection;
+  // smtp-server reports that as an 'error' event, which without a listener would crash the test run.
+  server.on('error', () => undefined);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as { port: number };
   return {

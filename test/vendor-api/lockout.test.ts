@@ -52,8 +52,12 @@ test.serial('T31: an unknown client_id and a wrong secret answer alike', async (
       timings[k].push(performance.now() - start);
     }
   }
-  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
-  t.true(Math.abs(median(timings[0]) - median(timings[1])) < 10);
+  // the fastest of each kind is the one least disturbed by whatever else the machine runs; a call
+  // takes 10-50 ms on a loaded machine (more under coverage), so the tolerance grows with it: what
+  // this can see is a path that skips a whole step (a lookup, a hash), not microseconds
+  const [unknown, wrong] = timings.map((xs) => Math.min(...xs));
+  const tolerance = Math.max(10, 0.5 * Math.max(unknown, wrong));
+  t.true(Math.abs(unknown - wrong) < tolerance, `fastest ${unknown.toFixed(1)} and ${wrong.toFixed(1)} ms; ${JSON.stringify(timings.map((xs) => xs.map(Math.round)))}`);
 });
 
 test.serial('auth.token is limited per source address, so one stranger cannot lock out every vendor', async (t) => {
