@@ -98,7 +98,6 @@ const inserts = new Map<string, Prepared>();
 async function insertOrder(actor: Actor, p: PreparedOrder, transaction?: Tx): Promise<OrderSummary> {
   const values = headerValues(actor, p);
   const cols = Object.keys(values);
-  const n = cols.length;
   // the column list is the same on every call: one prepared statement (a second list gets its own)
   const key = cols.join(',');
   let stmt = inserts.get(key);

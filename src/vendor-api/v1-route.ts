@@ -9,7 +9,7 @@ import type { Lifecycle, Request, ResponseToolkit, ServerRoute } from '@hapi/hap
 import type Joi from 'joi';
 import { bearerVendorOf, type Actor } from '../auth/actor.js';
 import { permission } from '../auth/policy/index.js';
-import { execute, type Tx } from '../db/sequelize.js';
+import { type Tx } from '../db/sequelize.js';
 import { methodArgs, methodRoute, type HttpVerb } from '../http/method.js';
 import { rateLimitPre } from '../http/pre.js';
 import { DomainError, InputError, RateLimitError } from '../shared/errors.js';
