@@ -8,11 +8,11 @@ import { prepare, runPreparedOne } from '../db/prepared.js';
 import { namesOf, once } from '../db/sql-names.js';
 import { SalesPerson } from '../org/sales-person.model.js';
 import { User } from '../users/user.model.js';
-import { findLoginUser, lockUser, recordLogin } from '../users/users.service.js';
+import { findLoginUser, lockUser, recordLogin, storePasswordHash } from '../users/users.service.js';
 import { ApiKey } from './api-key.model.js';
 import { Session } from './session.model.js';
-import { AuthenticationError, NotFoundError } from '../shared/errors.js';
-import { hmacHex, randomToken, safeEqual, sha256Hex, verifyPassword } from '../shared/crypto.js';
+import { AuthenticationError, InputError, NotFoundError } from '../shared/errors.js';
+import { hashPassword, hmacHex, randomToken, safeEqual, sha256Hex, verifyPassword } from '../shared/crypto.js';
 import { clearBucket, hitSlidingStart, peekSlidingStart } from '../shared/rate-limit.js';
 import { runtime } from '../shared/runtime.js';
 import type { Actor, Role } from './actor.js';
@@ -172,6 +172,20 @@ export async function endSession(sid: string): Promise<void> {
 /** Removes expired sessions (periodic job). */
 export async function purgeExpiredSessions(opts: { transaction?: Tx } = {}): Promise<number> {
   return Session.destroy({ where: { expiresAt: { [Op.lt]: fn('now') } }, transaction: opts.transaction });
+}
+
+// ---- passwords -----------------------------------------------------------------------------------
+
+/** Sets a user's password (admin or CLI) and ends every session of the user, in one transaction. */
+export async function setPassword(actor: Actor, email: string, password: string): Promise<void> {
+  authorize(actor, 'update', 'User');
+  if (!password || password.length < 10) throw new InputError('Password must have at least 10 characters');
+  const hash = await hashPassword(password);
+  await withTransaction(undefined, async (transaction) => {
+    const userId = await storePasswordHash(email, hash, { transaction });
+    if (!userId) throw new NotFoundError(`User ${email} not found`);
+    await Session.destroy({ where: { userId }, transaction });
+  });
 }
 
 // ---- API keys ------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
  * lower(email)); a doctor account carries its verified NPI and DEA number.
  */
 import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
-import type { Role } from '../auth/actor.js';
+import type { Role } from './roles.js';
 
 export class User extends Model<InferAttributes<User>, InferCreationAttributes<User>> {
   declare id: CreationOptional<string>;

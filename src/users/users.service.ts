@@ -1,16 +1,19 @@
 /**
  * Users: accounts, passwords and doctor verification, on the User model (table users). E-mail is
  * matched case-insensitively everywhere (the unique index is on lower(email)).
+ *
+ * users sits below auth (auth reads accounts to build actors and check passwords), so it imports
+ * nothing from auth: it asks the policy through the shared access port (plugged by src/modules.ts),
+ * whose AccessActor auth/actor.ts widens to the service's Actor; ending sessions is auth's part.
  */
 import Joi from 'joi';
 import { Op, col, fn, literal, where, type WhereOptions } from 'sequelize';
 import type { Tx } from '../db/sequelize.js';
 import { columnsOf } from '../db/sql-names.js';
 import { hashPassword } from '../shared/crypto.js';
-import { ConflictError, InputError, NotFoundError } from '../shared/errors.js';
-import { ROLES, type Actor, type Role } from '../auth/actor.js';
-import { authorize } from '../auth/policy/index.js';
-import { endUserSessions } from '../auth/session-store.js';
+import { ConflictError, InputError } from '../shared/errors.js';
+import { authorize, type AccessActor as Actor } from '../shared/access.js';
+import { ROLES, type Role } from './roles.js';
 import { User } from './user.model.js';
 
 export interface NewUser {
@@ -53,14 +56,13 @@ export async function createUser(actor: Actor, input: NewUser, opts: { transacti
   return { id: user.id, email: value.email, roles: value.roles };
 }
 
-/** Sets a user's password and ends its sessions. */
-export async function setPassword(actor: Actor, email: string, password: string): Promise<void> {
-  authorize(actor, 'update', 'User');
-  if (!password || password.length < 10) throw new InputError('Password must have at least 10 characters');
-  const hash = await hashPassword(password);
-  const [, rows] = await User.update({ passwordHash: hash }, { where: byEmail(email), returning: ['id'] });
-  if (!rows[0]) throw new NotFoundError(`User ${email} not found`);
-  await endUserSessions(rows[0].id);
+/**
+ * Stores a new password hash (auth's setPassword checks the actor and the password, then ends the
+ * user's sessions in the same transaction); answers the user's id, or undefined when there is none.
+ */
+export async function storePasswordHash(email: string, hash: string, opts: { transaction?: Tx } = {}): Promise<string | undefined> {
+  const [, rows] = await User.update({ passwordHash: hash }, { where: byEmail(email), returning: ['id'], transaction: opts.transaction });
+  return rows[0]?.id;
 }
 
 export async function findUserByEmail(email: string): Promise<{ id: string; email: string; roles: Role[]; enabled: boolean } | undefined> {
