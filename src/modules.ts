@@ -17,6 +17,8 @@ import { housekeepingJob } from './jobs/housekeeping.job.js';
 import { mailHandler } from './mail/mail.service.js';
 import { vendorWebhookHandler } from './webhooks/webhook.handler.js';
 import { idempotencyPurgeJob } from './vendor-api/idempotency-purge.job.js';
+import { plugOrderParties } from './files/attachments.js';
+import { orderParties } from './orders/order-parties.js';
 // document types at /api/resource (each file registers the types of its domain)
 import './org/org.doctypes.js';
 import './vendors/vendor.doctypes.js';
@@ -26,6 +28,8 @@ import './catalog/catalog.doctypes.js';
 
 plugAccessPolicy({ authorize, scopeOf });
 registerBearerVerifier((token) => verifyBearer(token));
+// ports of a lower domain, filled by a higher one (docs/decisions.md "Domain dependency order")
+plugOrderParties(orderParties); // files ← orders: a file's order decides who reads it
 
 registerOutboxHandler(mailHandler);
 registerOutboxHandler(vendorWebhookHandler);

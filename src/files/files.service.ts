@@ -17,7 +17,7 @@ import { DomainError, InputError, NotFoundError } from '../shared/errors.js';
 import { runtime } from '../shared/runtime.js';
 import { literal } from 'sequelize';
 import { StoredFile } from './file.model.js';
-import { orderParties } from '../orders/order-parties.js';
+import { orderPartiesOf } from './attachments.js';
 import { once, sqlFor } from '../db/sql-names.js';
 
 export interface FileRow {
@@ -140,7 +140,7 @@ export async function findFile(ref: string, opts: { transaction?: Tx } = {}): Pr
 
 /** Whether the actor may read the file (the policy's canReadFile, with the attached order loaded when it asks). */
 export async function canReadFile(actor: Actor, file: FileRow, opts: { transaction?: Tx } = {}): Promise<boolean> {
-  return policyAllowsFile(actor, file, (order) => orderParties(order, opts));
+  return policyAllowsFile(actor, file, (order) => orderPartiesOf(order, opts));
 }
 
 /** Reads and decrypts a file the actor may read; audited. Hidden files are 404. */
