@@ -1,12 +1,13 @@
 /**
  * svc.api.get_vendor_dashboard_data: sales totals, recent orders and low-stock SKUs of the caller's
- * vendor only (submitted orders; amounts are the vendor's own lines, never order totals).
+ * vendor only (submitted orders; amounts are the vendor's own lines, never order totals). A read over
+ * orders, catalog and org, so it lives with orders (above vendors: orders name the vendor's sku rule).
  */
 import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
 import type { Tx } from '../db/sequelize.js';
 import { vendorLowStock, vendorProductCounts } from '../catalog/items.service.js';
-import { recentVendorOrders, vendorSalesTotals } from '../orders/vendor-sales.service.js';
+import { recentVendorOrders, vendorSalesTotals } from './vendor-sales.service.js';
 import { customerNames } from '../org/org.service.js';
 
 export const LOW_STOCK_THRESHOLD = 10;
