@@ -19,6 +19,9 @@ import { vendorWebhookHandler } from './webhooks/webhook.handler.js';
 import { idempotencyPurgeJob } from './vendor-api/idempotency-purge.job.js';
 import { plugOrderParties } from './files/attachments.js';
 import { orderParties } from './orders/order-parties.js';
+import { plugWebhookPorts } from './webhooks/webhook-ports.js';
+import { webhookTargetOf } from './vendors/webhook-target.js';
+import { deliveryAttempts, lastHttpStatusOf, logOutboundAttempt } from './vendor-api/api-log.service.js';
 // document types at /api/resource (each file registers the types of its domain)
 import './org/org.doctypes.js';
 import './vendors/vendor.doctypes.js';
@@ -30,6 +33,8 @@ plugAccessPolicy({ authorize, scopeOf });
 registerBearerVerifier((token) => verifyBearer(token));
 // ports of a lower domain, filled by a higher one (docs/decisions.md "Domain dependency order")
 plugOrderParties(orderParties); // files ← orders: a file's order decides who reads it
+// webhooks ← vendors (the target) and vendor-api (the attempt log)
+plugWebhookPorts({ targetOf: webhookTargetOf, logAttempt: logOutboundAttempt, lastHttpStatusOf, attemptsOf: deliveryAttempts });
 
 registerOutboxHandler(mailHandler);
 registerOutboxHandler(vendorWebhookHandler);

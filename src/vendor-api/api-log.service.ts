@@ -1,9 +1,11 @@
 /**
  * The Vendor API Log (table vendor_api_logs, owned here): one row per v1 call (inbound, written by
- * the route on every outcome) and one per webhook attempt (outbound, written by the webhook sender).
+ * the route on every outcome) and one per webhook attempt (outbound, written by the webhook sender
+ * through webhooks' ports, plugged by src/modules.ts).
  */
 import { execute, selectRows } from '../db/sequelize.js';
 import { namesOf, once } from '../db/sql-names.js';
+import type { AttemptLogRow, OutboundAttempt } from '../webhooks/webhook-ports.js';
 import { VendorApiLog } from './vendor-api-log.model.js';
 
 export interface InboundCall {
@@ -14,18 +16,6 @@ export interface InboundCall {
   durationMs: number;
   idempotencyKey: string | null;
   requestId: string;
-  error: string | null;
-}
-
-export interface OutboundAttempt {
-  vendor: string;
-  event: string;
-  status: string;
-  httpStatus: number | null;
-  durationMs: number | null;
-  deliveryId: string;
-  attempt: number;
-  excerpt: string | null;
   error: string | null;
 }
 
@@ -58,16 +48,6 @@ export async function lastHttpStatusOf(deliveryIds: string[]): Promise<Map<strin
   if (deliveryIds.length === 0) return new Map();
   const rows = await selectRows<{ delivery_id: string; http_status: number | null }>(sql().lastStatus, [deliveryIds]);
   return new Map(rows.map((r) => [r.delivery_id, r.http_status]));
-}
-
-export interface AttemptLogRow {
-  attempt: number | null;
-  status: string;
-  http_status: number | null;
-  duration_ms: number | null;
-  excerpt: string | null;
-  error: string | null;
-  created_at: Date;
 }
 
 /** The logged attempts of one delivery, oldest first; only `vendor`'s when given. */

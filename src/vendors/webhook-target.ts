@@ -1,11 +1,6 @@
-/** Where a vendor's webhooks go: its Webhook URL and the (encrypted) secret they are signed with. */
+/** Where a vendor's webhooks go: its Webhook URL and the (encrypted) secret they are signed with (plugged into webhooks' ports by src/modules.ts). */
+import type { WebhookTarget } from '../webhooks/webhook-ports.js';
 import { VendorProfile } from './vendor-profile.model.js';
-
-export interface WebhookTarget {
-  name: string;
-  webhook_url: string | null;
-  webhook_secret_enc: string | null;
-}
 
 /** The vendor's webhook target, read now (a rotated secret applies to the next attempt); undefined: no such vendor. */
 export async function webhookTargetOf(vendor: string): Promise<WebhookTarget | undefined> {

@@ -1,12 +1,12 @@
 /**
  * The outbox handler of kind `vendor_webhook`: one signed attempt per claim, a Vendor API Log row
  * per attempt, and the spec's schedule (about 60 s, then about 5 min; Retry-After may delay it, up
- * to one hour; three attempts, then failed and kept).
+ * to one hour; three attempts, then failed and kept). The vendor's target and the attempt log come
+ * through webhook-ports.ts (vendors and vendor-api, plugged by src/modules.ts).
  */
 import { extendLease, type AttemptContext, type AttemptOutcome, type OutboxHandler, type OutboxRow } from '../shared/outbox.js';
-import { logOutboundAttempt } from '../vendor-api/api-log.service.js';
-import { webhookTargetOf } from '../vendors/webhook-target.js';
 import { runtime } from '../shared/runtime.js';
+import { webhookPorts } from './webhook-ports.js';
 import { vendorSafeData } from './payload.js';
 import { sendEnvelope, utcTimestamp, type Envelope, type SendResult } from './webhook.sender.js';
 
@@ -42,14 +42,14 @@ async function loadTarget(row: OutboxRow, workerId: string): Promise<DeliveryTar
   const leaseSeconds = runtime().config.webhook.timeoutMs / 1000 + 5; // the send aborts at the timeout; 5 s covers the logging
   const lease = await extendLease(row.id, workerId, leaseSeconds);
   if (!lease) return undefined;
-  const vendor = lease.target ? await webhookTargetOf(lease.target) : undefined;
+  const vendor = lease.target ? await webhookPorts().targetOf(lease.target) : undefined;
   return { id: lease.id, created_local: lease.created_local, webhook_url: vendor?.webhook_url ?? null, webhook_secret_enc: vendor?.webhook_secret_enc ?? null };
 }
 
 /** Writes the Vendor API Log row of one attempt (direction outbound, function = event). */
 export async function logAttempt(entry: { vendor: string; event: string; deliveryId: string; attempt: number; status: string; result?: Partial<SendResult> }): Promise<void> {
   const r = entry.result ?? {};
-  await logOutboundAttempt({
+  await webhookPorts().logAttempt({
     vendor: entry.vendor, event: entry.event, status: entry.status, httpStatus: r.httpStatus ?? null, durationMs: r.durationMs ?? null,
     deliveryId: entry.deliveryId, attempt: entry.attempt, excerpt: r.excerpt ?? null, error: r.error ?? null,
   });

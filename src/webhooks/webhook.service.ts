@@ -12,9 +12,8 @@ import { ConflictError, InputError, NotFoundError } from '../shared/errors.js';
 import { enqueue, redeliver } from '../shared/outbox.js';
 import { findOutboxRows } from '../shared/outbox-admin.js';
 import type { Outbox, OutboxStatus } from '../shared/outbox.model.js';
-import { deliveryAttempts, lastHttpStatusOf, type AttemptLogRow } from '../vendor-api/api-log.service.js';
-import { webhookTargetOf } from '../vendors/webhook-target.js';
 import { runtime } from '../shared/runtime.js';
+import { webhookPorts, type AttemptLogRow } from './webhook-ports.js';
 import { vendorSafeData } from './payload.js';
 import { buildEnvelope, logAttempt, VENDOR_WEBHOOK_KIND } from './webhook.handler.js';
 import { sendEnvelope } from './webhook.sender.js';
@@ -56,7 +55,7 @@ export interface TestFireResult {
  */
 export async function testFireWebhook(actor: Actor, vendorName: string): Promise<TestFireResult> {
   authorize(actor, 'test_fire', RESOURCE, { name: vendorName, vendor: vendorName });
-  const vendor = await webhookTargetOf(vendorName);
+  const vendor = await webhookPorts().targetOf(vendorName);
   if (!vendor) throw new NotFoundError(`Vendor Profile ${vendorName} not found`);
   if (!vendor.webhook_url) return { ok: false, reason: 'No Webhook URL is configured for this vendor' };
   if (!vendor.webhook_secret_enc) return { ok: false, reason: 'No webhook secret is configured for this vendor' };
@@ -97,7 +96,7 @@ const STATUSES = ['pending', 'running', 'done', 'failed'];
 
 /** Deliveries as listed, each with the HTTP status of its latest logged attempt. */
 async function summaries(rows: Outbox[]): Promise<DeliverySummary[]> {
-  const lastStatus = await lastHttpStatusOf(rows.map((o) => o.deliveryId));
+  const lastStatus = await webhookPorts().lastHttpStatusOf(rows.map((o) => o.deliveryId));
   return rows.map((o) => ({
     id: o.id, delivery_id: o.deliveryId, event: o.topic as string, vendor: o.target as string, status: o.status, attempts: o.attempts, max_attempts: o.maxAttempts,
     next_attempt_at: o.status === 'pending' ? o.nextAttemptAt : null, last_error: o.lastError, last_http_status: lastStatus.get(o.deliveryId) ?? null,
@@ -132,7 +131,7 @@ export async function getWebhookDelivery(actor: Actor, id: string): Promise<{ de
   const delivery = await findDelivery(actor, id);
   const deliveryId = delivery?.delivery_id ?? (UUID.test(id) ? id : null);
   const vendorScope = webhookVendorOf(actor); // null for staff and the system: every vendor's attempts
-  const attempts = deliveryId ? await deliveryAttempts(deliveryId, vendorScope) : [];
+  const attempts = deliveryId ? await webhookPorts().attemptsOf(deliveryId, vendorScope) : [];
   if (!delivery && attempts.length === 0) throw new NotFoundError(`Webhook delivery ${id} not found`);
   return { delivery: delivery ?? null, attempts };
 }
