@@ -5,7 +5,14 @@
  * item; a verified and an unverified doctor account and an API user of the demo clinic.
  * Dates are relative to the day the seed runs, so the validity cases stay true.
  */
-import { execute, type Tx } from '../src/db/sequelize.js';
+import { Op, col, fn, literal, where } from 'sequelize';
+import type { Tx } from '../src/db/sequelize.js';
+import { Bin } from '../src/catalog/bin.model.js';
+import { ItemGroup } from '../src/catalog/item-group.model.js';
+import { ItemPrice } from '../src/catalog/item-price.model.js';
+import { Item } from '../src/catalog/item.model.js';
+import { Uom } from '../src/catalog/uom.model.js';
+import { User } from '../src/users/user.model.js';
 import { hashPassword } from '../src/shared/crypto.js';
 import { DEMO_PASSWORD } from './foundation.seed.js';
 
@@ -18,61 +25,56 @@ export const CATALOG_USERS = [
   { email: 'clinic.api@demo.svc.local', full_name: 'Harbor Clinic Integration', verified: false },
 ] as const;
 
-const CATALOG = `
-INSERT INTO item_groups (name) VALUES ('Needs classification'), ('Medical Supplies'), ('Diagnostics'), ('Compounded Medications') ON CONFLICT DO NOTHING;
-INSERT INTO uoms (name, must_be_whole_number) VALUES ('Nos', true), ('Box', true), ('Vial', true), ('Kit', true) ON CONFLICT DO NOTHING;
-INSERT INTO items (item_code, item_name, description, stock_uom, item_group, standard_rate, workflow_state, published, disabled, is_503a) VALUES
-  ('DEMO-BP-CUFF', 'Blood Pressure Cuff, Adult', '<p>Reusable adult cuff with <strong>latex-free</strong> bladder.</p>', 'Nos', 'Diagnostics', 39.00, 'Approved', true, false, false),
-  ('DEMO-N95', 'N95 Respirator Mask (20)', '<p>NIOSH-approved N95 respirators, box of 20.</p>', 'Box', 'Medical Supplies', 25.00, 'Approved', true, false, false),
-  ('DEMO-THERM-IR', 'Infrared Thermometer', '<p>Non-contact forehead thermometer.</p>', 'Nos', 'Diagnostics', 24.00, 'Approved', true, false, false),
-  ('DEMO-ALC-PREP', 'Alcohol Prep Pads (200)', '<p>70% isopropyl alcohol pads.</p>', 'Box', 'Medical Supplies', 5.00, 'Approved', true, false, false),
-  ('DEMO-OTOSCOPE', 'Pocket Otoscope', '<p>LED pocket otoscope (disabled by its vendor).</p>', 'Nos', 'Diagnostics', 59.00, 'Approved', true, true, false),
-  ('DEMO-TESTO-503A', 'Testosterone Cypionate 200 mg/mL 10 mL (compounded)', '<p>503A compounded preparation; prescription required.</p>', 'Vial', 'Compounded Medications', 85.00, 'Approved', true, false, true)
-  ON CONFLICT DO NOTHING;
-INSERT INTO item_prices (price_list, item_code, rate, uom, valid_from, valid_upto) VALUES
-  ('Standard Selling', 'DEMO-BP-CUFF', 39.00, 'Nos', NULL, NULL),
-  ('Wholesale', 'DEMO-BP-CUFF', 36.00, 'Nos', NULL, NULL),
-  ('Contract Pricing', 'DEMO-BP-CUFF', 34.00, 'Nos', CURRENT_DATE - 30, CURRENT_DATE + 180),
-  ('Standard Selling', 'DEMO-N95', 25.00, 'Box', NULL, NULL),
-  ('Standard Selling', 'DEMO-THERM-IR', 24.00, 'Nos', NULL, NULL),
-  ('Wholesale', 'DEMO-THERM-IR', 22.00, 'Nos', NULL, NULL),
-  ('Standard Selling', 'DEMO-ALC-PREP', 5.00, 'Box', NULL, NULL),
-  ('Wholesale', 'DEMO-ALC-PREP', 4.60, 'Box', NULL, NULL),
-  ('Contract Pricing', 'DEMO-ALC-PREP', 3.90, 'Box', CURRENT_DATE - 400, CURRENT_DATE - 10),
-  ('Standard Selling', 'DEMO-OTOSCOPE', 59.00, 'Nos', NULL, NULL),
-  ('Standard Selling', 'DEMO-TESTO-503A', 85.00, 'Vial', NULL, NULL),
-  ('Contract Pricing', 'DEMO-TESTO-503A', 79.00, 'Vial', NULL, NULL),
-  ('Wholesale', 'DEMO-TESTO-503A', 80.00, 'Vial', NULL, NULL)
-  ON CONFLICT DO NOTHING;
-INSERT INTO bins (item_code, warehouse, actual_qty) VALUES
-  ('DEMO-BP-CUFF', 'Main Warehouse - MSE', 60), ('DEMO-BP-CUFF', 'Overflow Warehouse - MSE', 25), ('DEMO-BP-CUFF', 'West Coast Warehouse - MSW', 10),
-  ('DEMO-N95', 'Main Warehouse - MSE', 500), ('DEMO-N95', 'West Coast Warehouse - MSW', 200),
-  ('DEMO-THERM-IR', 'Main Warehouse - MSE', 0),
-  ('DEMO-ALC-PREP', 'Main Warehouse - MSE', 1000), ('DEMO-ALC-PREP', 'Overflow Warehouse - MSE', 300),
-  ('DEMO-OTOSCOPE', 'Main Warehouse - MSE', 15),
-  ('DEMO-TESTO-503A', 'Pharmacy Vault - MSW', 30)
-  ON CONFLICT DO NOTHING;
-`;
+/** Today ± days, in the database's calendar (the validity cases are relative to the day the seed runs). */
+const today = (days: number) => literal(`CURRENT_DATE ${days < 0 ? '-' : '+'} ${Math.abs(days)}`) as unknown as string;
 
 let hashed: string | undefined;
 
 /** The demo catalog, doctor accounts and the clinic's API user. */
 export async function seedCatalog(transaction: Tx): Promise<void> {
-  await execute(CATALOG, [], { transaction });
+  const once = { transaction, ignoreDuplicates: true }; // ON CONFLICT DO NOTHING: a second run changes nothing
+  await ItemGroup.bulkCreate(['Needs classification', 'Medical Supplies', 'Diagnostics', 'Compounded Medications'].map((name) => ({ name })), once);
+  await Uom.bulkCreate(['Nos', 'Box', 'Vial', 'Kit'].map((name) => ({ name, mustBeWholeNumber: true })), once);
+  const item = (itemCode: string, itemName: string, description: string, stockUom: string, itemGroup: string, standardRate: number, disabled: boolean, is503a: boolean) =>
+    ({ itemCode, itemName, description, stockUom, itemGroup, standardRate, workflowState: 'Approved' as const, published: true, disabled, is503a });
+  await Item.bulkCreate([
+    item('DEMO-BP-CUFF', 'Blood Pressure Cuff, Adult', '<p>Reusable adult cuff with <strong>latex-free</strong> bladder.</p>', 'Nos', 'Diagnostics', 39.0, false, false),
+    item('DEMO-N95', 'N95 Respirator Mask (20)', '<p>NIOSH-approved N95 respirators, box of 20.</p>', 'Box', 'Medical Supplies', 25.0, false, false),
+    item('DEMO-THERM-IR', 'Infrared Thermometer', '<p>Non-contact forehead thermometer.</p>', 'Nos', 'Diagnostics', 24.0, false, false),
+    item('DEMO-ALC-PREP', 'Alcohol Prep Pads (200)', '<p>70% isopropyl alcohol pads.</p>', 'Box', 'Medical Supplies', 5.0, false, false),
+    item('DEMO-OTOSCOPE', 'Pocket Otoscope', '<p>LED pocket otoscope (disabled by its vendor).</p>', 'Nos', 'Diagnostics', 59.0, true, false),
+    item('DEMO-TESTO-503A', 'Testosterone Cypionate 200 mg/mL 10 mL (compounded)', '<p>503A compounded preparation; prescription required.</p>', 'Vial', 'Compounded Medications', 85.0, false, true),
+  ], once);
+  const price = (priceList: string, itemCode: string, rate: number, uom: string, validFrom: string | null = null, validUpto: string | null = null) => ({ priceList, itemCode, rate, uom, validFrom, validUpto });
+  await ItemPrice.bulkCreate([
+    price('Standard Selling', 'DEMO-BP-CUFF', 39.0, 'Nos'),
+    price('Wholesale', 'DEMO-BP-CUFF', 36.0, 'Nos'),
+    price('Contract Pricing', 'DEMO-BP-CUFF', 34.0, 'Nos', today(-30), today(180)),
+    price('Standard Selling', 'DEMO-N95', 25.0, 'Box'),
+    price('Standard Selling', 'DEMO-THERM-IR', 24.0, 'Nos'),
+    price('Wholesale', 'DEMO-THERM-IR', 22.0, 'Nos'),
+    price('Standard Selling', 'DEMO-ALC-PREP', 5.0, 'Box'),
+    price('Wholesale', 'DEMO-ALC-PREP', 4.6, 'Box'),
+    price('Contract Pricing', 'DEMO-ALC-PREP', 3.9, 'Box', today(-400), today(-10)),
+    price('Standard Selling', 'DEMO-OTOSCOPE', 59.0, 'Nos'),
+    price('Standard Selling', 'DEMO-TESTO-503A', 85.0, 'Vial'),
+    price('Contract Pricing', 'DEMO-TESTO-503A', 79.0, 'Vial'),
+    price('Wholesale', 'DEMO-TESTO-503A', 80.0, 'Vial'),
+  ], once);
+  const bin = (itemCode: string, warehouse: string, actualQty: number) => ({ itemCode, warehouse, actualQty });
+  await Bin.bulkCreate([
+    bin('DEMO-BP-CUFF', 'Main Warehouse - MSE', 60), bin('DEMO-BP-CUFF', 'Overflow Warehouse - MSE', 25), bin('DEMO-BP-CUFF', 'West Coast Warehouse - MSW', 10),
+    bin('DEMO-N95', 'Main Warehouse - MSE', 500), bin('DEMO-N95', 'West Coast Warehouse - MSW', 200),
+    bin('DEMO-THERM-IR', 'Main Warehouse - MSE', 0),
+    bin('DEMO-ALC-PREP', 'Main Warehouse - MSE', 1000), bin('DEMO-ALC-PREP', 'Overflow Warehouse - MSE', 300),
+    bin('DEMO-OTOSCOPE', 'Main Warehouse - MSE', 15),
+    bin('DEMO-TESTO-503A', 'Pharmacy Vault - MSW', 30),
+  ], once);
   hashed ??= await hashPassword(DEMO_PASSWORD);
-  for (const u of CATALOG_USERS) {
-    await execute(
-      `INSERT INTO users (email, full_name, password_hash, roles, customer)
-       SELECT $1, $2, $3, ARRAY['Customer'], 'CUST-0001' WHERE NOT EXISTS (SELECT 1 FROM users WHERE lower(email) = lower($1))`,
-      [u.email, u.full_name, hashed],
-      { transaction },
-    );
-  }
-  await execute(
-    `UPDATE users SET doctor_npi = $2, doctor_dea_number = $3, doctor_verified_at = now(), doctor_verified_by = 'seed'
-      WHERE lower(email) = lower($1) AND doctor_verified_at IS NULL`,
-    [DEMO_DOCTOR.email, DEMO_DOCTOR.npi, DEMO_DOCTOR.dea],
-    { transaction },
+  await User.bulkCreate(CATALOG_USERS.map((u) => ({ email: u.email, fullName: u.full_name, passwordHash: hashed!, roles: ['Customer' as const], customer: 'CUST-0001' })), once);
+  await User.update(
+    { doctorNpi: DEMO_DOCTOR.npi, doctorDeaNumber: DEMO_DOCTOR.dea, doctorVerifiedAt: fn('now') as unknown as Date, doctorVerifiedBy: 'seed' },
+    { where: { [Op.and]: [where(fn('lower', col('email')), DEMO_DOCTOR.email.toLowerCase()), { doctorVerifiedAt: null }] }, transaction },
   );
 }
 

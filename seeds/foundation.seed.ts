@@ -1,4 +1,12 @@
-import { execute, type Tx } from '../src/db/sequelize.js';
+import type { Tx } from '../src/db/sequelize.js';
+import { Warehouse } from '../src/catalog/warehouse.model.js';
+import { PriceList } from '../src/catalog/price-list.model.js';
+import { Address } from '../src/org/address.model.js';
+import { Company } from '../src/org/company.model.js';
+import { Customer } from '../src/org/customer.model.js';
+import { SalesPerson } from '../src/org/sales-person.model.js';
+import { Territory } from '../src/org/territory.model.js';
+import { User } from '../src/users/user.model.js';
 import { hashPassword } from '../src/shared/crypto.js';
 
 /** The demo password of every demo user (printed by npm start; demo data only). */
@@ -18,53 +26,46 @@ export const DEMO_USERS = [
   { email: 'vendor@demo.svc.local', full_name: 'Val Vendor', roles: ['Vendor'] },
 ] as const;
 
-const ORG = `
-INSERT INTO companies (name, abbr) VALUES ('MedSupply East LLC', 'MSE'), ('MedSupply West LLC', 'MSW') ON CONFLICT DO NOTHING;
-INSERT INTO territories (name, parent_territory) VALUES ('United States', NULL) ON CONFLICT DO NOTHING;
-INSERT INTO territories (name, parent_territory) VALUES ('East', 'United States'), ('West', 'United States') ON CONFLICT DO NOTHING;
-INSERT INTO warehouses (name, warehouse_name, company, priority, label) VALUES
-  ('Main Warehouse - MSE', 'Main Warehouse', 'MedSupply East LLC', 10, 'Newark, NJ (preferred)'),
-  ('Overflow Warehouse - MSE', 'Overflow Warehouse', 'MedSupply East LLC', 20, 'Allentown, PA'),
-  ('West Coast Warehouse - MSW', 'West Coast Warehouse', 'MedSupply West LLC', 30, 'Reno, NV'),
-  ('Pharmacy Vault - MSW', 'Pharmacy Vault', 'MedSupply West LLC', 40, 'Reno, NV (controlled)')
-  ON CONFLICT DO NOTHING;
-INSERT INTO price_lists (name, currency, is_contract, valid_from, valid_upto) VALUES
-  ('Standard Selling', 'USD', false, NULL, NULL),
-  ('Wholesale', 'USD', false, NULL, NULL),
-  ('Contract Pricing', 'USD', true, '2026-01-01', '2027-12-31'),
-  ('Sales Channel', 'USD', false, NULL, NULL)
-  ON CONFLICT DO NOTHING;
-INSERT INTO sales_persons (name, full_name, parent_sales_person, is_manager, territory, commission_rate) VALUES
-  ('Mary Manager', 'Mary Manager', NULL, true, 'East', 3) ON CONFLICT DO NOTHING;
-INSERT INTO sales_persons (name, full_name, parent_sales_person, is_manager, territory, commission_rate, subrep_pct) VALUES
-  ('Rick Rep', 'Rick Rep', 'Mary Manager', false, 'East', 5, NULL),
-  ('Wendy West', 'Wendy West', NULL, false, 'West', 5, NULL)
-  ON CONFLICT DO NOTHING;
-INSERT INTO customers (name, customer_name, territory, price_list, assigned_rep, email, phone) VALUES
-  ('CUST-0001', 'Harbor Family Clinic', 'East', 'Contract Pricing', 'Rick Rep', 'purchasing@harbor-clinic.example', '+1 201 555 0101'),
-  ('CUST-0002', 'Sunset Wellness Center', 'West', 'Wholesale', 'Wendy West', 'orders@sunset-wellness.example', '+1 775 555 0102')
-  ON CONFLICT DO NOTHING;
-INSERT INTO addresses (name, customer, address_title, address_line1, address_line2, city, state, pincode, country, phone, email, contact_name, is_shipping_address, is_primary_address) VALUES
-  ('CUST-0001-Shipping', 'CUST-0001', 'Harbor Family Clinic', '12 Harbor Street', 'Suite 200', 'Newark', 'NJ', '07102', 'United States', '+1 201 555 0101', 'purchasing@harbor-clinic.example', 'Hana Harbor', true, true),
-  ('CUST-0001-Annex', 'CUST-0001', 'Harbor Family Clinic Annex', '40 Dock Road', NULL, 'Jersey City', 'NJ', '07302', 'United States', '+1 201 555 0111', 'annex@harbor-clinic.example', 'Ari Annex', true, false),
-  ('CUST-0002-Shipping', 'CUST-0002', 'Sunset Wellness Center', '900 Sunset Blvd', NULL, 'Reno', 'NV', '89501', 'United States', '+1 775 555 0102', 'orders@sunset-wellness.example', 'Sam Sunset', true, true)
-  ON CONFLICT DO NOTHING;
-`;
-
 let hashed: string | undefined;
 
 /** Companies, warehouses, territories, price lists, sales team, two clinics and a user per role. */
 export async function seedFoundation(transaction: Tx): Promise<void> {
-  await execute(ORG, [], { transaction });
+  const once = { transaction, ignoreDuplicates: true }; // ON CONFLICT DO NOTHING: a second run changes nothing
+  await Company.bulkCreate([{ name: 'MedSupply East LLC', abbr: 'MSE' }, { name: 'MedSupply West LLC', abbr: 'MSW' }], once);
+  await Territory.bulkCreate([{ name: 'United States', parentTerritory: null }], once);
+  await Territory.bulkCreate([{ name: 'East', parentTerritory: 'United States' }, { name: 'West', parentTerritory: 'United States' }], once);
+  await Warehouse.bulkCreate([
+    { name: 'Main Warehouse - MSE', warehouseName: 'Main Warehouse', company: 'MedSupply East LLC', priority: 10, label: 'Newark, NJ (preferred)' },
+    { name: 'Overflow Warehouse - MSE', warehouseName: 'Overflow Warehouse', company: 'MedSupply East LLC', priority: 20, label: 'Allentown, PA' },
+    { name: 'West Coast Warehouse - MSW', warehouseName: 'West Coast Warehouse', company: 'MedSupply West LLC', priority: 30, label: 'Reno, NV' },
+    { name: 'Pharmacy Vault - MSW', warehouseName: 'Pharmacy Vault', company: 'MedSupply West LLC', priority: 40, label: 'Reno, NV (controlled)' },
+  ], once);
+  await PriceList.bulkCreate([
+    { name: 'Standard Selling', currency: 'USD', isContract: false, validFrom: null, validUpto: null },
+    { name: 'Wholesale', currency: 'USD', isContract: false, validFrom: null, validUpto: null },
+    { name: 'Contract Pricing', currency: 'USD', isContract: true, validFrom: '2026-01-01', validUpto: '2027-12-31' },
+    { name: 'Sales Channel', currency: 'USD', isContract: false, validFrom: null, validUpto: null },
+  ], once);
+  await SalesPerson.bulkCreate([{ name: 'Mary Manager', fullName: 'Mary Manager', parentSalesPerson: null, isManager: true, territory: 'East', commissionRate: 3 }], once);
+  await SalesPerson.bulkCreate([
+    { name: 'Rick Rep', fullName: 'Rick Rep', parentSalesPerson: 'Mary Manager', isManager: false, territory: 'East', commissionRate: 5, subrepPct: null },
+    { name: 'Wendy West', fullName: 'Wendy West', parentSalesPerson: null, isManager: false, territory: 'West', commissionRate: 5, subrepPct: null },
+  ], once);
+  await Customer.bulkCreate([
+    { name: 'CUST-0001', customerName: 'Harbor Family Clinic', territory: 'East', priceList: 'Contract Pricing', assignedRep: 'Rick Rep', email: 'purchasing@harbor-clinic.example', phone: '+1 201 555 0101' },
+    { name: 'CUST-0002', customerName: 'Sunset Wellness Center', territory: 'West', priceList: 'Wholesale', assignedRep: 'Wendy West', email: 'orders@sunset-wellness.example', phone: '+1 775 555 0102' },
+  ], once);
+  await Address.bulkCreate([
+    { name: 'CUST-0001-Shipping', customer: 'CUST-0001', addressTitle: 'Harbor Family Clinic', addressLine1: '12 Harbor Street', addressLine2: 'Suite 200', city: 'Newark', state: 'NJ', pincode: '07102', country: 'United States', phone: '+1 201 555 0101', email: 'purchasing@harbor-clinic.example', contactName: 'Hana Harbor', isShippingAddress: true, isPrimaryAddress: true },
+    { name: 'CUST-0001-Annex', customer: 'CUST-0001', addressTitle: 'Harbor Family Clinic Annex', addressLine1: '40 Dock Road', addressLine2: null, city: 'Jersey City', state: 'NJ', pincode: '07302', country: 'United States', phone: '+1 201 555 0111', email: 'annex@harbor-clinic.example', contactName: 'Ari Annex', isShippingAddress: true, isPrimaryAddress: false },
+    { name: 'CUST-0002-Shipping', customer: 'CUST-0002', addressTitle: 'Sunset Wellness Center', addressLine1: '900 Sunset Blvd', addressLine2: null, city: 'Reno', state: 'NV', pincode: '89501', country: 'United States', phone: '+1 775 555 0102', email: 'orders@sunset-wellness.example', contactName: 'Sam Sunset', isShippingAddress: true, isPrimaryAddress: true },
+  ], once);
   hashed ??= await hashPassword(DEMO_PASSWORD);
-  for (const u of DEMO_USERS) {
-    await execute(
-      `INSERT INTO users (email, full_name, password_hash, roles, customer, sales_person)
-       SELECT $1, $2, $3, $4, $5, $6 WHERE NOT EXISTS (SELECT 1 FROM users WHERE lower(email) = lower($1))`,
-      [u.email, u.full_name, hashed, u.roles, 'customer' in u ? u.customer : null, 'sales_person' in u ? u.sales_person : null],
-      { transaction },
-    );
-  }
+  // an existing user of the same e-mail (any case: the unique index is on lower(email)) is kept as it is
+  await User.bulkCreate(
+    DEMO_USERS.map((u) => ({ email: u.email, fullName: u.full_name, passwordHash: hashed!, roles: [...u.roles], customer: 'customer' in u ? u.customer : null, salesPerson: 'sales_person' in u ? u.sales_person : null })),
+    once,
+  );
 }
 
 export function foundationBanner(): string[] {

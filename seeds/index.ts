@@ -2,7 +2,8 @@
  * Demo data: the same set for `npm start`, `svc db seed demo` and the tests. Every seed is
  * idempotent (INSERT … ON CONFLICT DO NOTHING), so running it twice changes nothing.
  */
-import { db, selectOne, type Tx } from '../src/db/sequelize.js';
+import { db, type Tx } from '../src/db/sequelize.js';
+import { User } from '../src/users/user.model.js';
 import { seedFoundation, foundationBanner } from './foundation.seed.js';
 import { seedVendors, vendorBanner } from './vendor.seed.js';
 import { seedCatalog, catalogBanner } from './catalog.seed.js';
@@ -27,7 +28,7 @@ export function registerSeed(seed: Seed): void {
 
 /** True when the database holds no users yet (npm start seeds only an empty database). */
 export async function isEmptyDatabase(): Promise<boolean> {
-  return !(await selectOne(`SELECT 1 FROM users LIMIT 1`));
+  return (await User.findOne({ attributes: ['id'] })) === null;
 }
 
 /** Loads every seed in one transaction; returns their names. */

@@ -3,7 +3,15 @@
  * without auto-approve and a 503A pharmacy), a suspended vendor, and a vendor that keeps separate
  * SKUs. Their client secrets are fixed demo values (printed by npm start; demo data only).
  */
-import { execute, selectRows, type Tx } from '../src/db/sequelize.js';
+import { Op, col, fn, where } from 'sequelize';
+import type { Tx } from '../src/db/sequelize.js';
+import { Bin } from '../src/catalog/bin.model.js';
+import { ItemGroup } from '../src/catalog/item-group.model.js';
+import { ItemPrice } from '../src/catalog/item-price.model.js';
+import { Item } from '../src/catalog/item.model.js';
+import { Uom } from '../src/catalog/uom.model.js';
+import { User } from '../src/users/user.model.js';
+import { VendorProfile } from '../src/vendors/vendor-profile.model.js';
 import { hashClientSecret } from '../src/vendors/vendor-profile.service.js';
 
 export const DEMO_VENDORS = [
@@ -13,54 +21,53 @@ export const DEMO_VENDORS = [
   { name: 'VEN-DEMO-SEP', vendor_name: 'Separate Sku Diagnostics', email: 'api@sepsku.example', scope: 'standard', auto_approve: true, suspended: false, separate_skus: true, sku_prefix: 'SEP', client_id: 'svcv_demo_sepsku', client_secret: 'svcs_demo_sepsku_2026_not_secret' },
 ] as const;
 
-const ITEMS = `
-INSERT INTO item_groups (name) VALUES ('Needs classification'), ('Medical Supplies'), ('Diagnostics'), ('Compounded Medications') ON CONFLICT DO NOTHING;
-INSERT INTO uoms (name, must_be_whole_number) VALUES ('Nos', true), ('Box', true), ('Vial', true), ('Kit', true) ON CONFLICT DO NOTHING;
-INSERT INTO items (item_code, item_name, description, stock_uom, item_group, vendor, vendor_sku, vendor_product_id, standard_rate, valuation_rate, workflow_state, published, is_503a) VALUES
-  ('MEDI-GLV-NIT-M', 'Nitrile Exam Gloves, Medium (100)', '<p>Powder-free nitrile exam gloves.</p>', 'Box', 'Medical Supplies', 'VEN-DEMO-MEDI', 'MEDI-GLV-NIT-M', 'medi-1001', 12.50, 7.10, 'Approved', true, false),
-  ('MEDI-SYR-3ML', 'Luer-Lock Syringe 3 mL (100)', '<p>Sterile single-use syringes.</p>', 'Box', 'Medical Supplies', 'VEN-DEMO-MEDI', 'MEDI-SYR-3ML', 'medi-1002', 18.00, 9.40, 'Approved', true, false),
-  ('MEDI-GAUZE-4X4', 'Gauze Sponges 4x4 (200)', '<p>Non-sterile gauze sponges.</p>', 'Box', 'Medical Supplies', 'VEN-DEMO-MEDI', 'MEDI-GAUZE-4X4', 'medi-1003', 9.75, 4.20, 'Pending', false, false),
-  ('RX-SEMA-5MG', 'Semaglutide 5 mg/2 mL (compounded)', '<p>503A compounded preparation; prescription required.</p>', 'Vial', 'Compounded Medications', 'VEN-DEMO-RX', 'RX-SEMA-5MG', 'rx-501', 189.00, 95.00, 'Approved', true, true),
-  ('RX-B12-30ML', 'Methylcobalamin 1 mg/mL 30 mL (compounded)', '<p>503A compounded preparation; prescription required.</p>', 'Vial', 'Compounded Medications', 'VEN-DEMO-RX', 'RX-B12-30ML', 'rx-502', 48.00, 21.00, 'Approved', true, true),
-  ('SEP-STRIP-50', 'Glucose Test Strips (50)', '<p>Test strips for the Sep meter.</p>', 'Box', 'Diagnostics', 'VEN-DEMO-SEP', 'STRIP-50', 'sep-77', 22.00, 11.00, 'Approved', true, false)
-  ON CONFLICT DO NOTHING;
-UPDATE items SET rx_attributes = '{"ndc": "00000-0000-01", "dosage_form": "injection", "route": "subcutaneous", "is_rx": true, "cold_chain": true}'::jsonb
- WHERE item_code = 'RX-SEMA-5MG' AND rx_attributes IS NULL;
-INSERT INTO item_prices (price_list, item_code, rate, uom) VALUES
-  ('Standard Selling', 'MEDI-GLV-NIT-M', 12.50, 'Box'), ('Contract Pricing', 'MEDI-GLV-NIT-M', 11.25, 'Box'), ('Wholesale', 'MEDI-GLV-NIT-M', 10.90, 'Box'),
-  ('Standard Selling', 'MEDI-SYR-3ML', 18.00, 'Box'), ('Contract Pricing', 'MEDI-SYR-3ML', 16.20, 'Box'), ('Wholesale', 'MEDI-SYR-3ML', 15.80, 'Box'),
-  ('Standard Selling', 'RX-SEMA-5MG', 189.00, 'Vial'), ('Contract Pricing', 'RX-SEMA-5MG', 179.00, 'Vial'), ('Wholesale', 'RX-SEMA-5MG', 175.00, 'Vial'),
-  ('Standard Selling', 'RX-B12-30ML', 48.00, 'Vial'), ('Contract Pricing', 'RX-B12-30ML', 45.00, 'Vial'), ('Wholesale', 'RX-B12-30ML', 44.00, 'Vial'),
-  ('Standard Selling', 'SEP-STRIP-50', 22.00, 'Box'), ('Contract Pricing', 'SEP-STRIP-50', 20.00, 'Box'), ('Wholesale', 'SEP-STRIP-50', 19.50, 'Box')
-  ON CONFLICT DO NOTHING;
-INSERT INTO bins (item_code, warehouse, actual_qty) VALUES
-  ('MEDI-GLV-NIT-M', 'Main Warehouse - MSE', 400), ('MEDI-GLV-NIT-M', 'West Coast Warehouse - MSW', 120), ('MEDI-SYR-3ML', 'Main Warehouse - MSE', 250),
-  ('MEDI-GAUZE-4X4', 'Main Warehouse - MSE', 6), ('RX-SEMA-5MG', 'Pharmacy Vault - MSW', 40), ('RX-B12-30ML', 'Pharmacy Vault - MSW', 8),
-  ('SEP-STRIP-50', 'Overflow Warehouse - MSE', 300)
-  ON CONFLICT DO NOTHING;
-UPDATE users SET vendor = 'VEN-DEMO-MEDI' WHERE lower(email) = 'vendor@demo.svc.local' AND vendor IS NULL;
-`;
-
 /** Vendor profiles with fixed demo credentials, then their items, prices and stock. */
 export async function seedVendors(transaction: Tx): Promise<void> {
-  for (const v of DEMO_VENDORS) {
-    await execute(
-      `INSERT INTO vendor_profiles (name, vendor_name, email, country, status, suspended, api_enabled, auto_approve, scope, separate_skus, sku_prefix, client_id, client_secret_hash, secret_version, approved_at, approved_by, credentials_generated_at)
-       VALUES ($1, $2, $3, 'United States', 'Approved', $4, true, $5, $6, $7, $8, $9, $10, 1, now(), 'seed', now())
-       ON CONFLICT DO NOTHING`,
-      [v.name, v.vendor_name, v.email, v.suspended, v.auto_approve, v.scope, v.separate_skus, v.sku_prefix, v.client_id, hashClientSecret(v.client_secret)],
-      { transaction },
-    );
-  }
-  await execute(ITEMS, [], { transaction });
+  const once = { transaction, ignoreDuplicates: true }; // ON CONFLICT DO NOTHING: a second run changes nothing
+  const now = fn('now') as unknown as Date;
+  await VendorProfile.bulkCreate(
+    DEMO_VENDORS.map((v) => ({
+      name: v.name, vendorName: v.vendor_name, email: v.email, country: 'United States', status: 'Approved' as const, suspended: v.suspended, apiEnabled: true,
+      autoApprove: v.auto_approve, scope: v.scope, separateSkus: v.separate_skus, skuPrefix: v.sku_prefix, clientId: v.client_id,
+      clientSecretHash: hashClientSecret(v.client_secret), secretVersion: 1, approvedAt: now, approvedBy: 'seed', credentialsGeneratedAt: now,
+    })),
+    once,
+  );
+  await ItemGroup.bulkCreate(['Needs classification', 'Medical Supplies', 'Diagnostics', 'Compounded Medications'].map((name) => ({ name })), once);
+  await Uom.bulkCreate(['Nos', 'Box', 'Vial', 'Kit'].map((name) => ({ name, mustBeWholeNumber: true })), once);
+  const item = (itemCode: string, itemName: string, description: string, stockUom: string, itemGroup: string, vendor: string, vendorSku: string, vendorProductId: string, standardRate: number, valuationRate: number, workflowState: 'Approved' | 'Pending', published: boolean, is503a: boolean) =>
+    ({ itemCode, itemName, description, stockUom, itemGroup, vendor, vendorSku, vendorProductId, standardRate, valuationRate, workflowState, published, is503a });
+  await Item.bulkCreate([
+    item('MEDI-GLV-NIT-M', 'Nitrile Exam Gloves, Medium (100)', '<p>Powder-free nitrile exam gloves.</p>', 'Box', 'Medical Supplies', 'VEN-DEMO-MEDI', 'MEDI-GLV-NIT-M', 'medi-1001', 12.5, 7.1, 'Approved', true, false),
+    item('MEDI-SYR-3ML', 'Luer-Lock Syringe 3 mL (100)', '<p>Sterile single-use syringes.</p>', 'Box', 'Medical Supplies', 'VEN-DEMO-MEDI', 'MEDI-SYR-3ML', 'medi-1002', 18.0, 9.4, 'Approved', true, false),
+    item('MEDI-GAUZE-4X4', 'Gauze Sponges 4x4 (200)', '<p>Non-sterile gauze sponges.</p>', 'Box', 'Medical Supplies', 'VEN-DEMO-MEDI', 'MEDI-GAUZE-4X4', 'medi-1003', 9.75, 4.2, 'Pending', false, false),
+    item('RX-SEMA-5MG', 'Semaglutide 5 mg/2 mL (compounded)', '<p>503A compounded preparation; prescription required.</p>', 'Vial', 'Compounded Medications', 'VEN-DEMO-RX', 'RX-SEMA-5MG', 'rx-501', 189.0, 95.0, 'Approved', true, true),
+    item('RX-B12-30ML', 'Methylcobalamin 1 mg/mL 30 mL (compounded)', '<p>503A compounded preparation; prescription required.</p>', 'Vial', 'Compounded Medications', 'VEN-DEMO-RX', 'RX-B12-30ML', 'rx-502', 48.0, 21.0, 'Approved', true, true),
+    item('SEP-STRIP-50', 'Glucose Test Strips (50)', '<p>Test strips for the Sep meter.</p>', 'Box', 'Diagnostics', 'VEN-DEMO-SEP', 'STRIP-50', 'sep-77', 22.0, 11.0, 'Approved', true, false),
+  ], once);
+  await Item.update(
+    { rxAttributes: { ndc: '00000-0000-01', dosage_form: 'injection', route: 'subcutaneous', is_rx: true, cold_chain: true } },
+    { where: { itemCode: 'RX-SEMA-5MG', rxAttributes: null }, transaction },
+  );
+  const prices = (itemCode: string, uom: string, standard: number, contract: number, wholesale: number) => [
+    { priceList: 'Standard Selling', itemCode, rate: standard, uom }, { priceList: 'Contract Pricing', itemCode, rate: contract, uom }, { priceList: 'Wholesale', itemCode, rate: wholesale, uom },
+  ];
+  await ItemPrice.bulkCreate([
+    ...prices('MEDI-GLV-NIT-M', 'Box', 12.5, 11.25, 10.9), ...prices('MEDI-SYR-3ML', 'Box', 18.0, 16.2, 15.8), ...prices('RX-SEMA-5MG', 'Vial', 189.0, 179.0, 175.0),
+    ...prices('RX-B12-30ML', 'Vial', 48.0, 45.0, 44.0), ...prices('SEP-STRIP-50', 'Box', 22.0, 20.0, 19.5),
+  ], once);
+  const bin = (itemCode: string, warehouse: string, actualQty: number) => ({ itemCode, warehouse, actualQty });
+  await Bin.bulkCreate([
+    bin('MEDI-GLV-NIT-M', 'Main Warehouse - MSE', 400), bin('MEDI-GLV-NIT-M', 'West Coast Warehouse - MSW', 120), bin('MEDI-SYR-3ML', 'Main Warehouse - MSE', 250),
+    bin('MEDI-GAUZE-4X4', 'Main Warehouse - MSE', 6), bin('RX-SEMA-5MG', 'Pharmacy Vault - MSW', 40), bin('RX-B12-30ML', 'Pharmacy Vault - MSW', 8),
+    bin('SEP-STRIP-50', 'Overflow Warehouse - MSE', 300),
+  ], once);
+  await User.update({ vendor: 'VEN-DEMO-MEDI' }, { where: { [Op.and]: [where(fn('lower', col('email')), 'vendor@demo.svc.local'), { vendor: null }] }, transaction });
 }
 
 export async function vendorBanner(baseUrl: string): Promise<string[]> {
-  const rows = await selectRows<{ name: string; webhook_url: string | null; webhook_secret_set: boolean }>(
-    `SELECT name, webhook_url, webhook_secret_enc IS NOT NULL AS webhook_secret_set FROM vendor_profiles WHERE name = ANY($1::text[]) ORDER BY name`,
-    [DEMO_VENDORS.map((v) => v.name)],
-  );
-  const hook = new Map(rows.map((r) => [r.name, r]));
+  const rows = await VendorProfile.scope('withSecrets').findAll({ attributes: ['name', 'webhookUrl', 'webhookSecretEnc'], where: { name: DEMO_VENDORS.map((v) => v.name) }, order: [['name', 'ASC']] });
+  const hook = new Map(rows.map((r) => [r.name, { webhook_url: r.webhookUrl, webhook_secret_set: r.webhookSecretEnc !== null }]));
   const lines = ['Demo vendors (vendor interface v1: POST ' + baseUrl + '/api/method/svc.api.v1.auth.token {client_id, client_secret}):'];
   for (const v of DEMO_VENDORS) {
     const w = hook.get(v.name);

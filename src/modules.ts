@@ -17,14 +17,24 @@ import { housekeepingJob } from './jobs/housekeeping.job.js';
 import { mailHandler } from './mail/mail.service.js';
 import { vendorWebhookHandler } from './webhooks/webhook.handler.js';
 import { idempotencyPurgeJob } from './vendor-api/idempotency-purge.job.js';
+import { plugOrderParties } from './files/attachments.js';
+import { orderParties } from './orders/order-parties.js';
+import { plugWebhookPorts } from './webhooks/webhook-ports.js';
+import { webhookTargetOf } from './vendors/webhook-target.js';
+import { deliveryAttempts, lastHttpStatusOf, logOutboundAttempt } from './vendor-api/api-log.service.js';
 // document types at /api/resource (each file registers the types of its domain)
 import './org/org.doctypes.js';
 import './vendors/vendor.doctypes.js';
+import './vendor-api/vendor-api.doctypes.js';
 import './orders/orders.doctype.js';
 import './catalog/catalog.doctypes.js';
 
 plugAccessPolicy({ authorize, scopeOf });
 registerBearerVerifier((token) => verifyBearer(token));
+// ports of a lower domain, filled by a higher one (docs/decisions.md "Domain dependency order")
+plugOrderParties(orderParties); // files ← orders: a file's order decides who reads it
+// webhooks ← vendors (the target) and vendor-api (the attempt log)
+plugWebhookPorts({ targetOf: webhookTargetOf, logAttempt: logOutboundAttempt, lastHttpStatusOf, attemptsOf: deliveryAttempts });
 
 registerOutboxHandler(mailHandler);
 registerOutboxHandler(vendorWebhookHandler);

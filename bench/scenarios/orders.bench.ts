@@ -1,6 +1,7 @@
 import { Pool } from 'undici';
 import type pg from 'pg';
 import { rateExpr } from '../../src/catalog/prices.js';
+import { once } from '../../src/db/sql-names.js';
 import { loadLargeCatalog } from '../data/large-catalog.js';
 import { load, pct, positional, rng } from '../data/sql.js';
 import { percentile, type BenchContext, type BenchRow, type BenchScenario } from '../lib.js';
@@ -21,7 +22,8 @@ const ROUNDS = 3;
 
 interface Bin { item_code: string; warehouse: string }
 
-const RAW_PRICE = positional(`SELECT i.item_code, ${rateExpr('i.item_code')} AS rate FROM items i WHERE i.item_code = ANY($codes)`, { ...RATE_BINDS, codes: [] }).text;
+// built on first use: the rate expression names its table through the model, which needs the database initialised
+const rawPrice = once(() => positional(`SELECT i.item_code, ${rateExpr('i.item_code')} AS rate FROM items i WHERE i.item_code = ANY($codes)`, { ...RATE_BINDS, codes: [] }).text);
 
 /** The raw place-order transaction (8 round trips + BEGIN), reserving like a submit does. */
 async function rawPlaceOrder(pool: pg.Pool, lines: Bin[]): Promise<void> {
@@ -29,7 +31,7 @@ async function rawPlaceOrder(pool: pg.Pool, lines: Bin[]): Promise<void> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    const { rows: prices } = await client.query(RAW_PRICE, [RATE_BINDS.list, RATE_BINDS.fallback, sorted.map((l) => l.item_code)]);
+    const { rows: prices } = await client.query(rawPrice(), [RATE_BINDS.list, RATE_BINDS.fallback, sorted.map((l) => l.item_code)]);
     const rate = new Map(prices.map((p) => [p.item_code as string, p.rate as number]));
     for (const l of sorted) {
       const u = await client.query(`UPDATE bins SET reserved_qty = reserved_qty + 1, updated_at = now() WHERE item_code = $1 AND warehouse = $2 AND actual_qty - reserved_qty >= 1`, [l.item_code, l.warehouse]);

@@ -1,5 +1,7 @@
 import type { Actor } from '../auth/actor.js';
-import { execute, selectRows, type Tx } from '../db/sequelize.js';
+import { execute, type Tx } from '../db/sequelize.js';
+import { camel, columnsOf, once, sqlFor } from '../db/sql-names.js';
+import { AuditEvent } from './audit-event.model.js';
 
 /**
  * The audit trail (HIPAA 164.312(b)): who read or changed patient data or another sensitive record.
@@ -19,10 +21,13 @@ export interface AuditEntry {
   detail?: Record<string, unknown>;
 }
 
+// Written in the transaction of every audited change or read (503A orders among them): one raw INSERT, built once.
+const insertSql = once(() => sqlFor({ e: AuditEvent })(`INSERT INTO {@e} ({e:actorType}, {e:actorId}, {e:actorRoles}, {e:action}, {e:objectType}, {e:objectName}, {e:fields}, {e:requestId}, {e:ip}, {e:detail})
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`));
+
 export async function recordAudit(transaction: Tx | undefined, actor: Actor, entry: AuditEntry): Promise<void> {
   await execute(
-    `INSERT INTO audit_events (actor_type, actor_id, actor_roles, action, object_type, object_name, fields, request_id, ip, detail)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    insertSql(),
     [
       actor.type,
       actor.id,
@@ -61,9 +66,8 @@ export interface AuditRow {
 
 /** Audit rows for one object, oldest first (used by tests and admin tooling). */
 export async function auditTrailOf(objectType: string, objectName: string, opts: { transaction?: Tx } = {}): Promise<AuditRow[]> {
-  return selectRows<AuditRow>(
-    `SELECT * FROM audit_events WHERE object_type = $1 AND object_name = $2 ORDER BY id`,
-    [objectType, objectName],
-    opts,
-  );
+  const c = columnsOf(AuditEvent);
+  const keys = ['id', 'actor_type', 'actor_id', 'actor_roles', 'action', 'object_type', 'object_name', 'fields', 'request_id', 'ip', 'detail', 'created_at'] as const;
+  const attributes = keys.map((k) => [(c as Record<string, string>)[camel(k)], k] as [string, string]);
+  return AuditEvent.findAll({ attributes, where: { objectType, objectName }, order: [['id', 'ASC']], raw: true, transaction: opts.transaction }) as unknown as Promise<AuditRow[]>;
 }

@@ -1,16 +1,7 @@
-/** The roles of the service (issue: foundation). */
-export const ROLES = [
-  'Customer',
-  'Vendor',
-  'Sales Rep',
-  'Sales Manager',
-  'Marketplace Admin',
-  'Marketplace Officer',
-  'Catalog Manager',
-  'Operations',
-  'System Manager',
-] as const;
-export type Role = (typeof ROLES)[number];
+import type { Role } from '../users/roles.js';
+
+// The role names are the accounts' vocabulary (users/roles.ts, below auth); re-exported for the service.
+export { ROLES, type Role } from '../users/roles.js';
 
 /** Who is acting: a user (session or API key), a vendor (bearer token), or the system (CLI, jobs). */
 export interface Actor {

@@ -2,10 +2,17 @@
  * Users' credentials: password login sessions (sid cookie + CSRF token) and API key/secret pairs.
  * Secrets are stored hashed: passwords with scrypt, API secrets (high-entropy) with a peppered HMAC.
  */
+import { Op, fn, literal } from 'sequelize';
 import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
 import { prepare, runPreparedOne } from '../db/prepared.js';
-import { AuthenticationError, NotFoundError } from '../shared/errors.js';
-import { hmacHex, randomToken, safeEqual, sha256Hex, verifyPassword } from '../shared/crypto.js';
+import { namesOf, once } from '../db/sql-names.js';
+import { SalesPerson } from '../org/sales-person.model.js';
+import { User } from '../users/user.model.js';
+import { findLoginUser, lockUser, recordLogin, storePasswordHash } from '../users/users.service.js';
+import { ApiKey } from './api-key.model.js';
+import { Session } from './session.model.js';
+import { AuthenticationError, InputError, NotFoundError } from '../shared/errors.js';
+import { hashPassword, hmacHex, randomToken, safeEqual, sha256Hex, verifyPassword } from '../shared/crypto.js';
 import { clearBucket, hitSlidingStart, peekSlidingStart } from '../shared/rate-limit.js';
 import { runtime } from '../shared/runtime.js';
 import type { Actor, Role } from './actor.js';
@@ -24,15 +31,25 @@ interface UserRow {
   team: string[] | null;
 }
 
-const actorSelect = (extra = '') => `
-  SELECT ${extra}u.id, u.email, u.full_name, u.roles, u.enabled, u.customer, u.sales_person, u.vendor, sp.territory,
-         CASE WHEN sp.is_manager THEN (
+/**
+ * The actor of a user: its row, its sales person's territory and, for a manager, its team (the
+ * sales-person tree below it). Runs on every authenticated request, so it stays one measured
+ * statement over users and sales_persons (tables and columns named by their models).
+ */
+function actorSelect(extra = ''): string {
+  const { t: users, c: u } = namesOf(User);
+  const { t: salesPersons, c: sp } = namesOf(SalesPerson);
+  return `
+  SELECT ${extra}u.${u.id} AS id, u.${u.email} AS email, u.${u.fullName} AS full_name, u.${u.roles} AS roles, u.${u.enabled} AS enabled,
+         u.${u.customer} AS customer, u.${u.salesPerson} AS sales_person, u.${u.vendor} AS vendor, sp.${sp.territory} AS territory,
+         CASE WHEN sp.${sp.isManager} THEN (
            WITH RECURSIVE team AS (
-             SELECT s0.name FROM sales_persons s0 WHERE s0.name = sp.name
-             UNION SELECT s.name FROM sales_persons s JOIN team ON s.parent_sales_person = team.name)
+             SELECT s0.${sp.name} AS name FROM ${salesPersons} s0 WHERE s0.${sp.name} = sp.${sp.name}
+             UNION SELECT s.${sp.name} FROM ${salesPersons} s JOIN team ON s.${sp.parentSalesPerson} = team.name)
            SELECT array_agg(name) FROM team) END AS team
-    FROM users u LEFT JOIN sales_persons sp ON sp.name = u.sales_person`;
-const ACTOR_SELECT = actorSelect();
+    FROM ${users} u LEFT JOIN ${salesPersons} sp ON sp.${sp.name} = u.${u.salesPerson}`;
+}
+const actorSql = once(() => `${actorSelect()} WHERE u.${namesOf(User).c.id} = $1`);
 
 function toActor(row: UserRow, via: Actor['via']): Actor {
   return {
@@ -52,7 +69,7 @@ function toActor(row: UserRow, via: Actor['via']): Actor {
 
 /** Loads the actor of an enabled user (fresh on every request: a disabled user is out at once). */
 export async function loadUserActor(userId: string, via: Actor['via'], opts: { transaction?: Tx } = {}): Promise<Actor | undefined> {
-  const row = await selectOne<UserRow>(`${ACTOR_SELECT} WHERE u.id = $1`, [userId], opts);
+  const row = await selectOne<UserRow>(actorSql(), [userId], opts);
   return row && row.enabled ? toActor(row, via) : undefined;
 }
 
@@ -96,7 +113,7 @@ export async function login(usr: string, pwd: string, meta: { ip?: string; userA
 
 async function openSession(usr: string, pwd: string, meta: { ip?: string; userAgent?: string }): Promise<LoginResult> {
   if (!usr || !pwd) throw new AuthenticationError('Incomplete login details');
-  const user = await selectOne<{ id: string; password_hash: string | null; enabled: boolean }>(`SELECT id, password_hash, enabled FROM users WHERE lower(email) = lower($1)`, [usr]);
+  const user = await findLoginUser(usr);
   const ok = await verifyPassword(pwd, user?.password_hash);
   if (!user || !ok) throw new AuthenticationError('Invalid login credentials');
   if (!user.enabled) throw new AuthenticationError('User disabled or missing');
@@ -104,17 +121,31 @@ async function openSession(usr: string, pwd: string, meta: { ip?: string; userAg
   const sid = randomToken(32);
   const csrfToken = randomToken(24);
   await withTransaction(undefined, async (transaction) => {
-    await execute(
-      `INSERT INTO sessions (id_hash, user_id, csrf_token, ip, user_agent, expires_at)
-       VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6::float8 * 60))`,
-      [sha256Hex(sid), user.id, csrfToken, meta.ip ?? null, meta.userAgent?.slice(0, 200) ?? null, session.idleMinutes],
-      { transaction },
+    await Session.create(
+      {
+        idHash: sha256Hex(sid), userId: user.id, csrfToken, ip: meta.ip ?? null, userAgent: meta.userAgent?.slice(0, 200) ?? null,
+        // database time, like every other session instant
+        createdAt: literal('now()') as unknown as Date, lastSeenAt: literal('now()') as unknown as Date,
+        expiresAt: literal(`now() + make_interval(secs => ${Number(session.idleMinutes)}::float8 * 60)`) as unknown as Date,
+      },
+      { transaction, returning: false },
     );
-    await execute(`UPDATE users SET last_login_at = now() WHERE id = $1`, [user.id], { transaction });
+    await recordLogin(user.id, { transaction });
   });
   const actor = (await loadUserActor(user.id, 'session'))!;
   return { sid, csrfToken, actor: { ...actor, sessionId: sha256Hex(sid) }, maxAgeSeconds: session.absoluteHours * 3600 };
 }
+
+// Every session request runs these: raw statements in database time, named through the model.
+const sessionSql = once(() => {
+  const { t, c } = namesOf(Session);
+  return {
+    resume: `SELECT ${c.userId} AS user_id, ${c.csrfToken} AS csrf_token,
+                    ${c.lastSeenAt} < now() - LEAST(interval '30 seconds', make_interval(secs => $3::float8 * 30)) AS stale FROM ${t}
+              WHERE ${c.idHash} = $1 AND ${c.expiresAt} > now() AND ${c.createdAt} > now() - make_interval(secs => $2::float8 * 3600)`,
+    slide: `UPDATE ${t} SET ${c.lastSeenAt} = now(), ${c.expiresAt} = now() + make_interval(secs => $2::float8 * 60) WHERE ${c.idHash} = $1`,
+  };
+});
 
 /**
  * Resumes a session: valid while neither the idle timeout nor the absolute lifetime has passed.
@@ -124,27 +155,37 @@ export async function resumeSession(sid: string): Promise<{ actor: Actor; csrfTo
   const { session } = runtime().config;
   const idHash = sha256Hex(sid);
   const row = await selectOne<{ user_id: string; csrf_token: string; stale: boolean }>(
-    `SELECT user_id, csrf_token, last_seen_at < now() - LEAST(interval '30 seconds', make_interval(secs => $3::float8 * 30)) AS stale FROM sessions
-      WHERE id_hash = $1 AND expires_at > now() AND created_at > now() - make_interval(secs => $2::float8 * 3600)`,
+    sessionSql().resume,
     [idHash, session.absoluteHours, session.idleMinutes], // a sub-minute idle timeout slides at half its length
   );
   if (!row) return undefined;
-  if (row.stale) {
-    await execute(`UPDATE sessions SET last_seen_at = now(), expires_at = now() + make_interval(secs => $2::float8 * 60) WHERE id_hash = $1`, [idHash, session.idleMinutes]);
-  }
+  if (row.stale) await execute(sessionSql().slide, [idHash, session.idleMinutes]);
   const actor = await loadUserActor(row.user_id, 'session');
   return actor ? { actor: { ...actor, sessionId: idHash }, csrfToken: row.csrf_token } : undefined;
 }
 
 /** Ends a session (logout). */
 export async function endSession(sid: string): Promise<void> {
-  await execute(`DELETE FROM sessions WHERE id_hash = $1`, [sha256Hex(sid)]);
+  await Session.destroy({ where: { idHash: sha256Hex(sid) } });
 }
 
 /** Removes expired sessions (periodic job). */
 export async function purgeExpiredSessions(opts: { transaction?: Tx } = {}): Promise<number> {
-  const rows = await execute(`DELETE FROM sessions WHERE expires_at < now() RETURNING 1`, [], opts);
-  return rows.length;
+  return Session.destroy({ where: { expiresAt: { [Op.lt]: fn('now') } }, transaction: opts.transaction });
+}
+
+// ---- passwords -----------------------------------------------------------------------------------
+
+/** Sets a user's password (admin or CLI) and ends every session of the user, in one transaction. */
+export async function setPassword(actor: Actor, email: string, password: string): Promise<void> {
+  authorize(actor, 'update', 'User');
+  if (!password || password.length < 10) throw new InputError('Password must have at least 10 characters');
+  const hash = await hashPassword(password);
+  await withTransaction(undefined, async (transaction) => {
+    const userId = await storePasswordHash(email, hash, { transaction });
+    if (!userId) throw new NotFoundError(`User ${email} not found`);
+    await Session.destroy({ where: { userId }, transaction });
+  });
 }
 
 // ---- API keys ------------------------------------------------------------------------------------
@@ -153,29 +194,25 @@ export async function purgeExpiredSessions(opts: { transaction?: Tx } = {}): Pro
 export async function generateApiKeys(actor: Actor, target: { userId?: string; email?: string }): Promise<{ api_key: string; api_secret: string; user: string }> {
   authorize(actor, 'create', 'API Key');
   return withTransaction(undefined, async (transaction) => {
-    const user = target.userId
-      ? await selectOne<{ id: string; email: string }>(`SELECT id, email FROM users WHERE id = $1 FOR UPDATE`, [target.userId], { transaction })
-      : await selectOne<{ id: string; email: string }>(`SELECT id, email FROM users WHERE lower(email) = lower($1) FOR UPDATE`, [target.email ?? ''], { transaction });
+    const user = await lockUser(target, { transaction });
     if (!user) throw new NotFoundError(`User ${target.email ?? target.userId} not found`);
     authorizeApiKeysFor(actor, user.id); // its own keys; anyone's for an admin or the CLI
     const apiKey = randomToken(12).replace(/[-_]/g, 'x').slice(0, 15).toLowerCase();
     const apiSecret = randomToken(24);
-    await execute(
-      `INSERT INTO api_keys (user_id, api_key, secret_hash) VALUES ($1, $2, $3)
-       ON CONFLICT (user_id) DO UPDATE SET api_key = EXCLUDED.api_key, secret_hash = EXCLUDED.secret_hash, updated_at = now()`,
-      [user.id, apiKey, pepper(apiSecret)],
-      { transaction },
-    );
+    await ApiKey.upsert({ userId: user.id, apiKey, secretHash: pepper(apiSecret) }, { transaction, returning: false });
     return { api_key: apiKey, api_secret: apiSecret, user: user.email };
   });
 }
 
 // Runs on every API request: prepared once per connection (planning the team CTE cost ~3× its execution).
-const API_KEY_SQL = prepare('svc_api_key_actor', `${actorSelect('k.secret_hash, ')} JOIN api_keys k ON k.user_id = u.id WHERE k.api_key = $1`);
+const apiKeySql = once(() => {
+  const { t, c } = namesOf(ApiKey);
+  return prepare('svc_api_key_actor', `${actorSelect(`k.${c.secretHash} AS secret_hash, `)} JOIN ${t} k ON k.${c.userId} = u.${namesOf(User).c.id} WHERE k.${c.apiKey} = $1`);
+});
 
 /** Resolves `token <key>:<secret>` to its user actor, or undefined (401). */
 export async function resolveApiKey(apiKey: string, apiSecret: string): Promise<Actor | undefined> {
-  const row = await runPreparedOne<UserRow & { secret_hash: string }>(API_KEY_SQL, [apiKey]);
+  const row = await runPreparedOne<UserRow & { secret_hash: string }>(apiKeySql(), [apiKey]);
   const expected = row?.secret_hash ?? pepper('no-such-key');
   const match = safeEqual(pepper(apiSecret), expected);
   if (!row || !match || !row.enabled) return undefined;

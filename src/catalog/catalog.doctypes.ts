@@ -1,38 +1,48 @@
 /** Catalog records at /api/resource (read-only; writes go through the catalog and vendor services). */
 import { registerDocType } from '../shared/doctype.js';
+import { ItemPrice } from './item-price.model.js';
+import { Item } from './item.model.js';
+import { PriceList } from './price-list.model.js';
+import { Warehouse } from './warehouse.model.js';
+
+const stamps = { creation: 'createdAt', modified: 'updatedAt' };
+
+registerDocType({
+  name: 'Warehouse',
+  model: Warehouse,
+  fields: {
+    name: 'name', warehouse_name: 'warehouseName', company: 'company', priority: 'priority', label: 'label', is_group: 'isGroup', disabled: 'disabled', ...stamps,
+  },
+  listFields: ['name', 'warehouse_name', 'company'],
+  defaultOrder: [['priority', 'ASC'], ['name', 'ASC']],
+});
+
+registerDocType({
+  name: 'Price List',
+  model: PriceList,
+  fields: { name: 'name', price_list_name: 'name', currency: 'currency', selling: 'selling', enabled: 'enabled', valid_from: 'validFrom', valid_upto: 'validUpto', ...stamps },
+  defaultOrder: [['name', 'ASC']],
+});
 
 registerDocType({
   name: 'Item',
-  from: 'items t',
+  model: Item,
   fields: {
-    name: 't.item_code', item_code: 't.item_code', item_name: 't.item_name', description: 't.description', stock_uom: 't.stock_uom', item_group: 't.item_group',
-    vendor: 't.vendor', image: 't.image', workflow_state: 't.workflow_state', published: 't.published', disabled: 't.disabled', is_503a: 't.is_503a',
-    standard_rate: 't.standard_rate', creation: 't.created_at', modified: 't.updated_at',
+    name: 'itemCode', item_code: 'itemCode', item_name: 'itemName', description: 'description', stock_uom: 'stockUom', item_group: 'itemGroup',
+    vendor: 'vendor', image: 'image', workflow_state: 'workflowState', published: 'published', disabled: 'disabled', is_503a: 'is503a',
+    standard_rate: 'standardRate', ...stamps,
   },
   listFields: ['name', 'item_name'],
-  defaultOrder: 't.item_code ASC',
+  defaultOrder: [['itemCode', 'ASC']],
 });
 
 registerDocType({
   name: 'Item Price',
-  from: 'item_prices t',
+  model: ItemPrice,
   fields: {
-    name: 't.id', item_code: 't.item_code', price_list: 't.price_list', price_list_rate: 't.rate', rate: 't.rate', uom: 't.uom', currency: 't.currency',
-    valid_from: 't.valid_from', valid_upto: 't.valid_upto', creation: 't.created_at', modified: 't.updated_at',
+    name: 'id', item_code: 'itemCode', price_list: 'priceList', price_list_rate: 'rate', rate: 'rate', uom: 'uom', currency: 'currency',
+    valid_from: 'validFrom', valid_upto: 'validUpto', ...stamps,
   },
   listFields: ['name', 'item_code', 'price_list', 'price_list_rate'],
-  defaultOrder: 't.item_code ASC, t.price_list ASC',
-});
-
-// Vendor Profiles: never the secret hash, the webhook secret or the client secret.
-registerDocType({
-  name: 'Vendor Profile',
-  from: 'vendor_profiles t',
-  fields: {
-    name: 't.name', vendor_name: 't.vendor_name', email: 't.email', country: 't.country', profile_url: 't.profile_url', status: 't.status', suspended: 't.suspended',
-    api_enabled: 't.api_enabled', auto_approve: 't.auto_approve', scope: 't.scope', webhook_url: 't.webhook_url', separate_skus: 't.separate_skus', sku_prefix: 't.sku_prefix',
-    client_id: 't.client_id', creation: 't.created_at', modified: 't.updated_at',
-  },
-  listFields: ['name', 'vendor_name', 'status'],
-  defaultOrder: 't.name ASC',
+  defaultOrder: [['itemCode', 'ASC'], ['priceList', 'ASC']],
 });

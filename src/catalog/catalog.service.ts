@@ -6,12 +6,19 @@
 import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
 import { selectRows } from '../db/sequelize.js';
+import { once, sqlFor } from '../db/sql-names.js';
 import { InputError, NotFoundError } from '../shared/errors.js';
 import { clampPageLength } from '../shared/page-length.js';
-import { CHOICE_SQL, checkChoice, pricingCustomer, rateExpr, type ChoiceRow } from './prices.js';
+import { Bin } from './bin.model.js';
+import { Item } from './item.model.js';
+import { choiceSql, checkChoice, pricingCustomer, rateExpr, type ChoiceRow } from './prices.js';
+import { Warehouse } from './warehouse.model.js';
 
-/** SQL predicate of a product customers may see (alias i). */
-export const VISIBLE_ITEM = `i.workflow_state = 'Approved' AND i.published AND NOT i.disabled`;
+// The catalog reads are measured: raw SQL, built once from the models' names (sqlFor), never per request.
+const names = () => sqlFor({ i: Item, b: Bin, w: Warehouse });
+
+/** SQL predicate of a product customers may see (alias i; the model's scope `listed`). */
+const visibleItem = () => names()(`{i.workflowState} = 'Approved' AND {i.published} AND NOT {i.disabled}`);
 
 export interface CatalogRow {
   item_code: string;
@@ -46,13 +53,22 @@ export function pageOf(p: Page): { offset: number; limit: number } {
 /** Warehouses (name, warehouse_name, company), by priority. */
 export async function listWarehouses(actor: Actor): Promise<{ name: string; warehouse_name: string; company: string }[]> {
   authorize(actor, 'read', 'Catalog');
-  return selectRows(`SELECT name, warehouse_name, company FROM warehouses WHERE NOT disabled AND NOT is_group ORDER BY priority, name`);
+  return selectRows(warehousesSql().list);
 }
+
+const warehousesSql = once(() => {
+  const n = names();
+  const usable = n(`FROM {w} WHERE NOT {w.disabled} AND NOT {w.isGroup} ORDER BY {w.priority}, {w.name}`);
+  return {
+    list: n(`SELECT {w.name} AS name, {w.warehouseName} AS warehouse_name, {w.company} AS company ${usable}`),
+    labelled: n(`SELECT {w.name} AS name, COALESCE({w.label}, {w.warehouseName}) AS label ${usable}`),
+  };
+});
 
 /** Warehouses by configured priority (preferred first) with a display label. */
 export async function listWarehousesOrdered(actor: Actor): Promise<{ name: string; label: string }[]> {
   authorize(actor, 'read', 'Catalog');
-  return selectRows(`SELECT name, COALESCE(label, warehouse_name) AS label FROM warehouses WHERE NOT disabled AND NOT is_group ORDER BY priority, name`);
+  return selectRows(warehousesSql().labelled);
 }
 
 /**
@@ -62,11 +78,21 @@ export async function listWarehousesOrdered(actor: Actor): Promise<{ name: strin
  */
 function catalogSql(page: string, warehouse: boolean, withWarehouseColumn: boolean): string {
   return `SELECT ch.name AS ch_name, ch.assigned AS ch_assigned, ch.found AS ch_found, ch.is_contract AS ch_is_contract, ch.in_force AS ch_in_force, ch.currency AS ch_currency, ch.today AS ch_today,
-         ${warehouse ? `EXISTS (SELECT 1 FROM warehouses w WHERE w.name = $warehouse AND NOT w.disabled)` : 'true'} AS ch_warehouse_ok,
+         ${warehouse ? names()(`EXISTS (SELECT 1 FROM {w} WHERE {w.name} = $warehouse AND NOT {w.disabled})`) : 'true'} AS ch_warehouse_ok,
          pg.item_code, pg.item_name, pg.description, pg.stock_uom, ${rateExpr('pg.item_code', 'ch.list', 'ch.fallback')} AS rate, pg.available_qty${withWarehouseColumn ? ', pg.warehouse' : ''}
-    FROM (${CHOICE_SQL}) ch
+    FROM (${choiceSql()}) ch
     LEFT JOIN (${page}) pg ON ch.found
    ORDER BY pg.item_code${withWarehouseColumn ? ', pg.warehouse' : ''}`;
+}
+
+/** A statement with its page cut (LIMIT … OFFSET …) as the one part a request fills in: built once, joined per request. */
+const PAGE = '\u0000page\u0000';
+function paged(build: () => string): (limit: number, offset: number) => string {
+  const parts = once(() => build().split(PAGE));
+  return (limit, offset) => {
+    const [before, after] = parts();
+    return `${before}LIMIT ${limit} OFFSET ${offset}${after}`;
+  };
 }
 
 type CatalogQueryRow = CatalogRow & { [k: `ch_${string}`]: unknown };
@@ -89,18 +115,16 @@ function catalogRows(actor: Actor, rows: CatalogQueryRow[], warehouse: string | 
  * order and most of the filter (its predicate is repeated so the planner can use it), so the scan
  * stops after the page.
  */
-export function itemsInWarehouseSql(limit: number, offset: number): string {
-  return catalogSql(
-    `SELECT i.item_code, i.item_name, i.description, i.stock_uom, (b.actual_qty - b.reserved_qty)::float8 AS available_qty
-       FROM bins b
-       JOIN items i ON i.item_code = b.item_code
-      WHERE b.warehouse = $warehouse AND b.actual_qty > 0 AND b.actual_qty > b.reserved_qty AND ${VISIBLE_ITEM}
-      ORDER BY b.item_code
-      LIMIT ${limit} OFFSET ${offset}`,
-    true,
-    false,
-  );
-}
+export const itemsInWarehouseSql = paged(() => catalogSql(
+  names()(`SELECT {i.itemCode} AS item_code, {i.itemName} AS item_name, {i.description} AS description, {i.stockUom} AS stock_uom, ({b.actualQty} - {b.reservedQty})::float8 AS available_qty
+       FROM {b}
+       JOIN {i} ON {i.itemCode} = {b.itemCode}
+      WHERE {b.warehouse} = $warehouse AND {b.actualQty} > 0 AND {b.actualQty} > {b.reservedQty} AND ${visibleItem()}
+      ORDER BY {b.itemCode}
+      ${PAGE}`),
+  true,
+  false,
+));
 
 /** Items with available stock in one warehouse, priced with the caller's list; ordered by item_code. */
 export async function itemsInWarehouse(actor: Actor, input: { warehouse: string; price_list?: string } & Page): Promise<CatalogRow[]> {
@@ -122,18 +146,23 @@ export function likePattern(query: string): string {
  * trigram indexes. Exported so the bench runs it bare.
  */
 export function searchItemsSql(opts: { warehouse: boolean; limit: number; offset: number }): string {
-  const byWarehouse = opts.warehouse ? `AND b.warehouse = $warehouse` : '';
+  return (opts.warehouse ? searchInWarehouseSql : searchEverywhereSql)(opts.limit, opts.offset);
+}
+
+function searchSql(warehouse: boolean): string {
   return catalogSql(
-    `SELECT i.item_code, i.item_name, i.description, i.stock_uom, (b.actual_qty - b.reserved_qty)::float8 AS available_qty, b.warehouse
-       FROM items i
-       JOIN bins b ON b.item_code = i.item_code AND b.actual_qty > 0 AND b.actual_qty > b.reserved_qty ${byWarehouse}
-      WHERE (i.item_name ILIKE $pattern OR i.description ILIKE $pattern) AND ${VISIBLE_ITEM}
-      ORDER BY i.item_code, b.warehouse
-      LIMIT ${opts.limit} OFFSET ${opts.offset}`,
-    opts.warehouse,
+    names()(`SELECT {i.itemCode} AS item_code, {i.itemName} AS item_name, {i.description} AS description, {i.stockUom} AS stock_uom, ({b.actualQty} - {b.reservedQty})::float8 AS available_qty, {b.warehouse} AS warehouse
+       FROM {i}
+       JOIN {b} ON {b.itemCode} = {i.itemCode} AND {b.actualQty} > 0 AND {b.actualQty} > {b.reservedQty} ${warehouse ? 'AND {b.warehouse} = $warehouse' : ''}
+      WHERE ({i.itemName} ILIKE $pattern OR {i.description} ILIKE $pattern) AND ${visibleItem()}
+      ORDER BY {i.itemCode}, {b.warehouse}
+      ${PAGE}`),
+    warehouse,
     true,
   );
 }
+const searchInWarehouseSql = paged(() => searchSql(true));
+const searchEverywhereSql = paged(() => searchSql(false));
 
 /** Partial match on name and description, rows with available stock only (see searchItemsSql for the order). */
 export async function searchItems(actor: Actor, input: { query: string; warehouse?: string; price_list?: string } & Page): Promise<CatalogRow[]> {

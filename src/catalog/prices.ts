@@ -6,6 +6,14 @@
 import type { Actor } from '../auth/actor.js';
 import { canUsePriceList, isCustomerUser } from '../auth/policy/catalog.rules.js';
 import { execute, selectOne, selectRows, type Tx } from '../db/sequelize.js';
+import { once, sqlFor } from '../db/sql-names.js';
+import { Customer } from '../org/customer.model.js';
+import { ItemPrice } from './item-price.model.js';
+import { Item } from './item.model.js';
+import { PriceList } from './price-list.model.js';
+
+// Measured statements (catalog reads and order facts run these): raw SQL built once, named by the models.
+const names = () => sqlFor({ pl: PriceList, c: Customer, p: ItemPrice, i: Item });
 import { BusinessRuleError, PermissionError } from '../shared/errors.js';
 
 export const STANDARD_LIST = 'Standard Selling';
@@ -34,13 +42,13 @@ export function pricingCustomer(actor: Actor, customer?: string | null): string 
  * Standard Selling behind a contract list). Used alone (orders) or inside a catalog query, so a
  * catalog read is one round trip.
  */
-export const CHOICE_SQL = `SELECT n.name, n.assigned, pl.name IS NOT NULL AS found, pl.is_contract, pl.currency, CURRENT_DATE::text AS today,
-         COALESCE(pl.enabled AND (pl.valid_from IS NULL OR pl.valid_from <= CURRENT_DATE) AND (pl.valid_upto IS NULL OR pl.valid_upto >= CURRENT_DATE), false) AS in_force,
-         CASE WHEN pl.enabled AND (pl.valid_from IS NULL OR pl.valid_from <= CURRENT_DATE) AND (pl.valid_upto IS NULL OR pl.valid_upto >= CURRENT_DATE) THEN n.name END AS list,
-         CASE WHEN pl.is_contract AND n.name <> '${STANDARD_LIST}' THEN '${STANDARD_LIST}' END AS fallback
-    FROM (SELECT COALESCE(NULLIF($requested::text, ''), c.price_list, '${STANDARD_LIST}') AS name, c.price_list AS assigned
-            FROM (SELECT 1) one LEFT JOIN customers c ON c.name = $customer::text) n
-    LEFT JOIN price_lists pl ON pl.name = n.name AND pl.selling`;
+export const choiceSql = once(() => names()(`SELECT n.name, n.assigned, {pl.name} IS NOT NULL AS found, {pl.isContract} AS is_contract, {pl.currency} AS currency, CURRENT_DATE::text AS today,
+         COALESCE({pl.enabled} AND ({pl.validFrom} IS NULL OR {pl.validFrom} <= CURRENT_DATE) AND ({pl.validUpto} IS NULL OR {pl.validUpto} >= CURRENT_DATE), false) AS in_force,
+         CASE WHEN {pl.enabled} AND ({pl.validFrom} IS NULL OR {pl.validFrom} <= CURRENT_DATE) AND ({pl.validUpto} IS NULL OR {pl.validUpto} >= CURRENT_DATE) THEN n.name END AS list,
+         CASE WHEN {pl.isContract} AND n.name <> '${STANDARD_LIST}' THEN '${STANDARD_LIST}' END AS fallback
+    FROM (SELECT COALESCE(NULLIF($requested::text, ''), {c.priceList}, '${STANDARD_LIST}') AS name, {c.priceList} AS assigned
+            FROM (SELECT 1) one LEFT JOIN {c} ON {c.name} = $customer::text) n
+    LEFT JOIN {pl} ON {pl.name} = n.name AND {pl.selling}`));
 
 export interface ChoiceRow { name: string; assigned: string | null; found: boolean; is_contract: boolean | null; in_force: boolean; currency: string; today: string }
 
@@ -59,7 +67,7 @@ export function checkChoice(actor: Actor, row: ChoiceRow): PriceListChoice {
  * list (another clinic's contract list) is 403. An unknown list is 417.
  */
 export async function choosePriceList(actor: Actor, requested: string | undefined, opts: { transaction?: Tx; customer?: string | null } = {}): Promise<PriceListChoice> {
-  const row = await selectOne<ChoiceRow>(CHOICE_SQL, { requested: requested ?? null, customer: pricingCustomer(actor, opts.customer) }, opts);
+  const row = await selectOne<ChoiceRow>(choiceSql(), { requested: requested ?? null, customer: pricingCustomer(actor, opts.customer) }, opts);
   return checkChoice(actor, row!);
 }
 
@@ -70,19 +78,30 @@ export async function choosePriceList(actor: Actor, requested: string | undefine
  * fewer joins to consider on every request.
  */
 export function rateExpr(itemCode: string, list = '$list', fallback = '$fallback'): string {
-  const today = `(p.valid_from IS NULL OR p.valid_from <= CURRENT_DATE) AND (p.valid_upto IS NULL OR p.valid_upto >= CURRENT_DATE)`;
-  return `COALESCE((SELECT p.rate FROM item_prices p WHERE p.item_code = ${itemCode} AND p.price_list = ${list} AND ${today}),
-                  (SELECT p.rate FROM item_prices p WHERE p.item_code = ${itemCode} AND p.price_list = ${fallback} AND ${today}))::float8`;
+  const r = rateParts();
+  return `COALESCE(${r.lookup}${itemCode}${r.inList}${list}${r.today},
+                  ${r.lookup}${itemCode}${r.inList}${fallback}${r.today})::float8`;
 }
+
+const rateParts = once(() => {
+  const n = names();
+  return {
+    lookup: n(`(SELECT {p.rate} FROM {p} WHERE {p.itemCode} = `),
+    inList: n(` AND {p.priceList} = `),
+    today: n(` AND ({p.validFrom} IS NULL OR {p.validFrom} <= CURRENT_DATE) AND ({p.validUpto} IS NULL OR {p.validUpto} >= CURRENT_DATE))`),
+  };
+});
 
 export function rateBinds(choice: PriceListChoice): { list: string | null; fallback: string | null } {
   return { list: choice.inForce ? choice.name : null, fallback: choice.fallback };
 }
 
+const ratesSql = once(() => names()(`SELECT {i.itemCode} AS item_code, ${rateExpr('{i.itemCode}')} AS rate FROM {i} WHERE {i.itemCode} = ANY($codes)`));
+
 /** Today's rate of each item in the chosen list (null when none). */
 export async function ratesFor(choice: PriceListChoice, itemCodes: string[], opts: { transaction?: Tx } = {}): Promise<Map<string, number | null>> {
   const rows = await selectRows<{ item_code: string; rate: number | null }>(
-    `SELECT i.item_code, ${rateExpr('i.item_code')} AS rate FROM items i WHERE i.item_code = ANY($codes)`,
+    ratesSql(),
     { ...rateBinds(choice), codes: itemCodes },
     opts,
   );
@@ -96,15 +115,14 @@ export interface ItemPriceRow {
   uom: string | null;
 }
 
+// Part of the vendor upserts (sync.products, sync.prices): one measured statement.
+const upsertPricesSql = once(() => names()(`INSERT INTO {@p} ({p:priceList}, {p:itemCode}, {p:rate}, {p:uom})
+     SELECT price_list, item_code, rate, uom FROM jsonb_to_recordset($1::jsonb) AS r(price_list text, item_code text, rate numeric, uom text)
+     ON CONFLICT ({p:itemCode}, {p:priceList}) DO UPDATE SET {p:rate} = EXCLUDED.{p:rate}, {p:uom} = EXCLUDED.{p:uom}, {p:updatedAt} = now()
+      WHERE ({@p}.{p:rate}, {@p}.{p:uom}) IS DISTINCT FROM (EXCLUDED.{p:rate}, EXCLUDED.{p:uom})`));
+
 /** Upserts selling prices (one per item and list) in one statement; a price change applies to new orders at once. */
 export async function upsertItemPriceRows(rows: ItemPriceRow[], opts: { transaction: Tx }): Promise<void> {
   if (!rows.length) return;
-  await execute(
-    `INSERT INTO item_prices (price_list, item_code, rate, uom)
-     SELECT price_list, item_code, rate, uom FROM jsonb_to_recordset($1::jsonb) AS r(price_list text, item_code text, rate numeric, uom text)
-     ON CONFLICT (item_code, price_list) DO UPDATE SET rate = EXCLUDED.rate, uom = EXCLUDED.uom, updated_at = now()
-      WHERE (item_prices.rate, item_prices.uom) IS DISTINCT FROM (EXCLUDED.rate, EXCLUDED.uom)`,
-    [JSON.stringify(rows)],
-    opts,
-  );
+  await execute(upsertPricesSql(), [JSON.stringify(rows)], opts);
 }

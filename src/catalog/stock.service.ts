@@ -8,7 +8,11 @@ import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
 import { canChangeStockOf } from '../auth/policy/catalog.rules.js';
 import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
+import { stockSql } from './stock-sql.js';
 import { BusinessRuleError, InputError, NotFoundError } from '../shared/errors.js';
+
+// the reservation fragments of a caller's own statement (the order submit) live with the other stock statements
+export { RESERVATION_RESULT, reservationCtes } from './stock-sql.js';
 
 export interface StockLine {
   item_code: string;
@@ -72,8 +76,6 @@ export function exceedsMessage(row: number, itemCode: string): string {
   return `Row ${row}: Qty for item ${itemCode} exceeds available stock`;
 }
 
-const LEDGER_COLUMNS = `item_code, warehouse, actual_before, actual_after, reserved_before, reserved_after, reason, voucher_type, voucher_no, actor_type, actor_id`;
-
 /** Named binds (res_*) of a reservation of `lines`, and its groups in lock order (k = index + 1). */
 export function reservationBinds(actor: Actor, lines: StockLine[], voucher: Voucher): { groups: Group[]; binds: Record<string, unknown> } {
   const groups = groupLines(lines);
@@ -85,45 +87,6 @@ export function reservationBinds(actor: Actor, lines: StockLine[], voucher: Vouc
     },
   };
 }
-
-/**
- * A reservation as CTEs of a caller's statement (binds from reservationBinds), so an order submit is
- * one atomic statement. `lock`:
- * - res_g: the groups; res_locked: their bins, locked by `SELECT … ORDER BY item_code, warehouse FOR
- *   UPDATE` (rows are locked in that output order, the byte order of groupLines, so orders on the
- *   same bins cannot deadlock), and only once the caller's query `after` (e.g. on the order row's
- *   own lock) has produced a row;
- * - res_ok: every group has enough available stock on the locked (newest) row versions;
- * and `apply` (the caller may define `gate` between the two):
- * - res_u, res_ledger: only when res_ok holds and the caller's CTE `gate` has a row: each bin
- *   decremented under the guard `actual_qty - reserved_qty >= qty` with its ledger row.
- * Nothing is written when one group is short, so no partial reservation can survive; the CHECK
- * constraint on bins stays the backstop. `RESERVATION_RESULT` reads what shortageMessage needs.
- */
-export function reservationCtes(opts: { after?: string; gate?: string } = {}): { lock: string; apply: string } {
-  const lock = `res_g AS (SELECT * FROM unnest($res_items::text[], $res_whs::text[], $res_qtys::numeric[]) WITH ORDINALITY AS g(item_code, warehouse, qty, k)),
-  res_locked AS (
-    SELECT b.item_code, b.warehouse, b.actual_qty, b.reserved_qty
-      FROM ${opts.after ? `(${opts.after}) AS res_after CROSS JOIN ` : ''}res_g g JOIN bins b ON b.item_code = g.item_code AND b.warehouse = g.warehouse
-     ORDER BY b.item_code COLLATE "C", b.warehouse COLLATE "C" FOR UPDATE OF b),
-  res_ok AS (
-    SELECT count(*) = (SELECT count(*) FROM res_g) AS ok
-      FROM res_g g JOIN res_locked l ON l.item_code = g.item_code AND l.warehouse = g.warehouse WHERE l.actual_qty - l.reserved_qty >= g.qty)`;
-  const apply = `res_u AS (
-    UPDATE bins b SET reserved_qty = b.reserved_qty + g.qty, updated_at = now()
-      FROM res_g g, res_locked l${opts.gate ? `, ${opts.gate}` : ''}
-     WHERE b.item_code = g.item_code AND b.warehouse = g.warehouse AND l.item_code = g.item_code AND l.warehouse = g.warehouse
-       AND b.actual_qty - b.reserved_qty >= g.qty AND (SELECT ok FROM res_ok)
-    RETURNING b.item_code, b.warehouse, b.actual_qty, b.reserved_qty, g.qty),
-  res_ledger AS (
-    INSERT INTO stock_ledger_entries (${LEDGER_COLUMNS})
-    SELECT item_code, warehouse, actual_qty, actual_qty, reserved_qty - qty, reserved_qty, $res_reason, $res_vtype, $res_vno, $res_atype, $res_aid FROM res_u)`;
-  return { lock, apply };
-}
-
-/** SQL expressions (select list) of a reservation's outcome: res_reserved (bins reserved), res_bins (available per group, locked values). */
-export const RESERVATION_RESULT = `(SELECT count(*) FROM res_u)::int AS res_reserved,
-  (SELECT json_agg(json_build_object('k', g.k, 'available', (l.actual_qty - l.reserved_qty)::float8)) FROM res_g g LEFT JOIN res_locked l ON l.item_code = g.item_code AND l.warehouse = g.warehouse) AS res_bins`;
 
 /** The 417 of a reservation that found a group short (the lowest row that goes over), or undefined. */
 export function shortageMessage(groups: Group[], bins: { k: number; available: number | null }[] | null): string | undefined {
@@ -142,8 +105,7 @@ export function shortageMessage(groups: Group[], bins: { k: number; available: n
 export async function reserveStock(actor: Actor, lines: StockLine[], voucher: Voucher, opts: { transaction: Tx }): Promise<void> {
   const { groups, binds } = reservationBinds(actor, lines, voucher);
   if (groups.length === 0) return;
-  const [row] = await execute<{ res_reserved: number; res_bins: { k: number; available: number | null }[] | null }>(
-    `WITH ${reservationCtes().lock}, ${reservationCtes().apply} SELECT ${RESERVATION_RESULT}`, binds, opts);
+  const [row] = await execute<{ res_reserved: number; res_bins: { k: number; available: number | null }[] | null }>(stockSql().reserve, binds, opts);
   const message = shortageMessage(groups, row.res_bins);
   if (message) throw new BusinessRuleError(message);
   if (row.res_reserved !== groups.length) throw new Error(`reserveStock: ${row.res_reserved} of ${groups.length} bins reserved`);
@@ -153,13 +115,7 @@ export async function reserveStock(actor: Actor, lines: StockLine[], voucher: Vo
 export async function releaseStock(actor: Actor, lines: StockLine[], voucher: Voucher, opts: { transaction: Tx }): Promise<void> {
   for (const g of groupLines(lines.filter((l) => l.qty > 0))) {
     await execute(
-      `WITH old AS (SELECT item_code, warehouse, reserved_qty FROM bins WHERE item_code = $1 AND warehouse = $2 FOR UPDATE),
-       u AS (
-         UPDATE bins b SET reserved_qty = GREATEST(b.reserved_qty - $3, 0), updated_at = now() FROM old
-          WHERE b.item_code = old.item_code AND b.warehouse = old.warehouse
-          RETURNING b.item_code, b.warehouse, b.actual_qty, b.reserved_qty, old.reserved_qty AS reserved_before)
-       INSERT INTO stock_ledger_entries (${LEDGER_COLUMNS})
-       SELECT item_code, warehouse, actual_qty, actual_qty, reserved_before, reserved_qty, $4, $5, $6, $7, $8 FROM u`,
+      stockSql().release,
       [g.item_code, g.warehouse, g.qty, voucher.reason, voucher.voucher_type ?? null, voucher.voucher_no ?? null, actor.type, actor.id],
       opts,
     );
@@ -170,13 +126,7 @@ export async function releaseStock(actor: Actor, lines: StockLine[], voucher: Vo
 export async function shipStock(actor: Actor, lines: StockLine[], voucher: Voucher, opts: { transaction: Tx }): Promise<void> {
   for (const g of groupLines(lines.filter((l) => l.qty > 0))) {
     const rows = await execute(
-      `WITH old AS (SELECT item_code, warehouse, reserved_qty FROM bins WHERE item_code = $1 AND warehouse = $2 FOR UPDATE),
-       u AS (
-         UPDATE bins b SET actual_qty = b.actual_qty - $3, reserved_qty = GREATEST(b.reserved_qty - $3, 0), updated_at = now() FROM old
-          WHERE b.item_code = old.item_code AND b.warehouse = old.warehouse AND b.actual_qty >= $3
-          RETURNING b.item_code, b.warehouse, b.actual_qty, b.reserved_qty, old.reserved_qty AS reserved_before)
-       INSERT INTO stock_ledger_entries (${LEDGER_COLUMNS})
-       SELECT item_code, warehouse, actual_qty + $3, actual_qty, reserved_before, reserved_qty, $4, $5, $6, $7, $8 FROM u RETURNING id`,
+      stockSql().ship,
       [g.item_code, g.warehouse, g.qty, voucher.reason, voucher.voucher_type ?? null, voucher.voucher_no ?? null, actor.type, actor.id],
       opts,
     );
@@ -210,24 +160,21 @@ export interface StockChange extends BinState {
 /** Vendors change stock of their own items only; staff with a stock role change any. */
 async function authorizeStock(actor: Actor, itemCode: string, warehouse: string, transaction: Tx): Promise<void> {
   authorize(actor, 'update', 'Stock');
-  const item = await selectOne<{ vendor: string | null }>(`SELECT vendor FROM items WHERE item_code = $1`, [itemCode], { transaction });
+  const item = await selectOne<{ vendor: string | null }>(stockSql().itemVendor, [itemCode], { transaction });
   if (!item) throw new NotFoundError(`Item ${itemCode} not found`);
   if (!canChangeStockOf(actor, item)) throw new NotFoundError(`Item ${itemCode} not found`); // another vendor's item: as if missing
-  const wh = await selectOne(`SELECT 1 FROM warehouses WHERE name = $1 AND NOT disabled`, [warehouse], { transaction });
+  const wh = await selectOne(stockSql().warehouseEnabled, [warehouse], { transaction });
   if (!wh) throw new BusinessRuleError(`Warehouse ${warehouse} not found`);
 }
 
 async function changeActual(actor: Actor, itemCode: string, warehouse: string, target: (current: number) => number, voucher: Voucher, transaction: Tx): Promise<StockChange> {
-  await execute(`INSERT INTO bins (item_code, warehouse) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [itemCode, warehouse], { transaction });
-  const bin = await selectOne<{ actual_qty: number; reserved_qty: number }>(
-    `SELECT actual_qty::float8 AS actual_qty, reserved_qty::float8 AS reserved_qty FROM bins WHERE item_code = $1 AND warehouse = $2 FOR UPDATE`, [itemCode, warehouse], { transaction });
+  await execute(stockSql().ensureBin, [itemCode, warehouse], { transaction });
+  const bin = await selectOne<{ actual_qty: number; reserved_qty: number }>(`${stockSql().bin} FOR UPDATE`, [itemCode, warehouse], { transaction });
   const next = target(bin!.actual_qty);
   if (!Number.isFinite(next) || next < 0) throw new BusinessRuleError(`Stock of ${itemCode} in ${warehouse} cannot become negative`);
   if (next < bin!.reserved_qty) throw new BusinessRuleError(`Stock of ${itemCode} in ${warehouse} cannot go below the ${bin!.reserved_qty} reserved for submitted orders`);
   await execute(
-    `WITH u AS (UPDATE bins SET actual_qty = $3, updated_at = now() WHERE item_code = $1 AND warehouse = $2 RETURNING item_code, warehouse, actual_qty, reserved_qty)
-     INSERT INTO stock_ledger_entries (${LEDGER_COLUMNS})
-     SELECT item_code, warehouse, $4, actual_qty, reserved_qty, reserved_qty, $5, $6, $7, $8, $9 FROM u`,
+    stockSql().setActual,
     [itemCode, warehouse, next, bin!.actual_qty, voucher.reason, voucher.voucher_type ?? null, voucher.voucher_no ?? null, actor.type, actor.id],
     { transaction },
   );
@@ -258,7 +205,7 @@ export async function adjustStock(actor: Actor, input: AdjustStockInput, opts: {
 
 /** Current stock of one bin (zeros when there is none). */
 export async function getBin(itemCode: string, warehouse: string, opts: { transaction?: Tx } = {}): Promise<BinState> {
-  const bin = await selectOne<{ actual_qty: number; reserved_qty: number }>(`SELECT actual_qty::float8 AS actual_qty, reserved_qty::float8 AS reserved_qty FROM bins WHERE item_code = $1 AND warehouse = $2`, [itemCode, warehouse], opts);
+  const bin = await selectOne<{ actual_qty: number; reserved_qty: number }>(stockSql().bin, [itemCode, warehouse], opts);
   const actual = bin?.actual_qty ?? 0;
   const reserved = bin?.reserved_qty ?? 0;
   return { item_code: itemCode, warehouse, actual_qty: actual, reserved_qty: reserved, available_qty: actual - reserved };
@@ -274,14 +221,7 @@ export async function consumeReservedStock(actor: Actor, lines: (StockLine & { r
   const sorted = [...lines].sort(byBin); // the lock order of every other stock change
   for (const l of sorted) {
     await execute(
-      `WITH old AS (SELECT item_code, warehouse, actual_qty, reserved_qty FROM bins WHERE item_code = $1 AND warehouse = $2 FOR UPDATE),
-       u AS (
-         UPDATE bins b SET reserved_qty = GREATEST(old.reserved_qty - $4, 0),
-                actual_qty = GREATEST(old.actual_qty - $3, GREATEST(old.reserved_qty - $4, 0)), updated_at = now()
-           FROM old WHERE b.item_code = old.item_code AND b.warehouse = old.warehouse
-         RETURNING b.item_code, b.warehouse, old.actual_qty AS actual_before, b.actual_qty, old.reserved_qty AS reserved_before, b.reserved_qty)
-       INSERT INTO stock_ledger_entries (${LEDGER_COLUMNS})
-       SELECT item_code, warehouse, actual_before, actual_qty, reserved_before, reserved_qty, $5, $6, $7, $8, $9 FROM u`,
+      stockSql().consume,
       [l.item_code, l.warehouse, l.qty, l.reserved, voucher.reason, voucher.voucher_type ?? null, voucher.voucher_no ?? null, actor.type, actor.id],
       opts,
     );

@@ -1,11 +1,29 @@
 import pg from 'pg';
 import { Sequelize, QueryTypes, type Transaction } from 'sequelize';
 import type { Config } from '../config/index.js';
+import { initModels } from './models.js';
 
 // Wire values as the spec shows them: numerics as numbers, dates as YYYY-MM-DD text, counts as numbers.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => (v === null ? null : Number(v)));
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => (v === null ? null : Number(v)));
 pg.types.setTypeParser(pg.types.builtins.DATE, (v) => v);
+
+/**
+ * pg with one change for Sequelize's pool: each client listens for 'error' from its creation.
+ * Sequelize adds its own listener only once the handshake's promise has resumed; a database shutting
+ * down right then sends its termination notice in the same packet as the handshake's end, and pg
+ * emitted 'error' with no listener, which ended the whole process (T43 under load). Such a client is
+ * marked invalid here, the flag Sequelize's own listener sets and its pool checks, so it is never reused.
+ */
+class GuardedClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    this.on('error', () => {
+      (this as unknown as { _invalid?: boolean })._invalid = true;
+    });
+  }
+}
+const pgForSequelize: typeof pg = Object.assign(Object.create(pg) as typeof pg, { Client: GuardedClient });
 
 let instance: Sequelize | undefined;
 let openedUrl: string | undefined;
@@ -16,7 +34,7 @@ export function initDatabase(config: Config, url = config.databaseUrl): Sequeliz
   openedUrl = url;
   instance = new Sequelize(url, {
     dialect: 'postgres',
-    dialectModule: pg,
+    dialectModule: pgForSequelize,
     logging: false,
     timezone: 'America/New_York',
     benchmark: false,
@@ -27,10 +45,12 @@ export function initDatabase(config: Config, url = config.databaseUrl): Sequeliz
       options: `-c lock_timeout=${config.db.lockTimeoutMs} -c timezone=America/New_York`,
       keepAlive: true,
     },
-    define: { underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
+    // each model declares its own timestamps (db/models.ts)
+    define: { underscored: true, timestamps: false },
     retry: { max: 0 },
   });
   overrideSequelizeParsers(instance);
+  initModels(instance);
   return instance;
 }
 

@@ -15,6 +15,10 @@ import { recordAudit } from '../audit/audit.service.js';
 import { randomToken, sha256Hex } from '../shared/crypto.js';
 import { DomainError, InputError, NotFoundError } from '../shared/errors.js';
 import { runtime } from '../shared/runtime.js';
+import { literal } from 'sequelize';
+import { StoredFile } from './file.model.js';
+import { orderPartiesOf } from './attachments.js';
+import { once, sqlFor } from '../db/sql-names.js';
 
 export interface FileRow {
   name: string;
@@ -56,8 +60,17 @@ export function fileDoc(row: FileRow): Record<string, unknown> {
   };
 }
 
-const SELECT_FILE = `SELECT name, file_name, content_type, file_size, content_hash, storage_key, is_private, folder, attached_to_doctype, attached_to_name, attached_to_field,
-  owner_type, owner_id, owner_email, to_char(created_at, 'YYYY-MM-DD HH24:MI:SS.US') AS creation, to_char(updated_at, 'YYYY-MM-DD HH24:MI:SS.US') AS modified FROM files`;
+/** A file row under its FileRow names (creation and modified in server-local time, as Frappe shows them). */
+const fileSql = once(() => {
+  const n = sqlFor({ f: StoredFile });
+  const plain = ['name', 'file_name', 'content_type', 'file_size', 'content_hash', 'storage_key', 'is_private', 'folder', 'attached_to_doctype', 'attached_to_name', 'attached_to_field', 'owner_type', 'owner_id', 'owner_email'];
+  const camel = (k: string) => k.replace(/_([a-z])/g, (_m, ch: string) => ch.toUpperCase());
+  return {
+    byName: n(`SELECT ${plain.map((k) => `{f:${camel(k)}} AS ${k}`).join(', ')},
+       to_char({f:createdAt}, 'YYYY-MM-DD HH24:MI:SS.US') AS creation, to_char({f:updatedAt}, 'YYYY-MM-DD HH24:MI:SS.US') AS modified FROM {@f} WHERE {f:name} = $1`),
+    attach: n(`UPDATE {@f} SET {f:attachedToDoctype} = $2, {f:attachedToName} = $3, {f:attachedToField} = $4, {f:updatedAt} = now() WHERE {f:name} = $1 AND {f:attachedToName} IS NULL`),
+  };
+});
 
 function filesDir(): string {
   return resolve(projectRoot, runtime().config.filesDir);
@@ -103,14 +116,17 @@ export async function uploadFile(actor: Actor, input: UploadInput, opts: { trans
   await writeFile(tmp, runtime().cipher.encrypt(input.data), { mode: 0o600 });
   await rename(tmp, join(dir, storageKey));
   return withTransaction(opts, async (transaction) => {
-    await execute(
-      `INSERT INTO files (name, file_name, content_type, file_size, content_hash, storage_key, folder, attached_to_doctype, attached_to_name, attached_to_field, owner_type, owner_id, owner_email)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-      [name, cleanName(input.file_name), contentType, input.data.length, sha256Hex(input.data), storageKey, input.folder || 'Home', null, null, input.fieldname ?? null, actor.type, actor.id, actor.email ?? null],
-      { transaction },
+    await StoredFile.create(
+      {
+        name, fileName: cleanName(input.file_name), contentType, fileSize: input.data.length, contentHash: sha256Hex(input.data), storageKey, folder: input.folder || 'Home',
+        attachedToDoctype: null, attachedToName: null, attachedToField: input.fieldname ?? null, ownerType: actor.type, ownerId: actor.id, ownerEmail: actor.email ?? null,
+        // database time (microseconds), as every other instant of the file
+        createdAt: literal('now()') as unknown as Date, updatedAt: literal('now()') as unknown as Date,
+      },
+      { transaction, returning: false },
     );
     await recordAudit(transaction, actor, { action: 'upload', object_type: 'File', object_name: name, detail: { content_type: contentType, size: input.data.length } });
-    const row = await selectOne<FileRow>(`${SELECT_FILE} WHERE name = $1`, [name], { transaction });
+    const row = await selectOne<FileRow>(fileSql().byName, [name], { transaction });
     return fileDoc(row!);
   });
 }
@@ -119,12 +135,12 @@ export async function uploadFile(actor: Actor, input: UploadInput, opts: { trans
 export async function findFile(ref: string, opts: { transaction?: Tx } = {}): Promise<FileRow | undefined> {
   const m = ref.match(/^\/?private\/files\/(f-[\w]+)/);
   const name = m ? m[1] : ref;
-  return selectOne<FileRow>(`${SELECT_FILE} WHERE name = $1`, [name], opts);
+  return selectOne<FileRow>(fileSql().byName, [name], opts);
 }
 
 /** Whether the actor may read the file (the policy's canReadFile, with the attached order loaded when it asks). */
 export async function canReadFile(actor: Actor, file: FileRow, opts: { transaction?: Tx } = {}): Promise<boolean> {
-  return policyAllowsFile(actor, file, (order) => selectOne<{ customer: string; owner_user: string | null }>(`SELECT customer, owner_user FROM sales_orders WHERE name = $1`, [order], opts));
+  return policyAllowsFile(actor, file, (order) => orderPartiesOf(order, opts));
 }
 
 /** Reads and decrypts a file the actor may read; audited. Hidden files are 404. */
@@ -144,11 +160,12 @@ export async function downloadFile(actor: Actor, ref: string): Promise<{ file: F
   });
 }
 
+/** Detaches every file attached to a document (the document is being deleted); the files stay. */
+export async function detachFiles(doctype: string, docname: string, opts: { transaction: Tx }): Promise<void> {
+  await StoredFile.update({ attachedToDoctype: null, attachedToName: null }, { where: { attachedToDoctype: doctype, attachedToName: docname }, transaction: opts.transaction });
+}
+
 /** Attaches files referenced by a document (uploaded unattached) to it, in the caller's transaction. */
 export async function attachFile(transaction: Tx, fileName: string, doctype: string, docname: string, field: string): Promise<void> {
-  await execute(
-    `UPDATE files SET attached_to_doctype = $2, attached_to_name = $3, attached_to_field = $4, updated_at = now() WHERE name = $1 AND attached_to_name IS NULL`,
-    [fileName, doctype, docname, field],
-    { transaction },
-  );
+  await execute(fileSql().attach, [fileName, doctype, docname, field], { transaction });
 }

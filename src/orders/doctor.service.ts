@@ -5,12 +5,13 @@
  */
 import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
-import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
+import { withTransaction, type Tx } from '../db/sequelize.js';
 import { recordAudit } from '../audit/audit.service.js';
 import { BusinessRuleError, InputError, NotFoundError, PermissionError } from '../shared/errors.js';
 import { findFile } from '../files/files.service.js';
 import { isCustomerUser } from '../auth/policy/catalog.rules.js';
 import { isValidDea, isValidNpi } from './npi.js';
+import { doctorFieldsOf, doctorStateOf, hasVerifiedDoctor, setDoctorVerification } from '../users/users.service.js';
 
 export interface VerifyDoctorInput {
   email: string;
@@ -40,14 +41,8 @@ export async function verifyDoctor(actor: Actor, input: VerifyDoctorInput, opts:
       if (!file) throw new BusinessRuleError(`File ${input.dea_license_file} not found`);
       fileName = file.name;
     }
-    const rows = await execute<{ id: string }>(
-      `UPDATE users SET doctor_npi = $2, doctor_dea_number = $3, doctor_dea_license_file = COALESCE($4, doctor_dea_license_file),
-              doctor_verified_at = now(), doctor_verified_by = $5, updated_at = now()
-        WHERE lower(email) = lower($1) RETURNING id`,
-      [input.email, input.npi, input.dea.toUpperCase(), fileName, actor.email ?? actor.id],
-      { transaction },
-    );
-    if (!rows[0]) throw new NotFoundError(`User ${input.email} not found`);
+    const found = await setDoctorVerification(input.email, { npi: input.npi, dea: input.dea.toUpperCase(), deaLicenseFile: fileName, by: actor.email ?? actor.id }, { transaction });
+    if (!found) throw new NotFoundError(`User ${input.email} not found`);
     await recordAudit(transaction, actor, { action: 'verify', object_type: 'User', object_name: input.email.toLowerCase(), fields: ['doctor_npi', 'doctor_dea_number'] });
     return (await doctorStatus(actor, input.email, { transaction }))!;
   });
@@ -56,12 +51,7 @@ export async function verifyDoctor(actor: Actor, input: VerifyDoctorInput, opts:
 /** Verification state of a user account (admin). */
 export async function doctorStatus(actor: Actor, email: string, opts: { transaction?: Tx } = {}): Promise<DoctorStatus | undefined> {
   authorize(actor, 'read', 'Doctor Verification');
-  const row = await selectOne<DoctorStatus & { doctor_verified_at: string | null }>(
-    `SELECT email, doctor_npi, doctor_dea_number, to_char(doctor_verified_at, 'YYYY-MM-DD HH24:MI:SS') AS doctor_verified_at, doctor_verified_by
-       FROM users WHERE lower(email) = lower($1)`,
-    [email],
-    opts,
-  );
+  const row = await doctorFieldsOf(email, opts);
   return row ? { ...row, doctor_verified: row.doctor_verified_at !== null } : undefined;
 }
 
@@ -71,13 +61,12 @@ export async function doctorStatus(actor: Actor, email: string, opts: { transact
  */
 export async function requireVerifiedDoctor(actor: Actor, customer: string, npi: string | undefined, opts: { transaction?: Tx } = {}): Promise<void> {
   if (isCustomerUser(actor)) {
-    const me = await selectOne<{ doctor_npi: string | null; verified: boolean }>(`SELECT doctor_npi, doctor_verified_at IS NOT NULL AS verified FROM users WHERE id = $1`, [actor.id], opts);
+    const me = await doctorStateOf(actor.id, opts);
     if (!me?.verified) throw new PermissionError('This account is not a verified doctor account: 503A orders need NPI and DEA verification by an administrator');
     // a malformed NPI (wrong length or check digit) is a 417 validation error, reported by the caller
-    if (npi && isValidNpi(npi) && me.doctor_npi !== npi) throw new PermissionError('checkout_npi_number does not match the verified doctor account');
+    if (npi && isValidNpi(npi) && me.npi !== npi) throw new PermissionError('checkout_npi_number does not match the verified doctor account');
     return;
   }
   if (!npi) return; // the missing NPI is reported as a required field
-  const doctor = await selectOne(`SELECT 1 FROM users WHERE doctor_npi = $1 AND doctor_verified_at IS NOT NULL AND enabled AND customer = $2`, [npi, customer], opts);
-  if (!doctor) throw new PermissionError(`No verified doctor account with this NPI for customer ${customer}`);
+  if (!(await hasVerifiedDoctor(npi, customer, opts))) throw new PermissionError(`No verified doctor account with this NPI for customer ${customer}`);
 }

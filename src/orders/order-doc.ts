@@ -11,53 +11,58 @@ import { canReadPatientData, orderVendorOf, orderVisible, vendorSeesOrder } from
 import { authorize } from '../auth/policy/index.js';
 import { decryptPatientFields } from './phi.js';
 import { DOCTOR_FIELDS, FILE_FIELDS, CONFIRM_FIELDS, PARTNER_FIELDS, PATIENT_FIELDS } from './order.schemas.js';
+import { once } from '../db/sql-names.js';
+import { attributeOf, localTime, orderSql } from './order-sql.js';
 
-const ts = (col: string) => `to_char(${col} AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS.US')`;
+const so = (field: string) => `{so.${attributeOf(field)}}`;
 
-const PARTNER_SELECT = PARTNER_FIELDS.map((f) => (f.endsWith('_sync_date') ? `${ts(`so.${f}`)} AS ${f}` : `so.${f}`)).join(', ');
-
-/** Header columns of an order (aliases so, c; raw: patient fields still encrypted). */
-export const ORDER_HEAD_COLUMNS = `so.name, so.customer, c.customer_name, so.territory, so.transaction_date, so.delivery_date, so.price_list, so.currency,
-         so.shipping_address_name, so.shipping_method, so.docstatus, so.status, so.grand_total::float8 AS grand_total, so.total_qty::float8 AS total_qty, so.is_503a,
-         so.owner_user::text AS owner_user, so.owner_email, so.created_by_sales_person,
-         ${ts('so.created_at')} AS creation, ${ts('so.modified')} AS modified, ${ts('so.submitted_at')} AS submitted_at,
-         ${ts('so.cancelled_at')} AS cancelled_at, ${ts('so.shipped_at')} AS shipped_at, ${ts('so.delivered_at')} AS delivered_at,
-         ${[...DOCTOR_FIELDS, ...FILE_FIELDS, ...PATIENT_FIELDS, ...CONFIRM_FIELDS].map((f) => `so.${f}`).join(', ')},
-         ${PARTNER_SELECT}`;
-export const ORDER_HEAD_SQL = `SELECT ${ORDER_HEAD_COLUMNS} FROM sales_orders so JOIN customers c ON c.name = so.customer`;
+/** Header columns of an order (aliases so, c; raw: patient fields still encrypted), each under its wire name. */
+export const orderHeadColumns = once(() => orderSql(`{so.name} AS name, {so.customer} AS customer, {c.customerName} AS customer_name, {so.territory} AS territory,
+         {so.transactionDate} AS transaction_date, {so.deliveryDate} AS delivery_date, {so.priceList} AS price_list, {so.currency} AS currency,
+         {so.shippingAddressName} AS shipping_address_name, {so.shippingMethod} AS shipping_method, {so.docstatus} AS docstatus, {so.status} AS status,
+         {so.grandTotal}::float8 AS grand_total, {so.totalQty}::float8 AS total_qty, {so.is503a} AS is_503a,
+         {so.ownerUser}::text AS owner_user, {so.ownerEmail} AS owner_email, {so.createdBySalesPerson} AS created_by_sales_person,
+         ${localTime('{so.createdAt}')} AS creation, ${localTime('{so.modified}')} AS modified, ${localTime('{so.submittedAt}')} AS submitted_at,
+         ${localTime('{so.cancelledAt}')} AS cancelled_at, ${localTime('{so.shippedAt}')} AS shipped_at, ${localTime('{so.deliveredAt}')} AS delivered_at,
+         ${[...DOCTOR_FIELDS, ...FILE_FIELDS, ...PATIENT_FIELDS, ...CONFIRM_FIELDS].map((f) => `${so(f)} AS ${f}`).join(', ')},
+         ${PARTNER_FIELDS.map((f) => `${f.endsWith('_sync_date') ? localTime(so(f)) : so(f)} AS ${f}`).join(', ')}`));
+const headSql = once(() => orderSql(`SELECT ${orderHeadColumns()} FROM {so} JOIN {c} ON {c.name} = {so.customer} WHERE {so.name} = $1`));
 
 /** Child row fields as Frappe shows them (alias soi), as [key, SQL expression]. */
 const ITEM_FIELDS: [string, string][] = [
-  ['name', 'soi.id::text'], ['parent', 'soi.parent'], ['parentfield', `'items'`], ['parenttype', `'Sales Order'`], ['doctype', `'Sales Order Item'`], ['idx', 'soi.idx'],
-  ['item_code', 'soi.item_code'], ['item_name', 'soi.item_name'], ['qty', 'soi.qty::float8'], ['uom', 'soi.uom'], ['stock_uom', 'soi.uom'], ['rate', 'soi.rate::float8'],
-  ['amount', 'soi.amount::float8'], ['warehouse', 'soi.warehouse'], ['delivered_qty', 'soi.delivered_qty::float8'], ['reserved_qty', 'soi.reserved_qty::float8'],
+  ['name', '{soi.id}::text'], ['parent', '{soi.parent}'], ['parentfield', `'items'`], ['parenttype', `'Sales Order'`], ['doctype', `'Sales Order Item'`], ['idx', '{soi.idx}'],
+  ['item_code', '{soi.itemCode}'], ['item_name', '{soi.itemName}'], ['qty', '{soi.qty}::float8'], ['uom', '{soi.uom}'], ['stock_uom', '{soi.uom}'], ['rate', '{soi.rate}::float8'],
+  ['amount', '{soi.amount}::float8'], ['warehouse', '{soi.warehouse}'], ['delivered_qty', '{soi.deliveredQty}::float8'], ['reserved_qty', '{soi.reservedQty}::float8'],
 ];
 /** The child row as SQL json_build_object arguments (the submit statement returns its lines so). */
-export const ORDER_ITEM_JSON_ARGS = ITEM_FIELDS.map(([k, e]) => `'${k}', ${e}`).join(', ');
+export const orderItemJsonArgs = once(() => orderSql(ITEM_FIELDS.map(([k, e]) => `'${k}', ${e}`).join(', ')));
 export const ORDER_ITEM_KEYS = ITEM_FIELDS.map(([k]) => k);
+
+const docSql = once(() => ({
+  head: headSql(),
+  headForUpdate: `${headSql()} FOR UPDATE OF so`,
+  vendorLine: orderSql(`SELECT 1 FROM {soi} WHERE {soi.parent} = $1 AND {soi.vendor} = $2 LIMIT 1`),
+  items: orderSql(`SELECT ${ITEM_FIELDS.map(([k, e]) => `${e} AS ${k}`).join(', ')}
+       FROM {soi} WHERE {soi.parent} = $1 AND ($2::text IS NULL OR {soi.vendor} = $2) ORDER BY {soi.idx}`),
+}));
 
 export type OrderHead = Record<string, unknown> & { name: string; customer: string; owner_user: string | null; docstatus: number; is_503a: boolean; territory: string | null };
 
 /** Loads an order the actor may see (404 otherwise). */
 export async function loadVisibleOrder(actor: Actor, name: string, opts: { transaction?: Tx; forUpdate?: boolean } = {}): Promise<OrderHead> {
-  const head = await selectOne<OrderHead>(`${ORDER_HEAD_SQL} WHERE so.name = $1${opts.forUpdate ? ' FOR UPDATE OF so' : ''}`, [name], opts);
+  const head = await selectOne<OrderHead>(opts.forUpdate ? docSql().headForUpdate : docSql().head, [name], opts);
   if (!head) throw new NotFoundError(`Sales Order ${name} not found`);
   const vendor = orderVendorOf(actor);
   const visible = vendor === null
     ? orderVisible(actor, head)
-    : await vendorSeesOrder(vendor, head, async () => Boolean(await selectOne(`SELECT 1 FROM sales_order_items WHERE parent = $1 AND vendor = $2 LIMIT 1`, [name, vendor], opts)));
+    : await vendorSeesOrder(vendor, head, async () => Boolean(await selectOne(docSql().vendorLine, [name, vendor], opts)));
   if (!visible) throw new NotFoundError(`Sales Order ${name} not found`);
   return head;
 }
 
 /** Child rows as Frappe shows them; a vendor sees only its own lines. */
 async function orderItems(name: string, vendor: string | null, opts: { transaction?: Tx }) {
-  return selectRows<Record<string, unknown>>(
-    `SELECT ${ITEM_FIELDS.map(([k, e]) => `${e} AS ${k}`).join(', ')}
-       FROM sales_order_items soi WHERE soi.parent = $1 AND ($2::text IS NULL OR soi.vendor = $2) ORDER BY soi.idx`,
-    [name, vendor],
-    opts,
-  );
+  return selectRows<Record<string, unknown>>(docSql().items, [name, vendor], opts);
 }
 
 /** Shapes a loaded order for the actor; audits a 503A read in the same transaction. */

@@ -8,29 +8,35 @@ import type { Actor } from '../auth/actor.js';
 import { execute, selectRows, type Tx } from '../db/sequelize.js';
 import { consumeReservedStock } from '../catalog/stock.service.js';
 import { STATUS } from './order-submit.js';
+import { once } from '../db/sql-names.js';
+import { orderSql } from './order-sql.js';
+
+// Part of the fulfilment report's transaction: raw statements built once, named by the models.
+const sql = once(() => ({
+  open: orderSql(`SELECT {soi.idx} AS idx, {soi.itemCode} AS item_code, {soi.warehouse} AS warehouse, ({soi.qty} - {soi.deliveredQty})::float8 AS qty,
+                         {soi.reservedQty}::float8 AS reserved FROM {soi}
+      WHERE {soi.parent} = $1 AND {soi.vendor} = $2 AND {soi.deliveredQty} < {soi.qty} ORDER BY {soi.itemCode}, {soi.warehouse} FOR UPDATE`),
+  shipped: orderSql(`UPDATE {@soi} SET {soi:deliveredQty} = {soi:qty}, {soi:reservedQty} = 0 WHERE {soi:parent} = $1 AND {soi:vendor} = $2 AND {soi:deliveredQty} < {soi:qty}`),
+  status: orderSql(`UPDATE {so} SET
+        {so:status} = CASE
+          WHEN {so.docstatus} <> 1 OR {so.status} NOT IN ($2, $3) THEN {so.status}
+          WHEN EXISTS (SELECT 1 FROM {soi} WHERE {soi.parent} = {so.name} AND {soi.deliveredQty} < {soi.qty}) THEN {so.status}
+          WHEN $5 AND NOT EXISTS (SELECT 1 FROM {s} WHERE {s.salesOrder} = {so.name} AND {s.status} IS DISTINCT FROM 'Delivered') THEN $4
+          ELSE $3 END,
+        {so:modified} = now(), {so:updatedAt} = now()
+      WHERE {so.name} = $1 RETURNING {so.status} AS status`),
+}));
 
 /** Marks one vendor's unshipped lines of an order shipped and moves the order's status on. */
 export async function recordVendorShipment(actor: Actor, salesOrder: string, vendor: string, opts: { delivered: boolean; transaction: Tx }): Promise<{ status: string }> {
   const { transaction } = opts;
-  const open = await selectRows<{ idx: number; item_code: string; warehouse: string; qty: number; reserved: number }>(
-    `SELECT idx, item_code, warehouse, (qty - delivered_qty)::float8 AS qty, reserved_qty::float8 AS reserved FROM sales_order_items
-      WHERE parent = $1 AND vendor = $2 AND delivered_qty < qty ORDER BY item_code, warehouse FOR UPDATE`,
-    [salesOrder, vendor],
-    { transaction },
-  );
+  const open = await selectRows<{ idx: number; item_code: string; warehouse: string; qty: number; reserved: number }>(sql().open, [salesOrder, vendor], { transaction });
   if (open.length) {
     await consumeReservedStock(actor, open, { reason: 'Shipped', voucher_type: 'Sales Order', voucher_no: salesOrder }, { transaction });
-    await execute(`UPDATE sales_order_items SET delivered_qty = qty, reserved_qty = 0 WHERE parent = $1 AND vendor = $2 AND delivered_qty < qty`, [salesOrder, vendor], { transaction });
+    await execute(sql().shipped, [salesOrder, vendor], { transaction });
   }
   const [row] = await execute<{ status: string }>(
-    `UPDATE sales_orders so SET
-        status = CASE
-          WHEN so.docstatus <> 1 OR so.status NOT IN ($2, $3) THEN so.status
-          WHEN EXISTS (SELECT 1 FROM sales_order_items i WHERE i.parent = so.name AND i.delivered_qty < i.qty) THEN so.status
-          WHEN $5 AND NOT EXISTS (SELECT 1 FROM shipments s WHERE s.sales_order = so.name AND s.status IS DISTINCT FROM 'Delivered') THEN $4
-          ELSE $3 END,
-        modified = now(), updated_at = now()
-      WHERE so.name = $1 RETURNING so.status`,
+    sql().status,
     [salesOrder, STATUS.submitted, STATUS.shipped, STATUS.delivered, opts.delivered],
     { transaction },
   );

@@ -4,6 +4,8 @@
  * prescription, no other vendor's lines, no cost. Two queries for any number of orders.
  */
 import { selectRows, type Tx } from '../db/sequelize.js';
+import { once } from '../db/sql-names.js';
+import { localTime, orderSql } from './order-sql.js';
 
 export interface OrderRecordAddress {
   name: string;
@@ -74,28 +76,33 @@ const STATUS: Record<number, OrderRecord['status']> = { 0: 'draft', 1: 'submitte
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
 /** Record-head columns beyond the order's own (aliases so, a, u): shared with the submit statement. */
-export const RECORD_HEAD_COLUMNS = `to_char(so.cancelled_at AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS.US') AS cancelled_at_local,
-            a.address_title, COALESCE(NULLIF(u.full_name, ''), a.contact_name) AS contact_name,
-            a.address_line1, a.address_line2, a.city, a.state, a.pincode, a.country, a.phone, a.email`;
-export const RECORD_HEAD_JOINS = `LEFT JOIN addresses a ON a.name = so.shipping_address_name
-       LEFT JOIN users u ON u.id = so.owner_user`;
+export const recordHeadColumns = once(() => orderSql(`${localTime('{so.cancelledAt}')} AS cancelled_at_local,
+            {a.addressTitle} AS address_title, COALESCE(NULLIF({u.fullName}, ''), {a.contactName}) AS contact_name,
+            {a.addressLine1} AS address_line1, {a.addressLine2} AS address_line2, {a.city} AS city, {a.state} AS state, {a.pincode} AS pincode,
+            {a.country} AS country, {a.phone} AS phone, {a.email} AS email`));
+export const recordHeadJoins = once(() => orderSql(`LEFT JOIN {a} ON {a.name} = {so.shippingAddressName}
+       LEFT JOIN {u} ON {u.id} = {so.ownerUser}`));
 /** The item code a vendor knows a line by (aliases soi, i, vp). */
-export const RECORD_SKU_SQL = `CASE WHEN vp.separate_skus AND i.vendor_sku IS NOT NULL THEN i.vendor_sku ELSE soi.item_code END`;
+export const recordSkuSql = once(() => orderSql(`CASE WHEN {vp.separateSkus} AND {i.vendorSku} IS NOT NULL THEN {i.vendorSku} ELSE {soi.itemCode} END`));
 
-const HEAD_SQL = `SELECT so.name, so.docstatus, so.transaction_date, so.delivery_date, so.currency, so.shipping_method, c.customer_name, ${RECORD_HEAD_COLUMNS}
-       FROM sales_orders so
-       JOIN customers c ON c.name = so.customer
-       ${RECORD_HEAD_JOINS}
-      WHERE so.name = ANY($1)`;
-
-/** Lines of the orders $1 that belong to the vendors $2 (an array). */
-const LINES_SQL = `SELECT soi.parent, soi.vendor, ${RECORD_SKU_SQL} AS item_code,
-            soi.item_code AS medgrid_item_code, i.vendor_product_id, soi.item_name, soi.qty::float8 AS qty, soi.uom, soi.rate::float8 AS rate, soi.amount::float8 AS amount, soi.warehouse
-       FROM sales_order_items soi
-       JOIN items i ON i.item_code = soi.item_code
-       LEFT JOIN vendor_profiles vp ON vp.name = soi.vendor
-      WHERE soi.parent = ANY($1) AND soi.vendor = ANY($2)
-      ORDER BY soi.parent, soi.idx`;
+// sync.orders builds the records of a page with these two (measured): raw SQL, built once.
+const recordSql = once(() => ({
+  heads: orderSql(`SELECT {so.name} AS name, {so.docstatus} AS docstatus, {so.transactionDate} AS transaction_date, {so.deliveryDate} AS delivery_date,
+            {so.currency} AS currency, {so.shippingMethod} AS shipping_method, {c.customerName} AS customer_name, ${recordHeadColumns()}
+       FROM {so}
+       JOIN {c} ON {c.name} = {so.customer}
+       ${recordHeadJoins()}
+      WHERE {so.name} = ANY($1)`),
+  /** Lines of the orders $1 that belong to the vendors $2 (an array). */
+  lines: orderSql(`SELECT {soi.parent} AS parent, {soi.vendor} AS vendor, ${recordSkuSql()} AS item_code,
+            {soi.itemCode} AS medgrid_item_code, {i.vendorProductId} AS vendor_product_id, {soi.itemName} AS item_name, {soi.qty}::float8 AS qty, {soi.uom} AS uom,
+            {soi.rate}::float8 AS rate, {soi.amount}::float8 AS amount, {soi.warehouse} AS warehouse
+       FROM {soi}
+       JOIN {i} ON {i.itemCode} = {soi.itemCode}
+       LEFT JOIN {vp} ON {vp.name} = {soi.vendor}
+      WHERE {soi.parent} = ANY($1) AND {soi.vendor} = ANY($2)
+      ORDER BY {soi.parent}, {soi.idx}`),
+}));
 
 export type RecordLineRow = OrderRecordLine & { vendor: string | null };
 type LineRow = RecordLineRow & { parent: string };
@@ -107,8 +114,8 @@ function toLine(l: RecordLineRow): OrderRecordLine {
 /** Order records of `orderNames` (in that order) with only `vendor`'s lines; unknown names are skipped. */
 export async function buildOrderRecords(vendor: string, orderNames: string[], opts: { transaction?: Tx } = {}): Promise<OrderRecord[]> {
   if (orderNames.length === 0) return [];
-  const heads = await selectRows<RecordHead>(HEAD_SQL, [orderNames], opts);
-  const lines = await selectRows<LineRow>(LINES_SQL, [orderNames, [vendor]], opts);
+  const heads = await selectRows<RecordHead>(recordSql().heads, [orderNames], opts);
+  const lines = await selectRows<LineRow>(recordSql().lines, [orderNames, [vendor]], opts);
   const byOrder = new Map<string, OrderRecordLine[]>();
   for (const l of lines) byOrder.set(l.parent, [...(byOrder.get(l.parent) ?? []), toLine(l)]);
   const headOf = new Map(heads.map((h) => [h.name, h]));
@@ -118,9 +125,9 @@ export async function buildOrderRecords(vendor: string, orderNames: string[], op
 /** The record of one order for each of `vendors` (same two queries whatever the number of vendors). */
 export async function buildOrderRecordsByVendor(orderName: string, vendors: string[], opts: { transaction?: Tx } = {}): Promise<Map<string, OrderRecord>> {
   if (vendors.length === 0) return new Map();
-  const [head] = await selectRows<RecordHead>(HEAD_SQL, [[orderName]], opts);
+  const [head] = await selectRows<RecordHead>(recordSql().heads, [[orderName]], opts);
   if (!head) return new Map();
-  return recordsByVendor(head, await selectRows<LineRow>(LINES_SQL, [[orderName], vendors], opts), vendors);
+  return recordsByVendor(head, await selectRows<LineRow>(recordSql().lines, [[orderName], vendors], opts), vendors);
 }
 
 /** The same records from rows already loaded (the submit path reads them with its compare-and-set). */

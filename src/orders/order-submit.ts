@@ -15,8 +15,10 @@ import { prepare, runPreparedOne } from '../db/prepared.js';
 import { BusinessRuleError, NotFoundError } from '../shared/errors.js';
 import { mailEntry } from '../mail/mail.service.js';
 import { releaseStock, reservationBinds, reservationCtes, RESERVATION_RESULT, shortageMessage } from '../catalog/stock.service.js';
-import { buildOrderRecordsByVendor, recordsByVendor, RECORD_HEAD_COLUMNS, RECORD_HEAD_JOINS, RECORD_SKU_SQL, type RecordHead, type RecordLineRow } from './order-record.js';
-import { loadVisibleOrder, orderDoc, shapeOrderDoc, ORDER_HEAD_COLUMNS, ORDER_ITEM_JSON_ARGS, ORDER_ITEM_KEYS, type OrderHead } from './order-doc.js';
+import { buildOrderRecordsByVendor, recordsByVendor, recordHeadColumns, recordHeadJoins, recordSkuSql, type RecordHead, type RecordLineRow } from './order-record.js';
+import { loadVisibleOrder, orderDoc, shapeOrderDoc, orderHeadColumns, orderItemJsonArgs, ORDER_ITEM_KEYS, type OrderHead } from './order-doc.js';
+import { once } from '../db/sql-names.js';
+import { localTime, orderSql } from './order-sql.js';
 
 export const STATUS = {
   draft: 'Draft',
@@ -29,15 +31,25 @@ export const STATUS = {
 } as const;
 
 /** SQL: the order (alias so) has shipped, so it can no longer be cancelled. */
-export const SHIPPED_SQL = `COALESCE(so.shipped_at IS NOT NULL OR so.status IN ('To Bill', 'Completed', 'Closed')
-  OR EXISTS (SELECT 1 FROM shipments s WHERE s.sales_order = so.name)
-  OR so.rxpartner_status IN ('Shipped', 'Delivered') OR so.shipper_status IN ('Shipped', 'Delivered') OR so.otc_status IN ('Shipped', 'Completed')
-  OR so.peptide_status IN ('Shipped', 'Delivered') OR so.store_status = 'Fulfilled', false)`;
+const shippedSql = once(() => orderSql(`COALESCE({so.shippedAt} IS NOT NULL OR {so.status} IN ('To Bill', 'Completed', 'Closed')
+  OR EXISTS (SELECT 1 FROM {s} WHERE {s.salesOrder} = {so.name})
+  OR {so.rxpartnerStatus} IN ('Shipped', 'Delivered') OR {so.shipperStatus} IN ('Shipped', 'Delivered') OR {so.otcStatus} IN ('Shipped', 'Completed')
+  OR {so.peptideStatus} IN ('Shipped', 'Delivered') OR {so.storeStatus} = 'Fulfilled', false)`));
+
+// The cancel path (a cold transaction) and the lines it releases.
+const cancelSql = once(() => ({
+  lines: orderSql(`SELECT {soi.idx} AS idx, {soi.itemCode} AS item_code, {soi.warehouse} AS warehouse, {soi.qty}::float8 AS qty, {soi.reservedQty}::float8 AS reserved_qty,
+                          {soi.vendor} AS vendor FROM {soi} WHERE {soi.parent} = $1 ORDER BY {soi.idx}`),
+  cancel: orderSql(`UPDATE {so} SET {so:docstatus} = 2, {so:status} = $2, {so:cancelledAt} = now(), {so:modified} = now(), {so:updatedAt} = now()
+      WHERE {so.name} = $1 AND {so.docstatus} = 1 AND NOT ${shippedSql()} RETURNING {so.name} AS name`),
+  state: orderSql(`SELECT {so.docstatus} AS docstatus, ${shippedSql()} AS shipped FROM {so} WHERE {so.name} = $1`),
+  unreserve: orderSql(`UPDATE {@soi} SET {soi:reservedQty} = 0 WHERE {soi:parent} = $1`),
+}));
 
 interface Line { idx: number; item_code: string; warehouse: string; qty: number; reserved_qty: number; vendor: string | null }
 
 async function orderLines(name: string, transaction: Tx): Promise<Line[]> {
-  return selectRows<Line>(`SELECT idx, item_code, warehouse, qty::float8 AS qty, reserved_qty::float8 AS reserved_qty, vendor FROM sales_order_items WHERE parent = $1 ORDER BY idx`, [name], { transaction });
+  return selectRows<Line>(cancelSql().lines, [name], { transaction });
 }
 
 async function vendorEvents(event: 'order.new' | 'order.cancelled', name: string, lines: Line[], transaction: Tx): Promise<OutboxEntry[]> {
@@ -48,24 +60,24 @@ async function vendorEvents(event: 'order.new' | 'order.cancelled', name: string
 
 const vendorsOf = (lines: { vendor: string | null }[]) => [...new Set(lines.map((l) => l.vendor).filter((v): v is string => Boolean(v)))].sort();
 
-const ts = (col: string) => `to_char(${col} AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS.US')`;
-
 /**
  * What a submit reads, in one statement outside any lock: the order (for the policy check and the
  * answer; one JSON column rather than ~70, which the driver would describe and parse one by one)
  * with its row version, the vendor-record and mail facts, and the lines.
  */
-const SUBMIT_READ_SQL = prepare('svc_order_submit_read', `
+const submitReadSql = once(() => prepare('svc_order_submit_read', orderSql(`
   SELECT row_to_json(h) AS head, so.xmin::text AS row_version, row_to_json(rec) AS record_head,
-         (SELECT json_agg(json_build_object(${ORDER_ITEM_JSON_ARGS}, 'vendor', soi.vendor, 'record_item_code', ${RECORD_SKU_SQL}, 'vendor_product_id', i.vendor_product_id) ORDER BY soi.idx)
-            FROM sales_order_items soi JOIN items i ON i.item_code = soi.item_code LEFT JOIN vendor_profiles vp ON vp.name = soi.vendor WHERE soi.parent = so.name) AS lines,
-         (SELECT string_agg(soi.idx || '. ' || soi.item_name || ' (' || soi.item_code || ') x ' || soi.qty::float8 || ' @ ' || soi.rate::float8 || ' = ' || soi.amount, E'\n' ORDER BY soi.idx)
-            FROM sales_order_items soi WHERE soi.parent = so.name) AS mail_lines
-    FROM sales_orders so JOIN customers c ON c.name = so.customer ${RECORD_HEAD_JOINS}
-   CROSS JOIN LATERAL (SELECT ${ORDER_HEAD_COLUMNS}) h
-   CROSS JOIN LATERAL (SELECT ${RECORD_HEAD_COLUMNS}, COALESCE(u.email, so.owner_email, c.email) AS mail_to) rec
-   WHERE so.name = $1`);
+         (SELECT json_agg(json_build_object(${orderItemJsonArgs()}, 'vendor', {soi.vendor}, 'record_item_code', ${recordSkuSql()}, 'vendor_product_id', {i.vendorProductId}) ORDER BY {soi.idx})
+            FROM {soi} JOIN {i} ON {i.itemCode} = {soi.itemCode} LEFT JOIN {vp} ON {vp.name} = {soi.vendor} WHERE {soi.parent} = {so.name}) AS lines,
+         (SELECT string_agg({soi.idx} || '. ' || {soi.itemName} || ' (' || {soi.itemCode} || ') x ' || {soi.qty}::float8 || ' @ ' || {soi.rate}::float8 || ' = ' || {soi.amount}, E'\n' ORDER BY {soi.idx})
+            FROM {soi} WHERE {soi.parent} = {so.name}) AS mail_lines
+    FROM {so} JOIN {c} ON {c.name} = {so.customer} ${recordHeadJoins()}
+   CROSS JOIN LATERAL (SELECT ${orderHeadColumns()}) h
+   CROSS JOIN LATERAL (SELECT ${recordHeadColumns()}, COALESCE({u.email}, {so.ownerEmail}, {c.email}) AS mail_to) rec
+   WHERE {so.name} = $1`)));
 
+/** Marker of the error that aborts a submit short of stock; the availability per group follows it as JSON. */
+const SHORT = 'svc_submit_short_of_stock:';
 /**
  * The submit itself, ONE statement (atomic on its own, so no BEGIN/COMMIT round trips): the order row
  * locked if it is still the draft that was read (docstatus 0, same row version: a concurrent edit or
@@ -77,26 +89,26 @@ const SUBMIT_READ_SQL = prepare('svc_order_submit_read', `
  * submit stays and no partial reservation can ever commit. The order of these steps is fixed by data
  * dependencies (each reads the one before), not by the order of the CTEs.
  */
-const RESERVE = reservationCtes({ after: 'SELECT 1 FROM pre WHERE pre.won_n > 0', gate: 'won' });
-/** Marker of the error that aborts a submit short of stock; the availability per group follows it as JSON. */
-const SHORT = 'svc_submit_short_of_stock:';
-const SUBMIT_WRITE_SQL = prepare('svc_order_submit_write', `
-  WITH o AS (SELECT so.name FROM sales_orders so WHERE so.name = $name AND so.docstatus = 0 AND so.xmin = $row_version::xid FOR UPDATE),
+const submitWriteSql = once(() => {
+  const reserve = reservationCtes({ after: 'SELECT 1 FROM pre WHERE pre.won_n > 0', gate: 'won' });
+  return prepare('svc_order_submit_write', orderSql(`
+  WITH o AS (SELECT {so.name} AS name FROM {so} WHERE {so.name} = $name AND {so.docstatus} = 0 AND so.xmin = $row_version::xid FOR UPDATE),
   won AS (
-    UPDATE sales_orders so SET docstatus = 1, status = $status, submitted_at = now(), modified = now(), updated_at = now()
-      FROM o WHERE so.name = o.name
-    RETURNING ${ts('so.modified')} AS modified, ${ts('so.submitted_at')} AS submitted_at),
-  lines AS (UPDATE sales_order_items soi SET reserved_qty = soi.qty FROM won WHERE soi.parent = $name RETURNING soi.id),
+    UPDATE {so} SET {so:docstatus} = 1, {so:status} = $status, {so:submittedAt} = now(), {so:modified} = now(), {so:updatedAt} = now()
+      FROM o WHERE {so.name} = o.name
+    RETURNING ${localTime('{so.modified}')} AS modified, ${localTime('{so.submittedAt}')} AS submitted_at),
+  lines AS (UPDATE {soi} SET {soi:reservedQty} = {soi.qty} FROM won WHERE {soi.parent} = $name RETURNING {soi.id}),
   ob AS (${outboxInsertSql('$outbox', 'EXISTS (SELECT 1 FROM won)')}),
   pre AS (SELECT (SELECT count(*) FROM won)::int AS won_n, (SELECT count(*) FROM lines)::int AS marked, (SELECT count(*) FROM ob)::int AS queued),
-  ${RESERVE.lock},
-  ${RESERVE.apply}
+  ${reserve.lock},
+  ${reserve.apply}
   SELECT (SELECT count(*) FROM o)::int AS matched, (SELECT row_to_json(won) FROM won) AS won, pre.marked, pre.queued,
          ${RESERVATION_RESULT},
          CASE WHEN pre.won_n > 0 AND NOT ((SELECT ok FROM res_ok) AND (SELECT count(*) FROM res_u) = (SELECT count(*) FROM res_g))
               THEN (SELECT '${SHORT}' || json_agg(json_build_object('k', g.k, 'available', (l.actual_qty - l.reserved_qty)::float8))::text
                       FROM res_g g LEFT JOIN res_locked l ON l.item_code = g.item_code AND l.warehouse = g.warehouse)::int END AS short
-    FROM pre`);
+    FROM pre`));
+});
 
 /** The availability per group carried by the error of a submit short of stock, or undefined for any other error. */
 function shortOfStock(err: unknown): { k: number; available: number | null }[] | undefined {
@@ -142,7 +154,7 @@ export async function submitOrder(actor: Actor, name: string, opts: { transactio
     authorize(actor, 'submit', 'Sales Order', await loadVisibleOrder(actor, name, opts));
   }
   for (let attempt = 1; attempt <= 3; attempt++) {
-    const read = await runPreparedOne<SubmitRead>(SUBMIT_READ_SQL, [name], opts);
+    const read = await runPreparedOne<SubmitRead>(submitReadSql(), [name], opts);
     if (!read || !orderVisible(actor, read.head)) throw new NotFoundError(`Sales Order ${name} not found`);
     const { head: before, row_version, record_head, lines: rawLines, mail_lines } = read;
     authorize(actor, 'submit', 'Sales Order', before);
@@ -156,7 +168,7 @@ export async function submitOrder(actor: Actor, name: string, opts: { transactio
     const items = lines.map((l) => ({ ...Object.fromEntries(ORDER_ITEM_KEYS.map((k) => [k, l[k]])), reserved_qty: l.qty }));
     const write = async (transaction?: Tx) => {
       const binds = { ...reservation.binds, name, row_version, status: STATUS.submitted, outbox: outboxJson(entries) };
-      const w = (await runPreparedOne<SubmitWrite>(SUBMIT_WRITE_SQL, binds, { transaction }))!;
+      const w = (await runPreparedOne<SubmitWrite>(submitWriteSql(), binds, { transaction }))!;
       if (w.won) wakeWorkersAfter(transaction); // without a transaction the statement has committed
       // a 503A order's answer carries patient data: its audit row commits with the submit
       const doc = w.won ? await shapeOrderDoc(actor, { ...head, ...w.won }, items, { transaction, audit: 'submit' }) : undefined;
@@ -188,14 +200,9 @@ export async function cancelOrder(actor: Actor, name: string, opts: { transactio
   const { transaction } = opts;
   const head = await loadVisibleOrder(actor, name, { transaction });
   authorize(actor, 'cancel', 'Sales Order', head);
-  const won = await execute(
-    `UPDATE sales_orders so SET docstatus = 2, status = $2, cancelled_at = now(), modified = now(), updated_at = now()
-      WHERE so.name = $1 AND so.docstatus = 1 AND NOT ${SHIPPED_SQL} RETURNING so.name`,
-    [name, STATUS.cancelled],
-    { transaction },
-  );
+  const won = await execute(cancelSql().cancel, [name, STATUS.cancelled], { transaction });
   if (won.length === 0) {
-    const now = await selectOne<{ docstatus: number; shipped: boolean }>(`SELECT so.docstatus, ${SHIPPED_SQL} AS shipped FROM sales_orders so WHERE so.name = $1`, [name], { transaction });
+    const now = await selectOne<{ docstatus: number; shipped: boolean }>(cancelSql().state, [name], { transaction });
     if (now?.docstatus === 0) throw new BusinessRuleError('Cannot change docstatus from 0 (Draft) to 2 (Cancelled)');
     if (now?.docstatus === 2) throw new BusinessRuleError('Cannot edit cancelled document');
     throw new BusinessRuleError(`Sales Order ${name} has shipped and cannot be cancelled`);
@@ -203,7 +210,7 @@ export async function cancelOrder(actor: Actor, name: string, opts: { transactio
   const lines = await orderLines(name, transaction);
   const held = lines.map((l) => ({ ...l, qty: Number(l.reserved_qty) })).filter((l) => l.qty > 0);
   await releaseStock(actor, held, { reason: 'Sales Order cancel', voucher_type: 'Sales Order', voucher_no: name }, { transaction });
-  await execute(`UPDATE sales_order_items SET reserved_qty = 0 WHERE parent = $1`, [name], { transaction });
+  await execute(cancelSql().unreserve, [name], { transaction });
   await enqueue(transaction, await vendorEvents('order.cancelled', name, lines, transaction));
   return orderDoc(actor, await loadVisibleOrder(actor, name, { transaction }), { transaction, audit: 'cancel' });
 }

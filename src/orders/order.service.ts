@@ -9,9 +9,12 @@ import { authorize } from '../auth/policy/index.js';
 import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
 import { recordAudit } from '../audit/audit.service.js';
 import { BusinessRuleError, InputError } from '../shared/errors.js';
-import { attachFile } from '../files/files.service.js';
+import { attachFile, detachFiles } from '../files/files.service.js';
 import { prepareOrder, type PreparedOrder } from './order-prepare.js';
 import { prepare, runPrepared, type Prepared } from '../db/prepared.js';
+import { columnsOf, once } from '../db/sql-names.js';
+import { attributeOf, orderSql } from './order-sql.js';
+import { SalesOrder } from './sales-order.model.js';
 import { loadVisibleOrder, orderDoc } from './order-doc.js';
 import { decryptPatientFields, encryptPatientFields } from './phi.js';
 import { cancelOrder, submitOrder } from './order-submit.js';
@@ -44,26 +47,47 @@ function headerValues(actor: Actor, p: PreparedOrder): Record<string, unknown> {
   return values;
 }
 
+/** The lines' INSERT … SELECT from `source` (the new order's name, read from `from` when given) and the JSON lines bound at `param`. */
+const linesInsert = (source: string, param: string, from = '') => orderSql(`INSERT INTO {@soi} ({soi:parent}, {soi:idx}, {soi:itemCode}, {soi:itemName}, {soi:qty}, {soi:uom}, {soi:rate}, {soi:amount}, {soi:warehouse}, {soi:vendor})
+     SELECT ${source}, l.idx, l.item_code, l.item_name, l.qty, l.uom, l.rate, l.amount, l.warehouse, l.vendor
+       FROM ${from}jsonb_to_recordset(${param}::jsonb) AS l(idx int, item_code text, item_name text, qty numeric, uom text, rate numeric, amount numeric, warehouse text, vendor text)`);
+
+// Draft edits (cold): the statements of updateDraft and updateOrder.
+const draftSql = once(() => ({
+  lines: orderSql(`SELECT {soi.itemCode} AS item_code, {soi.qty} AS qty, {soi.warehouse} AS warehouse FROM {soi} WHERE {soi.parent} = $1 ORDER BY {soi.idx}`),
+  dropLines: orderSql(`DELETE FROM {@soi} WHERE {soi:parent} = $1`),
+  insertLines: linesInsert('$1', '$2'),
+  docstatus: orderSql(`SELECT {so.docstatus} AS docstatus FROM {so} WHERE {so.name} = $1`),
+  deleteDraft: orderSql(`DELETE FROM {@so} WHERE {so:name} = $1 AND {so:docstatus} = 0`),
+}));
+
 async function insertLines(name: string, p: PreparedOrder, transaction: Tx): Promise<void> {
-  await execute(
-    `INSERT INTO sales_order_items (parent, idx, item_code, item_name, qty, uom, rate, amount, warehouse, vendor)
-     SELECT $1, l.idx, l.item_code, l.item_name, l.qty, l.uom, l.rate, l.amount, l.warehouse, l.vendor
-       FROM jsonb_to_recordset($2::jsonb) AS l(idx int, item_code text, item_name text, qty numeric, uom text, rate numeric, amount numeric, warehouse text, vendor text)`,
-    [name, JSON.stringify(p.lines)],
-    { transaction },
-  );
+  await execute(draftSql().insertLines, [name, JSON.stringify(p.lines)], { transaction });
 }
+
+/** The column of a header value (headerValues keys are wire field names). */
+const columnOf = (field: string) => (columnsOf(SalesOrder) as Record<string, string>)[attributeOf(field)];
 
 async function afterWrite(actor: Actor, name: string, p: PreparedOrder, action: string, transaction: Tx): Promise<void> {
   for (const [field, file] of Object.entries(p.files)) await attachFile(transaction, file, 'Sales Order', name, field);
   if (p.is503a) await recordAudit(transaction, actor, { action, object_type: 'Sales Order', object_name: name, fields: [...PATIENT_FIELDS] });
 }
 
-/**
- * The draft header and its lines in ONE statement (the lines' INSERT reads the new name from the
- * header's). Names follow Frappe's SAL-ORD-.YYYY.-.##### series: at least five digits, more past
- * 99999 (a plain lpad to 5 would cut 100000 to 10000 and collide).
- */
+/** The draft header and its lines in ONE statement, for the header columns `cols` (wire field names). */
+function orderInsertSql(cols: string[]): string {
+  const n = cols.length;
+  return orderSql(`WITH so AS (
+       INSERT INTO {@so} ({so:name}, ${cols.map(columnOf).join(', ')}, {so:ownerUser}, {so:ownerEmail}, {so:createdBySalesPerson})
+       SELECT 'SAL-ORD-' || to_char(CURRENT_DATE, 'YYYY') || '-' || lpad(seq.v, GREATEST(5, length(seq.v)), '0'),
+               ${cols.map((_, k) => `$${k + 1}`).join(', ')}, $${n + 1}, $${n + 2}, $${n + 3}
+         FROM (SELECT nextval('sales_order_seq')::text AS v) seq
+       RETURNING {so:name} AS name, {so:docstatus} AS docstatus, {so:status} AS status, {so:customer} AS customer, {so:grandTotal}::float8 AS grand_total,
+                 {so:transactionDate} AS transaction_date),
+     lines AS (${linesInsert('so.name', `$${n + 4}`, 'so, ')})
+     SELECT * FROM so`);
+}
+
+/** Prepared order inserts, by header column list (in practice one). */
 const inserts = new Map<string, Prepared>();
 
 /**
@@ -74,21 +98,10 @@ const inserts = new Map<string, Prepared>();
 async function insertOrder(actor: Actor, p: PreparedOrder, transaction?: Tx): Promise<OrderSummary> {
   const values = headerValues(actor, p);
   const cols = Object.keys(values);
-  const n = cols.length;
-  const sql = `WITH so AS (
-       INSERT INTO sales_orders (name, ${cols.join(', ')}, owner_user, owner_email, created_by_sales_person)
-       SELECT 'SAL-ORD-' || to_char(CURRENT_DATE, 'YYYY') || '-' || lpad(seq.v, GREATEST(5, length(seq.v)), '0'),
-               ${cols.map((_, k) => `$${k + 1}`).join(', ')}, $${n + 1}, $${n + 2}, $${n + 3}
-         FROM (SELECT nextval('sales_order_seq')::text AS v) seq
-       RETURNING name, docstatus, status, customer, grand_total::float8 AS grand_total, transaction_date),
-     lines AS (
-       INSERT INTO sales_order_items (parent, idx, item_code, item_name, qty, uom, rate, amount, warehouse, vendor)
-       SELECT so.name, l.idx, l.item_code, l.item_name, l.qty, l.uom, l.rate, l.amount, l.warehouse, l.vendor
-         FROM so, jsonb_to_recordset($${n + 4}::jsonb) AS l(idx int, item_code text, item_name text, qty numeric, uom text, rate numeric, amount numeric, warehouse text, vendor text))
-     SELECT * FROM so`;
-  // the column list is the same on every call: one prepared statement (a second text gets its own)
-  let stmt = inserts.get(sql);
-  if (!stmt) inserts.set(sql, (stmt = prepare(`svc_order_insert_${inserts.size + 1}`, sql)));
+  // the column list is the same on every call: one prepared statement (a second list gets its own)
+  const key = cols.join(',');
+  let stmt = inserts.get(key);
+  if (!stmt) inserts.set(key, (stmt = prepare(`svc_order_insert_${inserts.size + 1}`, orderInsertSql(cols))));
   const [row] = await runPrepared<OrderSummary>(
     stmt,
     [...Object.values(values), userIdOf(actor), actor.email ?? actor.id, creditedSalesPersonOf(actor), JSON.stringify(p.lines)],
@@ -135,17 +148,17 @@ async function updateDraft(actor: Actor, name: string, patch: Record<string, unk
   authorize(actor, 'update', 'Sales Order', head);
   if (head.docstatus === 1) throw new BusinessRuleError('Cannot edit a submitted document');
   if (head.docstatus === 2) throw new BusinessRuleError('Cannot edit cancelled document');
-  const lines = (await execute<Record<string, unknown>>(`SELECT item_code, qty, warehouse FROM sales_order_items WHERE parent = $1 ORDER BY idx`, [name], { transaction }));
+  const lines = await execute<Record<string, unknown>>(draftSql().lines, [name], { transaction });
   const input = parseOrderBody({ ...draftAsBody(head, lines), ...patch }, { allowName: name });
   const p = await prepareOrder(actor, input, transaction);
   const values = headerValues(actor, p);
   const cols = Object.keys(values);
   await execute(
-    `UPDATE sales_orders SET ${cols.map((c, k) => `${c} = $${k + 2}`).join(', ')}, modified = now(), updated_at = now() WHERE name = $1 AND docstatus = 0`,
+    orderSql(`UPDATE {@so} SET ${cols.map((c, k) => `${columnOf(c)} = $${k + 2}`).join(', ')}, {so:modified} = now(), {so:updatedAt} = now() WHERE {so:name} = $1 AND {so:docstatus} = 0`),
     [name, ...Object.values(values)],
     { transaction },
   );
-  await execute(`DELETE FROM sales_order_items WHERE parent = $1`, [name], { transaction });
+  await execute(draftSql().dropLines, [name], { transaction });
   await insertLines(name, p, transaction);
   await afterWrite(actor, name, p, 'update', transaction);
 }
@@ -163,7 +176,7 @@ export async function updateOrder(actor: Actor, name: string, body: Record<strin
     if (target === 1) return submitOrder(actor, name, { transaction });
     if (target === 2) return cancelOrder(actor, name, { transaction });
     if (target === 0) {
-      const current = await selectOne<{ docstatus: number }>(`SELECT docstatus FROM sales_orders WHERE name = $1`, [name], { transaction });
+      const current = await selectOne<{ docstatus: number }>(draftSql().docstatus, [name], { transaction });
       if (current && current.docstatus === 1) throw new BusinessRuleError('Cannot change docstatus from 1 (Submitted) to 0 (Draft)');
       if (current && current.docstatus === 2) throw new BusinessRuleError('Cannot edit cancelled document');
     }
@@ -177,8 +190,8 @@ export async function deleteOrder(actor: Actor, name: string, opts: { transactio
     const head = await loadVisibleOrder(actor, name, { transaction, forUpdate: true });
     authorize(actor, 'delete', 'Sales Order', head);
     if (head.docstatus !== 0) throw new BusinessRuleError('Submitted Record cannot be deleted. You must Cancel it first.');
-    await execute(`UPDATE files SET attached_to_doctype = NULL, attached_to_name = NULL, updated_at = now() WHERE attached_to_doctype = 'Sales Order' AND attached_to_name = $1`, [name], { transaction });
-    await execute(`DELETE FROM sales_orders WHERE name = $1 AND docstatus = 0`, [name], { transaction });
+    await detachFiles('Sales Order', name, { transaction });
+    await execute(draftSql().deleteDraft, [name], { transaction });
     if (head.is_503a) await recordAudit(transaction, actor, { action: 'delete', object_type: 'Sales Order', object_name: name, fields: [...PATIENT_FIELDS] });
   });
 }

@@ -3,22 +3,32 @@ import { registerDocType } from '../shared/doctype.js';
 import { createOrder, deleteOrder, updateOrder } from './order.service.js';
 import { getOrder } from './order-doc.js';
 import { PARTNER_FIELDS } from './order.schemas.js';
+import { SalesOrder } from './sales-order.model.js';
+import { columnsOf } from '../db/sql-names.js';
 
-const ts = (col: string) => `to_char(${col} AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS.US')`;
+type Attribute = keyof ReturnType<typeof columnsOf<SalesOrder>>;
+const attributeOf = (field: string) => field.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()) as Attribute;
+const column = (attribute: Attribute) => columnsOf(SalesOrder)[attribute];
+/** An instant as Frappe shows it: server-local (US Eastern) `YYYY-MM-DD HH:MM:SS.ffffff`. */
+const ts = (attribute: Attribute) => (t: string) => `to_char(${t}.${column(attribute)} AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS.US')`;
+/** The clinic's name, from the customer row joined through the association `customerRecord`. */
+const customerName = () => `"customerRecord".${columnsOf(SalesOrder.associations.customerRecord.target).customerName}`;
 
 // List fields: no 503A fields at all (patient data is never listed; GET by name decrypts and audits).
 registerDocType({
   name: 'Sales Order',
-  from: 'sales_orders t JOIN customers c ON c.name = t.customer',
+  model: SalesOrder,
+  // the customer's name comes from its row (the clinic's, through the order's customer)
+  include: [{ association: 'customerRecord', attributes: [], required: true }],
   fields: {
-    name: 't.name', customer: 't.customer', customer_name: 'c.customer_name', territory: 't.territory', transaction_date: 't.transaction_date', delivery_date: 't.delivery_date',
-    status: 't.status', docstatus: 't.docstatus', grand_total: 't.grand_total::float8', total_qty: 't.total_qty::float8', currency: 't.currency', price_list: 't.price_list',
-    selling_price_list: 't.price_list', shipping_address_name: 't.shipping_address_name', shipping_method: 't.shipping_method', is_503a: '(CASE WHEN t.is_503a THEN 1 ELSE 0 END)',
-    owner: 't.owner_email', creation: ts('t.created_at'), modified: ts('t.modified'), submitted_at: ts('t.submitted_at'), cancelled_at: ts('t.cancelled_at'),
-    ...Object.fromEntries(PARTNER_FIELDS.map((f) => [f, f.endsWith('_sync_date') ? ts(`t.${f}`) : `t.${f}`])),
+    name: 'name', customer: 'customer', customer_name: customerName, territory: 'territory', transaction_date: 'transactionDate', delivery_date: 'deliveryDate',
+    status: 'status', docstatus: 'docstatus', grand_total: (t) => `${t}.${column('grandTotal')}::float8`, total_qty: (t) => `${t}.${column('totalQty')}::float8`, currency: 'currency', price_list: 'priceList',
+    selling_price_list: 'priceList', shipping_address_name: 'shippingAddressName', shipping_method: 'shippingMethod', is_503a: (t) => `(CASE WHEN ${t}.${column('is503a')} THEN 1 ELSE 0 END)`,
+    owner: 'ownerEmail', creation: ts('createdAt'), modified: ts('modified'), submitted_at: ts('submittedAt'), cancelled_at: ts('cancelledAt'),
+    ...Object.fromEntries(PARTNER_FIELDS.map((f) => [f, f.endsWith('_sync_date') ? ts(attributeOf(f)) : attributeOf(f)])),
   },
   listFields: ['name'],
-  defaultOrder: 't.created_at DESC, t.name DESC',
+  defaultOrder: [['createdAt', 'DESC'], ['name', 'DESC']],
   get: (actor, name) => getOrder(actor, name),
   create: (actor, body) => createOrder(actor, body) as unknown as Promise<Record<string, unknown>>,
   update: (actor, name, body) => updateOrder(actor, name, body),

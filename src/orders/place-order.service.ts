@@ -11,6 +11,9 @@ import { customerMatches } from '../auth/policy/index.js';
 import { createOrder } from './order.service.js';
 import { submitOrder } from './order-submit.js';
 import { exceedsMessage } from '../catalog/stock.service.js';
+import { itemExists } from '../catalog/items.service.js';
+import { firstWarehouseWithStock } from '../catalog/warehouse.service.js';
+import { defaultShippingAddress, findCustomer } from '../org/org.service.js';
 
 export interface PlaceOrderInput {
   customer_id?: string;
@@ -26,24 +29,17 @@ export async function placeOrder(actor: Actor, input: PlaceOrderInput, opts: { t
   // the full flow's message for an omitted customer ("same validations and errors")
   if (!customer_id) throw new BusinessRuleError('Customer is mandatory');
   return withTransaction(opts, async (transaction) => {
-    const c = await selectOne<{ name: string; territory: string | null; assigned_rep: string | null }>(`SELECT name, territory, assigned_rep FROM customers WHERE name = $1`, [customer_id], { transaction });
+    const c = await findCustomer(customer_id, { transaction });
     if (!c || !customerMatches(actor, c.name, c.territory, c.assigned_rep)) throw new NotFoundError(`Customer ${customer_id} not found`);
-    const address = await selectOne<{ name: string }>(
-      `SELECT name FROM addresses WHERE customer = $1 AND is_shipping_address ORDER BY is_primary_address DESC, name LIMIT 1`, [customer_id], { transaction });
+    const address = await defaultShippingAddress(customer_id, { transaction });
     if (!address) throw new BusinessRuleError('Shipping address is required');
-    const wh = await selectOne<{ name: string }>(
-      `SELECT w.name FROM warehouses w JOIN bins b ON b.warehouse = w.name AND b.item_code = $1
-        WHERE NOT w.disabled AND b.actual_qty - b.reserved_qty >= $2 ORDER BY w.priority, w.name LIMIT 1`,
-      [product_id, quantity],
-      { transaction },
-    );
-    const item = await selectOne(`SELECT 1 FROM items WHERE item_code = $1`, [product_id], { transaction });
-    if (!item) throw new BusinessRuleError(`Row 1: Item ${product_id} not found`);
+    const wh = await firstWarehouseWithStock(product_id, quantity, { transaction });
+    if (!(await itemExists(product_id, { transaction }))) throw new BusinessRuleError(`Row 1: Item ${product_id} not found`);
     if (!wh) throw new BusinessRuleError(exceedsMessage(1, product_id));
     const today = (await selectOne<{ d: string }>(`SELECT CURRENT_DATE::text AS d`, [], { transaction }))!.d;
     const order = await createOrder(
       actor,
-      { customer: customer_id, transaction_date: today, delivery_date: today, shipping_address_name: address.name, items: [{ item_code: product_id, qty: quantity, warehouse: wh.name }], ...extra },
+      { customer: customer_id, transaction_date: today, delivery_date: today, shipping_address_name: address, items: [{ item_code: product_id, qty: quantity, warehouse: wh }], ...extra },
       { transaction },
     );
     await submitOrder(actor, order.name, { transaction });

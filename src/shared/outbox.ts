@@ -7,6 +7,9 @@
  * spent, until a release brings its handler (unhandledBacklog shows what waits).
  */
 import { execute, hasDatabase, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
+import { columnsOf, namesOf, once } from '../db/sql-names.js';
+import { OutboxAttempt } from './outbox-attempt.model.js';
+import { Outbox } from './outbox.model.js';
 import { runtime, scrubText } from './runtime.js';
 
 export interface OutboxEntry {
@@ -92,12 +95,60 @@ export function outboxJson(entries: OutboxEntry[]): string {
  * commit (wakeWorkersAfter).
  */
 export function outboxInsertSql(param: string, when = 'true'): string {
-  return `INSERT INTO outbox (kind, topic, target, payload, max_attempts, next_attempt_at)
+  const { t, c } = namesOf(Outbox);
+  return `INSERT INTO ${t} (${c.kind}, ${c.topic}, ${c.target}, ${c.payload}, ${c.maxAttempts}, ${c.nextAttemptAt})
        SELECT e.kind, e.topic, e.target, e.payload, COALESCE(e.max_attempts, 3), now() + make_interval(secs => COALESCE(e.delay, 0))
          FROM jsonb_to_recordset(${param}::jsonb) AS e(kind text, topic text, target text, payload jsonb, max_attempts int, delay float8)
         WHERE ${when}
-       RETURNING id, delivery_id`;
+       RETURNING ${c.id} AS id, ${c.deliveryId} AS delivery_id`;
 }
+
+/**
+ * The queue's statements (the claim is measured: raw SQL, built once, named through the models).
+ * A row comes back under fixed names (OutboxRow), whatever its columns are called.
+ */
+const sql = once(() => {
+  const { t, c } = namesOf(Outbox);
+  const { t: attempts, c: a } = namesOf(OutboxAttempt);
+  const row = (alias: string) => (['id', 'deliveryId', 'kind', 'topic', 'target', 'payload', 'status', 'attempts', 'maxAttempts', 'nextAttemptAt', 'lockedUntil', 'lockedBy', 'lastError', 'createdAt', 'updatedAt', 'completedAt'] as const)
+    .map((k) => `${alias}${c[k]} AS ${k.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)}`).join(', ');
+  return {
+    insert: outboxInsertSql('$1'),
+    // per handled kind ($4), its due rows in order from the (kind, next_attempt_at) index
+    claim: `UPDATE ${t} o SET ${c.status} = 'running', ${c.lockedBy} = $1, ${c.lockedUntil} = now() + make_interval(secs => $2), ${c.updatedAt} = now()
+      WHERE o.${c.id} IN (
+        SELECT due.id FROM unnest($4::text[]) AS k(kind)
+         CROSS JOIN LATERAL (
+           SELECT ${c.id} AS id, ${c.nextAttemptAt} AS next_attempt_at FROM ${t}
+            WHERE ${c.kind} = k.kind AND ${c.status} IN ('pending', 'running') AND ${c.nextAttemptAt} <= now()
+              AND (${c.lockedUntil} IS NULL OR ${c.lockedUntil} < now())
+            ORDER BY ${c.nextAttemptAt}, ${c.id}
+            LIMIT $3
+            FOR NO KEY UPDATE SKIP LOCKED) due -- not blocked by the KEY SHARE lock an attempt insert (FK) holds
+         ORDER BY due.next_attempt_at, due.id
+         LIMIT $3)
+      RETURNING ${row('o.')}`,
+    counts: `SELECT ${c.kind} AS kind, count(*) FILTER (WHERE ${c.status} = 'pending')::int AS pending, count(*) FILTER (WHERE ${c.status} = 'running')::int AS running,
+            count(*) FILTER (WHERE ${c.status} = 'done')::int AS done, count(*) FILTER (WHERE ${c.status} = 'failed')::int AS failed
+       FROM ${t} GROUP BY ${c.kind} ORDER BY ${c.kind}`,
+    backlog: `SELECT ${c.kind} AS kind, count(*)::int AS pending FROM ${t} WHERE ${c.status} = 'pending' AND NOT (${c.kind} = ANY($1::text[]))
+       GROUP BY ${c.kind} ORDER BY ${c.kind}`,
+    attempt: `INSERT INTO ${attempts} (${a.outboxId}, ${a.attempt}, ${a.worker}, ${a.startedAt}, ${a.durationMs}, ${a.ok}, ${a.responseCode}, ${a.error}, ${a.responseExcerpt})
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    outcome: `UPDATE ${t} SET ${c.status} = $2, ${c.attempts} = GREATEST(${c.attempts}, $3), ${c.lastError} = $4, ${c.lockedUntil} = NULL, ${c.lockedBy} = NULL,
+              ${c.nextAttemptAt} = CASE WHEN $2 = 'pending' THEN now() + make_interval(secs => $5) ELSE ${c.nextAttemptAt} END,
+              ${c.completedAt} = CASE WHEN $2 = 'pending' THEN NULL ELSE now() END, ${c.updatedAt} = now()
+        WHERE ${c.id} = $1 AND ${c.status} = 'running' AND ${c.lockedBy} = $6`, // a lapsed lease now held by another worker is not ours to move
+    release: `UPDATE ${t} SET ${c.lockedUntil} = NULL, ${c.lockedBy} = NULL, ${c.status} = 'pending', ${c.updatedAt} = now()
+      WHERE ${c.lockedBy} = $1 AND ${c.status} = 'running' AND ($2::bigint[] IS NULL OR ${c.id} = ANY($2::bigint[])) RETURNING ${c.id} AS id`,
+    lease: `UPDATE ${t} SET ${c.lockedUntil} = GREATEST(${c.lockedUntil}, now() + make_interval(secs => $3))
+      WHERE ${c.id} = $1 AND ${c.lockedBy} = $2 AND ${c.status} = 'running'
+      RETURNING ${c.id} AS id, ${c.target} AS target, to_char(${c.createdAt} AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS.US') AS created_local`,
+    redeliver: `UPDATE ${t} SET ${c.status} = 'pending', ${c.nextAttemptAt} = now(), ${c.maxAttempts} = GREATEST(${c.maxAttempts}, ${c.attempts} + 1),
+            ${c.lockedUntil} = NULL, ${c.lockedBy} = NULL, ${c.completedAt} = NULL, ${c.updatedAt} = now()
+      WHERE ${c.id} = $1 AND ${c.status} <> 'running' RETURNING ${row('')}`,
+  };
+});
 
 /** How long a wake waits for others to join it (a burst of commits shares one NOTIFY). */
 const WAKE_COALESCE_MS = 10;
@@ -132,7 +183,7 @@ export function wakeWorkersAfter(transaction: Tx | undefined): void {
 export async function enqueue(transaction: Tx, entries: OutboxEntry | OutboxEntry[]): Promise<{ id: number; delivery_id: string }[]> {
   const list = [entries].flat();
   if (list.length === 0) return [];
-  const rows = await execute<{ id: number; delivery_id: string }>(outboxInsertSql('$1'), [outboxJson(list)], { transaction });
+  const rows = await execute<{ id: number; delivery_id: string }>(sql().insert, [outboxJson(list)], { transaction });
   wakeWorkersAfter(transaction);
   return rows;
 }
@@ -146,22 +197,7 @@ export async function enqueue(transaction: Tx, entries: OutboxEntry | OutboxEntr
 export async function claimDue(workerId: string, limit: number, leaseSeconds: number, kinds?: string[]): Promise<OutboxRow[]> {
   const runnable = handledKinds(kinds);
   if (runnable.length === 0) return [];
-  return execute<OutboxRow>(
-    `UPDATE outbox o SET status = 'running', locked_by = $1, locked_until = now() + make_interval(secs => $2), updated_at = now()
-      WHERE o.id IN (
-        SELECT due.id FROM unnest($4::text[]) AS k(kind)
-         CROSS JOIN LATERAL (
-           SELECT id, next_attempt_at FROM outbox
-            WHERE kind = k.kind AND status IN ('pending', 'running') AND next_attempt_at <= now()
-              AND (locked_until IS NULL OR locked_until < now())
-            ORDER BY next_attempt_at, id
-            LIMIT $3
-            FOR NO KEY UPDATE SKIP LOCKED) due -- not blocked by the KEY SHARE lock an attempt insert (FK) holds
-         ORDER BY due.next_attempt_at, due.id
-         LIMIT $3)
-      RETURNING o.*`,
-    [workerId, leaseSeconds, limit, runnable],
-  );
+  return execute<OutboxRow>(sql().claim, [workerId, leaseSeconds, limit, runnable]);
 }
 
 export interface KindCount {
@@ -176,23 +212,13 @@ export interface KindCount {
 
 /** Rows per kind and status (`svc outbox status`), with whether this process can run the kind. */
 export async function outboxCounts(opts: { transaction?: Tx } = {}): Promise<KindCount[]> {
-  const rows = await selectRows<Omit<KindCount, 'handled'>>(
-    `SELECT kind, count(*) FILTER (WHERE status = 'pending')::int AS pending, count(*) FILTER (WHERE status = 'running')::int AS running,
-            count(*) FILTER (WHERE status = 'done')::int AS done, count(*) FILTER (WHERE status = 'failed')::int AS failed
-       FROM outbox GROUP BY kind ORDER BY kind`,
-    [],
-    opts,
-  );
+  const rows = await selectRows<Omit<KindCount, 'handled'>>(sql().counts, [], opts);
   return rows.map((r) => ({ ...r, handled: handlers.has(r.kind) }));
 }
 
 /** Pending rows per kind without a handler in this process: they wait, untouched, for one. */
 export async function unhandledBacklog(opts: { transaction?: Tx } = {}): Promise<{ kind: string; pending: number }[]> {
-  return selectRows<{ kind: string; pending: number }>(
-    `SELECT kind, count(*)::int AS pending FROM outbox WHERE status = 'pending' AND NOT (kind = ANY($1::text[])) GROUP BY kind ORDER BY kind`,
-    [handledKinds()],
-    opts,
-  );
+  return selectRows<{ kind: string; pending: number }>(sql().backlog, [handledKinds()], opts);
 }
 
 /** Records one attempt and moves the row on: done, scheduled again, or failed (kept, never deleted). */
@@ -212,16 +238,12 @@ export async function recordAttempt(row: OutboxRow, workerId: string, attempt: n
   const error = outcome.error ? scrubText(outcome.error).slice(0, 1000) : null;
   await withTransaction(undefined, async (transaction) => {
     await execute(
-      `INSERT INTO outbox_attempts (outbox_id, attempt, worker, started_at, duration_ms, ok, response_code, error, response_excerpt)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      sql().attempt,
       [row.id, attempt, workerId, startedAt, Date.now() - startedAt.getTime(), outcome.ok, outcome.responseCode ?? null, error, outcome.excerpt?.slice(0, 500) ?? null],
       { transaction },
     );
     await execute(
-      `UPDATE outbox SET status = $2, attempts = GREATEST(attempts, $3), last_error = $4, locked_until = NULL, locked_by = NULL,
-              next_attempt_at = CASE WHEN $2 = 'pending' THEN now() + make_interval(secs => $5) ELSE next_attempt_at END,
-              completed_at = CASE WHEN $2 = 'pending' THEN NULL ELSE now() END, updated_at = now()
-        WHERE id = $1 AND status = 'running' AND locked_by = $6`, // a lapsed lease now held by another worker is not ours to move
+      sql().outcome,
       [row.id, status, attempt, error, delay, workerId],
       { transaction },
     );
@@ -249,27 +271,29 @@ export async function runClaimedRow(row: OutboxRow, workerId: string, signal: Ab
 
 /** Gives the worker's unfinished rows back (graceful stop): another worker may claim them at once. */
 export async function releaseLeases(workerId: string, ids?: number[]): Promise<number> {
-  const rows = await execute<{ id: number }>(
-    `UPDATE outbox SET locked_until = NULL, locked_by = NULL, status = 'pending', updated_at = now()
-      WHERE locked_by = $1 AND status = 'running' AND ($2::bigint[] IS NULL OR id = ANY($2::bigint[])) RETURNING id`,
-    [workerId, ids ?? null],
-  );
+  const rows = await execute<{ id: number }>(sql().release, [workerId, ids ?? null]);
   return rows.length;
 }
 
 /** Makes a failed (or any) row due again now, keeping its delivery id (manual redelivery). */
 export async function redeliver(id: number, opts: { transaction?: Tx } = {}): Promise<OutboxRow | undefined> {
-  const rows = await execute<OutboxRow>(
-    `UPDATE outbox SET status = 'pending', next_attempt_at = now(), max_attempts = GREATEST(max_attempts, attempts + 1),
-            locked_until = NULL, locked_by = NULL, completed_at = NULL, updated_at = now()
-      WHERE id = $1 AND status <> 'running' RETURNING *`,
-    [id],
-    opts,
-  );
+  const rows = await execute<OutboxRow>(sql().redeliver, [id], opts);
   if (rows[0]) wakeWorkersAfter(opts.transaction);
   return rows[0];
 }
 
+/**
+ * Extends a claimed row's lease to at least `seconds` from now, if this worker still holds it (a
+ * handler about to start a long attempt); answers the row's target and when it was written
+ * (server-local time), or undefined when the lease was lost.
+ */
+export async function extendLease(id: number, workerId: string, seconds: number): Promise<{ id: number; target: string | null; created_local: string } | undefined> {
+  return (await execute<{ id: number; target: string | null; created_local: string }>(sql().lease, [id, workerId, seconds]))[0];
+}
+
+/** Every attempt at an outbox row, oldest first, as stored (column names). */
 export async function listAttempts(outboxId: number): Promise<Record<string, unknown>[]> {
-  return selectRows(`SELECT * FROM outbox_attempts WHERE outbox_id = $1 ORDER BY attempt, id`, [outboxId]);
+  const c = columnsOf(OutboxAttempt);
+  const attributes = Object.values(c).map((column) => [column, column] as [string, string]);
+  return OutboxAttempt.findAll({ attributes, where: { outboxId }, order: [['attempt', 'ASC'], ['id', 'ASC']], raw: true }) as unknown as Promise<Record<string, unknown>[]>;
 }

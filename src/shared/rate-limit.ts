@@ -3,6 +3,31 @@
  * database time (a process with a skewed clock counts the same).
  */
 import { execute, selectOne, type Tx } from '../db/sequelize.js';
+import { once, sqlFor } from '../db/sql-names.js';
+import { RateCounter } from './rate-counter.model.js';
+
+// Limits run on logins, registrations and token calls: raw statements built once, named by the model.
+const sql = once(() => {
+  const n = sqlFor({ r: RateCounter });
+  const counted = `ON CONFLICT ({r:bucket}, {r:windowStart}) DO UPDATE SET {r:count} = r.{r:count} + 1
+     RETURNING {r:count} AS count, extract(epoch FROM ({r:expiresAt} - now()))::float8 AS reset`;
+  return {
+    fixed: n(`INSERT INTO {@r} AS r ({r:bucket}, {r:windowStart}, {r:count}, {r:expiresAt})
+     VALUES ($1, to_timestamp(floor(extract(epoch FROM now()) / $2) * $2), 1, to_timestamp(floor(extract(epoch FROM now()) / $2) * $2) + make_interval(secs => $2))
+     ${counted}`),
+    // an expired window restarts inside the same upsert, so concurrent hits never lose a count
+    sliding: n(`INSERT INTO {@r} AS r ({r:bucket}, {r:windowStart}, {r:count}, {r:expiresAt})
+     VALUES ($1, '-infinity', 1, now() + make_interval(secs => $2))
+     ON CONFLICT ({r:bucket}, {r:windowStart}) DO UPDATE
+       SET {r:count} = CASE WHEN r.{r:expiresAt} <= now() THEN 1 ELSE r.{r:count} + 1 END,
+           {r:expiresAt} = CASE WHEN r.{r:expiresAt} <= now() THEN EXCLUDED.{r:expiresAt} ELSE r.{r:expiresAt} END
+     RETURNING {r:count} AS count, extract(epoch FROM ({r:expiresAt} - now()))::float8 AS reset`),
+    peek: n(`SELECT {r:count} AS count, extract(epoch FROM ({r:expiresAt} - now()))::float8 AS reset FROM {@r}
+      WHERE {r:bucket} = $1 AND {r:windowStart} = '-infinity' AND {r:expiresAt} > now()`),
+    clear: n(`DELETE FROM {@r} WHERE {r:bucket} = $1`),
+    purge: n(`DELETE FROM {@r} WHERE {r:expiresAt} < now() - interval '1 minute' RETURNING 1`),
+  };
+});
 
 export interface WindowCount {
   count: number;
@@ -13,10 +38,7 @@ export interface WindowCount {
 /** Adds one hit to a fixed window of `windowSeconds` and returns the count so far. */
 export async function hitFixedWindow(bucket: string, windowSeconds: number, opts: { transaction?: Tx } = {}): Promise<WindowCount> {
   const [row] = await execute<{ count: number; reset: number }>(
-    `INSERT INTO rate_counters AS r (bucket, window_start, count, expires_at)
-     VALUES ($1, to_timestamp(floor(extract(epoch FROM now()) / $2) * $2), 1, to_timestamp(floor(extract(epoch FROM now()) / $2) * $2) + make_interval(secs => $2))
-     ON CONFLICT (bucket, window_start) DO UPDATE SET count = r.count + 1
-     RETURNING count, extract(epoch FROM (expires_at - now()))::float8 AS reset`,
+    sql().fixed,
     [bucket, windowSeconds],
     opts,
   );
@@ -30,12 +52,7 @@ export async function hitFixedWindow(bucket: string, windowSeconds: number, opts
  */
 export async function hitSlidingStart(bucket: string, windowSeconds: number, opts: { transaction?: Tx } = {}): Promise<WindowCount> {
   const [row] = await execute<{ count: number; reset: number }>(
-    `INSERT INTO rate_counters AS r (bucket, window_start, count, expires_at)
-     VALUES ($1, '-infinity', 1, now() + make_interval(secs => $2))
-     ON CONFLICT (bucket, window_start) DO UPDATE
-       SET count = CASE WHEN r.expires_at <= now() THEN 1 ELSE r.count + 1 END,
-           expires_at = CASE WHEN r.expires_at <= now() THEN EXCLUDED.expires_at ELSE r.expires_at END
-     RETURNING count, extract(epoch FROM (expires_at - now()))::float8 AS reset`,
+    sql().sliding,
     [bucket, windowSeconds],
     opts,
   );
@@ -45,8 +62,7 @@ export async function hitSlidingStart(bucket: string, windowSeconds: number, opt
 /** The live count of a first-event window, without adding to it. */
 export async function peekSlidingStart(bucket: string, opts: { transaction?: Tx } = {}): Promise<WindowCount | undefined> {
   const row = await selectOne<{ count: number; reset: number }>(
-    `SELECT count, extract(epoch FROM (expires_at - now()))::float8 AS reset FROM rate_counters
-      WHERE bucket = $1 AND window_start = '-infinity' AND expires_at > now()`,
+    sql().peek,
     [bucket],
     opts,
   );
@@ -54,10 +70,10 @@ export async function peekSlidingStart(bucket: string, opts: { transaction?: Tx 
 }
 
 export async function clearBucket(bucket: string, opts: { transaction?: Tx } = {}): Promise<void> {
-  await execute(`DELETE FROM rate_counters WHERE bucket = $1`, [bucket], opts);
+  await execute(sql().clear, [bucket], opts);
 }
 
 /** Removes expired counters (periodic job). */
 export async function purgeExpiredCounters(opts: { transaction?: Tx } = {}): Promise<number> {
-  return (await execute(`DELETE FROM rate_counters WHERE expires_at < now() - interval '1 minute' RETURNING 1`, [], opts)).length;
+  return (await execute(sql().purge, [], opts)).length;
 }

@@ -1,9 +1,20 @@
+/**
+ * Users: accounts, passwords and doctor verification, on the User model (table users). E-mail is
+ * matched case-insensitively everywhere (the unique index is on lower(email)).
+ *
+ * users sits below auth (auth reads accounts to build actors and check passwords), so it imports
+ * nothing from auth: it asks the policy through the shared access port (plugged by src/modules.ts),
+ * whose AccessActor auth/actor.ts widens to the service's Actor; ending sessions is auth's part.
+ */
 import Joi from 'joi';
-import { execute, selectOne, type Tx } from '../db/sequelize.js';
+import { Op, col, fn, literal, where, type WhereOptions } from 'sequelize';
+import type { Tx } from '../db/sequelize.js';
+import { columnsOf } from '../db/sql-names.js';
 import { hashPassword } from '../shared/crypto.js';
-import { ConflictError, InputError, NotFoundError } from '../shared/errors.js';
-import { ROLES, type Actor, type Role } from '../auth/actor.js';
-import { authorize } from '../auth/policy/index.js';
+import { ConflictError, InputError } from '../shared/errors.js';
+import { authorize, type AccessActor as Actor } from '../shared/access.js';
+import { ROLES, type Role } from './roles.js';
+import { User } from './user.model.js';
 
 export interface NewUser {
   email: string;
@@ -25,33 +36,110 @@ const newUserSchema = Joi.object<NewUser>({
   vendor: Joi.string().allow(null),
 });
 
+/** lower(email) = lower(value): served by the unique index on lower(email). */
+function byEmail(email: string): WhereOptions {
+  return where(fn('lower', col('email')), { [Op.eq]: fn('lower', email) });
+}
+
 /** Creates a user (admin or CLI). Passwords are hashed with scrypt. */
 export async function createUser(actor: Actor, input: NewUser, opts: { transaction?: Tx } = {}): Promise<{ id: string; email: string; roles: Role[] }> {
   authorize(actor, 'create', 'User');
   const { value, error } = newUserSchema.validate(input);
   if (error) throw new InputError(error.details[0].message.replace(/"/g, ''));
-  const exists = await selectOne(`SELECT 1 FROM users WHERE lower(email) = lower($1)`, [value.email], opts);
+  const exists = await User.findOne({ attributes: ['id'], where: byEmail(value.email), transaction: opts.transaction });
   if (exists) throw new ConflictError(`User ${value.email} already exists`, 'DuplicateEntryError');
   const hash = value.password ? await hashPassword(value.password) : null;
-  const [row] = await execute<{ id: string }>(
-    `INSERT INTO users (email, full_name, password_hash, roles, customer, sales_person, vendor)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-    [value.email, value.full_name ?? '', hash, value.roles, value.customer ?? null, value.sales_person ?? null, value.vendor ?? null],
-    opts,
+  const user = await User.create(
+    { email: value.email, fullName: value.full_name ?? '', passwordHash: hash, roles: value.roles, customer: value.customer ?? null, salesPerson: value.sales_person ?? null, vendor: value.vendor ?? null },
+    { transaction: opts.transaction },
   );
-  return { id: row.id, email: value.email, roles: value.roles };
+  return { id: user.id, email: value.email, roles: value.roles };
 }
 
-/** Sets a user's password and ends its sessions. */
-export async function setPassword(actor: Actor, email: string, password: string): Promise<void> {
-  authorize(actor, 'update', 'User');
-  if (!password || password.length < 10) throw new InputError('Password must have at least 10 characters');
-  const hash = await hashPassword(password);
-  const rows = await execute<{ id: string }>(`UPDATE users SET password_hash = $2, updated_at = now() WHERE lower(email) = lower($1) RETURNING id`, [email, hash]);
-  if (!rows[0]) throw new NotFoundError(`User ${email} not found`);
-  await execute(`DELETE FROM sessions WHERE user_id = $1`, [rows[0].id]);
+/**
+ * Stores a new password hash (auth's setPassword checks the actor and the password, then ends the
+ * user's sessions in the same transaction); answers the user's id, or undefined when there is none.
+ */
+export async function storePasswordHash(email: string, hash: string, opts: { transaction?: Tx } = {}): Promise<string | undefined> {
+  const [, rows] = await User.update({ passwordHash: hash }, { where: byEmail(email), returning: ['id'], transaction: opts.transaction });
+  return rows[0]?.id;
 }
 
 export async function findUserByEmail(email: string): Promise<{ id: string; email: string; roles: Role[]; enabled: boolean } | undefined> {
-  return selectOne(`SELECT id, email, roles, enabled FROM users WHERE lower(email) = lower($1)`, [email]);
+  const user = await User.findOne({ attributes: ['id', 'email', 'roles', 'enabled'], where: byEmail(email) });
+  return user ? { id: user.id, email: user.email, roles: user.roles, enabled: user.enabled } : undefined;
+}
+
+// ---- for the credentials service (auth) ---------------------------------------------------------
+
+/** The password check's view of a user (the only read of the hash). */
+export async function findLoginUser(email: string): Promise<{ id: string; password_hash: string | null; enabled: boolean } | undefined> {
+  const user = await User.scope('withPassword').findOne({ attributes: ['id', 'passwordHash', 'enabled'], where: byEmail(email) });
+  return user ? { id: user.id, password_hash: user.passwordHash, enabled: user.enabled } : undefined;
+}
+
+/** Stamps a successful login (updated_at stays: a login changes no account data). */
+export async function recordLogin(userId: string, opts: { transaction?: Tx } = {}): Promise<void> {
+  await User.update({ lastLoginAt: fn('now') as unknown as Date }, { where: { id: userId }, silent: true, transaction: opts.transaction });
+}
+
+/** A user by id or e-mail, locked for the caller's transaction. */
+export async function lockUser(target: { userId?: string; email?: string }, opts: { transaction: Tx }): Promise<{ id: string; email: string } | undefined> {
+  const user = await User.findOne({
+    attributes: ['id', 'email'],
+    where: target.userId ? { id: target.userId } : byEmail(target.email ?? ''),
+    lock: opts.transaction.LOCK.UPDATE,
+    transaction: opts.transaction,
+  });
+  return user ? { id: user.id, email: user.email } : undefined;
+}
+
+// ---- doctor verification (for the orders domain) -----------------------------------------------
+
+export interface DoctorFields {
+  email: string;
+  doctor_npi: string | null;
+  doctor_dea_number: string | null;
+  /** server-local `YYYY-MM-DD HH:MM:SS`, null until verified */
+  doctor_verified_at: string | null;
+  doctor_verified_by: string | null;
+}
+
+/** Records a doctor verification on the account; false when there is no such user. */
+export async function setDoctorVerification(email: string, v: { npi: string; dea: string; deaLicenseFile: string | null; by: string }, opts: { transaction?: Tx } = {}): Promise<boolean> {
+  const [count] = await User.update(
+    {
+      doctorNpi: v.npi, doctorDeaNumber: v.dea, doctorVerifiedBy: v.by, doctorVerifiedAt: fn('now') as unknown as Date,
+      ...(v.deaLicenseFile ? { doctorDeaLicenseFile: v.deaLicenseFile } : {}), // an earlier certificate stays when none is given
+    },
+    { where: byEmail(email), transaction: opts.transaction },
+  );
+  return count > 0;
+}
+
+/** The doctor fields of an account (undefined: no such user). */
+export async function doctorFieldsOf(email: string, opts: { transaction?: Tx } = {}): Promise<DoctorFields | undefined> {
+  const c = columnsOf(User);
+  const row = (await User.findOne({
+    attributes: [
+      [c.email, 'email'], [c.doctorNpi, 'doctor_npi'], [c.doctorDeaNumber, 'doctor_dea_number'],
+      [literal(`to_char(${c.doctorVerifiedAt}, 'YYYY-MM-DD HH24:MI:SS')`), 'doctor_verified_at'], [c.doctorVerifiedBy, 'doctor_verified_by'],
+    ],
+    where: byEmail(email),
+    raw: true,
+    transaction: opts.transaction,
+  })) as unknown as DoctorFields | null;
+  return row ?? undefined;
+}
+
+/** A user's own doctor state (the NPI it was verified with). */
+export async function doctorStateOf(userId: string, opts: { transaction?: Tx } = {}): Promise<{ npi: string | null; verified: boolean } | undefined> {
+  const user = await User.findByPk(userId, { attributes: ['doctorNpi', 'doctorVerifiedAt'], transaction: opts.transaction });
+  return user ? { npi: user.doctorNpi, verified: user.doctorVerifiedAt !== null } : undefined;
+}
+
+/** True when an enabled, verified doctor of `customer` holds this NPI. */
+export async function hasVerifiedDoctor(npi: string, customer: string, opts: { transaction?: Tx } = {}): Promise<boolean> {
+  const n = await User.count({ where: { doctorNpi: npi, doctorVerifiedAt: { [Op.ne]: null }, enabled: true, customer }, transaction: opts.transaction });
+  return n > 0;
 }

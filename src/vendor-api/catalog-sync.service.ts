@@ -6,7 +6,9 @@ import Joi from 'joi';
 import { upsertItemPriceRows } from '../catalog/prices.js';
 import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
-import { selectRows, withTransaction, type Tx } from '../db/sequelize.js';
+import { withTransaction, type Tx } from '../db/sequelize.js';
+import { enabledPriceLists, lockReservedStock } from '../catalog/vendor-items.service.js';
+import { usableWarehouses } from '../catalog/warehouse.service.js';
 import { setStock } from '../catalog/stock.service.js';
 import { answer, failure, RecordError, skuOf, validateEach, type BatchAnswer, type RecordOutcome } from '../shared/batch.js';
 import { loadItemIndex, requireItem, resolveRef, vendorSkuOf, type ItemRef } from '../vendors/item-refs.js';
@@ -36,7 +38,7 @@ export async function syncPrices(actor: Actor, records: unknown[], opts: { trans
   return withTransaction(opts, async (transaction) => {
     const refs = valid.map((v) => refOf(v.value as Record<string, unknown>));
     const index = await loadItemIndex(vendor, refs, { transaction });
-    const lists = new Set((await selectRows<{ name: string }>(`SELECT name FROM price_lists WHERE name = ANY($1::text[]) AND enabled`, [[...new Set(valid.map((v) => v.value.price_list))]], { transaction })).map((r) => r.name));
+    const lists = await enabledPriceLists([...new Set(valid.map((v) => v.value.price_list as string))], { transaction });
     const rows: (PriceResult & { index: number })[] = [];
     const seen = new Set<string>();
     valid.forEach(({ index: i, value }, n) => {
@@ -81,12 +83,8 @@ export async function syncInventory(actor: Actor, records: unknown[], opts: { tr
   return withTransaction(opts, async (transaction) => {
     const refs = valid.map((v) => refOf(v.value as Record<string, unknown>));
     const index = await loadItemIndex(vendor, refs, { transaction });
-    const warehouses = new Set((await selectRows<{ name: string }>(
-      `SELECT name FROM warehouses WHERE name = ANY($1::text[]) AND NOT disabled AND NOT is_group AND (vendor IS NULL OR vendor = $2)`,
-      [[...new Set(valid.map((v) => v.value.warehouse))], vendor.name], { transaction })).map((r) => r.name));
-    const bins = new Map((await selectRows<{ item_code: string; warehouse: string; reserved_qty: number }>(
-      `SELECT item_code, warehouse, reserved_qty::float8 AS reserved_qty FROM bins WHERE item_code = ANY($1::text[]) AND warehouse = ANY($2::text[]) ORDER BY item_code, warehouse FOR UPDATE`,
-      [[...index.byCode.keys()], [...warehouses]], { transaction })).map((b) => [`${b.item_code}\u0000${b.warehouse}`, b.reserved_qty]));
+    const warehouses = await usableWarehouses(valid.map((v) => v.value.warehouse as string), vendor.name, { transaction });
+    const bins = await lockReservedStock([...index.byCode.keys()], [...warehouses], { transaction });
     const seen = new Set<string>();
     const planned: { i: number; item_code: string; sku: string; warehouse: string; qty: number }[] = [];
     valid.forEach(({ index: i, value }, n) => {

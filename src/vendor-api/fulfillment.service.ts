@@ -7,7 +7,10 @@
 import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
 import { hasPharmacyScope } from '../auth/policy/vendor.rules.js';
-import { execute, selectOne, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
+import { withTransaction, type Tx } from '../db/sequelize.js';
+import { itemRefsOf } from '../catalog/items.service.js';
+import { orderContactEmails } from '../org/org.service.js';
+import { lockOrderForFulfilment, markOrderShipment, replaceShipmentLots, shipmentStage, upsertShipment, vendorItemsOnOrder, type FulfilmentOrder } from '../orders/shipments.service.js';
 import { queueMail } from '../mail/mail.service.js';
 import { isRealDate } from '../orders/npi.js';
 import { BusinessRuleError, InputError, NotFoundError, UnprocessableError } from '../shared/errors.js';
@@ -88,15 +91,6 @@ function decryptMaybe(value: string | null): string | null {
   return value.startsWith('v1:') ? runtime().cipher.decrypt(value) : value;
 }
 
-interface OrderForVendor {
-  name: string;
-  docstatus: number;
-  is_503a: boolean;
-  customer_email: string | null;
-  address_email: string | null;
-  doctor_email: string | null;
-}
-
 interface Tracking {
   number: string;
   /** false while the vendor reports without a tracking number yet (AWAITING_TRACKING) */
@@ -116,17 +110,9 @@ function checkReport(actor: Actor, input: FulfillmentInput, pharmacy: boolean): 
 }
 
 /** The submitted order (locked) and the vendor's lines on it; another vendor's order answers exactly like a missing one. */
-async function lockVendorOrder(name: string, vendor: string, transaction: Tx): Promise<{ order: OrderForVendor; lines: OrderLine[] }> {
-  const order = await selectOne<OrderForVendor>(
-    `SELECT so.name, so.docstatus, so.is_503a, c.email AS customer_email, a.email AS address_email, so.checkout_doctor_email AS doctor_email
-       FROM sales_orders so JOIN customers c ON c.name = so.customer LEFT JOIN addresses a ON a.name = so.shipping_address_name
-      WHERE so.name = $1 FOR UPDATE OF so`,
-    [name],
-    { transaction },
-  );
-  const lines = order ? await selectRows<OrderLine>(
-    `SELECT DISTINCT soi.item_code, i.vendor_sku, i.vendor_product_id FROM sales_order_items soi JOIN items i ON i.item_code = soi.item_code
-      WHERE soi.parent = $1 AND soi.vendor = $2`, [order.name, vendor], { transaction }) : [];
+async function lockVendorOrder(name: string, vendor: string, transaction: Tx): Promise<{ order: FulfilmentOrder; lines: OrderLine[] }> {
+  const order = await lockOrderForFulfilment(name, { transaction });
+  const lines: OrderLine[] = order ? await itemRefsOf(await vendorItemsOnOrder(order.name, vendor, { transaction }), { transaction }) : [];
   if (!order || lines.length === 0) throw new NotFoundError(`Sales Order ${name} not found`);
   if (order.docstatus !== 1) throw new BusinessRuleError(`Sales Order ${order.name} is ${order.docstatus === 2 ? 'cancelled' : 'not submitted'}`);
   return { order, lines };
@@ -140,50 +126,20 @@ function trackingOf(input: FulfillmentInput): Tracking {
 }
 
 /** Creates or updates the vendor's shipment of this tracking number; returns its id and the stage it reached. */
-async function upsertShipment(order: string, vendor: Vendor, tracking: Tracking, input: FulfillmentInput, transaction: Tx): Promise<{ id: number; stage: string }> {
-  const previous = await selectOne<{ status: string | null }>(`SELECT status FROM shipments WHERE sales_order = $1 AND source = $2 AND tracking_number = $3`, [order, vendor.name, tracking.number], { transaction });
-  const stage = resolveStage(input.status, tracking.known, previous?.status ?? null);
-  const [shipment] = await execute<{ id: number }>(
-    `INSERT INTO shipments (sales_order, source, source_label, vendor, tracking_number, carrier, tracking_url, status, status_text, estimated_delivery_date)
-     VALUES ($1, $2, $3, $2, $4, $5, $6, $7, $8, $9)
-     ON CONFLICT (sales_order, source, tracking_number) DO UPDATE SET carrier = COALESCE(EXCLUDED.carrier, shipments.carrier),
-       tracking_url = COALESCE(EXCLUDED.tracking_url, shipments.tracking_url), status = EXCLUDED.status,
-       status_text = COALESCE(EXCLUDED.status_text, shipments.status_text),
-       estimated_delivery_date = COALESCE(EXCLUDED.estimated_delivery_date, shipments.estimated_delivery_date), updated_at = now()
-     RETURNING id`,
-    [order, vendor.name, vendor.vendor_name, tracking.number, tracking.carrier, tracking.url, stage, input.status ?? null, input.estimated_delivery_date ?? null],
+async function recordShipment(order: string, vendor: Vendor, tracking: Tracking, input: FulfillmentInput, transaction: Tx): Promise<{ id: number; stage: string }> {
+  const previous = await shipmentStage(order, vendor.name, tracking.number, { transaction });
+  const stage = resolveStage(input.status, tracking.known, previous ?? null);
+  const id = await upsertShipment(
+    { salesOrder: order, source: vendor.name, sourceLabel: vendor.vendor_name, trackingNumber: tracking.number, carrier: tracking.carrier, trackingUrl: tracking.url, stage, statusText: input.status ?? null, estimatedDeliveryDate: input.estimated_delivery_date ?? null },
     { transaction },
   );
-  return { id: shipment.id, stage };
-}
-
-/** The lots of a report replace the shipment's earlier ones. */
-async function replaceLots(shipmentId: number, lots: Lot[], transaction: Tx): Promise<void> {
-  await execute(`DELETE FROM shipment_lots WHERE shipment_id = $1`, [shipmentId], { transaction });
-  if (lots.length === 0) return;
-  await execute(
-    `INSERT INTO shipment_lots (shipment_id, item_code, qty, lot_number, serial_numbers, expiry_date)
-     SELECT $1, item_code, qty, lot_number, serial_numbers, expiry_date FROM jsonb_to_recordset($2::jsonb) AS r(item_code text, qty numeric, lot_number text, serial_numbers text[], expiry_date date)`,
-    [shipmentId, JSON.stringify(lots)],
-    { transaction },
-  );
-}
-
-/** Stamps the order's first shipped and delivered times. */
-async function stampOrder(order: string, stage: string, transaction: Tx): Promise<void> {
-  await execute(
-    `UPDATE sales_orders SET modified = now(), updated_at = now(),
-            shipped_at = CASE WHEN $2 AND shipped_at IS NULL THEN now() ELSE shipped_at END,
-            delivered_at = CASE WHEN $3 AND delivered_at IS NULL THEN now() ELSE delivered_at END
-      WHERE name = $1`,
-    [order, SHIPPED_STAGES.includes(stage), stage === 'Delivered'],
-    { transaction },
-  );
+  return { id, stage };
 }
 
 /** E-mails the customer (and, on a 503A order, the ordering provider) through the outbox. */
-async function notifyShipment(order: OrderForVendor, vendor: Vendor, tracking: Tracking, stage: string, transaction: Tx): Promise<void> {
-  const to = [order.customer_email ?? order.address_email, order.is_503a ? decryptMaybe(order.doctor_email) : null].filter((e): e is string => Boolean(e));
+async function notifyShipment(order: FulfilmentOrder, vendor: Vendor, tracking: Tracking, stage: string, transaction: Tx): Promise<void> {
+  const contact = await orderContactEmails(order.customer, order.shipping_address_name, { transaction });
+  const to = [contact.customer_email ?? contact.address_email, order.is_503a ? decryptMaybe(order.doctor_email) : null].filter((e): e is string => Boolean(e));
   if (to.length === 0) return;
   await queueMail(transaction, {
     to: [...new Set(to)],
@@ -201,10 +157,10 @@ export async function reportFulfillment(actor: Actor, input: FulfillmentInput, o
     const { order, lines } = await lockVendorOrder(input.sales_order, vendor.name, transaction);
     const lots = input.items !== undefined && input.items !== null ? checkItems(Array.isArray(input.items) ? input.items : [input.items], lines) : undefined;
     const tracking = trackingOf(input);
-    const shipment = await upsertShipment(order.name, vendor, tracking, input, transaction);
+    const shipment = await recordShipment(order.name, vendor, tracking, input, transaction);
     const { stage } = shipment;
-    if (lots) await replaceLots(shipment.id, lots, transaction);
-    await stampOrder(order.name, stage, transaction);
+    if (lots) await replaceShipmentLots(shipment.id, lots, { transaction });
+    await markOrderShipment(order.name, SHIPPED_STAGES.includes(stage), stage === 'Delivered', { transaction });
     // goods that left the vendor leave the stock too, and the order moves on (To Bill, Completed)
     const orderStatus = SHIPPED_STAGES.includes(stage) ? (await recordVendorShipment(actor, order.name, vendor.name, { delivered: stage === 'Delivered', transaction })).status : undefined;
     const notified = input.notify !== false && tracking.known;

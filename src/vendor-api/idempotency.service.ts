@@ -12,6 +12,8 @@
  */
 import { createHash } from 'node:crypto';
 import { db, execute, selectOne, type Tx } from '../db/sequelize.js';
+import { once, sqlFor } from '../db/sql-names.js';
+import { IdempotencyKey } from './idempotency-key.model.js';
 import { ConflictError } from '../shared/errors.js';
 import { runtime } from '../shared/runtime.js';
 
@@ -75,6 +77,24 @@ function replayOf(row: KeyRow): StoredAnswer {
   return { status: row.http_status, contentType: row.content_type ?? JSON_CONTENT_TYPE, body: withReplayFlag(original), replay: true };
 }
 
+// Every keyed v1 write runs these: raw statements built once, named by the model.
+const sql = once(() => {
+  const n = sqlFor({ k: IdempotencyKey });
+  const key = '{k:vendor} = $1 AND {k:route} = $2 AND {k:key} = $3';
+  return {
+    claim: n(`INSERT INTO {@k} AS k ({k:vendor}, {k:route}, {k:key}, {k:fingerprint}) VALUES ($1, $2, $3, $4)
+         ON CONFLICT ({k:vendor}, {k:route}, {k:key}) DO UPDATE SET {k:fingerprint} = EXCLUDED.{k:fingerprint}, {k:httpStatus} = NULL,
+           {k:contentType} = NULL, {k:responseBody} = NULL, {k:response} = NULL, {k:createdAt} = now()
+          WHERE {k.createdAt} < now() - make_interval(hours => $5)
+         RETURNING 1`),
+    stored: n(`SELECT {k:fingerprint} AS fingerprint, {k:httpStatus} AS http_status, {k:contentType} AS content_type,
+         {k:responseBody} AS response_body, {k:response} AS response FROM {@k} WHERE ${key}`),
+    keep: n(`UPDATE {@k} SET {k:httpStatus} = $4, {k:contentType} = $5, {k:responseBody} = $6 WHERE ${key}`),
+    drop: n(`DELETE FROM {@k} WHERE ${key}`),
+    purge: n(`DELETE FROM {@k} WHERE {k:createdAt} < now() - make_interval(hours => $1) RETURNING 1`),
+  };
+});
+
 function isLockTimeout(err: unknown): boolean {
   const e = err as { parent?: { code?: string }; original?: { code?: string } };
   return (e.parent?.code ?? e.original?.code) === '55P03';
@@ -93,10 +113,7 @@ export async function runIdempotent(
     let claimed: unknown[];
     try {
       claimed = await execute(
-        `INSERT INTO idempotency_keys AS k (vendor, route, key, fingerprint) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (vendor, route, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, http_status = NULL, content_type = NULL, response_body = NULL, response = NULL, created_at = now()
-          WHERE k.created_at < now() - make_interval(hours => $5)
-         RETURNING 1`,
+        sql().claim,
         [scope.vendor, scope.route, scope.key, scope.fingerprint, IDEMPOTENCY_RETENTION_HOURS],
         { transaction },
       );
@@ -106,7 +123,7 @@ export async function runIdempotent(
     }
     if (claimed.length === 0) {
       const row = await selectOne<KeyRow>(
-        `SELECT fingerprint, http_status, content_type, response_body, response FROM idempotency_keys WHERE vendor = $1 AND route = $2 AND key = $3`,
+        sql().stored,
         [scope.vendor, scope.route, scope.key],
         { transaction },
       );
@@ -118,13 +135,9 @@ export async function runIdempotent(
     // serialised once, here: the bytes stored are the bytes the client is sent
     const sent: StoredAnswer = { status: answer.status, contentType: JSON_CONTENT_TYPE, body: Buffer.from(JSON.stringify(answer.body)), replay: false };
     if (answer.status < 300) {
-      await execute(
-        `UPDATE idempotency_keys SET http_status = $4, content_type = $5, response_body = $6 WHERE vendor = $1 AND route = $2 AND key = $3`,
-        [scope.vendor, scope.route, scope.key, sent.status, sent.contentType, sent.body],
-        { transaction },
-      );
+      await execute(sql().keep, [scope.vendor, scope.route, scope.key, sent.status, sent.contentType, sent.body], { transaction });
     } else {
-      await execute(`DELETE FROM idempotency_keys WHERE vendor = $1 AND route = $2 AND key = $3`, [scope.vendor, scope.route, scope.key], { transaction });
+      await execute(sql().drop, [scope.vendor, scope.route, scope.key], { transaction });
     }
     return sent;
   });
@@ -132,6 +145,6 @@ export async function runIdempotent(
 
 /** Deletes keys past their retention (the purge job). */
 export async function purgeIdempotencyKeys(opts: { transaction?: Tx } = {}): Promise<number> {
-  const rows = await execute(`DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(hours => $1) RETURNING 1`, [IDEMPOTENCY_RETENTION_HOURS], opts);
+  const rows = await execute(sql().purge, [IDEMPOTENCY_RETENTION_HOURS], opts);
   return rows.length;
 }

@@ -4,7 +4,8 @@
  */
 import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
-import { selectOne, type Tx } from '../db/sequelize.js';
+import type { Tx } from '../db/sequelize.js';
+import { countVendorOrders, vendorOrderPage } from '../orders/vendor-sales.service.js';
 import { buildOrderRecords, type OrderRecord } from '../orders/order-record.js';
 import { InputError } from '../shared/errors.js';
 
@@ -65,29 +66,10 @@ export async function syncOrders(actor: Actor, q: OrdersQuery, opts: { transacti
   const vendor = actor.vendor!;
   const p = ordersParams(q);
   const offset = (p.page - 1) * p.pageLength;
-  const head = await selectOne<{ since: string; since_local: string; names: string[] }>(
-    `WITH w AS (SELECT COALESCE($1::timestamptz, now() - interval '7 days') AS since)
-     SELECT w.since::text AS since,
-            to_char(w.since AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS') AS since_local,
-            ARRAY(SELECT vo.sales_order FROM vendor_orders vo
-                   WHERE vo.vendor = $2 AND vo.modified >= w.since AND vo.docstatus = ANY($3::smallint[])
-                   ORDER BY vo.modified DESC, vo.sales_order DESC
-                   LIMIT $4 OFFSET $5) AS names
-       FROM w`,
-    [p.since, vendor, p.docstatus, p.pageLength, offset],
-    opts,
-  );
-  const names = head!.names;
+  const head = await vendorOrderPage(vendor, { since: p.since, docstatus: p.docstatus, limit: p.pageLength, offset }, opts);
+  const names = head.names;
   let total = offset + names.length;
-  if (names.length === p.pageLength || (names.length === 0 && offset > 0)) {
-    const count = await selectOne<{ n: number }>(
-      `SELECT count(*)::int AS n FROM vendor_orders vo
-        WHERE vo.vendor = $1 AND vo.modified >= $2::timestamptz AND vo.docstatus = ANY($3::smallint[])`,
-      [vendor, head!.since, p.docstatus],
-      opts,
-    );
-    total = count?.n ?? 0;
-  }
+  if (names.length === p.pageLength || (names.length === 0 && offset > 0)) total = await countVendorOrders(vendor, head.since, p.docstatus, opts);
   const orders = await buildOrderRecords(vendor, names, opts);
-  return { total, page: p.page, page_length: p.pageLength, since: head!.since_local, orders };
+  return { total, page: p.page, page_length: p.pageLength, since: head.since_local, orders };
 }

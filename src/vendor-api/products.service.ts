@@ -9,8 +9,8 @@ import sanitizeHtml from 'sanitize-html';
 import { upsertItemPriceRows, type ItemPriceRow } from '../catalog/prices.js';
 import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
-import { selectRows, withTransaction, type Tx } from '../db/sequelize.js';
-import { prepare, runPrepared } from '../db/prepared.js';
+import { withTransaction, type Tx } from '../db/sequelize.js';
+import { existingCatalogRefs, upsertVendorItems, VENDOR_ITEM_KEYS } from '../catalog/vendor-items.service.js';
 import { UnprocessableError } from '../shared/errors.js';
 import { isPharmacy, type VendorRow } from '../vendors/vendor-profile.service.js';
 import { answer, failure, RecordError, skuOf, validateEach, type BatchAnswer, type RecordOutcome } from '../shared/batch.js';
@@ -101,9 +101,7 @@ export interface ProductResult {
   status: string;
 }
 
-const COLUMNS = ['item_code', 'item_name', 'description', 'stock_uom', 'item_group', 'vendor', 'vendor_sku', 'vendor_product_id', 'image', 'standard_rate', 'valuation_rate', 'workflow_state', 'published', 'disabled', 'is_503a', 'rejection_reason', 'rx_attributes'];
-const TYPES: Record<string, string> = { standard_rate: 'numeric', valuation_rate: 'numeric', published: 'boolean', disabled: 'boolean', is_503a: 'boolean', rx_attributes: 'jsonb' };
-const UPDATED = COLUMNS.filter((c) => c !== 'item_code' && c !== 'vendor' && c !== 'stock_uom' && c !== 'is_503a');
+const COLUMNS = VENDOR_ITEM_KEYS;
 
 function cleanHtml(text: string): string {
   if (!/[<>&]/.test(text)) return text; // plain text: nothing to clean (the common case, and 500 per batch)
@@ -114,15 +112,7 @@ async function loadReferences(records: ProductInput[], transaction: Tx): Promise
   const groups = [...new Set(records.map((r) => r.group).filter(Boolean))];
   const uoms = [...new Set(records.map((r) => r.uom).filter(Boolean))];
   const lists = [...new Set(records.map((r) => r.price_list).filter(Boolean))];
-  const rows = await selectRows<{ kind: string; name: string }>(
-    `SELECT 'g' AS kind, name FROM item_groups WHERE name = ANY($1::text[])
-     UNION ALL SELECT 'u', name FROM uoms WHERE name = ANY($2::text[])
-     UNION ALL SELECT 'p', name FROM price_lists WHERE name = ANY($3::text[]) AND enabled`,
-    [groups, uoms, lists],
-    { transaction },
-  );
-  const of = (k: string) => new Set(rows.filter((r) => r.kind === k).map((r) => r.name));
-  return { groups: of('g'), uoms: of('u'), lists: of('p') };
+  return existingCatalogRefs({ groups: groups as string[], uoms: uoms as string[], lists: lists as string[] }, { transaction });
 }
 
 interface Planned {
@@ -183,15 +173,6 @@ function plan(vendor: VendorRow, existing: ItemRow | undefined, r: ProductInput,
   };
 }
 
-// json, not jsonb: the rows are read once, so building a jsonb value first is wasted work (~10 %).
-const WRITE_ITEMS = prepare('svc_vendor_items_upsert', `
-  INSERT INTO items (${COLUMNS.join(', ')})
-  SELECT ${COLUMNS.join(', ')} FROM json_to_recordset($1::json) AS r(${COLUMNS.map((c) => `${c} ${TYPES[c] ?? 'text'}`).join(', ')})
-  ON CONFLICT (item_code) DO UPDATE SET ${UPDATED.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}, updated_at = now()
-   WHERE items.vendor IS NOT DISTINCT FROM EXCLUDED.vendor
-     AND (${UPDATED.map((c) => `items.${c}`).join(', ')}) IS DISTINCT FROM (${UPDATED.map((c) => `EXCLUDED.${c}`).join(', ')})
-  RETURNING item_code`);
-
 /** The batch as the JSON array json_to_recordset reads (absent values are null); a plain loop is ~3× faster than Object.fromEntries here. */
 function rowsJson(planned: Planned[]): string {
   return JSON.stringify(planned.map((p) => {
@@ -203,10 +184,10 @@ function rowsJson(planned: Planned[]): string {
 
 async function writeItems(planned: Planned[], transaction: Tx): Promise<Set<string>> {
   if (planned.length === 0) return new Set();
-  const rows = await runPrepared<{ item_code: string }>(WRITE_ITEMS, [rowsJson(planned)], { transaction });
+  const written = await upsertVendorItems(rowsJson(planned), { transaction });
   const prices = planned.filter((p) => p.price).map((p) => ({ item_code: String(p.row.item_code), ...p.price }) as ItemPriceRow);
   await upsertItemPriceRows(prices, { transaction });
-  return new Set(rows.map((r) => r.item_code));
+  return written;
 }
 
 /** sync.products: `{ total, succeeded, failed, results }`; one failing record never rolls back the others. */

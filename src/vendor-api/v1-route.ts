@@ -9,12 +9,13 @@ import type { Lifecycle, Request, ResponseToolkit, ServerRoute } from '@hapi/hap
 import type Joi from 'joi';
 import { bearerVendorOf, type Actor } from '../auth/actor.js';
 import { permission } from '../auth/policy/index.js';
-import { execute, type Tx } from '../db/sequelize.js';
+import { type Tx } from '../db/sequelize.js';
 import { methodArgs, methodRoute, type HttpVerb } from '../http/method.js';
 import { rateLimitPre } from '../http/pre.js';
 import { DomainError, InputError, RateLimitError } from '../shared/errors.js';
 import { scrubText } from '../shared/runtime.js';
 import { fingerprintOf, runIdempotent } from './idempotency.service.js';
+import { logInboundCall } from './api-log.service.js';
 
 export const V1_PREFIX = 'svc.api.v1.';
 export const MAX_BATCH = 500;
@@ -97,11 +98,10 @@ function apiLog(functionName: string): Lifecycle.Method {
     const status = statusOf(request.response);
     const error = request.response instanceof Error ? scrubText(request.response.message).slice(0, 500) : null;
     const key = request.headers['idempotency-key'];
-    await execute(
-      `INSERT INTO vendor_api_logs (vendor, direction, function, status, http_status, duration_ms, idempotency_key, request_id, error)
-       VALUES ($1, 'inbound', $2, $3, $4, $5, $6, $7, $8)`,
-      [vendor, functionName, status < 400 ? 'ok' : 'error', status, Date.now() - request.info.received, key ? String(key).slice(0, 255) : null, request.info.id, error],
-    ).catch((err) => request.server.app.logger?.warn({ err }, 'vendor api log failed'));
+    await logInboundCall({
+      vendor, function: functionName, status: status < 400 ? 'ok' : 'error', httpStatus: status, durationMs: Date.now() - request.info.received,
+      idempotencyKey: key ? String(key).slice(0, 255) : null, requestId: request.info.id, error,
+    }).catch((err) => request.server.app.logger?.warn({ err }, 'vendor api log failed'));
     return h.continue;
   };
 }

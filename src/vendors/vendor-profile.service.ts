@@ -9,12 +9,15 @@ import { systemActor } from '../auth/actor.js';
 import { authorize, scopeOf } from '../auth/policy/index.js';
 import { VENDOR_ROLE } from '../auth/policy/roles.js';
 import { recordAudit } from '../audit/audit.service.js';
-import { execute, selectOne, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
+import { fn, literal, type Attributes } from 'sequelize';
+import { selectOne, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
+import { boundLiteral, columnsOf, namesOf, once } from '../db/sql-names.js';
 import { BusinessRuleError, InputError, NotFoundError } from '../shared/errors.js';
 import { hmacHex, randomToken } from '../shared/crypto.js';
 import { runtime } from '../shared/runtime.js';
 import { createUser } from '../users/users.service.js';
 import { validateWebhookUrl } from '../webhooks/url-guard.js';
+import { VendorProfile } from './vendor-profile.model.js';
 
 /** Every client_id starts with this fixed prefix (public, greppable in logs and configs). */
 export const CLIENT_ID_PREFIX = 'svcv_';
@@ -41,9 +44,18 @@ export interface VendorRow {
   details: Record<string, unknown>;
 }
 
-const PUBLIC_FIELDS = `name, vendor_name, email, country, profile_url, phone, status, suspended, api_enabled, auto_approve, scope,
-  webhook_url, (webhook_secret_enc IS NOT NULL) AS webhook_secret_set, separate_skus, sku_prefix, client_id, details,
-  approved_at, approved_by, credentials_generated_at, created_at, updated_at`;
+/** What a profile shows, wire name ← attribute, in this order; never a secret (webhook_secret_set says whether one is set). */
+const PUBLIC: [string, keyof Attributes<VendorProfile> | null][] = [
+  ['name', 'name'], ['vendor_name', 'vendorName'], ['email', 'email'], ['country', 'country'], ['profile_url', 'profileUrl'], ['phone', 'phone'],
+  ['status', 'status'], ['suspended', 'suspended'], ['api_enabled', 'apiEnabled'], ['auto_approve', 'autoApprove'], ['scope', 'scope'],
+  ['webhook_url', 'webhookUrl'], ['webhook_secret_set', null], ['separate_skus', 'separateSkus'], ['sku_prefix', 'skuPrefix'], ['client_id', 'clientId'],
+  ['details', 'details'], ['approved_at', 'approvedAt'], ['approved_by', 'approvedBy'], ['credentials_generated_at', 'credentialsGeneratedAt'],
+  ['created_at', 'createdAt'], ['updated_at', 'updatedAt'],
+];
+const publicAttributes = once(() => {
+  const c = columnsOf(VendorProfile);
+  return PUBLIC.map(([wire, attribute]) => [attribute ? c[attribute] : literal(`(${c.webhookSecretEnc} IS NOT NULL)`), wire]) as [string | ReturnType<typeof literal>, string][];
+});
 
 export function isPharmacy(scope: string): boolean {
   return scope === '503A' || scope === '503B';
@@ -60,9 +72,15 @@ export function hashClientSecret(secret: string): string {
 
 /** The full row, for the token issuer and verifier (never sent to a client). */
 export async function loadVendorForAuth(by: { name?: string; clientId?: string }, opts: { transaction?: Tx } = {}): Promise<VendorRow | undefined> {
-  if (by.name) return selectOne<VendorRow>(`SELECT * FROM vendor_profiles WHERE name = $1`, [by.name], opts);
-  return selectOne<VendorRow>(`SELECT * FROM vendor_profiles WHERE client_id = $1`, [by.clientId ?? ''], opts);
+  if (by.name) return selectOne<VendorRow>(authSql().byName, [by.name], opts);
+  return selectOne<VendorRow>(authSql().byClientId, [by.clientId ?? ''], opts);
 }
+
+// Every v1 request reads the profile (token checks): a plain statement, named through the model.
+const authSql = once(() => {
+  const { t, c } = namesOf(VendorProfile);
+  return { byName: `SELECT * FROM ${t} WHERE ${c.name} = $1`, byClientId: `SELECT * FROM ${t} WHERE ${c.clientId} = $1` };
+});
 
 const registration = Joi.object({
   sales_representative_name: Joi.string().trim().min(1).max(140).required(),
@@ -80,13 +98,12 @@ export async function registerVendor(input: Record<string, unknown>, opts: { tra
   return withTransaction(opts, async (transaction) => {
     const [{ n }] = await selectRows<{ n: number }>(`SELECT nextval('vendor_profile_seq') AS n`, [], { transaction });
     const name = `VEN-${String(n).padStart(5, '0')}`;
-    await execute(
-      `INSERT INTO vendor_profiles (name, vendor_name, email, country, profile_url) VALUES ($1, $2, $3, $4, $5)`,
-      [name, value.vendor_name ?? value.sales_representative_name, value.email, value.country, value.profile_url || null],
-      { transaction },
+    await VendorProfile.create(
+      { name, vendorName: value.vendor_name ?? value.sales_representative_name, email: value.email, country: value.country, profileUrl: value.profile_url || null },
+      { transaction, returning: false },
     );
     const user = await createUser(systemActor('api:register_vendor'), { email: value.email, full_name: value.sales_representative_name, password: value.password, roles: [VENDOR_ROLE], vendor: name }, { transaction });
-    await execute(`UPDATE vendor_profiles SET user_id = $2 WHERE name = $1`, [name, user.id], { transaction });
+    await VendorProfile.update({ userId: user.id }, { where: { name }, silent: true, transaction });
     await recordAudit(transaction, systemActor('api:register_vendor'), { action: 'create', object_type: 'Vendor Profile', object_name: name });
     return { name, vendor: name, status: 'Pending Approval', email: value.email, user: user.email };
   });
@@ -95,29 +112,33 @@ export async function registerVendor(input: Record<string, unknown>, opts: { tra
 /** Vendor Profiles the actor may see (admins: all; a vendor user: its own). */
 export async function listVendors(actor: Actor, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>[]> {
   authorize(actor, 'read', 'Vendor Profile');
-  const scope = scopeOf(actor, 'Vendor Profile', 'v');
-  return selectRows(`SELECT ${PUBLIC_FIELDS} FROM vendor_profiles v WHERE ${scope.sql} ORDER BY name`, scope.bind, opts);
+  const scope = scopeOf(actor, 'Vendor Profile', `"${VendorProfile.name}"`);
+  return (await VendorProfile.unscoped().findAll({ attributes: publicAttributes(), where: boundLiteral(scope.sql, scope.bind), order: [['name', 'ASC']], raw: true, transaction: opts.transaction })) as unknown as Record<string, unknown>[];
 }
 
 export async function getVendor(actor: Actor, name: string, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
   authorize(actor, 'read', 'Vendor Profile');
-  const row = await selectOne<Record<string, unknown>>(`SELECT ${PUBLIC_FIELDS} FROM vendor_profiles WHERE name = $1`, [name], opts);
+  const row = (await VendorProfile.unscoped().findOne({ attributes: publicAttributes(), where: { name }, raw: true, transaction: opts.transaction })) as Record<string, unknown> | null;
   if (!row) throw new NotFoundError(`Vendor Profile ${name} not found`);
   authorize(actor, 'read', 'Vendor Profile', row);
   return row;
 }
 
-async function lockVendor(name: string, transaction: Tx): Promise<VendorRow> {
-  const row = await selectOne<VendorRow>(`SELECT * FROM vendor_profiles WHERE name = $1 FOR UPDATE`, [name], { transaction });
+async function lockVendor(name: string, transaction: Tx): Promise<VendorProfile> {
+  const row = await VendorProfile.scope('withSecrets').findByPk(name, { lock: transaction.LOCK.UPDATE, transaction });
   if (!row) throw new NotFoundError(`Vendor Profile ${name} not found`);
   return row;
 }
 
-async function updateVendor(actor: Actor, name: string, action: string, set: string, bind: unknown[], opts: { transaction?: Tx }): Promise<Record<string, unknown>> {
+type ProfileChange = Partial<Attributes<VendorProfile>>;
+/** Database time (now()) for an instant column of an update. */
+const now = () => fn('now') as unknown as Date;
+
+async function updateVendor(actor: Actor, name: string, action: string, values: ProfileChange, opts: { transaction?: Tx }): Promise<Record<string, unknown>> {
   authorize(actor, 'update', 'Vendor Profile');
   return withTransaction(opts, async (transaction) => {
     await lockVendor(name, transaction);
-    await execute(`UPDATE vendor_profiles SET ${set}, updated_at = now() WHERE name = $1`, [name, ...bind], { transaction });
+    await VendorProfile.update(values, { where: { name }, transaction });
     await recordAudit(transaction, actor, { action, object_type: 'Vendor Profile', object_name: name });
     return getVendor(actor, name, { transaction });
   });
@@ -125,22 +146,22 @@ async function updateVendor(actor: Actor, name: string, action: string, set: str
 
 /** Approves a profile (Pending Approval or Rejected → Approved). */
 export function approveVendor(actor: Actor, name: string, opts: { transaction?: Tx } = {}) {
-  return updateVendor(actor, name, 'approve', `status = 'Approved', approved_at = now(), approved_by = $2`, [actor.email ?? actor.id], opts);
+  return updateVendor(actor, name, 'approve', { status: 'Approved', approvedAt: now(), approvedBy: actor.email ?? actor.id }, opts);
 }
 
 /** Refuses a registration; the profile can still be approved later. */
 export function rejectVendor(actor: Actor, name: string, opts: { transaction?: Tx } = {}) {
-  return updateVendor(actor, name, 'reject', `status = 'Rejected'`, [], opts);
+  return updateVendor(actor, name, 'reject', { status: 'Rejected' }, opts);
 }
 
 /** Suspends (or reinstates) a vendor; its tokens stop working at the next request. */
 export function setSuspended(actor: Actor, name: string, suspended: boolean, opts: { transaction?: Tx } = {}) {
-  return updateVendor(actor, name, suspended ? 'suspend' : 'unsuspend', `suspended = $2, suspended_at = CASE WHEN $2 THEN now() END`, [suspended], opts);
+  return updateVendor(actor, name, suspended ? 'suspend' : 'unsuspend', { suspended, suspendedAt: suspended ? now() : null }, opts);
 }
 
 /** Turns v1 API access on or off. */
 export function setApiEnabled(actor: Actor, name: string, enabled: boolean, opts: { transaction?: Tx } = {}) {
-  return updateVendor(actor, name, enabled ? 'enable-api' : 'disable-api', `api_enabled = $2`, [enabled], opts);
+  return updateVendor(actor, name, enabled ? 'enable-api' : 'disable-api', { apiEnabled: enabled }, opts);
 }
 
 const settingsSchema = Joi.object({
@@ -156,13 +177,12 @@ export async function updateVendorSettings(actor: Actor, name: string, input: Re
   const { value, error } = settingsSchema.validate(input);
   if (error) throw new InputError(error.details[0].message.replace(/"/g, ''));
   if (value.separate_skus && !value.sku_prefix) {
-    const current = await selectOne<{ sku_prefix: string | null }>(`SELECT sku_prefix FROM vendor_profiles WHERE name = $1`, [name], opts);
-    if (!current?.sku_prefix) throw new BusinessRuleError('Separate SKUs need an item code prefix (sku_prefix)');
+    const current = await VendorProfile.findByPk(name, { attributes: ['skuPrefix'], transaction: opts.transaction });
+    if (!current?.skuPrefix) throw new BusinessRuleError('Separate SKUs need an item code prefix (sku_prefix)');
   }
-  const cols = Object.keys(value);
-  if (cols.length === 0) return getVendor(actor, name, opts);
-  const set = cols.map((c, i) => `${c} = $${i + 2}`).join(', ');
-  return updateVendor(actor, name, 'update-settings', set, cols.map((c) => (value as Record<string, unknown>)[c]), opts);
+  if (Object.keys(value).length === 0) return getVendor(actor, name, opts);
+  const settings: ProfileChange = { autoApprove: value.auto_approve, scope: value.scope, separateSkus: value.separate_skus, skuPrefix: value.sku_prefix, vendorName: value.vendor_name };
+  return updateVendor(actor, name, 'update-settings', Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined)), opts);
 }
 
 /**
@@ -173,12 +193,11 @@ export async function generateCredentials(actor: Actor, name: string, opts: { tr
   authorize(actor, 'credentials', 'Vendor Profile');
   return withTransaction(opts, async (transaction) => {
     const row = await lockVendor(name, transaction);
-    const clientId = row.client_id ?? `${CLIENT_ID_PREFIX}${randomToken(12).replace(/[-_]/g, 'x').toLowerCase()}`;
+    const clientId = row.clientId ?? `${CLIENT_ID_PREFIX}${randomToken(12).replace(/[-_]/g, 'x').toLowerCase()}`;
     const secret = `svcs_${randomToken(32)}`;
-    await execute(
-      `UPDATE vendor_profiles SET client_id = $2, client_secret_hash = $3, secret_version = secret_version + 1, credentials_generated_at = now(), updated_at = now() WHERE name = $1`,
-      [name, clientId, hashClientSecret(secret)],
-      { transaction },
+    await VendorProfile.update(
+      { clientId, clientSecretHash: hashClientSecret(secret), secretVersion: literal(`${columnsOf(VendorProfile).secretVersion} + 1`) as unknown as number, credentialsGeneratedAt: now() },
+      { where: { name }, transaction },
     );
     await recordAudit(transaction, actor, { action: 'generate-credentials', object_type: 'Vendor Profile', object_name: name });
     return { vendor: name, client_id: clientId, client_secret: secret };
@@ -195,12 +214,9 @@ export async function setWebhook(actor: Actor, name: string, url: string | null,
   return withTransaction(opts, async (transaction) => {
     const row = await lockVendor(name, transaction);
     let secret: string | undefined;
-    if (clean && (!row.webhook_secret_enc || opts.rotateSecret)) secret = `whsec_${randomToken(32)}`;
-    await execute(
-      `UPDATE vendor_profiles SET webhook_url = $2, webhook_secret_enc = COALESCE($3, webhook_secret_enc), updated_at = now() WHERE name = $1`,
-      [name, clean, secret ? runtime().cipher.encrypt(secret) : null],
-      { transaction },
-    );
+    if (clean && (!row.webhookSecretEnc || opts.rotateSecret)) secret = `whsec_${randomToken(32)}`;
+    // clearing the URL keeps the secret: a URL set again later signs with the same one
+    await VendorProfile.update({ webhookUrl: clean, ...(secret ? { webhookSecretEnc: runtime().cipher.encrypt(secret) } : {}) }, { where: { name }, transaction });
     await recordAudit(transaction, actor, { action: 'set-webhook', object_type: 'Vendor Profile', object_name: name, detail: { rotated: Boolean(secret) } });
     return { vendor: name, webhook_url: clean, ...(secret ? { webhook_secret: secret } : {}) };
   });

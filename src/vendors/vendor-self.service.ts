@@ -5,7 +5,12 @@
 import Joi from 'joi';
 import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
-import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
+import { literal, type Attributes } from 'sequelize';
+import { db, withTransaction, type Tx } from '../db/sequelize.js';
+import { columnsOf } from '../db/sql-names.js';
+import { createOwnWarehouse } from '../catalog/warehouse.service.js';
+import { ensureCompany } from '../org/org.service.js';
+import { VendorProfile } from './vendor-profile.model.js';
 import { ConflictError, InputError } from '../shared/errors.js';
 import { getVendor } from './vendor-profile.service.js';
 
@@ -30,13 +35,14 @@ export async function updateVendorDetails(actor: Actor, input: Record<string, un
   if (error) throw new InputError(error.details[0].message.replace(/"/g, ''));
   const { address, contact_name, support_email, ...columns } = value;
   const extra = Object.fromEntries(Object.entries({ address, contact_name, support_email }).filter(([, v]) => v !== undefined));
+  const blankAsNull = (v: unknown) => (v === '' ? null : (v as string | undefined));
+  const change: Partial<Attributes<VendorProfile>> = {
+    vendorName: columns.vendor_name, email: blankAsNull(columns.email), phone: blankAsNull(columns.phone), country: blankAsNull(columns.country), profileUrl: blankAsNull(columns.profile_url),
+  };
+  // the extra fields merge into details (jsonb ||) in the same statement, so concurrent updates cannot lose one
+  const details = literal(`${columnsOf(VendorProfile).details} || ${db().escape(JSON.stringify(extra))}::jsonb`) as unknown as Record<string, unknown>;
   return withTransaction(opts, async (transaction) => {
-    const cols = Object.keys(columns);
-    await execute(
-      `UPDATE vendor_profiles SET ${cols.map((c, i) => `${c} = $${i + 3}`).concat('details = details || $2::jsonb').join(', ')}, updated_at = now() WHERE name = $1`,
-      [actor.vendor, JSON.stringify(extra), ...cols.map((c) => ((columns as Record<string, unknown>)[c] === '' ? null : (columns as Record<string, unknown>)[c]))],
-      { transaction },
-    );
+    await VendorProfile.update({ ...Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)), details }, { where: { name: actor.vendor! }, transaction });
     const profile = await getVendor(actor, actor.vendor!, { transaction });
     const { client_id: _c, webhook_secret_set: _w, ...visible } = profile;
     return { ...visible, webhook_secret_set: profile.webhook_secret_set };
@@ -59,17 +65,11 @@ export async function createVendorWarehouse(actor: Actor, input: Record<string, 
   const vendor = actor.vendor!;
   const name = `${value.warehouse_name} - ${vendor}`;
   return withTransaction(opts, async (transaction) => {
-    const profile = await selectOne<{ vendor_name: string }>(`SELECT vendor_name FROM vendor_profiles WHERE name = $1`, [vendor], { transaction });
-    const company = `${profile!.vendor_name} (${vendor})`;
-    await execute(`INSERT INTO companies (name, abbr) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [company, vendor], { transaction });
-    const rows = await execute<{ name: string }>(
-      `INSERT INTO warehouses (name, warehouse_name, company, label, vendor, priority) VALUES ($1, $2, $3, $4, $5, 500) ON CONFLICT (name) DO NOTHING RETURNING name`,
-      [name, value.warehouse_name, company, value.label || null, vendor],
-      { transaction },
-    );
-    const row = await selectOne<{ name: string; warehouse_name: string; company: string; label: string | null; vendor: string | null }>(
-      `SELECT name, warehouse_name, company, label, vendor FROM warehouses WHERE name = $1`, [name], { transaction });
-    if (!row || row.vendor !== vendor) throw new ConflictError(`Warehouse ${name} already exists`);
-    return { name: row.name, warehouse: row.name, warehouse_name: row.warehouse_name, company: row.company, label: row.label, created: rows.length > 0 };
+    const profile = await VendorProfile.findByPk(vendor, { attributes: ['vendorName'], transaction });
+    const company = `${profile!.vendorName} (${vendor})`;
+    await ensureCompany(company, vendor, { transaction });
+    const { row, created } = await createOwnWarehouse({ name, warehouseName: value.warehouse_name, company, label: value.label || null, vendor, priority: 500 }, { transaction });
+    if (row.vendor !== vendor) throw new ConflictError(`Warehouse ${name} already exists`);
+    return { name: row.name, warehouse: row.name, warehouse_name: row.warehouse_name, company: row.company, label: row.label, created };
   });
 }

@@ -1,25 +1,30 @@
-/** Vendor records at /api/resource: the Vendor API Log (readable by that vendor and by admins) and stock update requests. */
+/** Vendor records at /api/resource: vendor profiles (never their secrets) and stock update requests. */
 import { registerDocType } from '../shared/doctype.js';
-
-registerDocType({
-  name: 'Vendor API Log',
-  from: 'vendor_api_logs t',
-  fields: {
-    name: 't.id', vendor: 't.vendor', direction: 't.direction', function: 't.function', status: 't.status', http_status: 't.http_status',
-    duration_ms: 't.duration_ms', idempotency_key: 't.idempotency_key', request_id: 't.request_id', delivery_id: 't.delivery_id', attempt: 't.attempt',
-    error: 't.error', creation: 't.created_at',
-  },
-  listFields: ['name', 'vendor', 'function', 'status', 'http_status', 'duration_ms', 'creation'],
-  defaultOrder: 't.id DESC',
-});
+import { VendorProfile } from './vendor-profile.model.js';
+import { StockUpdateRequest } from './stock-update-request.model.js';
 
 registerDocType({
   name: 'Stock Update Request',
-  from: 'stock_update_requests t',
+  model: StockUpdateRequest,
   fields: {
-    name: 't.name', vendor: 't.vendor', item: 't.item_code', action: 't.action', warehouse: 't.warehouse', quantity: 't.quantity', reason: 't.reason',
-    status: 't.status', requested_by: 't.requested_by', decided_by: 't.decided_by', decided_at: 't.decided_at', creation: 't.created_at', modified: 't.updated_at',
+    name: 'name', vendor: 'vendor', item: 'itemCode', action: 'action', warehouse: 'warehouse', quantity: 'quantity', reason: 'reason',
+    status: 'status', requested_by: 'requestedBy', decided_by: 'decidedBy', decided_at: 'decidedAt', creation: 'createdAt', modified: 'updatedAt',
   },
   listFields: ['name', 'item', 'action', 'warehouse', 'quantity', 'status'],
-  defaultOrder: 't.created_at DESC',
+  defaultOrder: [['createdAt', 'DESC']],
+});
+
+const stamps = { creation: 'createdAt', modified: 'updatedAt' };
+
+// Vendor Profiles: never the secret hash, the webhook secret or the client secret.
+registerDocType({
+  name: 'Vendor Profile',
+  model: VendorProfile,
+  fields: {
+    name: 'name', vendor_name: 'vendorName', email: 'email', country: 'country', profile_url: 'profileUrl', status: 'status', suspended: 'suspended',
+    api_enabled: 'apiEnabled', auto_approve: 'autoApprove', scope: 'scope', webhook_url: 'webhookUrl', separate_skus: 'separateSkus', sku_prefix: 'skuPrefix',
+    client_id: 'clientId', ...stamps,
+  },
+  listFields: ['name', 'vendor_name', 'status'],
+  defaultOrder: [['name', 'ASC']],
 });

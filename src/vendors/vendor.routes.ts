@@ -1,14 +1,14 @@
 /**
  * Vendor onboarding and administration over /api/method: registration (public), admin approval,
- * suspension, API enabling, credentials and settings, product review, stock update requests and
- * the vendor dashboard. Each route calls the same service function as the CLI.
+ * suspension, API enabling, credentials and settings, product review and stock update requests (the
+ * vendor dashboard, a read over orders, is orders/vendor-dashboard.routes.ts). Each route calls the
+ * same service function as the CLI.
  */
 import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { permission } from '../auth/policy/index.js';
 import { methodRoute } from '../http/method.js';
 import { rateLimitPre } from '../http/pre.js';
-import { getVendorDashboardData } from './dashboard.service.js';
 import { reviewProduct } from './product-review.service.js';
 import { createStockUpdateRequest, decideStockUpdateRequest, listStockUpdateRequests } from './stock-request.service.js';
 import {
@@ -110,10 +110,5 @@ export const vendorRoutes: ServerRoute[] = [
     args: Joi.object({ name: Joi.string().max(40).required(), decision: Joi.string().valid('approve', 'reject').required(), reason: Joi.string().max(1000).allow('') }),
     description: 'Approve (stock changes with a ledger entry) or reject a stock update request (Marketplace Officer)',
     handler: ({ actor, args }) => decideStockUpdateRequest(actor!, args.name, args.decision, args.reason),
-  }),
-  methodRoute({
-    name: 'svc.api.get_vendor_dashboard_data', methods: ['GET', 'POST'], access: 'authenticated', tags: ['vendor'],
-    description: "Sales totals, recent orders and low-stock SKUs of the caller's vendor",
-    handler: ({ actor }) => getVendorDashboardData(actor!),
   }),
 ];

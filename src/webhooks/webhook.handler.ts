@@ -1,11 +1,12 @@
 /**
  * The outbox handler of kind `vendor_webhook`: one signed attempt per claim, a Vendor API Log row
  * per attempt, and the spec's schedule (about 60 s, then about 5 min; Retry-After may delay it, up
- * to one hour; three attempts, then failed and kept).
+ * to one hour; three attempts, then failed and kept). The vendor's target and the attempt log come
+ * through webhook-ports.ts (vendors and vendor-api, plugged by src/modules.ts).
  */
-import { execute } from '../db/sequelize.js';
-import type { AttemptContext, AttemptOutcome, OutboxHandler, OutboxRow } from '../shared/outbox.js';
+import { extendLease, type AttemptContext, type AttemptOutcome, type OutboxHandler, type OutboxRow } from '../shared/outbox.js';
 import { runtime } from '../shared/runtime.js';
+import { webhookPorts } from './webhook-ports.js';
 import { vendorSafeData } from './payload.js';
 import { sendEnvelope, utcTimestamp, type Envelope, type SendResult } from './webhook.sender.js';
 
@@ -39,27 +40,19 @@ interface DeliveryTarget {
  */
 async function loadTarget(row: OutboxRow, workerId: string): Promise<DeliveryTarget | undefined> {
   const leaseSeconds = runtime().config.webhook.timeoutMs / 1000 + 5; // the send aborts at the timeout; 5 s covers the logging
-  const [target] = await execute<DeliveryTarget>(
-    `WITH lease AS (
-       UPDATE outbox SET locked_until = GREATEST(locked_until, now() + make_interval(secs => $3))
-        WHERE id = $1 AND locked_by = $2 AND status = 'running'
-        RETURNING id, target, created_at)
-     SELECT l.id, to_char(l.created_at AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS.US') AS created_local,
-            v.webhook_url, v.webhook_secret_enc
-       FROM lease l LEFT JOIN vendor_profiles v ON v.name = l.target`,
-    [row.id, workerId, leaseSeconds],
-  );
-  return target;
+  const lease = await extendLease(row.id, workerId, leaseSeconds);
+  if (!lease) return undefined;
+  const vendor = lease.target ? await webhookPorts().targetOf(lease.target) : undefined;
+  return { id: lease.id, created_local: lease.created_local, webhook_url: vendor?.webhook_url ?? null, webhook_secret_enc: vendor?.webhook_secret_enc ?? null };
 }
 
 /** Writes the Vendor API Log row of one attempt (direction outbound, function = event). */
 export async function logAttempt(entry: { vendor: string; event: string; deliveryId: string; attempt: number; status: string; result?: Partial<SendResult> }): Promise<void> {
   const r = entry.result ?? {};
-  await execute(
-    `INSERT INTO vendor_api_logs (vendor, direction, function, status, http_status, duration_ms, delivery_id, attempt, excerpt, error)
-     VALUES ($1, 'outbound', $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [entry.vendor, entry.event, entry.status, r.httpStatus ?? null, r.durationMs ?? null, entry.deliveryId, entry.attempt, r.excerpt ?? null, r.error ?? null],
-  );
+  await webhookPorts().logAttempt({
+    vendor: entry.vendor, event: entry.event, status: entry.status, httpStatus: r.httpStatus ?? null, durationMs: r.durationMs ?? null,
+    deliveryId: entry.deliveryId, attempt: entry.attempt, excerpt: r.excerpt ?? null, error: r.error ?? null,
+  });
 }
 
 /** Builds the envelope of one attempt; `data` is cleaned again here, whoever wrote the row. */

@@ -7,10 +7,13 @@ import { randomUUID } from 'node:crypto';
 import type { Actor } from '../auth/actor.js';
 import { authorize, scopeOf } from '../auth/policy/index.js';
 import { webhookVendorOf } from '../auth/policy/webhooks.rules.js';
-import { selectOne, selectRows, type Tx } from '../db/sequelize.js';
+import { selectOne, type Tx } from '../db/sequelize.js';
 import { ConflictError, InputError, NotFoundError } from '../shared/errors.js';
 import { enqueue, redeliver } from '../shared/outbox.js';
+import { findOutboxRows } from '../shared/outbox-admin.js';
+import type { Outbox, OutboxStatus } from '../shared/outbox.model.js';
 import { runtime } from '../shared/runtime.js';
+import { webhookPorts, type AttemptLogRow } from './webhook-ports.js';
 import { vendorSafeData } from './payload.js';
 import { buildEnvelope, logAttempt, VENDOR_WEBHOOK_KIND } from './webhook.handler.js';
 import { sendEnvelope } from './webhook.sender.js';
@@ -52,11 +55,7 @@ export interface TestFireResult {
  */
 export async function testFireWebhook(actor: Actor, vendorName: string): Promise<TestFireResult> {
   authorize(actor, 'test_fire', RESOURCE, { name: vendorName, vendor: vendorName });
-  const vendor = await selectOne<{ name: string; webhook_url: string | null; webhook_secret_enc: string | null; now_local: string }>(
-    `SELECT name, webhook_url, webhook_secret_enc, to_char(now() AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS.US') AS now_local
-       FROM vendor_profiles WHERE name = $1`,
-    [vendorName],
-  );
+  const vendor = await webhookPorts().targetOf(vendorName);
   if (!vendor) throw new NotFoundError(`Vendor Profile ${vendorName} not found`);
   if (!vendor.webhook_url) return { ok: false, reason: 'No Webhook URL is configured for this vendor' };
   if (!vendor.webhook_secret_enc) return { ok: false, reason: 'No webhook secret is configured for this vendor' };
@@ -66,7 +65,7 @@ export async function testFireWebhook(actor: Actor, vendorName: string): Promise
     deliveryId,
     event: 'webhook.test',
     vendor: vendor.name,
-    createdLocal: vendor.now_local,
+    createdLocal: (await selectOne<{ now_local: string }>(`SELECT to_char(now() AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS.US') AS now_local`))!.now_local,
     attempt: 1,
     data: { message: 'Test event from svc: answer 2xx to confirm your endpoint works.', vendor: vendor.name },
   });
@@ -95,47 +94,35 @@ export interface DeliverySummary {
 
 const STATUSES = ['pending', 'running', 'done', 'failed'];
 
-const SUMMARY_SQL = `
-  SELECT o.id, o.delivery_id, o.topic AS event, o.target AS vendor, o.status, o.attempts, o.max_attempts,
-         CASE WHEN o.status = 'pending' THEN o.next_attempt_at END AS next_attempt_at, o.last_error,
-         (SELECT l.http_status FROM vendor_api_logs l WHERE l.delivery_id = o.delivery_id ORDER BY l.id DESC LIMIT 1) AS last_http_status,
-         o.created_at, o.completed_at
-    FROM outbox o`;
+/** Deliveries as listed, each with the HTTP status of its latest logged attempt. */
+async function summaries(rows: Outbox[]): Promise<DeliverySummary[]> {
+  const lastStatus = await webhookPorts().lastHttpStatusOf(rows.map((o) => o.deliveryId));
+  return rows.map((o) => ({
+    id: o.id, delivery_id: o.deliveryId, event: o.topic as string, vendor: o.target as string, status: o.status, attempts: o.attempts, max_attempts: o.maxAttempts,
+    next_attempt_at: o.status === 'pending' ? o.nextAttemptAt : null, last_error: o.lastError, last_http_status: lastStatus.get(o.deliveryId) ?? null,
+    created_at: o.createdAt, completed_at: o.completedAt,
+  }));
+}
 
 /** Deliveries, newest first, optionally of one vendor and/or in one status. */
 export async function listWebhookDeliveries(actor: Actor, filters: { vendor?: string; status?: string; limit?: number } = {}): Promise<DeliverySummary[]> {
   authorize(actor, 'read', RESOURCE);
   if (filters.status && !STATUSES.includes(filters.status)) throw new InputError(`status must be one of ${STATUSES.join(', ')}`);
   const limit = Math.min(Math.max(Math.trunc(filters.limit ?? 50), 1), 1000);
-  const scope = scopeOf(actor, RESOURCE, 'o');
-  return selectRows<DeliverySummary>(
-    `${SUMMARY_SQL}
-      WHERE o.kind = '${VENDOR_WEBHOOK_KIND}' AND ($vendor::text IS NULL OR o.target = $vendor) AND ($status::text IS NULL OR o.status = $status) AND ${scope.sql}
-      ORDER BY o.id DESC LIMIT $limit`,
-    { ...scope.bind, vendor: filters.vendor ?? null, status: filters.status ?? null, limit },
-  );
+  const rows = await findOutboxRows({ kind: VENDOR_WEBHOOK_KIND, target: filters.vendor, status: filters.status as OutboxStatus | undefined, visible: (alias) => scopeOf(actor, RESOURCE, alias), limit });
+  return summaries(rows);
 }
 
-export interface AttemptLog {
-  attempt: number | null;
-  status: string;
-  http_status: number | null;
-  duration_ms: number | null;
-  excerpt: string | null;
-  error: string | null;
-  created_at: Date;
-}
+export type AttemptLog = AttemptLogRow;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function findDelivery(actor: Actor, id: string): Promise<DeliverySummary | undefined> {
   const byUuid = UUID.test(id);
   if (!byUuid && !/^\d+$/.test(id)) throw new InputError('id must be a delivery id (uuid) or an outbox number');
-  const scope = scopeOf(actor, RESOURCE, 'o');
-  return selectOne<DeliverySummary>(
-    `${SUMMARY_SQL} WHERE o.kind = '${VENDOR_WEBHOOK_KIND}' AND ${byUuid ? 'o.delivery_id = $id::uuid' : 'o.id = $id::bigint'} AND ${scope.sql}`,
-    { ...scope.bind, id },
-  );
+  if (!byUuid && !Number.isSafeInteger(Number(id))) return undefined; // no such outbox number
+  const rows = await findOutboxRows({ kind: VENDOR_WEBHOOK_KIND, ...(byUuid ? { deliveryId: id } : { id: Number(id) }), visible: (alias) => scopeOf(actor, RESOURCE, alias) });
+  return (await summaries(rows))[0];
 }
 
 /** One delivery with every attempt from the Vendor API Log (test fires are found by their id too). */
@@ -144,13 +131,7 @@ export async function getWebhookDelivery(actor: Actor, id: string): Promise<{ de
   const delivery = await findDelivery(actor, id);
   const deliveryId = delivery?.delivery_id ?? (UUID.test(id) ? id : null);
   const vendorScope = webhookVendorOf(actor); // null for staff and the system: every vendor's attempts
-  const attempts = deliveryId
-    ? await selectRows<AttemptLog>(
-        `SELECT attempt, status, http_status, duration_ms, excerpt, error, created_at FROM vendor_api_logs
-          WHERE delivery_id = $1::uuid AND direction = 'outbound' AND ($2::text IS NULL OR vendor = $2) ORDER BY id`,
-        [deliveryId, vendorScope],
-      )
-    : [];
+  const attempts = deliveryId ? await webhookPorts().attemptsOf(deliveryId, vendorScope) : [];
   if (!delivery && attempts.length === 0) throw new NotFoundError(`Webhook delivery ${id} not found`);
   return { delivery: delivery ?? null, attempts };
 }

@@ -1,7 +1,7 @@
 /**
  * The layers of src/ (issue 11), read from the import statements of every source file (type-only
  * imports included): shared imports no domain; the domain folders import each other without a
- * cycle; src/ reaches seeds/ only through the start command's seed step; http/routes.ts is the
+ * cycle, each only the domains below it in one declared order; src/ reaches seeds/ only through the start command's seed step; http/routes.ts is the
  * only route list; every job, outbox handler and plug-in is registered in src/modules.ts.
  */
 import test from 'ava';
@@ -66,7 +66,42 @@ test('the domain folders import each other without a cycle (vendors ↔ vendor-a
   t.true(graph.get('vendor-api')?.has('vendors'), 'vendor-api builds on vendors');
   t.is(graph.get('vendors')?.get('vendor-api'), undefined, 'so vendors must not import vendor-api');
   const described = cyclesOf(graph).map((cycle) => cycle.slice(1).map((to, k) => where(graph.get(cycle[k])!.get(to)!)).join(' → '));
-  t.deepEqual(described, []);
+  t.deepEqual(described, [], 'each line is a cycle of imports between domain folders, one import per step');
+});
+
+/**
+ * The domains from the bottom up (docs/decisions.md, "Domain dependency order (issue 11)"): a domain
+ * imports only domains listed before it. Where a lower domain needs something of a higher one, the
+ * higher one plugs it in through a port in src/modules.ts (files ← orders, webhooks ← vendors and
+ * vendor-api, users and shared ← the policy).
+ */
+const DOMAIN_ORDER = [
+  'org', // companies, territories, sales persons, customers, addresses
+  'users', // accounts and the role names they hold
+  'auth', // the actor, the policy, credentials (reads accounts and sales persons)
+  'audit', // the append-only trail
+  'mail', // e-mail through the outbox
+  'catalog', // items, prices, warehouses, stock
+  'files', // private uploads (audited)
+  'webhooks', // vendor webhook delivery (target and attempt log plugged in)
+  'vendors', // vendor profiles, product review, stock requests
+  'orders', // Sales Orders, shipments, doctors, the vendor dashboard
+  'vendor-api', // the vendor interface v1
+];
+
+test('every domain folder has its place in the declared order', (t) => {
+  const folders = new Set(src.map((s) => folderOf(s.path)).filter((f): f is string => f !== undefined && !INFRA.has(f)));
+  t.deepEqual([...folders].filter((f) => !DOMAIN_ORDER.includes(f)).sort(), [], 'a new domain folder: add it to DOMAIN_ORDER (and to docs/decisions.md) where it belongs');
+  t.deepEqual(DOMAIN_ORDER.filter((f) => !folders.has(f)), [], 'a domain listed in DOMAIN_ORDER has no folder');
+});
+
+test('a domain imports only the domains below it in the declared order', (t) => {
+  const rank = (folder: string) => DOMAIN_ORDER.indexOf(folder);
+  const upward = [...domainGraph()].flatMap(([from, targets]) =>
+    [...targets].filter(([to]) => rank(to) >= rank(from)).map(([to, i]) => `${where(i)}: ${from} may not import ${to}, which is not below it (${DOMAIN_ORDER.join(' < ')})`),
+  );
+  t.true(domainGraph().get('vendor-api')!.size >= 5, 'the graph is read');
+  t.deepEqual(upward, [], 'move the code to its owner, let the caller pass the data, or plug a port in src/modules.ts');
 });
 
 test('the cycle check finds a cycle (it is not vacuous)', (t) => {
@@ -103,7 +138,7 @@ test('src/http/routes.ts is the only route list: route modules are imported ther
 });
 
 test('every job, outbox handler and plug-in is registered in src/modules.ts, never as a side effect of an import', (t) => {
-  const REGISTRARS = new Set(['registerJob', 'registerOutboxHandler', 'registerBearerVerifier', 'plugAccessPolicy']);
+  const REGISTRARS = new Set(['registerJob', 'registerOutboxHandler', 'registerBearerVerifier', 'plugAccessPolicy', 'plugOrderParties', 'plugWebhookPorts']);
   const calls = src.flatMap((s) =>
     [...nodesOf(s.file)]
       .filter((n): n is ts.CallExpression => ts.isCallExpression(n) && ts.isIdentifier(n.expression) && REGISTRARS.has(n.expression.text))

@@ -9,7 +9,8 @@ import { startTestApp, tokenClient, loginAs, type TestApp } from '../helpers/app
 import { serverMessages, type Client } from '../helpers/http.js';
 import { registerDocType, type Doc } from '../../src/shared/doctype.js';
 import { definePolicy } from '../../src/auth/policy/index.js';
-import { execute, selectOne } from '../../src/db/sequelize.js';
+import { DataTypes, Model } from 'sequelize';
+import { db, execute, selectOne } from '../../src/db/sequelize.js';
 import { authorize } from '../../src/auth/policy/index.js';
 import { NotFoundError, BusinessRuleError } from '../../src/shared/errors.js';
 
@@ -19,7 +20,9 @@ let ops: Client;
 let pgc: pg.Pool; // concurrent tests query at once: a pool, not one client
 
 // A test-only document type: proves a resource is a declaration, with create/update/delete handlers.
-const NOTE_FIELDS = { name: 't.name', title: 't.title', docstatus: 't.docstatus' };
+const NOTE_FIELDS = { name: 'name', title: 'title', docstatus: 'docstatus' };
+class TestNote extends Model {}
+class TestCounter extends Model {}
 async function getNote(_actor: unknown, name: string): Promise<Doc> {
   const row = await selectOne<Doc>(`SELECT name, title, docstatus FROM test_notes WHERE name = $1`, [name]);
   if (!row) throw new NotFoundError(`Test Note ${name} not found`);
@@ -31,12 +34,13 @@ test.before(async () => {
   pgc = new pg.Pool({ connectionString: app.dbUrl, max: 4 });
   await pgc.query(`CREATE TABLE test_notes (name text PRIMARY KEY, title text NOT NULL, docstatus int NOT NULL DEFAULT 0)`);
   definePolicy('Test Note', { allow: { read: 'authenticated', create: ['Operations'], update: ['Operations'], delete: ['Operations'] } });
+  TestNote.init({ name: { type: DataTypes.TEXT, primaryKey: true }, title: DataTypes.TEXT, docstatus: DataTypes.INTEGER }, { sequelize: db(), tableName: 'test_notes' });
   registerDocType({
     name: 'Test Note',
-    from: 'test_notes t',
+    model: TestNote,
     fields: NOTE_FIELDS,
     listFields: ['name', 'title'],
-    defaultOrder: 't.name ASC',
+    defaultOrder: [['name', 'ASC']],
     get: getNote,
     async create(actor, body) {
       authorize(actor, 'create', 'Test Note');
@@ -61,7 +65,8 @@ test.before(async () => {
   // a document type whose name is a numeric id (like a log table)
   await pgc.query(`CREATE TABLE test_counters (id bigserial PRIMARY KEY, label text NOT NULL); INSERT INTO test_counters (label) VALUES ('one'), ('two')`);
   definePolicy('Test Counter', { allow: { read: 'authenticated' } });
-  registerDocType({ name: 'Test Counter', from: 'test_counters t', fields: { name: 't.id', label: 't.label' }, defaultOrder: 't.id ASC' });
+  TestCounter.init({ id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true }, label: DataTypes.TEXT }, { sequelize: db(), tableName: 'test_counters' });
+  registerDocType({ name: 'Test Counter', model: TestCounter, fields: { name: 'id', label: 'label' }, defaultOrder: [['id', 'ASC']] });
   admin = await tokenClient(app, 'admin@demo.svc.local');
   ops = await tokenClient(app, 'ops@demo.svc.local'); // one key pair per user: tests run concurrently
 });

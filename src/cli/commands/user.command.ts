@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { systemActor, ROLES, type Role } from '../../auth/actor.js';
-import { generateApiKeys } from '../../auth/credentials.service.js';
-import { createUser, setPassword } from '../../users/users.service.js';
+import { generateApiKeys, setPassword } from '../../auth/credentials.service.js';
+import { createUser } from '../../users/users.service.js';
 import { openDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';
 import { askPassword } from '../prompts.js';

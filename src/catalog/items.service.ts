@@ -1,0 +1,75 @@
+/**
+ * Items as other domains need them (catalog owns the table): the review state a Marketplace Admin
+ * sets, existence checks, and the vendor dashboard's product counts and low stock.
+ */
+import { fn, literal } from 'sequelize';
+import type { Tx } from '../db/sequelize.js';
+import { selectRows } from '../db/sequelize.js';
+import { columnsOf, namesOf, once } from '../db/sql-names.js';
+import { Bin } from './bin.model.js';
+import { Item, type WorkflowState } from './item.model.js';
+
+export interface ReviewedItem {
+  item_code: string;
+  item_name: string;
+  vendor: string | null;
+  vendor_sku: string | null;
+  vendor_product_id: string | null;
+  workflow_state: WorkflowState;
+  disabled: boolean;
+}
+
+/** An item locked for a review decision (undefined when there is none). */
+export async function lockItemForReview(itemCode: string, opts: { transaction: Tx }): Promise<ReviewedItem | undefined> {
+  const i = await Item.findByPk(itemCode, {
+    attributes: ['itemCode', 'itemName', 'vendor', 'vendorSku', 'vendorProductId', 'workflowState', 'disabled'],
+    lock: opts.transaction.LOCK.UPDATE,
+    transaction: opts.transaction,
+  });
+  return i ? { item_code: i.itemCode, item_name: i.itemName, vendor: i.vendor, vendor_sku: i.vendorSku, vendor_product_id: i.vendorProductId, workflow_state: i.workflowState, disabled: i.disabled } : undefined;
+}
+
+/** Records a review decision on an item. */
+export async function setReviewState(itemCode: string, s: { state: WorkflowState; published: boolean; rejectionReason: string | null }, opts: { transaction: Tx }): Promise<void> {
+  await Item.update({ workflowState: s.state, published: s.published, rejectionReason: s.rejectionReason }, { where: { itemCode }, transaction: opts.transaction });
+}
+
+export async function itemExists(itemCode: string, opts: { transaction?: Tx } = {}): Promise<boolean> {
+  return (await Item.count({ where: { itemCode }, transaction: opts.transaction })) > 0;
+}
+
+/** A vendor's products per reported status (Disabled for an approved but disabled one). */
+export async function vendorProductCounts(vendor: string, opts: { transaction?: Tx } = {}): Promise<{ status: string; n: number }[]> {
+  const c = columnsOf(Item);
+  const status = `CASE WHEN ${c.workflowState} = 'Approved' AND ${c.disabled} THEN 'Disabled' ELSE ${c.workflowState} END`;
+  return (await Item.findAll({
+    attributes: [[literal(status), 'status'], [fn('count', literal('*')), 'n']],
+    where: { vendor },
+    group: [literal(status) as unknown as string],
+    raw: true,
+    transaction: opts.transaction,
+  })) as unknown as { status: string; n: number }[];
+}
+
+const lowStockSql = once(() => {
+  const { t: items, c: i } = namesOf(Item);
+  const { t: bins, c: b } = namesOf(Bin);
+  const available = `COALESCE(sum(b.${b.actualQty} - b.${b.reservedQty}), 0)`;
+  return `SELECT COALESCE(i.${i.vendorSku}, i.${i.itemCode}) AS sku, i.${i.itemCode} AS medgrid_item_code, i.${i.itemName} AS item_name, ${available}::float8 AS available_qty
+            FROM ${items} i LEFT JOIN ${bins} b ON b.${b.itemCode} = i.${i.itemCode}
+           WHERE i.${i.vendor} = $1 AND NOT i.${i.disabled}
+           GROUP BY i.${i.itemCode} HAVING ${available} < $2
+           ORDER BY available_qty, i.${i.itemCode} LIMIT 50`;
+});
+
+/** A vendor's enabled products with less than `threshold` available over all warehouses (50 lowest). */
+export async function vendorLowStock(vendor: string, threshold: number, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>[]> {
+  return selectRows(lowStockSql(), [vendor, threshold], opts);
+}
+
+/** How vendors name these items: their own sku and product id. */
+export async function itemRefsOf(itemCodes: string[], opts: { transaction?: Tx } = {}): Promise<{ item_code: string; vendor_sku: string | null; vendor_product_id: string | null }[]> {
+  if (itemCodes.length === 0) return [];
+  const rows = await Item.findAll({ attributes: ['itemCode', 'vendorSku', 'vendorProductId'], where: { itemCode: [...new Set(itemCodes)] }, order: [['itemCode', 'ASC']], transaction: opts.transaction });
+  return rows.map((i) => ({ item_code: i.itemCode, vendor_sku: i.vendorSku, vendor_product_id: i.vendorProductId }));
+}

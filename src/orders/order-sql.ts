@@ -1,0 +1,27 @@
+/**
+ * The names the orders domain's measured statements use (order create, submit, records for
+ * sync.orders and webhooks): one alias per table, resolved through the models by sqlFor, once.
+ * Tables of other domains appear here only inside those one-statement hot paths (a customer's name,
+ * an address, the owner's e-mail, the vendor's sku); everything else asks their services.
+ */
+import { camel, sqlFor } from '../db/sql-names.js';
+import { Item } from '../catalog/item.model.js';
+import { Address } from '../org/address.model.js';
+import { Customer } from '../org/customer.model.js';
+import { User } from '../users/user.model.js';
+import { VendorProfile } from '../vendors/vendor-profile.model.js';
+import { SalesOrderItem } from './sales-order-item.model.js';
+import { SalesOrder } from './sales-order.model.js';
+import { Shipment } from './shipment.model.js';
+import { ShipmentLot } from './shipment-lot.model.js';
+import { VendorOrder } from './vendor-order.model.js';
+
+/** so sales_orders, soi sales_order_items, s shipments, sl shipment_lots, vo vendor_orders; c customers, a addresses, u users, i items, vp vendor_profiles. */
+export const orderSql = (text: string): string =>
+  sqlFor({ so: SalesOrder, soi: SalesOrderItem, s: Shipment, sl: ShipmentLot, vo: VendorOrder, c: Customer, a: Address, u: User, i: Item, vp: VendorProfile })(text);
+
+/** A wire field name (snake_case) as the model attribute (camelCase): is_503a → is503a. */
+export const attributeOf = camel;
+
+/** An instant as Frappe shows it: server-local (US Eastern) `YYYY-MM-DD HH:MM:SS.ffffff`, of a column reference. */
+export const localTime = (column: string): string => `to_char(${column} AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS.US')`;
