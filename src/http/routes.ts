@@ -14,6 +14,7 @@ import { ordersRoutes } from '../orders/orders.routes.js';
 import { filesRoutes } from '../files/files.routes.js';
 import { v1Routes } from '../vendor-api/v1.routes.js';
 import { vendorRoutes } from '../vendors/vendor.routes.js';
+import { partnerWebhookRoutes } from '../connectors/partner-webhooks.routes.js';
 
 export function routes(): ServerRoute[] {
   return [
@@ -26,6 +27,7 @@ export function routes(): ServerRoute[] {
     ...filesRoutes(),
     ...v1Routes,
     ...vendorRoutes,
+    ...partnerWebhookRoutes,
     ...fallbackRoutes,
   ];
 }

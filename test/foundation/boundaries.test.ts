@@ -102,8 +102,8 @@ test('src/http/routes.ts is the only route list: route modules are imported ther
   t.is(calls.filter((c) => c.startsWith('src/http/server.ts:')).length, 1);
 });
 
-test('every job, outbox handler and plug-in is registered in src/modules.ts, never as a side effect of an import', (t) => {
-  const REGISTRARS = new Set(['registerJob', 'registerOutboxHandler', 'registerBearerVerifier', 'plugAccessPolicy']);
+test('every job, outbox handler, partner connector and plug-in is registered in src/modules.ts, never as a side effect of an import', (t) => {
+  const REGISTRARS = new Set(['registerJob', 'registerOutboxHandler', 'registerBearerVerifier', 'plugAccessPolicy', 'registerConnector']);
   const calls = src.flatMap((s) =>
     [...nodesOf(s.file)]
       .filter((n): n is ts.CallExpression => ts.isCallExpression(n) && ts.isIdentifier(n.expression) && REGISTRARS.has(n.expression.text))
