@@ -1,0 +1,25 @@
+/**
+ * The five partner simulators (issue 12): real HTTP servers on loopback that play each partner's
+ * side for the tests, `npm start` and `svc simulate <partner>`. See README "Partner simulators".
+ */
+import { startOtcpartnerSimulator, type OtcOptions } from './otcpartner/otcpartner.simulator.js';
+import type { PartnerKey, RunningSimulator } from './shared/types.js';
+
+export type { PartnerKey, RunningSimulator, SimOrder, SimDelivery, SimRequestLog, FailSpec, SimulatorOptions, SimTracking } from './shared/types.js';
+export { startOtcpartnerSimulator, otcSignature, type OtcOptions, type OtcCredentials } from './otcpartner/otcpartner.simulator.js';
+
+export interface OptionsByPartner {
+  otcpartner: OtcOptions;
+}
+
+export const PARTNERS: PartnerKey[] = ['otcpartner'];
+
+/** Starts the named partner's simulator. */
+export function startSimulator<P extends keyof OptionsByPartner>(partner: P, options: OptionsByPartner[P]): Promise<RunningSimulator> {
+  switch (partner) {
+    case 'otcpartner':
+      return startOtcpartnerSimulator(options);
+    default:
+      throw new Error(`no simulator for ${String(partner)}`);
+  }
+}
