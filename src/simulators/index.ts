@@ -3,22 +3,28 @@
  * side for the tests, `npm start` and `svc simulate <partner>`. See README "Partner simulators".
  */
 import { startOtcpartnerSimulator, type OtcOptions } from './otcpartner/otcpartner.simulator.js';
+import { startShipperSimulator, type ShipperOptions } from './shipper/shipper.simulator.js';
 import type { PartnerKey, RunningSimulator } from './shared/types.js';
 
 export type { PartnerKey, RunningSimulator, SimOrder, SimDelivery, SimRequestLog, FailSpec, SimulatorOptions, SimTracking } from './shared/types.js';
 export { startOtcpartnerSimulator, otcSignature, type OtcOptions, type OtcCredentials } from './otcpartner/otcpartner.simulator.js';
 
+export { startShipperSimulator, type ShipperOptions, type ShipperCredentials } from './shipper/shipper.simulator.js';
+
 export interface OptionsByPartner {
   otcpartner: OtcOptions;
+  shipper: ShipperOptions;
 }
 
-export const PARTNERS: PartnerKey[] = ['otcpartner'];
+export const PARTNERS: PartnerKey[] = ['otcpartner', 'shipper'];
 
 /** Starts the named partner's simulator. */
 export function startSimulator<P extends keyof OptionsByPartner>(partner: P, options: OptionsByPartner[P]): Promise<RunningSimulator> {
   switch (partner) {
     case 'otcpartner':
-      return startOtcpartnerSimulator(options);
+      return startOtcpartnerSimulator(options as OtcOptions);
+    case 'shipper':
+      return startShipperSimulator(options as ShipperOptions);
     default:
       throw new Error(`no simulator for ${String(partner)}`);
   }

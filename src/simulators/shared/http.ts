@@ -109,7 +109,14 @@ function matchControl(routes: ControlRoute[], method: string, path: string): [Co
 }
 
 /** Starts the server; `handle` answers the partner API, `controls` the /_sim/ routes. */
-export async function startSimServer(opts: { host?: string; port?: number; handle: Handler; controls: ControlRoute[] }): Promise<SimServer> {
+export async function startSimServer(opts: {
+  host?: string;
+  port?: number;
+  handle: Handler;
+  controls: ControlRoute[];
+  /** the partner's own body (and headers) for an injected status given without a body */
+  styleError?: (status: number) => SimReply;
+}): Promise<SimServer> {
   const log: SimRequestLog[] = [];
   const failures: { left: number; spec: FailSpec }[] = [];
   const delays = new Set<NodeJS.Timeout>();
@@ -140,7 +147,8 @@ export async function startSimServer(opts: { host?: string; port?: number; handl
         res.socket?.destroy();
         return 0;
       }
-      return reply(res, { status: fail.status, body: fail.body ?? {}, headers: fail.headers });
+      const styled = fail.body === undefined ? opts.styleError?.(fail.status) : undefined;
+      return reply(res, { status: fail.status, body: fail.body ?? styled?.body ?? {}, text: styled?.text, headers: { ...(styled?.headers ?? {}), ...(fail.headers ?? {}) } });
     }
     return reply(res, await opts.handle(req));
   };

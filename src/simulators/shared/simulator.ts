@@ -3,7 +3,7 @@
  * fail-next, requests, webhooks) plus the partner's own, and the handle tests and the CLI hold.
  */
 import { randomInt } from 'node:crypto';
-import { startSimServer, type ControlRoute, type Handler, type SimRequest } from './http.js';
+import { startSimServer, type ControlRoute, type Handler, type SimReply, type SimRequest } from './http.js';
 import type { OrderBook } from './orders.js';
 import type { WebhookSender } from './webhooks.js';
 import { SimError, type FailSpec, type PartnerKey, type RunningSimulator, type SimTracking } from './types.js';
@@ -34,6 +34,7 @@ export async function assemble<X>(opts: {
   book: OrderBook<X>;
   webhooks: WebhookSender;
   controls?: ControlRoute[];
+  styleError?: (status: number) => SimReply;
   onClose?: () => void;
 }): Promise<RunningSimulator> {
   const { book, webhooks } = opts;
@@ -60,7 +61,7 @@ export async function assemble<X>(opts: {
     { method: 'GET', path: 'requests', handle: () => ({ requests: server.requests() }) },
     { method: 'GET', path: 'webhooks', handle: () => ({ deliveries: webhooks.deliveries() }) },
   ];
-  const server = await startSimServer({ host: opts.host, port: opts.port, handle: opts.handle, controls: [...shared, ...(opts.controls ?? [])] });
+  const server = await startSimServer({ host: opts.host, port: opts.port, handle: opts.handle, controls: [...shared, ...(opts.controls ?? [])], styleError: opts.styleError });
   return {
     partner: opts.partner,
     url: server.url,

@@ -29,6 +29,7 @@ export interface SimOrder {
 /** An injected answer for error-path tests (failNext). */
 export interface FailSpec {
   status: number;
+  /** default: the partner's own error body for that status */
   body?: unknown;
   headers?: Record<string, string>;
   /** only calls whose path starts with this (default: every partner API call) */

@@ -8,6 +8,8 @@ import type { SimDelivery } from './types.js';
 const RETRY_AFTER_MS = [1_000, 5_000, 25_000];
 
 export interface Outgoing {
+  /** default: the simulator's webhookUrl */
+  url?: string;
   event: string;
   ref: string;
   body: string;
@@ -21,14 +23,11 @@ export class WebhookSender {
 
   constructor(private readonly url: string | undefined) {}
 
-  get enabled(): boolean {
-    return Boolean(this.url);
-  }
-
   /** Sends once and waits for that attempt; failed attempts are retried later without waiting. */
   async send(out: Outgoing): Promise<SimDelivery | undefined> {
-    if (!this.url) return undefined;
-    return this.attempt(this.url, out, 1);
+    const url = out.url ?? this.url;
+    if (!url) return undefined;
+    return this.attempt(url, out, 1);
   }
 
   deliveries(): SimDelivery[] {
