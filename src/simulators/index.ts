@@ -4,19 +4,22 @@
  */
 import { startOtcpartnerSimulator, type OtcOptions } from './otcpartner/otcpartner.simulator.js';
 import { startShipperSimulator, type ShipperOptions } from './shipper/shipper.simulator.js';
+import { startPeptidepartnerSimulator, type PeptideOptions } from './peptidepartner/peptidepartner.simulator.js';
 import type { PartnerKey, RunningSimulator } from './shared/types.js';
 
 export type { PartnerKey, RunningSimulator, SimOrder, SimDelivery, SimRequestLog, FailSpec, SimulatorOptions, SimTracking } from './shared/types.js';
 export { startOtcpartnerSimulator, otcSignature, type OtcOptions, type OtcCredentials } from './otcpartner/otcpartner.simulator.js';
 
 export { startShipperSimulator, type ShipperOptions, type ShipperCredentials } from './shipper/shipper.simulator.js';
+export { startPeptidepartnerSimulator, type PeptideOptions, type PeptideCredentials } from './peptidepartner/peptidepartner.simulator.js';
 
 export interface OptionsByPartner {
   otcpartner: OtcOptions;
   shipper: ShipperOptions;
+  peptidepartner: PeptideOptions;
 }
 
-export const PARTNERS: PartnerKey[] = ['otcpartner', 'shipper'];
+export const PARTNERS: PartnerKey[] = ['otcpartner', 'shipper', 'peptidepartner'];
 
 /** Starts the named partner's simulator. */
 export function startSimulator<P extends keyof OptionsByPartner>(partner: P, options: OptionsByPartner[P]): Promise<RunningSimulator> {
@@ -25,6 +28,8 @@ export function startSimulator<P extends keyof OptionsByPartner>(partner: P, opt
       return startOtcpartnerSimulator(options as OtcOptions);
     case 'shipper':
       return startShipperSimulator(options as ShipperOptions);
+    case 'peptidepartner':
+      return startPeptidepartnerSimulator(options as PeptideOptions);
     default:
       throw new Error(`no simulator for ${String(partner)}`);
   }
