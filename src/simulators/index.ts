@@ -1,0 +1,42 @@
+/**
+ * The five partner simulators (issue 12): real HTTP servers on loopback that play each partner's
+ * side for the tests, `npm start` and `svc simulate <partner>`. See README "Partner simulators".
+ */
+import { startOtcpartnerSimulator, type OtcOptions } from './otcpartner/otcpartner.simulator.js';
+import { startShipperSimulator, type ShipperOptions } from './shipper/shipper.simulator.js';
+import { startPeptidepartnerSimulator, type PeptideOptions } from './peptidepartner/peptidepartner.simulator.js';
+import { startRxpartnerSimulator, type RxOptions } from './rxpartner/rxpartner.simulator.js';
+import type { PartnerKey, RunningSimulator } from './shared/types.js';
+
+export type { PartnerKey, RunningSimulator, SimOrder, SimDelivery, SimRequestLog, FailSpec, SimulatorOptions, SimTracking } from './shared/types.js';
+export { startOtcpartnerSimulator, otcSignature, type OtcOptions, type OtcCredentials } from './otcpartner/otcpartner.simulator.js';
+
+export { startShipperSimulator, type ShipperOptions, type ShipperCredentials } from './shipper/shipper.simulator.js';
+export { startPeptidepartnerSimulator, type PeptideOptions, type PeptideCredentials } from './peptidepartner/peptidepartner.simulator.js';
+export { startRxpartnerSimulator, type RxOptions, type RxCredentials } from './rxpartner/rxpartner.simulator.js';
+export { rxSignature, rxSignedHeaders } from './rxpartner/rxpartner.signing.js';
+
+export interface OptionsByPartner {
+  otcpartner: OtcOptions;
+  shipper: ShipperOptions;
+  peptidepartner: PeptideOptions;
+  rxpartner: RxOptions;
+}
+
+export const PARTNERS: PartnerKey[] = ['otcpartner', 'shipper', 'peptidepartner', 'rxpartner'];
+
+/** Starts the named partner's simulator. */
+export function startSimulator<P extends keyof OptionsByPartner>(partner: P, options: OptionsByPartner[P]): Promise<RunningSimulator> {
+  switch (partner) {
+    case 'otcpartner':
+      return startOtcpartnerSimulator(options as OtcOptions);
+    case 'shipper':
+      return startShipperSimulator(options as ShipperOptions);
+    case 'peptidepartner':
+      return startPeptidepartnerSimulator(options as PeptideOptions);
+    case 'rxpartner':
+      return startRxpartnerSimulator(options as RxOptions);
+    default:
+      throw new Error(`no simulator for ${String(partner)}`);
+  }
+}
