@@ -4,6 +4,8 @@
  * header, a body, a query string or a secret; patient data never reaches it.
  */
 import { Op } from 'sequelize';
+import type { Actor } from '../auth/actor.js';
+import { authorize } from '../auth/policy/index.js';
 import type { Tx } from '../db/sequelize.js';
 import { scrubText } from '../shared/runtime.js';
 import { PartnerCall } from './partner-call.model.js';
@@ -38,13 +40,14 @@ export function outcomeOfStatus(status: number): string {
   return status >= 500 ? 'server_error' : 'client_error';
 }
 
-/** The latest calls, newest first (operators, tests). */
-export async function listPartnerCalls(filter: { partner?: string; salesOrder?: string; since?: Date; limit?: number } = {}): Promise<Record<string, unknown>[]> {
+/** The latest calls, newest first (operators). */
+export async function listPartnerCalls(actor: Actor, filter: { partner?: string; salesOrder?: string; since?: Date; limit?: number } = {}): Promise<Record<string, unknown>[]> {
+  authorize(actor, 'read', 'Partner Order');
   const where: Record<string, unknown> = {};
   if (filter.partner) where.partner = filter.partner;
   if (filter.salesOrder) where.salesOrder = filter.salesOrder;
   if (filter.since) where.createdAt = { [Op.gte]: filter.since };
-  const rows = await PartnerCall.findAll({ where, order: [['id', 'DESC']], limit: filter.limit ?? 100 });
+  const rows = await PartnerCall.findAll({ where, order: [['id', 'DESC']], limit: Math.min(filter.limit ?? 100, 1000) });
   return rows.map((r) => ({
     partner: r.partner, direction: r.direction, method: r.method, endpoint: r.endpoint, http_status: r.httpStatus, duration_ms: r.durationMs,
     outcome: r.outcome, sales_order: r.salesOrder, partner_order_id: r.partnerOrderId, error: r.error, created_at: r.createdAt,

@@ -12,34 +12,20 @@ import { recordPartnerShipment, writePartnerFields } from '../orders/partner-ful
 import { extendLease, type AttemptContext, type AttemptOutcome, type OutboxHandler, type OutboxRow } from '../shared/outbox.js';
 import { runtime } from '../shared/runtime.js';
 import { partnerBudget, partnerLimits } from './budget.js';
-import { connectorOf, PartnerCallError, type Connector, type CreateOutcome, type PartnerFields } from './connector.js';
-import { loadPartnerCredentials, missingCredentials } from './credentials/credentials.service.js';
+import { PartnerCallError, type Connector, type CreateOutcome, type PartnerFields } from './connector.js';
 import { partnerOrderInput } from './order-input.js';
 import { partnerHttp } from './partner-http.js';
 import type { PartnerOrder } from './partner-order.model.js';
 import { loadPartnerOrder, PARTNER_ORDER_KIND, updatePartnerOrder } from './partner-orders.service.js';
 import { failedStatusOf, moveOf, stageOf } from './partner-status.js';
-import { PARTNERS, type PartnerKey } from './partners.js';
-import { partnerUrlProblem } from './sandbox.js';
+import type { PartnerKey } from './partners.js';
+import { partnerReadiness } from './readiness.js';
 
 const actor = systemActor('job:partner-order', 'job');
 
 /** Seconds before attempt `next`: 30 s, 1, 2, 4 … minutes, at most an hour. */
 export function partnerRetryDelaySeconds(next: number): number {
   return Math.min(3600, 30 * 2 ** (next - 2));
-}
-
-/** Why the partner's configuration cannot send an order now, or undefined. */
-async function configurationProblem(partner: PartnerKey, connector: Connector | undefined): Promise<{ problem: string } | { credentials: Awaited<ReturnType<typeof loadPartnerCredentials>> }> {
-  if (!connector) return { problem: `no ${partner} connector in this release of the service` };
-  const credentials = await loadPartnerCredentials(partner);
-  const missing = missingCredentials(partner, credentials);
-  if (missing.length) return { problem: `${partner} credentials missing: ${missing.join(', ')} (svc partner-credentials set ${partner})` };
-  for (const f of PARTNERS[partner].credentials.filter((c) => c.url && credentials[c.name])) {
-    const problem = partnerUrlProblem(runtime().config, credentials[f.name]);
-    if (problem) return { problem: `${f.name}: ${problem}` };
-  }
-  return { credentials };
 }
 
 /** The status field and sync date with the fields the connector reported (forward-only for the status). */
@@ -86,12 +72,12 @@ async function send(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome
   if (!po) return { ok: false, giveUp: true, error: `partner order ${id} not found` };
   if (po.status === 'created') return { ok: true, excerpt: `already created at ${po.partner} (${po.partnerReference ?? 'no reference'})` };
   const partner = po.partner as PartnerKey;
-  const connector = connectorOf(partner);
-  const config = await configurationProblem(partner, connector);
-  if ('problem' in config) {
-    await recordFailure(connector, po, 'awaiting_configuration', config.problem, po.attempts);
+  const config = await partnerReadiness(partner);
+  if (!config.ready) {
+    await recordFailure(config.connector, po, 'awaiting_configuration', config.problem, po.attempts);
     return { ok: false, giveUp: true, error: `awaiting configuration: ${config.problem}` };
   }
+  const { connector } = config;
   const prepared = await partnerOrderInput(po, ctx.attempt);
   if ('problem' in prepared) {
     await recordFailure(connector, po, 'failed', prepared.problem, ctx.attempt);
@@ -100,12 +86,12 @@ async function send(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome
   const cctx = { credentials: config.credentials, http: partnerHttp({ partner, salesOrder: po.salesOrder, partnerOrderId: po.id, signal: ctx.signal }), budget: partnerBudget(ctx.signal), signal: ctx.signal, limits: partnerLimits() };
   let outcome: CreateOutcome;
   try {
-    outcome = await connector!.createOrder(prepared.input, cctx);
+    outcome = await connector.createOrder(prepared.input, cctx);
   } catch (err) {
     // a timeout, a refused connection or a connector's own error: sent again, same dedupe key
     outcome = { kind: 'retry', afterSeconds: null, reason: err instanceof PartnerCallError ? err.message : `connector error: ${(err as Error).message}` };
   }
-  return record(connector!, po, outcome, row, ctx);
+  return record(connector, po, outcome, row, ctx);
 }
 
 async function record(connector: Connector, po: PartnerOrder, outcome: CreateOutcome, row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome> {
