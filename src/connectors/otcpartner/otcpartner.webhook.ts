@@ -51,7 +51,8 @@ export function parseOtcWebhook(req: WebhookRequest): PartnerEvent[] {
   const statusText = str(data.status) ?? str(body.status) ?? (type?.toLowerCase().startsWith('order.') ? type.slice('order.'.length) : null);
   const t = obj(data.tracking) ?? obj(body.tracking);
   const tracking = t ? { number: str(t.trackingNumber), url: webUrl(t.trackingUrl), carrier: str(t.shipBy) ?? str(t.carrier) } : null;
-  const status = otcStatusOf(statusText);
+  // an unknown status text is kept as it is: stored, and ignored by the application as unknown
+  const status = otcStatusOf(statusText) ?? statusText;
   const delivery = req.headers['x-webhook-id'] ?? req.headers['x-event-id'] ?? str(body.id) ?? str(body.eventId);
   return [{
     partner: 'otcpartner',
