@@ -35,10 +35,11 @@ export const STATUS = {
 
 /**
  * SQL: the order (alias so) has shipped, so it can no longer be cancelled: a vendor reported a
- * shipment, or a partner's status says shipped (a partner's shipment row awaiting tracking does not).
+ * shipment, or a partner's status says shipped (a partner's own shipment row, which shows its order
+ * awaiting tracking from the moment the partner accepts it, does not count by itself).
  */
 const shippedSql = once(() => orderSql(`COALESCE({so.shippedAt} IS NOT NULL OR {so.status} IN ('To Bill', 'Completed', 'Closed')
-  OR EXISTS (SELECT 1 FROM {s} WHERE {s.salesOrder} = {so.name} AND {s.vendor} IS NOT NULL)
+  OR EXISTS (SELECT 1 FROM {s} WHERE {s.salesOrder} = {so.name} AND {s.source} NOT IN (${MAPPING_FIELDS.map((m) => `'${m.partner}'`).join(', ')}))
   OR {so.rxpartnerStatus} IN ('Shipped', 'Delivered') OR {so.shipperStatus} IN ('Shipped', 'Delivered') OR {so.otcStatus} IN ('Shipped', 'Completed')
   OR {so.peptideStatus} IN ('Shipped', 'Delivered') OR {so.storeStatus} = 'Fulfilled', false)`));
 
