@@ -54,6 +54,9 @@ const quiet = createLogger({ ...testConfig('postgres://x@127.0.0.1/x'), logLevel
 const SECRETS = [OTC.apiKey, OTC.webhookKey, OTC.webhookSecret];
 
 test.serial('set: the spec’s fields as flags, stored encrypted; no secret in the table, the audit trail or the output', async (t) => {
+  const early = await fetch(`${app.url}/api/method/svc.otcpartner.webhook`, { method: 'POST', headers: { 'content-type': 'application/json', key: OTC.webhookKey }, body: '{"reference":"X","status":"shipped"}' });
+  t.is(early.status, 417, 'a webhook before the credentials are set cannot be verified: not configured, never 200');
+  t.regex(((await early.json()) as { exception: string }).exception, /otcpartner credentials are not configured \(otc_api_url, otc_api_key, otc_webhook_key\)/);
   const r = await cli(['partner-credentials', 'set', 'otcpartner', '--otc-api-url', `${sim.url}/`, '--otc-api-key', OTC.apiKey, '--otc-webhook-key', OTC.webhookKey, '--otc-webhook-secret', OTC.webhookSecret]);
   t.is(r.code, 0, r.err);
   t.regex(r.out, /otcpartner: stored otc_api_url, otc_api_key, otc_webhook_key, otc_webhook_secret \(encrypted\)\ncomplete/);
