@@ -10,6 +10,7 @@ import { registerDoctor } from './commands/doctor.command.js';
 import { registerOutbox } from './commands/outbox.command.js';
 import { registerPartner } from './commands/partner.command.js';
 import { registerPartnerCredentials } from './commands/partner-credentials.command.js';
+import { registerSimulate } from './commands/simulate.command.js';
 // the composition root: the registrations every process role shares (handlers, jobs, doc types)
 import '../modules.js';
 
@@ -30,6 +31,7 @@ export function createProgram(io: Io): Command {
   registerOutbox(program, io);
   registerPartnerCredentials(program, io);
   registerPartner(program, io);
+  registerSimulate(program, io);
   // later domains: registerVendor, registerProduct, registerWebhook, …
   return program;
 }

@@ -6,6 +6,7 @@ import { startOtcpartnerSimulator, type OtcOptions } from './otcpartner/otcpartn
 import { startShipperSimulator, type ShipperOptions } from './shipper/shipper.simulator.js';
 import { startPeptidepartnerSimulator, type PeptideOptions } from './peptidepartner/peptidepartner.simulator.js';
 import { startRxpartnerSimulator, type RxOptions } from './rxpartner/rxpartner.simulator.js';
+import { startStorepartnerSimulator, type StoreOptions } from './storepartner/storepartner.simulator.js';
 import type { PartnerKey, RunningSimulator } from './shared/types.js';
 
 export type { PartnerKey, RunningSimulator, SimOrder, SimDelivery, SimRequestLog, FailSpec, SimulatorOptions, SimTracking } from './shared/types.js';
@@ -15,15 +16,21 @@ export { startShipperSimulator, type ShipperOptions, type ShipperCredentials } f
 export { startPeptidepartnerSimulator, type PeptideOptions, type PeptideCredentials } from './peptidepartner/peptidepartner.simulator.js';
 export { startRxpartnerSimulator, type RxOptions, type RxCredentials } from './rxpartner/rxpartner.simulator.js';
 export { rxSignature, rxSignedHeaders } from './rxpartner/rxpartner.signing.js';
+export { startStorepartnerSimulator, STORE_API_VERSION, type StoreOptions, type StoreCredentials } from './storepartner/storepartner.simulator.js';
+export { storeHmac } from './storepartner/store.webhooks.js';
+export { callbackHmac } from './storepartner/store.oauth.js';
+
+export { DEMO_CREDENTIALS, configureCommand, type CredentialsByPartner } from './defaults.js';
 
 export interface OptionsByPartner {
   otcpartner: OtcOptions;
   shipper: ShipperOptions;
   peptidepartner: PeptideOptions;
   rxpartner: RxOptions;
+  storepartner: StoreOptions;
 }
 
-export const PARTNERS: PartnerKey[] = ['otcpartner', 'shipper', 'peptidepartner', 'rxpartner'];
+export const PARTNERS: PartnerKey[] = ['rxpartner', 'shipper', 'otcpartner', 'peptidepartner', 'storepartner'];
 
 /** Starts the named partner's simulator. */
 export function startSimulator<P extends keyof OptionsByPartner>(partner: P, options: OptionsByPartner[P]): Promise<RunningSimulator> {
@@ -36,6 +43,8 @@ export function startSimulator<P extends keyof OptionsByPartner>(partner: P, opt
       return startPeptidepartnerSimulator(options as PeptideOptions);
     case 'rxpartner':
       return startRxpartnerSimulator(options as RxOptions);
+    case 'storepartner':
+      return startStorepartnerSimulator(options as StoreOptions);
     default:
       throw new Error(`no simulator for ${String(partner)}`);
   }
