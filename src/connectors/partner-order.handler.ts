@@ -29,12 +29,12 @@ export function partnerRetryDelaySeconds(next: number): number {
 }
 
 /** The status field and sync date with the fields the connector reported (forward-only for the status). */
-function createdFields(connector: Connector, po: PartnerOrder, outcome: Extract<CreateOutcome, { kind: 'created' }>): PartnerFields & Record<string, string | Date | null> {
+function createdFields(connector: Connector, po: PartnerOrder, outcome: Extract<CreateOutcome, { kind: 'created' }>): Record<string, string | Date | null> {
   const f = connector.orderFields;
   const fields: Record<string, string | Date | null> = { ...outcome.fields, [f.syncDate]: new Date() };
   if (moveOf(connector.statuses, po.partnerStatus, outcome.status) === 'advance') fields[f.status] = outcome.status;
   else delete fields[f.status];
-  return fields as PartnerFields & Record<string, string | Date | null>;
+  return fields;
 }
 
 async function recordCreated(connector: Connector, po: PartnerOrder, outcome: Extract<CreateOutcome, { kind: 'created' }>, attempt: number): Promise<void> {
