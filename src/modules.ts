@@ -3,9 +3,10 @@
  * policy behind the shared registries, outbox handlers and periodic jobs, each registered here
  * explicitly. A job or handler file only exports what it is; nothing registers itself on import.
  *
- * Outbox kinds without a handler stay pending, untouched, until one is registered: `fulfilment_route`
- * (written by order submit) waits for the fulfilment router of a later issue. `svc outbox status`
- * and each worker's start-up log show them.
+ * Outbox kinds without a handler stay pending, untouched, until one is registered; `svc outbox
+ * status` and each worker's start-up log show them. Partner connectors are registered here too: a
+ * partner without one still gets its lines routed and its partner orders made, which wait
+ * ("awaiting configuration") until a release registers its connector.
  */
 import { authorize, scopeOf } from './auth/policy/index.js';
 import { plugAccessPolicy } from './shared/access.js';
@@ -22,6 +23,11 @@ import { orderParties } from './orders/order-parties.js';
 import { plugWebhookPorts } from './webhooks/webhook-ports.js';
 import { webhookTargetOf } from './vendors/webhook-target.js';
 import { deliveryAttempts, lastHttpStatusOf, logOutboundAttempt } from './vendor-api/api-log.service.js';
+import { registerConnector } from './connectors/connector.js';
+import { fulfilmentRouteHandler } from './connectors/router.service.js';
+import { partnerOrderHandler } from './connectors/partner-order.handler.js';
+import { partnerEventHandler } from './connectors/partner-event.handler.js';
+import { otcpartnerConnector } from './connectors/otcpartner/otcpartner.connector.js';
 // document types at /api/resource (each file registers the types of its domain)
 import './org/org.doctypes.js';
 import './vendors/vendor.doctypes.js';
@@ -38,6 +44,11 @@ plugWebhookPorts({ targetOf: webhookTargetOf, logAttempt: logOutboundAttempt, la
 
 registerOutboxHandler(mailHandler);
 registerOutboxHandler(vendorWebhookHandler);
+registerOutboxHandler(fulfilmentRouteHandler);
+registerOutboxHandler(partnerOrderHandler);
+registerOutboxHandler(partnerEventHandler);
+
+registerConnector(otcpartnerConnector);
 
 registerJob(housekeepingJob);
 registerJob(idempotencyPurgeJob);

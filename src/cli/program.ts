@@ -8,6 +8,9 @@ import { registerVendor } from './commands/vendor.command.js';
 import { registerProduct } from './commands/product.command.js';
 import { registerDoctor } from './commands/doctor.command.js';
 import { registerOutbox } from './commands/outbox.command.js';
+import { registerPartner } from './commands/partner.command.js';
+import { registerPartnerCredentials } from './commands/partner-credentials.command.js';
+import { registerSimulate } from './commands/simulate.command.js';
 // the composition root: the registrations every process role shares (handlers, jobs, doc types)
 import '../modules.js';
 
@@ -26,6 +29,9 @@ export function createProgram(io: Io): Command {
   registerProduct(program, io);
   registerDoctor(program, io);
   registerOutbox(program, io);
+  registerPartnerCredentials(program, io);
+  registerPartner(program, io);
+  registerSimulate(program, io);
   // later domains: registerVendor, registerProduct, registerWebhook, …
   return program;
 }

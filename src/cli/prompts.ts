@@ -1,5 +1,5 @@
 /** The only module that imports @inquirer/prompts; every prompt has a flag that skips it. */
-import { confirm, password as passwordPrompt } from '@inquirer/prompts';
+import { confirm, input, password as passwordPrompt } from '@inquirer/prompts';
 import { CliError, type Io } from './io.js';
 
 export async function confirmOrAbort(io: Io, message: string): Promise<void> {
@@ -10,4 +10,15 @@ export async function confirmOrAbort(io: Io, message: string): Promise<void> {
 export async function askPassword(io: Io, message: string): Promise<string> {
   if (!io.interactive) throw new CliError('No password given: pass --password (or SVC_PASSWORD) when not on a terminal', 2);
   return passwordPrompt({ message, mask: '*' });
+}
+
+/**
+ * Asks for one value (a missing flag). A secret is masked and never echoed; an optional value may
+ * be left empty (answered as undefined).
+ */
+export async function askValue(io: Io, message: string, opts: { secret: boolean; optional: boolean; flag: string }): Promise<string | undefined> {
+  if (!io.interactive) throw new CliError(`No value for --${opts.flag}: pass it when not on a terminal`, 2);
+  const validate = (v: string) => opts.optional || v.trim() !== '' || 'required';
+  const value = opts.secret ? await passwordPrompt({ message, validate }) : await input({ message, validate }); // a secret shows nothing as it is typed
+  return value.trim() === '' ? undefined : value.trim();
 }

@@ -27,6 +27,25 @@ export interface Config {
   db: { poolMax: number; statementTimeoutMs: number; lockTimeoutMs: number };
   worker: { pollMs: number; leaseSeconds: number; concurrency: number; batchSize: number };
   webhook: { timeoutMs: number; allowPrivateTargets: boolean; retryTimeScale: number };
+  partners: PartnerSettings;
+}
+
+/** Partner connectors (issue 12): timeouts, the sandbox rule and the partners' rate budgets. */
+export interface PartnerSettings {
+  /** per partner call */
+  timeoutMs: number;
+  /** sandbox: partner calls go only to loopback simulators (forced on in sandbox) */
+  simulatorsOnly: boolean;
+  /** attempts of one partner order before it is marked failed */
+  maxAttempts: number;
+  /** a worker waits this long at most for a budget slot, else reschedules the attempt */
+  budgetWaitMs: number;
+  rxpartnerLimit: number;
+  rxpartnerWindowSeconds: number;
+  shipperLimit: number;
+  shipperWindowSeconds: number;
+  storeCapacity: number;
+  storeRestorePerSecond: number;
 }
 
 /** Settings that an environment variable overrides: variable → dotted config path and type. */
@@ -57,6 +76,13 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
   SVC_WEBHOOK_TIMEOUT_MS: { path: 'webhook.timeoutMs', type: 'number', doc: 'Per-attempt timeout of vendor webhooks' },
   SVC_WEBHOOK_ALLOW_PRIVATE: { path: 'webhook.allowPrivateTargets', type: 'boolean', doc: 'Allow loopback/private webhook URLs (development and tests only)' },
   SVC_RETRY_TIME_SCALE: { path: 'webhook.retryTimeScale', type: 'number', doc: 'Scales retry delays (tests); 1 in production' },
+  SVC_PARTNER_TIMEOUT_MS: { path: 'partners.timeoutMs', type: 'number', doc: 'Per-call timeout of partner connectors' },
+  SVC_PARTNER_SIMULATORS_ONLY: { path: 'partners.simulatorsOnly', type: 'boolean', doc: 'Partner calls only to loopback simulators (always on in sandbox)' },
+  SVC_PARTNER_MAX_ATTEMPTS: { path: 'partners.maxAttempts', type: 'number', doc: 'Attempts of one partner order before it is failed' },
+  SVC_RXPARTNER_RATE_LIMIT: { path: 'partners.rxpartnerLimit', type: 'number', doc: 'rxpartner requests per sliding window (spec: 300)' },
+  SVC_RXPARTNER_RATE_WINDOW_SECONDS: { path: 'partners.rxpartnerWindowSeconds', type: 'number', doc: 'rxpartner sliding window (spec: 300 s)' },
+  SVC_SHIPPER_RATE_LIMIT: { path: 'partners.shipperLimit', type: 'number', doc: 'shipper requests per minute per key pair (spec: 40)' },
+  SVC_STORE_COST_RATE: { path: 'partners.storeRestorePerSecond', type: 'number', doc: 'storepartner GraphQL cost units restored per second (spec: 50)' },
 };
 
 const schema = Joi.object<Config>({
@@ -88,6 +114,18 @@ const schema = Joi.object<Config>({
     batchSize: Joi.number().integer().min(1).required(),
   }).required(),
   webhook: Joi.object({ timeoutMs: Joi.number().integer().min(100).required(), allowPrivateTargets: Joi.boolean().required(), retryTimeScale: Joi.number().positive().required() }).required(),
+  partners: Joi.object({
+    timeoutMs: Joi.number().integer().min(100).required(),
+    simulatorsOnly: Joi.boolean().required(),
+    maxAttempts: Joi.number().integer().min(1).max(100).required(),
+    budgetWaitMs: Joi.number().integer().min(0).required(),
+    rxpartnerLimit: Joi.number().integer().min(1).required(),
+    rxpartnerWindowSeconds: Joi.number().min(1).required(),
+    shipperLimit: Joi.number().integer().min(1).required(),
+    shipperWindowSeconds: Joi.number().min(1).required(),
+    storeCapacity: Joi.number().positive().required(),
+    storeRestorePerSecond: Joi.number().positive().required(),
+  }).required(),
 });
 
 export class ConfigError extends Error {}
@@ -153,6 +191,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     if (DEFAULT_SECRETS.has(value.encryptionKey)) throw new ConfigError('Invalid setting SVC_ENCRYPTION_KEY: the default key is refused in production');
     if (value.webhook.allowPrivateTargets) throw new ConfigError('Invalid setting SVC_WEBHOOK_ALLOW_PRIVATE: private webhook targets are refused in production');
   }
+  // spec: sandbox orders are never fulfilled or charged, so a sandbox talks only to simulators
+  if (value.env === 'sandbox' && !value.partners.simulatorsOnly) throw new ConfigError('Invalid setting SVC_PARTNER_SIMULATORS_ONLY: a sandbox talks only to partner simulators');
   return deepFreeze(value);
 }
 

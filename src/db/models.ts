@@ -16,6 +16,10 @@ import { PriceList } from '../catalog/price-list.model.js';
 import { StockLedgerEntry } from '../catalog/stock-ledger-entry.model.js';
 import { Uom } from '../catalog/uom.model.js';
 import { Warehouse } from '../catalog/warehouse.model.js';
+import { PartnerCall } from '../connectors/partner-call.model.js';
+import { PartnerCredential } from '../connectors/credentials/partner-credential.model.js';
+import { PartnerEventRecord } from '../connectors/partner-event.model.js';
+import { PartnerOrder } from '../connectors/partner-order.model.js';
 import { StoredFile } from '../files/file.model.js';
 import { SalesOrderItem } from '../orders/sales-order-item.model.js';
 import { SalesOrder } from '../orders/sales-order.model.js';
@@ -29,6 +33,8 @@ import { SalesPerson } from '../org/sales-person.model.js';
 import { Territory } from '../org/territory.model.js';
 import { OutboxAttempt } from '../shared/outbox-attempt.model.js';
 import { Outbox } from '../shared/outbox.model.js';
+import { RateBudgetHit } from '../shared/rate-budget-hit.model.js';
+import { RateBudget } from '../shared/rate-budget.model.js';
 import { RateCounter } from '../shared/rate-counter.model.js';
 import { User } from '../users/user.model.js';
 import { IdempotencyKey } from '../vendor-api/idempotency-key.model.js';
@@ -44,6 +50,8 @@ export const MODELS = [
   Outbox, OutboxAttempt, RateCounter, AuditEvent, StoredFile,
   VendorProfile, StockUpdateRequest, IdempotencyKey, VendorApiLog,
   SalesOrder, SalesOrderItem, Shipment, ShipmentLot, VendorOrder,
+  RateBudgetHit, RateBudget,
+  PartnerCredential, PartnerOrder, PartnerCall, PartnerEventRecord,
 ] as const;
 
 /** Binds every model to `sequelize` and declares the associations (again for each new instance). */
@@ -54,6 +62,7 @@ export function initModels(sequelize: Sequelize): void {
   associatePeople();
   associateVendors();
   associateOrders();
+  associatePartners();
 }
 
 // Foreign keys are the migrations' business: no association adds a constraint or an attribute.
@@ -128,4 +137,10 @@ function associateOrders(): void {
   ShipmentLot.belongsTo(Shipment, fk('shipmentId', 'shipment', 'id'));
   ShipmentLot.belongsTo(Item, fk('itemCode', 'item', 'itemCode'));
   VendorOrder.belongsTo(SalesOrder, fk('salesOrder', 'order'));
+}
+
+function associatePartners(): void {
+  PartnerOrder.belongsTo(SalesOrder, fk('salesOrder', 'order'));
+  PartnerOrder.hasMany(PartnerCall, many('partnerOrderId', 'calls', 'id'));
+  PartnerCall.belongsTo(PartnerOrder, fk('partnerOrderId', 'partnerOrder', 'id'));
 }

@@ -15,6 +15,7 @@ import { filesRoutes } from '../files/files.routes.js';
 import { v1Routes } from '../vendor-api/v1.routes.js';
 import { vendorRoutes } from '../vendors/vendor.routes.js';
 import { vendorDashboardRoutes } from '../orders/vendor-dashboard.routes.js';
+import { partnerWebhookRoutes } from '../connectors/partner-webhooks.routes.js';
 
 export function routes(): ServerRoute[] {
   return [
@@ -28,6 +29,7 @@ export function routes(): ServerRoute[] {
     ...v1Routes,
     ...vendorRoutes,
     ...vendorDashboardRoutes,
+    ...partnerWebhookRoutes,
     ...fallbackRoutes,
   ];
 }

@@ -1,8 +1,9 @@
 import type { Job } from './index.js';
 import { purgeExpiredSessions } from '../auth/credentials.service.js';
 import { purgeExpiredCounters } from '../shared/rate-limit.js';
+import { purgeBudgetHits } from '../shared/rate-budget.js';
 
-/** Drops expired sessions and rate counters every five minutes (one process at a time). */
+/** Drops expired sessions, rate counters and old rate-budget rows every five minutes (one process at a time). */
 export const housekeepingJob: Job = {
   name: 'housekeeping',
   schedule: '*/5 * * * *',
@@ -10,6 +11,7 @@ export const housekeepingJob: Job = {
   async run({ transaction }) {
     const sessions = await purgeExpiredSessions({ transaction });
     const counters = await purgeExpiredCounters({ transaction });
-    return { sessions, counters };
+    const budgetHits = await purgeBudgetHits({ transaction });
+    return { sessions, counters, budgetHits };
   },
 };

@@ -33,6 +33,10 @@ const ITEM_FIELDS: [string, string][] = [
   ['name', '{soi.id}::text'], ['parent', '{soi.parent}'], ['parentfield', `'items'`], ['parenttype', `'Sales Order'`], ['doctype', `'Sales Order Item'`], ['idx', '{soi.idx}'],
   ['item_code', '{soi.itemCode}'], ['item_name', '{soi.itemName}'], ['qty', '{soi.qty}::float8'], ['uom', '{soi.uom}'], ['stock_uom', '{soi.uom}'], ['rate', '{soi.rate}::float8'],
   ['amount', '{soi.amount}::float8'], ['warehouse', '{soi.warehouse}'], ['delivered_qty', '{soi.deliveredQty}::float8'], ['reserved_qty', '{soi.reservedQty}::float8'],
+  // who fulfils the line, recorded at submit: a partner key, `vendor` (order.new) or `marketplace` (own stock)
+  ['fulfilment_partner', '{soi.fulfilmentPartner}'],
+  // a partner line's progress (Queued, Awaiting configuration, Retrying, Sent, Failed); null otherwise
+  ['fulfilment_status', '{soi.fulfilmentStatus}'],
 ];
 /** The child row as SQL json_build_object arguments (the submit statement returns its lines so). */
 export const orderItemJsonArgs = once(() => orderSql(ITEM_FIELDS.map(([k, e]) => `'${k}', ${e}`).join(', ')));

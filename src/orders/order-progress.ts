@@ -35,10 +35,11 @@ export async function recordVendorShipment(actor: Actor, salesOrder: string, ven
     await consumeReservedStock(actor, open, { reason: 'Shipped', voucher_type: 'Sales Order', voucher_no: salesOrder }, { transaction });
     await execute(sql().shipped, [salesOrder, vendor], { transaction });
   }
-  const [row] = await execute<{ status: string }>(
-    sql().status,
-    [salesOrder, STATUS.submitted, STATUS.shipped, STATUS.delivered, opts.delivered],
-    { transaction },
-  );
+  return advanceOrderStatus(salesOrder, opts.delivered, { transaction });
+}
+
+/** Moves a submitted order forward once its lines have shipped (To Bill), and delivered (Completed); answers its status. */
+export async function advanceOrderStatus(salesOrder: string, delivered: boolean, opts: { transaction: Tx }): Promise<{ status: string }> {
+  const [row] = await execute<{ status: string }>(sql().status, [salesOrder, STATUS.submitted, STATUS.shipped, STATUS.delivered, delivered], opts);
   return { status: row?.status ?? '' };
 }

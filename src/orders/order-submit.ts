@@ -2,7 +2,9 @@
  * Submit and cancel: compare-and-set on docstatus (exactly one of N concurrent requests wins), stock
  * reserved or released atomically with it (a submit is one statement, a cancel one transaction), and
  * the side effects written as outbox rows with it: order.new / order.cancelled per vendor, one
- * fulfilment routing row per line, the confirmation mail.
+ * fulfilment routing row per line, the confirmation mail. Each line's route (its product mapping's
+ * partner, else its vendor, else the marketplace) is recorded on the line by the submit itself, so
+ * order.new and the fulfilment router read the same decision.
  * Lock order everywhere: the order row, then bins sorted by (item_code, warehouse).
  */
 import type { Actor } from '../auth/actor.js';
@@ -18,6 +20,7 @@ import { releaseStock, reservationBinds, reservationCtes, RESERVATION_RESULT, sh
 import { buildOrderRecordsByVendor, recordsByVendor, recordHeadColumns, recordHeadJoins, recordSkuSql, type RecordHead, type RecordLineRow } from './order-record.js';
 import { loadVisibleOrder, orderDoc, shapeOrderDoc, orderHeadColumns, orderItemJsonArgs, ORDER_ITEM_KEYS, type OrderHead } from './order-doc.js';
 import { once } from '../db/sql-names.js';
+import { MAPPING_FIELDS, routeOf, VENDOR_ROUTE, type ProductMapping, type RouteDecision } from '../catalog/product-mapping.js';
 import { localTime, orderSql } from './order-sql.js';
 
 export const STATUS = {
@@ -30,9 +33,13 @@ export const STATUS = {
   closed: 'Closed',
 } as const;
 
-/** SQL: the order (alias so) has shipped, so it can no longer be cancelled. */
+/**
+ * SQL: the order (alias so) has shipped, so it can no longer be cancelled: a vendor reported a
+ * shipment, or a partner's status says shipped (a partner's own shipment row, which shows its order
+ * awaiting tracking from the moment the partner accepts it, does not count by itself).
+ */
 const shippedSql = once(() => orderSql(`COALESCE({so.shippedAt} IS NOT NULL OR {so.status} IN ('To Bill', 'Completed', 'Closed')
-  OR EXISTS (SELECT 1 FROM {s} WHERE {s.salesOrder} = {so.name})
+  OR EXISTS (SELECT 1 FROM {s} WHERE {s.salesOrder} = {so.name} AND {s.source} NOT IN (${MAPPING_FIELDS.map((m) => `'${m.partner}'`).join(', ')}))
   OR {so.rxpartnerStatus} IN ('Shipped', 'Delivered') OR {so.shipperStatus} IN ('Shipped', 'Delivered') OR {so.otcStatus} IN ('Shipped', 'Completed')
   OR {so.peptideStatus} IN ('Shipped', 'Delivered') OR {so.storeStatus} = 'Fulfilled', false)`));
 
@@ -67,7 +74,8 @@ const vendorsOf = (lines: { vendor: string | null }[]) => [...new Set(lines.map(
  */
 const submitReadSql = once(() => prepare('svc_order_submit_read', orderSql(`
   SELECT row_to_json(h) AS head, so.xmin::text AS row_version, row_to_json(rec) AS record_head,
-         (SELECT json_agg(json_build_object(${orderItemJsonArgs()}, 'vendor', {soi.vendor}, 'record_item_code', ${recordSkuSql()}, 'vendor_product_id', {i.vendorProductId}) ORDER BY {soi.idx})
+         (SELECT json_agg(json_build_object(${orderItemJsonArgs()}, 'vendor', {soi.vendor}, 'record_item_code', ${recordSkuSql()}, 'vendor_product_id', {i.vendorProductId},
+                 'mapping', json_build_object(${MAPPING_FIELDS.map((m) => `'${m.field}', {i.${m.attribute}}`).join(', ')})) ORDER BY {soi.idx})
             FROM {soi} JOIN {i} ON {i.itemCode} = {soi.itemCode} LEFT JOIN {vp} ON {vp.name} = {soi.vendor} WHERE {soi.parent} = {so.name}) AS lines,
          (SELECT string_agg({soi.idx} || '. ' || {soi.itemName} || ' (' || {soi.itemCode} || ') x ' || {soi.qty}::float8 || ' @ ' || {soi.rate}::float8 || ' = ' || {soi.amount}, E'\n' ORDER BY {soi.idx})
             FROM {soi} WHERE {soi.parent} = {so.name}) AS mail_lines
@@ -97,7 +105,8 @@ const submitWriteSql = once(() => {
     UPDATE {so} SET {so:docstatus} = 1, {so:status} = $status, {so:submittedAt} = now(), {so:modified} = now(), {so:updatedAt} = now()
       FROM o WHERE {so.name} = o.name
     RETURNING ${localTime('{so.modified}')} AS modified, ${localTime('{so.submittedAt}')} AS submitted_at),
-  lines AS (UPDATE {soi} SET {soi:reservedQty} = {soi.qty} FROM won WHERE {soi.parent} = $name RETURNING {soi.id}),
+  lines AS (UPDATE {soi} SET {soi:reservedQty} = {soi.qty}, {soi:fulfilmentPartner} = r.route, {soi:fulfilmentStatus} = r.status
+               FROM won, jsonb_to_recordset($routes::jsonb) AS r(idx int, route text, status text) WHERE {soi.parent} = $name AND {soi.idx} = r.idx RETURNING {soi.id}),
   ob AS (${outboxInsertSql('$outbox', 'EXISTS (SELECT 1 FROM won)')}),
   pre AS (SELECT (SELECT count(*) FROM won)::int AS won_n, (SELECT count(*) FROM lines)::int AS marked, (SELECT count(*) FROM ob)::int AS queued),
   ${reserve.lock},
@@ -110,6 +119,9 @@ const submitWriteSql = once(() => {
     FROM pre`));
 });
 
+/** A partner line starts Queued (the router makes its partner order); vendor and marketplace lines have no partner status. */
+const lineStatusOf = (d: RouteDecision): string | null => (d.partner_sku !== null ? 'Queued' : null);
+
 /** The availability per group carried by the error of a submit short of stock, or undefined for any other error. */
 function shortOfStock(err: unknown): { k: number; available: number | null }[] | undefined {
   const at = String((err as Error)?.message ?? '').indexOf(SHORT);
@@ -118,18 +130,24 @@ function shortOfStock(err: unknown): { k: number; available: number | null }[] |
   return JSON.parse(json) as { k: number; available: number | null }[];
 }
 
-type SubmitLine = Record<string, unknown> & { idx: number; item_code: string; item_name: string; qty: number; uom: string; rate: number; amount: number; warehouse: string; vendor: string | null; record_item_code: string; vendor_product_id: string | null };
+type SubmitLine = Record<string, unknown> & { idx: number; item_code: string; item_name: string; qty: number; uom: string; rate: number; amount: number; warehouse: string; vendor: string | null; record_item_code: string; vendor_product_id: string | null; mapping: ProductMapping };
+type RoutedLine = SubmitLine & { decision: RouteDecision };
 interface SubmitRead { head: OrderHead; row_version: string; record_head: Omit<RecordHead, 'name' | 'docstatus' | 'transaction_date' | 'delivery_date' | 'currency' | 'shipping_method' | 'customer_name'> & { mail_to: string | null }; lines: SubmitLine[] | null; mail_lines: string | null }
 interface SubmitWrite { matched: number; won: { modified: string; submitted_at: string } | null; marked: number; queued: number; res_reserved: number; res_bins: { k: number; available: number | null }[] | null }
 
-/** The outbox rows of a submit: order.new per vendor, a routing row per line, the confirmation mail (no patient data). */
-function submitEntries(name: string, head: OrderHead, rec: SubmitRead['record_head'], lines: SubmitLine[], mailLines: string | null): OutboxEntry[] {
+/**
+ * The outbox rows of a submit: order.new per vendor for its lines that no partner fulfils, a routing
+ * row per line (carrying the route recorded on the line), the confirmation mail (no patient data).
+ */
+function submitEntries(name: string, head: OrderHead, rec: SubmitRead['record_head'], routed: RoutedLine[], mailLines: string | null): OutboxEntry[] {
+  // a line a partner fulfils is not the vendor's to ship: only vendor-routed lines reach order.new
+  const lines = routed.filter((l) => l.decision.route === VENDOR_ROUTE);
   const vendors = vendorsOf(lines);
   const recordHead = { ...rec, name, docstatus: 1, transaction_date: head.transaction_date, delivery_date: head.delivery_date, currency: head.currency, shipping_method: head.shipping_method, customer_name: head.customer_name } as RecordHead;
   const recordLines: RecordLineRow[] = lines.map((l) => ({ item_code: l.record_item_code, sku: l.record_item_code, medgrid_item_code: l.item_code, vendor_product_id: l.vendor_product_id, item_name: l.item_name, qty: l.qty, uom: l.uom, rate: l.rate, amount: l.amount, warehouse: l.warehouse, vendor: l.vendor }));
   const records = recordsByVendor(recordHead, recordLines, vendors);
   const entries: OutboxEntry[] = vendors.map((vendor) => ({ kind: 'vendor_webhook', topic: 'order.new', target: vendor, payload: { event: 'order.new', vendor, data: records.get(vendor) } }));
-  for (const l of lines) entries.push({ kind: 'fulfilment_route', topic: 'order.route', target: name, payload: { sales_order: name, item_code: l.item_code, idx: l.idx } });
+  for (const l of routed) entries.push({ kind: 'fulfilment_route', topic: 'order.route', target: name, payload: { sales_order: name, item_code: l.item_code, idx: l.idx, route: l.decision.route } });
   if (rec.mail_to && rec.mail_to.includes('@') && mailLines !== null) {
     entries.push(mailEntry({
       to: rec.mail_to,
@@ -161,13 +179,15 @@ export async function submitOrder(actor: Actor, name: string, opts: { transactio
     if (before.docstatus === 2) throw new BusinessRuleError('Cannot edit cancelled document');
     if (before.docstatus !== 0) throw new BusinessRuleError(`Sales Order ${name} is already submitted`);
     const lines = rawLines ?? [];
-    const entries = submitEntries(name, before, record_head, lines, mail_lines);
+    const routed: RoutedLine[] = lines.map((l) => ({ ...l, decision: routeOf(l.mapping ?? {}, l.vendor !== null) }));
+    const entries = submitEntries(name, before, record_head, routed, mail_lines);
     const reservation = reservationBinds(actor, lines, { reason: 'Sales Order submit', voucher_type: 'Sales Order', voucher_no: name });
     const { groups } = reservation;
     const head: OrderHead = { ...before, docstatus: 1, status: STATUS.submitted };
-    const items = lines.map((l) => ({ ...Object.fromEntries(ORDER_ITEM_KEYS.map((k) => [k, l[k]])), reserved_qty: l.qty }));
+    const items = routed.map((l) => ({ ...Object.fromEntries(ORDER_ITEM_KEYS.map((k) => [k, l[k]])), reserved_qty: l.qty, fulfilment_partner: l.decision.route, fulfilment_status: lineStatusOf(l.decision) }));
     const write = async (transaction?: Tx) => {
-      const binds = { ...reservation.binds, name, row_version, status: STATUS.submitted, outbox: outboxJson(entries) };
+      const routes = JSON.stringify(routed.map((l) => ({ idx: l.idx, route: l.decision.route, status: lineStatusOf(l.decision) })));
+      const binds = { ...reservation.binds, name, row_version, status: STATUS.submitted, outbox: outboxJson(entries), routes };
       const w = (await runPreparedOne<SubmitWrite>(submitWriteSql(), binds, { transaction }))!;
       if (w.won) wakeWorkersAfter(transaction); // without a transaction the statement has committed
       // a 503A order's answer carries patient data: its audit row commits with the submit

@@ -15,7 +15,10 @@ export class SalesOrderItem extends Model<InferAttributes<SalesOrderItem>, Infer
   declare vendor: CreationOptional<string | null>;
   declare reservedQty: CreationOptional<number>;
   declare deliveredQty: CreationOptional<number>;
+  /** who fulfils the line, recorded at submit: a partner key, `vendor` (order.new) or `marketplace` */
   declare fulfilmentPartner: CreationOptional<string | null>;
+  /** a partner line's progress: Queued, Awaiting configuration, Retrying, Sent, Failed */
+  declare fulfilmentStatus: CreationOptional<string | null>;
 
   static initModel(sequelize: Sequelize): void {
     SalesOrderItem.init(
@@ -34,6 +37,7 @@ export class SalesOrderItem extends Model<InferAttributes<SalesOrderItem>, Infer
         reservedQty: { type: DataTypes.DECIMAL(18, 3), allowNull: false, defaultValue: 0 },
         deliveredQty: { type: DataTypes.DECIMAL(18, 3), allowNull: false, defaultValue: 0 },
         fulfilmentPartner: { type: DataTypes.TEXT },
+        fulfilmentStatus: { type: DataTypes.TEXT },
       },
       { sequelize, tableName: 'sales_order_items', underscored: true, timestamps: false },
     );

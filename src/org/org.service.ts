@@ -43,3 +43,27 @@ export async function orderContactEmails(customer: string, addressName: string |
   const a = addressName ? await Address.findByPk(addressName, { attributes: ['email'], transaction: opts.transaction }) : null;
   return { customer_email: c?.email ?? null, address_email: a?.email ?? null };
 }
+
+export interface PostalAddress {
+  name: string;
+  title: string;
+  contact_name: string | null;
+  line1: string;
+  line2: string | null;
+  city: string;
+  state: string | null;
+  postal_code: string | null;
+  country: string;
+  phone: string | null;
+  email: string | null;
+}
+
+/** A shipping address as a carrier or fulfilment partner needs it, or undefined. */
+export async function postalAddressOf(name: string, opts: { transaction?: Tx } = {}): Promise<PostalAddress | undefined> {
+  const a = await Address.findByPk(name, { transaction: opts.transaction });
+  if (!a) return undefined;
+  return {
+    name: a.name, title: a.addressTitle, contact_name: a.contactName, line1: a.addressLine1, line2: a.addressLine2, city: a.city, state: a.state,
+    postal_code: a.pincode, country: a.country, phone: a.phone, email: a.email,
+  };
+}

@@ -144,7 +144,7 @@ const sql = once(() => {
     lease: `UPDATE ${t} SET ${c.lockedUntil} = GREATEST(${c.lockedUntil}, now() + make_interval(secs => $3))
       WHERE ${c.id} = $1 AND ${c.lockedBy} = $2 AND ${c.status} = 'running'
       RETURNING ${c.id} AS id, ${c.target} AS target, to_char(${c.createdAt} AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS.US') AS created_local`,
-    redeliver: `UPDATE ${t} SET ${c.status} = 'pending', ${c.nextAttemptAt} = now(), ${c.maxAttempts} = GREATEST(${c.maxAttempts}, ${c.attempts} + 1),
+    redeliver: `UPDATE ${t} SET ${c.status} = 'pending', ${c.nextAttemptAt} = now(), ${c.maxAttempts} = GREATEST(${c.maxAttempts}, ${c.attempts} + $2),
             ${c.lockedUntil} = NULL, ${c.lockedBy} = NULL, ${c.completedAt} = NULL, ${c.updatedAt} = now()
       WHERE ${c.id} = $1 AND ${c.status} <> 'running' RETURNING ${row('')}`,
   };
@@ -275,9 +275,12 @@ export async function releaseLeases(workerId: string, ids?: number[]): Promise<n
   return rows.length;
 }
 
-/** Makes a failed (or any) row due again now, keeping its delivery id (manual redelivery). */
-export async function redeliver(id: number, opts: { transaction?: Tx } = {}): Promise<OutboxRow | undefined> {
-  const rows = await execute<OutboxRow>(sql().redeliver, [id], opts);
+/**
+ * Makes a failed (or any) row due again now, keeping its delivery id (manual redelivery), with at
+ * least `attempts` attempts left (default one).
+ */
+export async function redeliver(id: number, opts: { transaction?: Tx; attempts?: number } = {}): Promise<OutboxRow | undefined> {
+  const rows = await execute<OutboxRow>(sql().redeliver, [id, Math.max(1, opts.attempts ?? 1)], { transaction: opts.transaction });
   if (rows[0]) wakeWorkersAfter(opts.transaction);
   return rows[0];
 }

@@ -87,6 +87,8 @@ const DOMAIN_ORDER = [
   'vendors', // vendor profiles, product review, stock requests
   'orders', // Sales Orders, shipments, doctors, the vendor dashboard
   'vendor-api', // the vendor interface v1
+  'connectors', // the fulfilment router, partner orders and credentials, inbound partner webhooks, one folder per partner
+  'simulators', // the partners' sides (svc simulate, the demo, tests): imports no domain
 ];
 
 test('every domain folder has its place in the declared order', (t) => {
@@ -137,8 +139,8 @@ test('src/http/routes.ts is the only route list: route modules are imported ther
   t.is(calls.filter((c) => c.startsWith('src/http/server.ts:')).length, 1);
 });
 
-test('every job, outbox handler and plug-in is registered in src/modules.ts, never as a side effect of an import', (t) => {
-  const REGISTRARS = new Set(['registerJob', 'registerOutboxHandler', 'registerBearerVerifier', 'plugAccessPolicy', 'plugOrderParties', 'plugWebhookPorts']);
+test('every job, outbox handler, partner connector and plug-in is registered in src/modules.ts, never as a side effect of an import', (t) => {
+  const REGISTRARS = new Set(['registerJob', 'registerOutboxHandler', 'registerBearerVerifier', 'plugAccessPolicy', 'plugOrderParties', 'plugWebhookPorts', 'registerConnector']);
   const calls = src.flatMap((s) =>
     [...nodesOf(s.file)]
       .filter((n): n is ts.CallExpression => ts.isCallExpression(n) && ts.isIdentifier(n.expression) && REGISTRARS.has(n.expression.text))

@@ -1,6 +1,6 @@
 /**
- * Outbox rows of a kind without a handler (fulfilment_route until the router exists) must not look
- * done: a worker leaves them pending and untouched — not claimed, not failed, no attempt spent —
+ * Outbox rows of a kind without a handler (a kind a later release brings; fulfilment_route was one
+ * until the router of issue 12) must not look done: a worker leaves them pending and untouched — not claimed, not failed, no attempt spent —
  * says so once when it starts, and `svc outbox status` shows them waiting.
  */
 import test from 'ava';
@@ -46,17 +46,16 @@ async function until<T>(probe: () => Promise<T | undefined | false>, timeoutMs =
   }
 }
 
-test.serial('src/modules.ts registers the e-mail and webhook handlers and both jobs; fulfilment_route has no handler yet', (t) => {
-  t.true(handledKinds().includes('email'));
-  t.true(handledKinds().includes('vendor_webhook'));
-  t.false(handledKinds().includes('fulfilment_route'));
+test.serial('src/modules.ts registers the e-mail, webhook, routing and partner handlers and both jobs', (t) => {
+  t.deepEqual(handledKinds().filter((k) => k !== 'probe_unhandled').sort(), ['email', 'fulfilment_route', 'partner_event', 'partner_order', 'vendor_webhook']);
+  t.false(handledKinds().includes('future_kind'));
   t.deepEqual(registeredJobs().map((j) => j.name).sort(), ['housekeeping', 'idempotency-purge']);
 });
 
 test.serial('a worker leaves rows without a handler pending and untouched, runs the others, and logs the wait once at start', async (t) => {
-  // routing rows as order submit writes them, due before the probe row (so a claim would reach them first)
+  // rows of a kind no handler runs yet, due before the probe row (so a claim would reach them first)
   const routed = await db().transaction((transaction) =>
-    enqueue(transaction, [1, 2].map((idx) => ({ kind: 'fulfilment_route', topic: 'order.route', target: 'SAL-ORD-T1', payload: { sales_order: 'SAL-ORD-T1', item_code: 'X', idx } }))),
+    enqueue(transaction, [1, 2].map((idx) => ({ kind: 'future_kind', topic: 'future.topic', target: 'SAL-ORD-T1', payload: { sales_order: 'SAL-ORD-T1', idx } }))),
   );
   const ids = routed.map((r) => r.id);
   const before = (await pool.query(`SELECT id, status, attempts, locked_by, locked_until, next_attempt_at, updated_at FROM outbox WHERE id = ANY($1) ORDER BY id`, [ids])).rows;
@@ -78,15 +77,15 @@ test.serial('a worker leaves rows without a handler pending and untouched, runs 
   t.is((await pool.query(`SELECT count(*)::int AS n FROM outbox_attempts WHERE outbox_id = ANY($1)`, [ids])).rows[0].n, 0, 'no attempt spent');
   const waiting = logs.flatMap((chunk) => chunk.split('\n').filter(Boolean)).map((l) => JSON.parse(l)).filter((l) => l.msg?.startsWith('outbox rows wait for a handler'));
   t.is(waiting.length, 1, 'once per start');
-  t.deepEqual(waiting[0].waiting, { fulfilment_route: 2 });
+  t.deepEqual(waiting[0].waiting, { future_kind: 2 });
 });
 
 test.serial('svc outbox status shows the kinds waiting for a handler', async (t) => {
   const res = await svc(['outbox', 'status'], { DATABASE_URL: dbUrl });
   t.is(res.code, 0, res.err.join('\n'));
   t.regex(res.out[0], /^kind\s+pending\s+running\s+done\s+failed\s+handler$/);
-  t.true(res.out.some((l) => /^fulfilment_route\s+2\s+0\s+0\s+0\s+none: 2 pending wait for one$/.test(l)), res.out.join('\n'));
+  t.true(res.out.some((l) => /^future_kind\s+2\s+0\s+0\s+0\s+none: 2 pending wait for one$/.test(l)), res.out.join('\n'));
   t.true(res.out.some((l) => /^probe_unhandled\s+0\s+0\s+4\s+0\s+yes$/.test(l)), res.out.join('\n'));
   const json = await svc(['outbox', 'status', '--json'], { DATABASE_URL: dbUrl });
-  t.like(JSON.parse(json.out.join('\n')).find((r: { kind: string }) => r.kind === 'fulfilment_route'), { pending: 2, handled: false });
+  t.like(JSON.parse(json.out.join('\n')).find((r: { kind: string }) => r.kind === 'future_kind'), { pending: 2, handled: false });
 });

@@ -15,6 +15,7 @@ import { systemActor } from '../../src/auth/actor.js';
 import { generateApiKeys, loadUserActor } from '../../src/auth/credentials.service.js';
 import { upsertItemPriceRows } from '../../src/catalog/prices.js';
 import { setStock } from '../../src/catalog/stock.service.js';
+import { setProductMapping, type ProductMapping } from '../../src/catalog/product-mapping.js';
 import { execute, withTransaction } from '../../src/db/sequelize.js';
 import { createOrder } from '../../src/orders/order.service.js';
 import { submitOrder } from '../../src/orders/order-submit.js';
@@ -244,18 +245,22 @@ export interface ItemOverrides {
   stock?: Record<string, number>;
   /** false leaves a vendor's product Pending review (default: approved, by review when its vendor does not auto-approve) */
   approved?: boolean;
+  /** product mapping fields (e.g. { otc_sku: 'OTC-1' }), set as the catalog team sets them */
+  mapping?: ProductMapping;
 }
 
 /**
  * An item in the catalog with prices and stock, returning its item code: created by its vendor's
  * product sync (sync.products, then sync.prices for more lists), approved by an admin's review
- * when the vendor does not auto-approve, stocked with setStock as an admin.
+ * when the vendor does not auto-approve, stocked with setStock as an admin, and mapped to a
+ * fulfilment partner with setProductMapping when asked.
  */
 export async function buildItem(overrides: ItemOverrides = {}): Promise<string> {
   const prices = overrides.prices ?? (overrides.price === null ? {} : { 'Standard Selling': overrides.price ?? 10 });
   const sku = overrides.sku ?? unique(overrides.prefix ?? 'T');
   const itemCode = overrides.vendor === null ? await marketplaceItem(sku, overrides, prices) : await vendorItem(sku, overrides, prices);
   for (const [warehouse, qty] of Object.entries(overrides.stock ?? { [MAIN]: 50 })) await setStock(admin, { item_code: itemCode, warehouse, qty, reason: 'test factory' });
+  if (overrides.mapping) await setProductMapping(admin, itemCode, overrides.mapping);
   return itemCode;
 }
 

@@ -53,3 +53,7 @@ definePolicy('Item Price', {
   scope: (actor, t) =>
     hasRole(actor, ...STAFF) || !actor.vendor ? { sql: 'TRUE', bind: {} } : { sql: `EXISTS (SELECT 1 FROM items i WHERE i.item_code = ${t}.item_code AND i.vendor = $scope_vendor)`, bind: { scope_vendor: actor.vendor } },
 });
+
+// Product mapping (which partner fulfils a product): maintained by the catalog team (spec "Product
+// mapping"); operations may correct it too. Vendors never route their own products to a partner.
+definePolicy('Product Mapping', { allow: { read: ['Catalog Manager', 'Operations'], update: ['Catalog Manager', 'Operations'] } });

@@ -210,3 +210,4 @@ import './vendor.rules.js';
 import './catalog.rules.js';
 import './orders.rules.js';
 import './webhooks.rules.js';
+import './partners.rules.js';

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { systemActor } from '../../auth/actor.js';
 import { reviewProduct } from '../../vendors/product-review.service.js';
+import { MAPPING_FIELDS, setProductMapping, type ProductMapping } from '../../catalog/product-mapping.js';
 import { openDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';
 
@@ -20,4 +21,19 @@ export function registerProduct(program: Command, io: Io): void {
       const r = await reviewProduct(systemActor('cli:product-review'), { item_code: itemCode, action: opts.approve ? 'approve' : 'reject', reason: opts.reason, comment: opts.comment });
       io.out(`${itemCode}: ${r.previous_state} → ${r.workflow_state}${r.rejection_reason ? ` (${r.rejection_reason})` : ''}`);
     });
+  const map = product.command('map').description('Set the product mapping that routes a product’s lines to a fulfilment partner (an empty value clears a field)')
+    .argument('<item_code>', 'the service item code');
+  for (const m of MAPPING_FIELDS) map.option(`--${m.field.replace(/_/g, '-')} <value>`, `${m.partner}: ${m.field}`);
+  map.action(async (itemCode: string, opts: Record<string, string | undefined>) => {
+    const changes: ProductMapping = {};
+    for (const m of MAPPING_FIELDS) {
+      const v = opts[m.field.replace(/_([a-z])/g, (_x, c: string) => c.toUpperCase())];
+      if (v !== undefined) changes[m.field] = v;
+    }
+    if (Object.keys(changes).length === 0) throw new CliError(`Pass at least one of ${MAPPING_FIELDS.map((m) => `--${m.field.replace(/_/g, '-')}`).join(' ')}`, 2);
+    await openDatabase(io);
+    const r = await setProductMapping(systemActor('cli:product-map'), itemCode, changes);
+    const set = Object.entries(r.mapping).filter(([, v]) => v).map(([k, v]) => `${k}=${v}`);
+    io.out(`${itemCode}: ${set.length ? set.join(', ') : 'no mapping'}; its lines go to ${r.route}`);
+  });
 }

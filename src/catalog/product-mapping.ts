@@ -1,0 +1,90 @@
+/**
+ * Product mapping (spec "Product mapping"): per product, the partner field that sends its lines to a
+ * fulfilment partner. The catalog owns the columns (items) and the one rule that turns a mapping into
+ * a route, so order submit (which records the route of every line) and the fulfilment router (which
+ * groups the lines) can never decide differently.
+ */
+import type { Actor } from '../auth/actor.js';
+import { authorize } from '../auth/policy/index.js';
+import { recordAudit } from '../audit/audit.service.js';
+import { withTransaction, type Tx } from '../db/sequelize.js';
+import { InputError, NotFoundError } from '../shared/errors.js';
+import { Item } from './item.model.js';
+
+/** The mapping fields, in precedence order: when several are set, the first one set wins (docs/decisions.md). */
+export const MAPPING_FIELDS = [
+  { field: 'rxpartner_drug_description', attribute: 'rxpartnerDrugDescription', partner: 'rxpartner' },
+  { field: 'peptide_partner_product_id', attribute: 'peptidePartnerProductId', partner: 'peptidepartner' },
+  { field: 'otc_sku', attribute: 'otcSku', partner: 'otcpartner' },
+  { field: 'store_variant_id', attribute: 'storeVariantId', partner: 'storepartner' },
+  { field: 'shipper_product_id', attribute: 'shipperProductId', partner: 'shipper' },
+] as const;
+
+export type MappingField = (typeof MAPPING_FIELDS)[number]['field'];
+export type MappedPartner = (typeof MAPPING_FIELDS)[number]['partner'];
+export type ProductMapping = Partial<Record<MappingField, string | null>>;
+
+/** A line with no mapping: its vendor fulfils it (order.new), or, without a vendor, the marketplace. */
+export const VENDOR_ROUTE = 'vendor';
+export const MARKETPLACE_ROUTE = 'marketplace';
+export type LineRoute = MappedPartner | typeof VENDOR_ROUTE | typeof MARKETPLACE_ROUTE;
+
+export interface RouteDecision {
+  route: LineRoute;
+  /** the partner's own id of the product (the mapping value), null for vendor and marketplace lines */
+  partner_sku: string | null;
+  /** mapping fields that were set but lost to the precedence (shown to operators) */
+  overridden: MappingField[];
+}
+
+const filled = (v: unknown): v is string => typeof v === 'string' && v.trim() !== '';
+
+/** The route of one line from its product's mapping (and whether the product has a vendor). */
+export function routeOf(mapping: ProductMapping, hasVendor: boolean): RouteDecision {
+  const set = MAPPING_FIELDS.filter((m) => filled(mapping[m.field]));
+  if (set.length === 0) return { route: hasVendor ? VENDOR_ROUTE : MARKETPLACE_ROUTE, partner_sku: null, overridden: [] };
+  const [winner, ...rest] = set;
+  return { route: winner.partner, partner_sku: String(mapping[winner.field]).trim(), overridden: rest.map((m) => m.field) };
+}
+
+/** The mapping of each item, with its vendor (items unknown to the catalog are left out). */
+export async function productMappingsOf(itemCodes: string[], opts: { transaction?: Tx } = {}): Promise<Map<string, { mapping: ProductMapping; vendor: string | null }>> {
+  const out = new Map<string, { mapping: ProductMapping; vendor: string | null }>();
+  if (itemCodes.length === 0) return out;
+  const rows = await Item.findAll({
+    attributes: ['itemCode', 'vendor', ...MAPPING_FIELDS.map((m) => m.attribute)],
+    where: { itemCode: [...new Set(itemCodes)] },
+    transaction: opts.transaction,
+  });
+  for (const r of rows) {
+    const mapping: ProductMapping = {};
+    for (const m of MAPPING_FIELDS) mapping[m.field] = r[m.attribute] ?? null;
+    out.set(r.itemCode, { mapping, vendor: r.vendor });
+  }
+  return out;
+}
+
+/**
+ * Sets (a value) or clears (null or '') mapping fields of a product, as the catalog team does; the
+ * route of lines already submitted does not change. Answers the product's mapping and route now.
+ */
+export async function setProductMapping(actor: Actor, itemCode: string, changes: ProductMapping, opts: { transaction?: Tx } = {}): Promise<{ item_code: string; mapping: ProductMapping; route: LineRoute }> {
+  authorize(actor, 'update', 'Product Mapping');
+  const unknown = Object.keys(changes).filter((k) => !MAPPING_FIELDS.some((m) => m.field === k));
+  if (unknown.length) throw new InputError(`Unknown mapping field ${unknown[0]}; known: ${MAPPING_FIELDS.map((m) => m.field).join(', ')}`);
+  const values: Record<string, string | null> = {};
+  for (const m of MAPPING_FIELDS) {
+    if (!(m.field in changes)) continue;
+    const v = changes[m.field];
+    if (v !== null && v !== undefined && typeof v !== 'string') throw new InputError(`${m.field} must be text`);
+    if (typeof v === 'string' && v.length > 500) throw new InputError(`${m.field} must be at most 500 characters`);
+    values[m.attribute] = filled(v) ? v.trim() : null;
+  }
+  return withTransaction(opts, async (transaction) => {
+    const [n] = await Item.update(values, { where: { itemCode }, transaction });
+    if (n === 0) throw new NotFoundError(`Item ${itemCode} not found`);
+    await recordAudit(transaction, actor, { action: 'update', object_type: 'Item', object_name: itemCode, fields: Object.keys(changes), detail: { what: 'product mapping' } });
+    const now = (await productMappingsOf([itemCode], { transaction })).get(itemCode)!;
+    return { item_code: itemCode, mapping: now.mapping, route: routeOf(now.mapping, now.vendor !== null).route };
+  });
+}

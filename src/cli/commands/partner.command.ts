@@ -1,0 +1,67 @@
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { systemActor } from '../../auth/actor.js';
+import { listPartnerCalls } from '../../connectors/call-log.service.js';
+import { listPartnerOrders, retryPartnerOrders, type PartnerOrderRow } from '../../connectors/partner-orders.service.js';
+import { PARTNER_ORDER_STATUSES } from '../../connectors/partner-order.model.js';
+import { PARTNER_KEYS } from '../../connectors/partners.js';
+import { openDatabase } from '../context.js';
+import type { Io } from '../io.js';
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive integer');
+  return n;
+}
+
+const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : '-');
+
+function orderLine(r: PartnerOrderRow): string {
+  return `${r.sales_order.padEnd(22)} ${r.partner.padEnd(15)} ${r.status.padEnd(23)} ${(r.partner_status ?? '-').padEnd(10)} ${(r.partner_reference ?? '-').padEnd(24)} ${String(r.attempts).padStart(3)}  ${iso(r.updated_at)}${r.last_error ? `  ${r.last_error}` : ''}`;
+}
+
+export function registerPartner(program: Command, io: Io): void {
+  const partner = program.command('partner').description('Partner orders: where each order’s partner lines stand, re-driving them, the partner call log');
+  partner.command('orders')
+    .description('Partner orders, newest first')
+    .option('--partner <partner>', PARTNER_KEYS.join(' | '))
+    .option('--status <status>', PARTNER_ORDER_STATUSES.join(' | '))
+    .option('--order <sales_order>', 'only this Sales Order')
+    .option('--limit <n>', 'at most n rows (default 100)', positiveInt)
+    .option('--json', 'print JSON')
+    .action(async (opts: { partner?: string; status?: string; order?: string; limit?: number; json?: boolean }) => {
+      await openDatabase(io);
+      const rows = await listPartnerOrders(systemActor('cli:partner-orders'), { partner: opts.partner, status: opts.status, salesOrder: opts.order, limit: opts.limit });
+      if (opts.json) return io.out(JSON.stringify(rows, null, 2));
+      if (rows.length === 0) return io.out('No partner orders');
+      io.out(`${'sales_order'.padEnd(22)} ${'partner'.padEnd(15)} ${'status'.padEnd(23)} ${'partner'.padEnd(10)} ${'reference'.padEnd(24)} ${'try'.padStart(3)}  updated`);
+      for (const r of rows) io.out(orderLine(r));
+    });
+  partner.command('retry')
+    .description('Send an order’s partner orders that are not created yet again (same dedupe key; never a second partner order)')
+    .argument('<sales_order>', 'the Sales Order')
+    .option('--partner <partner>', `only this partner (${PARTNER_KEYS.join(' | ')})`)
+    .action(async (salesOrder: string, opts: { partner?: string }) => {
+      await openDatabase(io);
+      const results = await retryPartnerOrders(systemActor('cli:partner-retry'), salesOrder, { partner: opts.partner });
+      for (const r of results) {
+        const what = r.outcome === 'queued' ? `queued again with dedupe key ${r.dedupe_key}` : r.outcome === 'created' ? 'already created at the partner: nothing sent' : 'an attempt is running now: left to it';
+        io.out(`${salesOrder} ${r.partner}: ${what}`);
+      }
+    });
+  partner.command('calls')
+    .description('The partner call log, newest first (no headers, bodies or secrets)')
+    .option('--partner <partner>', PARTNER_KEYS.join(' | '))
+    .option('--order <sales_order>', 'only calls for this Sales Order')
+    .option('--limit <n>', 'at most n rows (default 50)', positiveInt)
+    .option('--json', 'print JSON')
+    .action(async (opts: { partner?: string; order?: string; limit?: number; json?: boolean }) => {
+      await openDatabase(io);
+      const rows = await listPartnerCalls(systemActor('cli:partner-calls'), { partner: opts.partner, salesOrder: opts.order, limit: opts.limit ?? 50 });
+      if (opts.json) return io.out(JSON.stringify(rows, null, 2));
+      if (rows.length === 0) return io.out('No partner calls');
+      for (const r of rows) {
+        io.out(`${iso(r.created_at as Date)}  ${String(r.partner).padEnd(15)} ${String(r.direction).padEnd(8)} ${String(r.endpoint).padEnd(48)} ${String(r.http_status ?? '-').padStart(3)} ${String(r.duration_ms ?? '-').padStart(6)} ms  ${r.outcome}${r.sales_order ? `  ${r.sales_order}` : ''}${r.error ? `  ${r.error}` : ''}`);
+      }
+    });
+}

@@ -1,0 +1,29 @@
+/**
+ * The partner budgets connectors draw from (src/shared/rate-budget.ts: kept in the database, shared
+ * by every worker process). Bucket names are the connector's, e.g. `shipper:<api key hash>` for a
+ * per-key-pair limit. A wait longer than `partners.budgetWaitMs` is not slept through: the connector
+ * answers `retry` with it, and the worker's slot goes to other rows meanwhile.
+ */
+import { holdBudget, reportTokens, takeSlot, takeTokens, takeWithin } from '../shared/rate-budget.js';
+import { runtime } from '../shared/runtime.js';
+import type { PartnerBudget } from './connector.js';
+
+export function partnerBudget(signal?: AbortSignal): PartnerBudget {
+  const wait = (ms: number | undefined) => ms ?? runtime().config.partners.budgetWaitMs;
+  return {
+    slot: (bucket, rule, maxWaitMs) => takeWithin(() => takeSlot(bucket, rule), wait(maxWaitMs), signal),
+    tokens: (bucket, rule, maxWaitMs) => takeWithin(() => takeTokens(bucket, rule), wait(maxWaitMs), signal),
+    report: (bucket, available) => reportTokens(bucket, available),
+    hold: (bucket, seconds) => holdBudget(bucket, seconds),
+  };
+}
+
+/** The partners' limits from config, for connectors (ctx.limits). */
+export function partnerLimits(): Readonly<Record<string, number>> {
+  const p = runtime().config.partners;
+  return Object.freeze({
+    rxpartnerLimit: p.rxpartnerLimit, rxpartnerWindowSeconds: p.rxpartnerWindowSeconds,
+    shipperLimit: p.shipperLimit, shipperWindowSeconds: p.shipperWindowSeconds,
+    storeCapacity: p.storeCapacity, storeRestorePerSecond: p.storeRestorePerSecond,
+  });
+}

@@ -1,0 +1,55 @@
+/**
+ * The partner call log (table partner_calls, owned here): one row per call to a partner and per
+ * webhook received, with what was called, the HTTP status, the duration and how it ended. Never a
+ * header, a body, a query string or a secret; patient data never reaches it.
+ */
+import { Op } from 'sequelize';
+import type { Actor } from '../auth/actor.js';
+import { authorize } from '../auth/policy/index.js';
+import type { Tx } from '../db/sequelize.js';
+import { scrubText } from '../shared/runtime.js';
+import { PartnerCall } from './partner-call.model.js';
+
+export interface CallEntry {
+  partner: string;
+  direction: 'outbound' | 'inbound';
+  method: string;
+  endpoint: string;
+  httpStatus: number | null;
+  durationMs: number | null;
+  outcome: string;
+  salesOrder?: string | null;
+  partnerOrderId?: number | null;
+  error?: string | null;
+}
+
+/** Writes one call (in the caller's transaction, when given). */
+export async function logPartnerCall(entry: CallEntry, opts: { transaction?: Tx } = {}): Promise<void> {
+  await PartnerCall.create({
+    partner: entry.partner, direction: entry.direction, method: entry.method, endpoint: entry.endpoint.slice(0, 300),
+    httpStatus: entry.httpStatus, durationMs: entry.durationMs, outcome: entry.outcome,
+    salesOrder: entry.salesOrder ?? null, partnerOrderId: entry.partnerOrderId ?? null,
+    error: entry.error ? scrubText(entry.error).slice(0, 500) : null,
+  }, { transaction: opts.transaction });
+}
+
+/** The outcome of an HTTP status, as the log names it. */
+export function outcomeOfStatus(status: number): string {
+  if (status >= 200 && status < 300) return 'ok';
+  if (status === 429) return 'rate_limited';
+  return status >= 500 ? 'server_error' : 'client_error';
+}
+
+/** The latest calls, newest first (operators). */
+export async function listPartnerCalls(actor: Actor, filter: { partner?: string; salesOrder?: string; since?: Date; limit?: number } = {}): Promise<Record<string, unknown>[]> {
+  authorize(actor, 'read', 'Partner Order');
+  const where: Record<string, unknown> = {};
+  if (filter.partner) where.partner = filter.partner;
+  if (filter.salesOrder) where.salesOrder = filter.salesOrder;
+  if (filter.since) where.createdAt = { [Op.gte]: filter.since };
+  const rows = await PartnerCall.findAll({ where, order: [['id', 'DESC']], limit: Math.min(filter.limit ?? 100, 1000) });
+  return rows.map((r) => ({
+    partner: r.partner, direction: r.direction, method: r.method, endpoint: r.endpoint, http_status: r.httpStatus, duration_ms: r.durationMs,
+    outcome: r.outcome, sales_order: r.salesOrder, partner_order_id: r.partnerOrderId, error: r.error, created_at: r.createdAt,
+  }));
+}

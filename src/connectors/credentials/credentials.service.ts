@@ -1,0 +1,120 @@
+/**
+ * Partner credentials (spec "Partner credentials"; table partner_credentials, owned here): set by
+ * operations, each value encrypted at rest with the service key (Cipher), shown back with secrets
+ * masked, decrypted only for the service's own partner calls and webhook checks. Setting a partner's
+ * credentials re-drives its partner orders that were waiting for them.
+ */
+import type { Actor } from '../../auth/actor.js';
+import { authorize } from '../../auth/policy/index.js';
+import { recordAudit } from '../../audit/audit.service.js';
+import { withTransaction, type Tx } from '../../db/sequelize.js';
+import { InputError } from '../../shared/errors.js';
+import { runtime } from '../../shared/runtime.js';
+import { isPartnerKey, PARTNERS, PARTNER_KEYS, type CredentialField, type PartnerKey } from '../partners.js';
+import { partnerUrlProblem } from '../sandbox.js';
+import type { Credentials } from '../connector.js';
+import { redriveAwaitingConfiguration } from '../partner-orders.service.js';
+import { PartnerCredential } from './partner-credential.model.js';
+
+export function partnerOf(value: string): PartnerKey {
+  if (!isPartnerKey(value)) throw new InputError(`Unknown partner ${value}; partners: ${PARTNER_KEYS.join(', ')}`);
+  return value;
+}
+
+/** The credential fields of a partner that a value was given for, checked (URL fields per environment). */
+function checkValues(partner: PartnerKey, values: Record<string, string>): [CredentialField, string][] {
+  const fields = PARTNERS[partner].credentials;
+  const out: [CredentialField, string][] = [];
+  for (const [name, raw] of Object.entries(values)) {
+    const field = fields.find((f) => f.name === name);
+    if (!field) throw new InputError(`${partner} has no credential ${name}; its fields: ${fields.map((f) => f.name).join(', ')}`);
+    const value = typeof raw === 'string' ? raw.trim() : '';
+    if (!value) throw new InputError(`${name} must not be empty`);
+    if (value.length > 4000) throw new InputError(`${name} is too long`);
+    const problem = field.url ? partnerUrlProblem(runtime().config, value) : undefined;
+    if (problem) throw new InputError(`${name}: ${problem}`);
+    out.push([field, field.url ? value.replace(/\/+$/, '') : value]);
+  }
+  return out;
+}
+
+/** Decrypted credentials of a partner (only what is stored). Service use only: never shown. */
+export async function loadPartnerCredentials(partner: PartnerKey, opts: { transaction?: Tx } = {}): Promise<Credentials> {
+  const rows = await PartnerCredential.findAll({ where: { partner }, transaction: opts.transaction });
+  const { cipher } = runtime();
+  return Object.freeze(Object.fromEntries(rows.map((r) => [r.field, cipher.decrypt(r.valueEnc)])));
+}
+
+/** Required fields of a partner that `credentials` lacks. */
+export function missingCredentials(partner: PartnerKey, credentials: Credentials): string[] {
+  return PARTNERS[partner].credentials.filter((f) => f.required && !credentials[f.name]).map((f) => f.name);
+}
+
+export interface SetResult {
+  partner: PartnerKey;
+  set: string[];
+  /** required fields still not stored */
+  missing: string[];
+  /** partner orders that waited for configuration and were queued again */
+  redriven: number;
+}
+
+/**
+ * Stores credential fields of a partner (each value encrypted; the others kept), audited by field
+ * name only; then partner orders waiting for this configuration are queued again (`redrive`).
+ */
+export async function setPartnerCredentials(
+  actor: Actor,
+  partnerName: string,
+  values: Record<string, string>,
+  opts: { transaction?: Tx } = {},
+): Promise<SetResult> {
+  authorize(actor, 'update', 'Partner Credentials');
+  const partner = partnerOf(partnerName);
+  const checked = checkValues(partner, values);
+  if (checked.length === 0) throw new InputError('No credential given');
+  const { cipher } = runtime();
+  return withTransaction(opts, async (transaction) => {
+    await PartnerCredential.bulkCreate(
+      checked.map(([f, v]) => ({ partner, field: f.name, valueEnc: cipher.encrypt(v), secret: f.secret, updatedBy: actor.id, updatedAt: new Date() })),
+      { updateOnDuplicate: ['valueEnc', 'secret', 'updatedBy', 'updatedAt'], transaction },
+    );
+    await recordAudit(transaction, actor, { action: 'update', object_type: 'Partner Credentials', object_name: partner, fields: checked.map(([f]) => f.name) });
+    const missing = missingCredentials(partner, await loadPartnerCredentials(partner, { transaction }));
+    const redriven = missing.length === 0 ? await redriveAwaitingConfiguration(partner, { transaction }) : 0;
+    return { partner, set: checked.map(([f]) => f.name), missing, redriven };
+  });
+}
+
+export interface ShownField {
+  name: string;
+  flag: string;
+  required: boolean;
+  secret: boolean;
+  set: boolean;
+  /** the value, or a mask for a secret (never any of its characters) */
+  value: string | null;
+  updated_at: Date | null;
+  updated_by: string | null;
+}
+
+/** A secret's mask: that it is set and its length, none of its characters. */
+export function maskSecret(value: string): string {
+  return `•••••••• (set, ${value.length} characters)`;
+}
+
+/** Each partner's credential fields as operators see them: values, secrets masked, what is missing. */
+export async function showPartnerCredentials(actor: Actor, partnerName?: string): Promise<{ partner: PartnerKey; label: string; complete: boolean; fields: ShownField[] }[]> {
+  authorize(actor, 'read', 'Partner Credentials');
+  const partners = partnerName ? [partnerOf(partnerName)] : [...PARTNER_KEYS];
+  const rows = await PartnerCredential.findAll({ where: { partner: partners } });
+  const { cipher } = runtime();
+  return partners.map((partner) => {
+    const fields = PARTNERS[partner].credentials.map((f): ShownField => {
+      const row = rows.find((r) => r.partner === partner && r.field === f.name);
+      const value = row ? cipher.decrypt(row.valueEnc) : null;
+      return { name: f.name, flag: f.flag, required: f.required, secret: f.secret, set: Boolean(row), value: value === null ? null : f.secret ? maskSecret(value) : value, updated_at: row?.updatedAt ?? null, updated_by: row?.updatedBy ?? null };
+    });
+    return { partner, label: PARTNERS[partner].label, complete: fields.every((f) => !f.required || f.set), fields };
+  });
+}

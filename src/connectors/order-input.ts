@@ -1,0 +1,55 @@
+/**
+ * The PartnerOrderInput of a partner order: the Sales Order's head, its ship-to address and the
+ * partner's lines, read when the order is sent (never patient data: a connector that needs some
+ * asks for it explicitly, and rxpartner's release adds that path).
+ */
+import { partnerOrderHead } from '../orders/partner-fulfilment.service.js';
+import { postalAddressOf, type PostalAddress } from '../org/org.service.js';
+import type { PartnerOrderInput, ShipTo } from './connector.js';
+import type { PartnerOrder } from './partner-order.model.js';
+import type { PartnerKey } from './partners.js';
+
+const COUNTRY_CODES: Record<string, string> = {
+  'united states': 'US', 'united states of america': 'US', usa: 'US', us: 'US', america: 'US',
+  canada: 'CA', mexico: 'MX', 'united kingdom': 'GB', uk: 'GB', 'great britain': 'GB', ireland: 'IE',
+  'puerto rico': 'PR', australia: 'AU', germany: 'DE', france: 'FR', spain: 'ES', italy: 'IT', netherlands: 'NL',
+};
+
+/** ISO 3166-1 alpha-2 of a country name (a two-letter code is kept); US when none is given. */
+export function countryCodeOf(country: string | null | undefined): string {
+  const c = (country ?? '').trim();
+  if (!c) return 'US';
+  if (/^[A-Za-z]{2}$/.test(c)) return c.toUpperCase();
+  return COUNTRY_CODES[c.toLowerCase()] ?? c;
+}
+
+function shipToOf(a: PostalAddress, customerName: string, email: string | null): ShipTo {
+  return {
+    name: a.contact_name || a.title || customerName, company: customerName, street1: a.line1, street2: a.line2, city: a.city, state: a.state,
+    postalCode: a.postal_code, country: a.country, countryCode: countryCodeOf(a.country), phone: a.phone, email: a.email ?? email,
+  };
+}
+
+/** The input of a partner order, or why it cannot be sent at all (a permanent failure). */
+export async function partnerOrderInput(po: PartnerOrder, attempt: number): Promise<{ input: PartnerOrderInput } | { problem: string }> {
+  const head = await partnerOrderHead(po.salesOrder);
+  if (!head) return { problem: `Sales Order ${po.salesOrder} does not exist` };
+  if (head.docstatus !== 1) return { problem: `Sales Order ${po.salesOrder} was ${head.docstatus === 2 ? 'cancelled' : 'not submitted'} before it was sent` };
+  const unmapped = po.lines.filter((l) => !l.partner_sku);
+  if (unmapped.length) return { problem: `line ${unmapped[0].idx} (${unmapped[0].item_code}) has no ${po.partner} product id any more` };
+  const address = head.shipping_address_name ? await postalAddressOf(head.shipping_address_name) : undefined;
+  if (!address) return { problem: `Sales Order ${po.salesOrder} has no shipping address` };
+  const email = head.customer_email ?? head.owner_email;
+  return {
+    input: {
+      partner: po.partner as PartnerKey,
+      partnerOrderId: po.id,
+      salesOrder: po.salesOrder,
+      dedupeKey: po.dedupeKey,
+      attempt,
+      order: { name: head.name, customer: head.customer, customer_name: head.customer_name, email, transaction_date: head.transaction_date, currency: head.currency, grand_total: head.grand_total, is_503a: head.is_503a },
+      shipTo: shipToOf(address, head.customer_name, email),
+      lines: po.lines,
+    },
+  };
+}

@@ -1,0 +1,118 @@
+/**
+ * The outbox handler of `partner_event` rows: applies one stored partner event to its partner order
+ * and Sales Order, in one transaction, forward only (spec "Partner-driven order statuses"): the
+ * partner's status and tracking fields, the partner's shipment row (aggregate_shipments) and, once
+ * the partner has shipped, the lines shipped and the order moved on (To Bill, Completed); a new
+ * tracking number is mailed to the customer through the outbox. An event that would move a status
+ * back (a late RECEIVED after Shipped) changes nothing and says so on its row.
+ */
+import { systemActor } from '../auth/actor.js';
+import { withTransaction, type Tx } from '../db/sequelize.js';
+import { queueMail } from '../mail/mail.service.js';
+import { recordPartnerShipment, writePartnerFields } from '../orders/partner-fulfilment.service.js';
+import { orderContactEmails } from '../org/org.service.js';
+import type { AttemptContext, AttemptOutcome, OutboxHandler, OutboxRow } from '../shared/outbox.js';
+import { trackingUrlFor } from '../vendor-api/stages.js';
+import { partnerBudget, partnerLimits } from './budget.js';
+import { connectorOf, PartnerCallError, type Connector, type PartnerEvent } from './connector.js';
+import { loadPartnerCredentials } from './credentials/credentials.service.js';
+import { partnerHttp } from './partner-http.js';
+import { PartnerEventRecord } from './partner-event.model.js';
+import type { PartnerOrder } from './partner-order.model.js';
+import { lockPartnerOrderByReference, updatePartnerOrder } from './partner-orders.service.js';
+import { moveOf, stageOf } from './partner-status.js';
+import { PARTNER_EVENT_KIND, storePartnerEvents } from './partner-events.service.js';
+import type { PartnerKey } from './partners.js';
+import { partnerOrderHead } from '../orders/partner-fulfilment.service.js';
+
+const actor = systemActor('job:partner-event', 'job');
+
+async function markEvent(rec: PartnerEventRecord, outcome: string, salesOrder: string | null, transaction: Tx): Promise<void> {
+  await PartnerEventRecord.update({ outcome: outcome.slice(0, 500), salesOrder, appliedAt: new Date() }, { where: { id: rec.id }, transaction });
+}
+
+/** Mails the customer a new tracking number of a shipped partner order. */
+async function notifyCustomer(po: PartnerOrder, label: string, t: { number: string; carrier: string | null; url: string | null }, transaction: Tx): Promise<void> {
+  const head = await partnerOrderHead(po.salesOrder, { transaction });
+  if (!head) return;
+  const contact = await orderContactEmails(head.customer, head.shipping_address_name, { transaction });
+  const to = contact.customer_email ?? contact.address_email ?? head.owner_email;
+  if (!to) return;
+  await queueMail(transaction, {
+    to,
+    subject: `Your order ${po.salesOrder} has shipped`,
+    text: `Order ${po.salesOrder}: ${label} has shipped it.\nCarrier: ${t.carrier ?? 'n/a'}\nTracking number: ${t.number}\n${t.url ? `Track it: ${t.url}\n` : ''}`,
+    category: 'shipment-notification',
+  });
+}
+
+/** Applies the event to its (locked) partner order; answers what it did. */
+async function applyTo(connector: Connector, po: PartnerOrder, event: PartnerEvent, transaction: Tx): Promise<string> {
+  if (event.status === null) return 'ignored: no status change';
+  const move = moveOf(connector.statuses, po.partnerStatus, event.status);
+  if (move === 'unknown') return `ignored: unknown ${po.partner} status ${event.status}`;
+  if (move === 'back' || move === 'after_terminal') return `ignored: ${event.status} would move ${po.partnerStatus} back`;
+  const number = event.tracking?.number || null;
+  const newTracking = number !== null && number !== po.trackingNumber;
+  if (move === 'same' && !newTracking) return `ignored: already ${po.partnerStatus}`;
+  const carrier = event.tracking?.carrier || po.carrier;
+  const trackingNumber = number ?? po.trackingNumber;
+  const trackingUrl = event.tracking?.url || (newTracking ? null : po.trackingUrl) || (trackingNumber ? trackingUrlFor(carrier, trackingNumber) : null);
+  const status = move === 'advance' ? event.status : po.partnerStatus!;
+  const { stage, shipped, delivered } = stageOf(connector.statuses, status);
+  await updatePartnerOrder(po, { partnerStatus: status, trackingNumber, carrier, trackingUrl, ...(shipped && !po.shippedAt ? { shippedAt: new Date() } : {}) }, { transaction });
+  const f = connector.orderFields;
+  await writePartnerFields(po.salesOrder, { [f.status]: status, [f.trackingNumber]: trackingNumber, [f.carrier]: carrier, [f.trackingUrl]: trackingUrl, [f.syncDate]: new Date() }, { transaction });
+  const progress = await recordPartnerShipment(actor, { salesOrder: po.salesOrder, partner: po.partner, label: connector.label, trackingNumber, carrier, trackingUrl, stage, statusText: event.statusText ?? status, shipped, delivered }, { transaction });
+  if (shipped && newTracking) await notifyCustomer(po, connector.label, { number: trackingNumber!, carrier, url: trackingUrl }, transaction);
+  return `applied: ${po.partnerStatus ?? '(none)'} → ${status}${newTracking ? `, tracking ${trackingNumber}` : ''}; order ${progress.status}`;
+}
+
+/** Completes an event that names a URL to read (shipper's resource_url) into the events it stands for. */
+async function resolve(connector: Connector, rec: PartnerEventRecord, ctx: AttemptContext): Promise<AttemptOutcome> {
+  if (!connector.resolveEvent) {
+    await withTransaction(undefined, (transaction) => markEvent(rec, 'ignored: the connector cannot resolve events', null, transaction));
+    return { ok: false, giveUp: true, error: 'the connector cannot resolve events' };
+  }
+  const partner = rec.partner as PartnerKey;
+  const cctx = { credentials: await loadPartnerCredentials(partner), http: partnerHttp({ partner, signal: ctx.signal }), budget: partnerBudget(ctx.signal), signal: ctx.signal, limits: partnerLimits() };
+  let events: PartnerEvent[];
+  try {
+    events = await connector.resolveEvent(rec.event, cctx);
+  } catch (err) {
+    return { ok: false, error: err instanceof PartnerCallError ? err.message : `connector error: ${(err as Error).message}` };
+  }
+  return withTransaction(undefined, async (transaction) => {
+    const stored = await storePartnerEvents(partner, events.map((e) => ({ ...e, resolveUrl: undefined })), { transaction });
+    await markEvent(rec, `resolved into ${events.length} event(s), ${stored} new`, null, transaction);
+    return { ok: true, excerpt: `resolved into ${events.length} event(s)` };
+  });
+}
+
+async function run(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome> {
+  const id = Number(row.payload.partner_event_id);
+  const first = await PartnerEventRecord.findByPk(id);
+  if (!first) return { ok: false, giveUp: true, error: `partner event ${id} not found` };
+  if (first.appliedAt) return { ok: true, excerpt: first.outcome ?? 'applied' };
+  const connector = connectorOf(first.partner);
+  if (!connector) return { ok: false, giveUp: true, error: `no ${first.partner} connector in this release` };
+  if (first.event.resolveUrl) return resolve(connector, first, ctx);
+  const last = ctx.attempt >= row.max_attempts;
+  return withTransaction(undefined, async (transaction): Promise<AttemptOutcome> => {
+    const rec = (await PartnerEventRecord.findByPk(id, { transaction, lock: transaction.LOCK.UPDATE }))!;
+    if (rec.appliedAt) return { ok: true, excerpt: rec.outcome ?? 'applied' };
+    const po = await lockPartnerOrderByReference(rec.partner, rec.reference, { transaction });
+    if (!po) {
+      // the event may outrun the order it names (routing not done yet): tried again, then kept as unmatched
+      if (!last) return { ok: false, error: `no ${rec.partner} partner order ${rec.reference} yet`, retryInSeconds: 30 };
+      await markEvent(rec, 'unmatched: no partner order has this reference', null, transaction);
+      return { ok: false, giveUp: true, error: `unmatched: no ${rec.partner} partner order ${rec.reference}` };
+    }
+    const outcome = await applyTo(connector, po, rec.event, transaction);
+    await markEvent(rec, outcome, po.salesOrder, transaction);
+    return { ok: true, excerpt: outcome };
+  });
+}
+
+/** The outbox handler of partner events (registered in src/modules.ts). */
+export const partnerEventHandler: OutboxHandler = { kind: PARTNER_EVENT_KIND, run, retryDelaySeconds: (next) => Math.min(600, 30 * 2 ** (next - 2)) };

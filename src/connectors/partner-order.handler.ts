@@ -1,0 +1,121 @@
+/**
+ * The outbox handler of `partner_order` rows: sends one partner order through its connector and
+ * records what happened. One attempt per claim, with the lease extended over the partner calls (so
+ * no second worker sends the same attempt); every attempt carries the same dedupe key, so a repeat
+ * after a crash (the partner had it, our record did not) is recognised by the partner, never a second
+ * order. Missing configuration (no connector, no credentials, a non-simulator URL in sandbox) leaves
+ * the partner order `awaiting_configuration`, never a crash; setting the credentials re-drives it.
+ */
+import { systemActor } from '../auth/actor.js';
+import { withTransaction } from '../db/sequelize.js';
+import { recordPartnerShipment, writePartnerFields } from '../orders/partner-fulfilment.service.js';
+import { extendLease, type AttemptContext, type AttemptOutcome, type OutboxHandler, type OutboxRow } from '../shared/outbox.js';
+import { runtime } from '../shared/runtime.js';
+import { partnerBudget, partnerLimits } from './budget.js';
+import { PartnerCallError, type Connector, type CreateOutcome, type PartnerFields } from './connector.js';
+import { partnerOrderInput } from './order-input.js';
+import { partnerHttp } from './partner-http.js';
+import type { PartnerOrder } from './partner-order.model.js';
+import { loadPartnerOrder, PARTNER_ORDER_KIND, updatePartnerOrder } from './partner-orders.service.js';
+import { failedStatusOf, moveOf, stageOf } from './partner-status.js';
+import type { PartnerKey } from './partners.js';
+import { partnerReadiness } from './readiness.js';
+
+const actor = systemActor('job:partner-order', 'job');
+
+/** Seconds before attempt `next`: 30 s, 1, 2, 4 … minutes, at most an hour. */
+export function partnerRetryDelaySeconds(next: number): number {
+  return Math.min(3600, 30 * 2 ** (next - 2));
+}
+
+/** The status field and sync date with the fields the connector reported (forward-only for the status). */
+function createdFields(connector: Connector, po: PartnerOrder, outcome: Extract<CreateOutcome, { kind: 'created' }>): Record<string, string | Date | null> {
+  const f = connector.orderFields;
+  const fields: Record<string, string | Date | null> = { ...outcome.fields, [f.syncDate]: new Date() };
+  if (moveOf(connector.statuses, po.partnerStatus, outcome.status) === 'advance') fields[f.status] = outcome.status;
+  else delete fields[f.status];
+  return fields;
+}
+
+async function recordCreated(connector: Connector, po: PartnerOrder, outcome: Extract<CreateOutcome, { kind: 'created' }>, attempt: number): Promise<void> {
+  await withTransaction(undefined, async (transaction) => {
+    const fresh = (await loadPartnerOrder(po.id, { transaction, lock: true }))!;
+    const advances = moveOf(connector.statuses, fresh.partnerStatus, outcome.status) === 'advance';
+    await updatePartnerOrder(po, { status: 'created', partnerReference: outcome.reference, attempts: attempt, lastError: null, sentAt: new Date(), ...(advances ? { partnerStatus: outcome.status } : {}) }, { transaction });
+    await writePartnerFields(po.salesOrder, createdFields(connector, fresh, outcome), { transaction });
+    if (fresh.partnerStatus === null) {
+      // the partner has it, nothing shipped yet: the order shows the partner's shipment awaiting tracking
+      const { stage, shipped, delivered } = stageOf(connector.statuses, outcome.status);
+      await recordPartnerShipment(actor, { salesOrder: po.salesOrder, partner: po.partner, label: connector.label, trackingNumber: null, carrier: null, trackingUrl: null, stage, statusText: outcome.status, shipped, delivered }, { transaction });
+    }
+  });
+}
+
+/** Records a failure; `final` marks the partner order failed (and the partner's Failed status, where it has one). */
+async function recordFailure(connector: Connector | undefined, po: PartnerOrder, status: 'retrying' | 'failed' | 'awaiting_configuration', reason: string, attempt: number, fields?: PartnerFields): Promise<void> {
+  await withTransaction(undefined, async (transaction) => {
+    await updatePartnerOrder(po, { status, lastError: reason.slice(0, 1000), attempts: attempt }, { transaction });
+    if (status !== 'failed' || !connector) return;
+    const failed = failedStatusOf(connector.statuses);
+    const all: Record<string, string | Date | null> = { ...(fields ?? {}), [connector.orderFields.syncDate]: new Date() };
+    if (failed && po.partnerStatus === null) all[connector.orderFields.status] = failed;
+    await writePartnerFields(po.salesOrder, all, { transaction });
+  });
+}
+
+async function send(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome> {
+  const id = Number(row.payload.partner_order_id);
+  const { timeoutMs, budgetWaitMs } = runtime().config.partners;
+  // a connector may make a few calls and wait for a budget slot: the lease covers them
+  if (!(await extendLease(row.id, ctx.workerId, Math.ceil((3 * timeoutMs + budgetWaitMs) / 1000) + 5))) return { ok: false, error: 'lease lost before sending; another worker owns this partner order' };
+  const po = await loadPartnerOrder(id);
+  if (!po) return { ok: false, giveUp: true, error: `partner order ${id} not found` };
+  if (po.status === 'created') return { ok: true, excerpt: `already created at ${po.partner} (${po.partnerReference ?? 'no reference'})` };
+  const partner = po.partner as PartnerKey;
+  const config = await partnerReadiness(partner);
+  if (!config.ready) {
+    await recordFailure(config.connector, po, 'awaiting_configuration', config.problem, po.attempts);
+    return { ok: false, giveUp: true, error: `awaiting configuration: ${config.problem}` };
+  }
+  const { connector } = config;
+  const prepared = await partnerOrderInput(po, ctx.attempt);
+  if ('problem' in prepared) {
+    await recordFailure(connector, po, 'failed', prepared.problem, ctx.attempt);
+    return { ok: false, giveUp: true, error: prepared.problem };
+  }
+  const cctx = { credentials: config.credentials, http: partnerHttp({ partner, salesOrder: po.salesOrder, partnerOrderId: po.id, signal: ctx.signal }), budget: partnerBudget(ctx.signal), signal: ctx.signal, limits: partnerLimits() };
+  let outcome: CreateOutcome;
+  try {
+    outcome = await connector.createOrder(prepared.input, cctx);
+  } catch (err) {
+    // a timeout, a refused connection or a connector's own error: sent again, same dedupe key
+    outcome = { kind: 'retry', afterSeconds: null, reason: err instanceof PartnerCallError ? err.message : `connector error: ${(err as Error).message}` };
+  }
+  return record(connector, po, outcome, row, ctx);
+}
+
+async function record(connector: Connector, po: PartnerOrder, outcome: CreateOutcome, row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome> {
+  switch (outcome.kind) {
+    case 'created':
+      await recordCreated(connector, po, outcome, ctx.attempt);
+      return { ok: true, excerpt: `created at ${po.partner}: ${outcome.reference}` };
+    case 'awaiting_configuration':
+      await recordFailure(connector, po, 'awaiting_configuration', outcome.reason, ctx.attempt);
+      return { ok: false, giveUp: true, error: `awaiting configuration: ${outcome.reason}` };
+    case 'failed':
+      if (outcome.permanent || ctx.attempt >= row.max_attempts) {
+        await recordFailure(connector, po, 'failed', outcome.reason, ctx.attempt, outcome.fields);
+        return { ok: false, giveUp: true, error: outcome.reason };
+      }
+      await recordFailure(connector, po, 'retrying', outcome.reason, ctx.attempt);
+      return { ok: false, error: outcome.reason };
+    case 'retry': {
+      const last = ctx.attempt >= row.max_attempts;
+      await recordFailure(connector, po, last ? 'failed' : 'retrying', last ? `${outcome.reason} (gave up after ${ctx.attempt} attempts)` : outcome.reason, ctx.attempt);
+      return { ok: false, error: outcome.reason, retryInSeconds: outcome.afterSeconds };
+    }
+  }
+}
+
+/** The outbox handler of partner orders (registered in src/modules.ts). */
+export const partnerOrderHandler: OutboxHandler = { kind: PARTNER_ORDER_KIND, run: send, retryDelaySeconds: partnerRetryDelaySeconds };

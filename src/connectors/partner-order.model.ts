@@ -1,0 +1,60 @@
+/**
+ * The order one partner fulfils for one Sales Order: the lines routed to it, sent once with one
+ * dedupe key, and what the partner reported since (table partner_orders; owner: connectors).
+ */
+import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import type { PartnerLine } from './connector.js';
+
+export const PARTNER_ORDER_STATUSES = ['pending', 'retrying', 'awaiting_configuration', 'created', 'failed'] as const;
+export type PartnerOrderStatus = (typeof PARTNER_ORDER_STATUSES)[number];
+
+export class PartnerOrder extends Model<InferAttributes<PartnerOrder>, InferCreationAttributes<PartnerOrder>> {
+  declare id: CreationOptional<number>;
+  declare salesOrder: string;
+  declare partner: string;
+  declare dedupeKey: string;
+  /** ours: pending → created, or retrying / awaiting_configuration / failed on the way */
+  declare status: CreationOptional<PartnerOrderStatus>;
+  /** the partner's id of the order */
+  declare partnerReference: CreationOptional<string | null>;
+  /** the partner's status, in the spec's words (e.g. otc Shipped), moved forward only */
+  declare partnerStatus: CreationOptional<string | null>;
+  declare trackingNumber: CreationOptional<string | null>;
+  declare carrier: CreationOptional<string | null>;
+  declare trackingUrl: CreationOptional<string | null>;
+  declare lines: PartnerLine[];
+  declare attempts: CreationOptional<number>;
+  declare lastError: CreationOptional<string | null>;
+  /** the outbox row that sends it (re-driven by `svc partner retry`) */
+  declare outboxId: CreationOptional<number | null>;
+  declare sentAt: CreationOptional<Date | null>;
+  declare shippedAt: CreationOptional<Date | null>;
+  declare createdAt: CreationOptional<Date>;
+  declare updatedAt: CreationOptional<Date>;
+
+  static initModel(sequelize: Sequelize): void {
+    PartnerOrder.init(
+      {
+        id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true },
+        salesOrder: { type: DataTypes.TEXT, allowNull: false },
+        partner: { type: DataTypes.TEXT, allowNull: false },
+        dedupeKey: { type: DataTypes.TEXT, allowNull: false },
+        status: { type: DataTypes.TEXT, allowNull: false, defaultValue: 'pending', validate: { isIn: [[...PARTNER_ORDER_STATUSES]] } },
+        partnerReference: { type: DataTypes.TEXT },
+        partnerStatus: { type: DataTypes.TEXT },
+        trackingNumber: { type: DataTypes.TEXT },
+        carrier: { type: DataTypes.TEXT },
+        trackingUrl: { type: DataTypes.TEXT },
+        lines: { type: DataTypes.JSONB, allowNull: false },
+        attempts: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
+        lastError: { type: DataTypes.TEXT },
+        outboxId: { type: DataTypes.BIGINT },
+        sentAt: { type: DataTypes.DATE },
+        shippedAt: { type: DataTypes.DATE },
+        // timestamps: named here for the typings; Sequelize sets them
+        createdAt: { type: DataTypes.DATE, allowNull: false }, updatedAt: { type: DataTypes.DATE, allowNull: false },
+      },
+      { sequelize, tableName: 'partner_orders', underscored: true, timestamps: true },
+    );
+  }
+}

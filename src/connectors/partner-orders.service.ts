@@ -1,0 +1,160 @@
+/**
+ * Partner orders (table partner_orders, owned here): one per Sales Order and partner, created once by
+ * the router with its outbox row (kind partner_order), sent by the worker with one dedupe key on
+ * every attempt, listed and re-driven by operators. Nothing here ever creates a second partner order
+ * for the same order and partner: the table's unique keys refuse it, whoever races.
+ */
+import type { Actor } from '../auth/actor.js';
+import { authorize } from '../auth/policy/index.js';
+import { recordAudit } from '../audit/audit.service.js';
+import { execute, withTransaction, type Tx } from '../db/sequelize.js';
+import { once, sqlFor } from '../db/sql-names.js';
+import { InputError, NotFoundError } from '../shared/errors.js';
+import { enqueue, redeliver } from '../shared/outbox.js';
+import { runtime } from '../shared/runtime.js';
+import { markPartnerLines } from '../orders/partner-fulfilment.service.js';
+import type { PartnerLine } from './connector.js';
+import { dedupeKeyOf, isPartnerKey, PARTNER_KEYS, type PartnerKey } from './partners.js';
+import { PARTNER_ORDER_STATUSES, PartnerOrder, type PartnerOrderStatus } from './partner-order.model.js';
+
+export const PARTNER_ORDER_KIND = 'partner_order';
+
+const sql = once(() => {
+  const n = sqlFor({ po: PartnerOrder });
+  return {
+    insert: n(`INSERT INTO {@po} ({po:salesOrder}, {po:partner}, {po:dedupeKey}, {po:lines}, {po:createdAt}, {po:updatedAt})
+       VALUES ($1, $2, $3, $4::jsonb, now(), now()) ON CONFLICT DO NOTHING RETURNING {po:id} AS id`),
+    outbox: n(`UPDATE {@po} SET {po:outboxId} = $2 WHERE {po:id} = $1`),
+  };
+});
+
+/** The outbox entry that sends a partner order (its attempts: partners.maxAttempts). */
+function sendEntry(p: { id: number; partner: string; salesOrder: string }) {
+  return { kind: PARTNER_ORDER_KIND, topic: p.partner, target: p.salesOrder, payload: { partner_order_id: p.id, partner: p.partner, sales_order: p.salesOrder }, maxAttempts: runtime().config.partners.maxAttempts };
+}
+
+/**
+ * Creates the partner orders of a Sales Order (one per partner, with its lines) and their outbox
+ * rows, in the caller's transaction; a partner that already has one for the order is skipped (the
+ * router ran before). Answers the ids created now.
+ */
+export async function createPartnerOrders(salesOrder: string, groups: { partner: PartnerKey; lines: PartnerLine[] }[], opts: { transaction: Tx }): Promise<{ id: number; partner: PartnerKey; lines: number }[]> {
+  const created: { id: number; partner: PartnerKey; lines: number }[] = [];
+  for (const g of groups) {
+    const [row] = await execute<{ id: number }>(sql().insert, [salesOrder, g.partner, dedupeKeyOf(g.partner, salesOrder), JSON.stringify(g.lines)], opts);
+    if (!row) continue;
+    const [queued] = await enqueue(opts.transaction, sendEntry({ id: row.id, partner: g.partner, salesOrder }));
+    await execute(sql().outbox, [row.id, queued.id], opts);
+    await markPartnerLines(salesOrder, g.partner, LINE_STATUS.pending, opts);
+    created.push({ id: row.id, partner: g.partner, lines: g.lines.length });
+  }
+  return created;
+}
+
+export async function loadPartnerOrder(id: number, opts: { transaction?: Tx; lock?: boolean } = {}): Promise<PartnerOrder | null> {
+  return PartnerOrder.findByPk(id, { transaction: opts.transaction, lock: opts.lock && opts.transaction ? opts.transaction.LOCK.UPDATE : undefined });
+}
+
+/** The partner order an event names (by the partner's reference or our dedupe key), locked. */
+export async function lockPartnerOrderByReference(partner: string, reference: string, opts: { transaction: Tx }): Promise<PartnerOrder | null> {
+  const byKey = await PartnerOrder.findOne({ where: { partner, dedupeKey: reference }, transaction: opts.transaction, lock: opts.transaction.LOCK.UPDATE });
+  return byKey ?? PartnerOrder.findOne({ where: { partner, partnerReference: reference }, order: [['id', 'ASC']], transaction: opts.transaction, lock: opts.transaction.LOCK.UPDATE });
+}
+
+export type PartnerOrderPatch = Partial<Pick<PartnerOrder, 'status' | 'partnerReference' | 'partnerStatus' | 'trackingNumber' | 'carrier' | 'trackingUrl' | 'attempts' | 'lastError' | 'sentAt' | 'shippedAt'>>;
+
+/** How a partner line shows each partner order status on the Sales Order (fulfilment_status). */
+export const LINE_STATUS: Record<PartnerOrderStatus, string> = {
+  pending: 'Queued', retrying: 'Retrying', awaiting_configuration: 'Awaiting configuration', created: 'Sent', failed: 'Failed',
+};
+
+/** Updates a partner order; a new status shows on its lines of the Sales Order too. */
+export async function updatePartnerOrder(po: { id: number; salesOrder: string; partner: string }, patch: PartnerOrderPatch, opts: { transaction: Tx }): Promise<void> {
+  await PartnerOrder.update(patch, { where: { id: po.id }, transaction: opts.transaction });
+  if (patch.status) await markPartnerLines(po.salesOrder, po.partner, LINE_STATUS[patch.status as PartnerOrderStatus], opts);
+}
+
+export interface PartnerOrderRow {
+  id: number;
+  sales_order: string;
+  partner: string;
+  dedupe_key: string;
+  status: PartnerOrderStatus;
+  partner_reference: string | null;
+  partner_status: string | null;
+  tracking_number: string | null;
+  lines: number;
+  attempts: number;
+  last_error: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const rowOf = (p: PartnerOrder): PartnerOrderRow => ({
+  id: p.id, sales_order: p.salesOrder, partner: p.partner, dedupe_key: p.dedupeKey, status: p.status, partner_reference: p.partnerReference,
+  partner_status: p.partnerStatus, tracking_number: p.trackingNumber, lines: p.lines.length, attempts: p.attempts, last_error: p.lastError,
+  created_at: p.createdAt, updated_at: p.updatedAt,
+});
+
+/** Partner orders, newest first (`svc partner orders`). */
+export async function listPartnerOrders(actor: Actor, filter: { partner?: string; status?: string; salesOrder?: string; limit?: number } = {}): Promise<PartnerOrderRow[]> {
+  authorize(actor, 'read', 'Partner Order');
+  if (filter.partner && !isPartnerKey(filter.partner)) throw new InputError(`Unknown partner ${filter.partner}; partners: ${PARTNER_KEYS.join(', ')}`);
+  if (filter.status && !(PARTNER_ORDER_STATUSES as readonly string[]).includes(filter.status)) throw new InputError(`Unknown status ${filter.status}; statuses: ${PARTNER_ORDER_STATUSES.join(', ')}`);
+  const where: Record<string, unknown> = {};
+  if (filter.partner) where.partner = filter.partner;
+  if (filter.status) where.status = filter.status;
+  if (filter.salesOrder) where.salesOrder = filter.salesOrder;
+  const rows = await PartnerOrder.findAll({ where, order: [['id', 'DESC']], limit: Math.min(filter.limit ?? 100, 1000) });
+  return rows.map(rowOf);
+}
+
+export interface RetryResult {
+  partner: string;
+  partner_order_id: number;
+  /** queued: sent again soon (same dedupe key) | created: the partner has it, nothing sent | running: an attempt is in flight */
+  outcome: 'queued' | 'created' | 'running';
+  dedupe_key: string;
+}
+
+/** Queues a partner order's outbox row again (same delivery id, same dedupe key) with a fresh set of attempts. */
+async function requeue(p: PartnerOrder, transaction: Tx): Promise<boolean> {
+  const attempts = runtime().config.partners.maxAttempts;
+  if (p.outboxId !== null && !(await redeliver(p.outboxId, { transaction, attempts }))) return false; // running now
+  if (p.outboxId === null) {
+    const [queued] = await enqueue(transaction, sendEntry(p));
+    await execute(sql().outbox, [p.id, queued.id], { transaction });
+  }
+  await updatePartnerOrder(p, { status: 'pending' }, { transaction });
+  return true;
+}
+
+/**
+ * `svc partner retry <sales_order> [--partner P]`: sends the order's partner orders that are not
+ * created yet again, with the same dedupe key; never creates a partner order.
+ */
+export async function retryPartnerOrders(actor: Actor, salesOrder: string, opts: { partner?: string } = {}): Promise<RetryResult[]> {
+  authorize(actor, 'update', 'Partner Order');
+  if (opts.partner && !isPartnerKey(opts.partner)) throw new InputError(`Unknown partner ${opts.partner}; partners: ${PARTNER_KEYS.join(', ')}`);
+  return withTransaction(undefined, async (transaction) => {
+    const where: Record<string, unknown> = { salesOrder };
+    if (opts.partner) where.partner = opts.partner;
+    const orders = await PartnerOrder.findAll({ where, order: [['partner', 'ASC']], transaction, lock: transaction.LOCK.UPDATE });
+    if (orders.length === 0) throw new NotFoundError(`Sales Order ${salesOrder} has no partner order${opts.partner ? ` for ${opts.partner}` : ''}`);
+    const results: RetryResult[] = [];
+    for (const p of orders) {
+      const outcome = p.status === 'created' ? 'created' : (await requeue(p, transaction)) ? 'queued' : 'running';
+      results.push({ partner: p.partner, partner_order_id: p.id, outcome, dedupe_key: p.dedupeKey });
+    }
+    await recordAudit(transaction, actor, { action: 'retry', object_type: 'Sales Order', object_name: salesOrder, detail: { partner_orders: results.map((r) => `${r.partner}:${r.outcome}`) } });
+    return results;
+  });
+}
+
+/** Queues again a partner's orders that waited for configuration (its credentials are now set). */
+export async function redriveAwaitingConfiguration(partner: PartnerKey, opts: { transaction: Tx }): Promise<number> {
+  const waiting = await PartnerOrder.findAll({ where: { partner, status: 'awaiting_configuration' }, transaction: opts.transaction, lock: opts.transaction.LOCK.UPDATE });
+  let n = 0;
+  for (const p of waiting) if (await requeue(p, opts.transaction)) n++;
+  return n;
+}

@@ -1,0 +1,25 @@
+/**
+ * Whether a partner can be called now: its connector registered, its required credentials stored,
+ * its URLs allowed in this environment (loopback only with simulatorsOnly, https in production).
+ * The partner order handler and `svc partner-credentials test` ask the same question.
+ */
+import { runtime } from '../shared/runtime.js';
+import { connectorOf, type Connector, type Credentials } from './connector.js';
+import { loadPartnerCredentials, missingCredentials } from './credentials/credentials.service.js';
+import { PARTNERS, type PartnerKey } from './partners.js';
+import { partnerUrlProblem } from './sandbox.js';
+
+export type Readiness = { ready: true; connector: Connector; credentials: Credentials } | { ready: false; problem: string; connector?: Connector };
+
+export async function partnerReadiness(partner: PartnerKey): Promise<Readiness> {
+  const connector = connectorOf(partner);
+  if (!connector) return { ready: false, problem: `no ${partner} connector in this release of the service` };
+  const credentials = await loadPartnerCredentials(partner);
+  const missing = missingCredentials(partner, credentials);
+  if (missing.length) return { ready: false, connector, problem: `${partner} credentials missing: ${missing.join(', ')} (svc partner-credentials set ${partner})` };
+  for (const f of PARTNERS[partner].credentials.filter((c) => c.url && credentials[c.name])) {
+    const problem = partnerUrlProblem(runtime().config, credentials[f.name]);
+    if (problem) return { ready: false, connector, problem: `${f.name}: ${problem}` };
+  }
+  return { ready: true, connector, credentials };
+}

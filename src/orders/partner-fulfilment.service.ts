@@ -1,0 +1,142 @@
+/**
+ * What the fulfilment router and the partner connectors read and write on Sales Orders (the orders
+ * domain owns these tables): the lines and their recorded route, the order as a partner needs it,
+ * the spec's partner fields, and a partner's shipment with the order's progress (To Bill).
+ */
+import type { Actor } from '../auth/actor.js';
+import { consumeReservedStock } from '../catalog/stock.service.js';
+import { execute, selectOne, selectRows, type Tx } from '../db/sequelize.js';
+import { once } from '../db/sql-names.js';
+import { InputError } from '../shared/errors.js';
+import { PARTNER_FIELDS } from './order.schemas.js';
+import { advanceOrderStatus } from './order-progress.js';
+import { attributeOf, orderSql } from './order-sql.js';
+
+export interface RoutingLine {
+  idx: number;
+  item_code: string;
+  item_name: string;
+  qty: number;
+  uom: string;
+  rate: number;
+  amount: number;
+  vendor: string | null;
+  /** the route recorded at submit, or null on lines submitted before routes were recorded */
+  fulfilment_partner: string | null;
+}
+
+export interface PartnerOrderHead {
+  name: string;
+  docstatus: number;
+  status: string;
+  customer: string;
+  customer_name: string;
+  owner_email: string | null;
+  customer_email: string | null;
+  transaction_date: string;
+  currency: string;
+  grand_total: number;
+  is_503a: boolean;
+  shipping_address_name: string | null;
+}
+
+const PARTNER_FIELD_SET = new Set<string>(PARTNER_FIELDS);
+
+const sql = once(() => ({
+  lines: orderSql(`SELECT {soi.idx} AS idx, {soi.itemCode} AS item_code, {soi.itemName} AS item_name, {soi.qty}::float8 AS qty, {soi.uom} AS uom,
+           {soi.rate}::float8 AS rate, {soi.amount}::float8 AS amount, {soi.vendor} AS vendor, {soi.fulfilmentPartner} AS fulfilment_partner
+      FROM {soi} WHERE {soi.parent} = $1 ORDER BY {soi.idx}`),
+  route: orderSql(`UPDATE {soi} SET {soi:fulfilmentPartner} = r.route FROM jsonb_to_recordset($2::jsonb) AS r(idx int, route text)
+      WHERE {soi.parent} = $1 AND {soi.idx} = r.idx AND {soi.fulfilmentPartner} IS NULL`),
+  lineStatus: orderSql(`UPDATE {@soi} SET {soi:fulfilmentStatus} = $3 WHERE {soi:parent} = $1 AND {soi:fulfilmentPartner} = $2`),
+  head: orderSql(`SELECT {so.name} AS name, {so.docstatus} AS docstatus, {so.status} AS status, {so.customer} AS customer, {c.customerName} AS customer_name,
+           {so.ownerEmail} AS owner_email, {c.email} AS customer_email, {so.transactionDate} AS transaction_date, {so.currency} AS currency,
+           {so.grandTotal}::float8 AS grand_total, {so.is503a} AS is_503a, {so.shippingAddressName} AS shipping_address_name
+      FROM {so} JOIN {c} ON {c.name} = {so.customer} WHERE {so.name} = $1`),
+  // a partner's shipment: the row awaiting tracking takes the first tracking number, so the order
+  // keeps one row per partner shipment; a later number adds a row (a reshipment)
+  shipmentTrack: orderSql(`UPDATE {@s} SET {s:trackingNumber} = $3, {s:updatedAt} = now()
+      WHERE {s:salesOrder} = $1 AND {s:source} = $2 AND {s:trackingNumber} = $4
+        AND NOT EXISTS (SELECT 1 FROM {@s} x WHERE x.{s:salesOrder} = $1 AND x.{s:source} = $2 AND x.{s:trackingNumber} = $3)`),
+  shipment: orderSql(`INSERT INTO {@s} ({s:salesOrder}, {s:source}, {s:sourceLabel}, {s:vendor}, {s:trackingNumber}, {s:carrier}, {s:trackingUrl}, {s:status}, {s:statusText})
+      VALUES ($1, $2, $3, NULL, $4, $5, $6, $7, $8)
+      ON CONFLICT ({s:salesOrder}, {s:source}, {s:trackingNumber}) DO UPDATE SET {s:carrier} = COALESCE(EXCLUDED.{s:carrier}, {@s}.{s:carrier}),
+        {s:trackingUrl} = COALESCE(EXCLUDED.{s:trackingUrl}, {@s}.{s:trackingUrl}), {s:status} = EXCLUDED.{s:status},
+        {s:statusText} = COALESCE(EXCLUDED.{s:statusText}, {@s}.{s:statusText}), {s:updatedAt} = now()`),
+  stamp: orderSql(`UPDATE {@so} SET {so:modified} = now(), {so:updatedAt} = now(),
+      {so:shippedAt} = CASE WHEN $2 AND {so:shippedAt} IS NULL THEN now() ELSE {so:shippedAt} END,
+      {so:deliveredAt} = CASE WHEN $3 AND {so:deliveredAt} IS NULL THEN now() ELSE {so:deliveredAt} END
+      WHERE {so:name} = $1`),
+  open: orderSql(`SELECT {soi.idx} AS idx, {soi.itemCode} AS item_code, {soi.warehouse} AS warehouse, ({soi.qty} - {soi.deliveredQty})::float8 AS qty,
+           {soi.reservedQty}::float8 AS reserved FROM {soi}
+      WHERE {soi.parent} = $1 AND {soi.fulfilmentPartner} = $2 AND {soi.deliveredQty} < {soi.qty} ORDER BY {soi.itemCode}, {soi.warehouse} FOR UPDATE`),
+  shipped: orderSql(`UPDATE {@soi} SET {soi:deliveredQty} = {soi:qty}, {soi:reservedQty} = 0 WHERE {soi:parent} = $1 AND {soi:fulfilmentPartner} = $2 AND {soi:deliveredQty} < {soi:qty}`),
+}));
+
+/** The lines of an order with the route recorded on each. */
+export async function routingLinesOf(salesOrder: string, opts: { transaction?: Tx } = {}): Promise<RoutingLine[]> {
+  return selectRows<RoutingLine>(sql().lines, [salesOrder], opts);
+}
+
+/** Records the route of lines that have none yet (a recorded route never changes). */
+export async function recordLineRoutes(salesOrder: string, routes: { idx: number; route: string }[], opts: { transaction: Tx }): Promise<void> {
+  if (routes.length) await execute(sql().route, [salesOrder, JSON.stringify(routes)], opts);
+}
+
+/** Shows on a partner's lines of an order where its partner order stands (Queued, Sent, Failed…). */
+export async function markPartnerLines(salesOrder: string, partner: string, status: string, opts: { transaction: Tx }): Promise<void> {
+  await execute(sql().lineStatus, [salesOrder, partner, status], opts);
+}
+
+/** The order as a partner order needs it (no patient data), or undefined. */
+export async function partnerOrderHead(salesOrder: string, opts: { transaction?: Tx } = {}): Promise<PartnerOrderHead | undefined> {
+  return selectOne<PartnerOrderHead>(sql().head, [salesOrder], opts);
+}
+
+/** Writes spec partner fields (wire names, e.g. otc_status) onto the order; any other name is refused. */
+export async function writePartnerFields(salesOrder: string, fields: Record<string, string | Date | null>, opts: { transaction: Tx }): Promise<void> {
+  const names = Object.keys(fields);
+  const bad = names.find((n) => !PARTNER_FIELD_SET.has(n));
+  if (bad) throw new InputError(`${bad} is not a partner field of a Sales Order`);
+  if (names.length === 0) return;
+  const set = names.map((n, k) => `{so:${attributeOf(n)}} = $${k + 2}`).join(', ');
+  await execute(orderSql(`UPDATE {@so} SET ${set}, {so:modified} = now(), {so:updatedAt} = now() WHERE {so:name} = $1`), [salesOrder, ...names.map((n) => fields[n])], opts);
+}
+
+export interface PartnerShipment {
+  salesOrder: string;
+  partner: string;
+  label: string;
+  /** the partner's tracking number, or null while it has none (the row awaits tracking) */
+  trackingNumber: string | null;
+  carrier: string | null;
+  trackingUrl: string | null;
+  /** the fulfilment stage (Pending, Dispatched, …, Delivered) */
+  stage: string;
+  statusText: string | null;
+  shipped: boolean;
+  delivered: boolean;
+}
+
+export const AWAITING_TRACKING_NUMBER = 'Awaiting tracking';
+
+/**
+ * Records a partner's shipment for aggregate_shipments and, once the partner has shipped, its lines
+ * as shipped (reserved stock leaves the warehouse) and the order's status moved on (To Bill,
+ * Completed). Answers the order's status.
+ */
+export async function recordPartnerShipment(actor: Actor, s: PartnerShipment, opts: { transaction: Tx }): Promise<{ status: string }> {
+  const { transaction } = opts;
+  const number = s.trackingNumber ?? AWAITING_TRACKING_NUMBER;
+  if (s.trackingNumber) await execute(sql().shipmentTrack, [s.salesOrder, s.partner, number, AWAITING_TRACKING_NUMBER], { transaction });
+  await execute(sql().shipment, [s.salesOrder, s.partner, s.label, number, s.carrier, s.trackingUrl, s.stage, s.statusText], { transaction });
+  await execute(sql().stamp, [s.salesOrder, s.shipped, s.delivered], { transaction });
+  if (s.shipped) {
+    const open = await selectRows<{ idx: number; item_code: string; warehouse: string; qty: number; reserved: number }>(sql().open, [s.salesOrder, s.partner], { transaction });
+    if (open.length) {
+      await consumeReservedStock(actor, open, { reason: 'Shipped', voucher_type: 'Sales Order', voucher_no: s.salesOrder }, { transaction });
+      await execute(sql().shipped, [s.salesOrder, s.partner], { transaction });
+    }
+  }
+  return advanceOrderStatus(s.salesOrder, s.delivered, { transaction });
+}

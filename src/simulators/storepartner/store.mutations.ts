@@ -1,0 +1,157 @@
+/**
+ * The mutations: orderCreate (userErrors for bad lines), fulfillmentCreate and
+ * fulfillmentTrackingInfoUpdate (tracking URLs built for known companies), inventorySetQuantities
+ * (2026-04: @idempotent required, changeFromQuantity on every quantity, compare-and-set).
+ */
+import type { GraphQLResolveInfo } from 'graphql';
+import { gid, nextOrderId, type StoreFulfillment, type StoreOrder } from './store.state.js';
+import { fulfillmentStatusOf, fulfillmentView, itemView, orderView } from './store.views.js';
+import { once, orderByFulfillment, orderByFulfillmentOrder, variantByItem, variantOf, type Shop } from './store.shop.js';
+import { LOCATION } from './store.state.js';
+
+type UserError = { field: string[] | null; message: string; code: string | null };
+type Args = Record<string, any>;
+const err = (field: (string | number)[], message: string, code: string): UserError => ({ field: field.map(String), message, code });
+
+/** Shopify builds the tracking URL itself for the companies it knows (partners.md section 3). */
+const TRACKING_URLS: Record<string, string> = {
+  UPS: 'https://www.ups.com/track?loc=en_US&tracknum=',
+  USPS: 'https://tools.usps.com/go/TrackConfirmAction?tLabels=',
+  FedEx: 'https://www.fedex.com/fedextrack/?trknbr=',
+  'DHL Express': 'https://www.dhl.com/us-en/home/tracking/tracking-express.html?submit=1&tracking-id=',
+  OnTrac: 'https://www.ontrac.com/tracking/?number=',
+};
+export const trackingUrl = (company: string | null | undefined, number: string) => (company && TRACKING_URLS[company] ? `${TRACKING_URLS[company]}${encodeURIComponent(number)}` : undefined);
+
+function orderCreate(shop: Shop, args: Args): unknown {
+  const input = args.order as Args;
+  const behaviour = (args.options as Args | undefined)?.inventoryBehaviour ?? 'BYPASS';
+  const errors: UserError[] = [];
+  const lines = (input.lineItems ?? []) as Args[];
+  if (lines.length === 0) errors.push(err(['order', 'lineItems'], 'Line items must contain at least one item', 'INVALID'));
+  const resolved = lines.map((l, i) => {
+    if (l.quantity < 1) errors.push(err(['order', 'lineItems', i, 'quantity'], 'Quantity must be greater than or equal to 1', 'INVALID'));
+    if (!l.variantId) {
+      if (!l.title) errors.push(err(['order', 'lineItems', i, 'title'], 'Title is required for a line item without a variant', 'INVALID'));
+      return undefined;
+    }
+    const found = variantOf(shop, l.variantId);
+    if (!found) errors.push(err(['order', 'lineItems', i, 'variantId'], `Product variant ${l.variantId} does not exist`, 'INVALID'));
+    else if (behaviour === 'DECREMENT_OBEYING_POLICY' && found.v.available < l.quantity) errors.push(err(['order', 'lineItems', i, 'quantity'], `Not enough inventory for ${found.v.sku}`, 'INVALID'));
+    return found;
+  });
+  if (errors.length) return { order: null, userErrors: errors };
+  const storeLines = lines.map((l, i) => {
+    const f = resolved[i];
+    if (f && behaviour !== 'BYPASS') f.v.available -= l.quantity;
+    return { id: shop.next(), variantId: f?.v.id ?? null, sku: f?.v.sku ?? l.sku ?? null, title: f ? `${f.p.title}${f.v.title === 'Default Title' ? '' : ` - ${f.v.title}`}` : String(l.title), quantity: l.quantity, price: f?.v.price ?? '0.00' };
+  });
+  const legacyId = nextOrderId();
+  const name = `#${shop.orderNumber()}`;
+  const tags = (input.tags ?? []) as string[];
+  const soTag = tags.find((t) => t.startsWith('svc:'));
+  const order = shop.book.add({
+    ref: gid('Order', legacyId),
+    dedupeKey: soTag ? soTag.slice(4) : (input.sourceIdentifier ?? name),
+    body: args,
+    data: {
+      legacyId, name, email: input.email ?? null, note: input.note ?? null, tags, financialStatus: input.financialStatus ?? 'PENDING', lines: storeLines,
+      fulfillmentOrder: { id: shop.next(), status: 'OPEN', lines: storeLines.map((l) => ({ id: shop.next(), lineItemId: l.id, total: l.quantity, remaining: l.quantity })) },
+      fulfillments: [], cancelledAt: null, cancelReason: null,
+    },
+  });
+  return { order: orderView(order, (id) => variantOf(shop, id)), userErrors: [] };
+}
+
+async function fulfillmentCreate(shop: Shop, args: Args): Promise<unknown> {
+  const input = args.fulfillment as Args;
+  const groups = input.lineItemsByFulfillmentOrder as Args[];
+  const fail = (field: (string | number)[], message: string) => ({ fulfillment: null, userErrors: [err(field, message, 'INVALID')] });
+  if (groups.length !== 1) return fail(['fulfillment', 'lineItemsByFulfillmentOrder'], 'Exactly one fulfillment order is supported by this simulator');
+  const order = orderByFulfillmentOrder(shop, groups[0].fulfillmentOrderId);
+  if (!order) return fail(['fulfillment', 'lineItemsByFulfillmentOrder', 0, 'fulfillmentOrderId'], 'Fulfillment order does not exist.');
+  const fo = order.data.fulfillmentOrder;
+  if (fo.status !== 'OPEN') return fail(['fulfillment'], `Fulfillment order ${groups[0].fulfillmentOrderId} has an unfulfillable status= ${fo.status.toLowerCase()}.`);
+  const wanted = ((groups[0].fulfillmentOrderLineItems ?? []) as Args[]).map((w) => ({ line: fo.lines.find((l) => gid('FulfillmentOrderLineItem', l.id) === w.id), quantity: w.quantity as number }));
+  const take = wanted.length ? wanted : fo.lines.map((line) => ({ line, quantity: line.remaining })); // none listed: the whole fulfillment order
+  if (take.some((t) => !t.line || t.quantity < 1 || t.quantity > t.line.remaining)) return fail(['fulfillment', 'lineItemsByFulfillmentOrder', 0, 'fulfillmentOrderLineItems'], 'Invalid fulfillment order line item quantity requested.');
+  for (const t of take) t.line!.remaining -= t.quantity;
+  const f = addFulfillment(shop, order, input.trackingInfo as Args | undefined);
+  if (fulfillmentStatusOf(order) === 'FULFILLED') {
+    fo.status = 'CLOSED';
+    order.data.fulfilledByApi = true;
+    await shop.book.move(order, 'FULFILLED');
+  } else {
+    order.updatedAt = new Date().toISOString();
+    await shop.emit('orders/updated', order);
+  }
+  return { fulfillment: fulfillmentView(f), userErrors: [] };
+}
+
+/** A fulfillment with its tracking (the URL built for known companies when none is given). */
+export function addFulfillment(shop: Shop, order: StoreOrder, tracking: Args | undefined): StoreFulfillment {
+  const now = new Date().toISOString();
+  const numbers = [tracking?.number, ...(tracking?.numbers ?? [])].filter(Boolean) as string[];
+  const f: StoreFulfillment = {
+    id: shop.next(), name: `${order.data.name}.${order.data.fulfillments.length + 1}`, status: 'SUCCESS', shipmentStatus: null, createdAt: now, updatedAt: now,
+    tracking: numbers.map((number, i) => ({ number, carrier: tracking?.company ?? '', url: (i === 0 ? tracking?.url : tracking?.urls?.[i - 1]) ?? trackingUrl(tracking?.company, number) })),
+  };
+  order.data.fulfillments.push(f);
+  if (f.tracking[0]) order.tracking = { ...f.tracking[0] };
+  return f;
+}
+
+async function fulfillmentTrackingInfoUpdate(shop: Shop, args: Args): Promise<unknown> {
+  const order = orderByFulfillment(shop, args.fulfillmentId);
+  if (!order) return { fulfillment: null, userErrors: [err(['fulfillmentId'], 'Fulfillment does not exist.', 'INVALID')] };
+  const f = order.data.fulfillments.find((x) => gid('Fulfillment', x.id) === args.fulfillmentId)!;
+  const t = args.trackingInfoInput as Args;
+  const number = t.number ?? t.numbers?.[0];
+  f.tracking = number ? [{ number, carrier: t.company ?? '', url: t.url ?? trackingUrl(t.company, number) }] : [];
+  f.updatedAt = order.updatedAt = new Date().toISOString();
+  if (f.tracking[0]) order.tracking = { ...f.tracking[0] };
+  await shop.emit('orders/updated', order);
+  return { fulfillment: fulfillmentView(f), userErrors: [] };
+}
+
+const REASONS = ['correction', 'cycle_count_available', 'damaged', 'movement_created', 'movement_updated', 'movement_received', 'movement_canceled', 'other', 'promotion', 'quality_control', 'received', 'reservation_created', 'reservation_deleted', 'reservation_updated', 'restock', 'safety_stock', 'shrinkage'];
+
+function inventorySetQuantities(shop: Shop, args: Args): unknown {
+  const input = args.input as Args;
+  const errors: UserError[] = [];
+  if (!['available', 'on_hand'].includes(input.name)) errors.push(err(['input', 'name'], 'The quantity name must be either \'available\' or \'on_hand\'.', 'INVALID_NAME'));
+  if (!REASONS.includes(input.reason)) errors.push(err(['input', 'reason'], 'The specified reason is invalid.', 'INVALID_REASON'));
+  const rows = (input.quantities as Args[]).map((q, i) => {
+    const v = variantByItem(shop, q.inventoryItemId);
+    if (!v) errors.push(err(['input', 'quantities', i, 'inventoryItemId'], 'The specified inventory item could not be found.', 'INVALID_INVENTORY_ITEM'));
+    if (q.locationId !== LOCATION.id) errors.push(err(['input', 'quantities', i, 'locationId'], 'The specified location could not be found.', 'INVALID_LOCATION'));
+    // 2026-04: every quantity states what it changes from (null opts out of the compare)
+    if (!('changeFromQuantity' in q)) errors.push(err(['input', 'quantities', i, 'changeFromQuantity'], 'changeFromQuantity is required: pass the quantity you expect, or null to skip the check.', 'CHANGE_FROM_QUANTITY_REQUIRED'));
+    const current = v ? (input.name === 'on_hand' ? v.onHand : v.available) : 0;
+    if (v && q.changeFromQuantity !== null && q.changeFromQuantity !== undefined && q.changeFromQuantity !== current) {
+      errors.push(err(['input', 'quantities', i, 'changeFromQuantity'], 'The specified compare quantity does not match the current quantity.', 'COMPARE_QUANTITY_STALE'));
+    }
+    return { v, q, current };
+  });
+  if (errors.length) return { inventoryAdjustmentGroup: null, userErrors: errors };
+  const changes = rows.map(({ v, q, current }) => {
+    const delta = q.quantity - current;
+    if (input.name === 'on_hand') v!.onHand = q.quantity;
+    else {
+      v!.available = q.quantity;
+      v!.onHand += delta;
+    }
+    return { name: input.name, delta, quantityAfterChange: q.quantity, item: itemView(v!), location: LOCATION };
+  });
+  return { inventoryAdjustmentGroup: { id: gid('InventoryAdjustmentGroup', shop.next()), createdAt: new Date().toISOString(), reason: input.reason, changes }, userErrors: [] };
+}
+
+/** The Mutation root, bound to one shop. */
+export function mutationRoot(shop: Shop) {
+  return {
+    orderCreate: (args: Args, _ctx: unknown, info: GraphQLResolveInfo) => once(shop, info, args, false, () => orderCreate(shop, args)),
+    fulfillmentCreate: (args: Args, _ctx: unknown, info: GraphQLResolveInfo) => once(shop, info, args, false, () => fulfillmentCreate(shop, args)),
+    fulfillmentTrackingInfoUpdate: (args: Args, _ctx: unknown, info: GraphQLResolveInfo) => once(shop, info, args, false, () => fulfillmentTrackingInfoUpdate(shop, args)),
+    inventorySetQuantities: (args: Args, _ctx: unknown, info: GraphQLResolveInfo) => once(shop, info, args, true, () => inventorySetQuantities(shop, args)),
+  };
+}

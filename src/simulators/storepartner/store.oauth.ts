@@ -1,0 +1,65 @@
+/**
+ * Shopify's authorization-code OAuth as the shop plays it (partners.md section 2): authorize
+ * redirects straight back (the merchant's consent is taken as given) with code, hmac, host, shop,
+ * state and timestamp; the hmac is the hex HMAC-SHA256 of the other parameters, sorted and joined
+ * as URLSearchParams would encode them, keyed with the app's client secret. A code is good once.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import { json, type SimReply, type SimRequest } from '../shared/http.js';
+import { safeEqual } from '../shared/verify.js';
+
+/** The callback's hmac over every parameter but hmac and signature. */
+export function callbackHmac(secret: string, params: Record<string, string> | URLSearchParams): string {
+  const entries = [...new URLSearchParams(params as Record<string, string>).entries()].filter(([k]) => k !== 'hmac' && k !== 'signature');
+  entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return createHmac('sha256', secret).update(new URLSearchParams(entries).toString()).digest('hex');
+}
+
+/** Drops `read_x` where `write_x` is granted, as the token answer does. */
+const grantedScope = (scope: string) => {
+  const all = scope.split(',').map((s) => s.trim()).filter(Boolean);
+  return all.filter((s) => !(s.startsWith('read_') && all.includes(`write_${s.slice(5)}`))).join(',');
+};
+
+export function createOAuth(opts: { clientId: string; clientSecret: string; shop: string; issue: () => string }) {
+  const codes = new Map<string, { scope: string; expires: number }>();
+
+  const authorize = (req: SimRequest): SimReply => {
+    const q = req.query;
+    if (q.get('client_id') !== opts.clientId) return { status: 400, text: 'Oauth error invalid_request: The client_id is invalid or missing' };
+    const redirect = q.get('redirect_uri');
+    if (!redirect || !/^https?:\/\//.test(redirect)) return { status: 400, text: 'Oauth error invalid_request: The redirect_uri is missing or not whitelisted' };
+    const code = randomBytes(16).toString('hex');
+    codes.set(code, { scope: q.get('scope') ?? '', expires: Date.now() + 10 * 60_000 });
+    const params: Record<string, string> = {
+      code,
+      host: Buffer.from(`admin.shopify.com/store/${opts.shop.replace(/\.myshopify\.com$/, '')}`).toString('base64url'),
+      shop: opts.shop,
+      timestamp: String(Math.floor(Date.now() / 1000)),
+    };
+    if (q.get('state') !== null) params.state = q.get('state')!;
+    params.hmac = callbackHmac(opts.clientSecret, params);
+    const target = new URL(redirect);
+    for (const [k, v] of Object.entries(params)) target.searchParams.set(k, v);
+    return { status: 302, headers: { Location: target.toString() }, text: '' };
+  };
+
+  const accessToken = (req: SimRequest): SimReply => {
+    const type = req.header('content-type') ?? '';
+    let b: Record<string, unknown>;
+    try {
+      b = type.includes('application/x-www-form-urlencoded') ? Object.fromEntries(new URLSearchParams(req.raw.toString('utf8'))) : (req.json() as Record<string, unknown>);
+    } catch {
+      return json(400, { error: 'invalid_request', error_description: 'The request body could not be read' });
+    }
+    if (typeof b?.client_id !== 'string' || typeof b.client_secret !== 'string' || !safeEqual(b.client_id, opts.clientId) || !safeEqual(b.client_secret, opts.clientSecret)) {
+      return json(400, { error: 'invalid_client', error_description: 'Client authentication failed' });
+    }
+    const grant = typeof b.code === 'string' ? codes.get(b.code) : undefined;
+    if (!grant || grant.expires < Date.now()) return json(400, { error: 'invalid_request', error_description: 'The authorization code was not found or was already used' });
+    codes.delete(b.code as string);
+    return json(200, { access_token: opts.issue(), scope: grantedScope(grant.scope) });
+  };
+
+  return { authorize, accessToken };
+}

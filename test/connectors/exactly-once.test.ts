@@ -1,0 +1,122 @@
+/**
+ * One partner order per order and partner, created at the partner exactly once (T05's partner side):
+ * two `svc worker` processes share the routing and sending of 20 orders (two routing rows each);
+ * then a worker is killed (SIGKILL) after the partner took the order but before the worker heard
+ * back: another worker sends it again once the lease lapses, with the same reference, and the
+ * partner recognises it: still one order there, and ours records it.
+ */
+import test from 'ava';
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type pg from 'pg';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { pgClient } from '../helpers/db.js';
+import { buildItem, buildOrder } from '../helpers/factories.js';
+import { eventually } from '../helpers/eventually.js';
+import { spawnWorker, type Child } from '../helpers/processes.js';
+import type { RunningSimulator } from '../../src/simulators/index.js';
+import { configureOtc, otcSimulator, partnerOrdersOf } from './helpers.js';
+
+let app: TestApp;
+let db: pg.Client;
+let sim: RunningSimulator;
+let proxy: Server;
+let proxyUrl: string;
+const children: Child[] = [];
+/** true: the next order POST is forwarded to the partner, its answer withheld (the worker never hears back) */
+let holdNext = false;
+let held: ((order: string) => void) | undefined;
+const heldSockets: ServerResponse[] = [];
+
+/** A pass-through to the simulator that can withhold one answer (the crash window: the partner has it, we do not). */
+function forward(req: IncomingMessage, res: ServerResponse): void {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const body = Buffer.concat(chunks);
+    const target = new URL(req.url ?? '/', sim.url);
+    const out = httpRequest(target, { method: req.method, headers: { ...req.headers, host: target.host } }, (answer) => {
+      const back: Buffer[] = [];
+      answer.on('data', (c: Buffer) => back.push(c));
+      answer.on('end', () => {
+        if (holdNext && req.method === 'POST') {
+          holdNext = false;
+          heldSockets.push(res);
+          held?.(JSON.parse(body.toString()).reference);
+          return;
+        }
+        res.writeHead(answer.statusCode ?? 502, answer.headers).end(Buffer.concat(back));
+      });
+    });
+    out.end(body);
+  });
+}
+
+test.before(async () => {
+  app = await startTestApp();
+  db = await pgClient(app.dbUrl);
+  sim = await otcSimulator(app);
+  proxy = createServer(forward);
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  await configureOtc(proxyUrl);
+});
+test.after.always(async () => {
+  for (const c of children) await c.stop('SIGKILL').catch(() => undefined);
+  for (const r of heldSockets) r.destroy();
+  await new Promise<void>((resolve) => proxy?.close(() => resolve()));
+  await sim?.close();
+  await db?.end();
+  await app?.stop();
+});
+
+async function worker(env: Record<string, string> = {}): Promise<Child> {
+  const child = await spawnWorker(app.dbUrl, { SVC_LOG_LEVEL: 'warn', ...env });
+  children.push(child);
+  return child;
+}
+
+const createdCount = async (names: string[]) => Number((await db.query(`SELECT count(*) AS n FROM partner_orders WHERE sales_order = ANY($1) AND status = 'created'`, [names])).rows[0].n);
+
+test.serial('two worker processes: every order routed once and created at the partner exactly once', async (t) => {
+  const a = await buildItem({ mapping: { otc_sku: 'OTC-TWO-A' }, stock: { 'Main Warehouse - MSE': 500 } });
+  const b = await buildItem({ mapping: { otc_sku: 'OTC-TWO-B' }, stock: { 'Main Warehouse - MSE': 500 } });
+  const [w1, w2] = await Promise.all([worker(), worker()]);
+  const names: string[] = [];
+  for (let i = 0; i < 20; i++) names.push((await buildOrder({ submitted: true, lines: [{ item_code: a, qty: 1 }, { item_code: b, qty: 2 }] })).name);
+  await eventually(async () => (await createdCount(names)) === 20, { timeoutMs: 60_000, message: '20 partner orders created' });
+  for (const name of names) {
+    t.is(sim.orders().filter((o) => o.dedupeKey === name).length, 1, name);
+    const [p] = await partnerOrdersOf(db, name);
+    t.deepEqual(p.lines.map((l) => l.partner_sku), ['OTC-TWO-A', 'OTC-TWO-B'], 'both lines in the one partner order');
+  }
+  t.is(Number((await db.query(`SELECT count(*) AS n FROM partner_orders WHERE sales_order = ANY($1)`, [names])).rows[0].n), 20);
+  const posts = sim.requests().filter((r) => r.method === 'POST' && r.path === '/api/receivers/orders/inbound');
+  t.is(posts.length, 20, 'each partner order sent once');
+  const ran = (await db.query(`SELECT DISTINCT a.worker FROM outbox_attempts a JOIN outbox o ON o.id = a.outbox_id WHERE o.kind IN ('fulfilment_route', 'partner_order') AND o.target = ANY($1)`, [names])).rows;
+  t.is(ran.length, 2, 'both workers took part');
+  await Promise.all([w1.stop(), w2.stop()]);
+});
+
+test.serial('a worker killed after the partner took the order: another sends it again with the same reference, one order at the partner', async (t) => {
+  const item = await buildItem({ mapping: { otc_sku: 'OTC-KILL' } });
+  // a short partner timeout keeps the lease on the send (3 calls + budget wait + 5 s) near 13 s
+  const first = await worker({ SVC_PARTNER_TIMEOUT_MS: '2000' });
+  const postsBefore = sim.requests().filter((r) => r.method === 'POST' && r.path === '/api/receivers/orders/inbound').length;
+  holdNext = true;
+  const reached = new Promise<string>((resolve) => (held = resolve));
+  const { name } = await buildOrder({ submitted: true, lines: [{ item_code: item, qty: 1 }] });
+  t.is(await reached, name);
+  await first.stop('SIGKILL');
+  t.is(sim.orders().filter((o) => o.dedupeKey === name).length, 1, 'the partner has the order');
+  t.not((await partnerOrdersOf(db, name))[0].status, 'created', 'but we never heard back');
+  await worker({ SVC_PARTNER_TIMEOUT_MS: '2000' });
+  await eventually(async () => (await createdCount([name])) === 1, { timeoutMs: 60_000, intervalMs: 200, message: 'created by the second worker' });
+  const atPartner = sim.orders().filter((o) => o.dedupeKey === name);
+  t.is(atPartner.length, 1, 'still one order at the partner');
+  const posts = sim.requests().filter((r) => r.method === 'POST' && r.path === '/api/receivers/orders/inbound').length;
+  t.is(posts - postsBefore, 2, 'sent twice, the second time recognised by its reference');
+  const [p] = await partnerOrdersOf(db, name);
+  t.is(p.partner_reference, name);
+  t.is((await db.query(`SELECT otc_transaction_id FROM sales_orders WHERE name = $1`, [name])).rows[0].otc_transaction_id, atPartner[0].ref, 'the partner’s one transaction id is recorded');
+});
