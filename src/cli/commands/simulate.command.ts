@@ -79,8 +79,8 @@ export function registerSimulate(program: Command, io: Io): void {
       if (partner === 'peptidepartner') io.out('Webhooks: none (the partner has none; svc polls the order status)');
       else io.out(opts.webhookUrl ? `Webhooks: POST ${opts.webhookUrl}` : 'Webhooks: off (no --webhook-url)');
       io.out(`Orders move ${opts.advanceEvery ? `every ${opts.advanceEvery} s and ` : ''}on POST ${sim.url}/_sim/orders/<ref>/advance; see GET ${sim.url}/_sim/orders`);
-      io.out('Press Ctrl-C to stop.');
-      await trap.signalled;
+      io.out(`Press Ctrl-C to stop (or POST ${sim.url}/_sim/shutdown).`);
+      await Promise.race([trap.signalled, sim.stopped()]);
       await sim.close();
       io.out(`${partner} simulator stopped`);
     });
