@@ -20,6 +20,7 @@ export { startStorepartnerSimulator, STORE_API_VERSION, type StoreOptions, type 
 export { storeHmac } from './storepartner/store.webhooks.js';
 export { callbackHmac } from './storepartner/store.oauth.js';
 
+export { startNppesSimulator, DEFAULT_PROVIDERS, type NppesProvider, type RunningNppes } from './nppes/nppes.simulator.js';
 export { DEMO_CREDENTIALS, configureCommand, type CredentialsByPartner } from './defaults.js';
 
 export interface OptionsByPartner {

@@ -109,4 +109,8 @@ test('a timer moves orders to completed on its own; nested webhooks unsigned wit
   const limited = await inbound(timed, order('SO-U'), 'k');
   t.is(limited.status, 429);
   t.true(Number(limited.headers.get('retry-after')) > 0);
+  // a script that started it in the background stops it over HTTP
+  t.deepEqual((await call(`${timed.url}/_sim/shutdown`, { method: 'POST' })).body, { stopping: true });
+  await timed.stopped();
+  await t.throwsAsync(call(`${timed.url}/_sim/orders`));
 });

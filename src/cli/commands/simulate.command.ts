@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { trapStopSignals } from '../../app/lifecycle.js';
-import { configureCommand, DEMO_CREDENTIALS, PARTNERS, startSimulator, type CredentialsByPartner, type PartnerKey } from '../../simulators/index.js';
+import { configureCommand, DEFAULT_PROVIDERS, DEMO_CREDENTIALS, PARTNERS, startNppesSimulator, startSimulator, type CredentialsByPartner, type PartnerKey } from '../../simulators/index.js';
 import { CliError, type Io } from '../io.js';
 
 function port(value: string): number {
@@ -53,7 +53,7 @@ export function registerSimulate(program: Command, io: Io): void {
   program
     .command('simulate')
     .description('Run one partner simulator in the foreground (loopback HTTP; Ctrl-C stops it)')
-    .addArgument(program.createArgument('<partner>', 'rxpartner, shipper, otcpartner, peptidepartner or storepartner').choices(PARTNERS))
+    .addArgument(program.createArgument('<partner>', 'rxpartner, shipper, otcpartner, peptidepartner, storepartner, or nppes (the NPI registry)').choices([...PARTNERS, 'nppes']))
     .option('-p, --port <port>', 'port (default 0: a free one)', port)
     .option('-H, --host <host>', 'bind address (default 127.0.0.1)')
     .option('--webhook-url <url>', 'where partner events are POSTed, signed the partner\'s way')
@@ -65,7 +65,8 @@ export function registerSimulate(program: Command, io: Io): void {
     .addOption(new Option('--client-id <id>', 'rxpartner, storepartner: the client id'))
     .addOption(new Option('--client-secret <secret>', 'rxpartner, storepartner: the client secret'))
     .addOption(new Option('--access-token <token>', 'storepartner: an admin access token accepted from the start'))
-    .action(async (partner: PartnerKey, opts: SimulateOpts) => {
+    .action(async (partner: PartnerKey | 'nppes', opts: SimulateOpts) => {
+      if (partner === 'nppes') return simulateNppes(io, opts);
       if (opts.webhookUrl && !/^https?:\/\//.test(opts.webhookUrl)) throw new CliError('--webhook-url must be an http(s) URL', 2);
       const credentials = credentialsFor(partner, opts);
       const trap = trapStopSignals();
@@ -79,9 +80,23 @@ export function registerSimulate(program: Command, io: Io): void {
       if (partner === 'peptidepartner') io.out('Webhooks: none (the partner has none; svc polls the order status)');
       else io.out(opts.webhookUrl ? `Webhooks: POST ${opts.webhookUrl}` : 'Webhooks: off (no --webhook-url)');
       io.out(`Orders move ${opts.advanceEvery ? `every ${opts.advanceEvery} s and ` : ''}on POST ${sim.url}/_sim/orders/<ref>/advance; see GET ${sim.url}/_sim/orders`);
-      io.out('Press Ctrl-C to stop.');
-      await trap.signalled;
+      io.out(`Press Ctrl-C to stop (or POST ${sim.url}/_sim/shutdown).`);
+      await Promise.race([trap.signalled, sim.stopped()]);
       await sim.close();
       io.out(`${partner} simulator stopped`);
     });
+}
+
+/** The NPI registry (issue 13): no credentials, no orders, no webhooks. */
+async function simulateNppes(io: Io, opts: SimulateOpts): Promise<void> {
+  const extra = Object.entries(opts).filter(([k, v]) => v !== undefined && k !== 'port' && k !== 'host').map(([k]) => flagName(k));
+  if (extra.length) throw new CliError(`nppes takes only --port and --host (not ${extra.join(', ')})`, 2);
+  const trap = trapStopSignals();
+  const sim = await startNppesSimulator({ host: opts.host, port: opts.port });
+  io.out(`nppes simulator listening on ${sim.url} (GET ${sim.url}/api/?version=2.1&number=<npi>)`);
+  io.out(`Registered NPIs: ${DEFAULT_PROVIDERS.map((p) => p.number).join(', ')} (add more with POST ${sim.url}/_sim/providers)`);
+  io.out('Press Ctrl-C to stop.');
+  await trap.signalled;
+  await sim.close();
+  io.out('nppes simulator stopped');
 }

@@ -60,8 +60,27 @@ export async function assemble<X>(opts: {
     },
     { method: 'GET', path: 'requests', handle: () => ({ requests: server.requests() }) },
     { method: 'GET', path: 'webhooks', handle: () => ({ deliveries: webhooks.deliveries() }) },
+    {
+      method: 'POST',
+      path: 'shutdown', // stops the simulator after answering: for scripts that started it in the background
+      handle: () => {
+        setImmediate(() => void close());
+        return { stopping: true };
+      },
+    },
   ];
   const server = await startSimServer({ host: opts.host, port: opts.port, handle: opts.handle, controls: [...shared, ...(opts.controls ?? [])], styleError: opts.styleError });
+  let closing: Promise<void> | undefined;
+  let markStopped!: () => void;
+  const stopped = new Promise<void>((resolve) => (markStopped = resolve));
+  const close = () =>
+    (closing ??= (async () => {
+      book.close();
+      webhooks.close();
+      opts.onClose?.();
+      await server.close();
+      markStopped();
+    })());
   return {
     partner: opts.partner,
     url: server.url,
@@ -70,12 +89,8 @@ export async function assemble<X>(opts: {
     failNext: (count, spec) => server.failNext(count, spec),
     requests: () => server.requests(),
     deliveries: () => webhooks.deliveries(),
-    async close() {
-      book.close();
-      webhooks.close();
-      opts.onClose?.();
-      await server.close();
-    },
+    stopped: () => stopped,
+    close,
   };
 }
 

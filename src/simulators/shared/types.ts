@@ -90,6 +90,8 @@ export interface RunningSimulator {
   requests(): SimRequestLog[];
   /** webhook deliveries, in order (an addition to the shared contract) */
   deliveries(): SimDelivery[];
+  /** resolves once the simulator has closed (by close() or POST /_sim/shutdown) */
+  stopped(): Promise<void>;
 }
 
 /** A control call that cannot be done (unknown order, a move the partner does not allow). */
