@@ -140,7 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     const value = env[variable];
     if (value !== undefined && value !== '') setPath(raw, spec.path, parseEnvValue(variable, value, spec.type));
   }
-  merge(raw, overrides as Record<string, unknown>);
+  merge(raw, overrides);
   if (raw.baseUrl === undefined || (env.SVC_BASE_URL === undefined && !overrides.baseUrl)) raw.baseUrl = `http://${raw.host === '0.0.0.0' ? '127.0.0.1' : raw.host}:${raw.port}`;
   const { value, error } = schema.validate(raw, { abortEarly: true, convert: true });
   if (error) {

@@ -36,7 +36,7 @@ export function columnsOf<M extends Model>(model: ModelStatic<M>): Columns<M> {
 
 /** The table and its columns, for a statement over one model: `const { t, c } = namesOf(Bin)`. */
 export function namesOf<M extends Model>(model: ModelStatic<M>): { t: string; c: Columns<M> } {
-  return { t: tableOf(model as unknown as ModelStatic<Model>), c: columnsOf(model) };
+  return { t: tableOf(model), c: columnsOf(model) };
 }
 
 /** A value computed on first use and kept (SQL text built from model metadata). */

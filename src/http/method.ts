@@ -37,7 +37,7 @@ export interface MethodDef<A = Record<string, any>> {
 export function methodArgs(request: Request): Record<string, unknown> {
   const payload = request.payload as unknown;
   const contentType = String(request.headers['content-type'] ?? '');
-  if (payload != null && contentType.includes('json') && !(typeof payload === 'object' && !Array.isArray(payload) && Object.keys(payload as object).length === 0 && !Buffer.isBuffer(payload))) {
+  if (payload != null && contentType.includes('json') && !(typeof payload === 'object' && !Array.isArray(payload) && Object.keys(payload).length === 0 && !Buffer.isBuffer(payload))) {
     if (Array.isArray(payload)) return { data: payload };
     if (typeof payload === 'object') return { ...(payload as Record<string, unknown>) };
   }
@@ -97,7 +97,7 @@ export function methodRoute<A = Record<string, any>>(def: MethodDef<A>): ServerR
         const args = validateArgs(def.args, methodArgs(request));
         const actor = request.auth.isAuthenticated ? actorOf(request) : undefined;
         const result = await def.handler({ request, h, args, actor });
-        if (result && typeof result === 'object' && 'variety' in (result as object) && 'statusCode' in (result as object)) return result as ResponseObject;
+        if (result && typeof result === 'object' && 'variety' in result && 'statusCode' in result) return result as ResponseObject;
         if (result === undefined || result === null) return {};
         return { message: result };
       },

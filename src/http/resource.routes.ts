@@ -35,7 +35,7 @@ export const resourceRoutes: ServerRoute[] = [
       app: { access: 'authenticated' },
       validate: { params: Joi.object({ doctype: params.doctype }) },
       handler: async (request, h) => {
-        const page = await listPage(actorOf(request), docType(String(request.params.doctype)), request.query as ListParams);
+        const page = await listPage(actorOf(request), docType(String(request.params.doctype)), request.query);
         return h.response({ data: page.rows }).header(PAGE_LENGTH_HEADER, String(page.pageLength));
       },
     },

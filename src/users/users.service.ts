@@ -78,7 +78,7 @@ export async function findLoginUser(email: string): Promise<{ id: string; passwo
 
 /** Stamps a successful login (updated_at stays: a login changes no account data). */
 export async function recordLogin(userId: string, opts: { transaction?: Tx } = {}): Promise<void> {
-  await User.update({ lastLoginAt: fn('now') as unknown as Date }, { where: { id: userId }, silent: true, transaction: opts.transaction });
+  await User.update({ lastLoginAt: fn('now') }, { where: { id: userId }, silent: true, transaction: opts.transaction });
 }
 
 /** A user by id or e-mail, locked for the caller's transaction. */
@@ -107,7 +107,7 @@ export interface DoctorFields {
 export async function setDoctorVerification(email: string, v: { npi: string; dea: string; deaLicenseFile: string | null; by: string }, opts: { transaction?: Tx } = {}): Promise<boolean> {
   const [count] = await User.update(
     {
-      doctorNpi: v.npi, doctorDeaNumber: v.dea, doctorVerifiedBy: v.by, doctorVerifiedAt: fn('now') as unknown as Date,
+      doctorNpi: v.npi, doctorDeaNumber: v.dea, doctorVerifiedBy: v.by, doctorVerifiedAt: fn('now'),
       ...(v.deaLicenseFile ? { doctorDeaLicenseFile: v.deaLicenseFile } : {}), // an earlier certificate stays when none is given
     },
     { where: byEmail(email), transaction: opts.transaction },

@@ -74,7 +74,7 @@ export function fastProduct(raw: Record<string, unknown>): ProductInput | undefi
     out[key] = v;
   }
   if (out.sku === undefined && out.item_code === undefined && out.vendor_product_id === undefined && out.medgrid_item_code === undefined) return undefined;
-  return out as ProductInput;
+  return out;
 }
 
 /** Codes sent as numbers become text; booleans for `disabled` become 0/1. */

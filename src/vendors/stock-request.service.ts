@@ -97,7 +97,7 @@ export async function decideStockUpdateRequest(actor: Actor, name: string, decis
         : { ...(await adjustStock(actor, { item_code: req.item_code, warehouse: req.warehouse, delta: req.action === 'Remove' ? -req.quantity : req.quantity, ...voucher }, { transaction })) };
     }
     await StockUpdateRequest.update(
-      { status: decision === 'approve' ? 'Approved' : 'Rejected', decidedBy: actor.email ?? actor.id, decidedAt: fn('now') as unknown as Date, decisionReason: reason ?? null },
+      { status: decision === 'approve' ? 'Approved' : 'Rejected', decidedBy: actor.email ?? actor.id, decidedAt: fn('now'), decisionReason: reason ?? null },
       { where: { name }, transaction },
     );
     await recordAudit(transaction, actor, { action: decision, object_type: 'Stock Update Request', object_name: name });

@@ -196,7 +196,7 @@ export async function generateCredentials(actor: Actor, name: string, opts: { tr
     const clientId = row.clientId ?? `${CLIENT_ID_PREFIX}${randomToken(12).replace(/[-_]/g, 'x').toLowerCase()}`;
     const secret = `svcs_${randomToken(32)}`;
     await VendorProfile.update(
-      { clientId, clientSecretHash: hashClientSecret(secret), secretVersion: literal(`${columnsOf(VendorProfile).secretVersion} + 1`) as unknown as number, credentialsGeneratedAt: now() },
+      { clientId, clientSecretHash: hashClientSecret(secret), secretVersion: literal(`${columnsOf(VendorProfile).secretVersion} + 1`), credentialsGeneratedAt: now() },
       { where: { name }, transaction },
     );
     await recordAudit(transaction, actor, { action: 'generate-credentials', object_type: 'Vendor Profile', object_name: name });

@@ -8,10 +8,9 @@ import pg from 'pg';
 import { startTestApp, tokenClient, loginAs, type TestApp } from '../helpers/app.js';
 import { serverMessages, type Client } from '../helpers/http.js';
 import { registerDocType, type Doc } from '../../src/shared/doctype.js';
-import { definePolicy } from '../../src/auth/policy/index.js';
+import { definePolicy, authorize } from '../../src/auth/policy/index.js';
 import { DataTypes, Model } from 'sequelize';
 import { db, execute, selectOne } from '../../src/db/sequelize.js';
-import { authorize } from '../../src/auth/policy/index.js';
 import { NotFoundError, BusinessRuleError } from '../../src/shared/errors.js';
 
 let app: TestApp;
