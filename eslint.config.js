@@ -106,6 +106,9 @@ export default defineConfig(
       'import-x/no-self-import': 'error',
       'import-x/no-useless-path-segments': 'error',
       'import-x/no-duplicates': 'error',
+      // `{}` is what TypeScript narrows `unknown` to after a truthiness or null check (`x ?? ''`, `if (x)`):
+      // the rule leaves `unknown` alone by default (checkUnknown: false), so it leaves `{}` alone too
+      '@typescript-eslint/no-base-to-string': ['error', { ignoredTypeNames: ['Error', 'RegExp', 'URL', 'URLSearchParams', '{}'] }],
       // `_`-prefixed names are deliberate (an ignored parameter kept for a signature, a destructured rest)
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
     },

@@ -92,7 +92,7 @@ export function filesRoutes(): ServerRoute[] {
       access: 'authenticated',
       tags: ['files'],
       description: 'Download a private file by name or file_url (audited)',
-      args: Joi.object({ file: Joi.string().max(500).required() }),
+      args: Joi.object<{ file: string }>({ file: Joi.string().max(500).required() }),
       handler: ({ request, h, args }) => download(request, h, args.file),
     }),
   ];

@@ -13,8 +13,8 @@ import { actorOf, refusalOf } from './plugins/auth.js';
 
 export type HttpVerb = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export interface MethodDef<A = Record<string, any>> {
+/** A: the arguments after validation, declared with their schema: `args: Joi.object<{ vendor: string }>({ … })`. */
+export interface MethodDef<A = Record<string, unknown>> {
   /** dotted name after /api/method/ */
   name: string;
   /** default: GET and POST */
@@ -30,7 +30,7 @@ export interface MethodDef<A = Record<string, any>> {
   /** extra hapi route options (pre, payload limits, plugins) */
   options?: Record<string, unknown>;
   /** the result is wrapped in { message } unless it is a hapi response */
-  handler(ctx: { request: Request; h: ResponseToolkit; args: A; actor: Actor | undefined }): Promise<unknown> | unknown;
+  handler(ctx: { request: Request; h: ResponseToolkit; args: A; actor: Actor | undefined }): unknown;
 }
 
 /** Frappe's argument merge (frappe/app.py make_form_dict). */
@@ -68,14 +68,13 @@ export function jsonParam<T>(value: unknown, name: string): T | undefined {
 
 export function validateArgs<A>(schema: Joi.ObjectSchema<A> | undefined, args: Record<string, unknown>): A {
   if (!schema) return args as A;
-  const { value, error } = schema.validate(args, { abortEarly: false, convert: true, stripUnknown: false });
-  if (error) throw new InputError(error.details[0].message.replace(/"/g, ''), error.details.map((d) => d.message.replace(/"/g, '')));
-  return value;
+  const result = schema.validate(args, { abortEarly: false, convert: true, stripUnknown: false });
+  if (result.error) throw new InputError(result.error.details[0].message.replace(/"/g, ''), result.error.details.map((d) => d.message.replace(/"/g, '')));
+  return result.value;
 }
 
 /** Builds the hapi route(s) of one method. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function methodRoute<A = Record<string, any>>(def: MethodDef<A>): ServerRoute {
+export function methodRoute<A = Record<string, unknown>>(def: MethodDef<A>): ServerRoute {
   const methods = def.methods ?? ['GET', 'POST'];
   const isPublic = def.access === 'public';
   const documented = def.args ? (methods.includes('GET') ? { query: def.args } : { payload: def.args.allow(null) }) : {};

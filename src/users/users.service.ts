@@ -41,8 +41,9 @@ function byEmail(email: string): WhereOptions {
 /** Creates a user (admin or CLI). Passwords are hashed with scrypt. */
 export async function createUser(actor: Actor, input: NewUser, opts: { transaction?: Tx } = {}): Promise<{ id: string; email: string; roles: Role[] }> {
   authorize(actor, 'create', 'User');
-  const { value, error } = newUserSchema.validate(input);
-  if (error) throw new InputError(error.details[0].message.replace(/"/g, ''));
+  const validated = newUserSchema.validate(input);
+  if (validated.error) throw new InputError(validated.error.details[0].message.replace(/"/g, ''));
+  const value = validated.value;
   const exists = await User.findOne({ attributes: ['id'], where: byEmail(value.email), transaction: opts.transaction });
   if (exists) throw new ConflictError(`User ${value.email} already exists`, 'DuplicateEntryError');
   const hash = value.password ? await hashPassword(value.password) : null;

@@ -47,7 +47,7 @@ function listedCodes(args: Record<string, unknown>): Record<string, unknown>[] |
     }
     if (Array.isArray(value)) {
       if (value.length > 500) throw new RateLimitError(`Batch too large: ${value.length} records (at most 500 per request)`);
-      return value.map((code) => ({ [field === 'item_code' ? 'sku' : field]: code }));
+      return (value as unknown[]).map((code) => ({ [field === 'item_code' ? 'sku' : field]: code }));
     }
   }
   return undefined;
