@@ -17,9 +17,9 @@ test('eventually returns the first value that is not undefined, null or false, a
 test('eventually fails after its deadline, naming what it waited for and the last failure', async (t) => {
   let calls = 0;
   const err = await t.throwsAsync(
-    eventually(async () => {
+    eventually(() => {
       calls += 1;
-      throw new Error(`attempt ${calls} failed`);
+      return Promise.reject(new Error(`attempt ${calls} failed`));
     }, { timeoutMs: 50, intervalMs: 5, message: 'the row to be done' }),
   );
   t.regex(err.message, /^timed out after 50 ms waiting for the row to be done; last check: attempt \d+ failed$/);
