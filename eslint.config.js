@@ -98,6 +98,10 @@ export default defineConfig(
     plugins: { 'import-x': importX, svc: { rules: { 'domain-cycles': domainCycles } } },
     settings: {
       'import-x/resolver-next': [createTypeScriptImportResolver({ project: at('tsconfig.json') })],
+      // no-cycle reads the imported modules themselves: it skips a file whose extension or parser it does not know
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/external-module-folders': ['node_modules', 'node_modules/@types'],
     },
     rules: {
       'import-x/no-cycle': 'error',
@@ -126,7 +130,7 @@ export default defineConfig(
     },
   },
   {
-    // plain JavaScript outside the TypeScript project: the binary's launcher and this file
+    // plain JavaScript outside the TypeScript project: the binary's launcher, this file and lint/
     files: ['bin/svc', '**/*.js'],
     extends: [js.configs.recommended],
     languageOptions: { sourceType: 'module', ecmaVersion: 2024, globals: globals.node },

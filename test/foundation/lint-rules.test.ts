@@ -1,8 +1,9 @@
 /**
  * The layer rules of eslint.config.js bite (issue 11): a probe import, linted as if it were a file at
- * a given place, is refused or allowed as the layers say, and the domain-cycle rule finds a cycle
- * that no file-level cycle check would. Type information is off for the probes (the files do not
- * exist, and the import rules do not need it), so this takes seconds, not the whole lint run.
+ * a given place, is refused or allowed as the layers say; the domain-cycle rule finds a cycle that no
+ * file-level cycle check would, and the file-level one (import-x/no-cycle) finds file cycles. Type
+ * information is off for the probes (the files do not exist, and the import rules do not need it), so
+ * this takes seconds, not the whole lint run.
  */
 import test from 'ava';
 import { ESLint, Linter } from 'eslint';
@@ -114,4 +115,26 @@ test('the domain-cycle rule finds a cycle between folders that no file cycle mak
   t.deepEqual(lint('src/c/v.ts'), [], 'c → a is one way; c → shared → c is not a domain cycle');
   // the file being edited counts as the editor holds it: dropping the import ends the cycle
   t.deepEqual(linter.verify('export const x = 2;\n', config, { filename: join(root, 'src/a/x.ts') }), []);
+});
+
+test('import-x/no-cycle follows .ts files (it skips a file type it is not told about, so this is checked)', async (t) => {
+  // dist/ is ESLint-ignored and read by no other test: the probe lives there for the moment it takes
+  const dir = join(projectRoot, 'dist', `lint-cycle-probe-${process.pid}`);
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'a.ts'), "import { b } from './b.js';\nexport const a = (): unknown => b;\n");
+  await writeFile(join(dir, 'b.ts'), "import { a } from './a.js';\nexport const b = (): unknown => a;\n");
+  await writeFile(join(dir, 'c.ts'), "import { a } from './a.js';\nexport const c = (): unknown => a;\n");
+  const unignored = new ESLint({
+    cwd: projectRoot,
+    ignore: false,
+    overrideConfig: [
+      { files: ['**/*.ts'], ...tseslint.configs.disableTypeChecked, languageOptions: { parserOptions: { projectService: false, project: null } } },
+    ],
+  });
+  const results = await unignored.lintFiles(['a.ts', 'b.ts', 'c.ts'].map((f) => join(dir, f)));
+  t.deepEqual(
+    results.map((r) => r.messages.filter((m) => m.ruleId === 'import-x/no-cycle').length),
+    [1, 1, 0],
+  );
 });
