@@ -4,7 +4,7 @@
  * before the database and ava. A finding fails the run (one failure on the last line) but the tests
  * still run, so one CI run shows both. Runs for the whole suite only, as the coverage floor does: a
  * run of a few files is someone iterating, and `npm run lint` is one command away.
- * The two run side by side (ESLint is the long one: about 40 s of CPU, Prettier 15 s) and print in
+ * The two run side by side (ESLint is the long one: about a minute of CPU, Prettier 15 s) and print in
  * turn. Prettier keeps a cache of the files it found formatted (keyed by their content): safe, as
  * its answer depends on nothing else; ESLint keeps none (its type-aware and cycle rules read other files).
  */
