@@ -21,7 +21,7 @@ let pool: pg.Pool;
 const logs: string[] = [];
 const ran: number[] = [];
 
-registerOutboxHandler({ kind: 'probe_unhandled', run: async (row: OutboxRow) => (ran.push(row.id), { ok: true }) });
+registerOutboxHandler({ kind: 'probe_unhandled', run: (row: OutboxRow) => (ran.push(row.id), Promise.resolve({ ok: true })) });
 
 test.before(async () => {
   dbUrl = await createTestDatabase();
