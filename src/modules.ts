@@ -28,6 +28,7 @@ import { fulfilmentRouteHandler } from './connectors/router.service.js';
 import { partnerOrderHandler } from './connectors/partner-order.handler.js';
 import { partnerEventHandler } from './connectors/partner-event.handler.js';
 import { otcpartnerConnector } from './connectors/otcpartner/otcpartner.connector.js';
+import { shipperConnector } from './connectors/shipper/shipper.connector.js';
 // document types at /api/resource (each file registers the types of its domain)
 import './org/org.doctypes.js';
 import './vendors/vendor.doctypes.js';
@@ -49,6 +50,7 @@ registerOutboxHandler(partnerOrderHandler);
 registerOutboxHandler(partnerEventHandler);
 
 registerConnector(otcpartnerConnector);
+registerConnector(shipperConnector);
 
 registerJob(housekeepingJob);
 registerJob(idempotencyPurgeJob);

@@ -14,7 +14,7 @@ import { orderContactEmails } from '../org/org.service.js';
 import type { AttemptContext, AttemptOutcome, OutboxHandler, OutboxRow } from '../shared/outbox.js';
 import { partnerBudget, partnerLimits } from './budget.js';
 import { allowedTrackingUrl, trackingUrlFor } from './carriers.js';
-import { connectorOf, PartnerCallError, type Connector, type PartnerEvent } from './connector.js';
+import { connectorOf, PartnerBudgetWait, PartnerCallError, type Connector, type PartnerEvent } from './connector.js';
 import { loadPartnerCredentials } from './credentials/credentials.service.js';
 import { partnerHttp } from './partner-http.js';
 import { PartnerEventRecord } from './partner-event.model.js';
@@ -81,6 +81,7 @@ async function resolve(connector: Connector, rec: PartnerEventRecord, ctx: Attem
   try {
     events = await connector.resolveEvent(rec.event, cctx);
   } catch (err) {
+    if (err instanceof PartnerBudgetWait) return { ok: false, error: err.message, retryInSeconds: Math.max(1, err.waitSeconds), deferred: true };
     return { ok: false, error: err instanceof PartnerCallError ? err.message : `connector error: ${(err as Error).message}` };
   }
   return withTransaction(undefined, async (transaction) => {
