@@ -28,6 +28,10 @@ import { fulfilmentRouteHandler } from './connectors/router.service.js';
 import { partnerOrderHandler } from './connectors/partner-order.handler.js';
 import { partnerEventHandler } from './connectors/partner-event.handler.js';
 import { otcpartnerConnector } from './connectors/otcpartner/otcpartner.connector.js';
+import { shipperConnector } from './connectors/shipper/shipper.connector.js';
+import { peptidepartnerConnector } from './connectors/peptidepartner/peptidepartner.connector.js';
+import { partnerPollHandler } from './connectors/partner-poll.service.js';
+import { peptidePollJob } from './connectors/peptidepartner/peptide-poll.job.js';
 // document types at /api/resource (each file registers the types of its domain)
 import './org/org.doctypes.js';
 import './vendors/vendor.doctypes.js';
@@ -47,8 +51,12 @@ registerOutboxHandler(vendorWebhookHandler);
 registerOutboxHandler(fulfilmentRouteHandler);
 registerOutboxHandler(partnerOrderHandler);
 registerOutboxHandler(partnerEventHandler);
+registerOutboxHandler(partnerPollHandler);
 
 registerConnector(otcpartnerConnector);
+registerConnector(shipperConnector);
+registerConnector(peptidepartnerConnector);
 
 registerJob(housekeepingJob);
 registerJob(idempotencyPurgeJob);
+registerJob(peptidePollJob);

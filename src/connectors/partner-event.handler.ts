@@ -12,9 +12,9 @@ import { queueMail } from '../mail/mail.service.js';
 import { recordPartnerShipment, writePartnerFields } from '../orders/partner-fulfilment.service.js';
 import { orderContactEmails } from '../org/org.service.js';
 import type { AttemptContext, AttemptOutcome, OutboxHandler, OutboxRow } from '../shared/outbox.js';
-import { trackingUrlFor } from '../vendor-api/stages.js';
 import { partnerBudget, partnerLimits } from './budget.js';
-import { connectorOf, PartnerCallError, type Connector, type PartnerEvent } from './connector.js';
+import { allowedTrackingUrl, trackingUrlFor } from './carriers.js';
+import { connectorOf, PartnerBudgetWait, PartnerCallError, type Connector, type PartnerEvent } from './connector.js';
 import { loadPartnerCredentials } from './credentials/credentials.service.js';
 import { partnerHttp } from './partner-http.js';
 import { PartnerEventRecord } from './partner-event.model.js';
@@ -57,14 +57,16 @@ async function applyTo(connector: Connector, po: PartnerOrder, event: PartnerEve
   if (move === 'same' && !newTracking) return `ignored: already ${po.partnerStatus}`;
   const carrier = event.tracking?.carrier || po.carrier;
   const trackingNumber = number ?? po.trackingNumber;
-  const trackingUrl = event.tracking?.url || (newTracking ? null : po.trackingUrl) || (trackingNumber ? trackingUrlFor(carrier, trackingNumber) : null);
+  // a partner's link is shown only when it points at a carrier's own host (carriers.ts), else derived
+  const trackingUrl = allowedTrackingUrl(event.tracking?.url) || (newTracking ? null : po.trackingUrl) || trackingUrlFor(carrier, trackingNumber);
   const status = move === 'advance' ? event.status : po.partnerStatus!;
   const { stage, shipped, delivered } = stageOf(connector.statuses, status);
   await updatePartnerOrder(po, { partnerStatus: status, trackingNumber, carrier, trackingUrl, ...(shipped && !po.shippedAt ? { shippedAt: new Date() } : {}) }, { transaction });
   const f = connector.orderFields;
   await writePartnerFields(po.salesOrder, { [f.status]: status, [f.trackingNumber]: trackingNumber, [f.carrier]: carrier, [f.trackingUrl]: trackingUrl, [f.syncDate]: new Date() }, { transaction });
   const progress = await recordPartnerShipment(actor, { salesOrder: po.salesOrder, partner: po.partner, label: connector.label, trackingNumber, carrier, trackingUrl, stage, statusText: event.statusText ?? status, shipped, delivered }, { transaction });
-  if (shipped && newTracking) await notifyCustomer(po, connector.label, { number: trackingNumber!, carrier, url: trackingUrl }, transaction);
+  // mailed once per number: when it arrives shipped, or when the order first ships with a number it already had (a label)
+  if (shipped && trackingNumber && (newTracking || !po.shippedAt)) await notifyCustomer(po, connector.label, { number: trackingNumber, carrier, url: trackingUrl }, transaction);
   return `applied: ${po.partnerStatus ?? '(none)'} → ${status}${newTracking ? `, tracking ${trackingNumber}` : ''}; order ${progress.status}`;
 }
 
@@ -80,6 +82,7 @@ async function resolve(connector: Connector, rec: PartnerEventRecord, ctx: Attem
   try {
     events = await connector.resolveEvent(rec.event, cctx);
   } catch (err) {
+    if (err instanceof PartnerBudgetWait) return { ok: false, error: err.message, retryInSeconds: Math.max(1, err.waitSeconds), deferred: true };
     return { ok: false, error: err instanceof PartnerCallError ? err.message : `connector error: ${(err as Error).message}` };
   }
   return withTransaction(undefined, async (transaction) => {

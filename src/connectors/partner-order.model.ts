@@ -29,6 +29,8 @@ export class PartnerOrder extends Model<InferAttributes<PartnerOrder>, InferCrea
   declare outboxId: CreationOptional<number | null>;
   declare sentAt: CreationOptional<Date | null>;
   declare shippedAt: CreationOptional<Date | null>;
+  /** when the worker last asked the partner for its status (polled partners only) */
+  declare polledAt: CreationOptional<Date | null>;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
 
@@ -51,6 +53,7 @@ export class PartnerOrder extends Model<InferAttributes<PartnerOrder>, InferCrea
         outboxId: { type: DataTypes.BIGINT },
         sentAt: { type: DataTypes.DATE },
         shippedAt: { type: DataTypes.DATE },
+        polledAt: { type: DataTypes.DATE },
         // timestamps: named here for the typings; Sequelize sets them
         createdAt: { type: DataTypes.DATE, allowNull: false }, updatedAt: { type: DataTypes.DATE, allowNull: false },
       },
