@@ -40,8 +40,23 @@ export function outcomeOfStatus(status: number): string {
   return status >= 500 ? 'server_error' : 'client_error';
 }
 
+/** A logged call as operators read it (`svc partner calls`). */
+export interface PartnerCallView {
+  partner: string;
+  direction: 'outbound' | 'inbound';
+  method: string;
+  endpoint: string;
+  http_status: number | null;
+  duration_ms: number | null;
+  outcome: string;
+  sales_order: string | null;
+  partner_order_id: number | null;
+  error: string | null;
+  created_at: Date;
+}
+
 /** The latest calls, newest first (operators). */
-export async function listPartnerCalls(actor: Actor, filter: { partner?: string; salesOrder?: string; since?: Date; limit?: number } = {}): Promise<Record<string, unknown>[]> {
+export async function listPartnerCalls(actor: Actor, filter: { partner?: string; salesOrder?: string; since?: Date; limit?: number } = {}): Promise<PartnerCallView[]> {
   authorize(actor, 'read', 'Partner Order');
   const where: Record<string, unknown> = {};
   if (filter.partner) where.partner = filter.partner;

@@ -101,7 +101,7 @@ export function partnerHttp(scope: CallScope): PartnerHttp {
         json = undefined;
       }
       await log(res.statusCode, outcomeOfStatus(res.statusCode), res.statusCode >= 400 ? `partner answered ${res.statusCode}` : undefined);
-      return { status: res.statusCode, headers: res.headers as PartnerResponse['headers'], text, json, durationMs: Math.round(performance.now() - started) };
+      return { status: res.statusCode, headers: res.headers, text, json, durationMs: Math.round(performance.now() - started) };
     },
   };
 }

@@ -49,8 +49,8 @@ export async function routeOrder(salesOrder: string, opts: { transaction?: Tx } 
     const lines = await routingLinesOf(salesOrder, { transaction });
     // lines submitted before submit recorded routes: decided now, from the mapping as it is
     const undecided = lines.filter((l) => !l.fulfilment_partner);
-    const mappings = undecided.length ? await productMappingsOf(undecided.map((l) => l.item_code), { transaction }) : new Map();
-    const decided = undecided.map((l) => ({ idx: l.idx, route: routeOf(mappings.get(l.item_code)?.mapping ?? {}, l.vendor !== null).route as string }));
+    const mappings = await productMappingsOf(undecided.map((l) => l.item_code), { transaction }); // no query for an empty list
+    const decided = undecided.map((l) => ({ idx: l.idx, route: routeOf(mappings.get(l.item_code)?.mapping ?? {}, l.vendor !== null).route }));
     await recordLineRoutes(salesOrder, decided, { transaction });
     const routed = lines.map((l) => ({ ...l, route: l.fulfilment_partner ?? decided.find((d) => d.idx === l.idx)!.route }));
     const groups = await partnerGroups(routed, transaction);

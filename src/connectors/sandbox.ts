@@ -47,7 +47,7 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
 export function loopbackOnlyLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
   dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
     if (err) return callback(err, []);
-    const list = addresses as LookupAddress[];
+    const list = addresses;
     const bad = list.find((a) => !isLoopbackHost(a.address));
     if (bad || list.length === 0) {
       const refused = Object.assign(new Error(`refused: ${hostname} resolves to ${bad?.address ?? 'nothing'}, not a loopback simulator`), { code: 'ERR_SVC_NOT_SIMULATOR' });

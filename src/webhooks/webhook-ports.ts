@@ -39,13 +39,13 @@ export interface AttemptLogRow {
 
 export interface WebhookPorts {
   /** The vendor's target, read now (a rotated secret applies to the next attempt); undefined: no such vendor. */
-  targetOf(vendor: string): Promise<WebhookTarget | undefined>;
+  targetOf: (vendor: string) => Promise<WebhookTarget | undefined>;
   /** Logs one attempt. */
-  logAttempt(attempt: OutboundAttempt): Promise<void>;
+  logAttempt: (attempt: OutboundAttempt) => Promise<void>;
   /** The HTTP status of each delivery's latest logged attempt (null when it got none). */
-  lastHttpStatusOf(deliveryIds: string[]): Promise<Map<string, number | null>>;
+  lastHttpStatusOf: (deliveryIds: string[]) => Promise<Map<string, number | null>>;
   /** The logged attempts of one delivery, oldest first; only `vendor`'s when given. */
-  attemptsOf(deliveryId: string, vendor: string | null): Promise<AttemptLogRow[]>;
+  attemptsOf: (deliveryId: string, vendor: string | null) => Promise<AttemptLogRow[]>;
 }
 
 let plugged: WebhookPorts | undefined;

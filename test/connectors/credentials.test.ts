@@ -166,7 +166,7 @@ test.serial('sandbox: only loopback simulators, refused when set and when connec
   initRuntime(app.config, { logger: quiet });
   await setPartnerCredentials(ops, 'otcpartner', { otc_api_url: sim.url });
   // at connect time, whatever the name resolves to must be loopback
-  const lookup = (host: string) => new Promise<string>((resolve) => loopbackOnlyLookup(host, {}, (err, address) => resolve(err ? `refused ${err.message}` : String(address))));
+  const lookup = (host: string) => new Promise<string>((resolve) => loopbackOnlyLookup(host, {}, (err, address) => resolve(err ? `refused ${err.message}` : typeof address === 'string' ? address : address.map((a) => a.address).join(','))));
   t.is(await lookup('localhost').then((a) => (a.startsWith('refused') ? a : 'loopback')), 'loopback');
   t.regex(await lookup('10.1.2.3'), /^refused refused: 10\.1\.2\.3 resolves to 10\.1\.2\.3, not a loopback simulator/);
 });

@@ -1,6 +1,7 @@
 /** A real HTTP receiver on loopback for simulator webhooks: keeps each delivery's raw bytes and headers. */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Json } from '../helpers/http.js';
 
 export interface Received {
   path: string;
@@ -50,7 +51,7 @@ export async function call(url: string, init: { method?: string; headers?: Recor
   }
   const res = await fetch(url, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, body, redirect: 'manual' });
   const text = await res.text();
-  let parsed: any;
+  let parsed: Json;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {

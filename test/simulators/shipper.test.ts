@@ -111,7 +111,7 @@ test.serial('markasshipped makes a fulfillment and FULFILLMENT_SHIPPED; unknown 
 test('40 requests a minute per key pair, with X-Rate-Limit-* (Reset in seconds), then 429', async (t) => {
   const own = await startShipperSimulator({ credentials: creds });
   t.teardown(() => own.close());
-  let last;
+  let last: Awaited<ReturnType<typeof call>> | undefined;
   for (let i = 0; i < 40; i++) {
     last = await call(`${own.url}/orders`, { headers: AUTH });
     t.is(last.status, 200);

@@ -1,6 +1,6 @@
 /** Rules of the catalog: who browses it, who changes stock, which price lists a clinic may use (issue 3). */
 import type { Actor, Role } from '../actor.js';
-import { definePolicy } from './index.js';
+import { definePolicy } from './registry.js';
 import { ADMIN_ROLES, hasRole, STAFF } from './roles.js';
 
 // The catalog is readable by every authenticated actor (customers, staff, partners); visibility of

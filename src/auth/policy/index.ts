@@ -2,49 +2,21 @@
  * The one policy module: "may this actor do this to that record" and "which records may this actor
  * see" (a SQL predicate). Every route and service asks here; domains register their rules below.
  */
-import type { Actor, Role } from '../actor.js';
+import type { Actor } from '../actor.js';
 import { NotFoundError, PermissionError } from '../../shared/errors.js';
 import { hasRole, isAdmin, STAFF } from './roles.js';
 
-export type Action = 'read' | 'create' | 'update' | 'delete' | 'submit' | 'cancel' | (string & {});
+import { ALL, NONE, customerScope, definePolicy, policyOf, salesTeamOf, type Action, type Allow, type RouteAccess, type RoutePermission, type Scope } from './registry.js';
+// The domains' rules register themselves with the registry when loaded; importing them here means
+// whoever asks the policy module a question has every rule.
+import './vendor.rules.js';
+import './catalog.rules.js';
+import './orders.rules.js';
+import './webhooks.rules.js';
+import './partners.rules.js';
 
-/** A SQL predicate over a table alias, with named binds (`$name`). */
-export interface Scope {
-  sql: string;
-  bind: Record<string, unknown>;
-}
-export const ALL: Scope = Object.freeze({ sql: 'TRUE', bind: {} });
-export const NONE: Scope = Object.freeze({ sql: 'FALSE', bind: {} });
-
-export type Allow = Role[] | 'authenticated' | 'admin' | ((actor: Actor) => boolean);
-
-export interface ResourcePolicy {
-  /** Who may attempt an action at all (function-level authorisation). */
-  allow: Partial<Record<Action, Allow>>;
-  /** Which rows the actor may see (object-level authorisation), as a predicate on `alias`. */
-  scope?(actor: Actor, alias: string): Scope;
-  /** Per-record check after load; false hides the record (404). */
-  check?(actor: Actor, action: Action, record: Record<string, unknown>): boolean;
-}
-
-// `var`, filled lazily: the domain rules files imported at the bottom of this module are evaluated
-// before its body (ESM hoists imports), and a `const` Map would still be in its temporal dead zone.
-// eslint-disable-next-line no-var
-var policies: Map<string, ResourcePolicy> | undefined;
-function registry(): Map<string, ResourcePolicy> {
-  return (policies ??= new Map<string, ResourcePolicy>());
-}
-
-/** Registers the rules of a resource (document type or service area). */
-export function definePolicy(resource: string, policy: ResourcePolicy): void {
-  registry().set(resource, policy);
-}
-
-export function policyOf(resource: string): ResourcePolicy {
-  const policy = registry().get(resource);
-  if (!policy) throw new Error(`no policy for ${resource}`); // a route without rules is a bug, never open
-  return policy;
-}
+export type { Action, Allow, ResourcePolicy, RouteAccess, RoutePermission, Scope } from './registry.js';
+export { ALL, NONE, customerScope, definePolicy, policyOf, salesTeamOf } from './registry.js';
 
 function allowed(actor: Actor, allow: Allow | undefined): boolean {
   if (allow === undefined) return false;
@@ -85,16 +57,6 @@ export function scopeOf(actor: Actor, resource: string, alias = 't'): Scope {
 
 // ---- routes ------------------------------------------------------------------------------------
 
-/**
- * Who may call a route, checked by the auth plugin before the handler: anyone (`public`, no
- * credentials needed), any signed-in actor, or whoever the policy lets do `action` on `resource`.
- */
-export type RouteAccess = 'public' | 'authenticated' | RoutePermission;
-export interface RoutePermission {
-  resource: string;
-  action: Action;
-}
-
 /** A route's permission, checked against the registered rules now, so a misspelt one fails at start. */
 export function permission(resource: string, action: Action): RoutePermission {
   if (policyOf(resource).allow[action] === undefined) throw new Error(`the ${resource} rules declare no ${action}`);
@@ -105,37 +67,6 @@ export function permission(resource: string, action: Action): RoutePermission {
 export function mayCall(actor: Actor, access: RouteAccess): boolean {
   if (access === 'public' || access === 'authenticated') return true;
   return can(actor, access.action, access.resource);
-}
-
-// ---- shared predicates -------------------------------------------------------------------------
-
-/** Sales persons visible to the actor: a rep itself, a manager its team (self included). */
-export function salesTeamOf(actor: Actor): string[] {
-  if (actor.team && actor.team.length > 0) return actor.team;
-  return actor.salesPerson ? [actor.salesPerson] : [];
-}
-
-/** Customers a rep or manager may see: of its territory or assigned to its team. */
-export function customerScope(actor: Actor, customerCol: string, territoryCol: string, repCol?: string): Scope {
-  if (actor.customer && hasRole(actor, 'Customer') && !hasRole(actor, ...STAFF)) {
-    return { sql: `${customerCol} = $scope_customer`, bind: { scope_customer: actor.customer } };
-  }
-  if (hasRole(actor, 'Operations', 'Marketplace Officer')) return ALL;
-  if (hasRole(actor, 'Sales Rep', 'Sales Manager')) {
-    const parts: string[] = [];
-    const bind: Record<string, unknown> = {};
-    const territories = actor.territory ? [actor.territory] : [];
-    if (territories.length) {
-      parts.push(`${territoryCol} = ANY($scope_territories)`);
-      bind.scope_territories = territories;
-    }
-    if (repCol && salesTeamOf(actor).length) {
-      parts.push(`${repCol} = ANY($scope_team)`);
-      bind.scope_team = salesTeamOf(actor);
-    }
-    return parts.length ? { sql: `(${parts.join(' OR ')})`, bind } : NONE;
-  }
-  return NONE;
 }
 
 // ---- foundation resources ----------------------------------------------------------------------
@@ -205,9 +136,3 @@ export function authorizeApiKeysFor(actor: Actor, userId: string): void {
 export function hasDeskAccess(actor: Actor): boolean {
   return !(actor.roles.length === 1 && actor.roles[0] === 'Customer');
 }
-
-import './vendor.rules.js';
-import './catalog.rules.js';
-import './orders.rules.js';
-import './webhooks.rules.js';
-import './partners.rules.js';

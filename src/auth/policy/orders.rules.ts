@@ -1,6 +1,6 @@
 /** Rules of Sales Orders, patient data, private files and doctor verification (issue 3). */
 import type { Actor, Role } from '../actor.js';
-import { ALL, NONE, customerScope, definePolicy, salesTeamOf, type Scope } from './index.js';
+import { ALL, NONE, customerScope, definePolicy, salesTeamOf, type Scope } from './registry.js';
 import { hasRole, isAdmin } from './roles.js';
 
 const ORDERING: Role[] = ['Customer', 'Sales Rep', 'Sales Manager', 'Operations'];

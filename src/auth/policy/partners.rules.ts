@@ -2,8 +2,8 @@
  * Fulfilment partners (issue 12): who configures the partner connections, who sees and re-drives
  * partner orders, and who may call the inbound partner webhooks.
  */
-import type { RouteAccess } from './index.js';
-import { definePolicy } from './index.js';
+import type { RouteAccess } from './registry.js';
+import { definePolicy } from './registry.js';
 
 // Partner credentials are a managed integration (spec "What the service does"): the operations team
 // stores them, reads them back masked and tests them. Nobody reads a secret back in clear (the

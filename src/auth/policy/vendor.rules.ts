@@ -3,7 +3,7 @@
  * stock update requests, the vendor dashboard and the Vendor API Log.
  */
 import type { Actor } from '../actor.js';
-import { ALL, NONE, definePolicy } from './index.js';
+import { ALL, NONE, definePolicy } from './registry.js';
 import { hasRole, isAdmin } from './roles.js';
 
 /** A vendor acting through a bearer token, or a logged-in vendor user linked to its profile. */

@@ -3,7 +3,7 @@
  * own (another vendor's delivery is "not found"); operations staff see all and may redeliver.
  */
 import type { Actor } from '../actor.js';
-import { definePolicy } from './index.js';
+import { definePolicy } from './registry.js';
 import { hasRole } from './roles.js';
 
 /** The vendor whose deliveries the actor is limited to (a vendor user or token), or null (staff, the system). */

@@ -61,7 +61,7 @@ export function registerPartner(program: Command, io: Io): void {
       if (opts.json) return io.out(JSON.stringify(rows, null, 2));
       if (rows.length === 0) return io.out('No partner calls');
       for (const r of rows) {
-        io.out(`${iso(r.created_at as Date)}  ${String(r.partner).padEnd(15)} ${String(r.direction).padEnd(8)} ${String(r.endpoint).padEnd(48)} ${String(r.http_status ?? '-').padStart(3)} ${String(r.duration_ms ?? '-').padStart(6)} ms  ${r.outcome}${r.sales_order ? `  ${r.sales_order}` : ''}${r.error ? `  ${r.error}` : ''}`);
+        io.out(`${iso(r.created_at)}  ${r.partner.padEnd(15)} ${r.direction.padEnd(8)} ${r.endpoint.padEnd(48)} ${String(r.http_status ?? '-').padStart(3)} ${String(r.duration_ms ?? '-').padStart(6)} ms  ${r.outcome}${r.sales_order ? `  ${r.sales_order}` : ''}${r.error ? `  ${r.error}` : ''}`);
       }
     });
 }

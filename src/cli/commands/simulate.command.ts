@@ -45,7 +45,7 @@ function credentialsFor(partner: PartnerKey, opts: SimulateOpts): CredentialsByP
   const stray = (['apiKey', 'apiSecret', 'webhookKey', 'webhookSecret', 'clientId', 'clientSecret', 'accessToken'] as const).filter((k) => opts[k] !== undefined && !allowed[k]);
   if (stray.length) throw new CliError(`${partner} takes no ${stray.map(flagName).join(', ')} (its flags: ${Object.keys(allowed).map(flagName).join(', ')})`, 2);
   const creds: Record<string, string | undefined> = { ...(DEMO_CREDENTIALS[partner] as unknown as Record<string, string>) };
-  for (const [flag, field] of Object.entries(allowed)) if (opts[flag as keyof SimulateOpts] !== undefined) creds[field!] = String(opts[flag as keyof SimulateOpts]);
+  for (const [flag, field] of Object.entries(allowed)) if (opts[flag as keyof SimulateOpts] !== undefined) creds[field] = String(opts[flag as keyof SimulateOpts]);
   return creds as unknown as CredentialsByPartner[PartnerKey];
 }
 

@@ -56,7 +56,7 @@ export async function startPeptidepartnerSimulator(options: PeptideOptions): Pro
 
   const book: OrderBook<PeptideData> = new OrderBook(
     PEPTIDE_STATUSES,
-    async (order) => {
+    (order) => {
       const at = new Date().toISOString();
       const d = order.data;
       if (order.status === 'LABEL_CREATED' || (order.status === 'SHIPPED' && d.shipments.length === 0)) {

@@ -131,7 +131,7 @@ export async function startRxpartnerSimulator(options: RxOptions): Promise<Runni
     return json(201, { referenceId: order.ref, status: 'RECEIVED' });
   };
 
-  const route = async (req: SimRequest): Promise<SimReply> => {
+  const route = (req: SimRequest): SimReply => {
     const { method, path } = req;
     if (method === 'POST' && path === '/v1/patients/create') {
       const errors = patientErrors(req.json());

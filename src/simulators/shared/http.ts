@@ -154,7 +154,7 @@ export async function startSimServer(opts: {
   };
   const reply = (res: ServerResponse, r: SimReply): number => (send(res, r), r.status);
 
-  const server = createServer(async (req, res) => {
+  const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const at = new Date().toISOString();
     const entry: SimRequestLog = { method: req.method ?? 'GET', path: req.url ?? '/', status: 0, at };
     log.push(entry);
@@ -166,7 +166,9 @@ export async function startSimServer(opts: {
       const status = err instanceof SimError ? err.status : err instanceof BadJson ? 400 : 500;
       if (!res.headersSent && !res.destroyed) entry.status = reply(res, json(status, { error: (err as Error).message }));
     }
-  });
+  };
+  // node ignores what a request listener returns: serve answers its own failures (the catch above)
+  const server = createServer((req, res) => void serve(req, res));
   server.keepAliveTimeout = 1000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

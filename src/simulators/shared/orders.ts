@@ -20,8 +20,8 @@ export interface Progression {
   final: string[];
 }
 
-/** What a move does at the partner (tracking, shipments, the webhook); runs after the status changed. */
-export type OnMove<X> = (order: OrderRecord<X>, from: string) => Promise<void>;
+/** What a move does at the partner (tracking, shipments, the webhook); runs after the status changed (awaited when async). */
+export type OnMove<X> = (order: OrderRecord<X>, from: string) => void | Promise<void>;
 
 export class OrderBook<X> {
   private readonly orders = new Map<string, OrderRecord<X>>();

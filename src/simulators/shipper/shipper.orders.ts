@@ -46,7 +46,7 @@ const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0
 function address(v: unknown): Record<string, unknown> {
   const a = isObject(v) ? v : {};
   const keys = ['name', 'company', 'street1', 'street2', 'street3', 'city', 'state', 'postalCode', 'country', 'phone', 'residential'];
-  return Object.fromEntries(keys.map((k) => [k, a[k] ?? null]).concat([['addressVerified', null]]));
+  return Object.fromEntries([...keys.map((k): [string, unknown] => [k, a[k] ?? null]), ['addressVerified', null]]);
 }
 
 /** The full Order the API answers: the input plus ids, dates, totals and item ids. */

@@ -82,7 +82,7 @@ export async function startShipperSimulator(options: ShipperOptions): Promise<Ru
       order.data.order.modifyDate = ssDate();
       if (order.status !== 'shipped') return;
       if (order.data.via !== 'fulfillment') return ship(order);
-      await notify(order, 'FULFILLMENT_SHIPPED', `${base}/fulfillments?orderId=${order.data.order.orderId}`);
+      await notify(order, 'FULFILLMENT_SHIPPED', `${base}/fulfillments?orderId=${String(order.data.order.orderId)}`);
     },
     options.advanceEveryMs,
   );

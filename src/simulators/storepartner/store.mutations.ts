@@ -10,7 +10,41 @@ import { once, orderByFulfillment, orderByFulfillmentOrder, variantByItem, varia
 import { LOCATION } from './store.state.js';
 
 type UserError = { field: string[] | null; message: string; code: string | null };
-type Args = Record<string, any>;
+
+// The mutations' arguments, as the schema's input types declare them (store.schema.ts): graphql-js
+// validates and coerces them before a resolver runs. A nullable field may be absent or null.
+type Maybe<T> = T | null | undefined;
+interface OrderCreateArgs {
+  order: {
+    lineItems?: Maybe<{ variantId?: Maybe<string>; quantity: number; title?: Maybe<string>; sku?: Maybe<string> }[]>;
+    email?: Maybe<string>;
+    note?: Maybe<string>;
+    tags?: Maybe<string[]>;
+    financialStatus?: Maybe<string>;
+    sourceIdentifier?: Maybe<string>;
+  };
+  options?: Maybe<{ inventoryBehaviour?: Maybe<string> }>;
+}
+export interface TrackingInput {
+  company?: Maybe<string>;
+  number?: Maybe<string>;
+  url?: Maybe<string>;
+  numbers?: Maybe<string[]>;
+  urls?: Maybe<string[]>;
+}
+interface FulfillmentCreateArgs {
+  fulfillment: {
+    lineItemsByFulfillmentOrder: { fulfillmentOrderId: string; fulfillmentOrderLineItems?: Maybe<{ id: string; quantity: number }[]> }[];
+    trackingInfo?: Maybe<TrackingInput>;
+  };
+}
+interface TrackingInfoUpdateArgs {
+  fulfillmentId: string;
+  trackingInfoInput: TrackingInput;
+}
+interface InventorySetQuantitiesArgs {
+  input: { name: string; reason: string; quantities: { inventoryItemId: string; locationId: string; quantity: number; changeFromQuantity?: Maybe<number> }[] };
+}
 const err = (field: (string | number)[], message: string, code: string): UserError => ({ field: field.map(String), message, code });
 
 /** Shopify builds the tracking URL itself for the companies it knows (partners.md section 3). */
@@ -23,11 +57,11 @@ const TRACKING_URLS: Record<string, string> = {
 };
 export const trackingUrl = (company: string | null | undefined, number: string) => (company && TRACKING_URLS[company] ? `${TRACKING_URLS[company]}${encodeURIComponent(number)}` : undefined);
 
-function orderCreate(shop: Shop, args: Args): unknown {
-  const input = args.order as Args;
-  const behaviour = (args.options as Args | undefined)?.inventoryBehaviour ?? 'BYPASS';
+function orderCreate(shop: Shop, args: OrderCreateArgs): unknown {
+  const input = args.order;
+  const behaviour = args.options?.inventoryBehaviour ?? 'BYPASS';
   const errors: UserError[] = [];
-  const lines = (input.lineItems ?? []) as Args[];
+  const lines = input.lineItems ?? [];
   if (lines.length === 0) errors.push(err(['order', 'lineItems'], 'Line items must contain at least one item', 'INVALID'));
   const resolved = lines.map((l, i) => {
     if (l.quantity < 1) errors.push(err(['order', 'lineItems', i, 'quantity'], 'Quantity must be greater than or equal to 1', 'INVALID'));
@@ -48,7 +82,7 @@ function orderCreate(shop: Shop, args: Args): unknown {
   });
   const legacyId = nextOrderId();
   const name = `#${shop.orderNumber()}`;
-  const tags = (input.tags ?? []) as string[];
+  const tags = input.tags ?? [];
   const soTag = tags.find((t) => t.startsWith('svc:'));
   const order = shop.book.add({
     ref: gid('Order', legacyId),
@@ -63,20 +97,20 @@ function orderCreate(shop: Shop, args: Args): unknown {
   return { order: orderView(order, (id) => variantOf(shop, id)), userErrors: [] };
 }
 
-async function fulfillmentCreate(shop: Shop, args: Args): Promise<unknown> {
-  const input = args.fulfillment as Args;
-  const groups = input.lineItemsByFulfillmentOrder as Args[];
+async function fulfillmentCreate(shop: Shop, args: FulfillmentCreateArgs): Promise<unknown> {
+  const input = args.fulfillment;
+  const groups = input.lineItemsByFulfillmentOrder;
   const fail = (field: (string | number)[], message: string) => ({ fulfillment: null, userErrors: [err(field, message, 'INVALID')] });
   if (groups.length !== 1) return fail(['fulfillment', 'lineItemsByFulfillmentOrder'], 'Exactly one fulfillment order is supported by this simulator');
   const order = orderByFulfillmentOrder(shop, groups[0].fulfillmentOrderId);
   if (!order) return fail(['fulfillment', 'lineItemsByFulfillmentOrder', 0, 'fulfillmentOrderId'], 'Fulfillment order does not exist.');
   const fo = order.data.fulfillmentOrder;
   if (fo.status !== 'OPEN') return fail(['fulfillment'], `Fulfillment order ${groups[0].fulfillmentOrderId} has an unfulfillable status= ${fo.status.toLowerCase()}.`);
-  const wanted = ((groups[0].fulfillmentOrderLineItems ?? []) as Args[]).map((w) => ({ line: fo.lines.find((l) => gid('FulfillmentOrderLineItem', l.id) === w.id), quantity: w.quantity as number }));
+  const wanted = (groups[0].fulfillmentOrderLineItems ?? []).map((w) => ({ line: fo.lines.find((l) => gid('FulfillmentOrderLineItem', l.id) === w.id), quantity: w.quantity }));
   const take = wanted.length ? wanted : fo.lines.map((line) => ({ line, quantity: line.remaining })); // none listed: the whole fulfillment order
   if (take.some((t) => !t.line || t.quantity < 1 || t.quantity > t.line.remaining)) return fail(['fulfillment', 'lineItemsByFulfillmentOrder', 0, 'fulfillmentOrderLineItems'], 'Invalid fulfillment order line item quantity requested.');
   for (const t of take) t.line!.remaining -= t.quantity;
-  const f = addFulfillment(shop, order, input.trackingInfo as Args | undefined);
+  const f = addFulfillment(shop, order, input.trackingInfo);
   if (fulfillmentStatusOf(order) === 'FULFILLED') {
     fo.status = 'CLOSED';
     order.data.fulfilledByApi = true;
@@ -89,7 +123,7 @@ async function fulfillmentCreate(shop: Shop, args: Args): Promise<unknown> {
 }
 
 /** A fulfillment with its tracking (the URL built for known companies when none is given). */
-export function addFulfillment(shop: Shop, order: StoreOrder, tracking: Args | undefined): StoreFulfillment {
+export function addFulfillment(shop: Shop, order: StoreOrder, tracking: Maybe<TrackingInput>): StoreFulfillment {
   const now = new Date().toISOString();
   const numbers = [tracking?.number, ...(tracking?.numbers ?? [])].filter(Boolean) as string[];
   const f: StoreFulfillment = {
@@ -101,11 +135,11 @@ export function addFulfillment(shop: Shop, order: StoreOrder, tracking: Args | u
   return f;
 }
 
-async function fulfillmentTrackingInfoUpdate(shop: Shop, args: Args): Promise<unknown> {
+async function fulfillmentTrackingInfoUpdate(shop: Shop, args: TrackingInfoUpdateArgs): Promise<unknown> {
   const order = orderByFulfillment(shop, args.fulfillmentId);
   if (!order) return { fulfillment: null, userErrors: [err(['fulfillmentId'], 'Fulfillment does not exist.', 'INVALID')] };
   const f = order.data.fulfillments.find((x) => gid('Fulfillment', x.id) === args.fulfillmentId)!;
-  const t = args.trackingInfoInput as Args;
+  const t = args.trackingInfoInput;
   const number = t.number ?? t.numbers?.[0];
   f.tracking = number ? [{ number, carrier: t.company ?? '', url: t.url ?? trackingUrl(t.company, number) }] : [];
   f.updatedAt = order.updatedAt = new Date().toISOString();
@@ -116,12 +150,12 @@ async function fulfillmentTrackingInfoUpdate(shop: Shop, args: Args): Promise<un
 
 const REASONS = ['correction', 'cycle_count_available', 'damaged', 'movement_created', 'movement_updated', 'movement_received', 'movement_canceled', 'other', 'promotion', 'quality_control', 'received', 'reservation_created', 'reservation_deleted', 'reservation_updated', 'restock', 'safety_stock', 'shrinkage'];
 
-function inventorySetQuantities(shop: Shop, args: Args): unknown {
-  const input = args.input as Args;
+function inventorySetQuantities(shop: Shop, args: InventorySetQuantitiesArgs): unknown {
+  const input = args.input;
   const errors: UserError[] = [];
   if (!['available', 'on_hand'].includes(input.name)) errors.push(err(['input', 'name'], 'The quantity name must be either \'available\' or \'on_hand\'.', 'INVALID_NAME'));
   if (!REASONS.includes(input.reason)) errors.push(err(['input', 'reason'], 'The specified reason is invalid.', 'INVALID_REASON'));
-  const rows = (input.quantities as Args[]).map((q, i) => {
+  const rows = input.quantities.map((q, i) => {
     const v = variantByItem(shop, q.inventoryItemId);
     if (!v) errors.push(err(['input', 'quantities', i, 'inventoryItemId'], 'The specified inventory item could not be found.', 'INVALID_INVENTORY_ITEM'));
     if (q.locationId !== LOCATION.id) errors.push(err(['input', 'quantities', i, 'locationId'], 'The specified location could not be found.', 'INVALID_LOCATION'));
@@ -149,9 +183,9 @@ function inventorySetQuantities(shop: Shop, args: Args): unknown {
 /** The Mutation root, bound to one shop. */
 export function mutationRoot(shop: Shop) {
   return {
-    orderCreate: (args: Args, _ctx: unknown, info: GraphQLResolveInfo) => once(shop, info, args, false, () => orderCreate(shop, args)),
-    fulfillmentCreate: (args: Args, _ctx: unknown, info: GraphQLResolveInfo) => once(shop, info, args, false, () => fulfillmentCreate(shop, args)),
-    fulfillmentTrackingInfoUpdate: (args: Args, _ctx: unknown, info: GraphQLResolveInfo) => once(shop, info, args, false, () => fulfillmentTrackingInfoUpdate(shop, args)),
-    inventorySetQuantities: (args: Args, _ctx: unknown, info: GraphQLResolveInfo) => once(shop, info, args, true, () => inventorySetQuantities(shop, args)),
+    orderCreate: (args: OrderCreateArgs, _ctx: unknown, info: GraphQLResolveInfo) => once(shop, info, args, false, () => orderCreate(shop, args)),
+    fulfillmentCreate: (args: FulfillmentCreateArgs, _ctx: unknown, info: GraphQLResolveInfo) => once(shop, info, args, false, () => fulfillmentCreate(shop, args)),
+    fulfillmentTrackingInfoUpdate: (args: TrackingInfoUpdateArgs, _ctx: unknown, info: GraphQLResolveInfo) => once(shop, info, args, false, () => fulfillmentTrackingInfoUpdate(shop, args)),
+    inventorySetQuantities: (args: InventorySetQuantitiesArgs, _ctx: unknown, info: GraphQLResolveInfo) => once(shop, info, args, true, () => inventorySetQuantities(shop, args)),
   };
 }

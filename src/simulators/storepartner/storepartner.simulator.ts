@@ -6,7 +6,7 @@
  * access_token, and orders/fulfilled|updated|cancelled webhooks with a base64 HMAC of the raw body.
  */
 import { randomBytes } from 'node:crypto';
-import { execute, getOperationAST, GraphQLError, Kind, parse, validate, type DocumentNode, type FragmentDefinitionNode } from 'graphql';
+import { execute, getOperationAST, GraphQLError, Kind, OperationTypeNode, parse, validate, type DocumentNode, type FragmentDefinitionNode } from 'graphql';
 import { json, type SimReply, type SimRequest } from '../shared/http.js';
 import { OrderBook } from '../shared/orders.js';
 import { assemble, upsTracking } from '../shared/simulator.js';
@@ -124,7 +124,7 @@ export async function startStorepartnerSimulator(options: StoreOptions): Promise
     const invalid = validate(storeSchema, document);
     if (invalid.length) return gqlErrors(invalid);
     const op = getOperationAST(document, body.operationName);
-    if (!op || op.operation === 'subscription') return gqlErrors([new GraphQLError('An operation name is required, or the operation is not supported', { extensions: { code: 'BAD_REQUEST' } })]);
+    if (!op || op.operation === OperationTypeNode.SUBSCRIPTION) return gqlErrors([new GraphQLError('An operation name is required, or the operation is not supported', { extensions: { code: 'BAD_REQUEST' } })]);
     const fragments = Object.fromEntries(document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]));
     const ctx = { vars: body.variables ?? {}, fragments };
     const requested = operationCost(storeSchema, op, ctx);
@@ -135,7 +135,7 @@ export async function startStorepartnerSimulator(options: StoreOptions): Promise
       return gqlErrors([new GraphQLError('Throttled', { extensions: { code: 'THROTTLED', documentation: DOCS } })], { cost: { requestedQueryCost: requested, actualQueryCost: null, throttleStatus: bucket.status() } });
     }
     const result = await execute({ schema: storeSchema, document, rootValue, variableValues: body.variables, operationName: body.operationName });
-    const actual = op.operation === 'mutation' ? requested : operationCost(storeSchema, op, ctx, result.data ?? {});
+    const actual = op.operation === OperationTypeNode.MUTATION ? requested : operationCost(storeSchema, op, ctx, result.data ?? {});
     bucket.refund(requested - actual);
     const cost = { requestedQueryCost: requested, actualQueryCost: actual, throttleStatus: bucket.status() };
     return json(200, { ...(result.errors ? { errors: result.errors.map((e) => e.toJSON()) } : {}), ...(result.data !== undefined ? { data: result.data } : {}), extensions: { cost } });
