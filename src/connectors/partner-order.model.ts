@@ -27,6 +27,8 @@ export class PartnerOrder extends Model<InferAttributes<PartnerOrder>, InferCrea
   declare lastError: CreationOptional<string | null>;
   /** the outbox row that sends it (re-driven by `svc partner retry`) */
   declare outboxId: CreationOptional<number | null>;
+  /** what operations must do by hand, as a partner event asked (rxpartner PATIENT_CREATION_FAILURE); no patient data */
+  declare followUp: CreationOptional<string | null>;
   declare sentAt: CreationOptional<Date | null>;
   declare shippedAt: CreationOptional<Date | null>;
   declare createdAt: CreationOptional<Date>;
@@ -49,6 +51,7 @@ export class PartnerOrder extends Model<InferAttributes<PartnerOrder>, InferCrea
         attempts: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
         lastError: { type: DataTypes.TEXT },
         outboxId: { type: DataTypes.BIGINT },
+        followUp: { type: DataTypes.TEXT },
         sentAt: { type: DataTypes.DATE },
         shippedAt: { type: DataTypes.DATE },
         // timestamps: named here for the typings; Sequelize sets them
