@@ -28,6 +28,8 @@ import { fulfilmentRouteHandler } from './connectors/router.service.js';
 import { partnerOrderHandler } from './connectors/partner-order.handler.js';
 import { partnerEventHandler } from './connectors/partner-event.handler.js';
 import { otcpartnerConnector } from './connectors/otcpartner/otcpartner.connector.js';
+import { rxpartnerConnector } from './connectors/rxpartner/rxpartner.connector.js';
+import { noncePurgeJob } from './connectors/nonce-purge.job.js';
 // document types at /api/resource (each file registers the types of its domain)
 import './org/org.doctypes.js';
 import './vendors/vendor.doctypes.js';
@@ -49,6 +51,8 @@ registerOutboxHandler(partnerOrderHandler);
 registerOutboxHandler(partnerEventHandler);
 
 registerConnector(otcpartnerConnector);
+registerConnector(rxpartnerConnector);
 
 registerJob(housekeepingJob);
 registerJob(idempotencyPurgeJob);
+registerJob(noncePurgeJob);

@@ -226,7 +226,7 @@ export interface PartnerEvent {
    * partner's patient id; the event applies to the partner order whose sending created the patient.
    */
   patient?: { status: PatientStatus; detail: string | null };
-  /** what operations must do by hand (shown on the partner order, logged); never patient data */
+  /** what operations must do by hand (shown on the partner order, logged; `{sales_order}` becomes the order's name); never patient data */
   followUp?: string;
 }
 
