@@ -63,6 +63,8 @@ test.serial('a 502 from the token endpoint is the wrong OAuth body: awaiting con
   t.is(waiting.last_error, 'rxpartner answered 502: usually a wrong OAuth body format');
   t.deepEqual(await calls(name), ['POST /v1/oauth2/token 502']);
   t.is((await db.query(`SELECT count(*)::int AS n FROM partner_tokens`)).rows[0].n, 0, 'no token cached');
+  // the attempt is over (its outbox row set aside) before the credentials are set again
+  await eventually(async () => (await db.query(`SELECT status FROM outbox WHERE kind = 'partner_order' AND target = $1`, [name])).rows[0].status === 'failed', { message: 'attempt recorded' });
   await configureRx(sim.url);
   await created(name);
   t.deepEqual(await calls(name), ['POST /v1/oauth2/token 502', 'POST /v1/oauth2/token 200', 'POST /v1/otc/transfer 201']);
