@@ -28,6 +28,7 @@ import { fulfilmentRouteHandler } from './connectors/router.service.js';
 import { partnerOrderHandler } from './connectors/partner-order.handler.js';
 import { partnerEventHandler } from './connectors/partner-event.handler.js';
 import { otcpartnerConnector } from './connectors/otcpartner/otcpartner.connector.js';
+import { shipperConnector } from './connectors/shipper/shipper.connector.js';
 import { rxpartnerConnector } from './connectors/rxpartner/rxpartner.connector.js';
 import { noncePurgeJob } from './connectors/nonce-purge.job.js';
 // document types at /api/resource (each file registers the types of its domain)
@@ -51,6 +52,7 @@ registerOutboxHandler(partnerOrderHandler);
 registerOutboxHandler(partnerEventHandler);
 
 registerConnector(otcpartnerConnector);
+registerConnector(shipperConnector);
 registerConnector(rxpartnerConnector);
 
 registerJob(housekeepingJob);

@@ -101,8 +101,12 @@ export interface PartnerLine {
 export type CreateOutcome =
   /** the partner has the order: `reference` is its id of it, `status` the spec status to record */
   | { kind: 'created'; reference: string; status: string; fields: PartnerFields }
-  /** send again later with the same dedupe key (5xx, 429, timeout); null = the handler's schedule */
-  | { kind: 'retry'; afterSeconds: number | null; reason: string }
+  /**
+   * send again later with the same dedupe key (5xx, 429, timeout); null = the handler's schedule.
+   * `budget`: nothing was sent because the partner's rate budget is spent: the order waits
+   * `afterSeconds` without spending an attempt (a queue behind a rate limit is never failed for it).
+   */
+  | { kind: 'retry'; afterSeconds: number | null; reason: string; budget?: boolean }
   /** the partner refused; `permanent` stops retrying; `fields` (e.g. otc_status Failed) are written */
   | { kind: 'failed'; reason: string; permanent: boolean; fields?: PartnerFields }
   /** missing or wrong configuration: nothing is retried until operators act */
@@ -228,6 +232,13 @@ export interface PartnerEvent {
   patient?: { status: PatientStatus; detail: string | null };
   /** what operations must do by hand (shown on the partner order, logged; `{sales_order}` becomes the order's name); never patient data */
   followUp?: string;
+}
+
+/** Thrown by resolveEvent or poll when the partner's rate budget is spent: asked again after `waitSeconds`, no attempt spent. */
+export class PartnerBudgetWait extends Error {
+  constructor(readonly waitSeconds: number, message = 'the partner rate budget is spent') {
+    super(message);
+  }
 }
 
 /** Thrown by parseWebhook for a verified body it cannot read: the intake answers 400. */

@@ -12,9 +12,9 @@ import { queueMail } from '../mail/mail.service.js';
 import { recordPartnerShipment, writePartnerFields } from '../orders/partner-fulfilment.service.js';
 import { orderContactEmails } from '../org/org.service.js';
 import type { AttemptContext, AttemptOutcome, OutboxHandler, OutboxRow } from '../shared/outbox.js';
-import { trackingUrlFor } from '../vendor-api/stages.js';
 import { partnerBudget, partnerLimits } from './budget.js';
-import { connectorOf, PartnerCallError, type Connector, type PartnerEvent } from './connector.js';
+import { allowedTrackingUrl, trackingUrlFor } from './carriers.js';
+import { connectorOf, PartnerBudgetWait, PartnerCallError, type Connector, type PartnerEvent } from './connector.js';
 import { loadPartnerCredentials } from './credentials/credentials.service.js';
 import { partnerHttp } from './partner-http.js';
 import { PartnerEventRecord } from './partner-event.model.js';
@@ -58,7 +58,8 @@ async function applyTo(connector: Connector, po: PartnerOrder, event: PartnerEve
   if (move === 'same' && !newTracking) return `ignored: already ${po.partnerStatus}`;
   const carrier = event.tracking?.carrier || po.carrier;
   const trackingNumber = number ?? po.trackingNumber;
-  const trackingUrl = event.tracking?.url || (newTracking ? null : po.trackingUrl) || (trackingNumber ? trackingUrlFor(carrier, trackingNumber) : null);
+  // a partner's link is shown only when it points at a carrier's own host (carriers.ts), else derived
+  const trackingUrl = allowedTrackingUrl(event.tracking?.url) || (newTracking ? null : po.trackingUrl) || trackingUrlFor(carrier, trackingNumber);
   const status = move === 'advance' ? event.status : po.partnerStatus!;
   const { stage, shipped, delivered } = stageOf(connector.statuses, status);
   await updatePartnerOrder(po, { partnerStatus: status, trackingNumber, carrier, trackingUrl, ...(shipped && !po.shippedAt ? { shippedAt: new Date() } : {}) }, { transaction });
@@ -81,6 +82,7 @@ async function resolve(connector: Connector, rec: PartnerEventRecord, ctx: Attem
   try {
     events = await connector.resolveEvent(rec.event, cctx);
   } catch (err) {
+    if (err instanceof PartnerBudgetWait) return { ok: false, error: err.message, retryInSeconds: Math.max(1, err.waitSeconds), deferred: true };
     return { ok: false, error: err instanceof PartnerCallError ? err.message : `connector error: ${(err as Error).message}` };
   }
   return withTransaction(undefined, async (transaction) => {

@@ -109,6 +109,10 @@ async function record(connector: Connector, po: PartnerOrder, outcome: CreateOut
       await recordFailure(connector, po, 'retrying', outcome.reason, ctx.attempt);
       return { ok: false, error: outcome.reason };
     case 'retry': {
+      if (outcome.budget) {
+        await recordFailure(connector, po, 'retrying', outcome.reason, po.attempts);
+        return { ok: false, error: outcome.reason, retryInSeconds: Math.max(1, outcome.afterSeconds ?? 1), deferred: true };
+      }
       const last = ctx.attempt >= row.max_attempts;
       await recordFailure(connector, po, last ? 'failed' : 'retrying', last ? `${outcome.reason} (gave up after ${ctx.attempt} attempts)` : outcome.reason, ctx.attempt);
       return { ok: false, error: outcome.reason, retryInSeconds: outcome.afterSeconds };

@@ -89,6 +89,7 @@ export const PARTNERS: Readonly<Record<PartnerKey, PartnerSpec>> = {
       // the marketplace's own key pair; a customer's pair comes through connect_shipper
       field('api_key', 'API key of the marketplace account', { secret: true, required: false }),
       field('api_secret', 'API secret of the marketplace account', { secret: true, required: false }),
+      field('warehouse_id', 'ship-from warehouse id (advancedOptions.warehouseId); the account default when not set', { required: false }),
     ],
     orderFields: fields('shipper', { reference: 'shipper_order_id', labelUrl: 'shipper_label_url' }),
   },

@@ -45,6 +45,11 @@ export interface AttemptOutcome {
   retryInSeconds?: number | null;
   /** Stop retrying whatever attempts remain (a permanent failure). */
   giveUp?: boolean;
+  /**
+   * Not an attempt: nothing was sent (e.g. a partner's rate budget was spent), so the row waits
+   * `retryInSeconds` (real time, never scaled) and keeps its attempts; no attempt row is written.
+   */
+  deferred?: boolean;
 }
 
 export interface AttemptContext {
@@ -227,6 +232,7 @@ export async function recordAttempt(row: OutboxRow, workerId: string, attempt: n
   const scale = runtime().config.webhook.retryTimeScale;
   let status: 'done' | 'pending' | 'failed' = 'done';
   let delay = 0;
+  if (!outcome.ok && outcome.deferred && !outcome.giveUp) return deferAttempt(row, workerId, attempt, outcome);
   if (!outcome.ok) {
     if (outcome.giveUp || attempt >= row.max_attempts) status = 'failed';
     else {
@@ -249,6 +255,13 @@ export async function recordAttempt(row: OutboxRow, workerId: string, attempt: n
     );
   });
   return status;
+}
+
+/** A deferred outcome: the row waits, its attempt count unchanged (the next run sends the same attempt number). */
+async function deferAttempt(row: OutboxRow, workerId: string, attempt: number, outcome: AttemptOutcome): Promise<'pending'> {
+  const error = outcome.error ? scrubText(outcome.error).slice(0, 1000) : null;
+  await execute(sql().outcome, [row.id, 'pending', attempt - 1, error, Math.max(0, outcome.retryInSeconds ?? 1), workerId]);
+  return 'pending';
 }
 
 /** Runs one claimed row through its handler and records the attempt. */

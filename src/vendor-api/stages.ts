@@ -4,20 +4,24 @@
  */
 export const AWAITING_TRACKING = 'Awaiting tracking';
 
-export const STAGES = ['Pending', 'Label Created', 'Dispatched', 'In Transit', 'Out for Delivery', 'Delivered', 'Exception', 'Returned', 'Cancelled'] as const;
+export const STAGES = ['Pending', 'Label Created', 'Dispatched', 'In Transit', 'Out for Delivery', 'Delivery Attempted', 'Available for Pickup', 'Delivered', 'Exception', 'Returned', 'Cancelled'] as const;
 export type Stage = (typeof STAGES)[number];
 
 /** Stages in which the goods have left the vendor. */
-export const SHIPPED_STAGES: string[] = ['Dispatched', 'In Transit', 'Out for Delivery', 'Delivered'];
+export const SHIPPED_STAGES: string[] = ['Dispatched', 'In Transit', 'Out for Delivery', 'Delivery Attempted', 'Available for Pickup', 'Delivered'];
 
+// with the carrier and platform texts of partners.md section 3 (ShipStation, Shopify, EasyPost,
+// AfterShip, ShipEngine codes such as IT, DE, EX), used by the partner connectors too
 const TEXTS: Record<Stage, string[]> = {
-  Pending: ['pending', 'processing', 'awaiting shipment', 'awaiting fulfillment', 'new', 'received', 'on hold', 'unfulfilled'],
-  'Label Created': ['label created', 'label printed', 'label', 'pre transit', 'shipment information received', 'info received'],
-  Dispatched: ['shipped', 'dispatched', 'picked up', 'fulfilled', 'accepted', 'handed to carrier', 'tendered'],
-  'In Transit': ['in transit', 'transit', 'arrived at facility', 'departed facility', 'on the way'],
-  'Out for Delivery': ['out for delivery'],
-  Delivered: ['delivered', 'completed', 'picked up by customer'],
-  Exception: ['exception', 'delivery exception', 'failed', 'failure', 'failed attempt', 'delayed', 'undeliverable', 'held', 'address issue'],
+  Pending: ['pending', 'processing', 'awaiting shipment', 'awaiting fulfillment', 'new', 'received', 'on hold', 'unfulfilled', 'awaiting tracking', 'ny'],
+  'Label Created': ['label created', 'label printed', 'label purchased', 'label', 'pre transit', 'shipment information received', 'info received'],
+  Dispatched: ['shipped', 'dispatched', 'picked up', 'carrier picked up', 'fulfilled', 'accepted', 'ac', 'confirmed', 'handed to carrier', 'tendered'],
+  'In Transit': ['in transit', 'intransit', 'it', 'transit', 'arrived at facility', 'departed facility', 'on the way'],
+  'Out for Delivery': ['out for delivery', 'outfordelivery'],
+  'Delivery Attempted': ['attempted delivery', 'delivery attempted', 'attemptfail', 'attempt fail', 'at', 'undelivered'],
+  'Available for Pickup': ['ready for pickup', 'available for pickup', 'availableforpickup', 'sp'],
+  Delivered: ['delivered', 'de', 'completed', 'picked up by customer'],
+  Exception: ['exception', 'ex', 'delivery exception', 'failed', 'failure', 'error', 'failed attempt', 'delayed', 'undeliverable', 'held', 'damaged', 'lost', 'address issue'],
   Returned: ['returned', 'return to sender', 'returned to sender', 'return in transit'],
   Cancelled: ['cancelled', 'canceled', 'voided', 'void'],
 };
@@ -28,12 +32,17 @@ function normalise(text: string): string {
   return text.toLowerCase().replace(/[_\-.]+/g, ' ').replace(/\s+/g, ' ').trim();
 }
 
+/** The stage a status text names (case, `_`, `-`, `.` and spaces ignored), or undefined when it names none. */
+export function stageOfText(text: string | null | undefined): Stage | undefined {
+  return text ? LOOKUP.get(normalise(text)) : undefined;
+}
+
 /**
  * The stage of a report: the text's stage when known (case, `_` and `-` ignored); otherwise the
  * previous stage of that shipment, else Dispatched when a tracking number is present, else Pending.
  */
 export function resolveStage(text: string | null | undefined, hasTracking: boolean, previous: string | null): Stage {
-  const known = text ? LOOKUP.get(normalise(text)) : undefined;
+  const known = stageOfText(text);
   if (known) return known;
   if (previous && (STAGES as readonly string[]).includes(previous)) return previous as Stage;
   return hasTracking ? 'Dispatched' : 'Pending';

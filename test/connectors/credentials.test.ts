@@ -113,7 +113,7 @@ test.serial('test: one authenticated call, logged; a refused key says so (exit 1
   t.regex(refused.err, /the partner refused otc_api_key \(401\)/);
   const none = await cli(['partner-credentials', 'test', 'shipper']);
   t.is(none.code, 1);
-  t.regex(none.err, /no shipper connector in this release/);
+  t.regex(none.err, /shipper credentials missing: base_url \(svc partner-credentials set shipper\)/);
   const calls = (await db.query(`SELECT endpoint, http_status FROM partner_calls WHERE partner = 'otcpartner' AND direction = 'outbound' ORDER BY id`)).rows;
   t.deepEqual(calls.map((c) => [c.endpoint, c.http_status]), [['GET /api/receivers/orders/{reference}', 404], ['GET /api/receivers/orders/{reference}', 401]]);
   await setPartnerCredentials(ops, 'otcpartner', { otc_api_key: OTC.apiKey });

@@ -1,0 +1,129 @@
+/**
+ * Carriers as partners name them (partners.md section 3), for every connector: the carrier behind a
+ * ShipStation code (`ups_walleted`, `stamps_com`), a Shopify company name ("DHL Express") or a free
+ * text ("U.P.S."); its public tracking page for a number; whether an inbound tracking URL may be
+ * shown to customers (only the carriers' own hosts: a partner's `tracking_url` is a link we publish,
+ * so a foreign host would let a partner, or whoever spoofs one, place any link in our mail); and the
+ * fulfilment stage of a status text, moved forward only.
+ * Stage texts live in vendor-api/stages.ts (one table for vendors and partners).
+ */
+import { SHIPPED_STAGES, stageOfText, type Stage } from '../vendor-api/stages.js';
+
+export type CarrierKey = 'ups' | 'fedex' | 'usps' | 'dhl_express' | 'dhl_ecommerce' | 'ontrac' | 'amazon' | 'canada_post';
+
+interface CarrierInfo {
+  name: string;
+  /** the tracking page; `{n}` is the URL-encoded number */
+  url: string;
+  /** hosts (and their subdomains) whose tracking links are shown as sent */
+  hosts: string[];
+}
+
+const CARRIERS: Readonly<Record<CarrierKey, CarrierInfo>> = {
+  ups: { name: 'UPS', url: 'https://www.ups.com/track?loc=en_US&tracknum={n}', hosts: ['ups.com'] },
+  fedex: { name: 'FedEx', url: 'https://www.fedex.com/fedextrack/?trknbr={n}', hosts: ['fedex.com'] },
+  usps: { name: 'USPS', url: 'https://tools.usps.com/go/TrackConfirmAction?tLabels={n}', hosts: ['usps.com'] },
+  dhl_express: { name: 'DHL Express', url: 'https://www.dhl.com/us-en/home/tracking/tracking-express.html?submit=1&tracking-id={n}', hosts: ['dhl.com'] },
+  dhl_ecommerce: { name: 'DHL eCommerce', url: 'https://webtrack.dhlecs.com/?trackingnumber={n}', hosts: ['dhlecs.com', 'dhl.com'] },
+  ontrac: { name: 'OnTrac', url: 'https://www.ontrac.com/tracking/?number={n}', hosts: ['ontrac.com', 'lasership.com'] },
+  amazon: { name: 'Amazon Shipping', url: 'https://track.amazon.com/tracking/{n}', hosts: ['track.amazon.com'] },
+  canada_post: { name: 'Canada Post', url: 'https://www.canadapost-postescanada.ca/track-reperage/en#/search?searchFor={n}', hosts: ['canadapost-postescanada.ca', 'canadapost.ca'] },
+};
+
+/**
+ * Normalised names (lower case; spaces, `-`, `_` and `.` removed) → carrier: ShipStation carrier
+ * codes, Shopify's tracking company names, and the usual spellings.
+ */
+const ALIASES: Readonly<Record<string, CarrierKey>> = {
+  ups: 'ups', upswalleted: 'ups', unitedparcelservice: 'ups', upsmailinnovations: 'ups', upssurepost: 'ups',
+  fedex: 'fedex', fedexwalleted: 'fedex', federalexpress: 'fedex', fedexground: 'fedex', fedexsmartpost: 'fedex', fedexuk: 'fedex',
+  usps: 'usps', stampscom: 'usps', endicia: 'usps', globalpost: 'usps', unitedstatespostalservice: 'usps', uspostalservice: 'usps',
+  dhl: 'dhl_express', dhlexpress: 'dhl_express', dhlexpressworldwide: 'dhl_express', dhlexpressus: 'dhl_express', dhlus: 'dhl_express',
+  dhlecommerce: 'dhl_ecommerce', dhlglobalmail: 'dhl_ecommerce', dhlecommerceasia: 'dhl_ecommerce', dhlecs: 'dhl_ecommerce',
+  ontrac: 'ontrac', lasership: 'ontrac', ontraclasership: 'ontrac',
+  amazon: 'amazon', amazonshipping: 'amazon', amazonbuyshipping: 'amazon', amazonlogistics: 'amazon', amazonlogisticsus: 'amazon', amazonlogisticsuk: 'amazon',
+  canadapost: 'canada_post', postescanada: 'canada_post',
+};
+
+const squash = (text: string) => text.toLowerCase().replace(/[\s\-_.]+/g, '');
+
+/** The carrier a partner's carrier code or name stands for, or undefined when it is not one we know. */
+export function carrierOf(text: string | null | undefined): CarrierKey | undefined {
+  if (!text) return undefined;
+  const key = squash(text);
+  // ShipStation has several UPS accounts (ups, ups_walleted, ups_…): any `ups…` code is UPS
+  return ALIASES[key] ?? (key.startsWith('ups') ? 'ups' : undefined);
+}
+
+/** The carrier's display name (UPS, FedEx, DHL Express…) of a code or name, or undefined. */
+export function carrierName(text: string | null | undefined): string | undefined {
+  const c = carrierOf(text);
+  return c ? CARRIERS[c].name : undefined;
+}
+
+/** A tracking number we put in a URL: letters and digits only (anything else is not a carrier's number). */
+export function isTrackingNumber(number: string | null | undefined): number is string {
+  return typeof number === 'string' && /^[A-Za-z0-9]{4,40}$/.test(number);
+}
+
+/** The carrier's public tracking page of a number; null for an unknown carrier or a number that is not one. */
+export function trackingUrlFor(carrier: string | null | undefined, number: string | null | undefined): string | null {
+  const c = carrierOf(carrier);
+  if (!c || !isTrackingNumber(number)) return null;
+  return CARRIERS[c].url.replace('{n}', encodeURIComponent(number));
+}
+
+/** Whether a host is one of the carriers' own (a listed domain or a subdomain of it). */
+export function isCarrierHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/\.$/, '');
+  return Object.values(CARRIERS).some((c) => c.hosts.some((d) => h === d || h.endsWith(`.${d}`)));
+}
+
+/** An inbound tracking URL when it is an https link to a carrier's own host, else null. */
+export function allowedTrackingUrl(url: string | null | undefined): string | null {
+  if (!url || url.length > 1000) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(url.trim());
+  } catch {
+    return null;
+  }
+  if (parsed.protocol !== 'https:' || parsed.username || parsed.password || parsed.port) return null;
+  return isCarrierHost(parsed.hostname) ? parsed.toString() : null;
+}
+
+/**
+ * The tracking URL to show: the partner's own when it points at a carrier's host, else the one
+ * derived from the carrier and number, else null (never a link to somewhere else).
+ */
+export function trackingUrlOf(t: { url?: string | null; carrier?: string | null; number?: string | null }): string | null {
+  return allowedTrackingUrl(t.url) ?? trackingUrlFor(t.carrier, t.number);
+}
+
+/** The fulfilment stage a carrier or platform status text names (partners.md section 3), or undefined. */
+export function stageOf(text: string | null | undefined): Stage | undefined {
+  return stageOfText(text);
+}
+
+// forward order of the stages a parcel passes; an attempt, a pickup point and out-for-delivery
+// alternate freely (a failed attempt goes out for delivery again the next day)
+const RANK: Partial<Record<Stage, number>> = {
+  Pending: 0, 'Label Created': 1, Dispatched: 2, 'In Transit': 3,
+  'Out for Delivery': 4, 'Delivery Attempted': 4, 'Available for Pickup': 4, Delivered: 5,
+};
+
+/**
+ * The stage after a report: forward only, except that Exception and Returned may come at any time
+ * (and a parcel in Exception may move on to any stage but Cancelled: the carrier recovered it); Cancelled only
+ * before the parcel left (a void after pickup is not the parcel's stage); nothing follows
+ * Delivered, Returned or Cancelled except Exception or Returned.
+ */
+export function nextStage(previous: Stage | string | null | undefined, next: Stage): Stage {
+  const prev = previous as Stage | null | undefined;
+  if (!prev || !(prev in RANK || prev === 'Exception' || prev === 'Returned' || prev === 'Cancelled')) return next;
+  if (next === 'Exception' || next === 'Returned') return next;
+  if (prev === 'Exception') return next === 'Cancelled' ? prev : next;
+  if (prev === 'Returned' || prev === 'Cancelled' || prev === 'Delivered') return prev;
+  if (next === 'Cancelled') return SHIPPED_STAGES.includes(prev) ? prev : next;
+  return RANK[next]! >= RANK[prev]! ? next : prev;
+}

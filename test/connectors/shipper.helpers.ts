@@ -1,0 +1,83 @@
+/** What the shipper and peptidepartner tests share: simulator credentials, configuring them, orders for them, a lossy proxy. */
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type pg from 'pg';
+import { setPartnerCredentials } from '../../src/connectors/credentials/credentials.service.js';
+import { buildItem, buildOrder } from '../helpers/factories.js';
+import { eventually } from '../helpers/eventually.js';
+import { ops, partnerOrdersOf, type PartnerOrderDb } from './helpers.js';
+
+export const SHIPPER = { apiKey: 'shipper-api-key-0123456789', apiSecret: 'shipper-api-secret-0123456789' };
+export const PEPTIDE = { apiKey: 'peptide-api-key-0123456789' };
+
+export async function configureShipper(url: string, values: Record<string, string> = {}): Promise<void> {
+  await setPartnerCredentials(ops, 'shipper', { base_url: url, api_key: SHIPPER.apiKey, api_secret: SHIPPER.apiSecret, ...values });
+}
+
+export async function configurePeptide(url: string, values: Record<string, string> = {}): Promise<void> {
+  await setPartnerCredentials(ops, 'peptidepartner', { peptide_api_url: url, peptide_api_key: PEPTIDE.apiKey, ...values });
+}
+
+/** A submitted Sales Order with one line mapped to the partner (mapping field → partner product id). */
+export async function mappedOrder(mapping: Record<string, string>, qty = 2): Promise<string> {
+  const item = await buildItem({ mapping });
+  return (await buildOrder({ submitted: true, lines: [{ item_code: item, qty }] })).name;
+}
+
+/** The order's one partner order once `done` holds for it. */
+export async function partnerOrderWhen(db: pg.Client, name: string, done: (p: PartnerOrderDb) => boolean, message: string, timeoutMs?: number): Promise<PartnerOrderDb> {
+  return eventually(async () => {
+    const [p] = await partnerOrdersOf(db, name);
+    return p && done(p) ? p : undefined;
+  }, { message, timeoutMs });
+}
+
+export async function orderFields(db: pg.Client, name: string, prefix: 'shipper' | 'peptide'): Promise<Record<string, string | null>> {
+  const cols = prefix === 'shipper'
+    ? 'shipper_order_id, shipper_status, shipper_tracking_number, shipper_carrier, shipper_tracking_url, shipper_label_url, shipper_sync_date'
+    : 'peptide_order_id, peptide_status, peptide_tracking_number, peptide_carrier, peptide_tracking_url, peptide_shipping_tier, peptide_sync_date';
+  return (await db.query(`SELECT status, ${cols} FROM sales_orders WHERE name = $1`, [name])).rows[0];
+}
+
+export interface LossyProxy {
+  url: string;
+  /** the next `n` POSTs reach the partner, whose answer is then dropped (the connection is cut) */
+  loseNext(n: number): void;
+  lost(): number;
+  close(): Promise<void>;
+}
+
+/** A pass-through to a simulator that can lose answers: the partner has the order, we never hear back. */
+export async function lossyProxy(target: string): Promise<LossyProxy> {
+  let toLose = 0;
+  let lost = 0;
+  const forward = (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', target);
+      const out = httpRequest(url, { method: req.method, headers: { ...req.headers, host: url.host } }, (answer) => {
+        const back: Buffer[] = [];
+        answer.on('data', (c: Buffer) => back.push(c));
+        answer.on('end', () => {
+          if (toLose > 0 && req.method === 'POST') {
+            toLose--;
+            lost++;
+            res.socket?.destroy();
+            return;
+          }
+          res.writeHead(answer.statusCode ?? 502, answer.headers).end(Buffer.concat(back));
+        });
+      });
+      out.end(Buffer.concat(chunks));
+    });
+  };
+  const server: Server = createServer(forward);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    loseNext: (n) => { toLose = n; },
+    lost: () => lost,
+    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
