@@ -51,7 +51,7 @@ export function partnerMessage(res: PartnerResponse): string {
 async function takeSlot(ctx: ConnectorContext): Promise<void> {
   const rule = { limit: ctx.limits.rxpartnerLimit ?? 300, windowSeconds: ctx.limits.rxpartnerWindowSeconds ?? 300 };
   const answer = await ctx.budget.slot(budgetBucket(ctx), rule);
-  if (!answer.ok) throw new RxStop({ kind: 'retry', afterSeconds: Math.ceil(answer.waitMs / 1000), reason: `rxpartner request budget (${rule.limit} per ${rule.windowSeconds} s) is spent for now` });
+  if (!answer.ok) throw new RxStop({ kind: 'retry', budget: true, afterSeconds: Math.ceil(answer.waitMs / 1000), reason: `rxpartner request budget (${rule.limit} per ${rule.windowSeconds} s) is spent for now` });
 }
 
 /** A 429 holds every process's budget for its Retry-After (60 s when it names none). */
