@@ -30,6 +30,7 @@ import { partnerEventHandler } from './connectors/partner-event.handler.js';
 import { otcpartnerConnector } from './connectors/otcpartner/otcpartner.connector.js';
 import { shipperConnector } from './connectors/shipper/shipper.connector.js';
 import { rxpartnerConnector } from './connectors/rxpartner/rxpartner.connector.js';
+import { storepartnerConnector } from './connectors/storepartner/storepartner.connector.js';
 import { noncePurgeJob } from './connectors/nonce-purge.job.js';
 // document types at /api/resource (each file registers the types of its domain)
 import './org/org.doctypes.js';
@@ -54,6 +55,7 @@ registerOutboxHandler(partnerEventHandler);
 registerConnector(otcpartnerConnector);
 registerConnector(shipperConnector);
 registerConnector(rxpartnerConnector);
+registerConnector(storepartnerConnector);
 
 registerJob(housekeepingJob);
 registerJob(idempotencyPurgeJob);
