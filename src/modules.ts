@@ -31,7 +31,6 @@ import { otcpartnerConnector } from './connectors/otcpartner/otcpartner.connecto
 import { shipperConnector } from './connectors/shipper/shipper.connector.js';
 import { rxpartnerConnector } from './connectors/rxpartner/rxpartner.connector.js';
 import { storepartnerConnector } from './connectors/storepartner/storepartner.connector.js';
-import { noncePurgeJob } from './connectors/nonce-purge.job.js';
 // document types at /api/resource (each file registers the types of its domain)
 import './org/org.doctypes.js';
 import './vendors/vendor.doctypes.js';
@@ -59,4 +58,3 @@ registerConnector(storepartnerConnector);
 
 registerJob(housekeepingJob);
 registerJob(idempotencyPurgeJob);
-registerJob(noncePurgeJob);

@@ -2,7 +2,7 @@
  * Nonces of signed partner webhooks (table partner_webhook_nonces): the intake claims a delivery's
  * nonce in the transaction that stores its events, so a delivery reusing a nonce stores nothing, and
  * a failed store never burns the nonce of the partner's own retry. Expired nonces are claimable
- * again (their timestamp can no longer pass the window) and are dropped by nonce-purge.job.ts.
+ * again (their timestamp can no longer pass the window) and are dropped by the housekeeping job.
  */
 import { execute, type Tx } from '../db/sequelize.js';
 import { once, sqlFor } from '../db/sql-names.js';

@@ -2,7 +2,7 @@
  * storepartner end to end against its simulator (a Shopify shop, Admin GraphQL 2026-04), with a real
  * worker: orderCreate with the variants, address, e-mail and the `svc:<SO>` tag, after a lookup by
  * that tag, so a re-send never makes a second order; userErrors in an HTTP 200 fail for good
- * (store_status Failed); the cost bucket (here 30 units, 1 a second) is taken before each call and
+ * (store_status Failed); the cost bucket (here 30 units, one every 10 s, so that waits outlast any test step) is taken before each call and
  * the shop's currentlyAvailable reported back: a low figure makes the next call wait, spending no
  * attempt; THROTTLED waits (requested − available) / restoreRate.
  */
@@ -28,7 +28,7 @@ let sim: RunningSimulator;
 let worker: OutboxWorker;
 
 test.before(async () => {
-  app = await startTestApp({ config: { webhook: { timeoutMs: 10_000, allowPrivateTargets: true, retryTimeScale: 0.01 }, partners: { storeCapacity: 30, storeRestorePerSecond: 1, budgetWaitMs: 100 } as never } });
+  app = await startTestApp({ config: { webhook: { timeoutMs: 10_000, allowPrivateTargets: true, retryTimeScale: 0.01 }, partners: { storeCapacity: 30, storeRestorePerSecond: 0.1, budgetWaitMs: 100 } as never } });
   db = await pgClient(app.dbUrl);
   sim = await storeSimulator(app, { webhookUrl: undefined });
   worker = await startWorker(app);
@@ -130,7 +130,7 @@ test.serial('the cost bucket is respected before each call: the shop’s low cur
   const name = await storeOrder();
   const row = await waiting(name, /waiting for the storepartner cost bucket \(10 units for OrderCreate\)/);
   t.is(row.attempts, 0, 'waiting spends no attempt');
-  t.true(row.s > 5 && row.s <= 10.5, `asked again when 10 units are back at 1 a second (${row.s} s)`);
+  t.true(row.s > 50 && row.s <= 100.5, `asked again when 10 units are back at 0.1 a second (${row.s} s)`);
   t.true((await bucket()) < 10, 'the shop’s figure was taken as ours');
   t.deepEqual(await calls(name), [LOOKUP], 'no orderCreate sent');
   await db.query(`UPDATE rate_budgets SET tokens = 30 WHERE bucket LIKE 'storepartner:%'`); // the bucket refilled
@@ -140,17 +140,17 @@ test.serial('the cost bucket is respected before each call: the shop’s low cur
 });
 
 test.serial('THROTTLED (HTTP 200 or 429) waits (requested − available) / restoreRate and spends no attempt; the shop’s figure is reported', async (t) => {
-  const throttled = { errors: [{ message: 'Throttled', extensions: { code: 'THROTTLED', documentation: 'https://shopify.dev/api/usage/rate-limits' } }], extensions: { cost: { requestedQueryCost: 3, actualQueryCost: null, throttleStatus: { maximumAvailable: 30, currentlyAvailable: 1, restoreRate: 0.5 } } } };
+  const throttled = { errors: [{ message: 'Throttled', extensions: { code: 'THROTTLED', documentation: 'https://shopify.dev/api/usage/rate-limits' } }], extensions: { cost: { requestedQueryCost: 3, actualQueryCost: null, throttleStatus: { maximumAvailable: 30, currentlyAvailable: 1, restoreRate: 0.05 } } } };
   sim.failNext(1, { status: 200, body: throttled, path: '/admin/api' });
   const name = await storeOrder();
-  const row = await waiting(name, /storepartner throttled OrderByTag \(THROTTLED\): asked again in 4 s/);
+  const row = await waiting(name, /storepartner throttled OrderByTag \(THROTTLED\): asked again in 40 s/);
   t.is(row.attempts, 0);
-  t.true(row.s > 2 && row.s <= 4.5, String(row.s));
+  t.true(row.s > 20 && row.s <= 40.5, String(row.s));
   t.is(await bucket(), 1);
   await db.query(`UPDATE rate_budgets SET tokens = 30 WHERE bucket LIKE 'storepartner:%'`);
-  sim.failNext(1, { status: 429, path: '/admin/api', headers: { 'Retry-After': '2' } });
+  sim.failNext(1, { status: 429, path: '/admin/api', headers: { 'Retry-After': '60' } });
   await dueNow(db, 'partner_order');
-  await waiting(name, /asked again in 2 s/);
+  await waiting(name, /asked again in 60 s/);
   await dueNow(db, 'partner_order');
   await created(name);
   t.is(shopOrders(name).length, 1);
