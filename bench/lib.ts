@@ -44,7 +44,8 @@ export interface BenchContext {
   loop(fn: (worker: number, i: number) => Promise<unknown>, opts: { connections: number; seconds?: number }): Promise<{ rps: number; p50: number; p99: number; errors: number; total: number; latencies: number[] }>;
   /** an API key pair of a demo user: `token key:secret` header value */
   tokenFor(email: string): Promise<string>;
-  log(line: string): void;
+  /** a property, not a method: scenarios pass it around unbound */
+  log: (line: string) => void;
 }
 
 export interface BenchScenario {

@@ -73,7 +73,7 @@ async function main(): Promise<void> {
   }
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  const pgVersion = (await admin.query('SHOW server_version')).rows[0].server_version as string;
+  const pgVersion = (await admin.query<{ server_version: string }>('SHOW server_version')).rows[0].server_version;
   const scenarios = await loadScenarios(filter);
   try {
     for (const scenario of scenarios) {

@@ -73,7 +73,7 @@ export async function seedCatalog(transaction: Tx): Promise<void> {
   hashed ??= await hashPassword(DEMO_PASSWORD);
   await User.bulkCreate(CATALOG_USERS.map((u) => ({ email: u.email, fullName: u.full_name, passwordHash: hashed!, roles: ['Customer' as const], customer: 'CUST-0001' })), once);
   await User.update(
-    { doctorNpi: DEMO_DOCTOR.npi, doctorDeaNumber: DEMO_DOCTOR.dea, doctorVerifiedAt: fn('now') as unknown as Date, doctorVerifiedBy: 'seed' },
+    { doctorNpi: DEMO_DOCTOR.npi, doctorDeaNumber: DEMO_DOCTOR.dea, doctorVerifiedAt: fn('now'), doctorVerifiedBy: 'seed' },
     { where: { [Op.and]: [where(fn('lower', col('email')), DEMO_DOCTOR.email.toLowerCase()), { doctorVerifiedAt: null }] }, transaction },
   );
 }

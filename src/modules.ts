@@ -29,6 +29,9 @@ import { partnerOrderHandler } from './connectors/partner-order.handler.js';
 import { partnerEventHandler } from './connectors/partner-event.handler.js';
 import { otcpartnerConnector } from './connectors/otcpartner/otcpartner.connector.js';
 import { shipperConnector } from './connectors/shipper/shipper.connector.js';
+import { peptidepartnerConnector } from './connectors/peptidepartner/peptidepartner.connector.js';
+import { partnerPollHandler } from './connectors/partner-poll.service.js';
+import { peptidePollJob } from './connectors/peptidepartner/peptide-poll.job.js';
 import { rxpartnerConnector } from './connectors/rxpartner/rxpartner.connector.js';
 import { storepartnerConnector } from './connectors/storepartner/storepartner.connector.js';
 // document types at /api/resource (each file registers the types of its domain)
@@ -50,11 +53,14 @@ registerOutboxHandler(vendorWebhookHandler);
 registerOutboxHandler(fulfilmentRouteHandler);
 registerOutboxHandler(partnerOrderHandler);
 registerOutboxHandler(partnerEventHandler);
+registerOutboxHandler(partnerPollHandler);
 
 registerConnector(otcpartnerConnector);
 registerConnector(shipperConnector);
+registerConnector(peptidepartnerConnector);
 registerConnector(rxpartnerConnector);
 registerConnector(storepartnerConnector);
 
 registerJob(housekeepingJob);
 registerJob(idempotencyPurgeJob);
+registerJob(peptidePollJob);

@@ -94,7 +94,7 @@ export async function loadLargeCatalog(pool: pg.Pool, log: (line: string) => voi
     log(`indexes in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     await client.query('SET session_replication_role = DEFAULT');
     await client.query('VACUUM ANALYZE items, item_prices, bins, warehouses, price_lists');
-    const { rows } = await client.query(
+    const { rows } = await client.query<{ items: number; prices: number; bins: number; inStock: number }>(
       `SELECT (SELECT count(*) FROM items)::int AS items, (SELECT count(*) FROM item_prices)::int AS prices,
               (SELECT count(*) FROM bins)::int AS bins, (SELECT count(*) FROM bins WHERE actual_qty > reserved_qty)::int AS "inStock"`,
     );

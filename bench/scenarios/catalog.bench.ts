@@ -40,9 +40,9 @@ function walk(n: PlanNode, f: (n: PlanNode) => void): void {
 /** EXPLAIN ANALYZE of the search SQL for one term: which path, how many item rows read vs matches, sort size. */
 async function explainSearch(ctx: BenchContext, term: string, kind: string): Promise<string> {
   const q = positional(searchItemsSql({ warehouse: false, limit: SEARCH_PAGE, offset: 0 }), { ...RATE_BINDS, pattern: likePattern(term) });
-  const { rows } = await ctx.pool.query({ text: `EXPLAIN (ANALYZE, FORMAT JSON) ${q.text}`, values: q.values });
-  const plan = rows[0]['QUERY PLAN'][0] as { Plan: PlanNode; 'Execution Time': number; 'Planning Time': number };
-  const { rows: m } = await ctx.pool.query(`SELECT count(*)::int AS n FROM items WHERE item_name ILIKE $1 OR description ILIKE $1`, [likePattern(term)]);
+  const { rows } = await ctx.pool.query<{ 'QUERY PLAN': { Plan: PlanNode; 'Execution Time': number; 'Planning Time': number }[] }>({ text: `EXPLAIN (ANALYZE, FORMAT JSON) ${q.text}`, values: q.values });
+  const plan = rows[0]['QUERY PLAN'][0];
+  const { rows: m } = await ctx.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM items WHERE item_name ILIKE $1 OR description ILIKE $1`, [likePattern(term)]);
   const paths = new Set<string>();
   let itemRowsRead = 0;
   let sorted = 0;
@@ -70,7 +70,7 @@ export const scenario: BenchScenario = {
     const searchSql = searchItemsSql({ warehouse: false, limit: SEARCH_PAGE, offset: 0 });
     const sample = await fetch(`${url}/api/method/svc.catalog.search_items?query=Gloves&limit_page_length=${SEARCH_PAGE}`, { headers: { authorization: token } });
     const svcCodes = ((await sample.json()) as { message: { item_code: string; warehouse: string }[] }).message.map((r) => `${r.item_code}/${r.warehouse}`).join(',');
-    const rawCodes = (await ctx.pool.query(positional(searchSql, { ...RATE_BINDS, pattern: likePattern('Gloves') }))).rows.map((r) => `${r.item_code}/${r.warehouse}`).join(',');
+    const rawCodes = (await ctx.pool.query<{ item_code: string; warehouse: string }>(positional(searchSql, { ...RATE_BINDS, pattern: likePattern('Gloves') }))).rows.map((r) => `${r.item_code}/${r.warehouse}`).join(',');
     if (svcCodes !== rawCodes) throw new Error('search_items: the service and the bare SQL disagree (the ceiling would not be the same query)');
     const plans: string[] = [];
     for (const [term, kind] of [['Gloves', 'word'], ['Tavamed', 'word'], ['clinical', 'word'], [terms.find((t) => t.kind === 'code')!.term, 'code'], ['nebul', 'fragment'], ['for clinical use', 'phrase']]) {

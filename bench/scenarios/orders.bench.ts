@@ -31,14 +31,14 @@ async function rawPlaceOrder(pool: pg.Pool, lines: Bin[]): Promise<void> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    const { rows: prices } = await client.query(rawPrice(), [RATE_BINDS.list, RATE_BINDS.fallback, sorted.map((l) => l.item_code)]);
-    const rate = new Map(prices.map((p) => [p.item_code as string, p.rate as number]));
+    const { rows: prices } = await client.query<{ item_code: string; rate: number }>(rawPrice(), [RATE_BINDS.list, RATE_BINDS.fallback, sorted.map((l) => l.item_code)]);
+    const rate = new Map(prices.map((p) => [p.item_code, p.rate]));
     for (const l of sorted) {
       const u = await client.query(`UPDATE bins SET reserved_qty = reserved_qty + 1, updated_at = now() WHERE item_code = $1 AND warehouse = $2 AND actual_qty - reserved_qty >= 1`, [l.item_code, l.warehouse]);
       if (u.rowCount !== 1) throw new Error('out of stock');
     }
     const total = sorted.reduce((s, l) => s + (rate.get(l.item_code) ?? 0), 0);
-    const { rows: [so] } = await client.query(
+    const { rows: [so] } = await client.query<{ name: string }>(
       `INSERT INTO sales_orders (name, customer, territory, transaction_date, delivery_date, price_list, shipping_address_name, docstatus, status, grand_total, total_qty, submitted_at)
        VALUES ('RAW-' || nextval('sales_order_seq'), $1, 'East', CURRENT_DATE, CURRENT_DATE + 7, $2, $3, 1, 'To Deliver and Bill', $4, $5, now()) RETURNING name`,
       [CUSTOMER, RATE_BINDS.list, ADDRESS, total, sorted.length],
@@ -97,13 +97,13 @@ function pick(r: () => number, bins: Bin[], n: number): Bin[] {
 }
 
 async function deadlocks(ctx: BenchContext): Promise<number> {
-  const { rows } = await ctx.pool.query(`SELECT deadlocks::int AS n FROM pg_stat_database WHERE datname = current_database()`);
+  const { rows } = await ctx.pool.query<{ n: number }>(`SELECT deadlocks::int AS n FROM pg_stat_database WHERE datname = current_database()`);
   return rows[0].n;
 }
 
 /** Bins whose reservations do not equal the submitted lines' reservations, or whose available went negative. */
 async function stockProblems(ctx: BenchContext, bins: Bin[]): Promise<{ mismatched: number; negative: number; reserved: number }> {
-  const { rows } = await ctx.pool.query(
+  const { rows } = await ctx.pool.query<{ mismatched: number; negative: number; reserved: number }>(
     `SELECT count(*) FILTER (WHERE b.reserved_qty <> COALESCE(s.reserved, 0))::int AS mismatched, count(*) FILTER (WHERE b.actual_qty - b.reserved_qty < 0)::int AS negative, COALESCE(sum(b.reserved_qty), 0)::int AS reserved
        FROM bins b JOIN unnest($1::text[], $2::text[]) AS k(item_code, warehouse) ON b.item_code = k.item_code AND b.warehouse = k.warehouse
        LEFT JOIN LATERAL (SELECT sum(soi.reserved_qty) AS reserved FROM sales_order_items soi JOIN sales_orders so ON so.name = soi.parent
@@ -240,7 +240,7 @@ export const scenario: BenchScenario = {
     await s.close();
     const afterSellOut = await stockProblems(ctx, hot);
     const randomBins = await stockProblems(ctx, bins);
-    const { rows: [{ available: left }] } = await ctx.pool.query(`SELECT sum(actual_qty - reserved_qty)::int AS available FROM bins b JOIN unnest($1::text[], $2::text[]) AS k(item_code, warehouse) ON b.item_code = k.item_code AND b.warehouse = k.warehouse`, [hot.map((b) => b.item_code), hot.map((b) => b.warehouse)]);
+    const { rows: [{ available: left }] } = await ctx.pool.query<{ available: number }>(`SELECT sum(actual_qty - reserved_qty)::int AS available FROM bins b JOIN unnest($1::text[], $2::text[]) AS k(item_code, warehouse) ON b.item_code = k.item_code AND b.warehouse = k.warehouse`, [hot.map((b) => b.item_code), hot.map((b) => b.warehouse)]);
     const sold = s.stats.status.get('PUT 200') ?? 0;
     const dl = (await deadlocks(ctx)) - deadlocksBefore;
     const hotStatuses = [...h.stats.status.entries()].map(([k, v]) => `${k}×${v}`).join(', ');

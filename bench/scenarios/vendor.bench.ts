@@ -158,8 +158,8 @@ export const scenario: BenchScenario = {
         if (!res.ok) throw new Error(`sync.orders ${res.status}`);
       };
       const rawPage = async (i: number) => {
-        const { rows: [head] } = await ctx.pool.query(ORDERS_PAGE, [MEDI.name, 100, (i % pages) * 100]);
-        const names = head.names as string[];
+        const { rows: [head] } = await ctx.pool.query<{ names: string[]; since: string }>(ORDERS_PAGE, [MEDI.name, 100, (i % pages) * 100]);
+        const names = head.names;
         await ctx.pool.query(ORDERS_COUNT, [MEDI.name, head.since]);
         await ctx.pool.query(ORDER_HEADS, [names]);
         await ctx.pool.query(ORDER_LINES, [names, MEDI.name]);

@@ -18,10 +18,10 @@ export const authRoutes: ServerRoute[] = [
     access: 'public',
     description: 'Log in with usr/pwd; sets the HttpOnly sid cookie and returns the CSRF token for session writes',
     tags: ['auth'],
-    args: Joi.object({ usr: Joi.string().max(255).allow(''), pwd: Joi.string().max(1024).allow(''), device: Joi.string().allow(''), otp: Joi.any(), tmp_id: Joi.any() }),
+    args: Joi.object<{ usr?: string; pwd?: string; device?: string; otp?: unknown; tmp_id?: unknown }>({ usr: Joi.string().max(255).allow(''), pwd: Joi.string().max(1024).allow(''), device: Joi.string().allow(''), otp: Joi.any(), tmp_id: Joi.any() }),
     handler: async ({ request, h, args }) => {
-      const usr = String(args.usr ?? '').trim();
-      const result = await login(usr, String(args.pwd ?? ''), { ip: request.info.remoteAddress, userAgent: request.headers['user-agent'] as string | undefined });
+      const usr = (args.usr ?? '').trim();
+      const result = await login(usr, args.pwd ?? '', { ip: request.info.remoteAddress, userAgent: request.headers['user-agent'] });
       const { actor } = result;
       const desk = hasDeskAccess(actor);
       const response = h.response({ message: 'Logged In', home_page: homePageFor(request.server, actor), full_name: actor.fullName, csrf_token: result.csrfToken });
@@ -68,8 +68,8 @@ export const authRoutes: ServerRoute[] = [
     access: 'authenticated',
     description: 'Generate (or regenerate) the API key and secret of the caller, or of `user` for an admin; the secret is shown once',
     tags: ['auth'],
-    args: Joi.object({ user: Joi.string().max(255) }),
-    handler: ({ args, actor }) => generateApiKeys(actor!, args.user ? { email: String(args.user) } : { userId: actor!.id }),
+    args: Joi.object<{ user?: string }>({ user: Joi.string().max(255) }),
+    handler: ({ args, actor }) => generateApiKeys(actor!, args.user ? { email: args.user } : { userId: actor!.id }),
   }),
   methodRoute({
     name: 'frappe.core.doctype.user.user.generate_keys',
@@ -77,7 +77,7 @@ export const authRoutes: ServerRoute[] = [
     access: 'authenticated',
     description: "Frappe's name for svc.auth.generate_keys",
     tags: ['auth'],
-    args: Joi.object({ user: Joi.string().max(255) }),
-    handler: ({ args, actor }) => generateApiKeys(actor!, args.user ? { email: String(args.user) } : { userId: actor!.id }),
+    args: Joi.object<{ user?: string }>({ user: Joi.string().max(255) }),
+    handler: ({ args, actor }) => generateApiKeys(actor!, args.user ? { email: args.user } : { userId: actor!.id }),
   }),
 ];

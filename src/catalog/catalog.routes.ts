@@ -3,13 +3,16 @@ import Joi from 'joi';
 import type { ServerRoute } from '@hapi/hapi';
 import { methodRoute } from '../http/method.js';
 import { PAGE_LENGTH_HEADER } from '../shared/page-length.js';
-import { itemsInWarehouse, listWarehouses, listWarehousesOrdered, pageOf, searchItems, MAX_PAGE } from './catalog.service.js';
+import { itemsInWarehouse, listWarehouses, listWarehousesOrdered, pageOf, searchItems, MAX_PAGE, type Page } from './catalog.service.js';
 
 const page = {
   limit_start: Joi.number().integer().min(0).description('rows to skip (default 0)'),
   limit_page_length: Joi.number().integer().min(0).description(`rows per page (default 100; 0 or above ${MAX_PAGE} = ${MAX_PAGE})`),
   limit: Joi.number().integer().min(0).description('alias of limit_page_length'),
 };
+
+/** limit is Frappe's alias of limit_page_length */
+type PageArgs = Page & { limit?: number };
 
 const tags = ['catalog'];
 
@@ -38,7 +41,7 @@ export const catalogRoutes: ServerRoute[] = [
     access: 'authenticated',
     tags,
     description: 'Catalog item rows with available stock in one warehouse, priced with the caller\'s list',
-    args: Joi.object({ warehouse: Joi.string().max(140).required(), price_list: Joi.string().max(140).allow(''), ...page }),
+    args: Joi.object<{ warehouse: string; price_list?: string } & PageArgs>({ warehouse: Joi.string().max(140).required(), price_list: Joi.string().max(140).allow(''), ...page }),
     handler: async ({ actor, args, h }) => {
       const input = { ...args, limit_page_length: args.limit_page_length ?? args.limit };
       return h.response({ message: await itemsInWarehouse(actor!, input) }).header(PAGE_LENGTH_HEADER, String(pageOf(input).limit));
@@ -50,7 +53,7 @@ export const catalogRoutes: ServerRoute[] = [
     access: 'authenticated',
     tags,
     description: 'Partial match on item name and description; rows with available stock only',
-    args: Joi.object({ query: Joi.string().max(140).required(), warehouse: Joi.string().max(140).allow(''), price_list: Joi.string().max(140).allow(''), ...page }),
+    args: Joi.object<{ query: string; warehouse?: string; price_list?: string } & PageArgs>({ query: Joi.string().max(140).required(), warehouse: Joi.string().max(140).allow(''), price_list: Joi.string().max(140).allow(''), ...page }),
     handler: async ({ actor, args, h }) => {
       const input = { ...args, warehouse: args.warehouse || undefined, limit_page_length: args.limit_page_length ?? args.limit };
       return h.response({ message: await searchItems(actor!, input) }).header(PAGE_LENGTH_HEADER, String(pageOf(input).limit));

@@ -178,14 +178,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     const value = env[variable];
     if (value !== undefined && value !== '') setPath(raw, spec.path, parseEnvValue(variable, value, spec.type));
   }
-  merge(raw, overrides as Record<string, unknown>);
-  if (raw.baseUrl === undefined || (env.SVC_BASE_URL === undefined && !overrides.baseUrl)) raw.baseUrl = `http://${raw.host === '0.0.0.0' ? '127.0.0.1' : raw.host}:${raw.port}`;
-  const { value, error } = schema.validate(raw, { abortEarly: true, convert: true });
-  if (error) {
+  merge(raw, overrides);
+  // host and port are checked by the schema just below: here they are whatever the files and environment hold
+  if (raw.baseUrl === undefined || (env.SVC_BASE_URL === undefined && !overrides.baseUrl)) raw.baseUrl = `http://${raw.host === '0.0.0.0' ? '127.0.0.1' : String(raw.host)}:${String(raw.port)}`;
+  const validated = schema.validate(raw, { abortEarly: true, convert: true });
+  if (validated.error) {
+    const { error } = validated;
     const path = error.details[0].path.join('.');
     const variable = Object.entries(ENV_VARS).find(([, s]) => s.path === path || path.startsWith(`${s.path}.`))?.[0]; // list items too
     throw new ConfigError(`Invalid setting ${variable ?? path}: ${error.details[0].message}`);
   }
+  const value = validated.value;
   if (value.env === 'production' || value.env === 'sandbox') {
     if (DEFAULT_SECRETS.has(value.secretKey)) throw new ConfigError('Invalid setting SVC_SECRET_KEY: the default secret is refused in production');
     if (DEFAULT_SECRETS.has(value.encryptionKey)) throw new ConfigError('Invalid setting SVC_ENCRYPTION_KEY: the default key is refused in production');

@@ -66,7 +66,8 @@ async function applyTo(connector: Connector, po: PartnerOrder, event: PartnerEve
   const f = connector.orderFields;
   await writePartnerFields(po.salesOrder, { [f.status]: status, [f.trackingNumber]: trackingNumber, [f.carrier]: carrier, [f.trackingUrl]: trackingUrl, [f.syncDate]: new Date() }, { transaction });
   const progress = await recordPartnerShipment(actor, { salesOrder: po.salesOrder, partner: po.partner, label: connector.label, trackingNumber, carrier, trackingUrl, stage, statusText: event.statusText ?? status, shipped, delivered }, { transaction });
-  if (shipped && newTracking) await notifyCustomer(po, connector.label, { number: trackingNumber!, carrier, url: trackingUrl }, transaction);
+  // mailed once per number: when it arrives shipped, or when the order first ships with a number it already had (a label)
+  if (shipped && trackingNumber && (newTracking || !po.shippedAt)) await notifyCustomer(po, connector.label, { number: trackingNumber, carrier, url: trackingUrl }, transaction);
   return `applied: ${po.partnerStatus ?? '(none)'} → ${status}${newTracking ? `, tracking ${trackingNumber}` : ''}; order ${progress.status}`;
 }
 

@@ -31,6 +31,8 @@ export class PartnerOrder extends Model<InferAttributes<PartnerOrder>, InferCrea
   declare followUp: CreationOptional<string | null>;
   declare sentAt: CreationOptional<Date | null>;
   declare shippedAt: CreationOptional<Date | null>;
+  /** when the worker last asked the partner for its status (polled partners only) */
+  declare polledAt: CreationOptional<Date | null>;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
 
@@ -54,6 +56,7 @@ export class PartnerOrder extends Model<InferAttributes<PartnerOrder>, InferCrea
         followUp: { type: DataTypes.TEXT },
         sentAt: { type: DataTypes.DATE },
         shippedAt: { type: DataTypes.DATE },
+        polledAt: { type: DataTypes.DATE },
         // timestamps: named here for the typings; Sequelize sets them
         createdAt: { type: DataTypes.DATE, allowNull: false }, updatedAt: { type: DataTypes.DATE, allowNull: false },
       },

@@ -8,7 +8,8 @@ import { db } from './sequelize.js';
 
 /** The table of a model, as SQL (unquoted: every table name is a plain lower-case identifier). */
 export function tableOf(model: ModelStatic<Model>): string {
-  return String(model.getTableName());
+  const name = model.getTableName();
+  return typeof name === 'string' ? name : `${name.schema}${name.delimiter}${name.tableName}`; // a schema-qualified table (none today)
 }
 
 export type Columns<M extends Model> = { readonly [K in keyof Attributes<M>]-?: string };
@@ -27,7 +28,7 @@ export function columnsOf<M extends Model>(model: ModelStatic<M>): Columns<M> {
     get(target, key) {
       // a misspelt attribute must fail loudly, not put "undefined" into SQL
       if (typeof key === 'string' && !(key in target)) throw new Error(`${model.name} has no attribute ${key}`);
-      return Reflect.get(target, key);
+      return Reflect.get(target, key) as unknown;
     },
   }) as Columns<M>;
   cache.set(attributes, checked);
@@ -36,7 +37,7 @@ export function columnsOf<M extends Model>(model: ModelStatic<M>): Columns<M> {
 
 /** The table and its columns, for a statement over one model: `const { t, c } = namesOf(Bin)`. */
 export function namesOf<M extends Model>(model: ModelStatic<M>): { t: string; c: Columns<M> } {
-  return { t: tableOf(model as unknown as ModelStatic<Model>), c: columnsOf(model) };
+  return { t: tableOf(model), c: columnsOf(model) };
 }
 
 /** A value computed on first use and kept (SQL text built from model metadata). */

@@ -21,7 +21,7 @@ function field(payload: Record<string, unknown>, name: string): string | undefin
   if (v === undefined || v === null) return undefined;
   let text: string;
   if (Buffer.isBuffer(v)) text = v.toString('utf8');
-  else if (typeof v === 'object' && 'payload' in (v as object)) text = String((v as AnnotatedPart).payload);
+  else if (typeof v === 'object' && 'payload' in v) text = String((v as AnnotatedPart).payload);
   else text = String(Array.isArray(v) ? v[0] : v);
   assertCleanText(text, name);
   return text;
@@ -92,7 +92,7 @@ export function filesRoutes(): ServerRoute[] {
       access: 'authenticated',
       tags: ['files'],
       description: 'Download a private file by name or file_url (audited)',
-      args: Joi.object({ file: Joi.string().max(500).required() }),
+      args: Joi.object<{ file: string }>({ file: Joi.string().max(500).required() }),
       handler: ({ request, h, args }) => download(request, h, args.file),
     }),
   ];

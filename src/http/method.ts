@@ -13,8 +13,8 @@ import { actorOf, refusalOf } from './plugins/auth.js';
 
 export type HttpVerb = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export interface MethodDef<A = Record<string, any>> {
+/** A: the arguments after validation, declared with their schema: `args: Joi.object<{ vendor: string }>({ … })`. */
+export interface MethodDef<A = Record<string, unknown>> {
   /** dotted name after /api/method/ */
   name: string;
   /** default: GET and POST */
@@ -30,14 +30,14 @@ export interface MethodDef<A = Record<string, any>> {
   /** extra hapi route options (pre, payload limits, plugins) */
   options?: Record<string, unknown>;
   /** the result is wrapped in { message } unless it is a hapi response */
-  handler(ctx: { request: Request; h: ResponseToolkit; args: A; actor: Actor | undefined }): Promise<unknown> | unknown;
+  handler(ctx: { request: Request; h: ResponseToolkit; args: A; actor: Actor | undefined }): unknown;
 }
 
 /** Frappe's argument merge (frappe/app.py make_form_dict). */
 export function methodArgs(request: Request): Record<string, unknown> {
   const payload = request.payload as unknown;
   const contentType = String(request.headers['content-type'] ?? '');
-  if (payload != null && contentType.includes('json') && !(typeof payload === 'object' && !Array.isArray(payload) && Object.keys(payload as object).length === 0 && !Buffer.isBuffer(payload))) {
+  if (payload != null && contentType.includes('json') && !(typeof payload === 'object' && !Array.isArray(payload) && Object.keys(payload).length === 0 && !Buffer.isBuffer(payload))) {
     if (Array.isArray(payload)) return { data: payload };
     if (typeof payload === 'object') return { ...(payload as Record<string, unknown>) };
   }
@@ -68,14 +68,13 @@ export function jsonParam<T>(value: unknown, name: string): T | undefined {
 
 export function validateArgs<A>(schema: Joi.ObjectSchema<A> | undefined, args: Record<string, unknown>): A {
   if (!schema) return args as A;
-  const { value, error } = schema.validate(args, { abortEarly: false, convert: true, stripUnknown: false });
-  if (error) throw new InputError(error.details[0].message.replace(/"/g, ''), error.details.map((d) => d.message.replace(/"/g, '')));
-  return value;
+  const result = schema.validate(args, { abortEarly: false, convert: true, stripUnknown: false });
+  if (result.error) throw new InputError(result.error.details[0].message.replace(/"/g, ''), result.error.details.map((d) => d.message.replace(/"/g, '')));
+  return result.value;
 }
 
 /** Builds the hapi route(s) of one method. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function methodRoute<A = Record<string, any>>(def: MethodDef<A>): ServerRoute {
+export function methodRoute<A = Record<string, unknown>>(def: MethodDef<A>): ServerRoute {
   const methods = def.methods ?? ['GET', 'POST'];
   const isPublic = def.access === 'public';
   const documented = def.args ? (methods.includes('GET') ? { query: def.args } : { payload: def.args.allow(null) }) : {};
@@ -97,7 +96,7 @@ export function methodRoute<A = Record<string, any>>(def: MethodDef<A>): ServerR
         const args = validateArgs(def.args, methodArgs(request));
         const actor = request.auth.isAuthenticated ? actorOf(request) : undefined;
         const result = await def.handler({ request, h, args, actor });
-        if (result && typeof result === 'object' && 'variety' in (result as object) && 'statusCode' in (result as object)) return result as ResponseObject;
+        if (result && typeof result === 'object' && 'variety' in result && 'statusCode' in result) return result as ResponseObject;
         if (result === undefined || result === null) return {};
         return { message: result };
       },

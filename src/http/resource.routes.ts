@@ -23,6 +23,9 @@ function looseJson(value: unknown, name: string): unknown {
 }
 
 const params = { doctype: Joi.string().max(140).required(), name: Joi.string().max(255) };
+/** frappe.client.* arguments naming one document, or a document type and its list parameters */
+type DocRef = { doctype: string; name: string };
+type ListArgs = ListParams & { doctype: string; debug?: unknown; cache?: unknown; distinct?: unknown };
 const docs = { tags: ['api', 'resource'] };
 
 export const resourceRoutes: ServerRoute[] = [
@@ -35,7 +38,7 @@ export const resourceRoutes: ServerRoute[] = [
       app: { access: 'authenticated' },
       validate: { params: Joi.object({ doctype: params.doctype }) },
       handler: async (request, h) => {
-        const page = await listPage(actorOf(request), docType(String(request.params.doctype)), request.query as ListParams);
+        const page = await listPage(actorOf(request), docType(String(request.params.doctype)), request.query);
         return h.response({ data: page.rows }).header(PAGE_LENGTH_HEADER, String(page.pageLength));
       },
     },
@@ -98,9 +101,9 @@ export const resourceRoutes: ServerRoute[] = [
     name: 'frappe.client.get_list',
     access: 'authenticated',
     description: 'List documents (same parameters as GET /api/resource)',
-    args: Joi.object({ doctype: Joi.string().required() }).unknown(true),
+    args: Joi.object<ListArgs>({ doctype: Joi.string().required() }).unknown(true),
     handler: async ({ args, actor, h }) => {
-      const page = await listPage(actor!, docType(args.doctype), args as ListParams);
+      const page = await listPage(actor!, docType(args.doctype), args);
       return h.response({ message: page.rows }).header(PAGE_LENGTH_HEADER, String(page.pageLength));
     },
   }),
@@ -108,21 +111,21 @@ export const resourceRoutes: ServerRoute[] = [
     name: 'frappe.client.get_count',
     access: 'authenticated',
     description: 'Count documents matching filters',
-    args: Joi.object({ doctype: Joi.string().required(), filters: Joi.any(), or_filters: Joi.any(), debug: Joi.any(), cache: Joi.any(), distinct: Joi.any() }),
-    handler: async ({ args, actor }) => countDocs(actor!, docType(args.doctype), args as ListParams),
+    args: Joi.object<ListArgs>({ doctype: Joi.string().required(), filters: Joi.any(), or_filters: Joi.any(), debug: Joi.any(), cache: Joi.any(), distinct: Joi.any() }),
+    handler: async ({ args, actor }) => countDocs(actor!, docType(args.doctype), args),
   }),
   methodRoute({
     name: 'frappe.client.get',
     access: 'authenticated',
     description: 'Get one document',
-    args: Joi.object({ doctype: Joi.string().required(), name: Joi.string().required() }).unknown(true),
+    args: Joi.object<DocRef>({ doctype: Joi.string().required(), name: Joi.string().required() }).unknown(true),
     handler: async ({ args, actor }) => getDoc(actor!, docType(args.doctype), args.name),
   }),
   methodRoute({
     name: 'frappe.client.get_value',
     access: 'authenticated',
     description: 'Get field values of the first document matching filters',
-    args: Joi.object({ doctype: Joi.string().required(), fieldname: Joi.any().required(), filters: Joi.any(), as_dict: Joi.any(), parent: Joi.any(), debug: Joi.any() }),
+    args: Joi.object<{ doctype: string; fieldname: unknown; filters?: unknown; as_dict?: unknown; parent?: unknown; debug?: unknown }>({ doctype: Joi.string().required(), fieldname: Joi.any().required(), filters: Joi.any(), as_dict: Joi.any(), parent: Joi.any(), debug: Joi.any() }),
     handler: async ({ args, actor }) => {
       const def = docType(args.doctype);
       const fieldname = looseJson(args.fieldname, 'fieldname');
@@ -138,7 +141,7 @@ export const resourceRoutes: ServerRoute[] = [
     methods: ['POST'],
     access: 'authenticated',
     description: 'Submit a document ({doc: {doctype, name}})',
-    args: Joi.object({ doc: Joi.alternatives(Joi.object({ doctype: Joi.string().required(), name: Joi.string().required() }).unknown(true), Joi.string()).required() }),
+    args: Joi.object<{ doc: Doc | string }>({ doc: Joi.alternatives(Joi.object({ doctype: Joi.string().required(), name: Joi.string().required() }).unknown(true), Joi.string()).required() }),
     handler: async ({ args, actor }) => {
       const doc = jsonParam<Doc>(args.doc, 'doc')!;
       if (!doc?.doctype || !doc?.name) throw new InputError('doc must carry doctype and name');
@@ -150,7 +153,7 @@ export const resourceRoutes: ServerRoute[] = [
     methods: ['POST'],
     access: 'authenticated',
     description: 'Cancel a submitted document',
-    args: Joi.object({ doctype: Joi.string().required(), name: Joi.string().required() }),
+    args: Joi.object<DocRef>({ doctype: Joi.string().required(), name: Joi.string().required() }),
     handler: async ({ args, actor }) => {
       await requireHandler(docType(args.doctype), 'update')(actor!, args.name, { docstatus: 2 });
       return null;
@@ -161,7 +164,7 @@ export const resourceRoutes: ServerRoute[] = [
     methods: ['POST', 'DELETE'],
     access: 'authenticated',
     description: 'Delete a draft document',
-    args: Joi.object({ doctype: Joi.string().required(), name: Joi.string().required() }),
+    args: Joi.object<DocRef>({ doctype: Joi.string().required(), name: Joi.string().required() }),
     handler: async ({ args, actor }) => {
       await requireHandler(docType(args.doctype), 'remove')(actor!, args.name);
       return null;

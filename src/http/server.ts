@@ -4,6 +4,7 @@
  * route of http/routes.ts.
  */
 import Hapi from '@hapi/hapi';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.js';
 import { answerParserRefusals } from './client-error.js';
@@ -14,6 +15,13 @@ import { requestLogPlugin } from './plugins/request-log.js';
 import { textGuardPlugin } from './plugins/text-guard.js';
 import { routes } from './routes.js';
 import '../modules.js';
+
+declare module '@hapi/hapi' {
+  /** request.headers is Node's request.raw.req.headers: type it so (hapi says Record<string, unknown>). */
+  interface ReqRefDefaults {
+    Headers: IncomingHttpHeaders;
+  }
+}
 
 export interface ServerOptions {
   config: Config;
@@ -35,7 +43,7 @@ export async function createServer(opts: ServerOptions): Promise<Hapi.Server> {
       payload: { maxBytes: config.http.bodyLimitBytes, timeout: 30_000 },
       validate: {
         failAction: (_request, _h, err) => {
-          throw err; // Joi details reach the error renderer
+          throw err ?? new Error('validation failed'); // Joi details reach the error renderer (hapi always passes them)
         },
         options: { abortEarly: false },
       },

@@ -52,7 +52,7 @@ export class OutboxWorker {
     client.on('error', (err) => {
       runtime().logger.warn({ err }, 'outbox listener lost its connection; polling until it is back');
       this.listener = undefined;
-      setTimeout(() => this.running && this.listen().catch(() => undefined), 1000).unref();
+      setTimeout(() => this.running && void this.listen().catch(() => undefined), 1000).unref();
     });
     try {
       await client.connect();
@@ -61,7 +61,7 @@ export class OutboxWorker {
     } catch (err) {
       runtime().logger.warn({ err }, 'outbox listener could not connect; retrying');
       await client.end().catch(() => undefined);
-      setTimeout(() => this.running && this.listen().catch(() => undefined), 1000).unref();
+      setTimeout(() => this.running && void this.listen().catch(() => undefined), 1000).unref();
     }
   }
 

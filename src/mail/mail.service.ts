@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
+import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { enqueue, type OutboxEntry, type OutboxHandler, type OutboxRow } from '../shared/outbox.js';
 import { runtime } from '../shared/runtime.js';
 import { projectRoot } from '../config/index.js';
@@ -26,9 +27,9 @@ export async function queueMail(transaction: Tx, message: MailMessage): Promise<
   return row;
 }
 
-let transport: Transporter | undefined;
+let transport: Transporter<SMTPTransport.SentMessageInfo> | undefined;
 
-function smtpTransport(url: string): Transporter {
+function smtpTransport(url: string): Transporter<SMTPTransport.SentMessageInfo> {
   transport ??= nodemailer.createTransport(url);
   return transport;
 }

@@ -4,8 +4,8 @@ import type { ServerRoute } from '@hapi/hapi';
 import { permission } from '../auth/policy/index.js';
 import { methodRoute } from '../http/method.js';
 import { aggregateShipments } from './shipments.service.js';
-import { placeOrder } from './place-order.service.js';
-import { doctorStatus, verifyDoctor } from './doctor.service.js';
+import { placeOrder, type PlaceOrderInput } from './place-order.service.js';
+import { doctorStatus, verifyDoctor, type VerifyDoctorInput } from './doctor.service.js';
 import { NotFoundError } from '../shared/errors.js';
 
 export const ordersRoutes: ServerRoute[] = [
@@ -15,7 +15,7 @@ export const ordersRoutes: ServerRoute[] = [
     access: 'authenticated',
     tags: ['orders'],
     description: 'Aggregated shipment row of each vendor or partner with a shipment on the order',
-    args: Joi.object({ sales_order: Joi.string().max(140).required() }),
+    args: Joi.object<{ sales_order: string }>({ sales_order: Joi.string().max(140).required() }),
     handler: ({ actor, args }) => aggregateShipments(actor!, args.sales_order),
   }),
   methodRoute({
@@ -24,7 +24,7 @@ export const ordersRoutes: ServerRoute[] = [
     access: 'authenticated',
     tags: ['orders'],
     description: 'Simplified placement: creates and submits a one-line order; answers { status: "success", order_id } (also inside message)',
-    args: Joi.object({ customer_id: Joi.string().max(140).allow(''), product_id: Joi.string().max(140).required(), quantity: Joi.number().integer().positive().required() }).unknown(true),
+    args: Joi.object<PlaceOrderInput>({ customer_id: Joi.string().max(140).allow(''), product_id: Joi.string().max(140).required(), quantity: Joi.number().integer().positive().required() }).unknown(true),
     handler: async ({ actor, args, h }) => {
       const result = await placeOrder(actor!, args);
       // The documented answer is the bare object; Frappe clients read `message`: both are present.
@@ -37,7 +37,7 @@ export const ordersRoutes: ServerRoute[] = [
     access: permission('Doctor Verification', 'update'),
     tags: ['orders', '503A'],
     description: 'Verify a doctor account once (NPI and DEA certificate) so it can place 503A orders (admin)',
-    args: Joi.object({ email: Joi.string().email({ tlds: false }).required(), npi: Joi.string().required(), dea: Joi.string().required(), dea_license_file: Joi.string().max(500) }),
+    args: Joi.object<VerifyDoctorInput>({ email: Joi.string().email({ tlds: false }).required(), npi: Joi.string().required(), dea: Joi.string().required(), dea_license_file: Joi.string().max(500) }),
     handler: ({ actor, args }) => verifyDoctor(actor!, args),
   }),
   methodRoute({
@@ -46,7 +46,7 @@ export const ordersRoutes: ServerRoute[] = [
     access: permission('Doctor Verification', 'read'),
     tags: ['orders', '503A'],
     description: 'Doctor verification state of a user account (admin)',
-    args: Joi.object({ email: Joi.string().email({ tlds: false }).required() }),
+    args: Joi.object<{ email: string }>({ email: Joi.string().email({ tlds: false }).required() }),
     handler: async ({ actor, args }) => {
       const status = await doctorStatus(actor!, args.email);
       if (!status) throw new NotFoundError(`User ${args.email} not found`);

@@ -17,7 +17,7 @@ export function encryptPatientFields(input: Record<string, unknown>): Record<str
 export function decryptPatientFields(row: Record<string, unknown>): Record<string, string | null> {
   const { cipher } = runtime();
   const out: Record<string, string | null> = {};
-  for (const f of PATIENT_FIELDS) out[f] = typeof row[f] === 'string' && row[f] ? cipher.decrypt(row[f] as string) : null;
+  for (const f of PATIENT_FIELDS) out[f] = typeof row[f] === 'string' && row[f] ? cipher.decrypt(row[f]) : null;
   return out;
 }
 

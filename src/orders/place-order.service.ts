@@ -4,10 +4,9 @@
  * and submitted in one transaction with the same validations and errors as the full flow.
  */
 import type { Actor } from '../auth/actor.js';
-import { authorize } from '../auth/policy/index.js';
+import { authorize, customerMatches } from '../auth/policy/index.js';
 import { selectOne, withTransaction, type Tx } from '../db/sequelize.js';
 import { BusinessRuleError, NotFoundError } from '../shared/errors.js';
-import { customerMatches } from '../auth/policy/index.js';
 import { createOrder } from './order.service.js';
 import { submitOrder } from './order-submit.js';
 import { exceedsMessage } from '../catalog/stock.service.js';

@@ -87,9 +87,9 @@ export function validateEach<T>(records: unknown[], schema: Joi.ObjectSchema<T>,
       valid.push({ index, value: quick });
       return;
     }
-    const { value, error } = schema.validate(raw, { abortEarly: true, convert: true, stripUnknown: true });
-    if (error) failures.push(failure(index, skuOf(raw), new RecordError(error.details[0].message.replace(/"/g, ''))));
-    else valid.push({ index, value });
+    const validated = schema.validate(raw, { abortEarly: true, convert: true, stripUnknown: true });
+    if (validated.error) failures.push(failure(index, skuOf(raw), new RecordError(validated.error.details[0].message.replace(/"/g, ''))));
+    else valid.push({ index, value: validated.value });
   });
   return { valid, failures };
 }

@@ -67,7 +67,7 @@ export interface ListParams {
 
 /** The policy's row predicate (SQL with `$name` binds) as a condition with its values escaped in place. */
 function scopeCondition(scope: AccessScope): WhereOptions {
-  return boundLiteral(scope.sql, scope.bind) as unknown as WhereOptions;
+  return boundLiteral(scope.sql, scope.bind);
 }
 
 function whereOf(actor: Actor, def: DocTypeDef, params: ListParams): WhereOptions {
@@ -143,6 +143,6 @@ export async function getDoc(actor: Actor, def: DocTypeDef, name: string): Promi
 export function requireHandler<K extends 'create' | 'update' | 'remove'>(def: DocTypeDef, op: K): NonNullable<DocTypeDef[K]> {
   const fn = def[op];
   if (!fn) throw new PermissionError(`${def.name} does not allow ${op === 'remove' ? 'delete' : op} through the API`);
-  return fn as NonNullable<DocTypeDef[K]>;
+  return fn;
 }
 

@@ -4,8 +4,7 @@
  * Op, `order_by` an `order` list, `fields` a checked field list. Fields are the document type's wire
  * fields only; values are never spliced into SQL (Sequelize escapes them).
  */
-import { Op, cast, col, literal, where, type Order, type WhereOptions } from 'sequelize';
-import type { Model, ModelStatic } from 'sequelize';
+import { Op, cast, col, literal, where, type Model, type ModelStatic, type Order, type WhereOptions } from 'sequelize';
 import { InputError } from './errors.js';
 import { assertCleanText } from './text.js';
 
@@ -107,7 +106,7 @@ export function filterWhere(shape: QueryShape, raw: unknown, name: string, joine
   if (Array.isArray(filters)) {
     for (const f of filters) {
       if (!Array.isArray(f) || f.length < 3 || f.length > 4) throw new InputError(`${name}: each filter is [field, operator, value]`);
-      const [field, op, value] = f.length === 4 ? f.slice(1) : f;
+      const [field, op, value] = (f.length === 4 ? f.slice(1) : f) as unknown[];
       parts.push(condition(shape, String(field), String(op), value));
     }
   } else if (typeof filters === 'object') {

@@ -27,7 +27,7 @@ export async function findOutboxRows(f: OutboxFilter): Promise<Outbox[]> {
   if (f.deliveryId !== undefined) where.push({ deliveryId: f.deliveryId });
   if (f.visible) {
     const scope = f.visible(`"${Outbox.name}"`);
-    where.push(boundLiteral(scope.sql, scope.bind) as unknown as WhereOptions<Outbox>);
+    where.push(boundLiteral(scope.sql, scope.bind));
   }
   return Outbox.findAll({ where: { [Op.and]: where }, order: [['id', 'DESC']], limit: f.limit });
 }

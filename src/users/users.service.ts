@@ -44,8 +44,9 @@ function byEmail(email: string): WhereOptions {
 /** Creates a user (admin or CLI). Passwords are hashed with scrypt. */
 export async function createUser(actor: Actor, input: NewUser, opts: { transaction?: Tx } = {}): Promise<{ id: string; email: string; roles: Role[] }> {
   authorize(actor, 'create', 'User');
-  const { value, error } = newUserSchema.validate(input);
-  if (error) throw new InputError(error.details[0].message.replace(/"/g, ''));
+  const validated = newUserSchema.validate(input);
+  if (validated.error) throw new InputError(validated.error.details[0].message.replace(/"/g, ''));
+  const value = validated.value;
   const exists = await User.findOne({ attributes: ['id'], where: byEmail(value.email), transaction: opts.transaction });
   if (exists) throw new ConflictError(`User ${value.email} already exists`, 'DuplicateEntryError');
   const hash = value.password ? await hashPassword(value.password) : null;
@@ -80,7 +81,7 @@ export async function findLoginUser(email: string): Promise<{ id: string; passwo
 
 /** Stamps a successful login (updated_at stays: a login changes no account data). */
 export async function recordLogin(userId: string, opts: { transaction?: Tx } = {}): Promise<void> {
-  await User.update({ lastLoginAt: fn('now') as unknown as Date }, { where: { id: userId }, silent: true, transaction: opts.transaction });
+  await User.update({ lastLoginAt: fn('now') }, { where: { id: userId }, silent: true, transaction: opts.transaction });
 }
 
 /** A user by id or e-mail, locked for the caller's transaction. */
@@ -109,7 +110,7 @@ export interface DoctorFields {
 export async function setDoctorVerification(email: string, v: { npi: string; dea: string; deaLicenseFile: string | null; by: string }, opts: { transaction?: Tx } = {}): Promise<boolean> {
   const [count] = await User.update(
     {
-      doctorNpi: v.npi, doctorDeaNumber: v.dea, doctorVerifiedBy: v.by, doctorVerifiedAt: fn('now') as unknown as Date,
+      doctorNpi: v.npi, doctorDeaNumber: v.dea, doctorVerifiedBy: v.by, doctorVerifiedAt: fn('now'),
       ...(v.deaLicenseFile ? { doctorDeaLicenseFile: v.deaLicenseFile } : {}), // an earlier certificate stays when none is given
     },
     { where: byEmail(email), transaction: opts.transaction },

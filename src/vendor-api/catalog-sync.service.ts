@@ -18,13 +18,15 @@ import { findTextProblem } from '../shared/text.js';
 
 const code = Joi.alternatives(Joi.string().trim().min(1).max(140), Joi.number().custom((n) => String(n)));
 const refKeys = { sku: code, item_code: code, vendor_product_id: code, medgrid_item_code: code };
+/** The product a record names, as validated (a numeric code arrives as text). */
+type RefFields = { sku?: string; item_code?: string; vendor_product_id?: string; medgrid_item_code?: string };
 
 function refOf(r: Record<string, unknown>): ItemRef {
   const s = (v: unknown) => (v === undefined || v === null ? undefined : String(v));
   return { sku: s(r.sku ?? r.item_code), vendor_product_id: s(r.vendor_product_id), medgrid_item_code: s(r.medgrid_item_code) };
 }
 
-const priceRecord = Joi.object({ ...refKeys, price_list: Joi.string().trim().max(140).required(), price: Joi.number().min(0).max(1e12).required() })
+const priceRecord = Joi.object<RefFields & { price_list: string; price: number }>({ ...refKeys, price_list: Joi.string().trim().max(140).required(), price: Joi.number().min(0).max(1e12).required() })
   .or('sku', 'item_code', 'vendor_product_id', 'medgrid_item_code');
 
 export interface PriceResult { sku: string; medgrid_item_code: string; price_list: string; price: number; uom: string }
@@ -36,9 +38,9 @@ export async function syncPrices(actor: Actor, records: unknown[], opts: { trans
   const { valid, failures } = validateEach(records, priceRecord);
   const outcomes: RecordOutcome<PriceResult>[] = [...failures];
   return withTransaction(opts, async (transaction) => {
-    const refs = valid.map((v) => refOf(v.value as Record<string, unknown>));
+    const refs = valid.map((v) => refOf(v.value));
     const index = await loadItemIndex(vendor, refs, { transaction });
-    const lists = await enabledPriceLists([...new Set(valid.map((v) => v.value.price_list as string))], { transaction });
+    const lists = await enabledPriceLists([...new Set(valid.map((v) => v.value.price_list))], { transaction });
     const rows: (PriceResult & { index: number })[] = [];
     const seen = new Set<string>();
     valid.forEach(({ index: i, value }, n) => {
@@ -61,7 +63,7 @@ export async function syncPrices(actor: Actor, records: unknown[], opts: { trans
   });
 }
 
-const inventoryRecord = Joi.object({
+const inventoryRecord = Joi.object<RefFields & { warehouse: string; quantity?: number; qty?: number }>({
   ...refKeys,
   warehouse: Joi.string().trim().max(140).required(),
   quantity: Joi.number().min(0).max(1e12),
@@ -81,9 +83,9 @@ export async function syncInventory(actor: Actor, records: unknown[], opts: { tr
   const { valid, failures } = validateEach(records, inventoryRecord);
   const outcomes: RecordOutcome<InventoryResult>[] = [...failures];
   return withTransaction(opts, async (transaction) => {
-    const refs = valid.map((v) => refOf(v.value as Record<string, unknown>));
+    const refs = valid.map((v) => refOf(v.value));
     const index = await loadItemIndex(vendor, refs, { transaction });
-    const warehouses = await usableWarehouses(valid.map((v) => v.value.warehouse as string), vendor.name, { transaction });
+    const warehouses = await usableWarehouses(valid.map((v) => v.value.warehouse), vendor.name, { transaction });
     const bins = await lockReservedStock([...index.byCode.keys()], [...warehouses], { transaction });
     const seen = new Set<string>();
     const planned: { i: number; item_code: string; sku: string; warehouse: string; qty: number }[] = [];
@@ -91,7 +93,7 @@ export async function syncInventory(actor: Actor, records: unknown[], opts: { tr
       try {
         const item = requireItem(index, refs[n]);
         if (!warehouses.has(value.warehouse)) throw new RecordError(`Warehouse ${value.warehouse} not found`);
-        const qty = (value.quantity ?? value.qty) as number;
+        const qty = (value.quantity ?? value.qty) as number; // the schema wants exactly one of them
         const key = `${item.item_code}\u0000${value.warehouse}`;
         if (seen.has(key)) throw new RecordError('Another record of this batch sets the same stock', 'DuplicateEntryError');
         seen.add(key);

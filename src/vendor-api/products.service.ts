@@ -26,7 +26,7 @@ export const NEEDS_CLASSIFICATION = 'Needs classification';
 const code = Joi.string().trim().min(1).max(140);
 const rx = Object.fromEntries(RX_ATTRIBUTES.map((k) => [k, Joi.any()]));
 
-export const productRecord = Joi.object({
+export const productRecord = Joi.object<ProductInput>({
   sku: code,
   item_code: code,
   vendor_product_id: code,
@@ -74,7 +74,7 @@ export function fastProduct(raw: Record<string, unknown>): ProductInput | undefi
     out[key] = v;
   }
   if (out.sku === undefined && out.item_code === undefined && out.vendor_product_id === undefined && out.medgrid_item_code === undefined) return undefined;
-  return out as ProductInput;
+  return out;
 }
 
 /** Codes sent as numbers become text; booleans for `disabled` become 0/1. */
@@ -118,7 +118,8 @@ async function loadReferences(records: ProductInput[], transaction: Tx): Promise
 interface Planned {
   index: number;
   sku: string;
-  row: Record<string, unknown>;
+  /** the item row written (COLUMNS), with the fields the answer reads typed */
+  row: Record<string, unknown> & { item_code: string; vendor_product_id: string | null; workflow_state: string; published: boolean; disabled: boolean };
   created: boolean;
   price?: { price_list: string; rate: number; uom: string };
 }
@@ -205,23 +206,23 @@ export async function syncProducts(actor: Actor, records: unknown[], opts: { tra
     return false;
   });
   return withTransaction(opts, async (transaction) => {
-    const refs = valid.map(({ value: r }) => ({ sku: r.sku !== undefined ? String(r.sku) : r.item_code !== undefined ? String(r.item_code) : undefined, vendor_product_id: r.vendor_product_id as string | undefined, medgrid_item_code: r.medgrid_item_code as string | undefined }));
+    const refs = valid.map(({ value: r }) => ({ sku: r.sku !== undefined ? String(r.sku) : r.item_code !== undefined ? String(r.item_code) : undefined, vendor_product_id: r.vendor_product_id, medgrid_item_code: r.medgrid_item_code }));
     const newCodes = vendor.separate_skus ? refs.filter((r) => r.sku).map((r) => `${vendor.sku_prefix}-${r.sku}`) : [];
     const [index, lookups] = await Promise.all([
       loadItemIndex(vendor, refs, { transaction, lock: true, extraCodes: newCodes }),
-      loadReferences(valid.map((v) => v.value as ProductInput), transaction),
+      loadReferences(valid.map((v) => v.value), transaction),
     ]);
     const planned: Planned[] = [];
     const seen = new Map<string, number>();
     valid.forEach(({ index: i, value }, n) => {
       try {
         const { item } = resolveRef(index, refs[n]);
-        const p = plan(vendor, item, value as ProductInput, lookups);
-        const taken = index.byCode.get(p.row.item_code as string);
+        const p = plan(vendor, item, value, lookups);
+        const taken = index.byCode.get(p.row.item_code);
         if (p.created && taken) throw new RecordError(`Item code ${p.row.item_code} is already in use${vendor.separate_skus ? '' : '; ask for separate SKUs'}`, 'DuplicateEntryError');
-        const first = seen.get(p.row.item_code as string);
+        const first = seen.get(p.row.item_code);
         if (first !== undefined) throw new RecordError(`Record ${first} of this batch already names this product`, 'DuplicateEntryError');
-        seen.set(p.row.item_code as string, i);
+        seen.set(p.row.item_code, i);
         planned.push({ index: i, ...p });
       } catch (err) {
         outcomes.push(failure(i, skuOf(value), err));
@@ -232,14 +233,14 @@ export async function syncProducts(actor: Actor, records: unknown[], opts: { tra
       // An existing product sent again unchanged is not rewritten (a vendor re-sending its whole
       // catalog costs no row versions, no index entries and no updated_at churn) and is a success;
       // a new code that comes back unwritten was taken by another vendor since it was read.
-      if (p.created && !written.has(p.row.item_code as string)) {
+      if (p.created && !written.has(p.row.item_code)) {
         outcomes.push(failure(p.index, p.sku, new RecordError(`Item code ${p.row.item_code} is already in use`, 'DuplicateEntryError')));
         continue;
       }
-      const status = reportedStatus(p.row.workflow_state as string, p.row.disabled as boolean);
+      const status = reportedStatus(p.row.workflow_state, p.row.disabled);
       outcomes.push({
         index: p.index, sku: p.sku, ok: true, status, error: null,
-        result: { sku: p.sku, medgrid_item_code: p.row.item_code as string, vendor_product_id: (p.row.vendor_product_id as string | null) ?? null, created: p.created, workflow_state: p.row.workflow_state as string, published: p.row.published as boolean, status },
+        result: { sku: p.sku, medgrid_item_code: p.row.item_code, vendor_product_id: p.row.vendor_product_id ?? null, created: p.created, workflow_state: p.row.workflow_state, published: p.row.published, status },
       });
     }
     return answer(records.length, outcomes);

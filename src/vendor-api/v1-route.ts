@@ -10,7 +10,7 @@ import type Joi from 'joi';
 import { bearerVendorOf, type Actor } from '../auth/actor.js';
 import { permission } from '../auth/policy/index.js';
 import { type Tx } from '../db/sequelize.js';
-import { methodArgs, methodRoute, type HttpVerb } from '../http/method.js';
+import { methodArgs, methodRoute } from '../http/method.js';
 import { rateLimitPre } from '../http/pre.js';
 import { DomainError, InputError, RateLimitError } from '../shared/errors.js';
 import { scrubText } from '../shared/runtime.js';
@@ -86,7 +86,7 @@ function batchLimitPre(keys: string[]): Lifecycle.Method {
 
 function statusOf(response: unknown): number {
   if (response instanceof DomainError) return response.status;
-  if (Boom.isBoom(response as Error)) return (response as Boom.Boom).output.statusCode;
+  if (Boom.isBoom(response)) return response.output.statusCode;
   if (response instanceof Error) return 500;
   return (response as { statusCode?: number })?.statusCode ?? 200;
 }
@@ -115,7 +115,7 @@ export function v1Route<A extends Record<string, unknown>>(def: V1RouteDef<A>): 
   const pre = [{ method: vendorRateLimit }, ...(def.batchKey ? [{ method: batchLimitPre([def.batchKey].flat()) }] : [])];
   return methodRoute<A>({
     name: `${V1_PREFIX}${def.name}`,
-    methods: (def.write ? ['POST'] : ['GET', 'POST']) as HttpVerb[],
+    methods: def.write ? ['POST'] : ['GET', 'POST'],
     access: def.public ? 'public' : def.write ? SYNC_WRITE : SYNC_READ,
     args: def.args,
     // a bad record fails alone: its text is checked with the record (batch.ts), not for the whole call

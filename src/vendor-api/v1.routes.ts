@@ -47,7 +47,7 @@ function listedCodes(args: Record<string, unknown>): Record<string, unknown>[] |
     }
     if (Array.isArray(value)) {
       if (value.length > 500) throw new RateLimitError(`Batch too large: ${value.length} records (at most 500 per request)`);
-      return value.map((code) => ({ [field === 'item_code' ? 'sku' : field]: code }));
+      return (value as unknown[]).map((code) => ({ [field === 'item_code' ? 'sku' : field]: code }));
     }
   }
   return undefined;
@@ -129,12 +129,12 @@ export const v1Routes: ServerRoute[] = [
   v1Route<Record<string, unknown>>({
     name: 'sync.vendor_details', write: true, idempotent: true, args: Joi.object().unknown(true),
     description: 'Update your contact details: vendor_name, email, phone, country, profile_url, address, contact_name, support_email (or inside data)',
-    handler: ({ actor, args, transaction }) => updateVendorDetails(actor, (args.data ? dataOf(args.data) : args) as Record<string, unknown>, { transaction }),
+    handler: ({ actor, args, transaction }) => updateVendorDetails(actor, args.data ? dataOf(args.data) : args, { transaction }),
   }),
   v1Route<Record<string, unknown>>({
     name: 'warehouse.create', write: true, idempotent: true, args: Joi.object().unknown(true),
     description: 'Create one of your warehouses: warehouse_name, label (or inside data)',
-    handler: ({ actor, args, transaction }) => createVendorWarehouse(actor, (args.data ? dataOf(args.data) : args) as Record<string, unknown>, { transaction }),
+    handler: ({ actor, args, transaction }) => createVendorWarehouse(actor, args.data ? dataOf(args.data) : args, { transaction }),
   }),
   v1Route<Record<string, unknown>>({
     name: 'webhooks.test_fire', write: true, args: Joi.object().unknown(true),

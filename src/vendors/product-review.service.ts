@@ -20,7 +20,7 @@ export interface ReviewInput {
 }
 
 /** Approves or rejects a Pending vendor product; answers the product's new state. */
-export async function reviewProduct(actor: Actor, input: ReviewInput, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
+export async function reviewProduct(actor: Actor, input: ReviewInput, opts: { transaction?: Tx } = {}) {
   authorize(actor, 'review', 'Product Review');
   if (input.action !== 'approve' && input.action !== 'reject') throw new InputError('action must be approve or reject');
   const reason = input.reason?.trim();

@@ -7,7 +7,7 @@ import type { Actor } from '../auth/actor.js';
 import { authorize, scopeOf } from '../auth/policy/index.js';
 import { recordAudit } from '../audit/audit.service.js';
 import { adjustStock, setStock } from '../catalog/stock.service.js';
-import { Op, fn } from 'sequelize';
+import { Op, fn, type Attributes } from 'sequelize';
 import { selectRows, withTransaction, type Tx } from '../db/sequelize.js';
 import { boundLiteral, columnsOf, once } from '../db/sql-names.js';
 import { isUsableWarehouse } from '../catalog/warehouse.service.js';
@@ -16,7 +16,15 @@ import { VendorProfile } from './vendor-profile.model.js';
 import { BusinessRuleError, InputError, NotFoundError } from '../shared/errors.js';
 import { loadItemIndex } from './item-refs.js';
 
-const requestSchema = Joi.object({
+interface StockRequestInput {
+  item: string;
+  action: string;
+  warehouse: string;
+  quantity: number;
+  reason?: string;
+}
+
+const requestSchema = Joi.object<StockRequestInput>({
   item: Joi.string().trim().min(1).max(140).required(),
   action: Joi.string().valid('Add', 'Remove', 'Set').insensitive().default('Add'),
   warehouse: Joi.string().trim().min(1).max(140).required(),
@@ -29,21 +37,24 @@ const SHOWN = [
   ['name', 'name'], ['vendor', 'vendor'], ['item', 'itemCode'], ['action', 'action'], ['warehouse', 'warehouse'], ['quantity', 'quantity'], ['reason', 'reason'],
   ['status', 'status'], ['requested_by', 'requestedBy'], ['decided_by', 'decidedBy'], ['decided_at', 'decidedAt'], ['decision_reason', 'decisionReason'], ['created_at', 'createdAt'],
 ] as const;
+/** A request as the API shows it (SHOWN's wire names, the model's types). */
+export type StockRequestView = { [S in (typeof SHOWN)[number] as S[0]]: Attributes<StockUpdateRequest>[S[1]] };
 const shownAttributes = once(() => {
   const c = columnsOf(StockUpdateRequest);
   return SHOWN.map(([wire, attribute]) => [c[attribute], wire] as [string, string]);
 });
 
-async function shownRequest(name: string, transaction: Tx): Promise<Record<string, unknown>> {
-  return (await StockUpdateRequest.findOne({ attributes: shownAttributes(), where: { name }, raw: true, transaction })) as unknown as Record<string, unknown>;
+async function shownRequest(name: string, transaction: Tx): Promise<StockRequestView> {
+  return (await StockUpdateRequest.findOne({ attributes: shownAttributes(), where: { name }, raw: true, transaction })) as unknown as StockRequestView;
 }
 
 /** svc.api.create_stock_update_request: the item is named by the vendor's SKU (or the service code). */
-export async function createStockUpdateRequest(actor: Actor, input: Record<string, unknown>, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
+export async function createStockUpdateRequest(actor: Actor, input: Record<string, unknown>, opts: { transaction?: Tx } = {}): Promise<StockRequestView> {
   authorize(actor, 'create', 'Stock Update Request');
-  const { value, error } = requestSchema.validate(input, { abortEarly: true, stripUnknown: true });
-  if (error) throw new InputError(error.details[0].message.replace(/"/g, ''));
-  const action = (value.action as string).charAt(0).toUpperCase() + (value.action as string).slice(1).toLowerCase();
+  const validated = requestSchema.validate(input, { abortEarly: true, stripUnknown: true });
+  if (validated.error) throw new InputError(validated.error.details[0].message.replace(/"/g, ''));
+  const value = validated.value;
+  const action = value.action.charAt(0).toUpperCase() + value.action.slice(1).toLowerCase();
   if (action !== 'Set' && value.quantity <= 0) throw new InputError('quantity must be greater than 0');
   return withTransaction(opts, async (transaction) => {
     const profile = actor.vendor ? await VendorProfile.findByPk(actor.vendor, { attributes: ['name', 'separateSkus'], transaction }) : null;
@@ -77,11 +88,11 @@ export async function listStockUpdateRequests(actor: Actor, filters: { status?: 
     limit: 200,
     raw: true,
     transaction: opts.transaction,
-  }) as unknown as Promise<Record<string, unknown>[]>;
+  }) as unknown as Promise<StockRequestView[]>;
 }
 
 /** An officer approves (stock changes, ledger entry) or rejects a Requested stock update request. */
-export async function decideStockUpdateRequest(actor: Actor, name: string, decision: 'approve' | 'reject', reason?: string, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
+export async function decideStockUpdateRequest(actor: Actor, name: string, decision: 'approve' | 'reject', reason?: string, opts: { transaction?: Tx } = {}): Promise<StockRequestView & { stock?: Record<string, unknown> }> {
   authorize(actor, 'approve', 'Stock Update Request');
   if (decision !== 'approve' && decision !== 'reject') throw new InputError('decision must be approve or reject');
   return withTransaction(opts, async (transaction) => {
@@ -97,7 +108,7 @@ export async function decideStockUpdateRequest(actor: Actor, name: string, decis
         : { ...(await adjustStock(actor, { item_code: req.item_code, warehouse: req.warehouse, delta: req.action === 'Remove' ? -req.quantity : req.quantity, ...voucher }, { transaction })) };
     }
     await StockUpdateRequest.update(
-      { status: decision === 'approve' ? 'Approved' : 'Rejected', decidedBy: actor.email ?? actor.id, decidedAt: fn('now') as unknown as Date, decisionReason: reason ?? null },
+      { status: decision === 'approve' ? 'Approved' : 'Rejected', decidedBy: actor.email ?? actor.id, decidedAt: fn('now'), decisionReason: reason ?? null },
       { where: { name }, transaction },
     );
     await recordAudit(transaction, actor, { action: decision, object_type: 'Stock Update Request', object_name: name });

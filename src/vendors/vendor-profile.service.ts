@@ -45,16 +45,18 @@ export interface VendorRow {
 }
 
 /** What a profile shows, wire name ← attribute, in this order; never a secret (webhook_secret_set says whether one is set). */
-const PUBLIC: [string, keyof Attributes<VendorProfile> | null][] = [
+const PUBLIC = [
   ['name', 'name'], ['vendor_name', 'vendorName'], ['email', 'email'], ['country', 'country'], ['profile_url', 'profileUrl'], ['phone', 'phone'],
   ['status', 'status'], ['suspended', 'suspended'], ['api_enabled', 'apiEnabled'], ['auto_approve', 'autoApprove'], ['scope', 'scope'],
   ['webhook_url', 'webhookUrl'], ['webhook_secret_set', null], ['separate_skus', 'separateSkus'], ['sku_prefix', 'skuPrefix'], ['client_id', 'clientId'],
   ['details', 'details'], ['approved_at', 'approvedAt'], ['approved_by', 'approvedBy'], ['credentials_generated_at', 'credentialsGeneratedAt'],
   ['created_at', 'createdAt'], ['updated_at', 'updatedAt'],
-];
+] as const satisfies readonly (readonly [string, keyof Attributes<VendorProfile> | null])[];
+/** A profile as the API shows it (PUBLIC's wire names, the model's types). */
+export type VendorProfileView = { [P in (typeof PUBLIC)[number] as P[0]]: P[1] extends keyof Attributes<VendorProfile> ? Attributes<VendorProfile>[P[1]] : boolean };
 const publicAttributes = once(() => {
   const c = columnsOf(VendorProfile);
-  return PUBLIC.map(([wire, attribute]) => [attribute ? c[attribute] : literal(`(${c.webhookSecretEnc} IS NOT NULL)`), wire]) as [string | ReturnType<typeof literal>, string][];
+  return PUBLIC.map<[string | ReturnType<typeof literal>, string]>(([wire, attribute]) => [attribute ? c[attribute] : literal(`(${c.webhookSecretEnc} IS NOT NULL)`), wire]);
 });
 
 export function isPharmacy(scope: string): boolean {
@@ -82,7 +84,16 @@ const authSql = once(() => {
   return { byName: `SELECT * FROM ${t} WHERE ${c.name} = $1`, byClientId: `SELECT * FROM ${t} WHERE ${c.clientId} = $1` };
 });
 
-const registration = Joi.object({
+interface Registration {
+  sales_representative_name: string;
+  email: string;
+  password: string;
+  country: string;
+  profile_url?: string | null;
+  vendor_name?: string;
+}
+
+const registration = Joi.object<Registration>({
   sales_representative_name: Joi.string().trim().min(1).max(140).required(),
   email: Joi.string().trim().email({ tlds: false }).max(255).required(),
   password: Joi.string().min(10).max(200).required(),
@@ -93,8 +104,9 @@ const registration = Joi.object({
 
 /** svc.api.register_vendor: a Vendor user and its Vendor Profile in Pending Approval, for admin review. */
 export async function registerVendor(input: Record<string, unknown>, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
-  const { value, error } = registration.validate(input, { abortEarly: true });
-  if (error) throw new InputError(error.details[0].message.replace(/"/g, ''));
+  const validated = registration.validate(input, { abortEarly: true });
+  if (validated.error) throw new InputError(validated.error.details[0].message.replace(/"/g, ''));
+  const value = validated.value;
   return withTransaction(opts, async (transaction) => {
     const [{ n }] = await selectRows<{ n: number }>(`SELECT nextval('vendor_profile_seq') AS n`, [], { transaction });
     const name = `VEN-${String(n).padStart(5, '0')}`;
@@ -110,15 +122,15 @@ export async function registerVendor(input: Record<string, unknown>, opts: { tra
 }
 
 /** Vendor Profiles the actor may see (admins: all; a vendor user: its own). */
-export async function listVendors(actor: Actor, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>[]> {
+export async function listVendors(actor: Actor, opts: { transaction?: Tx } = {}): Promise<VendorProfileView[]> {
   authorize(actor, 'read', 'Vendor Profile');
   const scope = scopeOf(actor, 'Vendor Profile', `"${VendorProfile.name}"`);
-  return (await VendorProfile.unscoped().findAll({ attributes: publicAttributes(), where: boundLiteral(scope.sql, scope.bind), order: [['name', 'ASC']], raw: true, transaction: opts.transaction })) as unknown as Record<string, unknown>[];
+  return (await VendorProfile.unscoped().findAll({ attributes: publicAttributes(), where: boundLiteral(scope.sql, scope.bind), order: [['name', 'ASC']], raw: true, transaction: opts.transaction })) as unknown as VendorProfileView[];
 }
 
-export async function getVendor(actor: Actor, name: string, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
+export async function getVendor(actor: Actor, name: string, opts: { transaction?: Tx } = {}): Promise<VendorProfileView> {
   authorize(actor, 'read', 'Vendor Profile');
-  const row = (await VendorProfile.unscoped().findOne({ attributes: publicAttributes(), where: { name }, raw: true, transaction: opts.transaction })) as Record<string, unknown> | null;
+  const row = (await VendorProfile.unscoped().findOne({ attributes: publicAttributes(), where: { name }, raw: true, transaction: opts.transaction })) as unknown as VendorProfileView | null;
   if (!row) throw new NotFoundError(`Vendor Profile ${name} not found`);
   authorize(actor, 'read', 'Vendor Profile', row);
   return row;
@@ -134,7 +146,7 @@ type ProfileChange = Partial<Attributes<VendorProfile>>;
 /** Database time (now()) for an instant column of an update. */
 const now = () => fn('now') as unknown as Date;
 
-async function updateVendor(actor: Actor, name: string, action: string, values: ProfileChange, opts: { transaction?: Tx }): Promise<Record<string, unknown>> {
+async function updateVendor(actor: Actor, name: string, action: string, values: ProfileChange, opts: { transaction?: Tx }): Promise<VendorProfileView> {
   authorize(actor, 'update', 'Vendor Profile');
   return withTransaction(opts, async (transaction) => {
     await lockVendor(name, transaction);
@@ -164,7 +176,15 @@ export function setApiEnabled(actor: Actor, name: string, enabled: boolean, opts
   return updateVendor(actor, name, enabled ? 'enable-api' : 'disable-api', { apiEnabled: enabled }, opts);
 }
 
-const settingsSchema = Joi.object({
+interface Settings {
+  auto_approve?: boolean;
+  scope?: VendorRow['scope'];
+  separate_skus?: boolean;
+  sku_prefix?: string | null;
+  vendor_name?: string;
+}
+
+const settingsSchema = Joi.object<Settings>({
   auto_approve: Joi.boolean(),
   scope: Joi.string().valid('standard', '503A', '503B'),
   separate_skus: Joi.boolean(),
@@ -174,8 +194,9 @@ const settingsSchema = Joi.object({
 
 /** Admin settings: auto-approve, scope (pharmacy), separate SKUs with their item code prefix. */
 export async function updateVendorSettings(actor: Actor, name: string, input: Record<string, unknown>, opts: { transaction?: Tx } = {}) {
-  const { value, error } = settingsSchema.validate(input);
-  if (error) throw new InputError(error.details[0].message.replace(/"/g, ''));
+  const validated = settingsSchema.validate(input);
+  if (validated.error) throw new InputError(validated.error.details[0].message.replace(/"/g, ''));
+  const value = validated.value;
   if (value.separate_skus && !value.sku_prefix) {
     const current = await VendorProfile.findByPk(name, { attributes: ['skuPrefix'], transaction: opts.transaction });
     if (!current?.skuPrefix) throw new BusinessRuleError('Separate SKUs need an item code prefix (sku_prefix)');
@@ -196,7 +217,7 @@ export async function generateCredentials(actor: Actor, name: string, opts: { tr
     const clientId = row.clientId ?? `${CLIENT_ID_PREFIX}${randomToken(12).replace(/[-_]/g, 'x').toLowerCase()}`;
     const secret = `svcs_${randomToken(32)}`;
     await VendorProfile.update(
-      { clientId, clientSecretHash: hashClientSecret(secret), secretVersion: literal(`${columnsOf(VendorProfile).secretVersion} + 1`) as unknown as number, credentialsGeneratedAt: now() },
+      { clientId, clientSecretHash: hashClientSecret(secret), secretVersion: literal(`${columnsOf(VendorProfile).secretVersion} + 1`), credentialsGeneratedAt: now() },
       { where: { name }, transaction },
     );
     await recordAudit(transaction, actor, { action: 'generate-credentials', object_type: 'Vendor Profile', object_name: name });

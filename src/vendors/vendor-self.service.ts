@@ -14,7 +14,18 @@ import { VendorProfile } from './vendor-profile.model.js';
 import { ConflictError, InputError } from '../shared/errors.js';
 import { getVendor } from './vendor-profile.service.js';
 
-const detailsSchema = Joi.object({
+interface DetailsInput {
+  vendor_name?: string;
+  email?: string;
+  phone?: string;
+  country?: string;
+  profile_url?: string;
+  address?: Record<string, string>;
+  contact_name?: string;
+  support_email?: string;
+}
+
+const detailsSchema = Joi.object<DetailsInput>({
   vendor_name: Joi.string().trim().min(1).max(140),
   email: Joi.string().trim().email({ tlds: false }).max(255),
   phone: Joi.string().trim().max(40).allow(''),
@@ -31,11 +42,11 @@ const detailsSchema = Joi.object({
 /** sync.vendor_details: updates the caller's own contact details; answers the profile (no secrets). */
 export async function updateVendorDetails(actor: Actor, input: Record<string, unknown>, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
   authorize(actor, 'details', 'Vendor Profile');
-  const { value, error } = detailsSchema.validate(input ?? {}, { abortEarly: true });
-  if (error) throw new InputError(error.details[0].message.replace(/"/g, ''));
-  const { address, contact_name, support_email, ...columns } = value;
+  const validated = detailsSchema.validate(input ?? {}, { abortEarly: true });
+  if (validated.error) throw new InputError(validated.error.details[0].message.replace(/"/g, ''));
+  const { address, contact_name, support_email, ...columns } = validated.value;
   const extra = Object.fromEntries(Object.entries({ address, contact_name, support_email }).filter(([, v]) => v !== undefined));
-  const blankAsNull = (v: unknown) => (v === '' ? null : (v as string | undefined));
+  const blankAsNull = (v: string | undefined) => (v === '' ? null : v);
   const change: Partial<Attributes<VendorProfile>> = {
     vendorName: columns.vendor_name, email: blankAsNull(columns.email), phone: blankAsNull(columns.phone), country: blankAsNull(columns.country), profileUrl: blankAsNull(columns.profile_url),
   };
@@ -49,7 +60,7 @@ export async function updateVendorDetails(actor: Actor, input: Record<string, un
   });
 }
 
-const warehouseSchema = Joi.object({
+const warehouseSchema = Joi.object<{ warehouse_name: string; label?: string }>({
   warehouse_name: Joi.string().trim().min(1).max(100).required(),
   label: Joi.string().trim().max(140).allow(''),
 });
@@ -60,8 +71,9 @@ const warehouseSchema = Joi.object({
  */
 export async function createVendorWarehouse(actor: Actor, input: Record<string, unknown>, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
   authorize(actor, 'write', 'Vendor Sync');
-  const { value, error } = warehouseSchema.validate(input ?? {}, { abortEarly: true, stripUnknown: true });
-  if (error) throw new InputError(error.details[0].message.replace(/"/g, ''));
+  const validated = warehouseSchema.validate(input ?? {}, { abortEarly: true, stripUnknown: true });
+  if (validated.error) throw new InputError(validated.error.details[0].message.replace(/"/g, ''));
+  const value = validated.value;
   const vendor = actor.vendor!;
   const name = `${value.warehouse_name} - ${vendor}`;
   return withTransaction(opts, async (transaction) => {

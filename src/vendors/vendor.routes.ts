@@ -9,13 +9,13 @@ import Joi from 'joi';
 import { permission } from '../auth/policy/index.js';
 import { methodRoute } from '../http/method.js';
 import { rateLimitPre } from '../http/pre.js';
-import { reviewProduct } from './product-review.service.js';
+import { reviewProduct, type ReviewInput } from './product-review.service.js';
 import { createStockUpdateRequest, decideStockUpdateRequest, listStockUpdateRequests } from './stock-request.service.js';
 import {
   approveVendor, generateCredentials, getVendor, listVendors, registerVendor, rejectVendor, setApiEnabled, setSuspended, setWebhook, updateVendorSettings,
 } from './vendor-profile.service.js';
 
-const vendorArg = Joi.object({ vendor: Joi.string().max(140).required() });
+const vendorArg = Joi.object<{ vendor: string }>({ vendor: Joi.string().max(140).required() });
 /** Registrations per address and clock hour, counted before the handler (and its validation) runs. */
 const registrationLimit = rateLimitPre({
   bucket: (request) => `register-vendor:${request.info.remoteAddress}`,
@@ -31,7 +31,7 @@ export const vendorRoutes: ServerRoute[] = [
   methodRoute({
     name: 'svc.api.register_vendor', methods: ['POST'], access: 'public', tags: ['vendor'],
     description: 'Register as a vendor: creates a Vendor Profile in Pending Approval (and its user) for admin review',
-    args: Joi.object({ sales_representative_name: Joi.any(), email: Joi.any(), password: Joi.any(), country: Joi.any(), profile_url: Joi.any(), vendor_name: Joi.any() }),
+    args: Joi.object<Record<string, unknown>>({ sales_representative_name: Joi.any(), email: Joi.any(), password: Joi.any(), country: Joi.any(), profile_url: Joi.any(), vendor_name: Joi.any() }),
     options: { pre: [{ method: registrationLimit }] },
     handler: ({ args }) => registerVendor(args),
   }),
@@ -57,13 +57,13 @@ export const vendorRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.vendors.suspend_vendor', methods: ['POST'], access: PROFILE_ADMIN, tags: ['vendor'],
-    args: Joi.object({ vendor: Joi.string().max(140).required(), suspended: Joi.boolean().default(true) }),
+    args: Joi.object<{ vendor: string; suspended: boolean }>({ vendor: Joi.string().max(140).required(), suspended: Joi.boolean().default(true) }),
     description: 'Suspend a vendor (suspended: false reinstates it); its tokens stop working at once',
     handler: ({ actor, args }) => setSuspended(actor!, args.vendor, args.suspended),
   }),
   methodRoute({
     name: 'svc.vendors.enable_api', methods: ['POST'], access: PROFILE_ADMIN, tags: ['vendor'],
-    args: Joi.object({ vendor: Joi.string().max(140).required(), enabled: Joi.boolean().default(true) }),
+    args: Joi.object<{ vendor: string; enabled: boolean }>({ vendor: Joi.string().max(140).required(), enabled: Joi.boolean().default(true) }),
     description: 'Enable (or, with enabled: false, disable) the vendor interface v1 for a vendor',
     handler: ({ actor, args }) => setApiEnabled(actor!, args.vendor, args.enabled),
   }),
@@ -74,7 +74,7 @@ export const vendorRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.vendors.update_settings', methods: ['POST'], access: PROFILE_ADMIN, tags: ['vendor'],
-    args: Joi.object({ vendor: Joi.string().max(140).required(), auto_approve: Joi.any(), scope: Joi.any(), separate_skus: Joi.any(), sku_prefix: Joi.any(), vendor_name: Joi.any() }),
+    args: Joi.object<{ vendor: string; auto_approve?: unknown; scope?: unknown; separate_skus?: unknown; sku_prefix?: unknown; vendor_name?: unknown }>({ vendor: Joi.string().max(140).required(), auto_approve: Joi.any(), scope: Joi.any(), separate_skus: Joi.any(), sku_prefix: Joi.any(), vendor_name: Joi.any() }),
     description: 'Vendor settings: auto_approve, scope (standard, 503A, 503B), separate_skus with sku_prefix',
     handler: ({ actor, args }) => {
       const { vendor, ...settings } = args;
@@ -83,31 +83,31 @@ export const vendorRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.vendors.set_webhook', methods: ['POST'], access: PROFILE_ADMIN, tags: ['vendor'],
-    args: Joi.object({ vendor: Joi.string().max(140).required(), webhook_url: Joi.string().max(2000).allow('', null), rotate_secret: Joi.boolean().default(false) }),
+    args: Joi.object<{ vendor: string; webhook_url?: string | null; rotate_secret: boolean }>({ vendor: Joi.string().max(140).required(), webhook_url: Joi.string().max(2000).allow('', null), rotate_secret: Joi.boolean().default(false) }),
     description: 'Set the Webhook URL of a vendor (checked against private targets); a new secret is returned once',
     handler: ({ actor, args }) => setWebhook(actor!, args.vendor, args.webhook_url || null, { rotateSecret: args.rotate_secret }),
   }),
   methodRoute({
     name: 'svc.vendors.review_product', methods: ['POST'], access: permission('Product Review', 'review'), tags: ['vendor'],
-    args: Joi.object({ item_code: Joi.string().max(140).required(), action: Joi.string().valid('approve', 'reject').required(), reason: Joi.string().max(1000).allow(''), comment: Joi.string().max(2000).allow('') }),
+    args: Joi.object<ReviewInput>({ item_code: Joi.string().max(140).required(), action: Joi.string().valid('approve', 'reject').required(), reason: Joi.string().max(1000).allow(''), comment: Joi.string().max(2000).allow('') }),
     description: 'Approve or reject (with a reason) a Pending vendor product (Marketplace Admin only)',
     handler: ({ actor, args }) => reviewProduct(actor!, args),
   }),
   methodRoute({
     name: 'svc.api.create_stock_update_request', methods: ['POST'], access: 'authenticated', tags: ['vendor'],
-    args: Joi.object({ item: Joi.any(), action: Joi.any(), warehouse: Joi.any(), quantity: Joi.any(), reason: Joi.any() }),
+    args: Joi.object<Record<string, unknown>>({ item: Joi.any(), action: Joi.any(), warehouse: Joi.any(), quantity: Joi.any(), reason: Joi.any() }),
     description: 'A vendor asks for a stock change (item = SKU, action Add/Remove/Set); it awaits a Marketplace Officer',
     handler: ({ actor, args }) => createStockUpdateRequest(actor!, args),
   }),
   methodRoute({
     name: 'svc.api.list_stock_update_requests', methods: ['GET', 'POST'], access: 'authenticated', tags: ['vendor'],
-    args: Joi.object({ status: Joi.string().valid('Requested', 'Approved', 'Rejected') }),
+    args: Joi.object<{ status?: string }>({ status: Joi.string().valid('Requested', 'Approved', 'Rejected') }),
     description: 'Stock update requests (a vendor: its own; an officer: all)',
     handler: ({ actor, args }) => listStockUpdateRequests(actor!, args),
   }),
   methodRoute({
     name: 'svc.api.decide_stock_update_request', methods: ['POST'], access: permission('Stock Update Request', 'approve'), tags: ['vendor'],
-    args: Joi.object({ name: Joi.string().max(40).required(), decision: Joi.string().valid('approve', 'reject').required(), reason: Joi.string().max(1000).allow('') }),
+    args: Joi.object<{ name: string; decision: 'approve' | 'reject'; reason?: string }>({ name: Joi.string().max(40).required(), decision: Joi.string().valid('approve', 'reject').required(), reason: Joi.string().max(1000).allow('') }),
     description: 'Approve (stock changes with a ledger entry) or reject a stock update request (Marketplace Officer)',
     handler: ({ actor, args }) => decideStockUpdateRequest(actor!, args.name, args.decision, args.reason),
   }),

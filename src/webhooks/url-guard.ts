@@ -129,13 +129,12 @@ export function guardedLookup(allowPrivate: () => boolean) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, []);
-      const list = addresses as LookupAddress[];
       if (!allowPrivate()) {
-        const bad = list.find((a) => isPrivateAddress(a.address));
-        if (bad || list.length === 0) return callback(new RefusedTargetError(`Webhook host ${hostname} resolves to a non-public address`), []);
+        const bad = addresses.find((a) => isPrivateAddress(a.address));
+        if (bad || addresses.length === 0) return callback(new RefusedTargetError(`Webhook host ${hostname} resolves to a non-public address`), []);
       }
-      if (options.all) return callback(null, list);
-      callback(null, list[0].address, list[0].family);
+      if (options.all) return callback(null, addresses);
+      callback(null, addresses[0].address, addresses[0].family);
     });
   };
 }

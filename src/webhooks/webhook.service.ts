@@ -27,8 +27,9 @@ const RESOURCE = 'Webhook Delivery';
 /**
  * Writes one vendor event to the outbox in the caller's transaction (so it exists exactly when the
  * change that caused it commits). The delivery id is minted here, once, and never changes.
+ * `event` is a VendorEvent, checked at run time: any other name throws (hence `string`).
  */
-export async function enqueueVendorEvent(transaction: Tx, input: { event: VendorEvent | string; vendor: string; data: unknown }): Promise<{ id: number; delivery_id: string }> {
+export async function enqueueVendorEvent(transaction: Tx, input: { event: string; vendor: string; data: unknown }): Promise<{ id: number; delivery_id: string }> {
   if (!(VENDOR_EVENTS as readonly string[]).includes(input.event)) throw new Error(`unknown vendor event ${input.event}`);
   if (!input.vendor) throw new Error('vendor event without a vendor');
   const [row] = await enqueue(transaction, {

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { startTestApp, loginAs, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
-import { serverMessages, type Client } from '../helpers/http.js';
+import { serverMessages, type Client, type Json } from '../helpers/http.js';
 import { buildItem } from '../helpers/factories.js';
 import { reviewProduct } from '../../src/vendors/product-review.service.js';
 import { systemActor } from '../../src/auth/actor.js';
@@ -19,7 +19,7 @@ test.after.always(async () => {
   await app?.stop();
 });
 
-const row = (rows: any[], code: string, warehouse?: string) => rows.find((r) => r.item_code === code && (!warehouse || r.warehouse === warehouse));
+const row = (rows: Json[], code: string, warehouse?: string) => rows.find((r) => r.item_code === code && (!warehouse || r.warehouse === warehouse));
 
 test('list_warehouses: name, warehouse_name, company', async (t) => {
   const res = await clinic.get('/api/method/svc.catalog.list_warehouses');
@@ -31,7 +31,7 @@ test('list_warehouses: name, warehouse_name, company', async (t) => {
 test('list_warehouses_ordered: by priority, preferred first, with label', async (t) => {
   const res = await clinic.get('/api/method/svc.catalog.list_warehouses_ordered');
   t.is(res.status, 200);
-  t.deepEqual(res.body.message.map((w: any) => w.name), ['Main Warehouse - MSE', 'Overflow Warehouse - MSE', 'West Coast Warehouse - MSW', 'Pharmacy Vault - MSW']);
+  t.deepEqual(res.body.message.map((w: Json) => w.name), ['Main Warehouse - MSE', 'Overflow Warehouse - MSE', 'West Coast Warehouse - MSW', 'Pharmacy Vault - MSW']);
   t.deepEqual(Object.keys(res.body.message[0]).sort(), ['label', 'name']);
   t.is(res.body.message[0].label, 'Newark, NJ (preferred)');
 });
@@ -48,7 +48,7 @@ test('items_in_warehouse: rows exactly as the spec, the customer list by default
   t.is(row(res.body.message, 'DEMO-N95').rate, 25); // not covered by the contract → standard
   t.falsy(row(res.body.message, 'DEMO-THERM-IR'), 'out of stock is not listed');
   t.falsy(row(res.body.message, 'DEMO-OTOSCOPE'), 'disabled is not listed');
-  const codes = res.body.message.map((r: any) => r.item_code);
+  const codes = res.body.message.map((r: Json) => r.item_code);
   t.deepEqual(codes, [...codes].sort(), 'ordered by item_code');
 });
 
@@ -97,8 +97,8 @@ test('items_in_warehouse: pagination with limit_start and limit_page_length', as
 test('search_items: partial match on name and description; without warehouse rows carry warehouse', async (t) => {
   const res = await clinic.get('/api/method/svc.catalog.search_items', { query: 'cuff' });
   t.is(res.status, 200);
-  const cuffs = res.body.message.filter((r: any) => r.item_code === 'DEMO-BP-CUFF');
-  t.deepEqual(cuffs.map((r: any) => r.warehouse), ['Main Warehouse - MSE', 'Overflow Warehouse - MSE', 'West Coast Warehouse - MSW']);
+  const cuffs = res.body.message.filter((r: Json) => r.item_code === 'DEMO-BP-CUFF');
+  t.deepEqual(cuffs.map((r: Json) => r.warehouse), ['Main Warehouse - MSE', 'Overflow Warehouse - MSE', 'West Coast Warehouse - MSW']);
   t.deepEqual(Object.keys(cuffs[0]).sort(), ['available_qty', 'description', 'item_code', 'item_name', 'rate', 'stock_uom', 'warehouse']);
   const byDescription = await clinic.get('/api/method/svc.catalog.search_items', { query: 'LATEX-free' });
   t.truthy(row(byDescription.body.message, 'DEMO-BP-CUFF'));
@@ -117,7 +117,7 @@ test('search_items: warehouse filter is strict and rows omit warehouse; out-of-s
 test('search_items: LIKE wildcards are literal; query is required', async (t) => {
   const res = await clinic.get('/api/method/svc.catalog.search_items', { query: '%' });
   t.is(res.status, 200);
-  t.deepEqual([...new Set(res.body.message.map((r: any) => r.item_code))], ['DEMO-ALC-PREP'], 'only the literal "70%" matches');
+  t.deepEqual([...new Set(res.body.message.map((r: Json) => r.item_code))], ['DEMO-ALC-PREP'], 'only the literal "70%" matches');
   const underscore = await clinic.get('/api/method/svc.catalog.search_items', { query: 'Cuff_Adult' });
   t.deepEqual(underscore.body.message, []);
   const missing = await clinic.get('/api/method/svc.catalog.search_items');

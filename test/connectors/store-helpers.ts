@@ -31,7 +31,7 @@ export async function storeFields(db: pg.Client, salesOrder: string): Promise<Re
 }
 
 /** The Admin GraphQL API of the simulator, called as a shop admin would. */
-export async function shopGraphql(sim: RunningSimulator, query: string, variables?: unknown): Promise<{ data?: Record<string, any>; errors?: unknown }> {
+export async function shopGraphql(sim: RunningSimulator, query: string, variables?: unknown): Promise<{ data?: Record<string, unknown>; errors?: unknown }> {
   const res = await fetch(`${sim.url}/admin/api/2026-04/graphql.json`, { method: 'POST', headers: { 'content-type': 'application/json', 'X-Shopify-Access-Token': STORE.accessToken }, body: JSON.stringify({ query, variables }) });
-  return (await res.json()) as { data?: Record<string, any> };
+  return (await res.json()) as { data?: Record<string, unknown> };
 }

@@ -76,7 +76,7 @@ test.serial('the README holds the Try-it commands, and only a few deliberate blo
 for (const block of blocks.filter((b) => !b.skip)) {
   test.serial(`${block.file}:${block.line} runs as written`, async (t) => {
     const script = PREAMBLE + block.code.replaceAll(README_URL, url);
-    let stdout = '';
+    let stdout: string;
     try {
       ({ stdout } = await run('bash', ['-c', script], { cwd: projectRoot, env: { ...process.env, ...env }, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }));
     } catch (err) {

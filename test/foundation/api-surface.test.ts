@@ -28,7 +28,7 @@ test('T35 inventory: every route declares its access; public routes need no cred
   const inconsistent: string[] = [];
   for (const route of app.server.table()) {
     const id = `${route.method.toUpperCase()} ${route.path}`;
-    const access = (route.settings.app as { access?: unknown } | undefined)?.access;
+    const access = route.settings.app?.access;
     const auth = route.settings.auth as RouteAuth | false | undefined;
     if (access === undefined) {
       if (!(DOC_PATHS.test(route.path) && auth === false)) missing.push(id);

@@ -12,8 +12,8 @@ const PROD = { SVC_ENV: 'production', SVC_SECRET_KEY: 'p'.repeat(40), SVC_ENCRYP
 
 function refused(t: import('ava').ExecutionContext, env: Record<string, string>, pattern: RegExp): void {
   const err = t.throws(() => loadConfig(env), { instanceOf: ConfigError });
-  t.regex(err!.message, pattern);
-  t.false(err!.message.includes('\n'), 'one line');
+  t.regex(err.message, pattern);
+  t.false(err.message.includes('\n'), 'one line');
 }
 
 test('defaults per environment, overridden by environment variables', (t) => {
@@ -79,7 +79,7 @@ test('svc serve with a bad setting exits non-zero with one line naming it (in pr
     [{ SVC_ENV: 'production', SVC_ENCRYPTION_KEY: GOOD_KEY }, /^error: Invalid setting SVC_SECRET_KEY:/],
     [{ ...PROD, SVC_SECRET_KEY: DEFAULT_SECRET }, /^error: Invalid setting SVC_SECRET_KEY: the default secret is refused in production$/],
   ] as const) {
-    const cli = io(env as Record<string, string>);
+    const cli = io(env);
     const code = await run(['serve'], cli);
     t.is(code, 1);
     t.is(cli.errLines.length, 1, cli.errLines.join('\n'));

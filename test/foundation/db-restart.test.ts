@@ -63,7 +63,7 @@ test('T43: requests during a database restart fail fast with the error body; ser
   const loop = async () => {
     while (running) {
       const start = Date.now();
-      let status = 0;
+      let status: number;
       let body: Record<string, unknown> | undefined;
       try {
         const res = await fetch(url, { headers: auth, signal: AbortSignal.timeout(12_000) });

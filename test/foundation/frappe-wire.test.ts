@@ -8,10 +8,9 @@ import pg from 'pg';
 import { startTestApp, tokenClient, loginAs, type TestApp } from '../helpers/app.js';
 import { serverMessages, type Client } from '../helpers/http.js';
 import { registerDocType, type Doc } from '../../src/shared/doctype.js';
-import { definePolicy } from '../../src/auth/policy/index.js';
+import { definePolicy, authorize } from '../../src/auth/policy/index.js';
 import { DataTypes, Model } from 'sequelize';
 import { db, execute, selectOne } from '../../src/db/sequelize.js';
-import { authorize } from '../../src/auth/policy/index.js';
 import { NotFoundError, BusinessRuleError } from '../../src/shared/errors.js';
 
 let app: TestApp;
@@ -51,7 +50,7 @@ test.before(async () => {
       authorize(actor, 'update', 'Test Note');
       const current = await getNote(actor, name);
       if (body.docstatus !== undefined && Number(body.docstatus) !== Number(current.docstatus) + 1) {
-        throw new BusinessRuleError(`Cannot change docstatus from ${current.docstatus} to ${body.docstatus}`, 'DocstatusTransitionError');
+        throw new BusinessRuleError(`Cannot change docstatus from ${String(current.docstatus)} to ${String(body.docstatus)}`, 'DocstatusTransitionError');
       }
       await execute(`UPDATE test_notes SET title = COALESCE($2, title), docstatus = COALESCE($3, docstatus) WHERE name = $1`, [name, body.title ?? null, body.docstatus ?? null]);
       return getNote(actor, name);

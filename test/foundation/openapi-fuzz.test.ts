@@ -66,7 +66,7 @@ type OpenApi = {
 /** Who may call a route, from its `app.access`: enough callers that the body is judged, plus strangers now and then. */
 function callersOf(path: string, method: string): string[] {
   const route = app.server.table().find((r) => r.path === path && r.method === method.toLowerCase());
-  const access = (route?.settings.app as { access?: unknown } | undefined)?.access;
+  const access = route?.settings.app?.access;
   if (/generate_keys$/.test(path)) return [KEYS_CALLER];
   if (path.includes('/svc.api.v1.')) return access === 'public' ? ['none', MEDI.name] : [MEDI.name, MEDI.name, RX.name, SEP.name];
   if (access === 'public') return ['none', 'System Manager'];

@@ -21,7 +21,7 @@ let pool: pg.Pool;
 const logs: string[] = [];
 const ran: number[] = [];
 
-registerOutboxHandler({ kind: 'probe_unhandled', run: async (row: OutboxRow) => (ran.push(row.id), { ok: true }) });
+registerOutboxHandler({ kind: 'probe_unhandled', run: (row: OutboxRow) => (ran.push(row.id), Promise.resolve({ ok: true })) });
 
 test.before(async () => {
   dbUrl = await createTestDatabase();
@@ -46,10 +46,10 @@ async function until<T>(probe: () => Promise<T | undefined | false>, timeoutMs =
   }
 }
 
-test.serial('src/modules.ts registers the e-mail, webhook, routing and partner handlers and both jobs', (t) => {
-  t.deepEqual(handledKinds().filter((k) => k !== 'probe_unhandled').sort(), ['email', 'fulfilment_route', 'partner_event', 'partner_order', 'vendor_webhook']);
+test.serial('src/modules.ts registers the e-mail, webhook, routing and partner handlers and the jobs', (t) => {
+  t.deepEqual(handledKinds().filter((k) => k !== 'probe_unhandled').sort(), ['email', 'fulfilment_route', 'partner_event', 'partner_order', 'partner_poll', 'vendor_webhook']);
   t.false(handledKinds().includes('future_kind'));
-  t.deepEqual(registeredJobs().map((j) => j.name).sort(), ['housekeeping', 'idempotency-purge']);
+  t.deepEqual(registeredJobs().map((j) => j.name).sort(), ['housekeeping', 'idempotency-purge', 'peptidepartner-poll']);
 });
 
 test.serial('a worker leaves rows without a handler pending and untouched, runs the others, and logs the wait once at start', async (t) => {

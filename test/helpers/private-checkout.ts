@@ -115,8 +115,8 @@ export function startSvc(root: string, owner: Owner | undefined, env: Record<str
         resolve({ proc, output: () => out, baseUrl: url, dataDir, exited });
       }
     };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
+    proc.stdout.on('data', onData);
+    proc.stderr.on('data', onData);
     void exited.then((code) => {
       clearTimeout(deadline);
       reject(new Error(`svc start exited with ${code} before printing its URL:\n${out}`));

@@ -38,8 +38,8 @@ export function spawnSvc(args: string[], env: Record<string, string>, ready: Reg
         resolve(child);
       }
     };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
+    proc.stdout.on('data', onData);
+    proc.stderr.on('data', onData);
     proc.on('exit', (code) => {
       if (!settled) {
         settled = true;

@@ -1,9 +1,11 @@
 /**
- * The test command (npm test): one PostgreSQL for the run (DATABASE_URL's server when set, else an
+ * The test command (npm test, after the compile): for the whole suite, the lint step first
+ * (test/helpers/lint.ts); then one PostgreSQL for the run (DATABASE_URL's server when set, else an
  * embedded one), a template database built by the migrations and the demo seed, then ava. Each test
  * file clones the template into its own database, so files run in parallel. The whole suite also
  * measures the coverage of src/ and checks its floor (test/helpers/coverage.ts).
- * Prints a last line "N passed, N failed" (a coverage under the floor counts as one failure).
+ * Prints a last line "N passed, N failed" (a lint failure, and a coverage under the floor, each
+ * count as one failure).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -18,6 +20,7 @@ import { initRuntime } from '../../src/shared/runtime.js';
 import { seedDemo } from '../../seeds/index.js';
 import '../../src/modules.js';
 import { startCoverage } from './coverage.js';
+import { lint } from './lint.js';
 
 function withDatabase(url: string, name: string): string {
   const u = new URL(url);
@@ -121,7 +124,10 @@ async function main(): Promise<number> {
   const res: Resources = {};
   const args = process.argv.slice(2);
   // file or directory arguments run part of the suite (ava's options start with a dash)
-  const coverage = await startCoverage(projectRoot, { wholeSuite: !args.some((a) => !a.startsWith('-')) });
+  const wholeSuite = !args.some((a) => !a.startsWith('-'));
+  const linted = wholeSuite ? await lint(projectRoot, (text) => process.stdout.write(text)) : true;
+  checkpoint();
+  const coverage = await startCoverage(projectRoot, { wholeSuite });
   let result: { code: number; output: string };
   try {
     const adminUrl = await startDatabase(res);
@@ -140,8 +146,9 @@ async function main(): Promise<number> {
   // ava's summary leaves out the passed count when some test failed: count the ticks then
   const ticks = output.match(/^\s*✔/gm)?.length ?? 0;
   const passedLine = passed || (code === 0 ? count(/(\d+) passed/) : 0) || ticks;
-  process.stdout.write(`\n${passedLine} passed, ${(failed || (code === 0 ? 0 : 1)) + (covered ? 0 : 1)} failed\n`);
-  return code || (covered ? 0 : 1);
+  if (!linted) process.stdout.write('\nlint failed (see "LINT FAILED" above): counted as one failure\n');
+  process.stdout.write(`\n${passedLine} passed, ${(failed || (code === 0 ? 0 : 1)) + (covered ? 0 : 1) + (linted ? 0 : 1)} failed\n`);
+  return code || (covered && linted ? 0 : 1);
 }
 
 main().then(

@@ -171,7 +171,7 @@ function rawRequest(head: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(new URL(app.url).port), '127.0.0.1', () => socket.write(head));
     let data = '';
-    socket.on('data', (chunk) => (data += chunk));
+    socket.on('data', (chunk) => (data += chunk.toString()));
     socket.on('close', () => resolve(data));
     socket.on('error', reject);
   });

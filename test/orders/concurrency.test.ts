@@ -89,7 +89,7 @@ test('T04: 50 concurrent cancels of a submitted order: one state change, stock r
 test('stock never goes negative: a CHECK backs the guarded UPDATE', async (t) => {
   const a = await buildItem({ stock: { 'Main Warehouse - MSE': 1 } });
   const err = await t.throwsAsync(db.query(`UPDATE bins SET reserved_qty = 2 WHERE item_code = $1`, [a]));
-  t.regex(err!.message, /bins_available_not_negative/);
+  t.regex(err.message, /bins_available_not_negative/);
 });
 
 test.serial('workers are woken after a submit commits (one NOTIFY for a burst), never by a submit that failed', async (t) => {

@@ -103,9 +103,9 @@ test('T40/T42: patient fields encrypted at rest, decrypted only for the parties 
   t.deepEqual(audit.rows[3].fields, [], 'the rep read is audited without patient fields');
 
   const update = await t.throwsAsync(db.query(`UPDATE audit_events SET action = 'x' WHERE object_name = $1`, [name]));
-  t.regex(update!.message, /append-only/);
+  t.regex(update.message, /append-only/);
   const del = await t.throwsAsync(db.query(`DELETE FROM audit_events WHERE object_name = $1`, [name]));
-  t.regex(del!.message, /append-only/);
+  t.regex(del.message, /append-only/);
 });
 
 test('doctor verification: admin endpoint (400 on a bad NPI, 403 for others) and the CLI', async (t) => {

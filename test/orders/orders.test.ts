@@ -2,7 +2,7 @@ import test from 'ava';
 import type pg from 'pg';
 import { startTestApp, loginAs, tokenClient, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
-import { serverMessages, type Client } from '../helpers/http.js';
+import { serverMessages, type Client, type Json } from '../helpers/http.js';
 import { binOf } from './fixtures.js';
 import { buildItem, MAIN, OVERFLOW, orderBody } from '../helpers/factories.js';
 
@@ -202,7 +202,7 @@ test('submit: reserves stock, To Deliver and Bill, outbox rows in the same trans
   t.is(payload.event, 'order.new');
   t.is(payload.vendor, 'VEN-DEMO-MEDI');
   t.like(payload.data, { sales_order: name, status: 'submitted', docstatus: 1, lines_total: 25, currency: 'USD', shipping_method: '' });
-  t.deepEqual(payload.data.items.map((l: any) => [l.item_code, l.qty, l.amount]), [[a, 4, 20], [a, 1, 5]], 'only the vendor\'s lines');
+  t.deepEqual(payload.data.items.map((l: Json) => [l.item_code, l.qty, l.amount]), [[a, 4, 20], [a, 1, 5]], 'only the vendor\'s lines');
   t.deepEqual(payload.data.line_items, payload.data.items);
   t.like(payload.data.shipping_address, { name: 'Harbor Family Clinic', address_line1: '12 Harbor Street', city: 'Newark' });
   // one routing row per line with the route submit recorded: no mapping, so the vendor's or the marketplace's

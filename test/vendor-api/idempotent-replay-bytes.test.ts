@@ -86,7 +86,7 @@ for (const [title, vendor, fn, body] of cases) {
       t.is(replay.status, first.status);
       t.is(replay.contentType, first.contentType);
       t.is(replay.replayed, 'true');
-      t.true(replay.bytes.equals(flagged(first.bytes)), `replay:\n${replay.bytes}\nfirst:\n${first.bytes}`);
+      t.true(replay.bytes.equals(flagged(first.bytes)), `replay:\n${replay.bytes.toString()}\nfirst:\n${first.bytes.toString()}`);
     }
   });
 }

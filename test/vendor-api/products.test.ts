@@ -21,7 +21,7 @@ test.after.always(async () => {
   await app?.stop();
 });
 
-const item = (code: string) => one<Record<string, any>>(db, `SELECT * FROM items WHERE item_code = $1`, [code]);
+const item = (code: string) => one<Record<string, unknown>>(db, `SELECT * FROM items WHERE item_code = $1`, [code]);
 
 test.serial('a new product of a vendor without auto-approve is Pending and unpublished; the answer follows the spec', async (t) => {
   const res = await v1(medi, 'sync.products', { products: { sku: 'P-NEW-1', name: 'Alcohol Prep Pads', description: '<p>Sterile</p><script>x()</script>', price: 3.5, cost: 1.2, uom: 'Box' } });

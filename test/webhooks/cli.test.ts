@@ -3,6 +3,7 @@
  * functions behind them (test-fire, listing scope) for vendors, staff and customers.
  */
 import test from 'ava';
+import type { OutboxRow } from '../../src/shared/outbox.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { execute, initDatabase, selectOne, selectRows, withTransaction } from '../../src/db/sequelize.js';
 import { initRuntime } from '../../src/shared/runtime.js';
@@ -14,9 +15,10 @@ import { systemActor } from '../../src/auth/actor.js';
 import { NotFoundError, PermissionError } from '../../src/shared/errors.js';
 import { enqueueVendorEvent, getWebhookDelivery, listWebhookDeliveries, testFireWebhook } from '../../src/webhooks/webhook.service.js';
 import { closeWebhookAgent } from '../../src/webhooks/webhook.sender.js';
-import { Receiver, createVendor, expectedSignature } from './receiver.js';
+import { Receiver, createVendor, expectedSignature, type ApiLogRow } from './receiver.js';
 import { buildVendor } from '../helpers/factories.js';
 import { eventually } from '../helpers/eventually.js';
+import type { Json } from '../helpers/http.js';
 
 let app: TestApp;
 const receiver = new Receiver();
@@ -50,8 +52,8 @@ async function failedDelivery(vendor: string): Promise<{ id: number; delivery_id
   const row = await withTransaction(undefined, (tx) => enqueueVendorEvent(tx, { event: 'order.cancelled', vendor, data: { sales_order: 'SO-9', status: 'cancelled' } }));
   for (let attempt = 1; attempt <= 3; attempt++) {
     await eventually(async () => {
-      const r = await selectOne<any>(`SELECT attempts, status FROM outbox WHERE id = $1`, [row.id]);
-      return r.attempts >= attempt && r.status !== 'running';
+      const r = await selectOne<Pick<OutboxRow, 'attempts' | 'status'>>(`SELECT attempts, status FROM outbox WHERE id = $1`, [row.id]);
+      return r!.attempts >= attempt && r!.status !== 'running';
     });
     await execute(`UPDATE outbox SET next_attempt_at = now() WHERE id = $1 AND status = 'pending'`, [row.id]);
     worker.kick();
@@ -68,13 +70,13 @@ test.serial('list --status failed, show every attempt, redeliver with the same i
   receiver.reset();
   const vendor = await buildVendor({ webhook_url: `${receiver.url}/svc` });
   const { delivery_id } = await failedDelivery(vendor.name);
-  t.is((await selectOne<any>(`SELECT status FROM outbox WHERE delivery_id = $1`, [delivery_id])).status, 'failed');
+  t.is((await selectOne<Pick<OutboxRow, 'status'>>(`SELECT status FROM outbox WHERE delivery_id = $1`, [delivery_id]))!.status, 'failed');
 
   const list = await cli('webhook', 'list', '--vendor', vendor.name, '--status', 'failed');
   t.is(list.code, 0, list.err);
   t.regex(list.out, new RegExp(`${delivery_id}\\s+order.cancelled\\s+${vendor.name}\\s+failed\\s+3/3\\s+http 500`));
   const json = JSON.parse((await cli('webhook', 'list', '--status', 'failed', '--json')).out);
-  t.true(json.some((d: any) => d.delivery_id === delivery_id && d.status === 'failed' && d.attempts === 3));
+  t.true(json.some((d: Json) => d.delivery_id === delivery_id && d.status === 'failed' && d.attempts === 3));
   const none = await cli('webhook', 'list', '--vendor', vendor.name, '--status', 'done');
   t.is(none.out, 'No deliveries');
 
@@ -91,13 +93,13 @@ test.serial('list --status failed, show every attempt, redeliver with the same i
   const worker = new OutboxWorker({ databaseUrl: app.dbUrl, ...app.config.worker, kinds: ['vendor_webhook'] });
   await worker.start();
   const [req] = await receiver.waitFor(1);
-  await eventually(async () => (await selectOne<any>(`SELECT status FROM outbox WHERE delivery_id = $1`, [delivery_id])).status === 'done');
+  await eventually(async () => (await selectOne<Pick<OutboxRow, 'status'>>(`SELECT status FROM outbox WHERE delivery_id = $1`, [delivery_id]))!.status === 'done');
   await worker.stop(2000);
   t.is(req.headers['x-svc-delivery-id'], delivery_id);
   t.is(req.body.id, delivery_id);
   t.is(req.headers['x-svc-attempt'], '4');
   t.is(req.headers['x-svc-signature'], expectedSignature(vendor.webhook_secret!, req.raw));
-  const logs = await selectRows<any>(`SELECT attempt, status FROM vendor_api_logs WHERE delivery_id = $1 ORDER BY id`, [delivery_id]);
+  const logs = await selectRows<ApiLogRow>(`SELECT attempt, status FROM vendor_api_logs WHERE delivery_id = $1 ORDER BY id`, [delivery_id]);
   t.deepEqual(logs.map((l) => `${l.attempt}:${l.status}`), ['1:http_error', '2:http_error', '3:http_error', '4:success']);
 });
 
@@ -137,7 +139,7 @@ test.serial('test-fire: CLI and service send a signed webhook.test now, logged, 
   const failedFire = await cli('webhook', 'test-fire', vendor.name);
   t.is(failedFire.code, 1);
   t.regex(failedFire.err, /test event not delivered: receiver answered 500 \(status 500/);
-  t.is((await selectOne<any>(`SELECT count(*)::int AS n FROM outbox WHERE target = $1`, [vendor.name])).n, 0, 'test events are not queued');
+  t.is((await selectOne<{ n: number }>(`SELECT count(*)::int AS n FROM outbox WHERE target = $1`, [vendor.name]))!.n, 0, 'test events are not queued');
 });
 
 test.serial('test-fire without a URL or a secret answers ok:false with a reason, not an error', async (t) => {

@@ -10,11 +10,12 @@ import { execute, selectOne, selectRows, withTransaction } from '../../src/db/se
 import { OutboxWorker } from '../../src/jobs/outbox-worker.js';
 import { enqueueVendorEvent } from '../../src/webhooks/webhook.service.js';
 import { closeWebhookAgent } from '../../src/webhooks/webhook.sender.js';
-import { Receiver, expectedSignature } from './receiver.js';
+import { Receiver, expectedSignature, type ApiLogRow, type OutboxRecord } from './receiver.js';
 import { buildVendor } from '../helpers/factories.js';
 import { setWebhook } from '../../src/vendors/vendor-profile.service.js';
 import { systemActor } from '../../src/auth/actor.js';
 import { eventually } from '../helpers/eventually.js';
+import type { Json } from '../helpers/http.js';
 
 let app: TestApp;
 let worker: OutboxWorker;
@@ -41,14 +42,14 @@ async function emit(vendor: string, event = 'order.new', data: unknown = { sales
 }
 
 function outboxRow(id: number) {
-  return selectOne<any>(`SELECT * FROM outbox WHERE id = $1`, [id]);
+  return selectOne<OutboxRecord>(`SELECT * FROM outbox WHERE id = $1`, [id]);
 }
 
 /** Waits until the row has `attempts` recorded and is no longer running. */
 function settled(id: number, attempts: number) {
   return eventually(async () => {
     const row = await outboxRow(id);
-    return row.attempts >= attempts && row.status !== 'running' ? row : undefined;
+    return row!.attempts >= attempts && row!.status !== 'running' ? row : undefined;
   }, { message: `outbox ${id} attempt ${attempts}` });
 }
 
@@ -109,7 +110,7 @@ test.serial('a delivery is signed over the raw body and carries every header wit
 
   const row = await settled(id, 1);
   t.is(row.status, 'done');
-  const logs = await selectRows<any>(`SELECT * FROM vendor_api_logs WHERE delivery_id = $1`, [delivery_id]);
+  const logs = await selectRows<ApiLogRow>(`SELECT * FROM vendor_api_logs WHERE delivery_id = $1`, [delivery_id]);
   t.is(logs.length, 1);
   t.like(logs[0], { vendor: vendor.name, direction: 'outbound', function: 'order.new', status: 'success', http_status: 200, attempt: 1, excerpt: '{"received":true}', error: null });
   t.true(logs[0].duration_ms >= 0);
@@ -120,7 +121,7 @@ test.serial('T15: a 500 is retried about 60 s, then about 5 min later; three att
   receiver.answer = () => ({ status: 500, body: 'boom' });
   const { id, delivery_id } = await emit((await buildVendor({ webhook_url: receiver.url })).name);
   await settled(id, 1);
-  t.is((await outboxRow(id)).status, 'pending');
+  t.is((await outboxRow(id))!.status, 'pending');
   const first = await scheduledDelay(id);
   t.true(first >= 54 && first <= 66, `attempt 2 scheduled ${first}s after attempt 1`);
   await moveDue(id);
@@ -130,13 +131,13 @@ test.serial('T15: a 500 is retried about 60 s, then about 5 min later; three att
   await moveDue(id);
   const row = await settled(id, 3);
   t.is(row.status, 'failed');
-  t.regex(row.last_error, /receiver answered 500/);
+  t.regex(row.last_error!, /receiver answered 500/);
   t.deepEqual(receiver.requests.map((r) => [r.headers['x-svc-attempt'], r.headers['x-svc-delivery-id'], r.body.attempt, r.body.id]), [
     ['1', delivery_id, 1, delivery_id],
     ['2', delivery_id, 2, delivery_id],
     ['3', delivery_id, 3, delivery_id],
   ]);
-  const logs = await selectRows<any>(`SELECT attempt, status, http_status, excerpt FROM vendor_api_logs WHERE delivery_id = $1 ORDER BY id`, [delivery_id]);
+  const logs = await selectRows<ApiLogRow>(`SELECT attempt, status, http_status, excerpt FROM vendor_api_logs WHERE delivery_id = $1 ORDER BY id`, [delivery_id]);
   t.deepEqual(logs, [1, 2, 3].map((attempt) => ({ attempt, status: 'http_error', http_status: 500, excerpt: 'boom' })));
   // no 4th attempt, even when the row would be "due" (it would be claimed before the next delivery)
   await execute(`UPDATE outbox SET next_attempt_at = now() - interval '1 minute' WHERE id = $1`, [id]);
@@ -181,7 +182,7 @@ test.serial('a redirect is not followed: the target behind it gets no connection
   const row = await settled(id, 1);
   t.is(row.status, 'pending');
   t.is(other.connections, 0);
-  const log = await selectOne<any>(`SELECT status, http_status FROM vendor_api_logs WHERE delivery_id = $1`, [delivery_id]);
+  const log = await selectOne<ApiLogRow>(`SELECT status, http_status FROM vendor_api_logs WHERE delivery_id = $1`, [delivery_id]);
   t.deepEqual(log, { status: 'http_error', http_status: 302 });
 });
 
@@ -205,12 +206,12 @@ test.serial('T20: data keeps only that vendor\'s lines and no patient field (sen
   const [req] = await receiver.waitFor(1);
   t.false(req.raw.includes(sentinel));
   t.false(req.raw.includes('1970-01-01'));
-  t.deepEqual(req.body.data.items.map((i: any) => i.sku), ['MINE-1', 'MINE-2']);
+  t.deepEqual(req.body.data.items.map((i: Json) => i.sku), ['MINE-1', 'MINE-2']);
   t.deepEqual(req.body.data.shipping_address, { name: 'Harbor Family Clinic', city: 'Boston' });
   await settled(id, 1);
   const stored = await selectOne<{ p: string }>(`SELECT payload::text AS p FROM outbox WHERE id = $1`, [id]);
   t.false(stored!.p.includes(sentinel), 'not even stored in the outbox');
-  const logs = await selectRows<any>(`SELECT * FROM vendor_api_logs WHERE delivery_id = $1`, [delivery_id]);
+  const logs = await selectRows<ApiLogRow>(`SELECT * FROM vendor_api_logs WHERE delivery_id = $1`, [delivery_id]);
   t.false(JSON.stringify(logs).includes(sentinel));
   t.false(app.logs.join('').includes(sentinel));
 });
@@ -237,7 +238,7 @@ test.serial('a vendor without a Webhook URL: no request, one skipped log row, fa
   const row = await settled(id, 1);
   t.is(row.status, 'failed');
   t.is(row.last_error, 'no Webhook URL configured');
-  const logs = await selectRows<any>(`SELECT status, function, attempt, error FROM vendor_api_logs WHERE delivery_id = $1`, [delivery_id]);
+  const logs = await selectRows<ApiLogRow>(`SELECT status, function, attempt, error FROM vendor_api_logs WHERE delivery_id = $1`, [delivery_id]);
   t.deepEqual(logs, [{ status: 'skipped', function: 'product.approved', attempt: 1, error: 'no Webhook URL configured' }]);
   t.is(receiver.requests.length, 0);
 });

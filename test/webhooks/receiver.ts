@@ -7,13 +7,31 @@ import type { AddressInfo, Socket } from 'node:net';
 import { createHmac } from 'node:crypto';
 import { execute } from '../../src/db/sequelize.js';
 import { runtime } from '../../src/shared/runtime.js';
+import type { OutboxRow } from '../../src/shared/outbox.js';
 import { eventually } from '../helpers/eventually.js';
+import type { Json } from '../helpers/http.js';
+
+/** An outbox row as `SELECT *` reads it: the worker's row and its last error. */
+export type OutboxRecord = OutboxRow & { last_error: string | null };
+
+/** A vendor_api_logs row as the tests read it with SQL (the columns they select). */
+export interface ApiLogRow {
+  vendor: string;
+  direction: string;
+  function: string;
+  status: string;
+  http_status: number | null;
+  attempt: number;
+  duration_ms: number;
+  excerpt: string | null;
+  error: string | null;
+}
 
 export interface Received {
   at: number;
   headers: IncomingHttpHeaders;
   raw: string;
-  body: any;
+  body: Json;
   /** when the client closed the connection before an answer (hang tests) */
   closedAt?: number;
 }

@@ -2,7 +2,7 @@
  * T21 with allowPrivateTargets false (as in production): a Webhook URL pointing at a loopback,
  * private or link-local address is refused when saved (400) and when sent (0 connections).
  */
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { selectOne, selectRows, withTransaction } from '../../src/db/sequelize.js';
 import { OutboxWorker } from '../../src/jobs/outbox-worker.js';
@@ -11,7 +11,7 @@ import { closeWebhookAgent } from '../../src/webhooks/webhook.sender.js';
 import { guardedLookup, RefusedTargetError } from '../../src/webhooks/url-guard.js';
 import { systemActor } from '../../src/auth/actor.js';
 import { InputError } from '../../src/shared/errors.js';
-import { Receiver, createVendor } from './receiver.js';
+import { Receiver, createVendor, type ApiLogRow, type OutboxRecord } from './receiver.js';
 import { eventually } from '../helpers/eventually.js';
 
 let app: TestApp;
@@ -54,7 +54,7 @@ test('T21 on save: private, loopback and link-local targets are refused with a 4
   for (const url of refused) {
     const err = t.throws(() => validateWebhookUrl(url, app.config), { instanceOf: InputError }, url);
     t.is(err?.status, 400);
-    t.regex(err!.message, /public address/, url);
+    t.regex(err.message, /public address/, url);
   }
   t.is(validateWebhookUrl('https://hooks.vendor.example.com/svc', app.config), 'https://hooks.vendor.example.com/svc');
 });
@@ -108,17 +108,17 @@ test('on save, special-purpose literals in URLs are refused too', (t) => {
   }
 });
 
-async function sendRefused(t: any, vendor: string, url: string) {
+async function sendRefused(t: ExecutionContext, vendor: string, url: string) {
   receiver.reset();
   await createVendor(vendor, url, 'secret-ssrf-000000000000000000000000'); // written directly: bypasses the save check
   const { id, delivery_id } = await withTransaction(undefined, (tx) => enqueueVendorEvent(tx, { event: 'order.new', vendor, data: {} }));
   const row = await eventually(async () => {
-    const r = await selectOne<any>(`SELECT * FROM outbox WHERE id = $1`, [id]);
-    return r.attempts >= 1 && r.status !== 'running' ? r : undefined;
+    const r = await selectOne<OutboxRecord>(`SELECT * FROM outbox WHERE id = $1`, [id]);
+    return r!.attempts >= 1 && r!.status !== 'running' ? r : undefined;
   });
   t.is(row.status, 'pending', 'a refused target is retried on schedule (the URL may be fixed)');
-  t.regex(row.last_error, /refused/);
-  const logs = await selectRows<any>(`SELECT status, http_status, error FROM vendor_api_logs WHERE delivery_id = $1`, [delivery_id]);
+  t.regex(row.last_error!, /refused/);
+  const logs = await selectRows<ApiLogRow>(`SELECT status, http_status, error FROM vendor_api_logs WHERE delivery_id = $1`, [delivery_id]);
   t.is(logs.length, 1);
   t.is(logs[0].status, 'refused');
   t.is(logs[0].http_status, null);

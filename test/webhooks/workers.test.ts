@@ -69,7 +69,7 @@ test.serial('T18: two worker processes share 1,000 deliveries: none lost, none d
   const ids = await emitMany(vendor, 1000);
   await allDone(vendor, 1000, 90_000);
   const got = receiver.requests.filter((r) => r.body?.vendor === vendor);
-  const keys = got.map((r) => `${r.headers['x-svc-delivery-id']}#${r.headers['x-svc-attempt']}`);
+  const keys = got.map((r) => `${String(r.headers['x-svc-delivery-id'])}#${String(r.headers['x-svc-attempt'])}`);
   t.is(new Set(keys).size, keys.length, 'no (delivery id, attempt) received twice');
   t.is(got.length, 1000);
   t.deepEqual(got.map((r) => r.body.id as string).sort(), [...ids].sort());

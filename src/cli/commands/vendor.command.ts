@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { systemActor } from '../../auth/actor.js';
 import { decideStockUpdateRequest, listStockUpdateRequests } from '../../vendors/stock-request.service.js';
 import {
-  approveVendor, generateCredentials, listVendors, rejectVendor, setApiEnabled, setSuspended, setWebhook, updateVendorSettings,
+  approveVendor, generateCredentials, listVendors, rejectVendor, setApiEnabled, setSuspended, setWebhook, updateVendorSettings, type VendorProfileView,
 } from '../../vendors/vendor-profile.service.js';
 import { openDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';
@@ -17,7 +17,7 @@ export function registerVendor(program: Command, io: Io): void {
       io.out(`${String(v.name).padEnd(16)} ${String(v.status).padEnd(17)} ${v.suspended ? 'SUSPENDED ' : ''}api:${v.api_enabled ? 'on ' : 'off'} scope:${v.scope} auto-approve:${v.auto_approve ? 'yes' : 'no'} client_id:${v.client_id ?? '-'}  ${v.vendor_name}`);
     }
   });
-  const simple: [string, string, (name: string) => Promise<unknown>][] = [
+  const simple: [string, string, (name: string) => Promise<VendorProfileView>][] = [
     ['approve', 'Approve a Vendor Profile', (n) => approveVendor(actor('approve'), n)],
     ['reject', 'Reject a vendor registration', (n) => rejectVendor(actor('reject'), n)],
     ['suspend', 'Suspend a vendor (its tokens stop working at once)', (n) => setSuspended(actor('suspend'), n, true)],
@@ -28,7 +28,7 @@ export function registerVendor(program: Command, io: Io): void {
   for (const [verb, description, run] of simple) {
     vendor.command(verb).description(description).argument('<vendor>', 'Vendor Profile name').action(async (name: string) => {
       await openDatabase(io);
-      const v = (await run(name)) as Record<string, unknown>;
+      const v = await run(name);
       io.out(`${name}: ${v.status}${v.suspended ? ', suspended' : ''}, API ${v.api_enabled ? 'enabled' : 'disabled'}`);
     });
   }

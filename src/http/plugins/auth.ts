@@ -26,10 +26,12 @@ function unauthorized(message: string): Boom.Boom {
   return new Boom.Boom(message, { statusCode: 401 });
 }
 
-/** The route settings (`options.app`) the scheme reads. */
-export interface RouteApp {
-  /** who may call the route (the policy decides); `public` routes carry no credentials requirement */
-  access?: RouteAccess;
+declare module '@hapi/hapi' {
+  /** The route settings (`options.app`) the scheme reads. */
+  interface RouteOptionsApp {
+    /** who may call the route (the policy decides); `public` routes carry no credentials requirement */
+    access?: RouteAccess;
+  }
 }
 
 async function fromAuthorization(header: string, request: Request): Promise<Actor> {
@@ -65,7 +67,7 @@ function admit(request: Request, actor: Actor, csrfToken: string | undefined): E
     const sent = (request.headers['x-svc-csrf-token'] ?? request.headers['x-frappe-csrf-token']) as string | undefined;
     if (!sent || !safeEqual(String(sent), csrfToken)) return new CsrfError();
   }
-  const access = (request.route.settings.app as RouteApp | undefined)?.access;
+  const access = request.route.settings.app?.access;
   if (access && !mayCall(actor, access)) return new PermissionError('Not permitted');
   return undefined;
 }

@@ -54,7 +54,7 @@ function joiMessages(err: unknown): string[] | undefined {
 
 export function renderError(request: Request, h: ResponseToolkit, error: Error) {
   let err: Error = error;
-  if (!(err instanceof DomainError) && (err as SequelizeLike).name?.startsWith('Sequelize')) err = fromDatabase(err as SequelizeLike) ?? err;
+  if (!(err instanceof DomainError) && (err as SequelizeLike).name?.startsWith('Sequelize')) err = fromDatabase(err) ?? err;
   let status: number;
   let excType: string;
   let messages: string[];
@@ -81,7 +81,7 @@ export function renderError(request: Request, h: ResponseToolkit, error: Error) 
   const safe = messages.map((m) => scrubText(m));
   const body = errorBody(excType, safe);
   // Frappe's login failure carries `message` too; the SDK shows it.
-  if (status === 401) (body as Record<string, unknown>).message = safe[0];
+  if (status === 401) body.message = safe[0];
   const reply = h.response(body).code(status);
   for (const [k, v] of Object.entries(headers)) reply.header(k, v);
   reply.header('cache-control', 'no-store');

@@ -12,13 +12,15 @@ import type { Plugin, Request } from '@hapi/hapi';
 import { InputError } from '../../shared/errors.js';
 import { findTextProblem, type TextProblem } from '../../shared/text.js';
 
-export interface PerRecordSettings {
-  /** top-level argument keys holding batch records, validated record by record by the handler */
-  perRecord?: readonly string[];
+declare module '@hapi/hapi' {
+  interface RouteOptionsApp {
+    /** top-level argument keys holding batch records, validated record by record by the handler */
+    perRecord?: readonly string[];
+  }
 }
 
 function problemOf(request: Request): TextProblem | undefined {
-  const perRecord = (request.route.settings.app as PerRecordSettings | undefined)?.perRecord;
+  const perRecord = request.route.settings.app?.perRecord;
   // A NUL can reach the path or query only percent-encoded (Node's parser refuses a raw one), and
   // URL decoding never yields a lone surrogate: the common request pays one substring search.
   if (request.raw.req.url?.includes('%00')) {
