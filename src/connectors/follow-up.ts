@@ -12,7 +12,12 @@ import type { PartnerOrder } from './partner-order.model.js';
 import { lockPartnerOrderByReference, updatePartnerOrder } from './partner-orders.service.js';
 
 /** The partner order an event applies to (locked): by its reference, or for a patient event, the order that created the patient. */
-export async function lockPartnerOrderOfEvent(partner: string, event: PartnerEvent, reference: string, opts: { transaction: Tx }): Promise<PartnerOrder | null> {
+export async function lockPartnerOrderOfEvent(
+  partner: string,
+  event: PartnerEvent,
+  reference: string,
+  opts: { transaction: Tx },
+): Promise<PartnerOrder | null> {
   if (!event.patient) return lockPartnerOrderByReference(partner, reference, opts);
   const patient = await partnerPatientById(partner, reference, opts);
   return patient?.sales_order ? lockPartnerOrderByReference(partner, patient.sales_order, opts) : null;

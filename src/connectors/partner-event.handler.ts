@@ -9,7 +9,7 @@
 import { systemActor } from '../auth/actor.js';
 import { withTransaction, type Tx } from '../db/sequelize.js';
 import { queueMail } from '../mail/mail.service.js';
-import { recordPartnerShipment, writePartnerFields } from '../orders/partner-fulfilment.service.js';
+import { partnerOrderHead, recordPartnerShipment, writePartnerFields } from '../orders/partner-fulfilment.service.js';
 import { orderContactEmails } from '../org/org.service.js';
 import type { AttemptContext, AttemptOutcome, OutboxHandler, OutboxRow } from '../shared/outbox.js';
 import { partnerBudget, partnerLimits } from './budget.js';
@@ -24,7 +24,6 @@ import { applyPatientEvent, lockPartnerOrderOfEvent, recordFollowUp } from './fo
 import { moveOf, stageOf } from './partner-status.js';
 import { PARTNER_EVENT_KIND, storePartnerEvents } from './partner-events.service.js';
 import type { PartnerKey } from './partners.js';
-import { partnerOrderHead } from '../orders/partner-fulfilment.service.js';
 
 const actor = systemActor('job:partner-event', 'job');
 

@@ -17,7 +17,8 @@ const sql = once(() => {
   const n = sqlFor({ t: PartnerToken });
   return {
     read: n(`SELECT {t:tokenEnc} AS token_enc FROM {@t} WHERE {t:cacheKey} = $1 AND {t:expiresAt} > clock_timestamp() + make_interval(secs => $2)`),
-    store: n(`INSERT INTO {@t} ({t:cacheKey}, {t:partner}, {t:tokenEnc}, {t:tokenHash}, {t:expiresAt}, {t:updatedAt}) VALUES ($1, $2, $3, $4, $5, clock_timestamp())
+    store:
+      n(`INSERT INTO {@t} ({t:cacheKey}, {t:partner}, {t:tokenEnc}, {t:tokenHash}, {t:expiresAt}, {t:updatedAt}) VALUES ($1, $2, $3, $4, $5, clock_timestamp())
        ON CONFLICT ({t:cacheKey}) DO UPDATE SET {t:tokenEnc} = EXCLUDED.{t:tokenEnc}, {t:tokenHash} = EXCLUDED.{t:tokenHash},
          {t:expiresAt} = EXCLUDED.{t:expiresAt}, {t:updatedAt} = EXCLUDED.{t:updatedAt}`),
     drop: n(`DELETE FROM {@t} WHERE {t:cacheKey} = $1 AND {t:tokenHash} = $2`),
@@ -30,9 +31,16 @@ async function cached(key: string, marginSeconds: number, opts: { transaction?: 
 }
 
 /** The refresher's turn: under the key's lock, the token another process stored meanwhile, else a fetched one (stored). */
-async function refresh(partner: string, key: string, marginSeconds: number, fetch: () => Promise<{ token: string; expiresAt: Date }>): Promise<string | undefined> {
+async function refresh(
+  partner: string,
+  key: string,
+  marginSeconds: number,
+  fetch: () => Promise<{ token: string; expiresAt: Date }>,
+): Promise<string | undefined> {
   return withTransaction(undefined, async (transaction) => {
-    const lock = await selectOne<{ locked: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked`, [`svc:partner-token:${key}`], { transaction });
+    const lock = await selectOne<{ locked: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked`, [`svc:partner-token:${key}`], {
+      transaction,
+    });
     if (!lock?.locked) return undefined;
     const stored = await cached(key, marginSeconds, { transaction });
     if (stored) return stored;

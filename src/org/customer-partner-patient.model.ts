@@ -33,7 +33,8 @@ export class CustomerPartnerPatient extends Model<InferAttributes<CustomerPartne
         detail: { type: DataTypes.TEXT },
         salesOrder: { type: DataTypes.TEXT },
         // timestamps: named here for the typings; Sequelize sets them
-        createdAt: { type: DataTypes.DATE, allowNull: false }, updatedAt: { type: DataTypes.DATE, allowNull: false },
+        createdAt: { type: DataTypes.DATE, allowNull: false },
+        updatedAt: { type: DataTypes.DATE, allowNull: false },
       },
       { sequelize, tableName: 'customer_partner_patients', underscored: true, timestamps: true },
     );

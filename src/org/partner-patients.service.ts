@@ -19,10 +19,21 @@ export interface PartnerPatientRow {
   sales_order: string | null;
 }
 
-const rowOf = (r: CustomerPartnerPatient): PartnerPatientRow => ({ customer: r.customer, partner_patient_id: r.partnerPatientId, status: r.status, detail: r.detail, sales_order: r.salesOrder });
+const rowOf = (r: CustomerPartnerPatient): PartnerPatientRow => ({
+  customer: r.customer,
+  partner_patient_id: r.partnerPatientId,
+  status: r.status,
+  detail: r.detail,
+  sales_order: r.salesOrder,
+});
 
 /** The partner's id of a customer's patient, or undefined when none was recorded. */
-export async function findPartnerPatient(customer: string, partner: string, patientKey: string, opts: { transaction?: Tx } = {}): Promise<PartnerPatientRow | undefined> {
+export async function findPartnerPatient(
+  customer: string,
+  partner: string,
+  patientKey: string,
+  opts: { transaction?: Tx } = {},
+): Promise<PartnerPatientRow | undefined> {
   const row = await CustomerPartnerPatient.findOne({ where: { customer, partner, patientKey }, transaction: opts.transaction });
   return row ? rowOf(row) : undefined;
 }
@@ -36,13 +47,25 @@ export async function rememberPartnerPatient(
   opts: { transaction?: Tx } = {},
 ): Promise<void> {
   await CustomerPartnerPatient.upsert(
-    { customer, partner, patientKey, partnerPatientId: patient.id, status: patient.status, detail: patient.detail ?? null, salesOrder: patient.salesOrder ?? null },
+    {
+      customer,
+      partner,
+      patientKey,
+      partnerPatientId: patient.id,
+      status: patient.status,
+      detail: patient.detail ?? null,
+      salesOrder: patient.salesOrder ?? null,
+    },
     { transaction: opts.transaction },
   );
 }
 
 /** A patient by the partner's id (its customer and the order that created it), locked when asked. */
-export async function partnerPatientById(partner: string, partnerPatientId: string, opts: { transaction?: Tx; lock?: boolean } = {}): Promise<PartnerPatientRow | undefined> {
+export async function partnerPatientById(
+  partner: string,
+  partnerPatientId: string,
+  opts: { transaction?: Tx; lock?: boolean } = {},
+): Promise<PartnerPatientRow | undefined> {
   const row = await CustomerPartnerPatient.findOne({
     where: { partner, partnerPatientId },
     order: [['createdAt', 'ASC']],
@@ -53,7 +76,16 @@ export async function partnerPatientById(partner: string, partnerPatientId: stri
 }
 
 /** Sets the status the partner reported for a patient (PATIENT_CREATION_SUCCESS / FAILURE); answers how many rows. */
-export async function setPartnerPatientStatus(partner: string, partnerPatientId: string, status: PartnerPatientStatus, detail: string | null, opts: { transaction?: Tx } = {}): Promise<number> {
-  const [n] = await CustomerPartnerPatient.update({ status, ...(detail !== null ? { detail } : {}) }, { where: { partner, partnerPatientId }, transaction: opts.transaction });
+export async function setPartnerPatientStatus(
+  partner: string,
+  partnerPatientId: string,
+  status: PartnerPatientStatus,
+  detail: string | null,
+  opts: { transaction?: Tx } = {},
+): Promise<number> {
+  const [n] = await CustomerPartnerPatient.update(
+    { status, ...(detail !== null ? { detail } : {}) },
+    { where: { partner, partnerPatientId }, transaction: opts.transaction },
+  );
   return n;
 }

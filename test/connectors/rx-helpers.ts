@@ -11,11 +11,21 @@ export const RX = { clientId: 'rx-client-0123', clientSecret: 'rx-client-secret-
 export const DOCTOR_NPI = '1234567893';
 
 export function rxSimulator(app: TestApp, options: Partial<RxOptions> = {}): Promise<RunningSimulator> {
-  return startRxpartnerSimulator({ credentials: { clientId: RX.clientId, clientSecret: RX.clientSecret }, webhookUrl: `${app.url}/api/method/svc.rxpartner.webhook`, ...options });
+  return startRxpartnerSimulator({
+    credentials: { clientId: RX.clientId, clientSecret: RX.clientSecret },
+    webhookUrl: `${app.url}/api/method/svc.rxpartner.webhook`,
+    ...options,
+  });
 }
 
 export async function configureRx(url: string, extra: Record<string, string> = {}): Promise<void> {
-  await setPartnerCredentials(ops, 'rxpartner', { base_url: url, client_id: RX.clientId, client_secret: RX.clientSecret, default_practice_id: RX.practiceId, ...extra });
+  await setPartnerCredentials(ops, 'rxpartner', {
+    base_url: url,
+    client_id: RX.clientId,
+    client_secret: RX.clientSecret,
+    default_practice_id: RX.practiceId,
+    ...extra,
+  });
 }
 
 export interface Patient {
@@ -26,14 +36,26 @@ export interface Patient {
 
 /** A submitted 503A order of the demo doctor for `patient`: a prescription line, and an OTC line when `otc`. */
 export async function rxOrder(patient: Patient, opts: { otc?: boolean; drug?: string } = {}): Promise<string> {
-  const rx = await buildItem({ is503a: true, mapping: { rxpartner_drug_description: opts.drug ?? 'Testosterone cypionate 200 mg/mL, 10 mL vial' }, stock: { [MAIN]: 50 } });
+  const rx = await buildItem({
+    is503a: true,
+    mapping: { rxpartner_drug_description: opts.drug ?? 'Testosterone cypionate 200 mg/mL, 10 mL vial' },
+    stock: { [MAIN]: 50 },
+  });
   const lines = [{ item_code: rx, qty: 1 }];
   if (opts.otc) lines.push({ item_code: await buildItem({ mapping: { rxpartner_drug_description: 'RX-OTC-SYRINGES-10' } }), qty: 2 });
   const { name } = await buildOrder({
-    by: 'doctor@demo.svc.local', submitted: true, lines,
+    by: 'doctor@demo.svc.local',
+    submitted: true,
+    lines,
     body: {
-      delivery_date: undefined, checkout_npi_number: DOCTOR_NPI, checkout_patient_first_name: patient.first, checkout_patient_last_name: patient.last,
-      checkout_patient_dob: patient.dob, checkout_patient_gender: 'Female', professional_use_confirmation: 1, compliance_agreement_accepted: 1,
+      delivery_date: undefined,
+      checkout_npi_number: DOCTOR_NPI,
+      checkout_patient_first_name: patient.first,
+      checkout_patient_last_name: patient.last,
+      checkout_patient_dob: patient.dob,
+      checkout_patient_gender: 'Female',
+      professional_use_confirmation: 1,
+      compliance_agreement_accepted: 1,
     },
   });
   return name;
@@ -47,7 +69,12 @@ export async function otcOnlyOrder(): Promise<string> {
 
 /** The order's rxpartner_* fields as stored. */
 export async function rxFields(db: pg.Client, salesOrder: string): Promise<Record<string, string | null>> {
-  return (await db.query(`SELECT status, rxpartner_reference_id, rxpartner_status, rxpartner_tracking_number, rxpartner_carrier, rxpartner_tracking_url, rxpartner_sync_date FROM sales_orders WHERE name = $1`, [salesOrder])).rows[0];
+  return (
+    await db.query(
+      `SELECT status, rxpartner_reference_id, rxpartner_status, rxpartner_tracking_number, rxpartner_carrier, rxpartner_tracking_url, rxpartner_sync_date FROM sales_orders WHERE name = $1`,
+      [salesOrder],
+    )
+  ).rows[0];
 }
 
 /** Token requests the simulator received. */

@@ -21,7 +21,12 @@ let sim: RunningSimulator;
 let worker: OutboxWorker;
 
 test.before(async () => {
-  app = await startTestApp({ config: { webhook: { timeoutMs: 10_000, allowPrivateTargets: true, retryTimeScale: 1 }, partners: { rxpartnerLimit: 3, rxpartnerWindowSeconds: 300, budgetWaitMs: 200 } as never } });
+  app = await startTestApp({
+    config: {
+      webhook: { timeoutMs: 10_000, allowPrivateTargets: true, retryTimeScale: 1 },
+      partners: { rxpartnerLimit: 3, rxpartnerWindowSeconds: 300, budgetWaitMs: 200 } as never,
+    },
+  });
   db = await pgClient(app.dbUrl);
   sim = await rxSimulator(app, { webhookUrl: undefined });
   await configureRx(sim.url);
@@ -36,22 +41,36 @@ test.after.always(async () => {
 });
 
 const partnerOrder = (name: string, done: (p: PartnerOrderDb) => boolean, message: string) =>
-  eventually(async () => {
-    const p = (await partnerOrdersOf(db, name))[0];
-    return p && done(p) ? p : undefined;
-  }, { message });
+  eventually(
+    async () => {
+      const p = (await partnerOrdersOf(db, name))[0];
+      return p && done(p) ? p : undefined;
+    },
+    { message },
+  );
 /** Waits until the worker has recorded attempt `n` of the order's partner_order row (and scheduled the next). */
 const attemptRecorded = (name: string, n: number) =>
-  eventually(async () => {
-    const row = (await db.query(`SELECT attempts, status FROM outbox WHERE kind = 'partner_order' AND target = $1`, [name])).rows[0];
-    return row.attempts >= n && row.status === 'pending' ? row : undefined;
-  }, { message: `attempt ${n} of ${name} recorded` });
+  eventually(
+    async () => {
+      const row = (await db.query(`SELECT attempts, status FROM outbox WHERE kind = 'partner_order' AND target = $1`, [name])).rows[0];
+      return row.attempts >= n && row.status === 'pending' ? row : undefined;
+    },
+    { message: `attempt ${n} of ${name} recorded` },
+  );
 /** Waits until the order's partner_order row waits for the budget (recorded, scheduled again). */
 const budgetWait = (name: string) =>
-  eventually(async () => {
-    const row = (await db.query(`SELECT attempts, status, last_error, extract(epoch FROM next_attempt_at - now())::int AS s FROM outbox WHERE kind = 'partner_order' AND target = $1`, [name])).rows[0];
-    return row.status === 'pending' && /request budget/.test(row.last_error ?? '') ? (row as { attempts: number; s: number }) : undefined;
-  }, { message: `${name} waits for the budget` });
+  eventually(
+    async () => {
+      const row = (
+        await db.query(
+          `SELECT attempts, status, last_error, extract(epoch FROM next_attempt_at - now())::int AS s FROM outbox WHERE kind = 'partner_order' AND target = $1`,
+          [name],
+        )
+      ).rows[0];
+      return row.status === 'pending' && /request budget/.test(row.last_error ?? '') ? (row as { attempts: number; s: number }) : undefined;
+    },
+    { message: `${name} waits for the budget` },
+  );
 const apiCalls = () => sim.requests().filter((r) => !r.path.startsWith('/_sim'));
 const hits = async () => (await db.query(`SELECT count(*)::int AS n FROM rate_budget_hits WHERE bucket LIKE 'rxpartner:%'`)).rows[0].n as number;
 

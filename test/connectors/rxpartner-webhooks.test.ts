@@ -49,23 +49,35 @@ test.after.always(async () => {
 });
 
 /** POSTs a body signed as rxpartner signs it (header names as given; override any part). */
-function post(body: unknown, opts: { nonce?: string; ts?: number; signature?: string; names?: [string, string, string]; raw?: string; omit?: 'signature' | 'nonce' | 'timestamp' } = {}) {
+function post(
+  body: unknown,
+  opts: { nonce?: string; ts?: number; signature?: string; names?: [string, string, string]; raw?: string; omit?: 'signature' | 'nonce' | 'timestamp' } = {},
+) {
   const raw = opts.raw ?? JSON.stringify(body);
   const nonce = opts.nonce ?? randomUUID();
   const ts = String(opts.ts ?? Math.floor(Date.now() / 1000));
   const [s, n, tsName] = opts.names ?? ['X-Rxpartner-Signature', 'X-Rxpartner-Nonce', 'X-Rxpartner-Timestamp'];
-  const headers: Record<string, string> = { 'content-type': 'application/json', [s]: opts.signature ?? rxWebhookSignature(RX.clientSecret, nonce, ts, raw), [n]: nonce, [tsName]: ts };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    [s]: opts.signature ?? rxWebhookSignature(RX.clientSecret, nonce, ts, raw),
+    [n]: nonce,
+    [tsName]: ts,
+  };
   if (opts.omit) delete headers[{ signature: s, nonce: n, timestamp: tsName }[opts.omit]];
   return http.request('POST', HOOK, { raw, headers });
 }
 
-const events = async (reference: string) => (await db.query(`SELECT event_key, status, outcome, applied_at FROM partner_events WHERE reference = $1 ORDER BY id`, [reference])).rows;
+const events = async (reference: string) =>
+  (await db.query(`SELECT event_key, status, outcome, applied_at FROM partner_events WHERE reference = $1 ORDER BY id`, [reference])).rows;
 
 async function applied(reference: string, n: number) {
-  return eventually(async () => {
-    const rows = await events(reference);
-    return rows.length >= n && rows.every((r) => r.applied_at) ? rows : undefined;
-  }, { message: `${n} events of ${reference} applied` });
+  return eventually(
+    async () => {
+      const rows = await events(reference);
+      return rows.length >= n && rows.every((r) => r.applied_at) ? rows : undefined;
+    },
+    { message: `${n} events of ${reference} applied` },
+  );
 }
 
 async function sentOrder(): Promise<string> {
@@ -76,8 +88,14 @@ async function sentOrder(): Promise<string> {
 
 test('the signature of the partners.md vector', (t) => {
   const body = '{"event":"ORDER_SHIPPED","referenceId":"RX-1001"}';
-  t.is(rxWebhookSignature('test_client_secret', '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b', '1767225600', body), 'bd75f18a15277019214aa0e98ca2947cdb75efcb487d5fe974c293595049107e');
-  t.is(rxWebhookSignature('test_client_secret', '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b', '1767225600', Buffer.from(body)), 'bd75f18a15277019214aa0e98ca2947cdb75efcb487d5fe974c293595049107e');
+  t.is(
+    rxWebhookSignature('test_client_secret', '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b', '1767225600', body),
+    'bd75f18a15277019214aa0e98ca2947cdb75efcb487d5fe974c293595049107e',
+  );
+  t.is(
+    rxWebhookSignature('test_client_secret', '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b', '1767225600', Buffer.from(body)),
+    'bd75f18a15277019214aa0e98ca2947cdb75efcb487d5fe974c293595049107e',
+  );
 });
 
 test('the window is 300 s either side of the time received, exactly (seconds; milliseconds read as such)', (t) => {
@@ -88,7 +106,10 @@ test('the window is 300 s either side of the time received, exactly (seconds; mi
     return verifyRxWebhook({ rawBody: raw, headers, credentials: { client_secret: 's' }, receivedAt }).ok;
   };
   const s = receivedAt.getTime() / 1000;
-  t.deepEqual([at(String(s - 300)), at(String(s + 300)), at(String(s - 301)), at(String(s + 301)), at(String(s * 1000 + 299_000)), at(String(s * 1000 - 301_000))], [true, true, false, false, true, false]);
+  t.deepEqual(
+    [at(String(s - 300)), at(String(s + 300)), at(String(s - 301)), at(String(s + 301)), at(String(s * 1000 + 299_000)), at(String(s * 1000 - 301_000))],
+    [true, true, false, false, true, false],
+  );
 });
 
 test.serial('the simulator’s signed events move the order: Received, Shipped with tracking (To Bill), Delivered (Completed)', async (t) => {
@@ -118,13 +139,27 @@ test.serial('T27: wrong signature, a missing header, a timestamp over 300 s off 
     await post(body, { omit: 'signature' }),
     await post(body, { ts: now - 400 }),
     await post(body, { ts: now + 400 }),
-    await post(body, { raw: JSON.stringify({ ...body, event: 'ORDER_DELIVERED' }), signature: rxWebhookSignature(RX.clientSecret, 'fixed', String(now), JSON.stringify(body)), nonce: 'fixed' }),
+    await post(body, {
+      raw: JSON.stringify({ ...body, event: 'ORDER_DELIVERED' }),
+      signature: rxWebhookSignature(RX.clientSecret, 'fixed', String(now), JSON.stringify(body)),
+      nonce: 'fixed',
+    }),
   ];
-  t.deepEqual(refused.map((r) => r.status), [401, 401, 401, 401, 401, 401, 401, 401]);
+  t.deepEqual(
+    refused.map((r) => r.status),
+    [401, 401, 401, 401, 401, 401, 401, 401],
+  );
   t.like(refused[5].body, { exc_type: 'AuthenticationError' });
   t.regex(refused[5].body.exception, /more than 5 minutes/);
-  t.deepEqual((await events(name)).filter((e) => e.status === 'Shipped'), []);
-  t.is((await post(body, { ts: now - 200, names: ['x-rxpartner-signature', 'X-RXPARTNER-NONCE', 'X-RxPartner-Timestamp'] })).status, 200, 'names in any case, a timestamp within the window');
+  t.deepEqual(
+    (await events(name)).filter((e) => e.status === 'Shipped'),
+    [],
+  );
+  t.is(
+    (await post(body, { ts: now - 200, names: ['x-rxpartner-signature', 'X-RXPARTNER-NONCE', 'X-RxPartner-Timestamp'] })).status,
+    200,
+    'names in any case, a timestamp within the window',
+  );
   await applied(name, 2);
   t.like(await rxFields(db, name), { rxpartner_status: 'Shipped', rxpartner_tracking_number: '1Z999AA10123456784', rxpartner_carrier: 'UPS' });
 });
@@ -138,8 +173,15 @@ test.serial('a reused nonce has no effect, even on another validly signed body; 
   t.is(replay.status, 200);
   t.like(replay.body.message, { accepted: 0, replayed: true });
   await applied(name, 2);
-  t.deepEqual((await events(name)).map((e) => e.status), ['Received', 'Shipped'], 'nothing stored for the replay');
-  t.is((await db.query(`SELECT count(*)::int AS n FROM partner_calls WHERE partner = 'rxpartner' AND direction = 'inbound' AND outcome = 'replayed'`)).rows[0].n, 1);
+  t.deepEqual(
+    (await events(name)).map((e) => e.status),
+    ['Received', 'Shipped'],
+    'nothing stored for the replay',
+  );
+  t.is(
+    (await db.query(`SELECT count(*)::int AS n FROM partner_calls WHERE partner = 'rxpartner' AND direction = 'inbound' AND outcome = 'replayed'`)).rows[0].n,
+    1,
+  );
   const kept = (await db.query(`SELECT extract(epoch FROM expires_at - now())::int AS s FROM partner_webhook_nonces WHERE nonce = $1`, [nonce])).rows[0].s;
   t.true(kept >= 600, `kept ${kept} s (at least 10 minutes)`);
   await db.query(`UPDATE partner_webhook_nonces SET expires_at = now() - interval '1 second' WHERE nonce = $1`, [nonce]);
@@ -157,7 +199,10 @@ test.serial('events in any case; unknown events are answered 200 and ignored; fo
   t.is((await post({ event: 'Order_Received', orderId: name, referenceId: 'late' })).status, 200);
   t.is((await post({ event: 'ORDER_CANCELED', orderId: name })).status, 200);
   const rows = await applied(name, 4);
-  t.deepEqual(rows.map((r) => r.status), ['Received', 'Shipped', 'Received', 'Cancelled']);
+  t.deepEqual(
+    rows.map((r) => r.status),
+    ['Received', 'Shipped', 'Received', 'Cancelled'],
+  );
   t.regex(rows[2].outcome, /^ignored: Received would move Shipped back/);
   t.regex(rows[3].outcome, /^ignored: Cancelled would move Shipped back/);
   t.like(await rxFields(db, name), { rxpartner_status: 'Shipped', status: 'To Bill' });
@@ -167,37 +212,56 @@ test.serial('events in any case; unknown events are answered 200 and ignored; fo
 /** Runs the CLI as an operator would; run() closes the pool, so the test's is reopened. */
 async function cli(argv: string[]): Promise<{ code: number; out: string }> {
   const out: string[] = [];
-  const io: Io = { out: (l) => out.push(l), err: (l) => out.push(l), env: { ...process.env, SVC_ENV: 'test', DATABASE_URL: app.dbUrl, SVC_LOG_LEVEL: 'silent' }, interactive: false };
+  const io: Io = {
+    out: (l) => out.push(l),
+    err: (l) => out.push(l),
+    env: { ...process.env, SVC_ENV: 'test', DATABASE_URL: app.dbUrl, SVC_LOG_LEVEL: 'silent' },
+    interactive: false,
+  };
   const code = await run(argv, io);
   initRuntime(app.config, { logger: createLogger({ ...testConfig(app.dbUrl), logLevel: 'silent' }) });
   initDatabase(app.config);
   return { code, out: out.join('\n') };
 }
 
-test.serial('PATIENT_CREATION_FAILURE: the order fails with a follow-up; the event writes it on the partner order, shown by `svc partner orders` and logged, without patient data', async (t) => {
-  const name = await rxOrder({ first: 'Ulla', last: 'Fail', dob: '1966-06-06' });
-  const failed = await eventually(async () => {
-    const p = (await partnerOrdersOf(db, name))[0];
-    return p?.status === 'failed' ? p : undefined;
-  }, { message: 'failed on the patient' });
-  t.regex(failed.last_error!, /^needs manual follow-up: the pharmacy could not create this order's patient \(PATIENT_CREATION_FAILURE\)/);
-  t.is(sim.orders().filter((o) => o.dedupeKey === name).length, 0, 'no prescription sent for a failed patient');
-  // the event may have outrun the patient's record: its retry is made due now
-  await dueNow(db, 'partner_event');
-  const row = await eventually(async () => {
+test.serial(
+  'PATIENT_CREATION_FAILURE: the order fails with a follow-up; the event writes it on the partner order, shown by `svc partner orders` and logged, without patient data',
+  async (t) => {
+    const name = await rxOrder({ first: 'Ulla', last: 'Fail', dob: '1966-06-06' });
+    const failed = await eventually(
+      async () => {
+        const p = (await partnerOrdersOf(db, name))[0];
+        return p?.status === 'failed' ? p : undefined;
+      },
+      { message: 'failed on the patient' },
+    );
+    t.regex(failed.last_error!, /^needs manual follow-up: the pharmacy could not create this order's patient \(PATIENT_CREATION_FAILURE\)/);
+    t.is(sim.orders().filter((o) => o.dedupeKey === name).length, 0, 'no prescription sent for a failed patient');
+    // the event may have outrun the patient's record: its retry is made due now
     await dueNow(db, 'partner_event');
-    const r = (await db.query(`SELECT follow_up FROM partner_orders WHERE sales_order = $1`, [name])).rows[0];
-    return r.follow_up ? r : undefined;
-  }, { message: 'follow-up written' });
-  t.is(row.follow_up, `needs manual follow-up: the pharmacy could not create this order's patient (PATIENT_CREATION_FAILURE); check the patient's details with rxpartner, then \`svc partner retry ${name} --partner rxpartner\``);
-  const ev = (await db.query(`SELECT outcome, sales_order FROM partner_events WHERE event_key LIKE 'PATIENT_CREATION_FAILURE:%' AND sales_order = $1`, [name])).rows;
-  t.is(ev.length, 1);
-  t.regex(ev[0].outcome, /^follow-up: needs manual follow-up/);
-  t.is((await db.query(`SELECT status FROM customer_partner_patients WHERE sales_order = $1`, [name])).rows[0].status, 'failed');
-  t.true(app.logs.some((l) => l.includes('partner order needs manual follow-up') && l.includes(name)));
-  t.false(app.logs.some((l) => l.includes('Ulla') || l.includes('1966-06-06')));
-  const listed = await cli(['partner', 'orders', '--partner', 'rxpartner', '--order', name]);
-  t.is(listed.code, 0, listed.out);
-  t.true(listed.out.includes(`FOLLOW-UP: needs manual follow-up`), listed.out);
-  t.false(listed.out.includes('Ulla'));
-});
+    const row = await eventually(
+      async () => {
+        await dueNow(db, 'partner_event');
+        const r = (await db.query(`SELECT follow_up FROM partner_orders WHERE sales_order = $1`, [name])).rows[0];
+        return r.follow_up ? r : undefined;
+      },
+      { message: 'follow-up written' },
+    );
+    t.is(
+      row.follow_up,
+      `needs manual follow-up: the pharmacy could not create this order's patient (PATIENT_CREATION_FAILURE); check the patient's details with rxpartner, then \`svc partner retry ${name} --partner rxpartner\``,
+    );
+    const ev = (
+      await db.query(`SELECT outcome, sales_order FROM partner_events WHERE event_key LIKE 'PATIENT_CREATION_FAILURE:%' AND sales_order = $1`, [name])
+    ).rows;
+    t.is(ev.length, 1);
+    t.regex(ev[0].outcome, /^follow-up: needs manual follow-up/);
+    t.is((await db.query(`SELECT status FROM customer_partner_patients WHERE sales_order = $1`, [name])).rows[0].status, 'failed');
+    t.true(app.logs.some((l) => l.includes('partner order needs manual follow-up') && l.includes(name)));
+    t.false(app.logs.some((l) => l.includes('Ulla') || l.includes('1966-06-06')));
+    const listed = await cli(['partner', 'orders', '--partner', 'rxpartner', '--order', name]);
+    t.is(listed.code, 0, listed.out);
+    t.true(listed.out.includes(`FOLLOW-UP: needs manual follow-up`), listed.out);
+    t.false(listed.out.includes('Ulla'));
+  },
+);

@@ -43,7 +43,14 @@ const tokenKey = (ctx: ConnectorContext) => `rxpartner:${account(ctx)}`;
 /** The partner's own words of an error answer (NestJS-style `message`, a string or a list), short. */
 export function partnerMessage(res: PartnerResponse): string {
   const m = (res.json as { message?: unknown } | undefined)?.message;
-  const text = Array.isArray(m) ? m.map(String).join('; ') : typeof m === 'string' ? m : res.text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+  const text = Array.isArray(m)
+    ? m.map(String).join('; ')
+    : typeof m === 'string'
+      ? m
+      : res.text
+          .replace(/<[^>]*>/g, ' ')
+          .replace(/\s+/g, ' ')
+          .trim();
   return text.slice(0, 300);
 }
 
@@ -51,7 +58,13 @@ export function partnerMessage(res: PartnerResponse): string {
 async function takeSlot(ctx: ConnectorContext): Promise<void> {
   const rule = { limit: ctx.limits.rxpartnerLimit ?? 300, windowSeconds: ctx.limits.rxpartnerWindowSeconds ?? 300 };
   const answer = await ctx.budget.slot(budgetBucket(ctx), rule);
-  if (!answer.ok) throw new RxStop({ kind: 'retry', budget: true, afterSeconds: Math.ceil(answer.waitMs / 1000), reason: `rxpartner request budget (${rule.limit} per ${rule.windowSeconds} s) is spent for now` });
+  if (!answer.ok)
+    throw new RxStop({
+      kind: 'retry',
+      budget: true,
+      afterSeconds: Math.ceil(answer.waitMs / 1000),
+      reason: `rxpartner request budget (${rule.limit} per ${rule.windowSeconds} s) is spent for now`,
+    });
 }
 
 /** A 429 holds every process's budget for its Retry-After (60 s when it names none). */
@@ -85,13 +98,17 @@ export function tokenOf(body: unknown, now = Date.now()): { token: string; expir
 async function fetchToken(ctx: ConnectorContext): Promise<{ token: string; expiresAt: Date }> {
   await takeSlot(ctx);
   const res = await ctx.http.request({
-    method: 'POST', url: `${base(ctx)}${TOKEN_PATH}`, endpoint: `POST ${TOKEN_PATH}`,
+    method: 'POST',
+    url: `${base(ctx)}${TOKEN_PATH}`,
+    endpoint: `POST ${TOKEN_PATH}`,
     json: { credentials: { clientId: ctx.credentials.client_id, clientSecret: ctx.credentials.client_secret } },
   });
   if (res.status === 502) throw new RxStop({ kind: 'awaiting_configuration', reason: RX_BAD_OAUTH_BODY });
-  if (res.status === 401 || res.status === 403) throw new RxStop({ kind: 'awaiting_configuration', reason: `rxpartner refused client_id / client_secret (${res.status}): check them` });
+  if (res.status === 401 || res.status === 403)
+    throw new RxStop({ kind: 'awaiting_configuration', reason: `rxpartner refused client_id / client_secret (${res.status}): check them` });
   if (res.status === 429) return rateLimited(ctx, res);
-  if (res.status >= 500) throw new RxStop({ kind: 'retry', afterSeconds: parseRetryAfter(res.headers['retry-after']), reason: `rxpartner token endpoint answered ${res.status}` });
+  if (res.status >= 500)
+    throw new RxStop({ kind: 'retry', afterSeconds: parseRetryAfter(res.headers['retry-after']), reason: `rxpartner token endpoint answered ${res.status}` });
   if (res.status === 404) throw new RxStop({ kind: 'awaiting_configuration', reason: `rxpartner has no ${TOKEN_PATH} at base_url (404): check base_url` });
   const got = res.status >= 200 && res.status < 300 ? tokenOf(res.json) : undefined;
   if (!got) throw new RxStop({ kind: 'retry', afterSeconds: null, reason: `rxpartner token endpoint answered ${res.status} without a token` });
@@ -108,14 +125,29 @@ export async function rxCall(ctx: ConnectorContext, req: { method: 'GET' | 'POST
   for (let attempt = 1; ; attempt++) {
     const token = await ctx.tokens.get(tokenKey(ctx), () => fetchToken(ctx), { marginSeconds: REFRESH_MARGIN_SECONDS });
     await takeSlot(ctx);
-    const res = await ctx.http.request({ method: req.method, url: `${base(ctx)}${req.path}`, endpoint: req.endpoint, headers: { authorization: `Bearer ${token}` }, json: req.json });
+    const res = await ctx.http.request({
+      method: req.method,
+      url: `${base(ctx)}${req.path}`,
+      endpoint: req.endpoint,
+      headers: { authorization: `Bearer ${token}` },
+      json: req.json,
+    });
     if (res.status === 401 && attempt === 1) {
       await ctx.tokens.drop(tokenKey(ctx), token); // revoked or expired early: one fresh token, once
       continue;
     }
-    if (res.status === 401) throw new RxStop({ kind: 'awaiting_configuration', reason: 'rxpartner refused a fresh access token (401): check client_id, client_secret and partner_account' });
+    if (res.status === 401)
+      throw new RxStop({
+        kind: 'awaiting_configuration',
+        reason: 'rxpartner refused a fresh access token (401): check client_id, client_secret and partner_account',
+      });
     if (res.status === 429) return rateLimited(ctx, res);
-    if (res.status >= 500) throw new RxStop({ kind: 'retry', afterSeconds: parseRetryAfter(res.headers['retry-after']), reason: `rxpartner answered ${res.status} to ${req.endpoint}` });
+    if (res.status >= 500)
+      throw new RxStop({
+        kind: 'retry',
+        afterSeconds: parseRetryAfter(res.headers['retry-after']),
+        reason: `rxpartner answered ${res.status} to ${req.endpoint}`,
+      });
     return res;
   }
 }

@@ -37,17 +37,21 @@ async function ensurePatient(input: PartnerOrderInput, ctx: ConnectorContext): P
   if (known?.status === 'active') return known.id;
   // unknown, pending or failed: asked again (the partner answers the same patient and its status now)
   const res = await rxCall(ctx, {
-    method: 'POST', path: PATIENTS, endpoint: `POST ${PATIENTS}`,
+    method: 'POST',
+    path: PATIENTS,
+    endpoint: `POST ${PATIENTS}`,
     json: { externalId: `svc-${p.key}`, firstName: p.firstName, lastName: p.lastName, dateOfBirth: p.dateOfBirth, ...(p.gender ? { gender: p.gender } : {}) },
   });
   const body = (res.json ?? {}) as { patientId?: unknown; status?: unknown };
   if (!ok(res)) throw fail(patientRefusal(res, [p.firstName, p.lastName, p.dateOfBirth]));
-  if (typeof body.patientId !== 'string' || !body.patientId) throw new RxStop({ kind: 'retry', afterSeconds: null, reason: `rxpartner answered ${res.status} to ${PATIENTS} without a patientId` });
+  if (typeof body.patientId !== 'string' || !body.patientId)
+    throw new RxStop({ kind: 'retry', afterSeconds: null, reason: `rxpartner answered ${res.status} to ${PATIENTS} without a patientId` });
   const text = typeof body.status === 'string' ? body.status.toUpperCase() : 'ACTIVE';
   const status = text === 'FAILED' || text === 'FAILURE' ? 'failed' : text === 'ACTIVE' || text === 'SUCCESS' || text === 'CREATED' ? 'active' : 'pending';
   await ctx.patients?.remember(customer, p.key, { id: body.patientId, status });
   if (status === 'failed') throw fail(patientFollowUp(input.salesOrder));
-  if (status === 'pending') throw new RxStop({ kind: 'retry', afterSeconds: 30, reason: 'rxpartner is still creating the patient (waiting for PATIENT_CREATION_SUCCESS)' });
+  if (status === 'pending')
+    throw new RxStop({ kind: 'retry', afterSeconds: 30, reason: 'rxpartner is still creating the patient (waiting for PATIENT_CREATION_SUCCESS)' });
   return body.patientId;
 }
 
@@ -58,8 +62,10 @@ async function sendPart(ctx: ConnectorContext, path: string, json: Record<string
   if (ok(res) && typeof ref === 'string' && ref) return ref;
   if (ok(res)) throw new RxStop({ kind: 'retry', afterSeconds: null, reason: `rxpartner answered ${res.status} to ${path} without a referenceId` });
   if (res.status === 422) throw fail(patientFollowUp(salesOrder));
-  if (res.status === 403) throw new RxStop({ kind: 'awaiting_configuration', reason: `rxpartner refused ${path} (403): check default_practice_id and partner_account` });
-  if (res.status === 404 && !/patient/i.test(partnerMessage(res))) throw new RxStop({ kind: 'awaiting_configuration', reason: `rxpartner has no ${path} at base_url (404): check base_url` });
+  if (res.status === 403)
+    throw new RxStop({ kind: 'awaiting_configuration', reason: `rxpartner refused ${path} (403): check default_practice_id and partner_account` });
+  if (res.status === 404 && !/patient/i.test(partnerMessage(res)))
+    throw new RxStop({ kind: 'awaiting_configuration', reason: `rxpartner has no ${path} at base_url (404): check base_url` });
   throw fail(`rxpartner refused ${path} (${res.status}): ${partnerMessage(res)}`);
 }
 
@@ -69,23 +75,57 @@ async function send(input: PartnerOrderInput, ctx: ConnectorContext): Promise<Cr
   const rx = input.lines.filter((l) => l.prescription);
   const otc = input.lines.filter((l) => !l.prescription);
   if (rx.length && (!input.patient || !input.prescriberNpi)) {
-    return { kind: 'failed', permanent: true, reason: `line ${rx[0].idx} (${rx[0].item_code}) is a prescription: only a 503A order (patient and checkout_npi_number) can be sent to rxpartner as an e-prescription` };
+    return {
+      kind: 'failed',
+      permanent: true,
+      reason: `line ${rx[0].idx} (${rx[0].item_code}) is a prescription: only a 503A order (patient and checkout_npi_number) can be sent to rxpartner as an e-prescription`,
+    };
   }
   const account = ctx.credentials.partner_account ? { partnerAccount: ctx.credentials.partner_account } : {};
   const patientId = input.patient ? await ensurePatient(input, ctx) : undefined;
   const refs: string[] = [];
   if (rx.length) {
-    refs.push(await sendPart(ctx, ESCRIPT, {
-      externalOrderId: input.dedupeKey, practiceId: ctx.credentials.default_practice_id, ...account, patientId, prescriber: { npi: input.prescriberNpi }, items: items(rx, 'drugDescription'),
-    }, input.salesOrder));
+    refs.push(
+      await sendPart(
+        ctx,
+        ESCRIPT,
+        {
+          externalOrderId: input.dedupeKey,
+          practiceId: ctx.credentials.default_practice_id,
+          ...account,
+          patientId,
+          prescriber: { npi: input.prescriberNpi },
+          items: items(rx, 'drugDescription'),
+        },
+        input.salesOrder,
+      ),
+    );
   }
   if (otc.length) {
     const s = input.shipTo;
-    refs.push(await sendPart(ctx, TRANSFER, {
-      externalOrderId: rx.length ? `${input.dedupeKey}${OTC_PART_SUFFIX}` : input.dedupeKey, ...account, ...(patientId ? { patientId } : {}),
-      shippingAddress: { name: s.name, address1: s.street1, ...(s.street2 ? { address2: s.street2 } : {}), city: s.city, state: s.state ?? '', zip: s.postalCode ?? '', country: s.countryCode, ...(s.phone ? { phone: s.phone } : {}) },
-      items: items(otc, 'sku'),
-    }, input.salesOrder));
+    refs.push(
+      await sendPart(
+        ctx,
+        TRANSFER,
+        {
+          externalOrderId: rx.length ? `${input.dedupeKey}${OTC_PART_SUFFIX}` : input.dedupeKey,
+          ...account,
+          ...(patientId ? { patientId } : {}),
+          shippingAddress: {
+            name: s.name,
+            address1: s.street1,
+            ...(s.street2 ? { address2: s.street2 } : {}),
+            city: s.city,
+            state: s.state ?? '',
+            zip: s.postalCode ?? '',
+            country: s.countryCode,
+            ...(s.phone ? { phone: s.phone } : {}),
+          },
+          items: items(otc, 'sku'),
+        },
+        input.salesOrder,
+      ),
+    );
   }
   return { kind: 'created', reference: refs[0], status: 'Received', fields: { rxpartner_reference_id: refs.join(' ') } };
 }
@@ -103,7 +143,12 @@ async function createOrder(input: PartnerOrderInput, ctx: ConnectorContext): Pro
 async function testCredentials(ctx: ConnectorContext): Promise<{ ok: boolean; detail: string; httpStatus?: number }> {
   try {
     const res = await rxCall(ctx, { method: 'GET', path: '/v1/orders/svc-credentials-check', endpoint: 'GET /v1/orders/{reference}' });
-    if (res.status === 404 || ok(res)) return { ok: true, httpStatus: res.status, detail: `authenticated: a token was issued and the partner answered ${res.status} to a read of a probe order` };
+    if (res.status === 404 || ok(res))
+      return {
+        ok: true,
+        httpStatus: res.status,
+        detail: `authenticated: a token was issued and the partner answered ${res.status} to a read of a probe order`,
+      };
     return { ok: false, httpStatus: res.status, detail: `unexpected answer ${res.status}: ${partnerMessage(res)}` };
   } catch (err) {
     if (err instanceof RxStop) return { ok: false, detail: err.message };

@@ -19,7 +19,12 @@ export const RX_WEBHOOK_WINDOW_SECONDS = 300;
 export const RX_NONCE_KEEP_SECONDS = 900;
 
 const ORDER_STATUS: Record<string, string> = {
-  ORDER_RECEIVED: 'Received', ORDER_SHIPPED: 'Shipped', ORDER_RESHIPPED: 'Shipped', ORDER_DELIVERED: 'Delivered', ORDER_CANCELED: 'Cancelled', ORDER_CANCELLED: 'Cancelled',
+  ORDER_RECEIVED: 'Received',
+  ORDER_SHIPPED: 'Shipped',
+  ORDER_RESHIPPED: 'Shipped',
+  ORDER_DELIVERED: 'Delivered',
+  ORDER_CANCELED: 'Cancelled',
+  ORDER_CANCELLED: 'Cancelled',
 };
 
 /** The signature of a delivery, as the partner computes it. */
@@ -31,12 +36,15 @@ export function verifyRxWebhook(req: WebhookRequest): WebhookVerdict {
   const signature = req.headers['x-rxpartner-signature']?.trim().toLowerCase();
   const nonce = req.headers['x-rxpartner-nonce']?.trim();
   const timestamp = req.headers['x-rxpartner-timestamp']?.trim();
-  if (!signature || !nonce || !timestamp) return { ok: false, status: 401, message: 'X-Rxpartner-Signature, X-Rxpartner-Nonce and X-Rxpartner-Timestamp are required' };
+  if (!signature || !nonce || !timestamp)
+    return { ok: false, status: 401, message: 'X-Rxpartner-Signature, X-Rxpartner-Nonce and X-Rxpartner-Timestamp are required' };
   if (!/^\d{1,13}$/.test(timestamp)) return { ok: false, status: 401, message: 'X-Rxpartner-Timestamp must be Unix seconds' };
   const seconds = timestamp.length > 11 ? Number(timestamp) / 1000 : Number(timestamp); // milliseconds are read as such
-  if (Math.abs(req.receivedAt.getTime() / 1000 - seconds) > RX_WEBHOOK_WINDOW_SECONDS) return { ok: false, status: 401, message: 'X-Rxpartner-Timestamp is more than 5 minutes from now' };
+  if (Math.abs(req.receivedAt.getTime() / 1000 - seconds) > RX_WEBHOOK_WINDOW_SECONDS)
+    return { ok: false, status: 401, message: 'X-Rxpartner-Timestamp is more than 5 minutes from now' };
   const secret = req.credentials.client_secret ?? '';
-  if (!secret || !safeEqual(signature, rxWebhookSignature(secret, nonce, timestamp, req.rawBody))) return { ok: false, status: 401, message: 'X-Rxpartner-Signature does not match' };
+  if (!secret || !safeEqual(signature, rxWebhookSignature(secret, nonce, timestamp, req.rawBody)))
+    return { ok: false, status: 401, message: 'X-Rxpartner-Signature does not match' };
   return { ok: true, replayKey: { key: nonce, keepSeconds: RX_NONCE_KEEP_SECONDS } };
 }
 
@@ -70,10 +78,20 @@ export function parseRxWebhook(req: WebhookRequest): PartnerEvent[] {
     if (!patientId) throw new WebhookBodyError('patientId is required');
     const failed = type === 'PATIENT_CREATION_FAILURE';
     // the partner's free-text reason may name the patient: it is not kept
-    return [{
-      partner: 'rxpartner', eventId: `${type}:${patientId}`, reference: patientId, status: null, statusText: type, tracking: null, rawType, occurredAt,
-      patient: { status: failed ? 'failed' : 'active', detail: null }, ...(failed ? { followUp: patientFollowUp() } : {}),
-    }];
+    return [
+      {
+        partner: 'rxpartner',
+        eventId: `${type}:${patientId}`,
+        reference: patientId,
+        status: null,
+        statusText: type,
+        tracking: null,
+        rawType,
+        occurredAt,
+        patient: { status: failed ? 'failed' : 'active', detail: null },
+        ...(failed ? { followUp: patientFollowUp() } : {}),
+      },
+    ];
   }
   const status = ORDER_STATUS[type];
   if (!status) return []; // PATIENT_UPDATED and other events: acknowledged, nothing to apply
@@ -81,9 +99,16 @@ export function parseRxWebhook(req: WebhookRequest): PartnerEvent[] {
   if (!reference) throw new WebhookBodyError('orderId or referenceId is required');
   const number = str(body.trackingNumber);
   const tracking = number || body.carrier || body.trackingUrl ? { number, url: webUrl(body.trackingUrl), carrier: str(body.carrier) } : null;
-  return [{
-    partner: 'rxpartner',
-    eventId: `${type}:${str(body.referenceId) ?? str(body.orderId) ?? reference}:${number ?? ''}`,
-    reference, status, statusText: type, tracking, rawType, occurredAt,
-  }];
+  return [
+    {
+      partner: 'rxpartner',
+      eventId: `${type}:${str(body.referenceId) ?? str(body.orderId) ?? reference}:${number ?? ''}`,
+      reference,
+      status,
+      statusText: type,
+      tracking,
+      rawType,
+      occurredAt,
+    },
+  ];
 }

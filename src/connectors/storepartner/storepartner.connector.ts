@@ -17,7 +17,11 @@ import { parseStoreWebhook, storeStatusOf, verifyStoreWebhook } from './storepar
 export const orderTag = (dedupeKey: string) => `svc:${dedupeKey}`;
 
 // requested costs as Shopify computes them: a connection 2 + one node of 1; a mutation 10
-const LOOKUP = { name: 'OrderByTag', cost: 3, query: `query OrderByTag($q: String!) { orders(first: 1, query: $q) { nodes { id name cancelledAt displayFulfillmentStatus } } }` };
+const LOOKUP = {
+  name: 'OrderByTag',
+  cost: 3,
+  query: `query OrderByTag($q: String!) { orders(first: 1, query: $q) { nodes { id name cancelledAt displayFulfillmentStatus } } }`,
+};
 const CREATE = {
   name: 'OrderCreate',
   cost: 10,
@@ -27,10 +31,16 @@ const CREATE = {
 };
 const SHOP = { name: 'Shop', cost: 1, query: 'query Shop { shop { name myshopifyDomain } }' };
 
-interface StoreOrder { id: string; name: string; cancelledAt?: string | null; displayFulfillmentStatus?: string | null }
+interface StoreOrder {
+  id: string;
+  name: string;
+  cancelledAt?: string | null;
+  displayFulfillmentStatus?: string | null;
+}
 
 const created = (o: StoreOrder): CreateOutcome => ({
-  kind: 'created', reference: o.id,
+  kind: 'created',
+  reference: o.id,
   status: storeStatusOf({ cancelled: Boolean(o.cancelledAt), fulfilled: o.displayFulfillmentStatus === 'FULFILLED' }),
   fields: { store_order_id: o.id, store_order_name: o.name },
 });
@@ -47,8 +57,15 @@ export function orderInput(input: PartnerOrderInput): Record<string, unknown> {
     lineItems: input.lines.map((l) => ({ variantId: l.partner_sku, quantity: l.qty })),
     ...(input.order.email ? { email: input.order.email } : {}),
     shippingAddress: {
-      ...names(s.name), ...(s.company ? { company: s.company } : {}), address1: s.street1, ...(s.street2 ? { address2: s.street2 } : {}),
-      city: s.city, ...(s.state ? { provinceCode: s.state } : {}), countryCode: s.countryCode, ...(s.postalCode ? { zip: s.postalCode } : {}), ...(s.phone ? { phone: s.phone } : {}),
+      ...names(s.name),
+      ...(s.company ? { company: s.company } : {}),
+      address1: s.street1,
+      ...(s.street2 ? { address2: s.street2 } : {}),
+      city: s.city,
+      ...(s.state ? { provinceCode: s.state } : {}),
+      countryCode: s.countryCode,
+      ...(s.postalCode ? { zip: s.postalCode } : {}),
+      ...(s.phone ? { phone: s.phone } : {}),
     },
     tags: [orderTag(input.dedupeKey)],
     note: `Sales Order ${input.salesOrder}`,
@@ -65,12 +82,20 @@ async function send(input: PartnerOrderInput, ctx: ConnectorContext): Promise<Cr
   const existing = await findByTag(ctx, input.dedupeKey);
   if (existing) return created(existing);
   // the shop keeps its own stock count; it never refuses ours (the marketplace reserved the stock); no receipt (we mail the customer)
-  const data = await storeGraphql(ctx, { ...CREATE, variables: { order: orderInput(input), options: { inventoryBehaviour: 'DECREMENT_IGNORING_POLICY', sendReceipt: false } } });
+  const data = await storeGraphql(ctx, {
+    ...CREATE,
+    variables: { order: orderInput(input), options: { inventoryBehaviour: 'DECREMENT_IGNORING_POLICY', sendReceipt: false } },
+  });
   const payload = data.orderCreate as { order?: StoreOrder | null; userErrors?: { field?: string[] | null; message?: string; code?: string | null }[] } | null;
   const errors = payload?.userErrors ?? [];
   if (errors.length) {
     const text = errors.map((e) => `${e.field?.length ? `${e.field.join('.')}: ` : ''}${e.message ?? 'invalid'}${e.code ? ` (${e.code})` : ''}`).join('; ');
-    return { kind: 'failed', permanent: true, reason: `storepartner refused the order (userErrors): ${text}`.slice(0, 1000), fields: { store_status: 'Failed' } };
+    return {
+      kind: 'failed',
+      permanent: true,
+      reason: `storepartner refused the order (userErrors): ${text}`.slice(0, 1000),
+      fields: { store_status: 'Failed' },
+    };
   }
   if (!payload?.order?.id) return { kind: 'retry', afterSeconds: null, reason: 'storepartner answered orderCreate without an order' };
   return created(payload.order);

@@ -30,7 +30,11 @@ export interface StoreOperation {
   cost: number;
 }
 
-interface Throttle { maximumAvailable?: number; currentlyAvailable?: number; restoreRate?: number }
+interface Throttle {
+  maximumAvailable?: number;
+  currentlyAvailable?: number;
+  restoreRate?: number;
+}
 interface GqlBody {
   data?: Record<string, unknown> | null;
   errors?: { message?: string; extensions?: { code?: string } }[] | string | Record<string, unknown>;
@@ -45,13 +49,21 @@ export function shopUrl(apiUrl: string): string {
 /** The bucket of a shop (a hash of its address): one app, one shop, one bucket for every process. */
 export const bucketOf = (ctx: ConnectorContext) => `storepartner:${sha256Hex(shopUrl(ctx.credentials.api_url ?? '')).slice(0, 24)}`;
 
-const rule = (ctx: ConnectorContext, cost: number) => ({ capacity: ctx.limits.storeCapacity ?? 1000, restorePerSecond: ctx.limits.storeRestorePerSecond ?? 50, cost });
+const rule = (ctx: ConnectorContext, cost: number) => ({
+  capacity: ctx.limits.storeCapacity ?? 1000,
+  restorePerSecond: ctx.limits.storeRestorePerSecond ?? 50,
+  cost,
+});
 
 /** The errors of an answer as one short text. */
 function errorText(body: GqlBody, res: PartnerResponse): string {
   const e = body.errors;
   if (typeof e === 'string') return e.slice(0, 300);
-  if (Array.isArray(e)) return e.map((x) => `${x.message ?? 'error'}${x.extensions?.code ? ` (${x.extensions.code})` : ''}`).join('; ').slice(0, 300);
+  if (Array.isArray(e))
+    return e
+      .map((x) => `${x.message ?? 'error'}${x.extensions?.code ? ` (${x.extensions.code})` : ''}`)
+      .join('; ')
+      .slice(0, 300);
   return (e ? JSON.stringify(e) : res.text).slice(0, 300);
 }
 
@@ -69,22 +81,42 @@ export function throttleWaitSeconds(body: GqlBody, requested: number, fallbackRa
 export async function storeGraphql(ctx: ConnectorContext, op: StoreOperation): Promise<Record<string, unknown>> {
   const bucket = bucketOf(ctx);
   const budget = await ctx.budget.tokens(bucket, rule(ctx, op.cost));
-  if (!budget.ok) throw new StoreStop({ kind: 'retry', budget: true, afterSeconds: Math.ceil(budget.waitMs / 1000), reason: `waiting for the storepartner cost bucket (${op.cost} units for ${op.name})` });
+  if (!budget.ok)
+    throw new StoreStop({
+      kind: 'retry',
+      budget: true,
+      afterSeconds: Math.ceil(budget.waitMs / 1000),
+      reason: `waiting for the storepartner cost bucket (${op.cost} units for ${op.name})`,
+    });
   const res = await ctx.http.request({
-    method: 'POST', url: `${shopUrl(ctx.credentials.api_url)}${GRAPHQL_PATH}`, endpoint: `POST ${GRAPHQL_PATH} ${op.name}`,
-    headers: { 'x-shopify-access-token': ctx.credentials.access_token }, json: { query: op.query, variables: op.variables ?? {} },
+    method: 'POST',
+    url: `${shopUrl(ctx.credentials.api_url)}${GRAPHQL_PATH}`,
+    endpoint: `POST ${GRAPHQL_PATH} ${op.name}`,
+    headers: { 'x-shopify-access-token': ctx.credentials.access_token },
+    json: { query: op.query, variables: op.variables ?? {} },
   });
   const body = (res.json ?? {}) as GqlBody;
   const available = body.extensions?.cost?.throttleStatus?.currentlyAvailable;
   if (typeof available === 'number') await ctx.budget.report(bucket, available);
-  if (res.status === 401 || res.status === 403) throw new StoreStop({ kind: 'awaiting_configuration', reason: `storepartner refused access_token (${res.status}): check access_token` });
-  if (res.status === 404) throw new StoreStop({ kind: 'awaiting_configuration', reason: `storepartner has no Admin API ${STORE_API_VERSION} at api_url (404): check api_url` });
+  if (res.status === 401 || res.status === 403)
+    throw new StoreStop({ kind: 'awaiting_configuration', reason: `storepartner refused access_token (${res.status}): check access_token` });
+  if (res.status === 404)
+    throw new StoreStop({ kind: 'awaiting_configuration', reason: `storepartner has no Admin API ${STORE_API_VERSION} at api_url (404): check api_url` });
   if (res.status === 429 || codes(body).includes('THROTTLED')) {
-    const wait = res.status === 429 && !body.extensions?.cost ? (parseRetryAfter(res.headers['retry-after']) ?? 1) : throttleWaitSeconds(body, op.cost, rule(ctx, op.cost).restorePerSecond);
+    const wait =
+      res.status === 429 && !body.extensions?.cost
+        ? (parseRetryAfter(res.headers['retry-after']) ?? 1)
+        : throttleWaitSeconds(body, op.cost, rule(ctx, op.cost).restorePerSecond);
     throw new StoreStop({ kind: 'retry', budget: true, afterSeconds: wait, reason: `storepartner throttled ${op.name} (THROTTLED): asked again in ${wait} s` });
   }
-  if (res.status >= 500 || codes(body).includes('INTERNAL_SERVER_ERROR')) throw new StoreStop({ kind: 'retry', afterSeconds: parseRetryAfter(res.headers['retry-after']), reason: `storepartner answered ${res.status}: ${errorText(body, res)}` });
-  if (res.status !== 200) throw new StoreStop({ kind: 'failed', permanent: true, reason: `storepartner answered ${res.status} to ${op.name}: ${errorText(body, res)}` });
+  if (res.status >= 500 || codes(body).includes('INTERNAL_SERVER_ERROR'))
+    throw new StoreStop({
+      kind: 'retry',
+      afterSeconds: parseRetryAfter(res.headers['retry-after']),
+      reason: `storepartner answered ${res.status}: ${errorText(body, res)}`,
+    });
+  if (res.status !== 200)
+    throw new StoreStop({ kind: 'failed', permanent: true, reason: `storepartner answered ${res.status} to ${op.name}: ${errorText(body, res)}` });
   if (body.errors) throw new StoreStop({ kind: 'failed', permanent: true, reason: `storepartner refused ${op.name}: ${errorText(body, res)}` });
   if (!body.data) throw new StoreStop({ kind: 'retry', afterSeconds: null, reason: `storepartner answered ${op.name} without data` });
   return body.data;

@@ -41,7 +41,10 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !=
 /** The latest fulfilment that carries a tracking number. */
 function trackingOf(body: Obj): PartnerEvent['tracking'] {
   const list = Array.isArray(body.fulfillments) ? (body.fulfillments as Obj[]) : [];
-  const withNumber = list.filter((f) => f && typeof f === 'object' && f.status !== 'cancelled' && (str(f.tracking_number) || (Array.isArray(f.tracking_numbers) && str(f.tracking_numbers[0]))));
+  const withNumber = list.filter(
+    (f) =>
+      f && typeof f === 'object' && f.status !== 'cancelled' && (str(f.tracking_number) || (Array.isArray(f.tracking_numbers) && str(f.tracking_numbers[0]))),
+  );
   const f = withNumber.at(-1);
   if (!f) return null;
   const number = str(f.tracking_number) ?? str((f.tracking_numbers as unknown[])[0]);
@@ -70,13 +73,22 @@ export function parseStoreWebhook(req: WebhookRequest): PartnerEvent[] {
   const gid = str(body.admin_graphql_api_id);
   const reference = salesOrderOf(body.tags) ?? gid;
   if (!reference) throw new WebhookBodyError('admin_graphql_api_id is required');
-  const status = storeStatusOf({ cancelled: Boolean(str(body.cancelled_at)) || topic === 'orders/cancelled', fulfilled: body.fulfillment_status === 'fulfilled' });
+  const status = storeStatusOf({
+    cancelled: Boolean(str(body.cancelled_at)) || topic === 'orders/cancelled',
+    fulfilled: body.fulfillment_status === 'fulfilled',
+  });
   const tracking = trackingOf(body);
   const delivery = first(req, ['x-shopify-event-id', 'shopify-event-id']) ?? first(req, ['x-shopify-webhook-id', 'shopify-webhook-id']);
-  return [{
-    partner: 'storepartner',
-    eventId: delivery ? `id:${delivery}` : `${gid ?? reference}:${topic}:${str(body.updated_at) ?? ''}`,
-    reference, status, statusText: `${topic} ${String(body.fulfillment_status ?? 'unfulfilled')}${body.cancelled_at ? ' cancelled' : ''}`.slice(0, 200),
-    tracking, rawType: topic, occurredAt: first(req, ['x-shopify-triggered-at', 'shopify-triggered-at']) ?? str(body.updated_at),
-  }];
+  return [
+    {
+      partner: 'storepartner',
+      eventId: delivery ? `id:${delivery}` : `${gid ?? reference}:${topic}:${str(body.updated_at) ?? ''}`,
+      reference,
+      status,
+      statusText: `${topic} ${String(body.fulfillment_status ?? 'unfulfilled')}${body.cancelled_at ? ' cancelled' : ''}`.slice(0, 200),
+      tracking,
+      rawType: topic,
+      occurredAt: first(req, ['x-shopify-triggered-at', 'shopify-triggered-at']) ?? str(body.updated_at),
+    },
+  ];
 }
