@@ -32,6 +32,8 @@ import { shipperConnector } from './connectors/shipper/shipper.connector.js';
 import { peptidepartnerConnector } from './connectors/peptidepartner/peptidepartner.connector.js';
 import { partnerPollHandler } from './connectors/partner-poll.service.js';
 import { peptidePollJob } from './connectors/peptidepartner/peptide-poll.job.js';
+import { rxpartnerConnector } from './connectors/rxpartner/rxpartner.connector.js';
+import { storepartnerConnector } from './connectors/storepartner/storepartner.connector.js';
 // document types at /api/resource (each file registers the types of its domain)
 import './org/org.doctypes.js';
 import './vendors/vendor.doctypes.js';
@@ -56,6 +58,8 @@ registerOutboxHandler(partnerPollHandler);
 registerConnector(otcpartnerConnector);
 registerConnector(shipperConnector);
 registerConnector(peptidepartnerConnector);
+registerConnector(rxpartnerConnector);
+registerConnector(storepartnerConnector);
 
 registerJob(housekeepingJob);
 registerJob(idempotencyPurgeJob);

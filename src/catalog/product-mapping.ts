@@ -65,6 +65,18 @@ export async function productMappingsOf(itemCodes: string[], opts: { transaction
 }
 
 /**
+ * The items of `itemCodes` that are prescriptions: a 503A item (compounded for a patient) or one whose
+ * Rx attribute is_rx is set. The pharmacy partner receives these as e-prescriptions, the rest of its
+ * lines as OTC transfers (docs/decisions.md "rxpartner and storepartner connectors (issue 12)").
+ */
+export async function prescriptionItemsOf(itemCodes: string[], opts: { transaction?: Tx } = {}): Promise<Set<string>> {
+  if (itemCodes.length === 0) return new Set();
+  const rows = await Item.findAll({ attributes: ['itemCode', 'is503a', 'rxAttributes'], where: { itemCode: [...new Set(itemCodes)] }, transaction: opts.transaction });
+  const isRx = (v: unknown) => v === true || v === 1 || v === '1' || (typeof v === 'string' && v.toLowerCase() === 'true');
+  return new Set(rows.filter((r) => r.is503a || isRx(r.rxAttributes?.is_rx)).map((r) => r.itemCode));
+}
+
+/**
  * Sets (a value) or clears (null or '') mapping fields of a product, as the catalog team does; the
  * route of lines already submitted does not change. Answers the product's mapping and route now.
  */

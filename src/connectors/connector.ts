@@ -23,6 +23,10 @@
  *    `statuses.rank`. Status values are the spec's for the partner (e.g. otc_status Shipped).
  * 4. Optional: poll (status polling by the worker), resolveEvent (an event that must be completed by
  *    a call to the partner, e.g. shipper's resource_url, done by the worker, never in the webhook).
+ * 5. What a connector must keep between calls lives behind ports of the context, never in its own
+ *    tables: `ctx.tokens` (an access token shared by every process, encrypted at rest),
+ *    `ctx.patients` (the partner's id of a customer's patient, kept by org). A webhook verdict may
+ *    name a replay key (rxpartner's nonce): the intake keeps it, and a delivery reusing it has no effect.
  */
 import type { Stage } from '../vendor-api/stages.js';
 import type { PartnerKey, PartnerSpec } from './partners.js';
@@ -45,6 +49,24 @@ export interface PartnerOrderInput {
   order: { name: string; customer: string; customer_name: string; email: string | null; transaction_date: string; currency: string; grand_total: number; is_503a: boolean };
   shipTo: ShipTo;
   lines: PartnerLine[];
+  /**
+   * rxpartner only: the order's patient (a 503A order's checkout_patient_*), read for the partner and
+   * audited; null when the order has none. Goes to the partner only: never into a log, an error or
+   * an outcome.
+   */
+  patient?: PartnerPatient | null;
+  /** rxpartner only: the prescriber's NPI (checkout_npi_number), null when the order has none */
+  prescriberNpi?: string | null;
+}
+
+/** A patient as the pharmacy partner needs it. `key` is an opaque HMAC of who it is (no patient data). */
+export interface PartnerPatient {
+  key: string;
+  firstName: string;
+  lastName: string;
+  /** YYYY-MM-DD */
+  dateOfBirth: string;
+  gender: string | null;
 }
 
 export interface ShipTo {
@@ -72,6 +94,8 @@ export interface PartnerLine {
   amount: number;
   /** the product mapping value: the partner's id of the product (otc serviceSKU, shipper sku, …) */
   partner_sku: string;
+  /** rxpartner only: the item is a prescription (a 503A item, or Rx attribute is_rx) */
+  prescription?: boolean;
 }
 
 export type CreateOutcome =
@@ -135,6 +159,27 @@ export interface PartnerBudget {
   hold(bucket: string, seconds: number): Promise<void>;
 }
 
+/** An access token shared by every worker process (kept encrypted in the database). */
+export interface TokenCache {
+  /**
+   * The cached token of `key` while it stays valid `marginSeconds` more; else one process calls
+   * `fetch` (the others wait for its answer, up to `waitMs`) and every process uses what it got.
+   * `fetch` throws to say why there is no token; that error reaches the caller as thrown.
+   */
+  get(key: string, fetch: () => Promise<{ token: string; expiresAt: Date }>, opts: { marginSeconds: number; waitMs?: number }): Promise<string>;
+  /** Drops `token` when it is still the cached one (the partner refused it): the next get fetches. */
+  drop(key: string, token: string): Promise<void>;
+}
+
+export type PatientStatus = 'pending' | 'active' | 'failed';
+
+/** The partner's ids of a customer's patients (kept by org, where ensure_patient finds them too). */
+export interface PatientRegistry {
+  find(customer: string, patientKey: string): Promise<{ id: string; status: PatientStatus; detail: string | null } | null>;
+  /** Records the partner's id and status (`detail`: the partner's reason, never patient data). */
+  remember(customer: string, patientKey: string, patient: { id: string; status: PatientStatus; detail?: string | null }): Promise<void>;
+}
+
 export interface ConnectorContext {
   credentials: Credentials;
   http: PartnerHttp;
@@ -143,6 +188,10 @@ export interface ConnectorContext {
   signal: AbortSignal;
   /** partner limits from config (e.g. rxpartner's window), by partner */
   limits: Readonly<Record<string, number>>;
+  /** shared access tokens (connectorContext() gives them; a connector needing one fails without) */
+  tokens?: TokenCache;
+  /** the partner's ids of patients (connectorContext() gives them when sending an order) */
+  patients?: PatientRegistry;
 }
 
 /** A webhook as received: the raw body bytes, before anything parsed them. */
@@ -154,7 +203,10 @@ export interface WebhookRequest {
   receivedAt: Date;
 }
 
-export type WebhookVerdict = { ok: true } | { ok: false; status: 400 | 401 | 403; message: string };
+export type WebhookVerdict =
+  /** `replayKey`: the delivery's nonce, kept `keepSeconds`; a delivery reusing it stores nothing */
+  | { ok: true; replayKey?: { key: string; keepSeconds: number } }
+  | { ok: false; status: 400 | 401 | 403; message: string };
 
 /** A partner's status report, neutral: what the event application needs, whatever the partner. */
 export interface PartnerEvent {
@@ -173,6 +225,13 @@ export interface PartnerEvent {
   occurredAt: string | null;
   /** a URL the worker must read (with the partner's credentials) to complete the event (shipper) */
   resolveUrl?: string;
+  /**
+   * The event is about a patient, not an order (rxpartner PATIENT_CREATION_*): `reference` is the
+   * partner's patient id; the event applies to the partner order whose sending created the patient.
+   */
+  patient?: { status: PatientStatus; detail: string | null };
+  /** what operations must do by hand (shown on the partner order, logged; `{sales_order}` becomes the order's name); never patient data */
+  followUp?: string;
 }
 
 /** Thrown by resolveEvent or poll when the partner's rate budget is spent: asked again after `waitSeconds`, no attempt spent. */

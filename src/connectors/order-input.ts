@@ -1,11 +1,14 @@
 /**
  * The PartnerOrderInput of a partner order: the Sales Order's head, its ship-to address and the
- * partner's lines, read when the order is sent (never patient data: a connector that needs some
- * asks for it explicitly, and rxpartner's release adds that path).
+ * partner's lines, read when the order is sent. Patient data only for the pharmacy partner
+ * (rxpartner): the order's patient and prescriber, each read audited, and which lines are
+ * prescriptions.
  */
-import { partnerOrderHead } from '../orders/partner-fulfilment.service.js';
+import { systemActor } from '../auth/actor.js';
+import { prescriptionItemsOf } from '../catalog/product-mapping.js';
+import { partnerOrderHead, patientForPartner } from '../orders/partner-fulfilment.service.js';
 import { postalAddressOf, type PostalAddress } from '../org/org.service.js';
-import type { PartnerOrderInput, ShipTo } from './connector.js';
+import type { PartnerLine, PartnerOrderInput, ShipTo } from './connector.js';
 import type { PartnerOrder } from './partner-order.model.js';
 import type { PartnerKey } from './partners.js';
 
@@ -30,6 +33,17 @@ function shipToOf(a: PostalAddress, customerName: string, email: string | null):
   };
 }
 
+/** rxpartner's part of the input: prescription lines, the patient and the prescriber (read for the partner, audited). */
+async function rxInput(salesOrder: string, lines: PartnerLine[]): Promise<Pick<PartnerOrderInput, 'lines' | 'patient' | 'prescriberNpi'>> {
+  const rx = await prescriptionItemsOf(lines.map((l) => l.item_code));
+  const p = await patientForPartner(systemActor('job:partner-order', 'job'), salesOrder, 'rxpartner');
+  return {
+    lines: lines.map((l) => ({ ...l, prescription: rx.has(l.item_code) })),
+    patient: p ? { key: p.key, firstName: p.firstName, lastName: p.lastName, dateOfBirth: p.dateOfBirth, gender: p.gender } : null,
+    prescriberNpi: p?.prescriberNpi ?? null,
+  };
+}
+
 /** The input of a partner order, or why it cannot be sent at all (a permanent failure). */
 export async function partnerOrderInput(po: PartnerOrder, attempt: number): Promise<{ input: PartnerOrderInput } | { problem: string }> {
   const head = await partnerOrderHead(po.salesOrder);
@@ -50,6 +64,7 @@ export async function partnerOrderInput(po: PartnerOrder, attempt: number): Prom
       order: { name: head.name, customer: head.customer, customer_name: head.customer_name, email, transaction_date: head.transaction_date, currency: head.currency, grand_total: head.grand_total, is_503a: head.is_503a },
       shipTo: shipToOf(address, head.customer_name, email),
       lines: po.lines,
+      ...(po.partner === 'rxpartner' ? await rxInput(po.salesOrder, po.lines) : {}),
     },
   };
 }

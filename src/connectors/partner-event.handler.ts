@@ -19,7 +19,8 @@ import { loadPartnerCredentials } from './credentials/credentials.service.js';
 import { partnerHttp } from './partner-http.js';
 import { PartnerEventRecord } from './partner-event.model.js';
 import type { PartnerOrder } from './partner-order.model.js';
-import { lockPartnerOrderByReference, updatePartnerOrder } from './partner-orders.service.js';
+import { updatePartnerOrder } from './partner-orders.service.js';
+import { applyPatientEvent, lockPartnerOrderOfEvent, recordFollowUp } from './follow-up.js';
 import { moveOf, stageOf } from './partner-status.js';
 import { PARTNER_EVENT_KIND, storePartnerEvents } from './partner-events.service.js';
 import type { PartnerKey } from './partners.js';
@@ -103,14 +104,16 @@ async function run(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome>
   return withTransaction(undefined, async (transaction): Promise<AttemptOutcome> => {
     const rec = (await PartnerEventRecord.findByPk(id, { transaction, lock: transaction.LOCK.UPDATE }))!;
     if (rec.appliedAt) return { ok: true, excerpt: rec.outcome ?? 'applied' };
-    const po = await lockPartnerOrderByReference(rec.partner, rec.reference, { transaction });
+    const po = await lockPartnerOrderOfEvent(rec.partner, rec.event, rec.reference, { transaction });
     if (!po) {
       // the event may outrun the order it names (routing not done yet): tried again, then kept as unmatched
       if (!last) return { ok: false, error: `no ${rec.partner} partner order ${rec.reference} yet`, retryInSeconds: 30 };
       await markEvent(rec, 'unmatched: no partner order has this reference', null, transaction);
       return { ok: false, giveUp: true, error: `unmatched: no ${rec.partner} partner order ${rec.reference}` };
     }
-    const outcome = await applyTo(connector, po, rec.event, transaction);
+    const e = rec.event;
+    const outcome = e.patient ? await applyPatientEvent(po, e, rec.reference, { transaction }) : await applyTo(connector, po, e, transaction);
+    if (e.followUp && !e.patient) await recordFollowUp(po, e.followUp, e.rawType, { transaction });
     await markEvent(rec, outcome, po.salesOrder, transaction);
     return { ok: true, excerpt: outcome };
   });

@@ -15,6 +15,7 @@ import { connectorOf, WebhookBodyError, type PartnerEvent, type WebhookRequest }
 import { loadPartnerCredentials, missingCredentials } from './credentials/credentials.service.js';
 import { PartnerEventRecord } from './partner-event.model.js';
 import type { PartnerKey } from './partners.js';
+import { claimWebhookNonce } from './webhook-nonces.service.js';
 
 export const PARTNER_EVENT_KIND = 'partner_event';
 
@@ -52,6 +53,8 @@ export interface WebhookAnswer {
   accepted: number;
   /** events of this delivery already stored (a partner's retry) */
   duplicates: number;
+  /** the delivery reused a nonce seen lately: nothing was stored */
+  replayed?: true;
 }
 
 /**
@@ -86,7 +89,13 @@ export async function receivePartnerWebhook(partner: PartnerKey, rawBody: Buffer
     if (err instanceof WebhookBodyError) return refuse(new InputError(err.message));
     throw err;
   }
-  return withTransaction(undefined, async (transaction) => {
+  return withTransaction(undefined, async (transaction): Promise<WebhookAnswer> => {
+    const replay = verdict.replayKey;
+    if (replay && !(await claimWebhookNonce(partner, replay.key, replay.keepSeconds, { transaction }))) {
+      // answered like a duplicate: a partner retrying a delivery whose answer it lost must not see a failure
+      await log(200, 'replayed', 'nonce seen before: nothing stored', transaction);
+      return { ok: true, accepted: 0, duplicates: new Set(events.map((e) => e.eventId)).size, replayed: true };
+    }
     const accepted = await storePartnerEvents(partner, events, { transaction });
     await log(200, 'accepted', undefined, transaction);
     return { ok: true, accepted, duplicates: new Set(events.map((e) => e.eventId)).size - accepted };

@@ -11,10 +11,9 @@ import { withTransaction } from '../db/sequelize.js';
 import { recordPartnerShipment, writePartnerFields } from '../orders/partner-fulfilment.service.js';
 import { extendLease, type AttemptContext, type AttemptOutcome, type OutboxHandler, type OutboxRow } from '../shared/outbox.js';
 import { runtime } from '../shared/runtime.js';
-import { partnerBudget, partnerLimits } from './budget.js';
 import { PartnerCallError, type Connector, type CreateOutcome, type PartnerFields } from './connector.js';
 import { partnerOrderInput } from './order-input.js';
-import { partnerHttp } from './partner-http.js';
+import { connectorContext } from './context.js';
 import type { PartnerOrder } from './partner-order.model.js';
 import { loadPartnerOrder, PARTNER_ORDER_KIND, updatePartnerOrder } from './partner-orders.service.js';
 import { failedStatusOf, moveOf, stageOf } from './partner-status.js';
@@ -83,7 +82,7 @@ async function send(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome
     await recordFailure(connector, po, 'failed', prepared.problem, ctx.attempt);
     return { ok: false, giveUp: true, error: prepared.problem };
   }
-  const cctx = { credentials: config.credentials, http: partnerHttp({ partner, salesOrder: po.salesOrder, partnerOrderId: po.id, signal: ctx.signal }), budget: partnerBudget(ctx.signal), signal: ctx.signal, limits: partnerLimits() };
+  const cctx = connectorContext(partner, config.credentials, { salesOrder: po.salesOrder, partnerOrderId: po.id, signal: ctx.signal });
   let outcome: CreateOutcome;
   try {
     outcome = await connector.createOrder(prepared.input, cctx);

@@ -27,6 +27,8 @@ export class PartnerOrder extends Model<InferAttributes<PartnerOrder>, InferCrea
   declare lastError: CreationOptional<string | null>;
   /** the outbox row that sends it (re-driven by `svc partner retry`) */
   declare outboxId: CreationOptional<number | null>;
+  /** what operations must do by hand, as a partner event asked (rxpartner PATIENT_CREATION_FAILURE); no patient data */
+  declare followUp: CreationOptional<string | null>;
   declare sentAt: CreationOptional<Date | null>;
   declare shippedAt: CreationOptional<Date | null>;
   /** when the worker last asked the partner for its status (polled partners only) */
@@ -51,6 +53,7 @@ export class PartnerOrder extends Model<InferAttributes<PartnerOrder>, InferCrea
         attempts: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
         lastError: { type: DataTypes.TEXT },
         outboxId: { type: DataTypes.BIGINT },
+        followUp: { type: DataTypes.TEXT },
         sentAt: { type: DataTypes.DATE },
         shippedAt: { type: DataTypes.DATE },
         polledAt: { type: DataTypes.DATE },

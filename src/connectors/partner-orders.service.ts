@@ -61,7 +61,7 @@ export async function lockPartnerOrderByReference(partner: string, reference: st
   return byKey ?? PartnerOrder.findOne({ where: { partner, partnerReference: reference }, order: [['id', 'ASC']], transaction: opts.transaction, lock: opts.transaction.LOCK.UPDATE });
 }
 
-export type PartnerOrderPatch = Partial<Pick<PartnerOrder, 'status' | 'partnerReference' | 'partnerStatus' | 'trackingNumber' | 'carrier' | 'trackingUrl' | 'attempts' | 'lastError' | 'sentAt' | 'shippedAt'>>;
+export type PartnerOrderPatch = Partial<Pick<PartnerOrder, 'status' | 'partnerReference' | 'partnerStatus' | 'trackingNumber' | 'carrier' | 'trackingUrl' | 'attempts' | 'lastError' | 'sentAt' | 'shippedAt' | 'followUp'>>;
 
 /** How a partner line shows each partner order status on the Sales Order (fulfilment_status). */
 export const LINE_STATUS: Record<PartnerOrderStatus, string> = {
@@ -86,13 +86,15 @@ export interface PartnerOrderRow {
   lines: number;
   attempts: number;
   last_error: string | null;
+  /** what operations must do by hand (a partner event asked it), or null */
+  follow_up: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
 const rowOf = (p: PartnerOrder): PartnerOrderRow => ({
   id: p.id, sales_order: p.salesOrder, partner: p.partner, dedupe_key: p.dedupeKey, status: p.status, partner_reference: p.partnerReference,
-  partner_status: p.partnerStatus, tracking_number: p.trackingNumber, lines: p.lines.length, attempts: p.attempts, last_error: p.lastError,
+  partner_status: p.partnerStatus, tracking_number: p.trackingNumber, lines: p.lines.length, attempts: p.attempts, last_error: p.lastError, follow_up: p.followUp,
   created_at: p.createdAt, updated_at: p.updatedAt,
 });
 

@@ -119,12 +119,15 @@ export const PARTNERS: Readonly<Record<PartnerKey, PartnerSpec>> = {
     key: 'storepartner',
     label: 'Storefront platform',
     mappingField: 'store_variant_id',
+    // the admin-managed store: api_url and access_token send orders; the app's key, secret and
+    // redirect URI serve the OAuth self-connect (svc.integrations.store_*), not needed to send
     credentials: [
-      field('api_key', 'app client id (svc_store_api_key)'),
-      field('api_secret', 'app client secret (svc_store_api_secret)', { secret: true }),
-      field('redirect_uri', 'OAuth redirect URI (svc_store_redirect_uri)', { url: true }),
-      field('webhook_secret', 'key of the webhook HMAC', { secret: true, required: false }),
-      field('api_url', 'Admin API address of the shop', { url: true, required: false }),
+      field('api_key', 'app client id (svc_store_api_key)', { required: false }),
+      field('api_secret', 'app client secret (svc_store_api_secret); signs webhooks when webhook_secret is not set', { secret: true, required: false }),
+      field('redirect_uri', 'OAuth redirect URI (svc_store_redirect_uri)', { url: true, required: false }),
+      field('webhook_secret', 'key of the webhook HMAC (the shop’s signing key for webhooks made in its admin)', { secret: true, required: false }),
+      field('api_url', 'the shop’s address, e.g. https://my-shop.myshopify.com (Admin GraphQL 2026-04 under it)', { url: true }),
+      field('access_token', 'Admin API access token (X-Shopify-Access-Token) of the admin-managed store', { secret: true }),
     ],
     orderFields: fields('store', { reference: 'store_order_id', secondary: 'store_order_name' }),
   },

@@ -20,6 +20,8 @@ import { PartnerCall } from '../connectors/partner-call.model.js';
 import { PartnerCredential } from '../connectors/credentials/partner-credential.model.js';
 import { PartnerEventRecord } from '../connectors/partner-event.model.js';
 import { PartnerOrder } from '../connectors/partner-order.model.js';
+import { PartnerToken } from '../connectors/partner-token.model.js';
+import { PartnerWebhookNonce } from '../connectors/partner-webhook-nonce.model.js';
 import { StoredFile } from '../files/file.model.js';
 import { SalesOrderItem } from '../orders/sales-order-item.model.js';
 import { SalesOrder } from '../orders/sales-order.model.js';
@@ -29,6 +31,7 @@ import { VendorOrder } from '../orders/vendor-order.model.js';
 import { Address } from '../org/address.model.js';
 import { Company } from '../org/company.model.js';
 import { Customer } from '../org/customer.model.js';
+import { CustomerPartnerPatient } from '../org/customer-partner-patient.model.js';
 import { SalesPerson } from '../org/sales-person.model.js';
 import { Territory } from '../org/territory.model.js';
 import { OutboxAttempt } from '../shared/outbox-attempt.model.js';
@@ -52,6 +55,7 @@ export const MODELS = [
   SalesOrder, SalesOrderItem, Shipment, ShipmentLot, VendorOrder,
   RateBudgetHit, RateBudget,
   PartnerCredential, PartnerOrder, PartnerCall, PartnerEventRecord,
+  PartnerToken, PartnerWebhookNonce, CustomerPartnerPatient,
 ] as const;
 
 /** Binds every model to `sequelize` and declares the associations (again for each new instance). */

@@ -2,8 +2,9 @@ import type { Job } from './index.js';
 import { purgeExpiredSessions } from '../auth/credentials.service.js';
 import { purgeExpiredCounters } from '../shared/rate-limit.js';
 import { purgeBudgetHits } from '../shared/rate-budget.js';
+import { purgeWebhookNonces } from '../connectors/webhook-nonces.service.js';
 
-/** Drops expired sessions, rate counters and old rate-budget rows every five minutes (one process at a time). */
+/** Drops expired sessions, rate counters, old rate-budget rows and expired partner webhook nonces every five minutes (one process at a time). */
 export const housekeepingJob: Job = {
   name: 'housekeeping',
   schedule: '*/5 * * * *',
@@ -12,6 +13,7 @@ export const housekeepingJob: Job = {
     const sessions = await purgeExpiredSessions({ transaction });
     const counters = await purgeExpiredCounters({ transaction });
     const budgetHits = await purgeBudgetHits({ transaction });
-    return { sessions, counters, budgetHits };
+    const webhookNonces = await purgeWebhookNonces({ transaction });
+    return { sessions, counters, budgetHits, webhookNonces };
   },
 };

@@ -4,11 +4,13 @@
  * the spec's partner fields, and a partner's shipment with the order's progress (To Bill).
  */
 import type { Actor } from '../auth/actor.js';
+import { recordAudit } from '../audit/audit.service.js';
 import { consumeReservedStock } from '../catalog/stock.service.js';
-import { execute, selectOne, selectRows, type Tx } from '../db/sequelize.js';
+import { execute, selectOne, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
 import { once } from '../db/sql-names.js';
 import { InputError } from '../shared/errors.js';
-import { PARTNER_FIELDS } from './order.schemas.js';
+import { PARTNER_FIELDS, PATIENT_FIELDS } from './order.schemas.js';
+import { decryptPatientFields, patientKeyOf } from './phi.js';
 import { advanceOrderStatus } from './order-progress.js';
 import { attributeOf, orderSql } from './order-sql.js';
 
@@ -70,6 +72,8 @@ const sql = once(() => ({
   open: orderSql(`SELECT {soi.idx} AS idx, {soi.itemCode} AS item_code, {soi.warehouse} AS warehouse, ({soi.qty} - {soi.deliveredQty})::float8 AS qty,
            {soi.reservedQty}::float8 AS reserved FROM {soi}
       WHERE {soi.parent} = $1 AND {soi.fulfilmentPartner} = $2 AND {soi.deliveredQty} < {soi.qty} ORDER BY {soi.itemCode}, {soi.warehouse} FOR UPDATE`),
+  patient: orderSql(`SELECT {so.customer} AS customer, {so.is503a} AS is_503a, {so.checkoutNpiNumber} AS checkout_npi_number,
+           ${PATIENT_FIELDS.map((f) => `{so.${attributeOf(f)}} AS ${f}`).join(', ')} FROM {so} WHERE {so.name} = $1`),
   shipped: orderSql(`UPDATE {@soi} SET {soi:deliveredQty} = {soi:qty}, {soi:reservedQty} = 0 WHERE {soi:parent} = $1 AND {soi:fulfilmentPartner} = $2 AND {soi:deliveredQty} < {soi:qty}`),
 }));
 
@@ -139,4 +143,35 @@ export async function recordPartnerShipment(actor: Actor, s: PartnerShipment, op
     }
   }
   return advanceOrderStatus(s.salesOrder, s.delivered, { transaction });
+}
+
+/** A 503A order's patient and prescriber as a pharmacy partner receives them; `key` identifies the patient without patient data. */
+export interface PartnerPatientData {
+  customer: string;
+  key: string;
+  firstName: string;
+  lastName: string;
+  dateOfBirth: string;
+  gender: string | null;
+  prescriberNpi: string | null;
+}
+
+/**
+ * The patient and prescriber of an order, read to be sent to `partner` (rxpartner) and audited as a
+ * read of patient data by `actor`; undefined when the order carries no patient (not a 503A order).
+ * The caller sends them to the partner only: never to a log, an error text or a stored outcome.
+ */
+export async function patientForPartner(actor: Actor, salesOrder: string, partner: string, opts: { transaction?: Tx } = {}): Promise<PartnerPatientData | undefined> {
+  return withTransaction(opts, async (transaction) => {
+    const row = await selectOne<Record<string, unknown>>(sql().patient, [salesOrder], { transaction });
+    if (!row || !row.is_503a || !row.checkout_patient_last_name) return undefined;
+    const p = decryptPatientFields(row);
+    await recordAudit(transaction, actor, { action: 'read', object_type: 'Sales Order', object_name: salesOrder, fields: [...PATIENT_FIELDS, 'checkout_npi_number'], detail: { purpose: `sent to ${partner}` } });
+    const customer = String(row.customer);
+    const [firstName, lastName, dateOfBirth] = [p.checkout_patient_first_name ?? '', p.checkout_patient_last_name ?? '', p.checkout_patient_dob ?? ''];
+    return {
+      customer, key: patientKeyOf(customer, firstName, lastName, dateOfBirth), firstName, lastName, dateOfBirth, gender: p.checkout_patient_gender,
+      prescriberNpi: typeof row.checkout_npi_number === 'string' && row.checkout_npi_number ? row.checkout_npi_number : null,
+    };
+  });
 }

@@ -37,6 +37,7 @@ export function configureCommand(partner: keyof CredentialsByPartner, url: strin
     case 'peptidepartner':
       return `svc partner-credentials set peptidepartner --peptide-api-url ${url} --peptide-api-key ${a.apiKey}`;
     case 'storepartner':
-      return `svc partner-credentials set storepartner --api-url ${url} --api-key ${a.clientId} --api-secret ${a.clientSecret} --webhook-secret ${a.webhookSecret ?? a.clientSecret} --redirect-uri <your svc>/api/method/svc.integrations.store_callback`;
+      // the admin-managed store needs the shop's address and an access token; the app's key and secret serve OAuth
+      return `svc partner-credentials set storepartner --api-url ${url}${a.accessToken ? ` --access-token ${a.accessToken}` : ''} --api-key ${a.clientId} --api-secret ${a.clientSecret} --webhook-secret ${a.webhookSecret ?? a.clientSecret}`;
   }
 }

@@ -2,9 +2,8 @@
 import type { Actor } from '../../auth/actor.js';
 import { authorize } from '../../auth/policy/index.js';
 import { runtime } from '../../shared/runtime.js';
-import { partnerBudget, partnerLimits } from '../budget.js';
 import { PartnerCallError } from '../connector.js';
-import { partnerHttp } from '../partner-http.js';
+import { connectorContext } from '../context.js';
 import { partnerReadiness } from '../readiness.js';
 import { partnerOf } from './credentials.service.js';
 
@@ -23,7 +22,7 @@ export async function testPartnerCredentials(actor: Actor, partnerName: string):
   if (!ready.ready) return { partner, ok: false, detail: ready.problem };
   const { connector, credentials } = ready;
   try {
-    const r = await connector.testCredentials({ credentials, http: partnerHttp({ partner }), budget: partnerBudget(), signal: AbortSignal.timeout(runtime().config.partners.timeoutMs + 1000), limits: partnerLimits() });
+    const r = await connector.testCredentials(connectorContext(partner, credentials, { signal: AbortSignal.timeout(2 * runtime().config.partners.timeoutMs + 1000) }));
     return { partner, ok: r.ok, detail: r.detail, ...(r.httpStatus !== undefined ? { http_status: r.httpStatus } : {}) };
   } catch (err) {
     return { partner, ok: false, detail: err instanceof PartnerCallError ? err.message : `connector error: ${(err as Error).message}` };

@@ -1,0 +1,39 @@
+/**
+ * Partner events that ask something of operations or name a patient rather than an order
+ * (rxpartner PATIENT_CREATION_SUCCESS / FAILURE): the patient's partner order is the one whose
+ * sending created the patient (kept by org with the patient's id); a follow-up is written on that
+ * partner order (`svc partner orders` shows it) and logged, without patient data.
+ */
+import type { Tx } from '../db/sequelize.js';
+import { partnerPatientById, setPartnerPatientStatus } from '../org/partner-patients.service.js';
+import { runtime } from '../shared/runtime.js';
+import type { PartnerEvent } from './connector.js';
+import type { PartnerOrder } from './partner-order.model.js';
+import { lockPartnerOrderByReference, updatePartnerOrder } from './partner-orders.service.js';
+
+/** The partner order an event applies to (locked): by its reference, or for a patient event, the order that created the patient. */
+export async function lockPartnerOrderOfEvent(
+  partner: string,
+  event: PartnerEvent,
+  reference: string,
+  opts: { transaction: Tx },
+): Promise<PartnerOrder | null> {
+  if (!event.patient) return lockPartnerOrderByReference(partner, reference, opts);
+  const patient = await partnerPatientById(partner, reference, opts);
+  return patient?.sales_order ? lockPartnerOrderByReference(partner, patient.sales_order, opts) : null;
+}
+
+/** Writes a follow-up on a partner order and logs it (ids only); answers the event's outcome text. */
+export async function recordFollowUp(po: PartnerOrder, text: string, rawType: string, opts: { transaction: Tx }): Promise<string> {
+  const followUp = text.split('{sales_order}').join(po.salesOrder).slice(0, 1000);
+  await updatePartnerOrder(po, { followUp }, opts);
+  runtime().logger.warn({ partner: po.partner, salesOrder: po.salesOrder, partnerOrderId: po.id, event: rawType }, 'partner order needs manual follow-up');
+  return `follow-up: ${followUp}`;
+}
+
+/** A patient event: the patient's status recorded, and its follow-up when it asks one; no order status moves. */
+export async function applyPatientEvent(po: PartnerOrder, event: PartnerEvent, reference: string, opts: { transaction: Tx }): Promise<string> {
+  await setPartnerPatientStatus(po.partner, reference, event.patient!.status, event.patient!.detail, opts);
+  if (event.followUp) return recordFollowUp(po, event.followUp, event.rawType, opts);
+  return `patient ${event.patient!.status}: no order status change`;
+}
