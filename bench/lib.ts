@@ -41,7 +41,10 @@ export interface BenchContext {
   /** autocannon against the service */
   http(opts: autocannon.Options): Promise<{ rps: number; p50: number; p99: number; errors: number; non2xx: number; total: number }>;
   /** runs `fn` in `connections` concurrent loops for `seconds`; latency per call */
-  loop(fn: (worker: number, i: number) => Promise<unknown>, opts: { connections: number; seconds?: number }): Promise<{ rps: number; p50: number; p99: number; errors: number; total: number; latencies: number[] }>;
+  loop(
+    fn: (worker: number, i: number) => Promise<unknown>,
+    opts: { connections: number; seconds?: number },
+  ): Promise<{ rps: number; p50: number; p99: number; errors: number; total: number; latencies: number[] }>;
   /** an API key pair of a demo user: `token key:secret` header value */
   tokenFor(email: string): Promise<string>;
   /** a property, not a method: scenarios pass it around unbound */
@@ -94,7 +97,14 @@ export async function serveOnFreePort(env: Record<string, string>, logName: stri
 export async function runAutocannon(opts: autocannon.Options) {
   const result = await autocannon({ ...opts });
   const non2xx = result.non2xx ?? 0;
-  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.timeouts, non2xx, total: result.requests.total };
+  return {
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx,
+    total: result.requests.total,
+  };
 }
 
 export async function runLoop(fn: (worker: number, i: number) => Promise<unknown>, opts: { connections: number; seconds: number }) {
@@ -117,5 +127,12 @@ export async function runLoop(fn: (worker: number, i: number) => Promise<unknown
   );
   const elapsed = (Date.now() - start) / 1000;
   latencies.sort((a, b) => a - b);
-  return { rps: Math.round(latencies.length / elapsed), p50: Number(percentile(latencies, 50).toFixed(2)), p99: Number(percentile(latencies, 99).toFixed(2)), errors, total: latencies.length, latencies };
+  return {
+    rps: Math.round(latencies.length / elapsed),
+    p50: Number(percentile(latencies, 50).toFixed(2)),
+    p99: Number(percentile(latencies, 99).toFixed(2)),
+    errors,
+    total: latencies.length,
+    latencies,
+  };
 }

@@ -32,7 +32,9 @@ function withDatabase(url: string, name: string): string {
 
 async function loadScenarios(filter: string[]): Promise<BenchScenario[]> {
   const dir = join(here, 'scenarios');
-  const files = readdirSync(dir).filter((f) => f.endsWith('.bench.js')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.bench.js'))
+    .sort();
   const all: BenchScenario[] = [];
   for (const f of files) all.push(((await import(pathToFileURL(join(dir, f)).href)) as { scenario: BenchScenario }).scenario);
   const order = ['ping', 'catalog', 'orders', 'vendor', 'webhooks'];
@@ -42,7 +44,11 @@ async function loadScenarios(filter: string[]): Promise<BenchScenario[]> {
 
 function table(rows: BenchRow[]): string {
   const fmt = (n: number | undefined) => (n === undefined ? '' : String(n));
-  return ['| case | variant | req/s | p50 ms | p99 ms | note |', '|---|---|---|---|---|---|', ...rows.map((r) => `| ${r.case} | ${r.variant} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.note ?? ''} |`)].join('\n');
+  return [
+    '| case | variant | req/s | p50 ms | p99 ms | note |',
+    '|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.case} | ${r.variant} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.note ?? ''} |`),
+  ].join('\n');
 }
 
 function writeSection(name: string, content: string): void {
@@ -91,7 +97,13 @@ async function main(): Promise<void> {
       // then terminates them, and an unhandled pool 'error' would crash the run after its results
       pool.on('error', () => undefined);
       const children: ChildProcess[] = [];
-      const childEnv = (env: Record<string, string> = {}) => ({ SVC_ENV: 'development', DATABASE_URL: dbUrl, SVC_LOG_LEVEL: 'warn', SVC_DB_POOL_MAX: '20', ...env });
+      const childEnv = (env: Record<string, string> = {}) => ({
+        SVC_ENV: 'development',
+        DATABASE_URL: dbUrl,
+        SVC_LOG_LEVEL: 'warn',
+        SVC_DB_POOL_MAX: '20',
+        ...env,
+      });
       const ctx: BenchContext = {
         dbUrl,
         pool,
@@ -130,7 +142,10 @@ async function main(): Promise<void> {
         const rows = await scenario.run(ctx);
         process.stdout.write(`${table(rows)}\n`);
         const command = `npm run bench -- ${scenario.name}${quick ? ' --quick' : ''}`;
-        writeSection(scenario.name, `## ${scenario.name}\n\n${scenario.description}\n\nCommand: \`${command}\` (or \`npm run bench\`), run ${started.toISOString()}, ${cpus().length} cores, Node ${process.version}, PostgreSQL ${pgVersion}${process.env.DATABASE_URL ? ' (DATABASE_URL)' : ' (embedded)'}${scenario.timing ? `, ${scenario.timing}` : quick ? ', quick mode (3 s per measurement)' : ', 10 s per measurement'}.\n\n${table(rows)}`);
+        writeSection(
+          scenario.name,
+          `## ${scenario.name}\n\n${scenario.description}\n\nCommand: \`${command}\` (or \`npm run bench\`), run ${started.toISOString()}, ${cpus().length} cores, Node ${process.version}, PostgreSQL ${pgVersion}${process.env.DATABASE_URL ? ' (DATABASE_URL)' : ' (embedded)'}${scenario.timing ? `, ${scenario.timing}` : quick ? ', quick mode (3 s per measurement)' : ', 10 s per measurement'}.\n\n${table(rows)}`,
+        );
       } finally {
         await ctx.stopChildren();
         await pool.end();

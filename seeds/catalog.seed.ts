@@ -33,45 +33,100 @@ let hashed: string | undefined;
 /** The demo catalog, doctor accounts and the clinic's API user. */
 export async function seedCatalog(transaction: Tx): Promise<void> {
   const once = { transaction, ignoreDuplicates: true }; // ON CONFLICT DO NOTHING: a second run changes nothing
-  await ItemGroup.bulkCreate(['Needs classification', 'Medical Supplies', 'Diagnostics', 'Compounded Medications'].map((name) => ({ name })), once);
-  await Uom.bulkCreate(['Nos', 'Box', 'Vial', 'Kit'].map((name) => ({ name, mustBeWholeNumber: true })), once);
-  const item = (itemCode: string, itemName: string, description: string, stockUom: string, itemGroup: string, standardRate: number, disabled: boolean, is503a: boolean) =>
-    ({ itemCode, itemName, description, stockUom, itemGroup, standardRate, workflowState: 'Approved' as const, published: true, disabled, is503a });
-  await Item.bulkCreate([
-    item('DEMO-BP-CUFF', 'Blood Pressure Cuff, Adult', '<p>Reusable adult cuff with <strong>latex-free</strong> bladder.</p>', 'Nos', 'Diagnostics', 39.0, false, false),
-    item('DEMO-N95', 'N95 Respirator Mask (20)', '<p>NIOSH-approved N95 respirators, box of 20.</p>', 'Box', 'Medical Supplies', 25.0, false, false),
-    item('DEMO-THERM-IR', 'Infrared Thermometer', '<p>Non-contact forehead thermometer.</p>', 'Nos', 'Diagnostics', 24.0, false, false),
-    item('DEMO-ALC-PREP', 'Alcohol Prep Pads (200)', '<p>70% isopropyl alcohol pads.</p>', 'Box', 'Medical Supplies', 5.0, false, false),
-    item('DEMO-OTOSCOPE', 'Pocket Otoscope', '<p>LED pocket otoscope (disabled by its vendor).</p>', 'Nos', 'Diagnostics', 59.0, true, false),
-    item('DEMO-TESTO-503A', 'Testosterone Cypionate 200 mg/mL 10 mL (compounded)', '<p>503A compounded preparation; prescription required.</p>', 'Vial', 'Compounded Medications', 85.0, false, true),
-  ], once);
-  const price = (priceList: string, itemCode: string, rate: number, uom: string, validFrom: string | null = null, validUpto: string | null = null) => ({ priceList, itemCode, rate, uom, validFrom, validUpto });
-  await ItemPrice.bulkCreate([
-    price('Standard Selling', 'DEMO-BP-CUFF', 39.0, 'Nos'),
-    price('Wholesale', 'DEMO-BP-CUFF', 36.0, 'Nos'),
-    price('Contract Pricing', 'DEMO-BP-CUFF', 34.0, 'Nos', today(-30), today(180)),
-    price('Standard Selling', 'DEMO-N95', 25.0, 'Box'),
-    price('Standard Selling', 'DEMO-THERM-IR', 24.0, 'Nos'),
-    price('Wholesale', 'DEMO-THERM-IR', 22.0, 'Nos'),
-    price('Standard Selling', 'DEMO-ALC-PREP', 5.0, 'Box'),
-    price('Wholesale', 'DEMO-ALC-PREP', 4.6, 'Box'),
-    price('Contract Pricing', 'DEMO-ALC-PREP', 3.9, 'Box', today(-400), today(-10)),
-    price('Standard Selling', 'DEMO-OTOSCOPE', 59.0, 'Nos'),
-    price('Standard Selling', 'DEMO-TESTO-503A', 85.0, 'Vial'),
-    price('Contract Pricing', 'DEMO-TESTO-503A', 79.0, 'Vial'),
-    price('Wholesale', 'DEMO-TESTO-503A', 80.0, 'Vial'),
-  ], once);
+  await ItemGroup.bulkCreate(
+    ['Needs classification', 'Medical Supplies', 'Diagnostics', 'Compounded Medications'].map((name) => ({ name })),
+    once,
+  );
+  await Uom.bulkCreate(
+    ['Nos', 'Box', 'Vial', 'Kit'].map((name) => ({ name, mustBeWholeNumber: true })),
+    once,
+  );
+  const item = (
+    itemCode: string,
+    itemName: string,
+    description: string,
+    stockUom: string,
+    itemGroup: string,
+    standardRate: number,
+    disabled: boolean,
+    is503a: boolean,
+  ) => ({ itemCode, itemName, description, stockUom, itemGroup, standardRate, workflowState: 'Approved' as const, published: true, disabled, is503a });
+  await Item.bulkCreate(
+    [
+      item(
+        'DEMO-BP-CUFF',
+        'Blood Pressure Cuff, Adult',
+        '<p>Reusable adult cuff with <strong>latex-free</strong> bladder.</p>',
+        'Nos',
+        'Diagnostics',
+        39.0,
+        false,
+        false,
+      ),
+      item('DEMO-N95', 'N95 Respirator Mask (20)', '<p>NIOSH-approved N95 respirators, box of 20.</p>', 'Box', 'Medical Supplies', 25.0, false, false),
+      item('DEMO-THERM-IR', 'Infrared Thermometer', '<p>Non-contact forehead thermometer.</p>', 'Nos', 'Diagnostics', 24.0, false, false),
+      item('DEMO-ALC-PREP', 'Alcohol Prep Pads (200)', '<p>70% isopropyl alcohol pads.</p>', 'Box', 'Medical Supplies', 5.0, false, false),
+      item('DEMO-OTOSCOPE', 'Pocket Otoscope', '<p>LED pocket otoscope (disabled by its vendor).</p>', 'Nos', 'Diagnostics', 59.0, true, false),
+      item(
+        'DEMO-TESTO-503A',
+        'Testosterone Cypionate 200 mg/mL 10 mL (compounded)',
+        '<p>503A compounded preparation; prescription required.</p>',
+        'Vial',
+        'Compounded Medications',
+        85.0,
+        false,
+        true,
+      ),
+    ],
+    once,
+  );
+  const price = (priceList: string, itemCode: string, rate: number, uom: string, validFrom: string | null = null, validUpto: string | null = null) => ({
+    priceList,
+    itemCode,
+    rate,
+    uom,
+    validFrom,
+    validUpto,
+  });
+  await ItemPrice.bulkCreate(
+    [
+      price('Standard Selling', 'DEMO-BP-CUFF', 39.0, 'Nos'),
+      price('Wholesale', 'DEMO-BP-CUFF', 36.0, 'Nos'),
+      price('Contract Pricing', 'DEMO-BP-CUFF', 34.0, 'Nos', today(-30), today(180)),
+      price('Standard Selling', 'DEMO-N95', 25.0, 'Box'),
+      price('Standard Selling', 'DEMO-THERM-IR', 24.0, 'Nos'),
+      price('Wholesale', 'DEMO-THERM-IR', 22.0, 'Nos'),
+      price('Standard Selling', 'DEMO-ALC-PREP', 5.0, 'Box'),
+      price('Wholesale', 'DEMO-ALC-PREP', 4.6, 'Box'),
+      price('Contract Pricing', 'DEMO-ALC-PREP', 3.9, 'Box', today(-400), today(-10)),
+      price('Standard Selling', 'DEMO-OTOSCOPE', 59.0, 'Nos'),
+      price('Standard Selling', 'DEMO-TESTO-503A', 85.0, 'Vial'),
+      price('Contract Pricing', 'DEMO-TESTO-503A', 79.0, 'Vial'),
+      price('Wholesale', 'DEMO-TESTO-503A', 80.0, 'Vial'),
+    ],
+    once,
+  );
   const bin = (itemCode: string, warehouse: string, actualQty: number) => ({ itemCode, warehouse, actualQty });
-  await Bin.bulkCreate([
-    bin('DEMO-BP-CUFF', 'Main Warehouse - MSE', 60), bin('DEMO-BP-CUFF', 'Overflow Warehouse - MSE', 25), bin('DEMO-BP-CUFF', 'West Coast Warehouse - MSW', 10),
-    bin('DEMO-N95', 'Main Warehouse - MSE', 500), bin('DEMO-N95', 'West Coast Warehouse - MSW', 200),
-    bin('DEMO-THERM-IR', 'Main Warehouse - MSE', 0),
-    bin('DEMO-ALC-PREP', 'Main Warehouse - MSE', 1000), bin('DEMO-ALC-PREP', 'Overflow Warehouse - MSE', 300),
-    bin('DEMO-OTOSCOPE', 'Main Warehouse - MSE', 15),
-    bin('DEMO-TESTO-503A', 'Pharmacy Vault - MSW', 30),
-  ], once);
+  await Bin.bulkCreate(
+    [
+      bin('DEMO-BP-CUFF', 'Main Warehouse - MSE', 60),
+      bin('DEMO-BP-CUFF', 'Overflow Warehouse - MSE', 25),
+      bin('DEMO-BP-CUFF', 'West Coast Warehouse - MSW', 10),
+      bin('DEMO-N95', 'Main Warehouse - MSE', 500),
+      bin('DEMO-N95', 'West Coast Warehouse - MSW', 200),
+      bin('DEMO-THERM-IR', 'Main Warehouse - MSE', 0),
+      bin('DEMO-ALC-PREP', 'Main Warehouse - MSE', 1000),
+      bin('DEMO-ALC-PREP', 'Overflow Warehouse - MSE', 300),
+      bin('DEMO-OTOSCOPE', 'Main Warehouse - MSE', 15),
+      bin('DEMO-TESTO-503A', 'Pharmacy Vault - MSW', 30),
+    ],
+    once,
+  );
   hashed ??= await hashPassword(DEMO_PASSWORD);
-  await User.bulkCreate(CATALOG_USERS.map((u) => ({ email: u.email, fullName: u.full_name, passwordHash: hashed!, roles: ['Customer' as const], customer: 'CUST-0001' })), once);
+  await User.bulkCreate(
+    CATALOG_USERS.map((u) => ({ email: u.email, fullName: u.full_name, passwordHash: hashed!, roles: ['Customer' as const], customer: 'CUST-0001' })),
+    once,
+  );
   await User.update(
     { doctorNpi: DEMO_DOCTOR.npi, doctorDeaNumber: DEMO_DOCTOR.dea, doctorVerifiedAt: fn('now'), doctorVerifiedBy: 'seed' },
     { where: { [Op.and]: [where(fn('lower', col('email')), DEMO_DOCTOR.email.toLowerCase()), { doctorVerifiedAt: null }] }, transaction },

@@ -44,4 +44,3 @@ export async function demoBanner(baseUrl: string): Promise<string[]> {
   for (const seed of seeds) if (seed.banner) lines.push(...(await seed.banner(baseUrl)));
   return lines;
 }
-

@@ -14,14 +14,98 @@ export const BENCH_LISTS = Array.from({ length: 16 }, (_, i) => `Bench List ${St
 /** The 19 lists other than Standard Selling that items may carry a price in. */
 const OTHER_LISTS = ['Wholesale', 'Contract Pricing', 'Sales Channel', ...BENCH_LISTS];
 
-const ADJ = ['Sterile', 'Disposable', 'Reusable', 'Latex-free', 'Powder-free', 'Nitrile', 'Vinyl', 'Adult', 'Pediatric', 'Neonatal', 'Surgical', 'Examination', 'Premium', 'Economy', 'Hospital-grade', 'Antimicrobial', 'Hypoallergenic', 'Waterproof', 'Adhesive', 'Compact'];
-const NOUN = ['Gloves', 'Syringe', 'Catheter', 'Bandage', 'Gauze', 'Mask', 'Gown', 'Thermometer', 'Stethoscope', 'Scalpel', 'Suture', 'Tourniquet', 'Splint', 'Dressing', 'Swab', 'Cannula', 'Lancet', 'Nebulizer', 'Oximeter', 'Speculum', 'Forceps', 'Tweezers', 'Drape', 'Underpad', 'Electrode', 'Tubing', 'Needle', 'Specimen Cup', 'Ice Pack', 'Wound Cleanser'];
+const ADJ = [
+  'Sterile',
+  'Disposable',
+  'Reusable',
+  'Latex-free',
+  'Powder-free',
+  'Nitrile',
+  'Vinyl',
+  'Adult',
+  'Pediatric',
+  'Neonatal',
+  'Surgical',
+  'Examination',
+  'Premium',
+  'Economy',
+  'Hospital-grade',
+  'Antimicrobial',
+  'Hypoallergenic',
+  'Waterproof',
+  'Adhesive',
+  'Compact',
+];
+const NOUN = [
+  'Gloves',
+  'Syringe',
+  'Catheter',
+  'Bandage',
+  'Gauze',
+  'Mask',
+  'Gown',
+  'Thermometer',
+  'Stethoscope',
+  'Scalpel',
+  'Suture',
+  'Tourniquet',
+  'Splint',
+  'Dressing',
+  'Swab',
+  'Cannula',
+  'Lancet',
+  'Nebulizer',
+  'Oximeter',
+  'Speculum',
+  'Forceps',
+  'Tweezers',
+  'Drape',
+  'Underpad',
+  'Electrode',
+  'Tubing',
+  'Needle',
+  'Specimen Cup',
+  'Ice Pack',
+  'Wound Cleanser',
+];
 const SIZE = ['Small', 'Medium', 'Large', 'X-Large', '3 mL', '5 mL', '10 mL', '18G', '21G', '25G', '4x4 in', '2x2 in'];
-const BRAND = ['Acmed', 'Bioline', 'Curaflex', 'Dermacare', 'Equipro', 'Fluxmed', 'Genicare', 'Healix', 'Immuna', 'Juvamed', 'Kinetix', 'Lumacare', 'Medora', 'Novaline', 'Orthex', 'Primacare', 'Quantix', 'Rivomed', 'Surecare', 'Tavamed'];
+const BRAND = [
+  'Acmed',
+  'Bioline',
+  'Curaflex',
+  'Dermacare',
+  'Equipro',
+  'Fluxmed',
+  'Genicare',
+  'Healix',
+  'Immuna',
+  'Juvamed',
+  'Kinetix',
+  'Lumacare',
+  'Medora',
+  'Novaline',
+  'Orthex',
+  'Primacare',
+  'Quantix',
+  'Rivomed',
+  'Surecare',
+  'Tavamed',
+];
 const USE = ['clinical', 'emergency', 'home care', 'laboratory', 'dental', 'veterinary', 'ambulatory', 'long-term care'];
 const MATERIAL = ['Polypropylene', 'Stainless steel', 'Cotton', 'Silicone', 'Polyurethane', 'Latex-free rubber', 'Medical-grade PVC', 'Aluminium'];
 const PACK = ['box of 50', 'box of 100', 'case of 12', 'pack of 10', 'single unit', 'bag of 200'];
-const FEATURE = ['Single use only', 'Individually wrapped', 'Color-coded sizing', 'Ergonomic grip', 'Radiopaque marker', 'Tear-resistant', 'Non-slip texture', 'Fluid-resistant', 'Odor-free', 'Clear graduations'];
+const FEATURE = [
+  'Single use only',
+  'Individually wrapped',
+  'Color-coded sizing',
+  'Ergonomic grip',
+  'Radiopaque marker',
+  'Tear-resistant',
+  'Non-slip texture',
+  'Fluid-resistant',
+  'Odor-free',
+  'Clear graduations',
+];
 const STORAGE = ['store at room temperature', 'keep dry', 'protect from sunlight', 'store below 30 C'];
 
 const arr = (xs: string[]) => `ARRAY[${xs.map((x) => `'${x.replace(/'/g, "''")}'`).join(',')}]::text[]`;
@@ -79,7 +163,10 @@ const REBUILT = `SELECT indexrelid::regclass::text AS name, pg_get_indexdef(inde
  * indexes (trigram GINs, list and warehouse indexes) rebuilt once at the end instead of maintained
  * row by row, and foreign-key triggers skipped (the generated rows reference rows made just above).
  */
-export async function loadLargeCatalog(pool: pg.Pool, log: (line: string) => void = () => undefined): Promise<{ seconds: number; items: number; prices: number; bins: number; inStock: number }> {
+export async function loadLargeCatalog(
+  pool: pg.Pool,
+  log: (line: string) => void = () => undefined,
+): Promise<{ seconds: number; items: number; prices: number; bins: number; inStock: number }> {
   const t0 = Date.now();
   const client = await pool.connect();
   try {
@@ -113,14 +200,91 @@ export async function loadLargeCatalog(pool: pg.Pool, log: (line: string) => voi
  * 20 broad description phrases.
  */
 export function searchTerms(): { term: string; kind: 'word' | 'code' | 'fragment' | 'phrase' }[] {
-  const words = [...ADJ, ...NOUN.filter((n) => !n.includes(' ')), ...BRAND, 'clinical', 'emergency', 'laboratory', 'dental', 'veterinary', 'ambulatory', 'Silicone', 'Cotton', 'Polypropylene', 'Polyurethane', 'Aluminium', 'wrapped', 'Ergonomic', 'Radiopaque', 'Tear-resistant', 'Non-slip', 'Fluid-resistant', 'Odor-free', 'graduations', 'sunlight', 'temperature', 'Lot-tracked', 'construction', 'Medium', 'Large', 'Small', 'X-Large', 'case', 'pack', 'unit', 'bag'].slice(0, 100);
+  const words = [
+    ...ADJ,
+    ...NOUN.filter((n) => !n.includes(' ')),
+    ...BRAND,
+    'clinical',
+    'emergency',
+    'laboratory',
+    'dental',
+    'veterinary',
+    'ambulatory',
+    'Silicone',
+    'Cotton',
+    'Polypropylene',
+    'Polyurethane',
+    'Aluminium',
+    'wrapped',
+    'Ergonomic',
+    'Radiopaque',
+    'Tear-resistant',
+    'Non-slip',
+    'Fluid-resistant',
+    'Odor-free',
+    'graduations',
+    'sunlight',
+    'temperature',
+    'Lot-tracked',
+    'construction',
+    'Medium',
+    'Large',
+    'Small',
+    'X-Large',
+    'case',
+    'pack',
+    'unit',
+    'bag',
+  ].slice(0, 100);
   const codes = Array.from({ length: 60 }, (_, i) => {
     const n = 1 + i * 1627;
     const brand = BRAND[(n * 37) % 20];
     return `${brand.slice(0, 2).toUpperCase()}-${String((n * 7919) % 9973).padStart(4, '0')}`;
   });
-  const fragments = ['glov', 'syri', 'cathe', 'bandag', 'steril', 'dispos', 'oxim', 'nebul', 'scalp', 'sutur', 'tourn', 'spec', 'forc', 'electr', 'hypoal', 'antimic', 'pediat', 'neona', 'wound', 'ice p'];
-  const phrases = ['for clinical use', 'for home care use', 'single use only', 'individually wrapped', 'store at room temperature', 'keep dry', 'box of 100', 'case of 12', 'steel construction', 'color-coded sizing', 'for dental use', 'for emergency use', 'protect from sunlight', 'clear graduations', 'medical-grade pvc', 'latex-free rubber', 'pack of 10', 'bag of 200', 'ergonomic grip', 'fluid-resistant'];
+  const fragments = [
+    'glov',
+    'syri',
+    'cathe',
+    'bandag',
+    'steril',
+    'dispos',
+    'oxim',
+    'nebul',
+    'scalp',
+    'sutur',
+    'tourn',
+    'spec',
+    'forc',
+    'electr',
+    'hypoal',
+    'antimic',
+    'pediat',
+    'neona',
+    'wound',
+    'ice p',
+  ];
+  const phrases = [
+    'for clinical use',
+    'for home care use',
+    'single use only',
+    'individually wrapped',
+    'store at room temperature',
+    'keep dry',
+    'box of 100',
+    'case of 12',
+    'steel construction',
+    'color-coded sizing',
+    'for dental use',
+    'for emergency use',
+    'protect from sunlight',
+    'clear graduations',
+    'medical-grade pvc',
+    'latex-free rubber',
+    'pack of 10',
+    'bag of 200',
+    'ergonomic grip',
+    'fluid-resistant',
+  ];
   return [
     ...words.map((term) => ({ term, kind: 'word' as const })),
     ...codes.map((term) => ({ term, kind: 'code' as const })),

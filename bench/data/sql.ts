@@ -15,7 +15,9 @@ export function positional(sql: string, named: Record<string, unknown>): { text:
 
 /** "load 1.23/1.10/0.90" for the notes (the machine is shared, so every figure is noisy). */
 export function load(): string {
-  return `load ${loadavg().map((l) => l.toFixed(2)).join('/')}`;
+  return `load ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join('/')}`;
 }
 
 export function pct(a: number, b: number): string {

@@ -20,10 +20,15 @@ const RATE_BINDS = { list: 'Contract Pricing', fallback: 'Standard Selling' };
 const LINES = 3;
 const ROUNDS = 3;
 
-interface Bin { item_code: string; warehouse: string }
+interface Bin {
+  item_code: string;
+  warehouse: string;
+}
 
 // built on first use: the rate expression names its table through the model, which needs the database initialised
-const rawPrice = once(() => positional(`SELECT i.item_code, ${rateExpr('i.item_code')} AS rate FROM items i WHERE i.item_code = ANY($codes)`, { ...RATE_BINDS, codes: [] }).text);
+const rawPrice = once(
+  () => positional(`SELECT i.item_code, ${rateExpr('i.item_code')} AS rate FROM items i WHERE i.item_code = ANY($codes)`, { ...RATE_BINDS, codes: [] }).text,
+);
 
 /** The raw place-order transaction (8 round trips + BEGIN), reserving like a submit does. */
 async function rawPlaceOrder(pool: pg.Pool, lines: Bin[]): Promise<void> {
@@ -31,14 +36,23 @@ async function rawPlaceOrder(pool: pg.Pool, lines: Bin[]): Promise<void> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    const { rows: prices } = await client.query<{ item_code: string; rate: number }>(rawPrice(), [RATE_BINDS.list, RATE_BINDS.fallback, sorted.map((l) => l.item_code)]);
+    const { rows: prices } = await client.query<{ item_code: string; rate: number }>(rawPrice(), [
+      RATE_BINDS.list,
+      RATE_BINDS.fallback,
+      sorted.map((l) => l.item_code),
+    ]);
     const rate = new Map(prices.map((p) => [p.item_code, p.rate]));
     for (const l of sorted) {
-      const u = await client.query(`UPDATE bins SET reserved_qty = reserved_qty + 1, updated_at = now() WHERE item_code = $1 AND warehouse = $2 AND actual_qty - reserved_qty >= 1`, [l.item_code, l.warehouse]);
+      const u = await client.query(
+        `UPDATE bins SET reserved_qty = reserved_qty + 1, updated_at = now() WHERE item_code = $1 AND warehouse = $2 AND actual_qty - reserved_qty >= 1`,
+        [l.item_code, l.warehouse],
+      );
       if (u.rowCount !== 1) throw new Error('out of stock');
     }
     const total = sorted.reduce((s, l) => s + (rate.get(l.item_code) ?? 0), 0);
-    const { rows: [so] } = await client.query<{ name: string }>(
+    const {
+      rows: [so],
+    } = await client.query<{ name: string }>(
       `INSERT INTO sales_orders (name, customer, territory, transaction_date, delivery_date, price_list, shipping_address_name, docstatus, status, grand_total, total_qty, submitted_at)
        VALUES ('RAW-' || nextval('sales_order_seq'), $1, 'East', CURRENT_DATE, CURRENT_DATE + 7, $2, $3, 1, 'To Deliver and Bill', $4, $5, now()) RETURNING name`,
       [CUSTOMER, RATE_BINDS.list, ADDRESS, total, sorted.length],
@@ -48,7 +62,10 @@ async function rawPlaceOrder(pool: pg.Pool, lines: Bin[]): Promise<void> {
        SELECT $1, k, l.item_code, 'raw', 1, 'Nos', l.rate, l.rate, l.warehouse, 1 FROM unnest($2::text[], $3::text[], $4::numeric[]) WITH ORDINALITY AS l(item_code, warehouse, rate, k)`,
       [so.name, sorted.map((l) => l.item_code), sorted.map((l) => l.warehouse), sorted.map((l) => rate.get(l.item_code) ?? 0)],
     );
-    await client.query(`INSERT INTO outbox (kind, topic, target, payload) VALUES ('bench_raw', 'order.new', $1, $2)`, [so.name, JSON.stringify({ sales_order: so.name, lines: sorted })]);
+    await client.query(`INSERT INTO outbox (kind, topic, target, payload) VALUES ('bench_raw', 'order.new', $1, $2)`, [
+      so.name,
+      JSON.stringify({ sales_order: so.name, lines: sorted }),
+    ]);
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
@@ -58,7 +75,11 @@ async function rawPlaceOrder(pool: pg.Pool, lines: Bin[]): Promise<void> {
   }
 }
 
-interface SvcStats { post: number[]; put: number[]; status: Map<string, number> }
+interface SvcStats {
+  post: number[];
+  put: number[];
+  status: Map<string, number>;
+}
 
 function svcClient(url: string, token: string, connections: number) {
   const http = new Pool(url, { connections, pipelining: 1 });
@@ -66,7 +87,12 @@ function svcClient(url: string, token: string, connections: number) {
   const deliveryDate = new Date(Date.now() + 7 * 86400_000).toISOString().slice(0, 10);
   const stats: SvcStats = { post: [], put: [], status: new Map() };
   const count = (k: string) => stats.status.set(k, (stats.status.get(k) ?? 0) + 1);
-  async function call(method: 'POST' | 'PUT', path: string, body: unknown, into: number[]): Promise<{ status: number; json: { data?: { name?: string; status?: string } } }> {
+  async function call(
+    method: 'POST' | 'PUT',
+    path: string,
+    body: unknown,
+    into: number[],
+  ): Promise<{ status: number; json: { data?: { name?: string; status?: string } } }> {
     const t0 = performance.now();
     const res = await http.request({ method, path, headers, body: JSON.stringify(body) });
     const json = (await res.body.json()) as { data?: { name?: string; status?: string } };
@@ -78,7 +104,17 @@ function svcClient(url: string, token: string, connections: number) {
     close: () => http.close(),
     /** create then submit; throws (an error in the loop's count) unless both succeed */
     async place(lines: Bin[]): Promise<void> {
-      const created = await call('POST', '/api/resource/Sales%20Order', { customer: CUSTOMER, shipping_address_name: ADDRESS, delivery_date: deliveryDate, items: lines.map((l) => ({ item_code: l.item_code, warehouse: l.warehouse, qty: 1 })) }, stats.post);
+      const created = await call(
+        'POST',
+        '/api/resource/Sales%20Order',
+        {
+          customer: CUSTOMER,
+          shipping_address_name: ADDRESS,
+          delivery_date: deliveryDate,
+          items: lines.map((l) => ({ item_code: l.item_code, warehouse: l.warehouse, qty: 1 })),
+        },
+        stats.post,
+      );
       if (created.status !== 200 || !created.json.data?.name) {
         count(`POST ${created.status}`);
         throw new Error(`create ${created.status}`);
@@ -132,7 +168,10 @@ export const scenario: BenchScenario = {
         ORDER BY md5(b.item_code || b.warehouse) LIMIT 20000`,
     );
     // plenty of stock: the random phase measures throughput, not sell-outs
-    await ctx.pool.query(`UPDATE bins b SET actual_qty = actual_qty + 1000000 FROM unnest($1::text[], $2::text[]) AS k(item_code, warehouse) WHERE b.item_code = k.item_code AND b.warehouse = k.warehouse`, [bins.map((b) => b.item_code), bins.map((b) => b.warehouse)]);
+    await ctx.pool.query(
+      `UPDATE bins b SET actual_qty = actual_qty + 1000000 FROM unnest($1::text[], $2::text[]) AS k(item_code, warehouse) WHERE b.item_code = k.item_code AND b.warehouse = k.warehouse`,
+      [bins.map((b) => b.item_code), bins.map((b) => b.warehouse)],
+    );
     // settle the freshly loaded catalog now, not in autovacuum's time during the measurements
     await ctx.pool.query('VACUUM ANALYZE');
     const hot: Bin[] = [];
@@ -179,9 +218,22 @@ export const scenario: BenchScenario = {
       const svc = { rps: med(svcs.map((x) => x.rps)), ...pooled(svcs), errors: svcs.reduce((n, x) => n + x.errors, 0) };
       const statuses = [...c.stats.status.entries()].map(([k, v]) => `${k}×${v}`).join(', ');
       rows.push(
-        { case: 'create-then-submit, random bins', variant: `raw place-order transaction (pg), 8 clients, ${ROUNDS} rounds`, rps: raw.rps, p50: raw.p50, p99: raw.p99, note: `rounds ${raws.map((x) => x.rps).join(' / ')} orders/s; errors ${raw.errors}; ${load()}` },
-        { case: 'create-then-submit, random bins', variant: `svc POST + PUT docstatus 1, 8 clients, ${ROUNDS} rounds`, rps: svc.rps, p50: svc.p50, p99: svc.p99,
-          note: `${(ratio * 100).toFixed(0)} % of raw (median of ${ratios.map((x) => `${(x * 100).toFixed(0)} %`).join(', ')}); G4 (≥ 30 % of raw at 8, p99 ≤ 50 ms): ${ratio >= 0.3 && svc.p99 <= 50 ? 'met' : 'NOT met'}; rounds ${svcs.map((x) => x.rps).join(' / ')} orders/s; POST ${lat(c.stats.post)}, PUT ${lat(c.stats.put)}; failed orders ${svc.errors} (${statuses}); ${load()}` },
+        {
+          case: 'create-then-submit, random bins',
+          variant: `raw place-order transaction (pg), 8 clients, ${ROUNDS} rounds`,
+          rps: raw.rps,
+          p50: raw.p50,
+          p99: raw.p99,
+          note: `rounds ${raws.map((x) => x.rps).join(' / ')} orders/s; errors ${raw.errors}; ${load()}`,
+        },
+        {
+          case: 'create-then-submit, random bins',
+          variant: `svc POST + PUT docstatus 1, 8 clients, ${ROUNDS} rounds`,
+          rps: svc.rps,
+          p50: svc.p50,
+          p99: svc.p99,
+          note: `${(ratio * 100).toFixed(0)} % of raw (median of ${ratios.map((x) => `${(x * 100).toFixed(0)} %`).join(', ')}); G4 (≥ 30 % of raw at 8, p99 ≤ 50 ms): ${ratio >= 0.3 && svc.p99 <= 50 ? 'met' : 'NOT met'}; rounds ${svcs.map((x) => x.rps).join(' / ')} orders/s; POST ${lat(c.stats.post)}, PUT ${lat(c.stats.put)}; failed orders ${svc.errors} (${statuses}); ${load()}`,
+        },
       );
     }
     {
@@ -193,8 +245,22 @@ export const scenario: BenchScenario = {
       await c.close();
       const statuses = [...c.stats.status.entries()].map(([k, v]) => `${k}×${v}`).join(', ');
       rows.push(
-        { case: 'create-then-submit, random bins', variant: 'raw place-order transaction (pg), 32 clients', rps: raw.rps, p50: raw.p50, p99: raw.p99, note: `errors ${raw.errors}; ${load()}` },
-        { case: 'create-then-submit, random bins', variant: 'svc POST + PUT docstatus 1, 32 clients', rps: svc.rps, p50: svc.p50, p99: svc.p99, note: `${pct(svc.rps, raw.rps)} of raw; POST ${lat(c.stats.post)}, PUT ${lat(c.stats.put)}; failed orders ${svc.errors} (${statuses}); ${load()}` },
+        {
+          case: 'create-then-submit, random bins',
+          variant: 'raw place-order transaction (pg), 32 clients',
+          rps: raw.rps,
+          p50: raw.p50,
+          p99: raw.p99,
+          note: `errors ${raw.errors}; ${load()}`,
+        },
+        {
+          case: 'create-then-submit, random bins',
+          variant: 'svc POST + PUT docstatus 1, 32 clients',
+          rps: svc.rps,
+          p50: svc.p50,
+          p99: svc.p99,
+          note: `${pct(svc.rps, raw.rps)} of raw; POST ${lat(c.stats.post)}, PUT ${lat(c.stats.put)}; failed orders ${svc.errors} (${statuses}); ${load()}`,
+        },
       );
     }
 
@@ -224,34 +290,78 @@ export const scenario: BenchScenario = {
     const hotRatio = [...hotRatios].sort((a, b) => a - b)[Math.floor(ROUNDS / 2)];
     const pool = (runs: typeof rawHots) => {
       const all = runs.flatMap((x) => x.latencies).sort((a, b) => a - b);
-      return { rps: [...runs.map((x) => x.rps)].sort((a, b) => a - b)[Math.floor(runs.length / 2)], p50: Number(percentile(all, 50).toFixed(2)), p99: Number(percentile(all, 99).toFixed(2)), errors: runs.reduce((n, x) => n + x.errors, 0) };
+      return {
+        rps: [...runs.map((x) => x.rps)].sort((a, b) => a - b)[Math.floor(runs.length / 2)],
+        p50: Number(percentile(all, 50).toFixed(2)),
+        p99: Number(percentile(all, 99).toFixed(2)),
+        errors: runs.reduce((n, x) => n + x.errors, 0),
+      };
     };
     const rawHot = pool(rawHots);
     const svcHot = pool(svcHots);
     const afterHot = await stockProblems(ctx, hot);
     // sell-out: 40 units left in each hot bin, 32 clients ordering 1 unit of one of them until refused
-    await ctx.pool.query(`UPDATE bins b SET actual_qty = reserved_qty + 40 FROM unnest($1::text[], $2::text[]) AS k(item_code, warehouse) WHERE b.item_code = k.item_code AND b.warehouse = k.warehouse`, [hot.map((b) => b.item_code), hot.map((b) => b.warehouse)]);
+    await ctx.pool.query(
+      `UPDATE bins b SET actual_qty = reserved_qty + 40 FROM unnest($1::text[], $2::text[]) AS k(item_code, warehouse) WHERE b.item_code = k.item_code AND b.warehouse = k.warehouse`,
+      [hot.map((b) => b.item_code), hot.map((b) => b.warehouse)],
+    );
     const s = svcClient(url, token, 32);
     r = rng(500);
     let attempts = 300; // 200 units for sale: 100 attempts must be refused
-    await Promise.all(Array.from({ length: 32 }, async () => {
-      while (attempts-- > 0) await s.place(pick(r, hot, 1)).catch(() => undefined);
-    }));
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        while (attempts-- > 0) await s.place(pick(r, hot, 1)).catch(() => undefined);
+      }),
+    );
     await s.close();
     const afterSellOut = await stockProblems(ctx, hot);
     const randomBins = await stockProblems(ctx, bins);
-    const { rows: [{ available: left }] } = await ctx.pool.query<{ available: number }>(`SELECT sum(actual_qty - reserved_qty)::int AS available FROM bins b JOIN unnest($1::text[], $2::text[]) AS k(item_code, warehouse) ON b.item_code = k.item_code AND b.warehouse = k.warehouse`, [hot.map((b) => b.item_code), hot.map((b) => b.warehouse)]);
+    const {
+      rows: [{ available: left }],
+    } = await ctx.pool.query<{ available: number }>(
+      `SELECT sum(actual_qty - reserved_qty)::int AS available FROM bins b JOIN unnest($1::text[], $2::text[]) AS k(item_code, warehouse) ON b.item_code = k.item_code AND b.warehouse = k.warehouse`,
+      [hot.map((b) => b.item_code), hot.map((b) => b.warehouse)],
+    );
     const sold = s.stats.status.get('PUT 200') ?? 0;
     const dl = (await deadlocks(ctx)) - deadlocksBefore;
     const hotStatuses = [...h.stats.status.entries()].map(([k, v]) => `${k}×${v}`).join(', ');
     const sellStatuses = [...s.stats.status.entries()].map(([k, v]) => `${k}×${v}`).join(', ');
-    const clean = randomBins.mismatched === 0 && randomBins.negative === 0 && afterHot.mismatched === 0 && afterHot.negative === 0 && afterSellOut.mismatched === 0 && afterSellOut.negative === 0 && sold === 200 && left === 0;
+    const clean =
+      randomBins.mismatched === 0 &&
+      randomBins.negative === 0 &&
+      afterHot.mismatched === 0 &&
+      afterHot.negative === 0 &&
+      afterSellOut.mismatched === 0 &&
+      afterSellOut.negative === 0 &&
+      sold === 200 &&
+      left === 0;
     rows.push(
-      { case: 'hot: 3 of the same 5 bins', variant: `raw place-order transaction (pg), 8 clients, ${ROUNDS} rounds`, rps: rawHot.rps, p50: rawHot.p50, p99: rawHot.p99, note: `rounds ${rawHots.map((x) => x.rps).join(' / ')} orders/s; errors ${rawHot.errors}; ${load()}` },
-      { case: 'hot: 3 of the same 5 bins', variant: `svc POST + PUT docstatus 1, 8 clients, ${ROUNDS} rounds`, rps: svcHot.rps, p50: svcHot.p50, p99: svcHot.p99,
-        note: `${(hotRatio * 100).toFixed(0)} % of raw (median of ${hotRatios.map((x) => `${(x * 100).toFixed(0)} %`).join(', ')}); G5 (≥ 60 %, zero oversell and deadlocks): ${hotRatio >= 0.6 && clean && dl === 0 ? 'met' : 'NOT met'}; p99 ${(svcHot.p99 / rawHot.p99).toFixed(1)}× raw p99 (G5 ≤ 2×: ${svcHot.p99 <= 2 * rawHot.p99 ? 'met' : 'NOT met'}); rounds ${svcHots.map((x) => x.rps).join(' / ')} orders/s; POST ${lat(h.stats.post)}, PUT ${lat(h.stats.put)}; failed orders ${svcHot.errors} (${hotStatuses}); ${load()}` },
-      { case: 'hot: checks', variant: 'after both runs and a sell-out burst', note: `deadlocks ${dl} (pg_stat_database); hot bins whose reserved_qty ≠ the submitted lines' reservations: ${afterHot.mismatched} after the hot run, ${afterSellOut.mismatched} after the sell-out; bins with negative available: ${afterSellOut.negative}; the ${bins.length} random-phase bins: ${randomBins.mismatched} mismatched, ${randomBins.negative} negative; sell-out (40 left in each of the 5 bins, 300 one-unit orders from 32 clients): ${sold} submitted (expected 200), ${left} left, answers ${sellStatuses}; ${clean && dl === 0 ? 'zero oversell, zero deadlocks' : 'PROBLEM'}` },
-      { case: 'data set', variant: 'large catalog load', note: `${loaded.seconds.toFixed(1)} s (bench/data/large-catalog.ts); ${bins.length} in-stock bins drawn for random orders` },
+      {
+        case: 'hot: 3 of the same 5 bins',
+        variant: `raw place-order transaction (pg), 8 clients, ${ROUNDS} rounds`,
+        rps: rawHot.rps,
+        p50: rawHot.p50,
+        p99: rawHot.p99,
+        note: `rounds ${rawHots.map((x) => x.rps).join(' / ')} orders/s; errors ${rawHot.errors}; ${load()}`,
+      },
+      {
+        case: 'hot: 3 of the same 5 bins',
+        variant: `svc POST + PUT docstatus 1, 8 clients, ${ROUNDS} rounds`,
+        rps: svcHot.rps,
+        p50: svcHot.p50,
+        p99: svcHot.p99,
+        note: `${(hotRatio * 100).toFixed(0)} % of raw (median of ${hotRatios.map((x) => `${(x * 100).toFixed(0)} %`).join(', ')}); G5 (≥ 60 %, zero oversell and deadlocks): ${hotRatio >= 0.6 && clean && dl === 0 ? 'met' : 'NOT met'}; p99 ${(svcHot.p99 / rawHot.p99).toFixed(1)}× raw p99 (G5 ≤ 2×: ${svcHot.p99 <= 2 * rawHot.p99 ? 'met' : 'NOT met'}); rounds ${svcHots.map((x) => x.rps).join(' / ')} orders/s; POST ${lat(h.stats.post)}, PUT ${lat(h.stats.put)}; failed orders ${svcHot.errors} (${hotStatuses}); ${load()}`,
+      },
+      {
+        case: 'hot: checks',
+        variant: 'after both runs and a sell-out burst',
+        note: `deadlocks ${dl} (pg_stat_database); hot bins whose reserved_qty ≠ the submitted lines' reservations: ${afterHot.mismatched} after the hot run, ${afterSellOut.mismatched} after the sell-out; bins with negative available: ${afterSellOut.negative}; the ${bins.length} random-phase bins: ${randomBins.mismatched} mismatched, ${randomBins.negative} negative; sell-out (40 left in each of the 5 bins, 300 one-unit orders from 32 clients): ${sold} submitted (expected 200), ${left} left, answers ${sellStatuses}; ${clean && dl === 0 ? 'zero oversell, zero deadlocks' : 'PROBLEM'}`,
+      },
+      {
+        case: 'data set',
+        variant: 'large catalog load',
+        note: `${loaded.seconds.toFixed(1)} s (bench/data/large-catalog.ts); ${bins.length} in-stock bins drawn for random orders`,
+      },
     );
     return rows;
   },

@@ -8,7 +8,10 @@ const ROUNDS = 8; // 4 with --quick
 const SLICE_SECONDS = 2;
 
 function median(values: number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 50);
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 }
 
 /**
@@ -37,7 +40,11 @@ export const scenario: BenchScenario = {
         { key: 'hapi', label: 'bare hapi, one route (framework alone)', url: await startBare('bare-hapi.js', '/api/method/ping') },
         { key: 'svc', label: 'svc serve, all plugins, info logging', url: `${(await ctx.serve(1, { SVC_LOG_LEVEL: 'info' }))[0]}/api/method/ping` },
         // for reading the access log's share only; the goal is judged with it on
-        { key: 'svc-quiet', label: 'svc serve, access log off (SVC_LOG_LEVEL=warn)', url: `${(await ctx.serve(1, { SVC_LOG_LEVEL: 'warn' }))[0]}/api/method/ping` },
+        {
+          key: 'svc-quiet',
+          label: 'svc serve, access log off (SVC_LOG_LEVEL=warn)',
+          url: `${(await ctx.serve(1, { SVC_LOG_LEVEL: 'warn' }))[0]}/api/method/ping`,
+        },
       ];
       const rounds = ctx.quick ? 4 : ROUNDS;
       const opts = { connections: 50, pipelining: 1 };
@@ -55,8 +62,14 @@ export const scenario: BenchScenario = {
         const row = { case: 'ping', variant: v.label, rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)) };
         const perRound = `rounds ${rs.map((r) => r.rps).join(' / ')} req/s`;
         if (v.key === 'node') return { ...row, note: perRound };
-        if (v.key === 'hapi' || v.key === 'svc-quiet') return { ...row, note: `${(median(ratios(v.key)) * 100).toFixed(0)} % of ceiling (median of the rounds' ratios); ${perRound}` };
-        return { ...row, note: `${(svcRatio * 100).toFixed(0)} % of ceiling (median of ${ratios('svc').map((r) => `${(r * 100).toFixed(0)} %`).join(', ')}; goal ≥ 45 %: ${svcRatio >= 0.45 ? 'met' : 'NOT met'}); ${perRound}; errors ${errors}, non-2xx ${non2xx}` };
+        if (v.key === 'hapi' || v.key === 'svc-quiet')
+          return { ...row, note: `${(median(ratios(v.key)) * 100).toFixed(0)} % of ceiling (median of the rounds' ratios); ${perRound}` };
+        return {
+          ...row,
+          note: `${(svcRatio * 100).toFixed(0)} % of ceiling (median of ${ratios('svc')
+            .map((r) => `${(r * 100).toFixed(0)} %`)
+            .join(', ')}; goal ≥ 45 %: ${svcRatio >= 0.45 ? 'met' : 'NOT met'}); ${perRound}; errors ${errors}, non-2xx ${non2xx}`,
+        };
       });
     } finally {
       for (const child of children) child.kill('SIGTERM');

@@ -11,13 +11,26 @@ const ROUNDS = 3;
 const MEDI = DEMO_VENDORS[0];
 
 async function token(url: string): Promise<string> {
-  const res = await fetch(`${url}/api/method/svc.api.v1.auth.token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_id: MEDI.client_id, client_secret: MEDI.client_secret }) });
+  const res = await fetch(`${url}/api/method/svc.api.v1.auth.token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_id: MEDI.client_id, client_secret: MEDI.client_secret }),
+  });
   if (!res.ok) throw new Error(`auth.token: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { message: { access_token: string } }).message.access_token;
 }
 
 function batch(prefix: string, n: number, price: number): unknown[] {
-  return Array.from({ length: n }, (_, i) => ({ sku: `${prefix}-${i}`, vendor_product_id: `${prefix}-vp-${i}`, name: `Bench product ${i}`, description: 'Bench item', group: 'Medical Supplies', price: price + i / 100, cost: 1, uom: 'Box' }));
+  return Array.from({ length: n }, (_, i) => ({
+    sku: `${prefix}-${i}`,
+    vendor_product_id: `${prefix}-vp-${i}`,
+    name: `Bench product ${i}`,
+    description: 'Bench item',
+    group: 'Medical Supplies',
+    price: price + i / 100,
+    cost: 1,
+    uom: 'Box',
+  }));
 }
 
 /** The raw ceiling: one INSERT … ON CONFLICT DO UPDATE of 500 rows generated server-side. */
@@ -66,19 +79,24 @@ async function seedOrders(ctx: BenchContext, n: number): Promise<void> {
   await ctx.pool.query(
     `INSERT INTO sales_orders (name, customer, territory, transaction_date, price_list, shipping_address_name, docstatus, status, grand_total, modified)
      SELECT 'BSO-' || g, 'CUST-0001', 'East', current_date - (g % 30), 'Contract Pricing', 'CUST-0001-Shipping', 1, 'To Deliver and Bill', 72.5, now() - make_interval(secs => g * 5)
-       FROM generate_series(1, $1) g ON CONFLICT DO NOTHING`, [n]);
+       FROM generate_series(1, $1) g ON CONFLICT DO NOTHING`,
+    [n],
+  );
   await ctx.pool.query(
     `INSERT INTO sales_order_items (parent, idx, item_code, item_name, qty, uom, rate, amount, warehouse, vendor)
      SELECT 'BSO-' || g, 1, 'MEDI-GLV-NIT-M', 'Nitrile Exam Gloves, Medium (100)', 2, 'Box', 11.25, 22.5, 'Main Warehouse - MSE', 'VEN-DEMO-MEDI' FROM generate_series(1, $1) g
      UNION ALL
      SELECT 'BSO-' || g, 2, 'RX-B12-30ML', 'Methylcobalamin', 1, 'Vial', 50, 50, 'Pharmacy Vault - MSW', 'VEN-DEMO-RX' FROM generate_series(1, $1) g WHERE g % 2 = 0
-     ON CONFLICT DO NOTHING`, [n]);
+     ON CONFLICT DO NOTHING`,
+    [n],
+  );
   await ctx.pool.query('VACUUM ANALYZE sales_orders, sales_order_items, vendor_orders');
 }
 
 export const scenario: BenchScenario = {
   name: 'vendor',
-  description: 'sync.products 500-record batches (new, update, and half-and-half) in interleaved rounds with the raw one-statement upsert of each shape; every batch judged against G6\'s reference raw(d), the half-and-half upsert; sync.orders paging on 100,000 orders vs its SQL',
+  description:
+    "sync.products 500-record batches (new, update, and half-and-half) in interleaved rounds with the raw one-statement upsert of each shape; every batch judged against G6's reference raw(d), the half-and-half upsert; sync.orders paging on 100,000 orders vs its SQL",
   async run(ctx) {
     const rows: BenchRow[] = [];
     // the 120/min vendor limit is not what is measured here: clear its counters while running
@@ -109,15 +127,24 @@ export const scenario: BenchScenario = {
       await ctx.pool.query(RAW_UPSERT, [`RAW${rawRound++}`, 1]);
       await ctx.pool.query(RAW_UPSERT, [`RAW${rawRound++}`, 1]);
       const cases = [
-        { key: 'new', label: 'sync.products 500 new',
+        {
+          key: 'new',
+          label: 'sync.products 500 new',
           raw: () => ctx.pool.query(RAW_UPSERT, [`RAW${rawRound++}`, 1]),
-          svc: () => post('sync.products', { products: batch(`NEW${newRound++}`, 500, 1) }) },
-        { key: 'update', label: 'sync.products 500 update',
+          svc: () => post('sync.products', { products: batch(`NEW${newRound++}`, 500, 1) }),
+        },
+        {
+          key: 'update',
+          label: 'sync.products 500 update',
           raw: (i: number) => ctx.pool.query(RAW_UPSERT, ['RAW0', 2 + (i % 50)]),
-          svc: (i: number) => post('sync.products', { products: batch('NEW0', 500, 2 + (i % 50)) }) },
-        { key: 'mixed', label: 'sync.products 500 mixed (half new, half update: performance.md (d), the G6 reference)',
+          svc: (i: number) => post('sync.products', { products: batch('NEW0', 500, 2 + (i % 50)) }),
+        },
+        {
+          key: 'mixed',
+          label: 'sync.products 500 mixed (half new, half update: performance.md (d), the G6 reference)',
           raw: (i: number) => ctx.pool.query(RAW_UPSERT_MIXED, ['RAW1', 2 + (i % 50), `RAWMIX${rawMixRound++}`]),
-          svc: (i: number) => post('sync.products', { products: [...batch('NEW1', 250, 3 + (i % 50)), ...batch(`MIX${mixRound++}`, 250, 1)] }) },
+          svc: (i: number) => post('sync.products', { products: [...batch('NEW1', 250, 3 + (i % 50)), ...batch(`MIX${mixRound++}`, 250, 1)] }),
+        },
       ];
       type Run = Awaited<ReturnType<typeof ctx.loop>>;
       const runs = new Map(cases.map((c) => [c.key, { raw: [] as Run[], svc: [] as Run[] }]));
@@ -130,7 +157,13 @@ export const scenario: BenchScenario = {
       const pooled = (rs: Run[]) => {
         const all = rs.flatMap((x) => x.latencies).sort((a, b) => a - b);
         const rps = rs.map((x) => x.rps).sort((a, b) => a - b)[Math.floor(rs.length / 2)];
-        return { rps, p50: Number(percentile(all, 50).toFixed(2)), p99: Number(percentile(all, 99).toFixed(2)), errors: rs.reduce((n, x) => n + x.errors, 0), rounds: rs.map((x) => x.p50.toFixed(1)).join(' / ') };
+        return {
+          rps,
+          p50: Number(percentile(all, 50).toFixed(2)),
+          p99: Number(percentile(all, 99).toFixed(2)),
+          errors: rs.reduce((n, x) => n + x.errors, 0),
+          rounds: rs.map((x) => x.p50.toFixed(1)).join(' / '),
+        };
       };
       // G6 (performance.md) measures every batch against ONE reference, raw(d, 1): the one-statement
       // upsert of 500 products, about half of them updates (the "mixed" raw here). The like-for-like
@@ -142,11 +175,27 @@ export const scenario: BenchScenario = {
       for (const c of cases) {
         const raw = pooled(runs.get(c.key)!.raw);
         const svc = pooled(runs.get(c.key)!.svc);
-        const share = c.key === 'mixed' ? ` (${((svc.rps / raw.rps) * 100).toFixed(0)} % of raw(d); G6 ≥ 20 %: ${svc.rps >= 0.2 * raw.rps ? 'met' : 'NOT met'})` : '';
-        const like = c.key === 'mixed' ? '' : `; like for like vs this case's raw: median ${(svc.p50 / raw.p50).toFixed(1)}×, p99 ${(svc.p99 / raw.p99).toFixed(1)}×`;
+        const share =
+          c.key === 'mixed' ? ` (${((svc.rps / raw.rps) * 100).toFixed(0)} % of raw(d); G6 ≥ 20 %: ${svc.rps >= 0.2 * raw.rps ? 'met' : 'NOT met'})` : '';
+        const like =
+          c.key === 'mixed' ? '' : `; like for like vs this case's raw: median ${(svc.p50 / raw.p50).toFixed(1)}×, p99 ${(svc.p99 / raw.p99).toFixed(1)}×`;
         rows.push(
-          { case: c.label, variant: `raw one-statement upsert (pg), 1 stream, ${ROUNDS} rounds`, rps: raw.rps, p50: raw.p50, p99: raw.p99, note: `${raw.rps * 500} products/s; round medians ${raw.rounds} ms` },
-          { case: c.label, variant: `svc, 1 stream (auth, validation, dedupe, upsert, log), ${ROUNDS} rounds`, rps: svc.rps, p50: svc.p50, p99: svc.p99, note: `${svc.rps * 500} products/s${share}; ${verdict(svc)}${like}; round medians ${svc.rounds} ms; errors ${svc.errors}` },
+          {
+            case: c.label,
+            variant: `raw one-statement upsert (pg), 1 stream, ${ROUNDS} rounds`,
+            rps: raw.rps,
+            p50: raw.p50,
+            p99: raw.p99,
+            note: `${raw.rps * 500} products/s; round medians ${raw.rounds} ms`,
+          },
+          {
+            case: c.label,
+            variant: `svc, 1 stream (auth, validation, dedupe, upsert, log), ${ROUNDS} rounds`,
+            rps: svc.rps,
+            p50: svc.p50,
+            p99: svc.p99,
+            note: `${svc.rps * 500} products/s${share}; ${verdict(svc)}${like}; round medians ${svc.rounds} ms; errors ${svc.errors}`,
+          },
         );
       }
       ctx.log('vendor: seeding 100,000 orders');
@@ -158,7 +207,9 @@ export const scenario: BenchScenario = {
         if (!res.ok) throw new Error(`sync.orders ${res.status}`);
       };
       const rawPage = async (i: number) => {
-        const { rows: [head] } = await ctx.pool.query<{ names: string[]; since: string }>(ORDERS_PAGE, [MEDI.name, 100, (i % pages) * 100]);
+        const {
+          rows: [head],
+        } = await ctx.pool.query<{ names: string[]; since: string }>(ORDERS_PAGE, [MEDI.name, 100, (i % pages) * 100]);
         const names = head.names;
         await ctx.pool.query(ORDERS_COUNT, [MEDI.name, head.since]);
         await ctx.pool.query(ORDER_HEADS, [names]);
@@ -175,7 +226,14 @@ export const scenario: BenchScenario = {
         { case: label, variant: 'raw SQL (pg, same 4 queries), 1 client', rps: rawOne.rps, p50: rawOne.p50, p99: rawOne.p99 },
         { case: label, variant: 'svc, 1 client', rps: svcOne.rps, p50: svcOne.p50, p99: svcOne.p99, note: `errors ${svcOne.errors}` },
         { case: label, variant: 'raw SQL (pg, same 4 queries), 8 clients', rps: rawOrders.rps, p50: rawOrders.p50, p99: rawOrders.p99 },
-        { case: label, variant: 'svc, 8 clients', rps: svcOrders.rps, p50: svcOrders.p50, p99: svcOrders.p99, note: `${(ratio * 100).toFixed(0)} % of raw (goal ≥ 50 %: ${ratio >= 0.5 ? 'met' : 'NOT met'}); errors ${svcOrders.errors}` },
+        {
+          case: label,
+          variant: 'svc, 8 clients',
+          rps: svcOrders.rps,
+          p50: svcOrders.p50,
+          p99: svcOrders.p99,
+          note: `${(ratio * 100).toFixed(0)} % of raw (goal ≥ 50 %: ${ratio >= 0.5 ? 'met' : 'NOT met'}); errors ${svcOrders.errors}`,
+        },
       );
       return rows;
     } finally {

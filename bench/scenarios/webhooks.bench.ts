@@ -22,12 +22,25 @@ function startReceiver(): Promise<{ server: Server; url: string; firstSeen: Map<
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, firstSeen, total: () => total })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, firstSeen, total: () => total }),
+    ),
+  );
 }
 
 /** An order-sized `data` (one vendor, three lines), as order.new carries. */
 function orderData(i: number) {
-  const items = [1, 2, 3].map((n) => ({ item_code: `BENCH-${n}`, sku: `V-${n}`, item_name: `Bench item ${n}`, qty: n, uom: 'Nos', rate: 10, amount: 10 * n, warehouse: 'Main Warehouse - MSE' }));
+  const items = [1, 2, 3].map((n) => ({
+    item_code: `BENCH-${n}`,
+    sku: `V-${n}`,
+    item_name: `Bench item ${n}`,
+    qty: n,
+    uom: 'Nos',
+    rate: 10,
+    amount: 10 * n,
+    warehouse: 'Main Warehouse - MSE',
+  }));
   return { sales_order: `SO-BENCH-${i}`, status: 'submitted', docstatus: 1, currency: 'USD', lines_total: 60, items, line_items: items };
 }
 
@@ -49,7 +62,8 @@ async function throughput(ctx: BenchContext, workers: number, n: number, receive
   // rows are written before the workers start, so the measurement is pure draining
   for (let i = 0; i < n; i += 100) {
     await withTransaction(undefined, async (tx) => {
-      for (let j = i; j < Math.min(n, i + 100); j++) ids.push((await enqueueVendorEvent(tx, { event: 'order.new', vendor: VENDOR, data: orderData(j) })).delivery_id);
+      for (let j = i; j < Math.min(n, i + 100); j++)
+        ids.push((await enqueueVendorEvent(tx, { event: 'order.new', vendor: VENDOR, data: orderData(j) })).delivery_id);
     });
   }
   const started = performance.now();
@@ -87,14 +101,19 @@ async function commitToFirstAttempt(ctx: BenchContext, perSecond: number, receiv
     const due = start + (i * 1000) / perSecond;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    pending.push(withTransaction(undefined, (tx) => enqueueVendorEvent(tx, { event: 'order.new', vendor: VENDOR, data: orderData(i) })).then((row) => {
-      committed.set(row.delivery_id, performance.now());
-    }));
+    pending.push(
+      withTransaction(undefined, (tx) => enqueueVendorEvent(tx, { event: 'order.new', vendor: VENDOR, data: orderData(i) })).then((row) => {
+        committed.set(row.delivery_id, performance.now());
+      }),
+    );
   }
   await Promise.all(pending);
   await waitUntil(() => [...committed.keys()].every((id) => receiver.firstSeen.has(id)), 30_000);
   await ctx.stopChildren();
-  const latencies = [...committed.entries()].filter(([id]) => receiver.firstSeen.has(id)).map(([id, at]) => receiver.firstSeen.get(id)! - at).sort((a, b) => a - b);
+  const latencies = [...committed.entries()]
+    .filter(([id]) => receiver.firstSeen.has(id))
+    .map(([id, at]) => receiver.firstSeen.get(id)! - at)
+    .sort((a, b) => a - b);
   const p99 = percentile(latencies, 99);
   return {
     case: 'commit → first attempt',
@@ -108,7 +127,8 @@ async function commitToFirstAttempt(ctx: BenchContext, perSecond: number, receiv
 /** Outbound vendor webhooks: worker throughput to a local receiver, and commit → first attempt. */
 export const scenario: BenchScenario = {
   name: 'webhooks',
-  description: 'Outbound vendor webhooks (order.new, 3-line order body, signed) to a node:http receiver on loopback: deliveries/s with one and two `svc worker` processes (default concurrency 16 each), and commit → first attempt latency at 20 events/s',
+  description:
+    'Outbound vendor webhooks (order.new, 3-line order body, signed) to a node:http receiver on loopback: deliveries/s with one and two `svc worker` processes (default concurrency 16 each), and commit → first attempt latency at 20 events/s',
   async run(ctx) {
     const receiver = await startReceiver();
     try {

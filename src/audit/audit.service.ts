@@ -22,8 +22,12 @@ export interface AuditEntry {
 }
 
 // Written in the transaction of every audited change or read (503A orders among them): one raw INSERT, built once.
-const insertSql = once(() => sqlFor({ e: AuditEvent })(`INSERT INTO {@e} ({e:actorType}, {e:actorId}, {e:actorRoles}, {e:action}, {e:objectType}, {e:objectName}, {e:fields}, {e:requestId}, {e:ip}, {e:detail})
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`));
+const insertSql = once(() =>
+  sqlFor({
+    e: AuditEvent,
+  })(`INSERT INTO {@e} ({e:actorType}, {e:actorId}, {e:actorRoles}, {e:action}, {e:objectType}, {e:objectName}, {e:fields}, {e:requestId}, {e:ip}, {e:detail})
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`),
+);
 
 export async function recordAudit(transaction: Tx | undefined, actor: Actor, entry: AuditEntry): Promise<void> {
   await execute(
@@ -67,7 +71,26 @@ export interface AuditRow {
 /** Audit rows for one object, oldest first (used by tests and admin tooling). */
 export async function auditTrailOf(objectType: string, objectName: string, opts: { transaction?: Tx } = {}): Promise<AuditRow[]> {
   const c = columnsOf(AuditEvent);
-  const keys = ['id', 'actor_type', 'actor_id', 'actor_roles', 'action', 'object_type', 'object_name', 'fields', 'request_id', 'ip', 'detail', 'created_at'] as const;
+  const keys = [
+    'id',
+    'actor_type',
+    'actor_id',
+    'actor_roles',
+    'action',
+    'object_type',
+    'object_name',
+    'fields',
+    'request_id',
+    'ip',
+    'detail',
+    'created_at',
+  ] as const;
   const attributes = keys.map((k) => [(c as Record<string, string>)[camel(k)], k] as [string, string]);
-  return AuditEvent.findAll({ attributes, where: { objectType, objectName }, order: [['id', 'ASC']], raw: true, transaction: opts.transaction }) as unknown as Promise<AuditRow[]>;
+  return AuditEvent.findAll({
+    attributes,
+    where: { objectType, objectName },
+    order: [['id', 'ASC']],
+    raw: true,
+    transaction: opts.transaction,
+  }) as unknown as Promise<AuditRow[]>;
 }

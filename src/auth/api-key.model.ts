@@ -15,7 +15,8 @@ export class ApiKey extends Model<InferAttributes<ApiKey>, InferCreationAttribut
         apiKey: { type: DataTypes.TEXT, allowNull: false, unique: true },
         secretHash: { type: DataTypes.TEXT, allowNull: false },
         // timestamps: named here for the typings; Sequelize sets them
-        createdAt: { type: DataTypes.DATE, allowNull: false }, updatedAt: { type: DataTypes.DATE, allowNull: false },
+        createdAt: { type: DataTypes.DATE, allowNull: false },
+        updatedAt: { type: DataTypes.DATE, allowNull: false },
       },
       { sequelize, tableName: 'api_keys', underscored: true, timestamps: true },
     );

@@ -18,15 +18,31 @@ export const authRoutes: ServerRoute[] = [
     access: 'public',
     description: 'Log in with usr/pwd; sets the HttpOnly sid cookie and returns the CSRF token for session writes',
     tags: ['auth'],
-    args: Joi.object<{ usr?: string; pwd?: string; device?: string; otp?: unknown; tmp_id?: unknown }>({ usr: Joi.string().max(255).allow(''), pwd: Joi.string().max(1024).allow(''), device: Joi.string().allow(''), otp: Joi.any(), tmp_id: Joi.any() }),
+    args: Joi.object<{ usr?: string; pwd?: string; device?: string; otp?: unknown; tmp_id?: unknown }>({
+      usr: Joi.string().max(255).allow(''),
+      pwd: Joi.string().max(1024).allow(''),
+      device: Joi.string().allow(''),
+      otp: Joi.any(),
+      tmp_id: Joi.any(),
+    }),
     handler: async ({ request, h, args }) => {
       const usr = (args.usr ?? '').trim();
       const result = await login(usr, args.pwd ?? '', { ip: request.info.remoteAddress, userAgent: request.headers['user-agent'] });
       const { actor } = result;
       const desk = hasDeskAccess(actor);
-      const response = h.response({ message: 'Logged In', home_page: homePageFor(request.server, actor), full_name: actor.fullName, csrf_token: result.csrfToken });
+      const response = h.response({
+        message: 'Logged In',
+        home_page: homePageFor(request.server, actor),
+        full_name: actor.fullName,
+        csrf_token: result.csrfToken,
+      });
       response.state('sid', result.sid, { ttl: result.maxAgeSeconds * 1000 });
-      const side = { system_user: desk ? 'yes' : 'no', full_name: encodeURIComponent(actor.fullName ?? ''), user_id: encodeURIComponent(actor.email ?? ''), user_image: '' };
+      const side = {
+        system_user: desk ? 'yes' : 'no',
+        full_name: encodeURIComponent(actor.fullName ?? ''),
+        user_id: encodeURIComponent(actor.email ?? ''),
+        user_image: '',
+      };
       for (const [name, value] of Object.entries(side)) response.state(name, value, { ttl: result.maxAgeSeconds * 1000 });
       return response;
     },

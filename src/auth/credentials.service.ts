@@ -123,9 +123,14 @@ async function openSession(usr: string, pwd: string, meta: { ip?: string; userAg
   await withTransaction(undefined, async (transaction) => {
     await Session.create(
       {
-        idHash: sha256Hex(sid), userId: user.id, csrfToken, ip: meta.ip ?? null, userAgent: meta.userAgent?.slice(0, 200) ?? null,
+        idHash: sha256Hex(sid),
+        userId: user.id,
+        csrfToken,
+        ip: meta.ip ?? null,
+        userAgent: meta.userAgent?.slice(0, 200) ?? null,
         // database time, like every other session instant
-        createdAt: literal('now()') as unknown as Date, lastSeenAt: literal('now()') as unknown as Date,
+        createdAt: literal('now()') as unknown as Date,
+        lastSeenAt: literal('now()') as unknown as Date,
         expiresAt: literal(`now() + make_interval(secs => ${Number(session.idleMinutes)}::float8 * 60)`) as unknown as Date,
       },
       { transaction, returning: false },
@@ -191,7 +196,10 @@ export async function setPassword(actor: Actor, email: string, password: string)
 // ---- API keys ------------------------------------------------------------------------------------
 
 /** Generates (or regenerates) the user's API key pair; the secret is returned once and stored hashed. */
-export async function generateApiKeys(actor: Actor, target: { userId?: string; email?: string }): Promise<{ api_key: string; api_secret: string; user: string }> {
+export async function generateApiKeys(
+  actor: Actor,
+  target: { userId?: string; email?: string },
+): Promise<{ api_key: string; api_secret: string; user: string }> {
   authorize(actor, 'create', 'API Key');
   return withTransaction(undefined, async (transaction) => {
     const user = await lockUser(target, { transaction });
@@ -207,7 +215,10 @@ export async function generateApiKeys(actor: Actor, target: { userId?: string; e
 // Runs on every API request: prepared once per connection (planning the team CTE cost ~3× its execution).
 const apiKeySql = once(() => {
   const { t, c } = namesOf(ApiKey);
-  return prepare('svc_api_key_actor', `${actorSelect(`k.${c.secretHash} AS secret_hash, `)} JOIN ${t} k ON k.${c.userId} = u.${namesOf(User).c.id} WHERE k.${c.apiKey} = $1`);
+  return prepare(
+    'svc_api_key_actor',
+    `${actorSelect(`k.${c.secretHash} AS secret_hash, `)} JOIN ${t} k ON k.${c.userId} = u.${namesOf(User).c.id} WHERE k.${c.apiKey} = $1`,
+  );
 });
 
 /** Resolves `token <key>:<secret>` to its user actor, or undefined (401). */

@@ -40,8 +40,12 @@ export const catalogRoutes: ServerRoute[] = [
     methods: ['GET', 'POST'],
     access: 'authenticated',
     tags,
-    description: 'Catalog item rows with available stock in one warehouse, priced with the caller\'s list',
-    args: Joi.object<{ warehouse: string; price_list?: string } & PageArgs>({ warehouse: Joi.string().max(140).required(), price_list: Joi.string().max(140).allow(''), ...page }),
+    description: "Catalog item rows with available stock in one warehouse, priced with the caller's list",
+    args: Joi.object<{ warehouse: string; price_list?: string } & PageArgs>({
+      warehouse: Joi.string().max(140).required(),
+      price_list: Joi.string().max(140).allow(''),
+      ...page,
+    }),
     handler: async ({ actor, args, h }) => {
       const input = { ...args, limit_page_length: args.limit_page_length ?? args.limit };
       return h.response({ message: await itemsInWarehouse(actor!, input) }).header(PAGE_LENGTH_HEADER, String(pageOf(input).limit));
@@ -53,7 +57,12 @@ export const catalogRoutes: ServerRoute[] = [
     access: 'authenticated',
     tags,
     description: 'Partial match on item name and description; rows with available stock only',
-    args: Joi.object<{ query: string; warehouse?: string; price_list?: string } & PageArgs>({ query: Joi.string().max(140).required(), warehouse: Joi.string().max(140).allow(''), price_list: Joi.string().max(140).allow(''), ...page }),
+    args: Joi.object<{ query: string; warehouse?: string; price_list?: string } & PageArgs>({
+      query: Joi.string().max(140).required(),
+      warehouse: Joi.string().max(140).allow(''),
+      price_list: Joi.string().max(140).allow(''),
+      ...page,
+    }),
     handler: async ({ actor, args, h }) => {
       const input = { ...args, warehouse: args.warehouse || undefined, limit_page_length: args.limit_page_length ?? args.limit };
       return h.response({ message: await searchItems(actor!, input) }).header(PAGE_LENGTH_HEADER, String(pageOf(input).limit));

@@ -100,13 +100,30 @@ type CatalogQueryRow = CatalogRow & { [k: `ch_${string}`]: unknown };
 /** Applies the list and warehouse rules to the choice columns, then returns the page rows. */
 function catalogRows(actor: Actor, rows: CatalogQueryRow[], warehouse: string | undefined, withWarehouse: boolean): CatalogRow[] {
   const first = rows[0];
-  checkChoice(actor, { name: first.ch_name, assigned: first.ch_assigned, found: first.ch_found, is_contract: first.ch_is_contract, in_force: first.ch_in_force, currency: first.ch_currency, today: first.ch_today } as ChoiceRow);
+  checkChoice(actor, {
+    name: first.ch_name,
+    assigned: first.ch_assigned,
+    found: first.ch_found,
+    is_contract: first.ch_is_contract,
+    in_force: first.ch_in_force,
+    currency: first.ch_currency,
+    today: first.ch_today,
+  } as ChoiceRow);
   if (!first.ch_warehouse_ok) throw new NotFoundError(`Warehouse ${warehouse} not found`);
-  return rows.filter((r) => r.item_code !== null).map((r) => {
-    const row: CatalogRow = { item_code: r.item_code, item_name: r.item_name, description: r.description, stock_uom: r.stock_uom, rate: r.rate, available_qty: r.available_qty };
-    if (withWarehouse) row.warehouse = r.warehouse;
-    return row;
-  });
+  return rows
+    .filter((r) => r.item_code !== null)
+    .map((r) => {
+      const row: CatalogRow = {
+        item_code: r.item_code,
+        item_name: r.item_name,
+        description: r.description,
+        stock_uom: r.stock_uom,
+        rate: r.rate,
+        available_qty: r.available_qty,
+      };
+      if (withWarehouse) row.warehouse = r.warehouse;
+      return row;
+    });
 }
 
 /**
@@ -115,22 +132,28 @@ function catalogRows(actor: Actor, rows: CatalogQueryRow[], warehouse: string | 
  * order and most of the filter (its predicate is repeated so the planner can use it), so the scan
  * stops after the page.
  */
-export const itemsInWarehouseSql = paged(() => catalogSql(
-  names()(`SELECT {i.itemCode} AS item_code, {i.itemName} AS item_name, {i.description} AS description, {i.stockUom} AS stock_uom, ({b.actualQty} - {b.reservedQty})::float8 AS available_qty
+export const itemsInWarehouseSql = paged(() =>
+  catalogSql(
+    names()(`SELECT {i.itemCode} AS item_code, {i.itemName} AS item_name, {i.description} AS description, {i.stockUom} AS stock_uom, ({b.actualQty} - {b.reservedQty})::float8 AS available_qty
        FROM {b}
        JOIN {i} ON {i.itemCode} = {b.itemCode}
       WHERE {b.warehouse} = $warehouse AND {b.actualQty} > 0 AND {b.actualQty} > {b.reservedQty} AND ${visibleItem()}
       ORDER BY {b.itemCode}
       ${PAGE}`),
-  true,
-  false,
-));
+    true,
+    false,
+  ),
+);
 
 /** Items with available stock in one warehouse, priced with the caller's list; ordered by item_code. */
 export async function itemsInWarehouse(actor: Actor, input: { warehouse: string; price_list?: string } & Page): Promise<CatalogRow[]> {
   authorize(actor, 'read', 'Catalog');
   const { offset, limit } = pageOf(input);
-  const rows = await selectRows<CatalogQueryRow>(itemsInWarehouseSql(limit, offset), { requested: input.price_list ?? null, customer: pricingCustomer(actor), warehouse: input.warehouse });
+  const rows = await selectRows<CatalogQueryRow>(itemsInWarehouseSql(limit, offset), {
+    requested: input.price_list ?? null,
+    customer: pricingCustomer(actor),
+    warehouse: input.warehouse,
+  });
   return catalogRows(actor, rows, input.warehouse, false);
 }
 
@@ -170,10 +193,12 @@ export async function searchItems(actor: Actor, input: { query: string; warehous
   const query = input.query.trim();
   if (query.length === 0) throw new InputError('query must not be empty');
   const { offset, limit } = pageOf(input);
-  const rows = await selectRows<CatalogQueryRow>(
-    searchItemsSql({ warehouse: Boolean(input.warehouse), limit, offset }),
-    { requested: input.price_list ?? null, customer: pricingCustomer(actor), pattern: likePattern(query), ...(input.warehouse ? { warehouse: input.warehouse } : {}) },
-  );
+  const rows = await selectRows<CatalogQueryRow>(searchItemsSql({ warehouse: Boolean(input.warehouse), limit, offset }), {
+    requested: input.price_list ?? null,
+    customer: pricingCustomer(actor),
+    pattern: likePattern(query),
+    ...(input.warehouse ? { warehouse: input.warehouse } : {}),
+  });
   // strict warehouse filter: rows then carry no warehouse
   return catalogRows(actor, rows, input.warehouse, !input.warehouse);
 }

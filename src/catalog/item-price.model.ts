@@ -26,7 +26,8 @@ export class ItemPrice extends Model<InferAttributes<ItemPrice>, InferCreationAt
         validFrom: { type: DataTypes.DATEONLY },
         validUpto: { type: DataTypes.DATEONLY },
         // timestamps: named here for the typings; Sequelize sets them
-        createdAt: { type: DataTypes.DATE, allowNull: false }, updatedAt: { type: DataTypes.DATE, allowNull: false },
+        createdAt: { type: DataTypes.DATE, allowNull: false },
+        updatedAt: { type: DataTypes.DATE, allowNull: false },
       },
       { sequelize, tableName: 'item_prices', underscored: true, timestamps: true },
     );

@@ -59,7 +59,8 @@ export class Item extends Model<InferAttributes<Item>, InferCreationAttributes<I
         peptidePartnerProductId: { type: DataTypes.TEXT },
         storeVariantId: { type: DataTypes.TEXT },
         // timestamps: named here for the typings; Sequelize sets them
-        createdAt: { type: DataTypes.DATE, allowNull: false }, updatedAt: { type: DataTypes.DATE, allowNull: false },
+        createdAt: { type: DataTypes.DATE, allowNull: false },
+        updatedAt: { type: DataTypes.DATE, allowNull: false },
       },
       {
         sequelize,

@@ -26,12 +26,29 @@ export async function lockItemForReview(itemCode: string, opts: { transaction: T
     lock: opts.transaction.LOCK.UPDATE,
     transaction: opts.transaction,
   });
-  return i ? { item_code: i.itemCode, item_name: i.itemName, vendor: i.vendor, vendor_sku: i.vendorSku, vendor_product_id: i.vendorProductId, workflow_state: i.workflowState, disabled: i.disabled } : undefined;
+  return i
+    ? {
+        item_code: i.itemCode,
+        item_name: i.itemName,
+        vendor: i.vendor,
+        vendor_sku: i.vendorSku,
+        vendor_product_id: i.vendorProductId,
+        workflow_state: i.workflowState,
+        disabled: i.disabled,
+      }
+    : undefined;
 }
 
 /** Records a review decision on an item. */
-export async function setReviewState(itemCode: string, s: { state: WorkflowState; published: boolean; rejectionReason: string | null }, opts: { transaction: Tx }): Promise<void> {
-  await Item.update({ workflowState: s.state, published: s.published, rejectionReason: s.rejectionReason }, { where: { itemCode }, transaction: opts.transaction });
+export async function setReviewState(
+  itemCode: string,
+  s: { state: WorkflowState; published: boolean; rejectionReason: string | null },
+  opts: { transaction: Tx },
+): Promise<void> {
+  await Item.update(
+    { workflowState: s.state, published: s.published, rejectionReason: s.rejectionReason },
+    { where: { itemCode }, transaction: opts.transaction },
+  );
 }
 
 export async function itemExists(itemCode: string, opts: { transaction?: Tx } = {}): Promise<boolean> {
@@ -43,7 +60,10 @@ export async function vendorProductCounts(vendor: string, opts: { transaction?: 
   const c = columnsOf(Item);
   const status = `CASE WHEN ${c.workflowState} = 'Approved' AND ${c.disabled} THEN 'Disabled' ELSE ${c.workflowState} END`;
   return (await Item.findAll({
-    attributes: [[literal(status), 'status'], [fn('count', literal('*')), 'n']],
+    attributes: [
+      [literal(status), 'status'],
+      [fn('count', literal('*')), 'n'],
+    ],
     where: { vendor },
     group: [literal(status) as unknown as string],
     raw: true,
@@ -68,8 +88,16 @@ export async function vendorLowStock(vendor: string, threshold: number, opts: { 
 }
 
 /** How vendors name these items: their own sku and product id. */
-export async function itemRefsOf(itemCodes: string[], opts: { transaction?: Tx } = {}): Promise<{ item_code: string; vendor_sku: string | null; vendor_product_id: string | null }[]> {
+export async function itemRefsOf(
+  itemCodes: string[],
+  opts: { transaction?: Tx } = {},
+): Promise<{ item_code: string; vendor_sku: string | null; vendor_product_id: string | null }[]> {
   if (itemCodes.length === 0) return [];
-  const rows = await Item.findAll({ attributes: ['itemCode', 'vendorSku', 'vendorProductId'], where: { itemCode: [...new Set(itemCodes)] }, order: [['itemCode', 'ASC']], transaction: opts.transaction });
+  const rows = await Item.findAll({
+    attributes: ['itemCode', 'vendorSku', 'vendorProductId'],
+    where: { itemCode: [...new Set(itemCodes)] },
+    order: [['itemCode', 'ASC']],
+    transaction: opts.transaction,
+  });
   return rows.map((i) => ({ item_code: i.itemCode, vendor_sku: i.vendorSku, vendor_product_id: i.vendorProductId }));
 }

@@ -18,9 +18,32 @@ import { Item } from './item.model.js';
 import { choiceSql, rateExpr, type ChoiceRow } from './prices.js';
 import { Warehouse } from './warehouse.model.js';
 
-export interface FactsCustomer { name: string; customer_name: string; territory: string | null; assigned_rep: string | null; email: string | null; disabled: boolean; price_list: string | null; address_ok: boolean }
-export interface FactsItem { item_code: string; item_name: string; stock_uom: string; vendor: string | null; is_503a: boolean; orderable: boolean; rate: number | null }
-export interface OrderFacts { customer: FactsCustomer | null; choice: ChoiceRow; items: FactsItem[]; warehouses: string[]; bins: { item_code: string; warehouse: string; available: number }[] }
+export interface FactsCustomer {
+  name: string;
+  customer_name: string;
+  territory: string | null;
+  assigned_rep: string | null;
+  email: string | null;
+  disabled: boolean;
+  price_list: string | null;
+  address_ok: boolean;
+}
+export interface FactsItem {
+  item_code: string;
+  item_name: string;
+  stock_uom: string;
+  vendor: string | null;
+  is_503a: boolean;
+  orderable: boolean;
+  rate: number | null;
+}
+export interface OrderFacts {
+  customer: FactsCustomer | null;
+  choice: ChoiceRow;
+  items: FactsItem[];
+  warehouses: string[];
+  bins: { item_code: string; warehouse: string; available: number }[];
+}
 
 export interface FactsQuery {
   customer: string;
@@ -29,7 +52,10 @@ export interface FactsQuery {
   lines: { item_code: string; warehouse: string }[];
 }
 
-const factsSql = once(() => prepare('svc_order_facts', sqlFor({ c: Customer, a: Address, i: Item, w: Warehouse, b: Bin })(`WITH cust AS (
+const factsSql = once(() =>
+  prepare(
+    'svc_order_facts',
+    sqlFor({ c: Customer, a: Address, i: Item, w: Warehouse, b: Bin })(`WITH cust AS (
        SELECT {c.name} AS name, {c.customerName} AS customer_name, {c.territory} AS territory, {c.assignedRep} AS assigned_rep, {c.email} AS email,
               {c.disabled} AS disabled, {c.priceList} AS price_list,
               EXISTS (SELECT 1 FROM {a} WHERE {a.name} = $address AND {a.customer} = {c.name}) AS address_ok
@@ -42,7 +68,9 @@ const factsSql = once(() => prepare('svc_order_facts', sqlFor({ c: Customer, a: 
                FROM {i} CROSS JOIN choice ch WHERE {i.itemCode} = ANY ((SELECT $codes::text[])::text[])) AS items,
             (SELECT COALESCE(array_agg({w.name}), '{}') FROM {w} WHERE {w.name} = ANY ((SELECT $whs::text[])::text[]) AND NOT {w.disabled} AND NOT {w.isGroup}) AS warehouses,
             (SELECT COALESCE(json_agg(json_build_object('item_code', {b.itemCode}, 'warehouse', {b.warehouse}, 'available', ({b.actualQty} - {b.reservedQty})::float8)), '[]'::json)
-               FROM {b} JOIN unnest($bin_items::text[], $bin_whs::text[]) AS k(item_code, warehouse) ON {b.itemCode} = k.item_code AND {b.warehouse} = k.warehouse) AS bins`)));
+               FROM {b} JOIN unnest($bin_items::text[], $bin_whs::text[]) AS k(item_code, warehouse) ON {b.itemCode} = k.item_code AND {b.warehouse} = k.warehouse) AS bins`),
+  ),
+);
 
 /** The facts of an order body (see the file comment); the caller applies the rules. */
 export async function loadOrderFacts(q: FactsQuery, opts: { transaction?: Tx } = {}): Promise<OrderFacts> {

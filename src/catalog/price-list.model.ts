@@ -24,7 +24,8 @@ export class PriceList extends Model<InferAttributes<PriceList>, InferCreationAt
         validFrom: { type: DataTypes.DATEONLY },
         validUpto: { type: DataTypes.DATEONLY },
         // timestamps: named here for the typings; Sequelize sets them
-        createdAt: { type: DataTypes.DATE, allowNull: false }, updatedAt: { type: DataTypes.DATE, allowNull: false },
+        createdAt: { type: DataTypes.DATE, allowNull: false },
+        updatedAt: { type: DataTypes.DATE, allowNull: false },
       },
       { sequelize, tableName: 'price_lists', underscored: true, timestamps: true },
     );

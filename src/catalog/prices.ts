@@ -42,15 +42,25 @@ export function pricingCustomer(actor: Actor, customer?: string | null): string 
  * Standard Selling behind a contract list). Used alone (orders) or inside a catalog query, so a
  * catalog read is one round trip.
  */
-export const choiceSql = once(() => names()(`SELECT n.name, n.assigned, {pl.name} IS NOT NULL AS found, {pl.isContract} AS is_contract, {pl.currency} AS currency, CURRENT_DATE::text AS today,
+export const choiceSql = once(() =>
+  names()(`SELECT n.name, n.assigned, {pl.name} IS NOT NULL AS found, {pl.isContract} AS is_contract, {pl.currency} AS currency, CURRENT_DATE::text AS today,
          COALESCE({pl.enabled} AND ({pl.validFrom} IS NULL OR {pl.validFrom} <= CURRENT_DATE) AND ({pl.validUpto} IS NULL OR {pl.validUpto} >= CURRENT_DATE), false) AS in_force,
          CASE WHEN {pl.enabled} AND ({pl.validFrom} IS NULL OR {pl.validFrom} <= CURRENT_DATE) AND ({pl.validUpto} IS NULL OR {pl.validUpto} >= CURRENT_DATE) THEN n.name END AS list,
          CASE WHEN {pl.isContract} AND n.name <> '${STANDARD_LIST}' THEN '${STANDARD_LIST}' END AS fallback
     FROM (SELECT COALESCE(NULLIF($requested::text, ''), {c.priceList}, '${STANDARD_LIST}') AS name, {c.priceList} AS assigned
             FROM (SELECT 1) one LEFT JOIN {c} ON {c.name} = $customer::text) n
-    LEFT JOIN {pl} ON {pl.name} = n.name AND {pl.selling}`));
+    LEFT JOIN {pl} ON {pl.name} = n.name AND {pl.selling}`),
+);
 
-export interface ChoiceRow { name: string; assigned: string | null; found: boolean; is_contract: boolean | null; in_force: boolean; currency: string; today: string }
+export interface ChoiceRow {
+  name: string;
+  assigned: string | null;
+  found: boolean;
+  is_contract: boolean | null;
+  in_force: boolean;
+  currency: string;
+  today: string;
+}
 
 /** The 417 / 403 rules of a list choice (see choosePriceList). */
 export function checkChoice(actor: Actor, row: ChoiceRow): PriceListChoice {
@@ -66,7 +76,11 @@ export function checkChoice(actor: Actor, row: ChoiceRow): PriceListChoice {
  * Standard Selling otherwise. A customer user may use its own list or Standard Selling; any other
  * list (another clinic's contract list) is 403. An unknown list is 417.
  */
-export async function choosePriceList(actor: Actor, requested: string | undefined, opts: { transaction?: Tx; customer?: string | null } = {}): Promise<PriceListChoice> {
+export async function choosePriceList(
+  actor: Actor,
+  requested: string | undefined,
+  opts: { transaction?: Tx; customer?: string | null } = {},
+): Promise<PriceListChoice> {
   const row = await selectOne<ChoiceRow>(choiceSql(), { requested: requested ?? null, customer: pricingCustomer(actor, opts.customer) }, opts);
   return checkChoice(actor, row!);
 }
@@ -100,11 +114,7 @@ const ratesSql = once(() => names()(`SELECT {i.itemCode} AS item_code, ${rateExp
 
 /** Today's rate of each item in the chosen list (null when none). */
 export async function ratesFor(choice: PriceListChoice, itemCodes: string[], opts: { transaction?: Tx } = {}): Promise<Map<string, number | null>> {
-  const rows = await selectRows<{ item_code: string; rate: number | null }>(
-    ratesSql(),
-    { ...rateBinds(choice), codes: itemCodes },
-    opts,
-  );
+  const rows = await selectRows<{ item_code: string; rate: number | null }>(ratesSql(), { ...rateBinds(choice), codes: itemCodes }, opts);
   return new Map(rows.map((r) => [r.item_code, r.rate]));
 }
 
@@ -116,10 +126,12 @@ export interface ItemPriceRow {
 }
 
 // Part of the vendor upserts (sync.products, sync.prices): one measured statement.
-const upsertPricesSql = once(() => names()(`INSERT INTO {@p} ({p:priceList}, {p:itemCode}, {p:rate}, {p:uom})
+const upsertPricesSql = once(() =>
+  names()(`INSERT INTO {@p} ({p:priceList}, {p:itemCode}, {p:rate}, {p:uom})
      SELECT price_list, item_code, rate, uom FROM jsonb_to_recordset($1::jsonb) AS r(price_list text, item_code text, rate numeric, uom text)
      ON CONFLICT ({p:itemCode}, {p:priceList}) DO UPDATE SET {p:rate} = EXCLUDED.{p:rate}, {p:uom} = EXCLUDED.{p:uom}, {p:updatedAt} = now()
-      WHERE ({@p}.{p:rate}, {@p}.{p:uom}) IS DISTINCT FROM (EXCLUDED.{p:rate}, EXCLUDED.{p:uom})`));
+      WHERE ({@p}.{p:rate}, {@p}.{p:uom}) IS DISTINCT FROM (EXCLUDED.{p:rate}, EXCLUDED.{p:uom})`),
+);
 
 /** Upserts selling prices (one per item and list) in one statement; a price change applies to new orders at once. */
 export async function upsertItemPriceRows(rows: ItemPriceRow[], opts: { transaction: Tx }): Promise<void> {

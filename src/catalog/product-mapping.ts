@@ -48,7 +48,10 @@ export function routeOf(mapping: ProductMapping, hasVendor: boolean): RouteDecis
 }
 
 /** The mapping of each item, with its vendor (items unknown to the catalog are left out). */
-export async function productMappingsOf(itemCodes: string[], opts: { transaction?: Tx } = {}): Promise<Map<string, { mapping: ProductMapping; vendor: string | null }>> {
+export async function productMappingsOf(
+  itemCodes: string[],
+  opts: { transaction?: Tx } = {},
+): Promise<Map<string, { mapping: ProductMapping; vendor: string | null }>> {
   const out = new Map<string, { mapping: ProductMapping; vendor: string | null }>();
   if (itemCodes.length === 0) return out;
   const rows = await Item.findAll({
@@ -71,7 +74,11 @@ export async function productMappingsOf(itemCodes: string[], opts: { transaction
  */
 export async function prescriptionItemsOf(itemCodes: string[], opts: { transaction?: Tx } = {}): Promise<Set<string>> {
   if (itemCodes.length === 0) return new Set();
-  const rows = await Item.findAll({ attributes: ['itemCode', 'is503a', 'rxAttributes'], where: { itemCode: [...new Set(itemCodes)] }, transaction: opts.transaction });
+  const rows = await Item.findAll({
+    attributes: ['itemCode', 'is503a', 'rxAttributes'],
+    where: { itemCode: [...new Set(itemCodes)] },
+    transaction: opts.transaction,
+  });
   const isRx = (v: unknown) => v === true || v === 1 || v === '1' || (typeof v === 'string' && v.toLowerCase() === 'true');
   return new Set(rows.filter((r) => r.is503a || isRx(r.rxAttributes?.is_rx)).map((r) => r.itemCode));
 }
@@ -80,7 +87,12 @@ export async function prescriptionItemsOf(itemCodes: string[], opts: { transacti
  * Sets (a value) or clears (null or '') mapping fields of a product, as the catalog team does; the
  * route of lines already submitted does not change. Answers the product's mapping and route now.
  */
-export async function setProductMapping(actor: Actor, itemCode: string, changes: ProductMapping, opts: { transaction?: Tx } = {}): Promise<{ item_code: string; mapping: ProductMapping; route: LineRoute }> {
+export async function setProductMapping(
+  actor: Actor,
+  itemCode: string,
+  changes: ProductMapping,
+  opts: { transaction?: Tx } = {},
+): Promise<{ item_code: string; mapping: ProductMapping; route: LineRoute }> {
   authorize(actor, 'update', 'Product Mapping');
   const unknown = Object.keys(changes).filter((k) => !MAPPING_FIELDS.some((m) => m.field === k));
   if (unknown.length) throw new InputError(`Unknown mapping field ${unknown[0]}; known: ${MAPPING_FIELDS.map((m) => m.field).join(', ')}`);
@@ -95,7 +107,13 @@ export async function setProductMapping(actor: Actor, itemCode: string, changes:
   return withTransaction(opts, async (transaction) => {
     const [n] = await Item.update(values, { where: { itemCode }, transaction });
     if (n === 0) throw new NotFoundError(`Item ${itemCode} not found`);
-    await recordAudit(transaction, actor, { action: 'update', object_type: 'Item', object_name: itemCode, fields: Object.keys(changes), detail: { what: 'product mapping' } });
+    await recordAudit(transaction, actor, {
+      action: 'update',
+      object_type: 'Item',
+      object_name: itemCode,
+      fields: Object.keys(changes),
+      detail: { what: 'product mapping' },
+    });
     const now = (await productMappingsOf([itemCode], { transaction })).get(itemCode)!;
     return { item_code: itemCode, mapping: now.mapping, route: routeOf(now.mapping, now.vendor !== null).route };
   });

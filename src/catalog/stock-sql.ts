@@ -29,7 +29,8 @@ const BIN_ROW = `{b.itemCode} AS item_code, {b.warehouse} AS warehouse, {b.actua
  */
 export function reservationCtes(opts: { after?: string; gate?: string } = {}): { lock: string; apply: string } {
   const n = names();
-  const lock = n(`res_g AS (SELECT * FROM unnest($res_items::text[], $res_whs::text[], $res_qtys::numeric[]) WITH ORDINALITY AS g(item_code, warehouse, qty, k)),
+  const lock =
+    n(`res_g AS (SELECT * FROM unnest($res_items::text[], $res_whs::text[], $res_qtys::numeric[]) WITH ORDINALITY AS g(item_code, warehouse, qty, k)),
   res_locked AS (
     SELECT ${BIN_ROW}
       FROM ${opts.after ? `(${opts.after}) AS res_after CROSS JOIN ` : ''}res_g g JOIN {b} ON {b.itemCode} = g.item_code AND {b.warehouse} = g.warehouse
@@ -91,4 +92,3 @@ export const stockSql = once(() => {
     warehouseEnabled: n(`SELECT 1 FROM {w} WHERE {w.name} = $1 AND NOT {w.disabled}`),
   };
 });
-

@@ -82,8 +82,14 @@ export function reservationBinds(actor: Actor, lines: StockLine[], voucher: Vouc
   return {
     groups,
     binds: {
-      res_items: groups.map((g) => g.item_code), res_whs: groups.map((g) => g.warehouse), res_qtys: groups.map((g) => g.qty),
-      res_reason: voucher.reason, res_vtype: voucher.voucher_type ?? null, res_vno: voucher.voucher_no ?? null, res_atype: actor.type, res_aid: actor.id,
+      res_items: groups.map((g) => g.item_code),
+      res_whs: groups.map((g) => g.warehouse),
+      res_qtys: groups.map((g) => g.qty),
+      res_reason: voucher.reason,
+      res_vtype: voucher.voucher_type ?? null,
+      res_vno: voucher.voucher_no ?? null,
+      res_atype: actor.type,
+      res_aid: actor.id,
     },
   };
 }
@@ -167,22 +173,38 @@ async function authorizeStock(actor: Actor, itemCode: string, warehouse: string,
   if (!wh) throw new BusinessRuleError(`Warehouse ${warehouse} not found`);
 }
 
-async function changeActual(actor: Actor, itemCode: string, warehouse: string, target: (current: number) => number, voucher: Voucher, transaction: Tx): Promise<StockChange> {
+async function changeActual(
+  actor: Actor,
+  itemCode: string,
+  warehouse: string,
+  target: (current: number) => number,
+  voucher: Voucher,
+  transaction: Tx,
+): Promise<StockChange> {
   await execute(stockSql().ensureBin, [itemCode, warehouse], { transaction });
   const bin = await selectOne<{ actual_qty: number; reserved_qty: number }>(`${stockSql().bin} FOR UPDATE`, [itemCode, warehouse], { transaction });
   const next = target(bin!.actual_qty);
   if (!Number.isFinite(next) || next < 0) throw new BusinessRuleError(`Stock of ${itemCode} in ${warehouse} cannot become negative`);
-  if (next < bin!.reserved_qty) throw new BusinessRuleError(`Stock of ${itemCode} in ${warehouse} cannot go below the ${bin!.reserved_qty} reserved for submitted orders`);
+  if (next < bin!.reserved_qty)
+    throw new BusinessRuleError(`Stock of ${itemCode} in ${warehouse} cannot go below the ${bin!.reserved_qty} reserved for submitted orders`);
   await execute(
     stockSql().setActual,
     [itemCode, warehouse, next, bin!.actual_qty, voucher.reason, voucher.voucher_type ?? null, voucher.voucher_no ?? null, actor.type, actor.id],
     { transaction },
   );
-  return { item_code: itemCode, warehouse, actual_qty: next, reserved_qty: bin!.reserved_qty, available_qty: next - bin!.reserved_qty, previous_qty: bin!.actual_qty };
+  return {
+    item_code: itemCode,
+    warehouse,
+    actual_qty: next,
+    reserved_qty: bin!.reserved_qty,
+    available_qty: next - bin!.reserved_qty,
+    previous_qty: bin!.actual_qty,
+  };
 }
 
 function checkQty(value: number, name: string, allowNegative = false): void {
-  if (typeof value !== 'number' || !Number.isFinite(value) || (!allowNegative && value < 0)) throw new InputError(`${name} must be a ${allowNegative ? '' : 'non-negative '}number`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || (!allowNegative && value < 0))
+    throw new InputError(`${name} must be a ${allowNegative ? '' : 'non-negative '}number`);
 }
 
 /** Sets the on-hand quantity of an item in a warehouse (sync.inventory, stock update requests, CLI). */
@@ -190,7 +212,14 @@ export async function setStock(actor: Actor, input: SetStockInput, opts: { trans
   checkQty(input.qty, 'qty');
   return withTransaction(opts, async (transaction) => {
     await authorizeStock(actor, input.item_code, input.warehouse, transaction);
-    return changeActual(actor, input.item_code, input.warehouse, () => input.qty, { reason: input.reason ?? 'set', voucher_type: input.voucher_type, voucher_no: input.voucher_no }, transaction);
+    return changeActual(
+      actor,
+      input.item_code,
+      input.warehouse,
+      () => input.qty,
+      { reason: input.reason ?? 'set', voucher_type: input.voucher_type, voucher_no: input.voucher_no },
+      transaction,
+    );
   });
 }
 
@@ -199,7 +228,14 @@ export async function adjustStock(actor: Actor, input: AdjustStockInput, opts: {
   checkQty(input.delta, 'delta', true);
   return withTransaction(opts, async (transaction) => {
     await authorizeStock(actor, input.item_code, input.warehouse, transaction);
-    return changeActual(actor, input.item_code, input.warehouse, (cur) => cur + input.delta, { reason: input.reason ?? 'adjust', voucher_type: input.voucher_type, voucher_no: input.voucher_no }, transaction);
+    return changeActual(
+      actor,
+      input.item_code,
+      input.warehouse,
+      (cur) => cur + input.delta,
+      { reason: input.reason ?? 'adjust', voucher_type: input.voucher_type, voucher_no: input.voucher_no },
+      transaction,
+    );
   });
 }
 
@@ -217,7 +253,12 @@ export async function getBin(itemCode: string, warehouse: string, opts: { transa
  * records: actual stock does not drop below what other orders still hold reserved (the ledger shows
  * exactly what moved).
  */
-export async function consumeReservedStock(actor: Actor, lines: (StockLine & { reserved: number })[], voucher: Voucher, opts: { transaction: Tx }): Promise<void> {
+export async function consumeReservedStock(
+  actor: Actor,
+  lines: (StockLine & { reserved: number })[],
+  voucher: Voucher,
+  opts: { transaction: Tx },
+): Promise<void> {
   const sorted = [...lines].sort(byBin); // the lock order of every other stock change
   for (const l of sorted) {
     await execute(

@@ -36,9 +36,33 @@ export interface VendorItemRow {
 }
 
 /** The keys of a VendorItemRow, in column order; the upsert reads exactly these. */
-export const VENDOR_ITEM_KEYS = ['item_code', 'item_name', 'description', 'stock_uom', 'item_group', 'vendor', 'vendor_sku', 'vendor_product_id', 'image', 'standard_rate',
-  'valuation_rate', 'workflow_state', 'published', 'disabled', 'is_503a', 'rejection_reason', 'rx_attributes'] as const;
-const JSON_TYPES: Record<string, string> = { standard_rate: 'numeric', valuation_rate: 'numeric', published: 'boolean', disabled: 'boolean', is_503a: 'boolean', rx_attributes: 'jsonb' };
+export const VENDOR_ITEM_KEYS = [
+  'item_code',
+  'item_name',
+  'description',
+  'stock_uom',
+  'item_group',
+  'vendor',
+  'vendor_sku',
+  'vendor_product_id',
+  'image',
+  'standard_rate',
+  'valuation_rate',
+  'workflow_state',
+  'published',
+  'disabled',
+  'is_503a',
+  'rejection_reason',
+  'rx_attributes',
+] as const;
+const JSON_TYPES: Record<string, string> = {
+  standard_rate: 'numeric',
+  valuation_rate: 'numeric',
+  published: 'boolean',
+  disabled: 'boolean',
+  is_503a: 'boolean',
+  rx_attributes: 'jsonb',
+};
 /** What a re-sent product may change (never its code, owner, unit or 503A flag). */
 const UPDATED_KEYS = VENDOR_ITEM_KEYS.filter((k) => k !== 'item_code' && k !== 'vendor' && k !== 'stock_uom' && k !== 'is_503a');
 
@@ -81,7 +105,11 @@ function lookupSql(lock: string): string {
 const lookups = once(() => ({ plain: lookupSql(''), locked: lookupSql('FOR NO KEY UPDATE') }));
 
 /** A vendor's items by its skus, product ids and codes (and anyone's under `codes`), optionally locked for an upsert. */
-export async function lookupVendorItems(vendor: string, keys: { skus: string[]; vpids: string[]; codes: string[] }, opts: { transaction?: Tx; lock?: boolean } = {}): Promise<VendorItemRow[]> {
+export async function lookupVendorItems(
+  vendor: string,
+  keys: { skus: string[]; vpids: string[]; codes: string[] },
+  opts: { transaction?: Tx; lock?: boolean } = {},
+): Promise<VendorItemRow[]> {
   return selectRows<VendorItemRow>(opts.lock ? lookups().locked : lookups().plain, [vendor, keys.skus, keys.vpids, keys.codes], opts);
 }
 
@@ -90,13 +118,16 @@ const upsertSql = once(() => {
   const n = sqlFor({ i: Item });
   const cols = VENDOR_ITEM_KEYS.map(columnOf);
   const updated = UPDATED_KEYS.map(columnOf);
-  return prepare('svc_vendor_items_upsert', n(`
+  return prepare(
+    'svc_vendor_items_upsert',
+    n(`
   INSERT INTO {@i} (${cols.join(', ')})
   SELECT ${VENDOR_ITEM_KEYS.join(', ')} FROM json_to_recordset($1::json) AS r(${VENDOR_ITEM_KEYS.map((k) => `${k} ${JSON_TYPES[k] ?? 'text'}`).join(', ')})
   ON CONFLICT ({i:itemCode}) DO UPDATE SET ${updated.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}, {i:updatedAt} = now()
    WHERE {@i}.{i:vendor} IS NOT DISTINCT FROM EXCLUDED.{i:vendor}
      AND (${updated.map((c) => `{@i}.${c}`).join(', ')}) IS DISTINCT FROM (${updated.map((c) => `EXCLUDED.${c}`).join(', ')})
-  RETURNING {i:itemCode} AS item_code`));
+  RETURNING {i:itemCode} AS item_code`),
+  );
 });
 
 /**
@@ -108,12 +139,17 @@ export async function upsertVendorItems(rowsJson: string, opts: { transaction: T
   return new Set(rows.map((r) => r.item_code));
 }
 
-const refsSql = once(() => sqlFor({ g: ItemGroup, u: Uom, pl: PriceList })(`SELECT 'g' AS kind, {g.name} AS name FROM {g} WHERE {g.name} = ANY($1::text[])
+const refsSql = once(() =>
+  sqlFor({ g: ItemGroup, u: Uom, pl: PriceList })(`SELECT 'g' AS kind, {g.name} AS name FROM {g} WHERE {g.name} = ANY($1::text[])
      UNION ALL SELECT 'u', {u.name} FROM {u} WHERE {u.name} = ANY($2::text[])
-     UNION ALL SELECT 'p', {pl.name} FROM {pl} WHERE {pl.name} = ANY($3::text[]) AND {pl.enabled}`));
+     UNION ALL SELECT 'p', {pl.name} FROM {pl} WHERE {pl.name} = ANY($3::text[]) AND {pl.enabled}`),
+);
 
 /** Which of the named item groups, units and (enabled) price lists exist, in one query. */
-export async function existingCatalogRefs(names: { groups: string[]; uoms: string[]; lists: string[] }, opts: { transaction?: Tx } = {}): Promise<{ groups: Set<string>; uoms: Set<string>; lists: Set<string> }> {
+export async function existingCatalogRefs(
+  names: { groups: string[]; uoms: string[]; lists: string[] },
+  opts: { transaction?: Tx } = {},
+): Promise<{ groups: Set<string>; uoms: Set<string>; lists: Set<string> }> {
   const rows = await selectRows<{ kind: string; name: string }>(refsSql(), [names.groups, names.uoms, names.lists], opts);
   const of = (k: string) => new Set(rows.filter((r) => r.kind === k).map((r) => r.name));
   return { groups: of('g'), uoms: of('u'), lists: of('p') };
@@ -124,8 +160,10 @@ export async function enabledPriceLists(names: string[], opts: { transaction?: T
   return (await existingCatalogRefs({ groups: [], uoms: [], lists: names }, opts)).lists;
 }
 
-const reservedSql = once(() => sqlFor({ b: Bin, w: Warehouse })(`SELECT {b.itemCode} AS item_code, {b.warehouse} AS warehouse, {b.reservedQty}::float8 AS reserved_qty
-       FROM {b} WHERE {b.itemCode} = ANY($1::text[]) AND {b.warehouse} = ANY($2::text[]) ORDER BY {b.itemCode}, {b.warehouse} FOR UPDATE`));
+const reservedSql = once(() =>
+  sqlFor({ b: Bin, w: Warehouse })(`SELECT {b.itemCode} AS item_code, {b.warehouse} AS warehouse, {b.reservedQty}::float8 AS reserved_qty
+       FROM {b} WHERE {b.itemCode} = ANY($1::text[]) AND {b.warehouse} = ANY($2::text[]) ORDER BY {b.itemCode}, {b.warehouse} FOR UPDATE`),
+);
 
 /** The reserved quantity of every existing bin of these items in these warehouses, the bins locked in lock order. */
 export async function lockReservedStock(itemCodes: string[], warehouses: string[], opts: { transaction: Tx }): Promise<Map<string, number>> {

@@ -28,7 +28,8 @@ export class Warehouse extends Model<InferAttributes<Warehouse>, InferCreationAt
         disabled: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
         vendor: { type: DataTypes.TEXT },
         // timestamps: named here for the typings; Sequelize sets them
-        createdAt: { type: DataTypes.DATE, allowNull: false }, updatedAt: { type: DataTypes.DATE, allowNull: false },
+        createdAt: { type: DataTypes.DATE, allowNull: false },
+        updatedAt: { type: DataTypes.DATE, allowNull: false },
       },
       {
         sequelize,

@@ -9,7 +9,13 @@ import { selectOne } from '../db/sequelize.js';
 import { Bin } from './bin.model.js';
 import { Warehouse } from './warehouse.model.js';
 
-export interface WarehouseRow { name: string; warehouse_name: string; company: string; label: string | null; vendor: string | null }
+export interface WarehouseRow {
+  name: string;
+  warehouse_name: string;
+  company: string;
+  label: string | null;
+  vendor: string | null;
+}
 
 function forVendor(vendor: string): WhereOptions<Warehouse> {
   return { [Op.or]: [{ vendor: null }, { vendor }] };
@@ -23,7 +29,11 @@ export async function isUsableWarehouse(name: string, vendor: string, opts: { tr
 /** Which of `names` the vendor may keep stock in. */
 export async function usableWarehouses(names: string[], vendor: string, opts: { transaction?: Tx } = {}): Promise<Set<string>> {
   if (names.length === 0) return new Set();
-  const rows = await Warehouse.scope('usable').findAll({ attributes: ['name'], where: { name: { [Op.in]: [...new Set(names)] }, ...forVendor(vendor) }, transaction: opts.transaction });
+  const rows = await Warehouse.scope('usable').findAll({
+    attributes: ['name'],
+    where: { name: { [Op.in]: [...new Set(names)] }, ...forVendor(vendor) },
+    transaction: opts.transaction,
+  });
   return new Set(rows.map((w) => w.name));
 }
 
@@ -31,7 +41,10 @@ export async function usableWarehouses(names: string[], vendor: string, opts: { 
  * A vendor-owned warehouse: created unless one of that name exists. Answers the row as stored (its
  * vendor tells the caller whether it is the vendor's) and whether it was created now.
  */
-export async function createOwnWarehouse(w: { name: string; warehouseName: string; company: string; label: string | null; vendor: string; priority: number }, opts: { transaction?: Tx } = {}): Promise<{ row: WarehouseRow; created: boolean }> {
+export async function createOwnWarehouse(
+  w: { name: string; warehouseName: string; company: string; label: string | null; vendor: string; priority: number },
+  opts: { transaction?: Tx } = {},
+): Promise<{ row: WarehouseRow; created: boolean }> {
   const [row, created] = await Warehouse.findOrCreate({ where: { name: w.name }, defaults: w, transaction: opts.transaction });
   return { row: { name: row.name, warehouse_name: row.warehouseName, company: row.company, label: row.label, vendor: row.vendor }, created };
 }

@@ -16,7 +16,10 @@ export const processIo: Io = {
 
 /** An error the CLI reports in one line with its exit code. */
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode = 1) {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
     super(message);
   }
 }

@@ -4,7 +4,10 @@ import { fileURLToPath } from 'node:url';
 import Joi from 'joi';
 
 /** Project root (two levels above dist/src/config or src/config). */
-export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), existsSync(resolve(dirname(fileURLToPath(import.meta.url)), '../../../package.json')) ? '../../..' : '../..');
+export const projectRoot = resolve(
+  dirname(fileURLToPath(import.meta.url)),
+  existsSync(resolve(dirname(fileURLToPath(import.meta.url)), '../../../package.json')) ? '../../..' : '../..',
+);
 
 export type Environment = 'development' | 'test' | 'production' | 'sandbox';
 
@@ -67,7 +70,11 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
   SVC_SESSION_ABSOLUTE_HOURS: { path: 'session.absoluteHours', type: 'number', doc: 'Session absolute lifetime' },
   SVC_BODY_LIMIT_BYTES: { path: 'http.bodyLimitBytes', type: 'number', doc: 'Largest JSON/form body' },
   SVC_UPLOAD_LIMIT_BYTES: { path: 'http.uploadLimitBytes', type: 'number', doc: 'Largest uploaded file' },
-  SVC_MAX_PAGE_LENGTH: { path: 'http.maxPageLength', type: 'number', doc: 'Most rows in one list page (/api/resource, frappe.client.get_list); 0 and larger asks are clamped to it' },
+  SVC_MAX_PAGE_LENGTH: {
+    path: 'http.maxPageLength',
+    type: 'number',
+    doc: 'Most rows in one list page (/api/resource, frappe.client.get_list); 0 and larger asks are clamped to it',
+  },
   SVC_CORS_ORIGINS: { path: 'http.corsOrigins', type: 'list', doc: 'Comma-separated origins allowed for credentialed CORS' },
   SVC_DB_POOL_MAX: { path: 'db.poolMax', type: 'number', doc: 'Connections per process' },
   SVC_WORKER_POLL_MS: { path: 'worker.pollMs', type: 'number', doc: 'Outbox poll interval (LISTEN/NOTIFY wakes it sooner)' },
@@ -89,11 +96,17 @@ const schema = Joi.object<Config>({
   env: Joi.string().valid('development', 'test', 'production', 'sandbox').required(),
   port: Joi.number().integer().min(0).max(65535).required(),
   host: Joi.string().required(),
-  baseUrl: Joi.string().uri({ scheme: ['http', 'https'] }).required(),
+  baseUrl: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .required(),
   databaseUrl: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }),
   logLevel: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').required(),
   secretKey: Joi.string().min(32).required(),
-  encryptionKey: Joi.string().base64().required().custom((v: string, h) => (Buffer.from(v, 'base64').length === 32 ? v : h.error('any.invalid'))).messages({ 'any.invalid': '"encryptionKey" must be base64 of exactly 32 bytes' }),
+  encryptionKey: Joi.string()
+    .base64()
+    .required()
+    .custom((v: string, h) => (Buffer.from(v, 'base64').length === 32 ? v : h.error('any.invalid')))
+    .messages({ 'any.invalid': '"encryptionKey" must be base64 of exactly 32 bytes' }),
   smtpUrl: Joi.string().uri({ scheme: ['smtp', 'smtps'] }),
   mailFrom: Joi.string().required(),
   mailDir: Joi.string().required(),
@@ -106,14 +119,22 @@ const schema = Joi.object<Config>({
     corsOrigins: Joi.array().items(Joi.string().uri()).required(),
     maxPageLength: Joi.number().integer().min(1).max(100_000).required(),
   }).required(),
-  db: Joi.object({ poolMax: Joi.number().integer().min(1).required(), statementTimeoutMs: Joi.number().integer().min(0).required(), lockTimeoutMs: Joi.number().integer().min(0).required() }).required(),
+  db: Joi.object({
+    poolMax: Joi.number().integer().min(1).required(),
+    statementTimeoutMs: Joi.number().integer().min(0).required(),
+    lockTimeoutMs: Joi.number().integer().min(0).required(),
+  }).required(),
   worker: Joi.object({
     pollMs: Joi.number().integer().min(10).required(),
     leaseSeconds: Joi.number().min(1).required(),
     concurrency: Joi.number().integer().min(1).required(),
     batchSize: Joi.number().integer().min(1).required(),
   }).required(),
-  webhook: Joi.object({ timeoutMs: Joi.number().integer().min(100).required(), allowPrivateTargets: Joi.boolean().required(), retryTimeScale: Joi.number().positive().required() }).required(),
+  webhook: Joi.object({
+    timeoutMs: Joi.number().integer().min(100).required(),
+    allowPrivateTargets: Joi.boolean().required(),
+    retryTimeScale: Joi.number().positive().required(),
+  }).required(),
   partners: Joi.object({
     timeoutMs: Joi.number().integer().min(100).required(),
     simulatorsOnly: Joi.boolean().required(),
@@ -139,7 +160,8 @@ function readJson(file: string): Record<string, unknown> {
 function merge(target: Record<string, unknown>, source: Record<string, unknown>): Record<string, unknown> {
   for (const [k, v] of Object.entries(source)) {
     const cur = target[k];
-    if (v && typeof v === 'object' && !Array.isArray(v) && cur && typeof cur === 'object' && !Array.isArray(cur)) merge(cur as Record<string, unknown>, v as Record<string, unknown>);
+    if (v && typeof v === 'object' && !Array.isArray(v) && cur && typeof cur === 'object' && !Array.isArray(cur))
+      merge(cur as Record<string, unknown>, v as Record<string, unknown>);
     else target[k] = v;
   }
   return target;
@@ -162,14 +184,19 @@ function parseEnvValue(name: string, raw: string, type: string): unknown {
     if (!['1', '0', 'true', 'false', 'yes', 'no'].includes(raw.toLowerCase())) throw new ConfigError(`Invalid setting ${name}: "${raw}" is not a boolean`);
     return ['1', 'true', 'yes'].includes(raw.toLowerCase());
   }
-  if (type === 'list') return raw.split(',').map((s) => s.trim()).filter(Boolean);
+  if (type === 'list')
+    return raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   return raw;
 }
 
 /** Builds the validated, frozen Config from config/*.json and the environment; throws ConfigError naming the bad setting. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
   const name = (env.SVC_ENV ?? env.NODE_ENV ?? 'development') as Environment;
-  if (!['development', 'test', 'production', 'sandbox'].includes(name)) throw new ConfigError(`Invalid setting SVC_ENV: "${name}" must be development, test, production or sandbox`);
+  if (!['development', 'test', 'production', 'sandbox'].includes(name))
+    throw new ConfigError(`Invalid setting SVC_ENV: "${name}" must be development, test, production or sandbox`);
   const dir = resolve(projectRoot, 'config');
   const defaults = readJson(resolve(dir, 'default.json'));
   for (const key of ['secretKey', 'encryptionKey']) DEFAULT_SECRETS.add(String(defaults[key]));
@@ -180,7 +207,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   merge(raw, overrides);
   // host and port are checked by the schema just below: here they are whatever the files and environment hold
-  if (raw.baseUrl === undefined || (env.SVC_BASE_URL === undefined && !overrides.baseUrl)) raw.baseUrl = `http://${raw.host === '0.0.0.0' ? '127.0.0.1' : String(raw.host)}:${String(raw.port)}`;
+  if (raw.baseUrl === undefined || (env.SVC_BASE_URL === undefined && !overrides.baseUrl))
+    raw.baseUrl = `http://${raw.host === '0.0.0.0' ? '127.0.0.1' : String(raw.host)}:${String(raw.port)}`;
   const validated = schema.validate(raw, { abortEarly: true, convert: true });
   if (validated.error) {
     const { error } = validated;
@@ -192,10 +220,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (value.env === 'production' || value.env === 'sandbox') {
     if (DEFAULT_SECRETS.has(value.secretKey)) throw new ConfigError('Invalid setting SVC_SECRET_KEY: the default secret is refused in production');
     if (DEFAULT_SECRETS.has(value.encryptionKey)) throw new ConfigError('Invalid setting SVC_ENCRYPTION_KEY: the default key is refused in production');
-    if (value.webhook.allowPrivateTargets) throw new ConfigError('Invalid setting SVC_WEBHOOK_ALLOW_PRIVATE: private webhook targets are refused in production');
+    if (value.webhook.allowPrivateTargets)
+      throw new ConfigError('Invalid setting SVC_WEBHOOK_ALLOW_PRIVATE: private webhook targets are refused in production');
   }
   // spec: sandbox orders are never fulfilled or charged, so a sandbox talks only to simulators
-  if (value.env === 'sandbox' && !value.partners.simulatorsOnly) throw new ConfigError('Invalid setting SVC_PARTNER_SIMULATORS_ONLY: a sandbox talks only to partner simulators');
+  if (value.env === 'sandbox' && !value.partners.simulatorsOnly)
+    throw new ConfigError('Invalid setting SVC_PARTNER_SIMULATORS_ONLY: a sandbox talks only to partner simulators');
   return deepFreeze(value);
 }
 

@@ -22,8 +22,11 @@ export function partnerBudget(signal?: AbortSignal): PartnerBudget {
 export function partnerLimits(): Readonly<Record<string, number>> {
   const p = runtime().config.partners;
   return Object.freeze({
-    rxpartnerLimit: p.rxpartnerLimit, rxpartnerWindowSeconds: p.rxpartnerWindowSeconds,
-    shipperLimit: p.shipperLimit, shipperWindowSeconds: p.shipperWindowSeconds,
-    storeCapacity: p.storeCapacity, storeRestorePerSecond: p.storeRestorePerSecond,
+    rxpartnerLimit: p.rxpartnerLimit,
+    rxpartnerWindowSeconds: p.rxpartnerWindowSeconds,
+    shipperLimit: p.shipperLimit,
+    shipperWindowSeconds: p.shipperWindowSeconds,
+    storeCapacity: p.storeCapacity,
+    storeRestorePerSecond: p.storeRestorePerSecond,
   });
 }

@@ -25,12 +25,21 @@ export interface CallEntry {
 
 /** Writes one call (in the caller's transaction, when given). */
 export async function logPartnerCall(entry: CallEntry, opts: { transaction?: Tx } = {}): Promise<void> {
-  await PartnerCall.create({
-    partner: entry.partner, direction: entry.direction, method: entry.method, endpoint: entry.endpoint.slice(0, 300),
-    httpStatus: entry.httpStatus, durationMs: entry.durationMs, outcome: entry.outcome,
-    salesOrder: entry.salesOrder ?? null, partnerOrderId: entry.partnerOrderId ?? null,
-    error: entry.error ? scrubText(entry.error).slice(0, 500) : null,
-  }, { transaction: opts.transaction });
+  await PartnerCall.create(
+    {
+      partner: entry.partner,
+      direction: entry.direction,
+      method: entry.method,
+      endpoint: entry.endpoint.slice(0, 300),
+      httpStatus: entry.httpStatus,
+      durationMs: entry.durationMs,
+      outcome: entry.outcome,
+      salesOrder: entry.salesOrder ?? null,
+      partnerOrderId: entry.partnerOrderId ?? null,
+      error: entry.error ? scrubText(entry.error).slice(0, 500) : null,
+    },
+    { transaction: opts.transaction },
+  );
 }
 
 /** The outcome of an HTTP status, as the log names it. */
@@ -56,7 +65,10 @@ export interface PartnerCallView {
 }
 
 /** The latest calls, newest first (operators). */
-export async function listPartnerCalls(actor: Actor, filter: { partner?: string; salesOrder?: string; since?: Date; limit?: number } = {}): Promise<PartnerCallView[]> {
+export async function listPartnerCalls(
+  actor: Actor,
+  filter: { partner?: string; salesOrder?: string; since?: Date; limit?: number } = {},
+): Promise<PartnerCallView[]> {
   authorize(actor, 'read', 'Partner Order');
   const where: Record<string, unknown> = {};
   if (filter.partner) where.partner = filter.partner;
@@ -64,7 +76,16 @@ export async function listPartnerCalls(actor: Actor, filter: { partner?: string;
   if (filter.since) where.createdAt = { [Op.gte]: filter.since };
   const rows = await PartnerCall.findAll({ where, order: [['id', 'DESC']], limit: Math.min(filter.limit ?? 100, 1000) });
   return rows.map((r) => ({
-    partner: r.partner, direction: r.direction, method: r.method, endpoint: r.endpoint, http_status: r.httpStatus, duration_ms: r.durationMs,
-    outcome: r.outcome, sales_order: r.salesOrder, partner_order_id: r.partnerOrderId, error: r.error, created_at: r.createdAt,
+    partner: r.partner,
+    direction: r.direction,
+    method: r.method,
+    endpoint: r.endpoint,
+    http_status: r.httpStatus,
+    duration_ms: r.durationMs,
+    outcome: r.outcome,
+    sales_order: r.salesOrder,
+    partner_order_id: r.partnerOrderId,
+    error: r.error,
+    created_at: r.createdAt,
   }));
 }

@@ -27,7 +27,11 @@ const CARRIERS: Readonly<Record<CarrierKey, CarrierInfo>> = {
   dhl_ecommerce: { name: 'DHL eCommerce', url: 'https://webtrack.dhlecs.com/?trackingnumber={n}', hosts: ['dhlecs.com', 'dhl.com'] },
   ontrac: { name: 'OnTrac', url: 'https://www.ontrac.com/tracking/?number={n}', hosts: ['ontrac.com', 'lasership.com'] },
   amazon: { name: 'Amazon Shipping', url: 'https://track.amazon.com/tracking/{n}', hosts: ['track.amazon.com'] },
-  canada_post: { name: 'Canada Post', url: 'https://www.canadapost-postescanada.ca/track-reperage/en#/search?searchFor={n}', hosts: ['canadapost-postescanada.ca', 'canadapost.ca'] },
+  canada_post: {
+    name: 'Canada Post',
+    url: 'https://www.canadapost-postescanada.ca/track-reperage/en#/search?searchFor={n}',
+    hosts: ['canadapost-postescanada.ca', 'canadapost.ca'],
+  },
 };
 
 /**
@@ -35,14 +39,43 @@ const CARRIERS: Readonly<Record<CarrierKey, CarrierInfo>> = {
  * codes, Shopify's tracking company names, and the usual spellings.
  */
 const ALIASES: Readonly<Record<string, CarrierKey>> = {
-  ups: 'ups', upswalleted: 'ups', unitedparcelservice: 'ups', upsmailinnovations: 'ups', upssurepost: 'ups',
-  fedex: 'fedex', fedexwalleted: 'fedex', federalexpress: 'fedex', fedexground: 'fedex', fedexsmartpost: 'fedex', fedexuk: 'fedex',
-  usps: 'usps', stampscom: 'usps', endicia: 'usps', globalpost: 'usps', unitedstatespostalservice: 'usps', uspostalservice: 'usps',
-  dhl: 'dhl_express', dhlexpress: 'dhl_express', dhlexpressworldwide: 'dhl_express', dhlexpressus: 'dhl_express', dhlus: 'dhl_express',
-  dhlecommerce: 'dhl_ecommerce', dhlglobalmail: 'dhl_ecommerce', dhlecommerceasia: 'dhl_ecommerce', dhlecs: 'dhl_ecommerce',
-  ontrac: 'ontrac', lasership: 'ontrac', ontraclasership: 'ontrac',
-  amazon: 'amazon', amazonshipping: 'amazon', amazonbuyshipping: 'amazon', amazonlogistics: 'amazon', amazonlogisticsus: 'amazon', amazonlogisticsuk: 'amazon',
-  canadapost: 'canada_post', postescanada: 'canada_post',
+  ups: 'ups',
+  upswalleted: 'ups',
+  unitedparcelservice: 'ups',
+  upsmailinnovations: 'ups',
+  upssurepost: 'ups',
+  fedex: 'fedex',
+  fedexwalleted: 'fedex',
+  federalexpress: 'fedex',
+  fedexground: 'fedex',
+  fedexsmartpost: 'fedex',
+  fedexuk: 'fedex',
+  usps: 'usps',
+  stampscom: 'usps',
+  endicia: 'usps',
+  globalpost: 'usps',
+  unitedstatespostalservice: 'usps',
+  uspostalservice: 'usps',
+  dhl: 'dhl_express',
+  dhlexpress: 'dhl_express',
+  dhlexpressworldwide: 'dhl_express',
+  dhlexpressus: 'dhl_express',
+  dhlus: 'dhl_express',
+  dhlecommerce: 'dhl_ecommerce',
+  dhlglobalmail: 'dhl_ecommerce',
+  dhlecommerceasia: 'dhl_ecommerce',
+  dhlecs: 'dhl_ecommerce',
+  ontrac: 'ontrac',
+  lasership: 'ontrac',
+  ontraclasership: 'ontrac',
+  amazon: 'amazon',
+  amazonshipping: 'amazon',
+  amazonbuyshipping: 'amazon',
+  amazonlogistics: 'amazon',
+  amazonlogisticsus: 'amazon',
+  amazonlogisticsuk: 'amazon',
+  canadapost: 'canada_post',
+  postescanada: 'canada_post',
 };
 
 const squash = (text: string) => text.toLowerCase().replace(/[\s\-_.]+/g, '');
@@ -108,8 +141,14 @@ export function stageOf(text: string | null | undefined): Stage | undefined {
 // forward order of the stages a parcel passes; an attempt, a pickup point and out-for-delivery
 // alternate freely (a failed attempt goes out for delivery again the next day)
 const RANK: Partial<Record<Stage, number>> = {
-  Pending: 0, 'Label Created': 1, Dispatched: 2, 'In Transit': 3,
-  'Out for Delivery': 4, 'Delivery Attempted': 4, 'Available for Pickup': 4, Delivered: 5,
+  Pending: 0,
+  'Label Created': 1,
+  Dispatched: 2,
+  'In Transit': 3,
+  'Out for Delivery': 4,
+  'Delivery Attempted': 4,
+  'Available for Pickup': 4,
+  Delivered: 5,
 };
 
 /**
@@ -118,7 +157,7 @@ const RANK: Partial<Record<Stage, number>> = {
  * before the parcel left (a void after pickup is not the parcel's stage); nothing follows
  * Delivered, Returned or Cancelled except Exception or Returned.
  */
-export function nextStage(previous: Stage | string | null | undefined, next: Stage): Stage {
+export function nextStage(previous: string | null | undefined, next: Stage): Stage {
   const prev = previous as Stage | null | undefined;
   if (!prev || !(prev in RANK || prev === 'Exception' || prev === 'Returned' || prev === 'Cancelled')) return next;
   if (next === 'Exception' || next === 'Returned') return next;

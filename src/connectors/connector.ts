@@ -46,7 +46,16 @@ export interface PartnerOrderInput {
   dedupeKey: string;
   /** 1 on the first send; the same dedupe key on every attempt */
   attempt: number;
-  order: { name: string; customer: string; customer_name: string; email: string | null; transaction_date: string; currency: string; grand_total: number; is_503a: boolean };
+  order: {
+    name: string;
+    customer: string;
+    customer_name: string;
+    email: string | null;
+    transaction_date: string;
+    currency: string;
+    grand_total: number;
+    is_503a: boolean;
+  };
   shipTo: ShipTo;
   lines: PartnerLine[];
   /**
@@ -138,7 +147,10 @@ export interface PartnerResponse {
 
 /** Thrown by PartnerHttp for a timeout or a connection failure (never for an HTTP status). */
 export class PartnerCallError extends Error {
-  constructor(message: string, readonly kind: 'timeout' | 'connection_error' | 'refused') {
+  constructor(
+    message: string,
+    readonly kind: 'timeout' | 'connection_error' | 'refused',
+  ) {
     super(message);
   }
 }
@@ -152,7 +164,11 @@ export interface PartnerBudget {
   /** One request of a sliding window (`limit` per `windowSeconds`); waits up to `maxWaitMs` for a slot. */
   slot(bucket: string, rule: { limit: number; windowSeconds: number }, maxWaitMs?: number): Promise<{ ok: true } | { ok: false; waitMs: number }>;
   /** `cost` units of a token bucket (`capacity`, refilled `restorePerSecond`); waits up to `maxWaitMs`. */
-  tokens(bucket: string, rule: { capacity: number; restorePerSecond: number; cost: number }, maxWaitMs?: number): Promise<{ ok: true } | { ok: false; waitMs: number }>;
+  tokens(
+    bucket: string,
+    rule: { capacity: number; restorePerSecond: number; cost: number },
+    maxWaitMs?: number,
+  ): Promise<{ ok: true } | { ok: false; waitMs: number }>;
   /** Tells every process the partner's own figure (e.g. currentlyAvailable of a cost bucket). */
   report(bucket: string, available: number): Promise<void>;
   /** Holds the bucket for every process for `seconds` (the partner answered 429 with a reset time). */
@@ -205,8 +221,7 @@ export interface WebhookRequest {
 
 export type WebhookVerdict =
   /** `replayKey`: the delivery's nonce, kept `keepSeconds`; a delivery reusing it stores nothing */
-  | { ok: true; replayKey?: { key: string; keepSeconds: number } }
-  | { ok: false; status: 400 | 401 | 403; message: string };
+  { ok: true; replayKey?: { key: string; keepSeconds: number } } | { ok: false; status: 400 | 401 | 403; message: string };
 
 /** A partner's status report, neutral: what the event application needs, whatever the partner. */
 export interface PartnerEvent {
@@ -236,7 +251,10 @@ export interface PartnerEvent {
 
 /** Thrown by resolveEvent or poll when the partner's rate budget is spent: asked again after `waitSeconds`, no attempt spent. */
 export class PartnerBudgetWait extends Error {
-  constructor(readonly waitSeconds: number, message = 'the partner rate budget is spent') {
+  constructor(
+    readonly waitSeconds: number,
+    message = 'the partner rate budget is spent',
+  ) {
     super(message);
   }
 }

@@ -13,9 +13,24 @@ import type { PartnerOrder } from './partner-order.model.js';
 import type { PartnerKey } from './partners.js';
 
 const COUNTRY_CODES: Record<string, string> = {
-  'united states': 'US', 'united states of america': 'US', usa: 'US', us: 'US', america: 'US',
-  canada: 'CA', mexico: 'MX', 'united kingdom': 'GB', uk: 'GB', 'great britain': 'GB', ireland: 'IE',
-  'puerto rico': 'PR', australia: 'AU', germany: 'DE', france: 'FR', spain: 'ES', italy: 'IT', netherlands: 'NL',
+  'united states': 'US',
+  'united states of america': 'US',
+  usa: 'US',
+  us: 'US',
+  america: 'US',
+  canada: 'CA',
+  mexico: 'MX',
+  'united kingdom': 'GB',
+  uk: 'GB',
+  'great britain': 'GB',
+  ireland: 'IE',
+  'puerto rico': 'PR',
+  australia: 'AU',
+  germany: 'DE',
+  france: 'FR',
+  spain: 'ES',
+  italy: 'IT',
+  netherlands: 'NL',
 };
 
 /** ISO 3166-1 alpha-2 of a country name (a two-letter code is kept); US when none is given. */
@@ -28,8 +43,17 @@ export function countryCodeOf(country: string | null | undefined): string {
 
 function shipToOf(a: PostalAddress, customerName: string, email: string | null): ShipTo {
   return {
-    name: a.contact_name || a.title || customerName, company: customerName, street1: a.line1, street2: a.line2, city: a.city, state: a.state,
-    postalCode: a.postal_code, country: a.country, countryCode: countryCodeOf(a.country), phone: a.phone, email: a.email ?? email,
+    name: a.contact_name || a.title || customerName,
+    company: customerName,
+    street1: a.line1,
+    street2: a.line2,
+    city: a.city,
+    state: a.state,
+    postalCode: a.postal_code,
+    country: a.country,
+    countryCode: countryCodeOf(a.country),
+    phone: a.phone,
+    email: a.email ?? email,
   };
 }
 
@@ -61,7 +85,16 @@ export async function partnerOrderInput(po: PartnerOrder, attempt: number): Prom
       salesOrder: po.salesOrder,
       dedupeKey: po.dedupeKey,
       attempt,
-      order: { name: head.name, customer: head.customer, customer_name: head.customer_name, email, transaction_date: head.transaction_date, currency: head.currency, grand_total: head.grand_total, is_503a: head.is_503a },
+      order: {
+        name: head.name,
+        customer: head.customer,
+        customer_name: head.customer_name,
+        email,
+        transaction_date: head.transaction_date,
+        currency: head.currency,
+        grand_total: head.grand_total,
+        is_503a: head.is_503a,
+      },
       shipTo: shipToOf(address, head.customer_name, email),
       lines: po.lines,
       ...(po.partner === 'rxpartner' ? await rxInput(po.salesOrder, po.lines) : {}),

@@ -32,7 +32,12 @@ async function markEvent(rec: PartnerEventRecord, outcome: string, salesOrder: s
 }
 
 /** Mails the customer a new tracking number of a shipped partner order. */
-async function notifyCustomer(po: PartnerOrder, label: string, t: { number: string; carrier: string | null; url: string | null }, transaction: Tx): Promise<void> {
+async function notifyCustomer(
+  po: PartnerOrder,
+  label: string,
+  t: { number: string; carrier: string | null; url: string | null },
+  transaction: Tx,
+): Promise<void> {
   const head = await partnerOrderHead(po.salesOrder, { transaction });
   if (!head) return;
   const contact = await orderContactEmails(head.customer, head.shipping_address_name, { transaction });
@@ -61,12 +66,36 @@ async function applyTo(connector: Connector, po: PartnerOrder, event: PartnerEve
   const trackingUrl = allowedTrackingUrl(event.tracking?.url) || (newTracking ? null : po.trackingUrl) || trackingUrlFor(carrier, trackingNumber);
   const status = move === 'advance' ? event.status : po.partnerStatus!;
   const { stage, shipped, delivered } = stageOf(connector.statuses, status);
-  await updatePartnerOrder(po, { partnerStatus: status, trackingNumber, carrier, trackingUrl, ...(shipped && !po.shippedAt ? { shippedAt: new Date() } : {}) }, { transaction });
+  await updatePartnerOrder(
+    po,
+    { partnerStatus: status, trackingNumber, carrier, trackingUrl, ...(shipped && !po.shippedAt ? { shippedAt: new Date() } : {}) },
+    { transaction },
+  );
   const f = connector.orderFields;
-  await writePartnerFields(po.salesOrder, { [f.status]: status, [f.trackingNumber]: trackingNumber, [f.carrier]: carrier, [f.trackingUrl]: trackingUrl, [f.syncDate]: new Date() }, { transaction });
-  const progress = await recordPartnerShipment(actor, { salesOrder: po.salesOrder, partner: po.partner, label: connector.label, trackingNumber, carrier, trackingUrl, stage, statusText: event.statusText ?? status, shipped, delivered }, { transaction });
+  await writePartnerFields(
+    po.salesOrder,
+    { [f.status]: status, [f.trackingNumber]: trackingNumber, [f.carrier]: carrier, [f.trackingUrl]: trackingUrl, [f.syncDate]: new Date() },
+    { transaction },
+  );
+  const progress = await recordPartnerShipment(
+    actor,
+    {
+      salesOrder: po.salesOrder,
+      partner: po.partner,
+      label: connector.label,
+      trackingNumber,
+      carrier,
+      trackingUrl,
+      stage,
+      statusText: event.statusText ?? status,
+      shipped,
+      delivered,
+    },
+    { transaction },
+  );
   // mailed once per number: when it arrives shipped, or when the order first ships with a number it already had (a label)
-  if (shipped && trackingNumber && (newTracking || !po.shippedAt)) await notifyCustomer(po, connector.label, { number: trackingNumber, carrier, url: trackingUrl }, transaction);
+  if (shipped && trackingNumber && (newTracking || !po.shippedAt))
+    await notifyCustomer(po, connector.label, { number: trackingNumber, carrier, url: trackingUrl }, transaction);
   return `applied: ${po.partnerStatus ?? '(none)'} → ${status}${newTracking ? `, tracking ${trackingNumber}` : ''}; order ${progress.status}`;
 }
 
@@ -77,7 +106,13 @@ async function resolve(connector: Connector, rec: PartnerEventRecord, ctx: Attem
     return { ok: false, giveUp: true, error: 'the connector cannot resolve events' };
   }
   const partner = rec.partner as PartnerKey;
-  const cctx = { credentials: await loadPartnerCredentials(partner), http: partnerHttp({ partner, signal: ctx.signal }), budget: partnerBudget(ctx.signal), signal: ctx.signal, limits: partnerLimits() };
+  const cctx = {
+    credentials: await loadPartnerCredentials(partner),
+    http: partnerHttp({ partner, signal: ctx.signal }),
+    budget: partnerBudget(ctx.signal),
+    signal: ctx.signal,
+    limits: partnerLimits(),
+  };
   let events: PartnerEvent[];
   try {
     events = await connector.resolveEvent(rec.event, cctx);
@@ -86,7 +121,11 @@ async function resolve(connector: Connector, rec: PartnerEventRecord, ctx: Attem
     return { ok: false, error: err instanceof PartnerCallError ? err.message : `connector error: ${(err as Error).message}` };
   }
   return withTransaction(undefined, async (transaction) => {
-    const stored = await storePartnerEvents(partner, events.map((e) => ({ ...e, resolveUrl: undefined })), { transaction });
+    const stored = await storePartnerEvents(
+      partner,
+      events.map((e) => ({ ...e, resolveUrl: undefined })),
+      { transaction },
+    );
     await markEvent(rec, `resolved into ${events.length} event(s), ${stored} new`, null, transaction);
     return { ok: true, excerpt: `resolved into ${events.length} event(s)` };
   });

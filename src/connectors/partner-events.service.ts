@@ -21,7 +21,9 @@ export const PARTNER_EVENT_KIND = 'partner_event';
 
 /** 417: the partner's connector or credentials are not set up here, so its webhook cannot be verified (nor accepted). */
 export class PartnerNotConfiguredError extends DomainError {
-  constructor(message: string) { super(message, 'PartnerNotConfiguredError', 417); }
+  constructor(message: string) {
+    super(message, 'PartnerNotConfiguredError', 417);
+  }
 }
 
 const sql = once(() => {
@@ -39,7 +41,11 @@ export async function storePartnerEvents(partner: PartnerKey, events: PartnerEve
   const unique = [...new Map(events.map((e) => [e.eventId, e])).values()];
   const rows = JSON.stringify(unique.map((e) => ({ event_key: e.eventId.slice(0, 500), reference: e.reference, status: e.status, event: e })));
   const stored = await execute<{ id: number }>(sql().insert, [partner, rows], opts);
-  if (stored.length) await enqueue(opts.transaction, stored.map((r) => ({ kind: PARTNER_EVENT_KIND, topic: partner, target: String(r.id), payload: { partner_event_id: r.id, partner }, maxAttempts: 5 })));
+  if (stored.length)
+    await enqueue(
+      opts.transaction,
+      stored.map((r) => ({ kind: PARTNER_EVENT_KIND, topic: partner, target: String(r.id), payload: { partner_event_id: r.id, partner }, maxAttempts: 5 })),
+    );
   return stored.length;
 }
 
@@ -67,16 +73,25 @@ export async function receivePartnerWebhook(partner: PartnerKey, rawBody: Buffer
   const started = performance.now();
   const endpoint = `/api/method/svc.${partner}.webhook`;
   const log = (httpStatus: number, outcome: string, error?: string, transaction?: Tx) =>
-    logPartnerCall({ partner, direction: 'inbound', method: 'POST', endpoint, httpStatus, durationMs: Math.round(performance.now() - started), outcome, error }, { transaction });
+    logPartnerCall(
+      { partner, direction: 'inbound', method: 'POST', endpoint, httpStatus, durationMs: Math.round(performance.now() - started), outcome, error },
+      { transaction },
+    );
   const refuse = async (err: DomainError): Promise<never> => {
     await log(err.status, err.status === 417 ? 'not_configured' : 'rejected', err.message);
     throw err;
   };
   const connector = connectorOf(partner);
-  if (!connector) return refuse(new PartnerNotConfiguredError(`svc.${partner}.webhook: the ${partner} connector is not configured on this service yet; the event was not accepted`));
+  if (!connector)
+    return refuse(
+      new PartnerNotConfiguredError(`svc.${partner}.webhook: the ${partner} connector is not configured on this service yet; the event was not accepted`),
+    );
   const credentials = await loadPartnerCredentials(partner);
   const missing = missingCredentials(partner, credentials);
-  if (missing.length) return refuse(new PartnerNotConfiguredError(`svc.${partner}.webhook: ${partner} credentials are not configured (${missing.join(', ')}); the event was not accepted`));
+  if (missing.length)
+    return refuse(
+      new PartnerNotConfiguredError(`svc.${partner}.webhook: ${partner} credentials are not configured (${missing.join(', ')}); the event was not accepted`),
+    );
   const headers: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(rawHeaders)) headers[k.toLowerCase()] = Array.isArray(v) ? String(v[0]) : v === undefined ? undefined : String(v);
   const req: WebhookRequest = { rawBody, headers, credentials, receivedAt: new Date() };

@@ -20,7 +20,11 @@ function partnerAgent(): Agent {
   if (!agent || agentLoopbackOnly !== loopbackOnly) {
     void agent?.close().catch(() => undefined);
     agentLoopbackOnly = loopbackOnly;
-    agent = new Agent({ connect: { timeout: 5_000, ...(loopbackOnly ? { lookup: loopbackOnlyLookup } : {}) } as never, keepAliveTimeout: 4_000, connections: 32 });
+    agent = new Agent({
+      connect: { timeout: 5_000, ...(loopbackOnly ? { lookup: loopbackOnlyLookup } : {}) } as never,
+      keepAliveTimeout: 4_000,
+      connections: 32,
+    });
   }
   return agent;
 }
@@ -51,8 +55,10 @@ function endpointOf(req: PartnerRequest): string {
 function failureOf(err: unknown, timedOut: boolean): PartnerCallError {
   const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = e.code ?? e.cause?.code;
-  if (code === 'ERR_SVC_NOT_SIMULATOR' || e.cause?.code === 'ERR_SVC_NOT_SIMULATOR') return new PartnerCallError(String(e.cause?.message ?? e.message), 'refused');
-  if (timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return new PartnerCallError('timeout: the partner did not answer in time', 'timeout');
+  if (code === 'ERR_SVC_NOT_SIMULATOR' || e.cause?.code === 'ERR_SVC_NOT_SIMULATOR')
+    return new PartnerCallError(String(e.cause?.message ?? e.message), 'refused');
+  if (timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT')
+    return new PartnerCallError('timeout: the partner did not answer in time', 'timeout');
   return new PartnerCallError(`connection error${code ? ` ${code}` : ''}: ${scrubText(String(e.message ?? err))}`.slice(0, 300), 'connection_error');
 }
 
@@ -77,7 +83,18 @@ export function partnerHttp(scope: CallScope): PartnerHttp {
       const endpoint = endpointOf(req);
       const started = performance.now();
       const log = (httpStatus: number | null, outcome: string, error?: string) =>
-        logPartnerCall({ partner: scope.partner, direction: 'outbound', method: req.method, endpoint, httpStatus, durationMs: Math.round(performance.now() - started), outcome, salesOrder: scope.salesOrder, partnerOrderId: scope.partnerOrderId, error });
+        logPartnerCall({
+          partner: scope.partner,
+          direction: 'outbound',
+          method: req.method,
+          endpoint,
+          httpStatus,
+          durationMs: Math.round(performance.now() - started),
+          outcome,
+          salesOrder: scope.salesOrder,
+          partnerOrderId: scope.partnerOrderId,
+          error,
+        });
       const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'svc-connectors/1', ...(req.headers ?? {}) };
       let body = req.body;
       if (req.json !== undefined) {
@@ -87,7 +104,15 @@ export function partnerHttp(scope: CallScope): PartnerHttp {
       let res: Awaited<ReturnType<typeof request>>;
       let text: string;
       try {
-        res = await request(req.url, { method: req.method, headers, body, dispatcher: partnerAgent(), signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+        res = await request(req.url, {
+          method: req.method,
+          headers,
+          body,
+          dispatcher: partnerAgent(),
+          signal,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+        });
         text = await readBody(res.body);
       } catch (err) {
         const failure = failureOf(err, timeout.aborted);

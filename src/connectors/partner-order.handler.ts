@@ -40,18 +40,51 @@ async function recordCreated(connector: Connector, po: PartnerOrder, outcome: Ex
   await withTransaction(undefined, async (transaction) => {
     const fresh = (await loadPartnerOrder(po.id, { transaction, lock: true }))!;
     const advances = moveOf(connector.statuses, fresh.partnerStatus, outcome.status) === 'advance';
-    await updatePartnerOrder(po, { status: 'created', partnerReference: outcome.reference, attempts: attempt, lastError: null, sentAt: new Date(), ...(advances ? { partnerStatus: outcome.status } : {}) }, { transaction });
+    await updatePartnerOrder(
+      po,
+      {
+        status: 'created',
+        partnerReference: outcome.reference,
+        attempts: attempt,
+        lastError: null,
+        sentAt: new Date(),
+        ...(advances ? { partnerStatus: outcome.status } : {}),
+      },
+      { transaction },
+    );
     await writePartnerFields(po.salesOrder, createdFields(connector, fresh, outcome), { transaction });
     if (fresh.partnerStatus === null) {
       // the partner has it, nothing shipped yet: the order shows the partner's shipment awaiting tracking
       const { stage, shipped, delivered } = stageOf(connector.statuses, outcome.status);
-      await recordPartnerShipment(actor, { salesOrder: po.salesOrder, partner: po.partner, label: connector.label, trackingNumber: null, carrier: null, trackingUrl: null, stage, statusText: outcome.status, shipped, delivered }, { transaction });
+      await recordPartnerShipment(
+        actor,
+        {
+          salesOrder: po.salesOrder,
+          partner: po.partner,
+          label: connector.label,
+          trackingNumber: null,
+          carrier: null,
+          trackingUrl: null,
+          stage,
+          statusText: outcome.status,
+          shipped,
+          delivered,
+        },
+        { transaction },
+      );
     }
   });
 }
 
 /** Records a failure; `final` marks the partner order failed (and the partner's Failed status, where it has one). */
-async function recordFailure(connector: Connector | undefined, po: PartnerOrder, status: 'retrying' | 'failed' | 'awaiting_configuration', reason: string, attempt: number, fields?: PartnerFields): Promise<void> {
+async function recordFailure(
+  connector: Connector | undefined,
+  po: PartnerOrder,
+  status: 'retrying' | 'failed' | 'awaiting_configuration',
+  reason: string,
+  attempt: number,
+  fields?: PartnerFields,
+): Promise<void> {
   await withTransaction(undefined, async (transaction) => {
     await updatePartnerOrder(po, { status, lastError: reason.slice(0, 1000), attempts: attempt }, { transaction });
     if (status !== 'failed' || !connector) return;
@@ -66,7 +99,8 @@ async function send(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome
   const id = Number(row.payload.partner_order_id);
   const { timeoutMs, budgetWaitMs } = runtime().config.partners;
   // a connector may make a few calls and wait for a budget slot: the lease covers them
-  if (!(await extendLease(row.id, ctx.workerId, Math.ceil((3 * timeoutMs + budgetWaitMs) / 1000) + 5))) return { ok: false, error: 'lease lost before sending; another worker owns this partner order' };
+  if (!(await extendLease(row.id, ctx.workerId, Math.ceil((3 * timeoutMs + budgetWaitMs) / 1000) + 5)))
+    return { ok: false, error: 'lease lost before sending; another worker owns this partner order' };
   const po = await loadPartnerOrder(id);
   if (!po) return { ok: false, giveUp: true, error: `partner order ${id} not found` };
   if (po.status === 'created') return { ok: true, excerpt: `already created at ${po.partner} (${po.partnerReference ?? 'no reference'})` };
@@ -114,7 +148,13 @@ async function record(connector: Connector, po: PartnerOrder, outcome: CreateOut
         return { ok: false, error: outcome.reason, retryInSeconds: Math.max(1, outcome.afterSeconds ?? 1), deferred: true };
       }
       const last = ctx.attempt >= row.max_attempts;
-      await recordFailure(connector, po, last ? 'failed' : 'retrying', last ? `${outcome.reason} (gave up after ${ctx.attempt} attempts)` : outcome.reason, ctx.attempt);
+      await recordFailure(
+        connector,
+        po,
+        last ? 'failed' : 'retrying',
+        last ? `${outcome.reason} (gave up after ${ctx.attempt} attempts)` : outcome.reason,
+        ctx.attempt,
+      );
       return { ok: false, error: outcome.reason, retryInSeconds: outcome.afterSeconds };
     }
   }

@@ -58,7 +58,8 @@ export class PartnerOrder extends Model<InferAttributes<PartnerOrder>, InferCrea
         shippedAt: { type: DataTypes.DATE },
         polledAt: { type: DataTypes.DATE },
         // timestamps: named here for the typings; Sequelize sets them
-        createdAt: { type: DataTypes.DATE, allowNull: false }, updatedAt: { type: DataTypes.DATE, allowNull: false },
+        createdAt: { type: DataTypes.DATE, allowNull: false },
+        updatedAt: { type: DataTypes.DATE, allowNull: false },
       },
       { sequelize, tableName: 'partner_orders', underscored: true, timestamps: true },
     );

@@ -30,7 +30,13 @@ const sql = once(() => {
 
 /** The outbox entry that sends a partner order (its attempts: partners.maxAttempts). */
 function sendEntry(p: { id: number; partner: string; salesOrder: string }) {
-  return { kind: PARTNER_ORDER_KIND, topic: p.partner, target: p.salesOrder, payload: { partner_order_id: p.id, partner: p.partner, sales_order: p.salesOrder }, maxAttempts: runtime().config.partners.maxAttempts };
+  return {
+    kind: PARTNER_ORDER_KIND,
+    topic: p.partner,
+    target: p.salesOrder,
+    payload: { partner_order_id: p.id, partner: p.partner, sales_order: p.salesOrder },
+    maxAttempts: runtime().config.partners.maxAttempts,
+  };
 }
 
 /**
@@ -38,7 +44,11 @@ function sendEntry(p: { id: number; partner: string; salesOrder: string }) {
  * rows, in the caller's transaction; a partner that already has one for the order is skipped (the
  * router ran before). Answers the ids created now.
  */
-export async function createPartnerOrders(salesOrder: string, groups: { partner: PartnerKey; lines: PartnerLine[] }[], opts: { transaction: Tx }): Promise<{ id: number; partner: PartnerKey; lines: number }[]> {
+export async function createPartnerOrders(
+  salesOrder: string,
+  groups: { partner: PartnerKey; lines: PartnerLine[] }[],
+  opts: { transaction: Tx },
+): Promise<{ id: number; partner: PartnerKey; lines: number }[]> {
   const created: { id: number; partner: PartnerKey; lines: number }[] = [];
   for (const g of groups) {
     const [row] = await execute<{ id: number }>(sql().insert, [salesOrder, g.partner, dedupeKeyOf(g.partner, salesOrder), JSON.stringify(g.lines)], opts);
@@ -58,18 +68,49 @@ export async function loadPartnerOrder(id: number, opts: { transaction?: Tx; loc
 /** The partner order an event names (by the partner's reference or our dedupe key), locked. */
 export async function lockPartnerOrderByReference(partner: string, reference: string, opts: { transaction: Tx }): Promise<PartnerOrder | null> {
   const byKey = await PartnerOrder.findOne({ where: { partner, dedupeKey: reference }, transaction: opts.transaction, lock: opts.transaction.LOCK.UPDATE });
-  return byKey ?? PartnerOrder.findOne({ where: { partner, partnerReference: reference }, order: [['id', 'ASC']], transaction: opts.transaction, lock: opts.transaction.LOCK.UPDATE });
+  return (
+    byKey ??
+    PartnerOrder.findOne({
+      where: { partner, partnerReference: reference },
+      order: [['id', 'ASC']],
+      transaction: opts.transaction,
+      lock: opts.transaction.LOCK.UPDATE,
+    })
+  );
 }
 
-export type PartnerOrderPatch = Partial<Pick<PartnerOrder, 'status' | 'partnerReference' | 'partnerStatus' | 'trackingNumber' | 'carrier' | 'trackingUrl' | 'attempts' | 'lastError' | 'sentAt' | 'shippedAt' | 'followUp'>>;
+export type PartnerOrderPatch = Partial<
+  Pick<
+    PartnerOrder,
+    | 'status'
+    | 'partnerReference'
+    | 'partnerStatus'
+    | 'trackingNumber'
+    | 'carrier'
+    | 'trackingUrl'
+    | 'attempts'
+    | 'lastError'
+    | 'sentAt'
+    | 'shippedAt'
+    | 'followUp'
+  >
+>;
 
 /** How a partner line shows each partner order status on the Sales Order (fulfilment_status). */
 export const LINE_STATUS: Record<PartnerOrderStatus, string> = {
-  pending: 'Queued', retrying: 'Retrying', awaiting_configuration: 'Awaiting configuration', created: 'Sent', failed: 'Failed',
+  pending: 'Queued',
+  retrying: 'Retrying',
+  awaiting_configuration: 'Awaiting configuration',
+  created: 'Sent',
+  failed: 'Failed',
 };
 
 /** Updates a partner order; a new status shows on its lines of the Sales Order too. */
-export async function updatePartnerOrder(po: { id: number; salesOrder: string; partner: string }, patch: PartnerOrderPatch, opts: { transaction: Tx }): Promise<void> {
+export async function updatePartnerOrder(
+  po: { id: number; salesOrder: string; partner: string },
+  patch: PartnerOrderPatch,
+  opts: { transaction: Tx },
+): Promise<void> {
   await PartnerOrder.update(patch, { where: { id: po.id }, transaction: opts.transaction });
   if (patch.status) await markPartnerLines(po.salesOrder, po.partner, LINE_STATUS[patch.status as PartnerOrderStatus], opts);
 }
@@ -93,16 +134,31 @@ export interface PartnerOrderRow {
 }
 
 const rowOf = (p: PartnerOrder): PartnerOrderRow => ({
-  id: p.id, sales_order: p.salesOrder, partner: p.partner, dedupe_key: p.dedupeKey, status: p.status, partner_reference: p.partnerReference,
-  partner_status: p.partnerStatus, tracking_number: p.trackingNumber, lines: p.lines.length, attempts: p.attempts, last_error: p.lastError, follow_up: p.followUp,
-  created_at: p.createdAt, updated_at: p.updatedAt,
+  id: p.id,
+  sales_order: p.salesOrder,
+  partner: p.partner,
+  dedupe_key: p.dedupeKey,
+  status: p.status,
+  partner_reference: p.partnerReference,
+  partner_status: p.partnerStatus,
+  tracking_number: p.trackingNumber,
+  lines: p.lines.length,
+  attempts: p.attempts,
+  last_error: p.lastError,
+  follow_up: p.followUp,
+  created_at: p.createdAt,
+  updated_at: p.updatedAt,
 });
 
 /** Partner orders, newest first (`svc partner orders`). */
-export async function listPartnerOrders(actor: Actor, filter: { partner?: string; status?: string; salesOrder?: string; limit?: number } = {}): Promise<PartnerOrderRow[]> {
+export async function listPartnerOrders(
+  actor: Actor,
+  filter: { partner?: string; status?: string; salesOrder?: string; limit?: number } = {},
+): Promise<PartnerOrderRow[]> {
   authorize(actor, 'read', 'Partner Order');
   if (filter.partner && !isPartnerKey(filter.partner)) throw new InputError(`Unknown partner ${filter.partner}; partners: ${PARTNER_KEYS.join(', ')}`);
-  if (filter.status && !(PARTNER_ORDER_STATUSES as readonly string[]).includes(filter.status)) throw new InputError(`Unknown status ${filter.status}; statuses: ${PARTNER_ORDER_STATUSES.join(', ')}`);
+  if (filter.status && !(PARTNER_ORDER_STATUSES as readonly string[]).includes(filter.status))
+    throw new InputError(`Unknown status ${filter.status}; statuses: ${PARTNER_ORDER_STATUSES.join(', ')}`);
   const where: Record<string, unknown> = {};
   if (filter.partner) where.partner = filter.partner;
   if (filter.status) where.status = filter.status;
@@ -148,14 +204,23 @@ export async function retryPartnerOrders(actor: Actor, salesOrder: string, opts:
       const outcome = p.status === 'created' ? 'created' : (await requeue(p, transaction)) ? 'queued' : 'running';
       results.push({ partner: p.partner, partner_order_id: p.id, outcome, dedupe_key: p.dedupeKey });
     }
-    await recordAudit(transaction, actor, { action: 'retry', object_type: 'Sales Order', object_name: salesOrder, detail: { partner_orders: results.map((r) => `${r.partner}:${r.outcome}`) } });
+    await recordAudit(transaction, actor, {
+      action: 'retry',
+      object_type: 'Sales Order',
+      object_name: salesOrder,
+      detail: { partner_orders: results.map((r) => `${r.partner}:${r.outcome}`) },
+    });
     return results;
   });
 }
 
 /** Queues again a partner's orders that waited for configuration (its credentials are now set). */
 export async function redriveAwaitingConfiguration(partner: PartnerKey, opts: { transaction: Tx }): Promise<number> {
-  const waiting = await PartnerOrder.findAll({ where: { partner, status: 'awaiting_configuration' }, transaction: opts.transaction, lock: opts.transaction.LOCK.UPDATE });
+  const waiting = await PartnerOrder.findAll({
+    where: { partner, status: 'awaiting_configuration' },
+    transaction: opts.transaction,
+    lock: opts.transaction.LOCK.UPDATE,
+  });
   let n = 0;
   for (const p of waiting) if (await requeue(p, opts.transaction)) n++;
   return n;

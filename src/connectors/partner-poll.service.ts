@@ -48,11 +48,23 @@ export async function queuePartnerPolls(partner: PartnerKey, round: PollRound, o
   const connector = connectorOf(partner);
   if (!connector?.poll) return 0;
   return withTransaction(opts, async (transaction) => {
-    const due = await execute<{ id: number; sales_order: string }>(sql().due, [partner, [...connector.statuses.terminal], round.minIntervalSeconds, round.limit], { transaction });
+    const due = await execute<{ id: number; sales_order: string }>(
+      sql().due,
+      [partner, [...connector.statuses.terminal], round.minIntervalSeconds, round.limit],
+      { transaction },
+    );
     due.sort((a, b) => a.id - b.id);
-    await enqueue(transaction, due.map((p, i) => ({
-      kind: PARTNER_POLL_KIND, topic: partner, target: p.sales_order, payload: { partner_order_id: p.id, partner }, maxAttempts: 1, delaySeconds: i * round.spreadSeconds,
-    })));
+    await enqueue(
+      transaction,
+      due.map((p, i) => ({
+        kind: PARTNER_POLL_KIND,
+        topic: partner,
+        target: p.sales_order,
+        payload: { partner_order_id: p.id, partner },
+        maxAttempts: 1,
+        delaySeconds: i * round.spreadSeconds,
+      })),
+    );
     return due.length;
   });
 }
@@ -68,7 +80,13 @@ async function run(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome>
   const { connector } = ready;
   if (!connector.poll) return { ok: false, giveUp: true, error: `the ${partner} connector is not polled` };
   if (po.partnerStatus && connector.statuses.terminal.includes(po.partnerStatus)) return { ok: true, excerpt: `nothing to poll: ${po.partnerStatus}` };
-  const cctx = { credentials: ready.credentials, http: partnerHttp({ partner, salesOrder: po.salesOrder, partnerOrderId: po.id, signal: ctx.signal }), budget: partnerBudget(ctx.signal), signal: ctx.signal, limits: partnerLimits() };
+  const cctx = {
+    credentials: ready.credentials,
+    http: partnerHttp({ partner, salesOrder: po.salesOrder, partnerOrderId: po.id, signal: ctx.signal }),
+    budget: partnerBudget(ctx.signal),
+    signal: ctx.signal,
+    limits: partnerLimits(),
+  };
   let events;
   try {
     events = await connector.poll({ reference: po.partnerReference, dedupeKey: po.dedupeKey, salesOrder: po.salesOrder }, cctx);

@@ -52,8 +52,14 @@ export interface PartnerSpec {
   orderFields: OrderFieldNames;
 }
 
-const field = (name: string, description: string, o: { secret?: boolean; required?: boolean; url?: boolean } = {}): CredentialField =>
-  ({ name, flag: name.replace(/_/g, '-'), secret: o.secret ?? false, required: o.required ?? true, url: o.url, description });
+const field = (name: string, description: string, o: { secret?: boolean; required?: boolean; url?: boolean } = {}): CredentialField => ({
+  name,
+  flag: name.replace(/_/g, '-'),
+  secret: o.secret ?? false,
+  required: o.required ?? true,
+  url: o.url,
+  description,
+});
 
 const fields = (p: string, o: { secondary?: string | null; labelUrl?: string | null; reference?: string } = {}): OrderFieldNames => ({
   reference: o.reference ?? `${p}_reference`,
@@ -109,10 +115,7 @@ export const PARTNERS: Readonly<Record<PartnerKey, PartnerSpec>> = {
     key: 'peptidepartner',
     label: 'Peptide manufacturer',
     mappingField: 'peptide_partner_product_id',
-    credentials: [
-      field('peptide_api_url', "the partner's API address", { url: true }),
-      field('peptide_api_key', 'sent as X-API-Key', { secret: true }),
-    ],
+    credentials: [field('peptide_api_url', "the partner's API address", { url: true }), field('peptide_api_key', 'sent as X-API-Key', { secret: true })],
     orderFields: fields('peptide', { reference: 'peptide_order_id' }),
   },
   storepartner: {

@@ -16,7 +16,8 @@ export async function partnerReadiness(partner: PartnerKey): Promise<Readiness> 
   if (!connector) return { ready: false, problem: `no ${partner} connector in this release of the service` };
   const credentials = await loadPartnerCredentials(partner);
   const missing = missingCredentials(partner, credentials);
-  if (missing.length) return { ready: false, connector, problem: `${partner} credentials missing: ${missing.join(', ')} (svc partner-credentials set ${partner})` };
+  if (missing.length)
+    return { ready: false, connector, problem: `${partner} credentials missing: ${missing.join(', ')} (svc partner-credentials set ${partner})` };
   for (const f of PARTNERS[partner].credentials.filter((c) => c.url && credentials[c.name])) {
     const problem = partnerUrlProblem(runtime().config, credentials[f.name]);
     if (problem) return { ready: false, connector, problem: `${f.name}: ${problem}` };

@@ -27,12 +27,24 @@ export interface RouteSummary {
 
 /** The partner lines of an order, grouped per partner, with each product's partner id (its mapping value now). */
 async function partnerGroups(lines: (RoutingLine & { route: string })[], transaction: Tx): Promise<{ partner: PartnerKey; lines: PartnerLine[] }[]> {
-  const mappings = await productMappingsOf(lines.map((l) => l.item_code), { transaction });
+  const mappings = await productMappingsOf(
+    lines.map((l) => l.item_code),
+    { transaction },
+  );
   const groups = new Map<PartnerKey, PartnerLine[]>();
   for (const l of lines) {
     if (!isPartnerKey(l.route)) continue;
     const sku = mappings.get(l.item_code)?.mapping[PARTNERS[l.route].mappingField] ?? '';
-    const line: PartnerLine = { idx: l.idx, item_code: l.item_code, item_name: l.item_name, qty: l.qty, uom: l.uom, rate: l.rate, amount: l.amount, partner_sku: (sku ?? '').trim() };
+    const line: PartnerLine = {
+      idx: l.idx,
+      item_code: l.item_code,
+      item_name: l.item_name,
+      qty: l.qty,
+      uom: l.uom,
+      rate: l.rate,
+      amount: l.amount,
+      partner_sku: (sku ?? '').trim(),
+    };
     groups.set(l.route, [...(groups.get(l.route) ?? []), line]);
   }
   return [...groups].map(([partner, group]) => ({ partner, lines: group }));
@@ -45,11 +57,15 @@ export async function routeOrder(salesOrder: string, opts: { transaction?: Tx } 
     await execute(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`svc:route:${salesOrder}`], { transaction });
     const head = await partnerOrderHead(salesOrder, { transaction });
     if (!head) return { sales_order: salesOrder, routes: {}, created: [], skipped: 'no such Sales Order' };
-    if (head.docstatus !== 1) return { sales_order: salesOrder, routes: {}, created: [], skipped: head.docstatus === 2 ? 'cancelled before routing' : 'not submitted' };
+    if (head.docstatus !== 1)
+      return { sales_order: salesOrder, routes: {}, created: [], skipped: head.docstatus === 2 ? 'cancelled before routing' : 'not submitted' };
     const lines = await routingLinesOf(salesOrder, { transaction });
     // lines submitted before submit recorded routes: decided now, from the mapping as it is
     const undecided = lines.filter((l) => !l.fulfilment_partner);
-    const mappings = await productMappingsOf(undecided.map((l) => l.item_code), { transaction }); // no query for an empty list
+    const mappings = await productMappingsOf(
+      undecided.map((l) => l.item_code),
+      { transaction },
+    ); // no query for an empty list
     const decided = undecided.map((l) => ({ idx: l.idx, route: routeOf(mappings.get(l.item_code)?.mapping ?? {}, l.vendor !== null).route }));
     await recordLineRoutes(salesOrder, decided, { transaction });
     const routed = lines.map((l) => ({ ...l, route: l.fulfilment_partner ?? decided.find((d) => d.idx === l.idx)!.route }));

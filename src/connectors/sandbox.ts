@@ -50,7 +50,9 @@ export function loopbackOnlyLookup(hostname: string, options: LookupOptions, cal
     const list = addresses;
     const bad = list.find((a) => !isLoopbackHost(a.address));
     if (bad || list.length === 0) {
-      const refused = Object.assign(new Error(`refused: ${hostname} resolves to ${bad?.address ?? 'nothing'}, not a loopback simulator`), { code: 'ERR_SVC_NOT_SIMULATOR' });
+      const refused = Object.assign(new Error(`refused: ${hostname} resolves to ${bad?.address ?? 'nothing'}, not a loopback simulator`), {
+        code: 'ERR_SVC_NOT_SIMULATOR',
+      });
       return callback(refused, []);
     }
     if (options.all) return callback(null, list);

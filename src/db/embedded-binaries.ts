@@ -92,7 +92,9 @@ export async function postgresUser(): Promise<PgUser | undefined> {
     if (!(await run('getent', ['group', 'postgres']).catch(() => undefined))) await run('groupadd', ['--system', 'postgres']);
     await run('useradd', ['--system', '--gid', 'postgres', '--no-create-home', 'postgres']);
   } catch (err) {
-    const why = String((err as { stderr?: string }).stderr || (err as Error).message).trim().split('\n')[0];
+    const why = String((err as { stderr?: string }).stderr || (err as Error).message)
+      .trim()
+      .split('\n')[0];
     throw new EmbeddedPgError(
       `Run as root, the embedded PostgreSQL runs as the user "postgres", which does not exist and could not be created (${why}): create it (useradd --system postgres), run svc as a non-root user, or ${FIX}`,
     );
@@ -215,7 +217,9 @@ async function sharedCopy(source: string, version: string, sharedRoot: string): 
     });
     return final;
   } catch (err) {
-    throw new EmbeddedPgError(`Could not copy the PostgreSQL programs to ${final}, where the user "postgres" can run them (${describe(err)}): free space there or ${FIX}`);
+    throw new EmbeddedPgError(
+      `Could not copy the PostgreSQL programs to ${final}, where the user "postgres" can run them (${describe(err)}): free space there or ${FIX}`,
+    );
   } finally {
     if (tmp) await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
   }

@@ -22,7 +22,9 @@ function messageLocale(): string {
   if (locale) return locale;
   let available: string[] = [];
   try {
-    available = execFileSync('locale', ['-a'], { encoding: 'utf8' }).split(/\r?\n/).map((l) => l.trim());
+    available = execFileSync('locale', ['-a'], { encoding: 'utf8' })
+      .split(/\r?\n/)
+      .map((l) => l.trim());
   } catch {
     // no `locale` program: the POSIX locale always exists
   }
@@ -48,7 +50,10 @@ function spawnPg(program: string, args: string[], user: PgUser | undefined): Chi
 
 /** The line of a PostgreSQL program's output that says what went wrong. */
 function reason(output: string): string {
-  const lines = output.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = output
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   return (lines.reverse().find((l) => /FATAL|ERROR|PANIC|error|could not|No space/i.test(l)) ?? lines[0] ?? 'no output').slice(0, 300);
 }
 
@@ -65,7 +70,14 @@ export async function initCluster(binDir: string, dataDir: string, user: PgUser 
     await writeFile(pwFile, `${PG_PASSWORD}\n`, { mode: 0o600 });
     if (user) await Promise.all([chown(pwDir, user.uid, user.gid), chown(pwFile, user.uid, user.gid)]);
     const initdb = join(binDir, 'bin', 'initdb');
-    const args = [`--pgdata=${dataDir}`, '--auth=password', `--username=${PG_USER}`, `--pwfile=${pwFile}`, `--lc-messages=${messageLocale()}`, '--encoding=UTF8'];
+    const args = [
+      `--pgdata=${dataDir}`,
+      '--auth=password',
+      `--username=${PG_USER}`,
+      `--pwfile=${pwFile}`,
+      `--lc-messages=${messageLocale()}`,
+      '--encoding=UTF8',
+    ];
     const child = spawnPg(initdb, args, user);
     let output = '';
     child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
@@ -93,7 +105,10 @@ export async function startPostmaster(binDir: string, args: string[], user: PgUs
   // read the log for as long as the server runs: a full pipe would block it
   child.stdout!.on('data', (d: Buffer) => onLog?.(d.toString()));
   await new Promise<void>((done, fail) => {
-    const timer = setTimeout(() => fail(new EmbeddedPgError(`PostgreSQL did not start within ${START_DEADLINE_MS / 1000} s: ${reason(output)}`)), START_DEADLINE_MS);
+    const timer = setTimeout(
+      () => fail(new EmbeddedPgError(`PostgreSQL did not start within ${START_DEADLINE_MS / 1000} s: ${reason(output)}`)),
+      START_DEADLINE_MS,
+    );
     child.stderr!.on('data', (d: Buffer) => {
       const text = d.toString();
       onLog?.(text);

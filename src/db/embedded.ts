@@ -145,7 +145,18 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   }
   await recoverStaleLock(dataDir);
   const port = opts.port && opts.port > 0 ? opts.port : await freePort();
-  const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', '-c', 'shared_buffers=256MB', '-c', 'timezone=America/New_York'];
+  const flags = [
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'unix_socket_directories=',
+    '-c',
+    'max_connections=200',
+    '-c',
+    'shared_buffers=256MB',
+    '-c',
+    'timezone=America/New_York',
+  ];
   const server = await startPostmaster(binaries.dir, ['-D', dataDir, '-p', String(port), ...flags], user, opts.onLog);
   return {
     adminUrl: `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${port}/postgres`,

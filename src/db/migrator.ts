@@ -14,7 +14,9 @@ const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), 'migrations'
 
 /** umzug over the compiled migrations in db/migrations (timestamp-prefixed, run in name order). */
 export function createMigrator(sequelize: Sequelize): Umzug<QueryInterface> {
-  const files = readdirSync(migrationsDir).filter((f) => f.endsWith('.js')).sort();
+  const files = readdirSync(migrationsDir)
+    .filter((f) => f.endsWith('.js'))
+    .sort();
   return new Umzug<QueryInterface>({
     migrations: files.map((file) => ({
       name: file.replace(/\.js$/, ''),

@@ -35,7 +35,11 @@ interface ConnectionManagerLike {
 
 /** Sequelize's own rule (postgres/query.js): these errors mean the connection must not go back into use. */
 function brokenConnection(err: Error & { code?: string }): boolean {
-  return err.code === 'ECONNRESET' || /Unable to set non-blocking to true|SSL SYSCALL error: EOF detected|Local: Authentication failure/i.test(String(err)) || err.message === 'Query read timeout';
+  return (
+    err.code === 'ECONNRESET' ||
+    /Unable to set non-blocking to true|SSL SYSCALL error: EOF detected|Local: Authentication failure/i.test(String(err)) ||
+    err.message === 'Query read timeout'
+  );
 }
 
 function asSequelizeError(err: Error & { code?: string }): Error {
@@ -43,12 +47,18 @@ function asSequelizeError(err: Error & { code?: string }): Error {
 }
 
 /** Runs a prepared statement in the transaction (or on a pooled connection) and returns its rows. */
-export async function runPrepared<T = Record<string, unknown>>(stmt: Prepared, binds: Record<string, unknown> | unknown[], opts: { transaction?: Tx } = {}): Promise<T[]> {
-  const values = stmt.params ? stmt.params.map((p) => {
-    const v = (binds as Record<string, unknown>)[p];
-    if (v === undefined) throw new Error(`${stmt.name}: no value for $${p}`);
-    return v;
-  }) : (binds as unknown[]);
+export async function runPrepared<T = Record<string, unknown>>(
+  stmt: Prepared,
+  binds: Record<string, unknown> | unknown[],
+  opts: { transaction?: Tx } = {},
+): Promise<T[]> {
+  const values = stmt.params
+    ? stmt.params.map((p) => {
+        const v = (binds as Record<string, unknown>)[p];
+        if (v === undefined) throw new Error(`${stmt.name}: no value for $${p}`);
+        return v;
+      })
+    : (binds as unknown[]);
   const own = opts.transaction ? undefined : (db().connectionManager as unknown as ConnectionManagerLike);
   const client = opts.transaction ? (opts.transaction as unknown as { connection: pg.Client }).connection : await own!.getConnection({ type: 'write' });
   try {
@@ -61,6 +71,10 @@ export async function runPrepared<T = Record<string, unknown>>(stmt: Prepared, b
   }
 }
 
-export async function runPreparedOne<T = Record<string, unknown>>(stmt: Prepared, binds: Record<string, unknown> | unknown[], opts: { transaction?: Tx } = {}): Promise<T | undefined> {
+export async function runPreparedOne<T = Record<string, unknown>>(
+  stmt: Prepared,
+  binds: Record<string, unknown> | unknown[],
+  opts: { transaction?: Tx } = {},
+): Promise<T | undefined> {
   return (await runPrepared<T>(stmt, binds, opts))[0];
 }

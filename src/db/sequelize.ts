@@ -122,16 +122,28 @@ function bindOrNone(bind: Record<string, unknown> | unknown[]): Record<string, u
   return (Array.isArray(bind) ? bind.length : Object.keys(bind).length) ? bind : undefined;
 }
 
-export async function selectRows<T = Record<string, unknown>>(sql: string, bind: Record<string, unknown> | unknown[] = {}, opts: { transaction?: Tx } = {}): Promise<T[]> {
+export async function selectRows<T = Record<string, unknown>>(
+  sql: string,
+  bind: Record<string, unknown> | unknown[] = {},
+  opts: { transaction?: Tx } = {},
+): Promise<T[]> {
   return (await db().query(sql, { bind: bindOrNone(bind), type: QueryTypes.SELECT, transaction: opts.transaction, raw: true })) as unknown as T[];
 }
 
-export async function selectOne<T = Record<string, unknown>>(sql: string, bind: Record<string, unknown> | unknown[] = {}, opts: { transaction?: Tx } = {}): Promise<T | undefined> {
+export async function selectOne<T = Record<string, unknown>>(
+  sql: string,
+  bind: Record<string, unknown> | unknown[] = {},
+  opts: { transaction?: Tx } = {},
+): Promise<T | undefined> {
   return (await selectRows<T>(sql, bind, opts))[0];
 }
 
 /** Executes a statement; returns the rows of a RETURNING clause, if any. */
-export async function execute<T = Record<string, unknown>>(sql: string, bind: Record<string, unknown> | unknown[] = {}, opts: { transaction?: Tx } = {}): Promise<T[]> {
+export async function execute<T = Record<string, unknown>>(
+  sql: string,
+  bind: Record<string, unknown> | unknown[] = {},
+  opts: { transaction?: Tx } = {},
+): Promise<T[]> {
   const [rows] = await db().query(sql, { bind: bindOrNone(bind), transaction: opts.transaction, raw: true });
   return rows as T[];
 }

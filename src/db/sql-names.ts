@@ -64,10 +64,12 @@ function sqlValue(value: unknown): string {
  * for a model query (Sequelize inlines its own values, so binds cannot be mixed in).
  */
 export function boundLiteral(sql: string, bind: Record<string, unknown>): ReturnType<typeof literal> {
-  return literal(sql.replace(/\$([a-z_][a-z0-9_]*)/gi, (_m, name: string) => {
-    if (!Object.prototype.hasOwnProperty.call(bind, name)) throw new Error(`no value for $${name}`);
-    return sqlValue(bind[name]);
-  }));
+  return literal(
+    sql.replace(/\$([a-z_][a-z0-9_]*)/gi, (_m, name: string) => {
+      if (!Object.prototype.hasOwnProperty.call(bind, name)) throw new Error(`no value for $${name}`);
+      return sqlValue(bind[name]);
+    }),
+  );
 }
 
 type AnyModel = ModelStatic<Model>;
@@ -81,13 +83,16 @@ type AnyModel = ModelStatic<Model>;
  */
 export function sqlFor(aliases: Record<string, unknown>): (text: string) => string {
   return (text) =>
-    text.replace(/\{(@?)([a-z_][a-z0-9_]*)(?:([.:])([A-Za-z][A-Za-z0-9]*))?\}/g, (match: string, bare: string, alias: string, sep: string | undefined, attribute: string | undefined) => {
-      const model = aliases[alias] as AnyModel | undefined;
-      if (!model) throw new Error(`SQL names: no model for alias ${alias} in ${match}`);
-      if (!sep) return bare ? tableOf(model) : `${tableOf(model)} ${alias}`;
-      const column = (columnsOf(model) as Record<string, string>)[attribute!];
-      return sep === '.' ? `${alias}.${column}` : column;
-    });
+    text.replace(
+      /\{(@?)([a-z_][a-z0-9_]*)(?:([.:])([A-Za-z][A-Za-z0-9]*))?\}/g,
+      (match: string, bare: string, alias: string, sep: string | undefined, attribute: string | undefined) => {
+        const model = aliases[alias] as AnyModel | undefined;
+        if (!model) throw new Error(`SQL names: no model for alias ${alias} in ${match}`);
+        if (!sep) return bare ? tableOf(model) : `${tableOf(model)} ${alias}`;
+        const column = (columnsOf(model) as Record<string, string>)[attribute!];
+        return sep === '.' ? `${alias}.${column}` : column;
+      },
+    );
 }
 
 /** A snake_case wire or JSON key as the camelCase model attribute: is_503a → is503a, address_line1 → addressLine1. */

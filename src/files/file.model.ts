@@ -40,7 +40,8 @@ export class StoredFile extends Model<InferAttributes<StoredFile>, InferCreation
         ownerId: { type: DataTypes.TEXT, allowNull: false },
         ownerEmail: { type: DataTypes.TEXT },
         // timestamps: named here for the typings; Sequelize sets them
-        createdAt: { type: DataTypes.DATE, allowNull: false }, updatedAt: { type: DataTypes.DATE, allowNull: false },
+        createdAt: { type: DataTypes.DATE, allowNull: false },
+        updatedAt: { type: DataTypes.DATE, allowNull: false },
       },
       { sequelize, modelName: 'File', tableName: 'files', underscored: true, timestamps: true },
     );

@@ -31,7 +31,8 @@ async function upload(request: Request) {
   const payload = request.payload as Record<string, unknown> | null;
   if (!payload || typeof payload !== 'object') throw new InputError('Send the file as multipart/form-data in the field "file"');
   const part = payload.file as AnnotatedPart | Buffer | string | undefined;
-  if (!part || typeof part !== 'object' || Buffer.isBuffer(part) || !part.filename) throw new InputError('Send the file as multipart/form-data in the field "file"');
+  if (!part || typeof part !== 'object' || Buffer.isBuffer(part) || !part.filename)
+    throw new InputError('Send the file as multipart/form-data in the field "file"');
   const data = Buffer.isBuffer(part.payload) ? part.payload : Buffer.from(part.payload);
   const doc = await uploadFile(actorOf(request), {
     file_name: field(payload, 'file_name') || part.filename,
@@ -44,7 +45,10 @@ async function upload(request: Request) {
 
 /** The plain-ASCII `filename` for clients that ignore `filename*`: accents dropped, anything else non-ASCII as "_". */
 function asciiFallback(name: string): string {
-  return name.normalize('NFKD').replace(/\p{M}/gu, '').replace(/[^\x20-\x7e]/g, '_');
+  return name
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .replace(/[^\x20-\x7e]/g, '_');
 }
 
 /** `attachment; filename="…"; filename*=UTF-8''…` (RFC 6266 with RFC 8187 for the exact name). */

@@ -54,21 +54,51 @@ export function fileUrl(row: Pick<FileRow, 'name' | 'file_name'>): string {
 /** The File document as Frappe's upload_file answers it. */
 export function fileDoc(row: FileRow): Record<string, unknown> {
   return {
-    name: row.name, file_name: row.file_name, file_url: fileUrl(row), is_private: row.is_private ? 1 : 0, file_size: row.file_size, content_hash: row.content_hash,
-    folder: row.folder, attached_to_doctype: row.attached_to_doctype, attached_to_name: row.attached_to_name, attached_to_field: row.attached_to_field,
-    is_folder: 0, doctype: 'File', owner: row.owner_email ?? row.owner_id, creation: row.creation, modified: row.modified, docstatus: 0,
+    name: row.name,
+    file_name: row.file_name,
+    file_url: fileUrl(row),
+    is_private: row.is_private ? 1 : 0,
+    file_size: row.file_size,
+    content_hash: row.content_hash,
+    folder: row.folder,
+    attached_to_doctype: row.attached_to_doctype,
+    attached_to_name: row.attached_to_name,
+    attached_to_field: row.attached_to_field,
+    is_folder: 0,
+    doctype: 'File',
+    owner: row.owner_email ?? row.owner_id,
+    creation: row.creation,
+    modified: row.modified,
+    docstatus: 0,
   };
 }
 
 /** A file row under its FileRow names (creation and modified in server-local time, as Frappe shows them). */
 const fileSql = once(() => {
   const n = sqlFor({ f: StoredFile });
-  const plain = ['name', 'file_name', 'content_type', 'file_size', 'content_hash', 'storage_key', 'is_private', 'folder', 'attached_to_doctype', 'attached_to_name', 'attached_to_field', 'owner_type', 'owner_id', 'owner_email'];
+  const plain = [
+    'name',
+    'file_name',
+    'content_type',
+    'file_size',
+    'content_hash',
+    'storage_key',
+    'is_private',
+    'folder',
+    'attached_to_doctype',
+    'attached_to_name',
+    'attached_to_field',
+    'owner_type',
+    'owner_id',
+    'owner_email',
+  ];
   const camel = (k: string) => k.replace(/_([a-z])/g, (_m, ch: string) => ch.toUpperCase());
   return {
     byName: n(`SELECT ${plain.map((k) => `{f:${camel(k)}} AS ${k}`).join(', ')},
        to_char({f:createdAt}, 'YYYY-MM-DD HH24:MI:SS.US') AS creation, to_char({f:updatedAt}, 'YYYY-MM-DD HH24:MI:SS.US') AS modified FROM {@f} WHERE {f:name} = $1`),
-    attach: n(`UPDATE {@f} SET {f:attachedToDoctype} = $2, {f:attachedToName} = $3, {f:attachedToField} = $4, {f:updatedAt} = now() WHERE {f:name} = $1 AND {f:attachedToName} IS NULL`),
+    attach: n(
+      `UPDATE {@f} SET {f:attachedToDoctype} = $2, {f:attachedToName} = $3, {f:attachedToField} = $4, {f:updatedAt} = now() WHERE {f:name} = $1 AND {f:attachedToName} IS NULL`,
+    ),
   };
 });
 
@@ -118,14 +148,31 @@ export async function uploadFile(actor: Actor, input: UploadInput, opts: { trans
   return withTransaction(opts, async (transaction) => {
     await StoredFile.create(
       {
-        name, fileName: cleanName(input.file_name), contentType, fileSize: input.data.length, contentHash: sha256Hex(input.data), storageKey, folder: input.folder || 'Home',
-        attachedToDoctype: null, attachedToName: null, attachedToField: input.fieldname ?? null, ownerType: actor.type, ownerId: actor.id, ownerEmail: actor.email ?? null,
+        name,
+        fileName: cleanName(input.file_name),
+        contentType,
+        fileSize: input.data.length,
+        contentHash: sha256Hex(input.data),
+        storageKey,
+        folder: input.folder || 'Home',
+        attachedToDoctype: null,
+        attachedToName: null,
+        attachedToField: input.fieldname ?? null,
+        ownerType: actor.type,
+        ownerId: actor.id,
+        ownerEmail: actor.email ?? null,
         // database time (microseconds), as every other instant of the file
-        createdAt: literal('now()') as unknown as Date, updatedAt: literal('now()') as unknown as Date,
+        createdAt: literal('now()') as unknown as Date,
+        updatedAt: literal('now()') as unknown as Date,
       },
       { transaction, returning: false },
     );
-    await recordAudit(transaction, actor, { action: 'upload', object_type: 'File', object_name: name, detail: { content_type: contentType, size: input.data.length } });
+    await recordAudit(transaction, actor, {
+      action: 'upload',
+      object_type: 'File',
+      object_name: name,
+      detail: { content_type: contentType, size: input.data.length },
+    });
     const row = await selectOne<FileRow>(fileSql().byName, [name], { transaction });
     return fileDoc(row!);
   });
@@ -153,7 +200,10 @@ export async function downloadFile(actor: Actor, ref: string): Promise<{ file: F
     const content = runtime().cipher.decryptBuffer(sealed);
     if (sha256Hex(content) !== file.content_hash) throw new Error(`file ${file.name} failed its integrity check`);
     await recordAudit(transaction, actor, {
-      action: 'download', object_type: 'File', object_name: file.name, fields: file.attached_to_field ? [file.attached_to_field] : [],
+      action: 'download',
+      object_type: 'File',
+      object_name: file.name,
+      fields: file.attached_to_field ? [file.attached_to_field] : [],
       detail: file.attached_to_name ? { attached_to: `${file.attached_to_doctype} ${file.attached_to_name}` } : undefined,
     });
     return { file, content };
@@ -162,7 +212,10 @@ export async function downloadFile(actor: Actor, ref: string): Promise<{ file: F
 
 /** Detaches every file attached to a document (the document is being deleted); the files stay. */
 export async function detachFiles(doctype: string, docname: string, opts: { transaction: Tx }): Promise<void> {
-  await StoredFile.update({ attachedToDoctype: null, attachedToName: null }, { where: { attachedToDoctype: doctype, attachedToName: docname }, transaction: opts.transaction });
+  await StoredFile.update(
+    { attachedToDoctype: null, attachedToName: null },
+    { where: { attachedToDoctype: doctype, attachedToName: docname }, transaction: opts.transaction },
+  );
 }
 
 /** Attaches files referenced by a document (uploaded unattached) to it, in the caller's transaction. */

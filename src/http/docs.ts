@@ -59,7 +59,11 @@ export const docsPlugin: Plugin<void> = {
       {
         plugin: HapiSwagger,
         options: {
-          info: { title: TITLE, version: '1', description: 'Healthcare supply marketplace: catalog, Sales Orders, vendor interface v1. Errors: { exc_type, exception, _server_messages }.' },
+          info: {
+            title: TITLE,
+            version: '1',
+            description: 'Healthcare supply marketplace: catalog, Sales Orders, vendor interface v1. Errors: { exc_type, exception, _server_messages }.',
+          },
           OAS: 'v3.0',
           jsonPath,
           documentationPage: false,
@@ -76,8 +80,21 @@ export const docsPlugin: Plugin<void> = {
     ]);
     const page = docsPage(jsonPath);
     const routes: ServerRoute[] = [
-      { method: 'GET', path: '/docs', options: { auth: false, app: { access: 'public' }, handler: (_request, h) => h.response(page).type('text/html; charset=utf-8') } },
-      ...UI_FILES.map((file): ServerRoute => ({ method: 'GET', path: `${UI_PATH}${file}`, options: { auth: false, app: { access: 'public' }, cache: { expiresIn: 24 * 3600 * 1000, privacy: 'public' }, handler: { file: { path: join(uiDirectory, file), confine: false } } } })),
+      {
+        method: 'GET',
+        path: '/docs',
+        options: { auth: false, app: { access: 'public' }, handler: (_request, h) => h.response(page).type('text/html; charset=utf-8') },
+      },
+      ...UI_FILES.map((file): ServerRoute => ({
+        method: 'GET',
+        path: `${UI_PATH}${file}`,
+        options: {
+          auth: false,
+          app: { access: 'public' },
+          cache: { expiresIn: 24 * 3600 * 1000, privacy: 'public' },
+          handler: { file: { path: join(uiDirectory, file), confine: false } },
+        },
+      })),
     ];
     server.route(routes);
   },

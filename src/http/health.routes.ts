@@ -7,7 +7,13 @@ export const healthRoutes: ServerRoute[] = [
   {
     method: ['GET', 'POST'],
     path: '/api/method/ping',
-    options: { description: 'Liveness: {"message":"pong"}', tags: ['api', 'health'], auth: false, app: { access: 'public' }, handler: () => ({ message: 'pong' }) },
+    options: {
+      description: 'Liveness: {"message":"pong"}',
+      tags: ['api', 'health'],
+      auth: false,
+      app: { access: 'public' },
+      handler: () => ({ message: 'pong' }),
+    },
   },
   methodRoute({
     name: 'svc.health.ready',

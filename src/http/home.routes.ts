@@ -25,7 +25,8 @@ export const HOME_LINKS: readonly HomeLink[] = [
   { rel: 'ping', href: '/api/method/ping', title: 'Liveness check', about: 'answers {"message":"pong"}' },
 ];
 
-const STYLE = 'body{font:16px/1.5 system-ui,sans-serif;max-width:42rem;margin:3rem auto;padding:0 1rem;color:#1d2430}code{background:#eef1f5;padding:0 .25em;border-radius:3px}li{margin:.4rem 0}';
+const STYLE =
+  'body{font:16px/1.5 system-ui,sans-serif;max-width:42rem;margin:3rem auto;padding:0 1rem;color:#1d2430}code{background:#eef1f5;padding:0 .25em;border-radius:3px}li{margin:.4rem 0}';
 // The page carries no script; its one inline style is allowed by hash, nothing else loads.
 const CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 
@@ -70,12 +71,24 @@ function wantsJson(request: Request): boolean {
 
 function home(request: Request, h: ResponseToolkit) {
   const links = existing(request.server);
-  if (wantsJson(request)) return h.response({ service: 'svc', links: Object.fromEntries(links.map((l) => [l.rel, l.href])), authentication: 'README.md, section Authentication' }).vary('accept');
+  if (wantsJson(request))
+    return h
+      .response({ service: 'svc', links: Object.fromEntries(links.map((l) => [l.rel, l.href])), authentication: 'README.md, section Authentication' })
+      .vary('accept');
   return h.response(homePage(links)).type('text/html; charset=utf-8').header('content-security-policy', CSP).vary('accept');
 }
 
 export const homeRoutes: ServerRoute[] = [
   { method: 'GET', path: '/', options: { auth: false, app: { access: 'public' }, handler: home } },
   // No icon yet: an empty answer a browser caches, instead of a JSON 404 on every first visit.
-  { method: 'GET', path: '/favicon.ico', options: { auth: false, app: { access: 'public' }, cache: { expiresIn: 24 * 3600 * 1000, privacy: 'public' }, handler: (_request, h) => h.response().code(204) } },
+  {
+    method: 'GET',
+    path: '/favicon.ico',
+    options: {
+      auth: false,
+      app: { access: 'public' },
+      cache: { expiresIn: 24 * 3600 * 1000, privacy: 'public' },
+      handler: (_request, h) => h.response().code(204),
+    },
+  },
 ];

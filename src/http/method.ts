@@ -37,7 +37,11 @@ export interface MethodDef<A = Record<string, unknown>> {
 export function methodArgs(request: Request): Record<string, unknown> {
   const payload = request.payload as unknown;
   const contentType = String(request.headers['content-type'] ?? '');
-  if (payload != null && contentType.includes('json') && !(typeof payload === 'object' && !Array.isArray(payload) && Object.keys(payload).length === 0 && !Buffer.isBuffer(payload))) {
+  if (
+    payload != null &&
+    contentType.includes('json') &&
+    !(typeof payload === 'object' && !Array.isArray(payload) && Object.keys(payload).length === 0 && !Buffer.isBuffer(payload))
+  ) {
     if (Array.isArray(payload)) return { data: payload };
     if (typeof payload === 'object') return { ...(payload as Record<string, unknown>) };
   }
@@ -69,7 +73,11 @@ export function jsonParam<T>(value: unknown, name: string): T | undefined {
 export function validateArgs<A>(schema: Joi.ObjectSchema<A> | undefined, args: Record<string, unknown>): A {
   if (!schema) return args as A;
   const result = schema.validate(args, { abortEarly: false, convert: true, stripUnknown: false });
-  if (result.error) throw new InputError(result.error.details[0].message.replace(/"/g, ''), result.error.details.map((d) => d.message.replace(/"/g, '')));
+  if (result.error)
+    throw new InputError(
+      result.error.details[0].message.replace(/"/g, ''),
+      result.error.details.map((d) => d.message.replace(/"/g, '')),
+    );
   return result.value;
 }
 

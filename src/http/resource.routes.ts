@@ -111,7 +111,14 @@ export const resourceRoutes: ServerRoute[] = [
     name: 'frappe.client.get_count',
     access: 'authenticated',
     description: 'Count documents matching filters',
-    args: Joi.object<ListArgs>({ doctype: Joi.string().required(), filters: Joi.any(), or_filters: Joi.any(), debug: Joi.any(), cache: Joi.any(), distinct: Joi.any() }),
+    args: Joi.object<ListArgs>({
+      doctype: Joi.string().required(),
+      filters: Joi.any(),
+      or_filters: Joi.any(),
+      debug: Joi.any(),
+      cache: Joi.any(),
+      distinct: Joi.any(),
+    }),
     handler: async ({ args, actor }) => countDocs(actor!, docType(args.doctype), args),
   }),
   methodRoute({
@@ -125,7 +132,14 @@ export const resourceRoutes: ServerRoute[] = [
     name: 'frappe.client.get_value',
     access: 'authenticated',
     description: 'Get field values of the first document matching filters',
-    args: Joi.object<{ doctype: string; fieldname: unknown; filters?: unknown; as_dict?: unknown; parent?: unknown; debug?: unknown }>({ doctype: Joi.string().required(), fieldname: Joi.any().required(), filters: Joi.any(), as_dict: Joi.any(), parent: Joi.any(), debug: Joi.any() }),
+    args: Joi.object<{ doctype: string; fieldname: unknown; filters?: unknown; as_dict?: unknown; parent?: unknown; debug?: unknown }>({
+      doctype: Joi.string().required(),
+      fieldname: Joi.any().required(),
+      filters: Joi.any(),
+      as_dict: Joi.any(),
+      parent: Joi.any(),
+      debug: Joi.any(),
+    }),
     handler: async ({ args, actor }) => {
       const def = docType(args.doctype);
       const fieldname = looseJson(args.fieldname, 'fieldname');
@@ -141,7 +155,9 @@ export const resourceRoutes: ServerRoute[] = [
     methods: ['POST'],
     access: 'authenticated',
     description: 'Submit a document ({doc: {doctype, name}})',
-    args: Joi.object<{ doc: Doc | string }>({ doc: Joi.alternatives(Joi.object({ doctype: Joi.string().required(), name: Joi.string().required() }).unknown(true), Joi.string()).required() }),
+    args: Joi.object<{ doc: Doc | string }>({
+      doc: Joi.alternatives(Joi.object({ doctype: Joi.string().required(), name: Joi.string().required() }).unknown(true), Joi.string()).required(),
+    }),
     handler: async ({ args, actor }) => {
       const doc = jsonParam<Doc>(args.doc, 'doc')!;
       if (!doc?.doctype || !doc?.name) throw new InputError('doc must carry doctype and name');

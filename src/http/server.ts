@@ -49,13 +49,25 @@ export async function createServer(opts: ServerOptions): Promise<Hapi.Server> {
       },
       // OWASP's set for a JSON API; not the legacy X-XSS-Protection (OWASP: leave it unset) nor IE8's
       // X-Download-Options, which every answer would otherwise carry for no client of today.
-      security: { hsts: config.env === 'production' || config.env === 'sandbox' ? { maxAge: 31536000, includeSubDomains: true } : false, xframe: 'deny', noSniff: true, referrer: 'no-referrer', xss: false, noOpen: false },
+      security: {
+        hsts: config.env === 'production' || config.env === 'sandbox' ? { maxAge: 31536000, includeSubDomains: true } : false,
+        xframe: 'deny',
+        noSniff: true,
+        referrer: 'no-referrer',
+        xss: false,
+        noOpen: false,
+      },
       cache: { otherwise: 'no-store, no-cache, must-revalidate, max-age=0' },
       // JSON answers over 1 KiB are compressed when the client asks; level 1 (nginx's default) keeps
       // most of the gain at a third of zlib's default cost, which a 500-record batch answer feels.
       compression: { gzip: { level: 1 }, deflate: { level: 1 } },
       cors: config.http.corsOrigins.length
-        ? { origin: [...config.http.corsOrigins], credentials: true, additionalHeaders: ['X-Frappe-CSRF-Token', 'X-Svc-CSRF-Token', 'X-Frappe-Site-Name', 'Idempotency-Key', 'X-Request-Id'], additionalExposedHeaders: ['Retry-After', 'X-Request-Id', 'X-Limit-Page-Length', 'Idempotent-Replayed'] }
+        ? {
+            origin: [...config.http.corsOrigins],
+            credentials: true,
+            additionalHeaders: ['X-Frappe-CSRF-Token', 'X-Svc-CSRF-Token', 'X-Frappe-Site-Name', 'Idempotency-Key', 'X-Request-Id'],
+            additionalExposedHeaders: ['Retry-After', 'X-Request-Id', 'X-Limit-Page-Length', 'Idempotent-Replayed'],
+          }
         : false,
     },
   });
@@ -63,7 +75,12 @@ export async function createServer(opts: ServerOptions): Promise<Hapi.Server> {
   // (and `timeout.server`) would arm a timer on every request.
   server.listener.timeout = 65_000;
   answerParserRefusals(server.listener);
-  await server.register([{ plugin: requestLogPlugin, options: { logger: opts.logger } }, { plugin: errorBodyPlugin }, { plugin: authPlugin, options: { config } }, { plugin: textGuardPlugin }]);
+  await server.register([
+    { plugin: requestLogPlugin, options: { logger: opts.logger } },
+    { plugin: errorBodyPlugin },
+    { plugin: authPlugin, options: { config } },
+    { plugin: textGuardPlugin },
+  ]);
   if (opts.docs !== false) await server.register(docsPlugin);
   server.route(routes());
   return server;

@@ -47,12 +47,16 @@ export function startScheduler(): () => Promise<void> {
   const tasks: ScheduledTask[] = [];
   const running = new Set<Promise<unknown>>();
   for (const job of jobs) {
-    const task = cron.schedule(job.schedule, () => {
-      const p = runJobOnce(job)
-        .catch((err) => runtime().logger.error({ err, job: job.name }, 'job failed'))
-        .finally(() => running.delete(p));
-      running.add(p);
-    }, { name: job.name, noOverlap: true });
+    const task = cron.schedule(
+      job.schedule,
+      () => {
+        const p = runJobOnce(job)
+          .catch((err) => runtime().logger.error({ err, job: job.name }, 'job failed'))
+          .finally(() => running.delete(p));
+        running.add(p);
+      },
+      { name: job.name, noOverlap: true },
+    );
     tasks.push(task);
   }
   return async () => {

@@ -40,7 +40,10 @@ export class OutboxWorker {
     try {
       const waiting = await unhandledBacklog();
       if (waiting.length === 0) return;
-      runtime().logger.warn({ waiting: Object.fromEntries(waiting.map((w) => [w.kind, w.pending])) }, 'outbox rows wait for a handler this worker does not have; they stay pending');
+      runtime().logger.warn(
+        { waiting: Object.fromEntries(waiting.map((w) => [w.kind, w.pending])) },
+        'outbox rows wait for a handler this worker does not have; they stay pending',
+      );
     } catch (err) {
       runtime().logger.warn({ err: (err as Error).message }, 'outbox backlog not counted');
     }

@@ -41,9 +41,18 @@ export async function verifyDoctor(actor: Actor, input: VerifyDoctorInput, opts:
       if (!file) throw new BusinessRuleError(`File ${input.dea_license_file} not found`);
       fileName = file.name;
     }
-    const found = await setDoctorVerification(input.email, { npi: input.npi, dea: input.dea.toUpperCase(), deaLicenseFile: fileName, by: actor.email ?? actor.id }, { transaction });
+    const found = await setDoctorVerification(
+      input.email,
+      { npi: input.npi, dea: input.dea.toUpperCase(), deaLicenseFile: fileName, by: actor.email ?? actor.id },
+      { transaction },
+    );
     if (!found) throw new NotFoundError(`User ${input.email} not found`);
-    await recordAudit(transaction, actor, { action: 'verify', object_type: 'User', object_name: input.email.toLowerCase(), fields: ['doctor_npi', 'doctor_dea_number'] });
+    await recordAudit(transaction, actor, {
+      action: 'verify',
+      object_type: 'User',
+      object_name: input.email.toLowerCase(),
+      fields: ['doctor_npi', 'doctor_dea_number'],
+    });
     return (await doctorStatus(actor, input.email, { transaction }))!;
   });
 }
@@ -62,7 +71,8 @@ export async function doctorStatus(actor: Actor, email: string, opts: { transact
 export async function requireVerifiedDoctor(actor: Actor, customer: string, npi: string | undefined, opts: { transaction?: Tx } = {}): Promise<void> {
   if (isCustomerUser(actor)) {
     const me = await doctorStateOf(actor.id, opts);
-    if (!me?.verified) throw new PermissionError('This account is not a verified doctor account: 503A orders need NPI and DEA verification by an administrator');
+    if (!me?.verified)
+      throw new PermissionError('This account is not a verified doctor account: 503A orders need NPI and DEA verification by an administrator');
     // a malformed NPI (wrong length or check digit) is a 417 validation error, reported by the caller
     if (npi && isValidNpi(npi) && me.npi !== npi) throw new PermissionError('checkout_npi_number does not match the verified doctor account');
     return;

@@ -17,7 +17,8 @@ import { attributeOf, localTime, orderSql } from './order-sql.js';
 const so = (field: string) => `{so.${attributeOf(field)}}`;
 
 /** Header columns of an order (aliases so, c; raw: patient fields still encrypted), each under its wire name. */
-export const orderHeadColumns = once(() => orderSql(`{so.name} AS name, {so.customer} AS customer, {c.customerName} AS customer_name, {so.territory} AS territory,
+export const orderHeadColumns = once(() =>
+  orderSql(`{so.name} AS name, {so.customer} AS customer, {c.customerName} AS customer_name, {so.territory} AS territory,
          {so.transactionDate} AS transaction_date, {so.deliveryDate} AS delivery_date, {so.priceList} AS price_list, {so.currency} AS currency,
          {so.shippingAddressName} AS shipping_address_name, {so.shippingMethod} AS shipping_method, {so.docstatus} AS docstatus, {so.status} AS status,
          {so.grandTotal}::float8 AS grand_total, {so.totalQty}::float8 AS total_qty, {so.is503a} AS is_503a,
@@ -25,14 +26,28 @@ export const orderHeadColumns = once(() => orderSql(`{so.name} AS name, {so.cust
          ${localTime('{so.createdAt}')} AS creation, ${localTime('{so.modified}')} AS modified, ${localTime('{so.submittedAt}')} AS submitted_at,
          ${localTime('{so.cancelledAt}')} AS cancelled_at, ${localTime('{so.shippedAt}')} AS shipped_at, ${localTime('{so.deliveredAt}')} AS delivered_at,
          ${[...DOCTOR_FIELDS, ...FILE_FIELDS, ...PATIENT_FIELDS, ...CONFIRM_FIELDS].map((f) => `${so(f)} AS ${f}`).join(', ')},
-         ${PARTNER_FIELDS.map((f) => `${f.endsWith('_sync_date') ? localTime(so(f)) : so(f)} AS ${f}`).join(', ')}`));
+         ${PARTNER_FIELDS.map((f) => `${f.endsWith('_sync_date') ? localTime(so(f)) : so(f)} AS ${f}`).join(', ')}`),
+);
 const headSql = once(() => orderSql(`SELECT ${orderHeadColumns()} FROM {so} JOIN {c} ON {c.name} = {so.customer} WHERE {so.name} = $1`));
 
 /** Child row fields as Frappe shows them (alias soi), as [key, SQL expression]. */
 const ITEM_FIELDS: [string, string][] = [
-  ['name', '{soi.id}::text'], ['parent', '{soi.parent}'], ['parentfield', `'items'`], ['parenttype', `'Sales Order'`], ['doctype', `'Sales Order Item'`], ['idx', '{soi.idx}'],
-  ['item_code', '{soi.itemCode}'], ['item_name', '{soi.itemName}'], ['qty', '{soi.qty}::float8'], ['uom', '{soi.uom}'], ['stock_uom', '{soi.uom}'], ['rate', '{soi.rate}::float8'],
-  ['amount', '{soi.amount}::float8'], ['warehouse', '{soi.warehouse}'], ['delivered_qty', '{soi.deliveredQty}::float8'], ['reserved_qty', '{soi.reservedQty}::float8'],
+  ['name', '{soi.id}::text'],
+  ['parent', '{soi.parent}'],
+  ['parentfield', `'items'`],
+  ['parenttype', `'Sales Order'`],
+  ['doctype', `'Sales Order Item'`],
+  ['idx', '{soi.idx}'],
+  ['item_code', '{soi.itemCode}'],
+  ['item_name', '{soi.itemName}'],
+  ['qty', '{soi.qty}::float8'],
+  ['uom', '{soi.uom}'],
+  ['stock_uom', '{soi.uom}'],
+  ['rate', '{soi.rate}::float8'],
+  ['amount', '{soi.amount}::float8'],
+  ['warehouse', '{soi.warehouse}'],
+  ['delivered_qty', '{soi.deliveredQty}::float8'],
+  ['reserved_qty', '{soi.reservedQty}::float8'],
   // who fulfils the line, recorded at submit: a partner key, `vendor` (order.new) or `marketplace` (own stock)
   ['fulfilment_partner', '{soi.fulfilmentPartner}'],
   // a partner line's progress (Queued, Awaiting configuration, Retrying, Sent, Failed); null otherwise
@@ -50,16 +65,24 @@ const docSql = once(() => ({
        FROM {soi} WHERE {soi.parent} = $1 AND ($2::text IS NULL OR {soi.vendor} = $2) ORDER BY {soi.idx}`),
 }));
 
-export type OrderHead = Record<string, unknown> & { name: string; customer: string; owner_user: string | null; docstatus: number; is_503a: boolean; territory: string | null };
+export type OrderHead = Record<string, unknown> & {
+  name: string;
+  customer: string;
+  owner_user: string | null;
+  docstatus: number;
+  is_503a: boolean;
+  territory: string | null;
+};
 
 /** Loads an order the actor may see (404 otherwise). */
 export async function loadVisibleOrder(actor: Actor, name: string, opts: { transaction?: Tx; forUpdate?: boolean } = {}): Promise<OrderHead> {
   const head = await selectOne<OrderHead>(opts.forUpdate ? docSql().headForUpdate : docSql().head, [name], opts);
   if (!head) throw new NotFoundError(`Sales Order ${name} not found`);
   const vendor = orderVendorOf(actor);
-  const visible = vendor === null
-    ? orderVisible(actor, head)
-    : await vendorSeesOrder(vendor, head, async () => Boolean(await selectOne(docSql().vendorLine, [name, vendor], opts)));
+  const visible =
+    vendor === null
+      ? orderVisible(actor, head)
+      : await vendorSeesOrder(vendor, head, async () => Boolean(await selectOne(docSql().vendorLine, [name, vendor], opts)));
   if (!visible) throw new NotFoundError(`Sales Order ${name} not found`);
   return head;
 }
@@ -76,11 +99,21 @@ export async function orderDoc(actor: Actor, head: OrderHead, opts: { transactio
 }
 
 /** The document from a head and child rows already loaded (the actor's own rows only, for a vendor). */
-export async function shapeOrderDoc(actor: Actor, head: OrderHead, items: Record<string, unknown>[], opts: { transaction?: Tx; audit?: string } = {}): Promise<Record<string, unknown>> {
+export async function shapeOrderDoc(
+  actor: Actor,
+  head: OrderHead,
+  items: Record<string, unknown>[],
+  opts: { transaction?: Tx; audit?: string } = {},
+): Promise<Record<string, unknown>> {
   const vendor = orderVendorOf(actor);
   const { owner_user: _u, owner_email, created_by_sales_person: _sp, ...rest } = head;
   const doc: Record<string, unknown> = {
-    ...rest, doctype: 'Sales Order', owner: owner_email, selling_price_list: head.price_list, is_503a: head.is_503a ? 1 : 0, items,
+    ...rest,
+    doctype: 'Sales Order',
+    owner: owner_email,
+    selling_price_list: head.price_list,
+    is_503a: head.is_503a ? 1 : 0,
+    items,
   };
   for (const f of PATIENT_FIELDS) delete doc[f];
   if (!head.is_503a || vendor !== null) for (const f of [...DOCTOR_FIELDS, ...FILE_FIELDS, ...CONFIRM_FIELDS]) delete doc[f];
@@ -91,7 +124,12 @@ export async function shapeOrderDoc(actor: Actor, head: OrderHead, items: Record
   if (head.is_503a) {
     const allowed = vendor === null && canReadPatientData(actor, head);
     if (allowed) Object.assign(doc, decryptPatientFields(head));
-    await recordAudit(opts.transaction, actor, { action: opts.audit ?? 'read', object_type: 'Sales Order', object_name: head.name, fields: allowed ? [...PATIENT_FIELDS] : [] });
+    await recordAudit(opts.transaction, actor, {
+      action: opts.audit ?? 'read',
+      object_type: 'Sales Order',
+      object_name: head.name,
+      fields: allowed ? [...PATIENT_FIELDS] : [],
+    });
   }
   return doc;
 }

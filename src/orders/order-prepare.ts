@@ -58,7 +58,17 @@ function checkLines(input: OrderInput, items: Map<string, ItemRow>, warehouses: 
     if (l.rate !== undefined && Math.abs(l.rate - rate) > 0.00005) {
       throw new BusinessRuleError(`Row ${row}: Rate ${l.rate} for item ${l.item_code} differs from the price list rate ${rate}`);
     }
-    return { idx: row, item_code: l.item_code, item_name: item.item_name, qty: l.qty, uom: item.stock_uom, rate, amount: round2(l.qty * rate), warehouse: l.warehouse, vendor: item.vendor };
+    return {
+      idx: row,
+      item_code: l.item_code,
+      item_name: item.item_name,
+      qty: l.qty,
+      uom: item.stock_uom,
+      rate,
+      amount: round2(l.qty * rate),
+      warehouse: l.warehouse,
+      vendor: item.vendor,
+    };
   });
 }
 
@@ -76,7 +86,10 @@ function checkStock(lines: PreparedLine[], bins: { item_code: string; warehouse:
 
 /** The order body's facts (catalog/order-facts.ts, one round trip), checked in the usual order. */
 async function loadFacts(actor: Actor, input: OrderInput, transaction?: Tx) {
-  const row = await loadOrderFacts({ customer: input.customer, address: input.shipping_address_name, requestedList: input.price_list ?? null, lines: input.items }, { transaction });
+  const row = await loadOrderFacts(
+    { customer: input.customer, address: input.shipping_address_name, requestedList: input.price_list ?? null, lines: input.items },
+    { transaction },
+  );
   const c = row.customer;
   if (!c || !customerMatches(actor, c.name, c.territory, c.assigned_rep)) throw new NotFoundError(`Customer ${input.customer} not found`);
   if (c.disabled) throw new BusinessRuleError(`Customer ${input.customer} is disabled`);
@@ -121,7 +134,8 @@ export async function prepareOrder(actor: Actor, input: OrderInput, transaction?
   const items = new Map(facts.items.map((r) => [r.item_code, r]));
   const lines = checkLines(input, items, new Set(facts.warehouses));
   const currency = input.currency ?? choice.currency;
-  if (currency !== choice.currency) throw new BusinessRuleError(`Currency ${currency} differs from the currency ${choice.currency} of Price List ${choice.name}`);
+  if (currency !== choice.currency)
+    throw new BusinessRuleError(`Currency ${currency} differs from the currency ${choice.currency} of Price List ${choice.name}`);
   const transactionDate = input.transaction_date ?? choice.today;
   const is503a = lines.some((l) => items.get(l.item_code)!.is_503a);
   if (!is503a && !input.delivery_date) throw new BusinessRuleError('Delivery Date is mandatory');
@@ -129,7 +143,15 @@ export async function prepareOrder(actor: Actor, input: OrderInput, transaction?
   checkStock(lines, facts.bins);
   const files = is503a ? await check503a(actor, input, customer.name, choice.today, transaction) : {};
   return {
-    input, customer, price_list: choice.name, currency, transaction_date: transactionDate, lines, is503a, files,
-    grand_total: round2(lines.reduce((s, l) => s + l.amount, 0)), total_qty: lines.reduce((s, l) => s + l.qty, 0),
+    input,
+    customer,
+    price_list: choice.name,
+    currency,
+    transaction_date: transactionDate,
+    lines,
+    is503a,
+    files,
+    grand_total: round2(lines.reduce((s, l) => s + l.amount, 0)),
+    total_qty: lines.reduce((s, l) => s + l.qty, 0),
   };
 }

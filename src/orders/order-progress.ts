@@ -16,7 +16,9 @@ const sql = once(() => ({
   open: orderSql(`SELECT {soi.idx} AS idx, {soi.itemCode} AS item_code, {soi.warehouse} AS warehouse, ({soi.qty} - {soi.deliveredQty})::float8 AS qty,
                          {soi.reservedQty}::float8 AS reserved FROM {soi}
       WHERE {soi.parent} = $1 AND {soi.vendor} = $2 AND {soi.deliveredQty} < {soi.qty} ORDER BY {soi.itemCode}, {soi.warehouse} FOR UPDATE`),
-  shipped: orderSql(`UPDATE {@soi} SET {soi:deliveredQty} = {soi:qty}, {soi:reservedQty} = 0 WHERE {soi:parent} = $1 AND {soi:vendor} = $2 AND {soi:deliveredQty} < {soi:qty}`),
+  shipped: orderSql(
+    `UPDATE {@soi} SET {soi:deliveredQty} = {soi:qty}, {soi:reservedQty} = 0 WHERE {soi:parent} = $1 AND {soi:vendor} = $2 AND {soi:deliveredQty} < {soi:qty}`,
+  ),
   status: orderSql(`UPDATE {so} SET
         {so:status} = CASE
           WHEN {so.docstatus} <> 1 OR {so.status} NOT IN ($2, $3) THEN {so.status}
@@ -28,9 +30,16 @@ const sql = once(() => ({
 }));
 
 /** Marks one vendor's unshipped lines of an order shipped and moves the order's status on. */
-export async function recordVendorShipment(actor: Actor, salesOrder: string, vendor: string, opts: { delivered: boolean; transaction: Tx }): Promise<{ status: string }> {
+export async function recordVendorShipment(
+  actor: Actor,
+  salesOrder: string,
+  vendor: string,
+  opts: { delivered: boolean; transaction: Tx },
+): Promise<{ status: string }> {
   const { transaction } = opts;
-  const open = await selectRows<{ idx: number; item_code: string; warehouse: string; qty: number; reserved: number }>(sql().open, [salesOrder, vendor], { transaction });
+  const open = await selectRows<{ idx: number; item_code: string; warehouse: string; qty: number; reserved: number }>(sql().open, [salesOrder, vendor], {
+    transaction,
+  });
   if (open.length) {
     await consumeReservedStock(actor, open, { reason: 'Shipped', voucher_type: 'Sales Order', voucher_no: salesOrder }, { transaction });
     await execute(sql().shipped, [salesOrder, vendor], { transaction });

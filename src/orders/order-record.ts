@@ -76,12 +76,16 @@ const STATUS: Record<number, OrderRecord['status']> = { 0: 'draft', 1: 'submitte
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
 /** Record-head columns beyond the order's own (aliases so, a, u): shared with the submit statement. */
-export const recordHeadColumns = once(() => orderSql(`${localTime('{so.cancelledAt}')} AS cancelled_at_local,
+export const recordHeadColumns = once(() =>
+  orderSql(`${localTime('{so.cancelledAt}')} AS cancelled_at_local,
             {a.addressTitle} AS address_title, COALESCE(NULLIF({u.fullName}, ''), {a.contactName}) AS contact_name,
             {a.addressLine1} AS address_line1, {a.addressLine2} AS address_line2, {a.city} AS city, {a.state} AS state, {a.pincode} AS pincode,
-            {a.country} AS country, {a.phone} AS phone, {a.email} AS email`));
-export const recordHeadJoins = once(() => orderSql(`LEFT JOIN {a} ON {a.name} = {so.shippingAddressName}
-       LEFT JOIN {u} ON {u.id} = {so.ownerUser}`));
+            {a.country} AS country, {a.phone} AS phone, {a.email} AS email`),
+);
+export const recordHeadJoins = once(() =>
+  orderSql(`LEFT JOIN {a} ON {a.name} = {so.shippingAddressName}
+       LEFT JOIN {u} ON {u.id} = {so.ownerUser}`),
+);
 /** The item code a vendor knows a line by (aliases soi, i, vp). */
 export const recordSkuSql = once(() => orderSql(`CASE WHEN {vp.separateSkus} AND {i.vendorSku} IS NOT NULL THEN {i.vendorSku} ELSE {soi.itemCode} END`));
 
@@ -108,7 +112,18 @@ export type RecordLineRow = OrderRecordLine & { vendor: string | null };
 type LineRow = RecordLineRow & { parent: string };
 
 function toLine(l: RecordLineRow): OrderRecordLine {
-  return { item_code: l.item_code, sku: l.item_code, medgrid_item_code: l.medgrid_item_code, vendor_product_id: l.vendor_product_id ?? null, item_name: l.item_name, qty: l.qty, uom: l.uom, rate: l.rate, amount: l.amount, warehouse: l.warehouse };
+  return {
+    item_code: l.item_code,
+    sku: l.item_code,
+    medgrid_item_code: l.medgrid_item_code,
+    vendor_product_id: l.vendor_product_id ?? null,
+    item_name: l.item_name,
+    qty: l.qty,
+    uom: l.uom,
+    rate: l.rate,
+    amount: l.amount,
+    warehouse: l.warehouse,
+  };
 }
 
 /** Order records of `orderNames` (in that order) with only `vendor`'s lines; unknown names are skipped. */

@@ -18,7 +18,9 @@ import { VendorOrder } from './vendor-order.model.js';
 
 /** so sales_orders, soi sales_order_items, s shipments, sl shipment_lots, vo vendor_orders; c customers, a addresses, u users, i items, vp vendor_profiles. */
 export const orderSql = (text: string): string =>
-  sqlFor({ so: SalesOrder, soi: SalesOrderItem, s: Shipment, sl: ShipmentLot, vo: VendorOrder, c: Customer, a: Address, u: User, i: Item, vp: VendorProfile })(text);
+  sqlFor({ so: SalesOrder, soi: SalesOrderItem, s: Shipment, sl: ShipmentLot, vo: VendorOrder, c: Customer, a: Address, u: User, i: Item, vp: VendorProfile })(
+    text,
+  );
 
 /** A wire field name (snake_case) as the model attribute (camelCase): is_503a → is503a. */
 export const attributeOf = camel;

@@ -17,7 +17,15 @@ import { prepare, runPreparedOne } from '../db/prepared.js';
 import { BusinessRuleError, NotFoundError } from '../shared/errors.js';
 import { mailEntry } from '../mail/mail.service.js';
 import { releaseStock, reservationBinds, reservationCtes, RESERVATION_RESULT, shortageMessage } from '../catalog/stock.service.js';
-import { buildOrderRecordsByVendor, recordsByVendor, recordHeadColumns, recordHeadJoins, recordSkuSql, type RecordHead, type RecordLineRow } from './order-record.js';
+import {
+  buildOrderRecordsByVendor,
+  recordsByVendor,
+  recordHeadColumns,
+  recordHeadJoins,
+  recordSkuSql,
+  type RecordHead,
+  type RecordLineRow,
+} from './order-record.js';
 import { loadVisibleOrder, orderDoc, shapeOrderDoc, orderHeadColumns, orderItemJsonArgs, ORDER_ITEM_KEYS, type OrderHead } from './order-doc.js';
 import { once } from '../db/sql-names.js';
 import { MAPPING_FIELDS, routeOf, VENDOR_ROUTE, type ProductMapping, type RouteDecision } from '../catalog/product-mapping.js';
@@ -38,14 +46,17 @@ export const STATUS = {
  * shipment, or a partner's status says shipped (a partner's own shipment row, which shows its order
  * awaiting tracking from the moment the partner accepts it, does not count by itself).
  */
-const shippedSql = once(() => orderSql(`COALESCE({so.shippedAt} IS NOT NULL OR {so.status} IN ('To Bill', 'Completed', 'Closed')
+const shippedSql = once(() =>
+  orderSql(`COALESCE({so.shippedAt} IS NOT NULL OR {so.status} IN ('To Bill', 'Completed', 'Closed')
   OR EXISTS (SELECT 1 FROM {s} WHERE {s.salesOrder} = {so.name} AND {s.source} NOT IN (${MAPPING_FIELDS.map((m) => `'${m.partner}'`).join(', ')}))
   OR {so.rxpartnerStatus} IN ('Shipped', 'Delivered') OR {so.shipperStatus} IN ('Shipped', 'Delivered') OR {so.otcStatus} IN ('Shipped', 'Completed')
-  OR {so.peptideStatus} IN ('Shipped', 'Delivered') OR {so.storeStatus} = 'Fulfilled', false)`));
+  OR {so.peptideStatus} IN ('Shipped', 'Delivered') OR {so.storeStatus} = 'Fulfilled', false)`),
+);
 
 // The cancel path (a cold transaction) and the lines it releases.
 const cancelSql = once(() => ({
-  lines: orderSql(`SELECT {soi.idx} AS idx, {soi.itemCode} AS item_code, {soi.warehouse} AS warehouse, {soi.qty}::float8 AS qty, {soi.reservedQty}::float8 AS reserved_qty,
+  lines:
+    orderSql(`SELECT {soi.idx} AS idx, {soi.itemCode} AS item_code, {soi.warehouse} AS warehouse, {soi.qty}::float8 AS qty, {soi.reservedQty}::float8 AS reserved_qty,
                           {soi.vendor} AS vendor FROM {soi} WHERE {soi.parent} = $1 ORDER BY {soi.idx}`),
   cancel: orderSql(`UPDATE {so} SET {so:docstatus} = 2, {so:status} = $2, {so:cancelledAt} = now(), {so:modified} = now(), {so:updatedAt} = now()
       WHERE {so.name} = $1 AND {so.docstatus} = 1 AND NOT ${shippedSql()} RETURNING {so.name} AS name`),
@@ -53,7 +64,14 @@ const cancelSql = once(() => ({
   unreserve: orderSql(`UPDATE {@soi} SET {soi:reservedQty} = 0 WHERE {soi:parent} = $1`),
 }));
 
-interface Line { idx: number; item_code: string; warehouse: string; qty: number; reserved_qty: number; vendor: string | null }
+interface Line {
+  idx: number;
+  item_code: string;
+  warehouse: string;
+  qty: number;
+  reserved_qty: number;
+  vendor: string | null;
+}
 
 async function orderLines(name: string, transaction: Tx): Promise<Line[]> {
   return selectRows<Line>(cancelSql().lines, [name], { transaction });
@@ -62,7 +80,9 @@ async function orderLines(name: string, transaction: Tx): Promise<Line[]> {
 async function vendorEvents(event: 'order.new' | 'order.cancelled', name: string, lines: Line[], transaction: Tx): Promise<OutboxEntry[]> {
   const vendors = vendorsOf(lines);
   const records = await buildOrderRecordsByVendor(name, vendors, { transaction });
-  return vendors.filter((v) => records.has(v)).map((vendor) => ({ kind: 'vendor_webhook', topic: event, target: vendor, payload: { event, vendor, data: records.get(vendor) } }));
+  return vendors
+    .filter((v) => records.has(v))
+    .map((vendor) => ({ kind: 'vendor_webhook', topic: event, target: vendor, payload: { event, vendor, data: records.get(vendor) } }));
 }
 
 const vendorsOf = (lines: { vendor: string | null }[]) => [...new Set(lines.map((l) => l.vendor).filter((v): v is string => Boolean(v)))].sort();
@@ -72,7 +92,10 @@ const vendorsOf = (lines: { vendor: string | null }[]) => [...new Set(lines.map(
  * answer; one JSON column rather than ~70, which the driver would describe and parse one by one)
  * with its row version, the vendor-record and mail facts, and the lines.
  */
-const submitReadSql = once(() => prepare('svc_order_submit_read', orderSql(`
+const submitReadSql = once(() =>
+  prepare(
+    'svc_order_submit_read',
+    orderSql(`
   SELECT row_to_json(h) AS head, so.xmin::text AS row_version, row_to_json(rec) AS record_head,
          (SELECT json_agg(json_build_object(${orderItemJsonArgs()}, 'vendor', {soi.vendor}, 'record_item_code', ${recordSkuSql()}, 'vendor_product_id', {i.vendorProductId},
                  'mapping', json_build_object(${MAPPING_FIELDS.map((m) => `'${m.field}', {i.${m.attribute}}`).join(', ')})) ORDER BY {soi.idx})
@@ -82,7 +105,9 @@ const submitReadSql = once(() => prepare('svc_order_submit_read', orderSql(`
     FROM {so} JOIN {c} ON {c.name} = {so.customer} ${recordHeadJoins()}
    CROSS JOIN LATERAL (SELECT ${orderHeadColumns()}) h
    CROSS JOIN LATERAL (SELECT ${recordHeadColumns()}, COALESCE({u.email}, {so.ownerEmail}, {c.email}) AS mail_to) rec
-   WHERE {so.name} = $1`)));
+   WHERE {so.name} = $1`),
+  ),
+);
 
 /** Marker of the error that aborts a submit short of stock; the availability per group follows it as JSON. */
 const SHORT = 'svc_submit_short_of_stock:';
@@ -99,7 +124,9 @@ const SHORT = 'svc_submit_short_of_stock:';
  */
 const submitWriteSql = once(() => {
   const reserve = reservationCtes({ after: 'SELECT 1 FROM pre WHERE pre.won_n > 0', gate: 'won' });
-  return prepare('svc_order_submit_write', orderSql(`
+  return prepare(
+    'svc_order_submit_write',
+    orderSql(`
   WITH o AS (SELECT {so.name} AS name FROM {so} WHERE {so.name} = $name AND {so.docstatus} = 0 AND so.xmin = $row_version::xid FOR UPDATE),
   won AS (
     UPDATE {so} SET {so:docstatus} = 1, {so:status} = $status, {so:submittedAt} = now(), {so:modified} = now(), {so:updatedAt} = now()
@@ -116,7 +143,8 @@ const submitWriteSql = once(() => {
          CASE WHEN pre.won_n > 0 AND NOT ((SELECT ok FROM res_ok) AND (SELECT count(*) FROM res_u) = (SELECT count(*) FROM res_g))
               THEN (SELECT '${SHORT}' || json_agg(json_build_object('k', g.k, 'available', (l.actual_qty - l.reserved_qty)::float8))::text
                       FROM res_g g LEFT JOIN res_locked l ON l.item_code = g.item_code AND l.warehouse = g.warehouse)::int END AS short
-    FROM pre`));
+    FROM pre`),
+  );
 });
 
 /** A partner line starts Queued (the router makes its partner order); vendor and marketplace lines have no partner status. */
@@ -126,14 +154,44 @@ const lineStatusOf = (d: RouteDecision): string | null => (d.partner_sku !== nul
 function shortOfStock(err: unknown): { k: number; available: number | null }[] | undefined {
   const at = String((err as Error)?.message ?? '').indexOf(SHORT);
   if (at < 0) return undefined;
-  const json = String((err as Error).message).slice(at + SHORT.length).replace(/"\s*$/, '');
+  const json = String((err as Error).message)
+    .slice(at + SHORT.length)
+    .replace(/"\s*$/, '');
   return JSON.parse(json) as { k: number; available: number | null }[];
 }
 
-type SubmitLine = Record<string, unknown> & { idx: number; item_code: string; item_name: string; qty: number; uom: string; rate: number; amount: number; warehouse: string; vendor: string | null; record_item_code: string; vendor_product_id: string | null; mapping: ProductMapping };
+type SubmitLine = Record<string, unknown> & {
+  idx: number;
+  item_code: string;
+  item_name: string;
+  qty: number;
+  uom: string;
+  rate: number;
+  amount: number;
+  warehouse: string;
+  vendor: string | null;
+  record_item_code: string;
+  vendor_product_id: string | null;
+  mapping: ProductMapping;
+};
 type RoutedLine = SubmitLine & { decision: RouteDecision };
-interface SubmitRead { head: OrderHead; row_version: string; record_head: Omit<RecordHead, 'name' | 'docstatus' | 'transaction_date' | 'delivery_date' | 'currency' | 'shipping_method' | 'customer_name'> & { mail_to: string | null }; lines: SubmitLine[] | null; mail_lines: string | null }
-interface SubmitWrite { matched: number; won: { modified: string; submitted_at: string } | null; marked: number; queued: number; res_reserved: number; res_bins: { k: number; available: number | null }[] | null }
+interface SubmitRead {
+  head: OrderHead;
+  row_version: string;
+  record_head: Omit<RecordHead, 'name' | 'docstatus' | 'transaction_date' | 'delivery_date' | 'currency' | 'shipping_method' | 'customer_name'> & {
+    mail_to: string | null;
+  };
+  lines: SubmitLine[] | null;
+  mail_lines: string | null;
+}
+interface SubmitWrite {
+  matched: number;
+  won: { modified: string; submitted_at: string } | null;
+  marked: number;
+  queued: number;
+  res_reserved: number;
+  res_bins: { k: number; available: number | null }[] | null;
+}
 
 /**
  * The outbox rows of a submit: order.new per vendor for its lines that no partner fulfils, a routing
@@ -143,18 +201,52 @@ function submitEntries(name: string, head: OrderHead, rec: SubmitRead['record_he
   // a line a partner fulfils is not the vendor's to ship: only vendor-routed lines reach order.new
   const lines = routed.filter((l) => l.decision.route === VENDOR_ROUTE);
   const vendors = vendorsOf(lines);
-  const recordHead = { ...rec, name, docstatus: 1, transaction_date: head.transaction_date, delivery_date: head.delivery_date, currency: head.currency, shipping_method: head.shipping_method, customer_name: head.customer_name } as RecordHead;
-  const recordLines: RecordLineRow[] = lines.map((l) => ({ item_code: l.record_item_code, sku: l.record_item_code, medgrid_item_code: l.item_code, vendor_product_id: l.vendor_product_id, item_name: l.item_name, qty: l.qty, uom: l.uom, rate: l.rate, amount: l.amount, warehouse: l.warehouse, vendor: l.vendor }));
+  const recordHead = {
+    ...rec,
+    name,
+    docstatus: 1,
+    transaction_date: head.transaction_date,
+    delivery_date: head.delivery_date,
+    currency: head.currency,
+    shipping_method: head.shipping_method,
+    customer_name: head.customer_name,
+  } as RecordHead;
+  const recordLines: RecordLineRow[] = lines.map((l) => ({
+    item_code: l.record_item_code,
+    sku: l.record_item_code,
+    medgrid_item_code: l.item_code,
+    vendor_product_id: l.vendor_product_id,
+    item_name: l.item_name,
+    qty: l.qty,
+    uom: l.uom,
+    rate: l.rate,
+    amount: l.amount,
+    warehouse: l.warehouse,
+    vendor: l.vendor,
+  }));
   const records = recordsByVendor(recordHead, recordLines, vendors);
-  const entries: OutboxEntry[] = vendors.map((vendor) => ({ kind: 'vendor_webhook', topic: 'order.new', target: vendor, payload: { event: 'order.new', vendor, data: records.get(vendor) } }));
-  for (const l of routed) entries.push({ kind: 'fulfilment_route', topic: 'order.route', target: name, payload: { sales_order: name, item_code: l.item_code, idx: l.idx, route: l.decision.route } });
+  const entries: OutboxEntry[] = vendors.map((vendor) => ({
+    kind: 'vendor_webhook',
+    topic: 'order.new',
+    target: vendor,
+    payload: { event: 'order.new', vendor, data: records.get(vendor) },
+  }));
+  for (const l of routed)
+    entries.push({
+      kind: 'fulfilment_route',
+      topic: 'order.route',
+      target: name,
+      payload: { sales_order: name, item_code: l.item_code, idx: l.idx, route: l.decision.route },
+    });
   if (rec.mail_to && rec.mail_to.includes('@') && mailLines !== null) {
-    entries.push(mailEntry({
-      to: rec.mail_to,
-      subject: `Sales Order ${name} confirmed`,
-      text: `Thank you for your order, ${String(head.customer_name)}.\n\nSales Order ${name}\n${mailLines}\n\nTotal: ${Number(head.grand_total)} ${String(head.currency)}\n`,
-      category: 'order-confirmation',
-    }));
+    entries.push(
+      mailEntry({
+        to: rec.mail_to,
+        subject: `Sales Order ${name} confirmed`,
+        text: `Thank you for your order, ${String(head.customer_name)}.\n\nSales Order ${name}\n${mailLines}\n\nTotal: ${Number(head.grand_total)} ${String(head.currency)}\n`,
+        category: 'order-confirmation',
+      }),
+    );
   }
   return entries;
 }
@@ -184,7 +276,12 @@ export async function submitOrder(actor: Actor, name: string, opts: { transactio
     const reservation = reservationBinds(actor, lines, { reason: 'Sales Order submit', voucher_type: 'Sales Order', voucher_no: name });
     const { groups } = reservation;
     const head: OrderHead = { ...before, docstatus: 1, status: STATUS.submitted };
-    const items = routed.map((l) => ({ ...Object.fromEntries(ORDER_ITEM_KEYS.map((k) => [k, l[k]])), reserved_qty: l.qty, fulfilment_partner: l.decision.route, fulfilment_status: lineStatusOf(l.decision) }));
+    const items = routed.map((l) => ({
+      ...Object.fromEntries(ORDER_ITEM_KEYS.map((k) => [k, l[k]])),
+      reserved_qty: l.qty,
+      fulfilment_partner: l.decision.route,
+      fulfilment_status: lineStatusOf(l.decision),
+    }));
     const write = async (transaction?: Tx) => {
       const routes = JSON.stringify(routed.map((l) => ({ idx: l.idx, route: l.decision.route, status: lineStatusOf(l.decision) })));
       const binds = { ...reservation.binds, name, row_version, status: STATUS.submitted, outbox: outboxJson(entries), routes };
@@ -208,7 +305,10 @@ export async function submitOrder(actor: Actor, name: string, opts: { transactio
     const short = shortageMessage(groups, w.res_bins);
     if (!w.won) throw new BusinessRuleError(short ?? `Sales Order ${name} could not be submitted`);
     if (w.res_reserved !== groups.length || w.marked !== lines.length || w.queued !== entries.length) {
-      runtime().logger.error({ salesOrder: name, reserved: w.res_reserved, groups: groups.length, marked: w.marked, queued: w.queued }, 'submit wrote an unexpected number of rows');
+      runtime().logger.error(
+        { salesOrder: name, reserved: w.res_reserved, groups: groups.length, marked: w.marked, queued: w.queued },
+        'submit wrote an unexpected number of rows',
+      );
     }
     return doc!;
   }

@@ -9,30 +9,101 @@ import { isRealDate } from './npi.js';
 
 export const PATIENT_FIELDS = ['checkout_patient_first_name', 'checkout_patient_last_name', 'checkout_patient_dob', 'checkout_patient_gender'] as const;
 export const FILE_FIELDS = ['checkout_dea_license_file', 'checkout_prescription_file'] as const;
-export const DOCTOR_FIELDS = ['checkout_npi_number', 'checkout_dea_number', 'checkout_doctor_first_name', 'checkout_doctor_last_name', 'checkout_doctor_email'] as const;
+export const DOCTOR_FIELDS = [
+  'checkout_npi_number',
+  'checkout_dea_number',
+  'checkout_doctor_first_name',
+  'checkout_doctor_last_name',
+  'checkout_doctor_email',
+] as const;
 export const CONFIRM_FIELDS = ['professional_use_confirmation', 'compliance_agreement_accepted'] as const;
 export const FIELDS_503A = [...DOCTOR_FIELDS, ...FILE_FIELDS, ...PATIENT_FIELDS, ...CONFIRM_FIELDS] as const;
 
 export const PARTNER_FIELDS = [
-  'rxpartner_reference_id', 'rxpartner_status', 'rxpartner_tracking_number', 'rxpartner_carrier', 'rxpartner_tracking_url', 'rxpartner_sync_date',
-  'shipper_order_id', 'shipper_status', 'shipper_tracking_number', 'shipper_carrier', 'shipper_tracking_url', 'shipper_label_url', 'shipper_sync_date',
-  'otc_reference', 'otc_transaction_id', 'otc_status', 'otc_tracking_number', 'otc_tracking_url', 'otc_carrier', 'otc_sync_date',
-  'peptide_order_id', 'peptide_status', 'peptide_tracking_number', 'peptide_carrier', 'peptide_tracking_url', 'peptide_shipping_tier', 'peptide_sync_date',
-  'store_order_id', 'store_order_name', 'store_status', 'store_tracking_number', 'store_carrier', 'store_tracking_url', 'store_sync_date',
+  'rxpartner_reference_id',
+  'rxpartner_status',
+  'rxpartner_tracking_number',
+  'rxpartner_carrier',
+  'rxpartner_tracking_url',
+  'rxpartner_sync_date',
+  'shipper_order_id',
+  'shipper_status',
+  'shipper_tracking_number',
+  'shipper_carrier',
+  'shipper_tracking_url',
+  'shipper_label_url',
+  'shipper_sync_date',
+  'otc_reference',
+  'otc_transaction_id',
+  'otc_status',
+  'otc_tracking_number',
+  'otc_tracking_url',
+  'otc_carrier',
+  'otc_sync_date',
+  'peptide_order_id',
+  'peptide_status',
+  'peptide_tracking_number',
+  'peptide_carrier',
+  'peptide_tracking_url',
+  'peptide_shipping_tier',
+  'peptide_sync_date',
+  'store_order_id',
+  'store_order_name',
+  'store_status',
+  'store_tracking_number',
+  'store_carrier',
+  'store_tracking_url',
+  'store_sync_date',
 ] as const;
 
 /** Fields the server owns: a client sending one gets 400 naming it. */
 const FORBIDDEN = new Set<string>([
-  'name', 'docstatus', 'status', 'grand_total', 'total', 'net_total', 'rounded_total', 'total_qty', 'owner', 'creation', 'modified', 'modified_by',
-  'territory', 'is_503a', 'submitted_at', 'cancelled_at', 'created_by_sales_person', 'discount_amount', 'additional_discount_percentage', ...PARTNER_FIELDS,
+  'name',
+  'docstatus',
+  'status',
+  'grand_total',
+  'total',
+  'net_total',
+  'rounded_total',
+  'total_qty',
+  'owner',
+  'creation',
+  'modified',
+  'modified_by',
+  'territory',
+  'is_503a',
+  'submitted_at',
+  'cancelled_at',
+  'created_by_sales_person',
+  'discount_amount',
+  'additional_discount_percentage',
+  ...PARTNER_FIELDS,
 ]);
-const LINE_FORBIDDEN = new Set(['amount', 'net_amount', 'base_amount', 'reserved_qty', 'delivered_qty', 'discount_percentage', 'discount_amount', 'price_list_rate', 'vendor', 'parent', 'name']);
+const LINE_FORBIDDEN = new Set([
+  'amount',
+  'net_amount',
+  'base_amount',
+  'reserved_qty',
+  'delivered_qty',
+  'discount_percentage',
+  'discount_amount',
+  'price_list_rate',
+  'vendor',
+  'parent',
+  'name',
+]);
 
-const date = Joi.string().custom((v: string, h) => (isRealDate(v) ? v : h.error('any.invalid'))).messages({ 'any.invalid': '{{#label}} must be a date YYYY-MM-DD' });
+const date = Joi.string()
+  .custom((v: string, h) => (isRealDate(v) ? v : h.error('any.invalid')))
+  .messages({ 'any.invalid': '{{#label}} must be a date YYYY-MM-DD' });
 
 const line = Joi.object({
   item_code: Joi.string().max(140).required(),
-  qty: Joi.number().integer().positive().required().messages({ 'number.integer': '{{#label}} must be a positive whole number', 'number.positive': '{{#label}} must be a positive whole number' }),
+  qty: Joi.number()
+    .integer()
+    .positive()
+    .required()
+    .messages({ 'number.integer': '{{#label}} must be a positive whole number', 'number.positive': '{{#label}} must be a positive whole number' }),
   rate: Joi.number().min(0),
   warehouse: Joi.string().max(140).required(),
   item_name: Joi.string().allow('').max(140),
@@ -119,10 +190,15 @@ export function parseOrderBody(raw: Record<string, unknown>, opts: { allowName?:
   if (blank(raw.shipping_address_name)) throw new BusinessRuleError('Shipping address is required');
   const { name: _ignored, ...rest } = raw;
   const validated = body.validate(rest, { abortEarly: false, convert: true });
-  if (validated.error) throw new InputError(validated.error.details[0].message.replace(/"/g, ''), validated.error.details.map((d) => d.message.replace(/"/g, '')));
+  if (validated.error)
+    throw new InputError(
+      validated.error.details[0].message.replace(/"/g, ''),
+      validated.error.details.map((d) => d.message.replace(/"/g, '')),
+    );
   const input = validated.value;
   if (!input.items) throw new InputError('items is required');
-  if (input.selling_price_list && input.price_list && input.selling_price_list !== input.price_list) throw new InputError('price_list and selling_price_list differ');
+  if (input.selling_price_list && input.price_list && input.selling_price_list !== input.price_list)
+    throw new InputError('price_list and selling_price_list differ');
   input.price_list = input.price_list ?? input.selling_price_list;
   delete input.selling_price_list;
   delete input.doctype;

@@ -34,9 +34,17 @@ const int01 = (v: unknown) => (v === undefined || v === null || v === '' ? null 
 function headerValues(actor: Actor, p: PreparedOrder): Record<string, unknown> {
   const i = p.input;
   const values: Record<string, unknown> = {
-    customer: p.customer.name, territory: p.customer.territory, transaction_date: p.transaction_date, delivery_date: i.delivery_date || null,
-    price_list: p.price_list, currency: p.currency, shipping_address_name: i.shipping_address_name, shipping_method: i.shipping_method || null,
-    grand_total: p.grand_total, total_qty: p.total_qty, is_503a: p.is503a,
+    customer: p.customer.name,
+    territory: p.customer.territory,
+    transaction_date: p.transaction_date,
+    delivery_date: i.delivery_date || null,
+    price_list: p.price_list,
+    currency: p.currency,
+    shipping_address_name: i.shipping_address_name,
+    shipping_method: i.shipping_method || null,
+    grand_total: p.grand_total,
+    total_qty: p.total_qty,
+    is_503a: p.is503a,
   };
   for (const f of DOCTOR_FIELDS) values[f] = p.is503a && i[f] ? String(i[f]) : null;
   for (const f of CONFIRM_FIELDS) values[f] = p.is503a ? int01(i[f]) : null;
@@ -48,7 +56,8 @@ function headerValues(actor: Actor, p: PreparedOrder): Record<string, unknown> {
 }
 
 /** The lines' INSERT … SELECT from `source` (the new order's name, read from `from` when given) and the JSON lines bound at `param`. */
-const linesInsert = (source: string, param: string, from = '') => orderSql(`INSERT INTO {@soi} ({soi:parent}, {soi:idx}, {soi:itemCode}, {soi:itemName}, {soi:qty}, {soi:uom}, {soi:rate}, {soi:amount}, {soi:warehouse}, {soi:vendor})
+const linesInsert = (source: string, param: string, from = '') =>
+  orderSql(`INSERT INTO {@soi} ({soi:parent}, {soi:idx}, {soi:itemCode}, {soi:itemName}, {soi:qty}, {soi:uom}, {soi:rate}, {soi:amount}, {soi:warehouse}, {soi:vendor})
      SELECT ${source}, l.idx, l.item_code, l.item_name, l.qty, l.uom, l.rate, l.amount, l.warehouse, l.vendor
        FROM ${from}jsonb_to_recordset(${param}::jsonb) AS l(idx int, item_code text, item_name text, qty numeric, uom text, rate numeric, amount numeric, warehouse text, vendor text)`);
 
@@ -131,8 +140,13 @@ export async function createOrder(actor: Actor, body: Record<string, unknown>, o
 /** The body of an existing draft, as a create request (patient fields decrypted in memory only). */
 function draftAsBody(head: Record<string, unknown>, lines: Record<string, unknown>[]): Record<string, unknown> {
   const body: Record<string, unknown> = {
-    customer: head.customer, transaction_date: head.transaction_date, delivery_date: head.delivery_date, price_list: head.price_list, currency: head.currency,
-    shipping_address_name: head.shipping_address_name, shipping_method: head.shipping_method,
+    customer: head.customer,
+    transaction_date: head.transaction_date,
+    delivery_date: head.delivery_date,
+    price_list: head.price_list,
+    currency: head.currency,
+    shipping_address_name: head.shipping_address_name,
+    shipping_method: head.shipping_method,
     items: lines.map((l) => ({ item_code: l.item_code, qty: Number(l.qty), warehouse: l.warehouse })), // rates re-read from the list
   };
   if (head.is_503a) {
@@ -154,7 +168,9 @@ async function updateDraft(actor: Actor, name: string, patch: Record<string, unk
   const values = headerValues(actor, p);
   const cols = Object.keys(values);
   await execute(
-    orderSql(`UPDATE {@so} SET ${cols.map((c, k) => `${columnOf(c)} = $${k + 2}`).join(', ')}, {so:modified} = now(), {so:updatedAt} = now() WHERE {so:name} = $1 AND {so:docstatus} = 0`),
+    orderSql(
+      `UPDATE {@so} SET ${cols.map((c, k) => `${columnOf(c)} = $${k + 2}`).join(', ')}, {so:modified} = now(), {so:updatedAt} = now() WHERE {so:name} = $1 AND {so:docstatus} = 0`,
+    ),
     [name, ...Object.values(values)],
     { transaction },
   );
@@ -164,7 +180,12 @@ async function updateDraft(actor: Actor, name: string, patch: Record<string, unk
 }
 
 /** PUT /api/resource/Sales Order/{name}: field changes on a draft; docstatus 1 submits, 2 cancels. */
-export async function updateOrder(actor: Actor, name: string, body: Record<string, unknown>, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
+export async function updateOrder(
+  actor: Actor,
+  name: string,
+  body: Record<string, unknown>,
+  opts: { transaction?: Tx } = {},
+): Promise<Record<string, unknown>> {
   const { docstatus, doctype: _doctype, ...fields } = body;
   if (docstatus !== undefined && ![0, 1, 2, '0', '1', '2'].includes(docstatus as never)) throw new InputError('docstatus must be 0, 1 or 2');
   const target = docstatus === undefined ? undefined : Number(docstatus);

@@ -24,7 +24,11 @@ export const ordersRoutes: ServerRoute[] = [
     access: 'authenticated',
     tags: ['orders'],
     description: 'Simplified placement: creates and submits a one-line order; answers { status: "success", order_id } (also inside message)',
-    args: Joi.object<PlaceOrderInput>({ customer_id: Joi.string().max(140).allow(''), product_id: Joi.string().max(140).required(), quantity: Joi.number().integer().positive().required() }).unknown(true),
+    args: Joi.object<PlaceOrderInput>({
+      customer_id: Joi.string().max(140).allow(''),
+      product_id: Joi.string().max(140).required(),
+      quantity: Joi.number().integer().positive().required(),
+    }).unknown(true),
     handler: async ({ actor, args, h }) => {
       const result = await placeOrder(actor!, args);
       // The documented answer is the bare object; Frappe clients read `message`: both are present.
@@ -37,7 +41,12 @@ export const ordersRoutes: ServerRoute[] = [
     access: permission('Doctor Verification', 'update'),
     tags: ['orders', '503A'],
     description: 'Verify a doctor account once (NPI and DEA certificate) so it can place 503A orders (admin)',
-    args: Joi.object<VerifyDoctorInput>({ email: Joi.string().email({ tlds: false }).required(), npi: Joi.string().required(), dea: Joi.string().required(), dea_license_file: Joi.string().max(500) }),
+    args: Joi.object<VerifyDoctorInput>({
+      email: Joi.string().email({ tlds: false }).required(),
+      npi: Joi.string().required(),
+      dea: Joi.string().required(),
+      dea_license_file: Joi.string().max(500),
+    }),
     handler: ({ actor, args }) => verifyDoctor(actor!, args),
   }),
   methodRoute({

@@ -60,7 +60,8 @@ const sql = once(() => ({
   shipmentTrack: orderSql(`UPDATE {@s} SET {s:trackingNumber} = $3, {s:updatedAt} = now()
       WHERE {s:salesOrder} = $1 AND {s:source} = $2 AND {s:trackingNumber} = $4
         AND NOT EXISTS (SELECT 1 FROM {@s} x WHERE x.{s:salesOrder} = $1 AND x.{s:source} = $2 AND x.{s:trackingNumber} = $3)`),
-  shipment: orderSql(`INSERT INTO {@s} ({s:salesOrder}, {s:source}, {s:sourceLabel}, {s:vendor}, {s:trackingNumber}, {s:carrier}, {s:trackingUrl}, {s:status}, {s:statusText})
+  shipment:
+    orderSql(`INSERT INTO {@s} ({s:salesOrder}, {s:source}, {s:sourceLabel}, {s:vendor}, {s:trackingNumber}, {s:carrier}, {s:trackingUrl}, {s:status}, {s:statusText})
       VALUES ($1, $2, $3, NULL, $4, $5, $6, $7, $8)
       ON CONFLICT ({s:salesOrder}, {s:source}, {s:trackingNumber}) DO UPDATE SET {s:carrier} = COALESCE(EXCLUDED.{s:carrier}, {@s}.{s:carrier}),
         {s:trackingUrl} = COALESCE(EXCLUDED.{s:trackingUrl}, {@s}.{s:trackingUrl}), {s:status} = EXCLUDED.{s:status},
@@ -74,7 +75,9 @@ const sql = once(() => ({
       WHERE {soi.parent} = $1 AND {soi.fulfilmentPartner} = $2 AND {soi.deliveredQty} < {soi.qty} ORDER BY {soi.itemCode}, {soi.warehouse} FOR UPDATE`),
   patient: orderSql(`SELECT {so.customer} AS customer, {so.is503a} AS is_503a, {so.checkoutNpiNumber} AS checkout_npi_number,
            ${PATIENT_FIELDS.map((f) => `{so.${attributeOf(f)}} AS ${f}`).join(', ')} FROM {so} WHERE {so.name} = $1`),
-  shipped: orderSql(`UPDATE {@soi} SET {soi:deliveredQty} = {soi:qty}, {soi:reservedQty} = 0 WHERE {soi:parent} = $1 AND {soi:fulfilmentPartner} = $2 AND {soi:deliveredQty} < {soi:qty}`),
+  shipped: orderSql(
+    `UPDATE {@soi} SET {soi:deliveredQty} = {soi:qty}, {soi:reservedQty} = 0 WHERE {soi:parent} = $1 AND {soi:fulfilmentPartner} = $2 AND {soi:deliveredQty} < {soi:qty}`,
+  ),
 }));
 
 /** The lines of an order with the route recorded on each. */
@@ -104,7 +107,11 @@ export async function writePartnerFields(salesOrder: string, fields: Record<stri
   if (bad) throw new InputError(`${bad} is not a partner field of a Sales Order`);
   if (names.length === 0) return;
   const set = names.map((n, k) => `{so:${attributeOf(n)}} = $${k + 2}`).join(', ');
-  await execute(orderSql(`UPDATE {@so} SET ${set}, {so:modified} = now(), {so:updatedAt} = now() WHERE {so:name} = $1`), [salesOrder, ...names.map((n) => fields[n])], opts);
+  await execute(
+    orderSql(`UPDATE {@so} SET ${set}, {so:modified} = now(), {so:updatedAt} = now() WHERE {so:name} = $1`),
+    [salesOrder, ...names.map((n) => fields[n])],
+    opts,
+  );
 }
 
 export interface PartnerShipment {
@@ -136,7 +143,9 @@ export async function recordPartnerShipment(actor: Actor, s: PartnerShipment, op
   await execute(sql().shipment, [s.salesOrder, s.partner, s.label, number, s.carrier, s.trackingUrl, s.stage, s.statusText], { transaction });
   await execute(sql().stamp, [s.salesOrder, s.shipped, s.delivered], { transaction });
   if (s.shipped) {
-    const open = await selectRows<{ idx: number; item_code: string; warehouse: string; qty: number; reserved: number }>(sql().open, [s.salesOrder, s.partner], { transaction });
+    const open = await selectRows<{ idx: number; item_code: string; warehouse: string; qty: number; reserved: number }>(sql().open, [s.salesOrder, s.partner], {
+      transaction,
+    });
     if (open.length) {
       await consumeReservedStock(actor, open, { reason: 'Shipped', voucher_type: 'Sales Order', voucher_no: s.salesOrder }, { transaction });
       await execute(sql().shipped, [s.salesOrder, s.partner], { transaction });
@@ -161,16 +170,32 @@ export interface PartnerPatientData {
  * read of patient data by `actor`; undefined when the order carries no patient (not a 503A order).
  * The caller sends them to the partner only: never to a log, an error text or a stored outcome.
  */
-export async function patientForPartner(actor: Actor, salesOrder: string, partner: string, opts: { transaction?: Tx } = {}): Promise<PartnerPatientData | undefined> {
+export async function patientForPartner(
+  actor: Actor,
+  salesOrder: string,
+  partner: string,
+  opts: { transaction?: Tx } = {},
+): Promise<PartnerPatientData | undefined> {
   return withTransaction(opts, async (transaction) => {
     const row = await selectOne<Record<string, unknown>>(sql().patient, [salesOrder], { transaction });
     if (!row || !row.is_503a || !row.checkout_patient_last_name) return undefined;
     const p = decryptPatientFields(row);
-    await recordAudit(transaction, actor, { action: 'read', object_type: 'Sales Order', object_name: salesOrder, fields: [...PATIENT_FIELDS, 'checkout_npi_number'], detail: { purpose: `sent to ${partner}` } });
+    await recordAudit(transaction, actor, {
+      action: 'read',
+      object_type: 'Sales Order',
+      object_name: salesOrder,
+      fields: [...PATIENT_FIELDS, 'checkout_npi_number'],
+      detail: { purpose: `sent to ${partner}` },
+    });
     const customer = String(row.customer);
     const [firstName, lastName, dateOfBirth] = [p.checkout_patient_first_name ?? '', p.checkout_patient_last_name ?? '', p.checkout_patient_dob ?? ''];
     return {
-      customer, key: patientKeyOf(customer, firstName, lastName, dateOfBirth), firstName, lastName, dateOfBirth, gender: p.checkout_patient_gender,
+      customer,
+      key: patientKeyOf(customer, firstName, lastName, dateOfBirth),
+      firstName,
+      lastName,
+      dateOfBirth,
+      gender: p.checkout_patient_gender,
       prescriberNpi: typeof row.checkout_npi_number === 'string' && row.checkout_npi_number ? row.checkout_npi_number : null,
     };
   });

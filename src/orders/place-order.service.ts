@@ -38,7 +38,14 @@ export async function placeOrder(actor: Actor, input: PlaceOrderInput, opts: { t
     const today = (await selectOne<{ d: string }>(`SELECT CURRENT_DATE::text AS d`, [], { transaction }))!.d;
     const order = await createOrder(
       actor,
-      { customer: customer_id, transaction_date: today, delivery_date: today, shipping_address_name: address, items: [{ item_code: product_id, qty: quantity, warehouse: wh }], ...extra },
+      {
+        customer: customer_id,
+        transaction_date: today,
+        delivery_date: today,
+        shipping_address_name: address,
+        items: [{ item_code: product_id, qty: quantity, warehouse: wh }],
+        ...extra,
+      },
       { transaction },
     );
     await submitOrder(actor, order.name, { transaction });

@@ -36,7 +36,8 @@ export class Shipment extends Model<InferAttributes<Shipment>, InferCreationAttr
         statusText: { type: DataTypes.TEXT },
         estimatedDeliveryDate: { type: DataTypes.DATEONLY },
         // timestamps: named here for the typings; Sequelize sets them
-        createdAt: { type: DataTypes.DATE, allowNull: false }, updatedAt: { type: DataTypes.DATE, allowNull: false },
+        createdAt: { type: DataTypes.DATE, allowNull: false },
+        updatedAt: { type: DataTypes.DATE, allowNull: false },
       },
       { sequelize, tableName: 'shipments', underscored: true, timestamps: true },
     );

@@ -24,11 +24,13 @@ export interface AggregatedShipment {
 }
 
 const sql = once(() => ({
-  latestPerSource: orderSql(`SELECT DISTINCT ON ({s.source}) {s.source} AS vendor, {s.sourceLabel} AS vendor_label, {s.status} AS status, {s.trackingNumber} AS tracking_number,
+  latestPerSource:
+    orderSql(`SELECT DISTINCT ON ({s.source}) {s.source} AS vendor, {s.sourceLabel} AS vendor_label, {s.status} AS status, {s.trackingNumber} AS tracking_number,
             {s.carrier} AS carrier, {s.trackingUrl} AS tracking_url
        FROM {s} WHERE {s.salesOrder} = $1 ORDER BY {s.source}, {s.updatedAt} DESC, {s.id} DESC`),
   // a re-sent report keeps what it does not repeat (carrier, URL, text, date) and moves the stage
-  upsert: orderSql(`INSERT INTO {@s} ({s:salesOrder}, {s:source}, {s:sourceLabel}, {s:vendor}, {s:trackingNumber}, {s:carrier}, {s:trackingUrl}, {s:status}, {s:statusText}, {s:estimatedDeliveryDate})
+  upsert:
+    orderSql(`INSERT INTO {@s} ({s:salesOrder}, {s:source}, {s:sourceLabel}, {s:vendor}, {s:trackingNumber}, {s:carrier}, {s:trackingUrl}, {s:status}, {s:statusText}, {s:estimatedDeliveryDate})
        VALUES ($1, $2, $3, $2, $4, $5, $6, $7, $8, $9)
        ON CONFLICT ({s:salesOrder}, {s:source}, {s:trackingNumber}) DO UPDATE SET {s:carrier} = COALESCE(EXCLUDED.{s:carrier}, {@s}.{s:carrier}),
          {s:trackingUrl} = COALESCE(EXCLUDED.{s:trackingUrl}, {@s}.{s:trackingUrl}), {s:status} = EXCLUDED.{s:status},
@@ -54,7 +56,14 @@ export async function aggregateShipments(actor: Actor, salesOrder: string): Prom
 
 // ---- the fulfilment report's steps (vendor-api calls these) ------------------------------------
 
-export interface FulfilmentOrder { name: string; docstatus: number; is_503a: boolean; customer: string; shipping_address_name: string | null; doctor_email: string | null }
+export interface FulfilmentOrder {
+  name: string;
+  docstatus: number;
+  is_503a: boolean;
+  customer: string;
+  shipping_address_name: string | null;
+  doctor_email: string | null;
+}
 
 /** The order a fulfilment report names, locked for the report's transaction. */
 export async function lockOrderForFulfilment(name: string, opts: { transaction: Tx }): Promise<FulfilmentOrder | undefined> {
@@ -63,7 +72,16 @@ export async function lockOrderForFulfilment(name: string, opts: { transaction: 
     lock: opts.transaction.LOCK.UPDATE,
     transaction: opts.transaction,
   });
-  return o ? { name: o.name, docstatus: o.docstatus, is_503a: o.is503a, customer: o.customer, shipping_address_name: o.shippingAddressName, doctor_email: o.checkoutDoctorEmail } : undefined;
+  return o
+    ? {
+        name: o.name,
+        docstatus: o.docstatus,
+        is_503a: o.is503a,
+        customer: o.customer,
+        shipping_address_name: o.shippingAddressName,
+        doctor_email: o.checkoutDoctorEmail,
+      }
+    : undefined;
 }
 
 /** The distinct items of a vendor's lines on an order. */
@@ -73,7 +91,12 @@ export async function vendorItemsOnOrder(order: string, vendor: string, opts: { 
 }
 
 /** The stage of an existing shipment (order, source, tracking number), if there is one. */
-export async function shipmentStage(order: string, source: string, trackingNumber: string, opts: { transaction?: Tx } = {}): Promise<string | null | undefined> {
+export async function shipmentStage(
+  order: string,
+  source: string,
+  trackingNumber: string,
+  opts: { transaction?: Tx } = {},
+): Promise<string | null | undefined> {
   const s = await Shipment.findOne({ attributes: ['status'], where: { salesOrder: order, source, trackingNumber }, transaction: opts.transaction });
   return s ? s.status : undefined;
 }
@@ -100,7 +123,13 @@ export async function upsertShipment(r: ShipmentReport, opts: { transaction: Tx 
   return row.id;
 }
 
-export interface LotInput { item_code: string; qty: number | null; lot_number: string | null; serial_numbers: string[] | null; expiry_date: string | null }
+export interface LotInput {
+  item_code: string;
+  qty: number | null;
+  lot_number: string | null;
+  serial_numbers: string[] | null;
+  expiry_date: string | null;
+}
 
 /** Replaces a shipment's lots with `lots`. */
 export async function replaceShipmentLots(shipmentId: number, lots: LotInput[], opts: { transaction: Tx }): Promise<void> {

@@ -5,7 +5,10 @@ import { getVendorDashboardData } from './vendor-dashboard.service.js';
 
 export const vendorDashboardRoutes: ServerRoute[] = [
   methodRoute({
-    name: 'svc.api.get_vendor_dashboard_data', methods: ['GET', 'POST'], access: 'authenticated', tags: ['vendor'],
+    name: 'svc.api.get_vendor_dashboard_data',
+    methods: ['GET', 'POST'],
+    access: 'authenticated',
+    tags: ['vendor'],
     description: "Sales totals, recent orders and low-stock SKUs of the caller's vendor",
     handler: ({ actor }) => getVendorDashboardData(actor!),
   }),

@@ -17,10 +17,18 @@ export async function getVendorDashboardData(actor: Actor, opts: { transaction?:
   const vendor = actor.vendor!;
   const totals = await vendorSalesTotals(vendor, opts);
   const orders = await recentVendorOrders(vendor, opts);
-  const names = await customerNames(orders.map((o) => o.customer), opts);
+  const names = await customerNames(
+    orders.map((o) => o.customer),
+    opts,
+  );
   const recent = orders.map((o) => ({
-    sales_order: o.sales_order, transaction_date: o.transaction_date, status: o.status, docstatus: o.docstatus, customer_name: names.get(o.customer) ?? null,
-    lines_total: o.lines_total, lines: o.lines,
+    sales_order: o.sales_order,
+    transaction_date: o.transaction_date,
+    status: o.status,
+    docstatus: o.docstatus,
+    customer_name: names.get(o.customer) ?? null,
+    lines_total: o.lines_total,
+    lines: o.lines,
   }));
   const lowStock = await vendorLowStock(vendor, LOW_STOCK_THRESHOLD, opts);
   const products = await vendorProductCounts(vendor, opts);

@@ -31,7 +31,15 @@ export async function vendorSalesTotals(vendor: string, opts: { transaction?: Tx
   return (await selectOne<Record<string, number>>(sql().totals, [vendor], opts))!;
 }
 
-export interface RecentVendorOrder { sales_order: string; transaction_date: string; status: string; docstatus: number; customer: string; lines_total: number; lines: number }
+export interface RecentVendorOrder {
+  sales_order: string;
+  transaction_date: string;
+  status: string;
+  docstatus: number;
+  customer: string;
+  lines_total: number;
+  lines: number;
+}
 
 /** The vendor's ten latest submitted or cancelled orders (by last change), with its lines' total. */
 export async function recentVendorOrders(vendor: string, opts: { transaction?: Tx } = {}): Promise<RecentVendorOrder[]> {
@@ -67,7 +75,11 @@ export interface VendorOrderPage {
  * One page of the orders holding `vendor`'s lines, modified since `since` (default: 7 days ago; a
  * datetime without an offset is server time), in the docstatus given, newest first.
  */
-export async function vendorOrderPage(vendor: string, q: { since: string | null; docstatus: number[]; limit: number; offset: number }, opts: { transaction?: Tx } = {}): Promise<VendorOrderPage> {
+export async function vendorOrderPage(
+  vendor: string,
+  q: { since: string | null; docstatus: number[]; limit: number; offset: number },
+  opts: { transaction?: Tx } = {},
+): Promise<VendorOrderPage> {
   return (await selectOne<VendorOrderPage>(pageSql().page, [q.since, vendor, q.docstatus, q.limit, q.offset], opts))!;
 }
 

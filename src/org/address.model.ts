@@ -37,7 +37,8 @@ export class Address extends Model<InferAttributes<Address>, InferCreationAttrib
         isShippingAddress: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: true },
         isPrimaryAddress: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
         // timestamps: named here for the typings; Sequelize sets them
-        createdAt: { type: DataTypes.DATE, allowNull: false }, updatedAt: { type: DataTypes.DATE, allowNull: false },
+        createdAt: { type: DataTypes.DATE, allowNull: false },
+        updatedAt: { type: DataTypes.DATE, allowNull: false },
       },
       { sequelize, tableName: 'addresses', underscored: true, timestamps: true },
     );

@@ -14,7 +14,8 @@ export class Company extends Model<InferAttributes<Company>, InferCreationAttrib
         name: { type: DataTypes.TEXT, primaryKey: true },
         abbr: { type: DataTypes.TEXT },
         // timestamps: named here for the typings; Sequelize sets them
-        createdAt: { type: DataTypes.DATE, allowNull: false }, updatedAt: { type: DataTypes.DATE, allowNull: false },
+        createdAt: { type: DataTypes.DATE, allowNull: false },
+        updatedAt: { type: DataTypes.DATE, allowNull: false },
       },
       { sequelize, tableName: 'companies', underscored: true, timestamps: true },
     );

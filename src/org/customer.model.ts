@@ -27,7 +27,8 @@ export class Customer extends Model<InferAttributes<Customer>, InferCreationAttr
         phone: { type: DataTypes.TEXT },
         disabled: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
         // timestamps: named here for the typings; Sequelize sets them
-        createdAt: { type: DataTypes.DATE, allowNull: false }, updatedAt: { type: DataTypes.DATE, allowNull: false },
+        createdAt: { type: DataTypes.DATE, allowNull: false },
+        updatedAt: { type: DataTypes.DATE, allowNull: false },
       },
       { sequelize, tableName: 'customers', underscored: true, timestamps: true },
     );

@@ -13,8 +13,17 @@ registerDocType({
   name: 'Customer',
   model: Customer,
   fields: {
-    name: 'name', customer_name: 'customerName', customer_type: 'customerType', territory: 'territory', price_list: 'priceList', default_price_list: 'priceList',
-    assigned_rep: 'assignedRep', email: 'email', phone: 'phone', disabled: 'disabled', ...stamps,
+    name: 'name',
+    customer_name: 'customerName',
+    customer_type: 'customerType',
+    territory: 'territory',
+    price_list: 'priceList',
+    default_price_list: 'priceList',
+    assigned_rep: 'assignedRep',
+    email: 'email',
+    phone: 'phone',
+    disabled: 'disabled',
+    ...stamps,
   },
   listFields: ['name', 'customer_name'],
   defaultOrder: byName,
@@ -24,22 +33,45 @@ registerDocType({
   name: 'Address',
   model: Address,
   fields: {
-    name: 'name', customer: 'customer', address_title: 'addressTitle', address_line1: 'addressLine1', address_line2: 'addressLine2', city: 'city', state: 'state',
-    pincode: 'pincode', country: 'country', phone: 'phone', email: 'email', is_shipping_address: 'isShippingAddress', is_primary_address: 'isPrimaryAddress', ...stamps,
+    name: 'name',
+    customer: 'customer',
+    address_title: 'addressTitle',
+    address_line1: 'addressLine1',
+    address_line2: 'addressLine2',
+    city: 'city',
+    state: 'state',
+    pincode: 'pincode',
+    country: 'country',
+    phone: 'phone',
+    email: 'email',
+    is_shipping_address: 'isShippingAddress',
+    is_primary_address: 'isPrimaryAddress',
+    ...stamps,
   },
   defaultOrder: byName,
 });
 
 registerDocType({ name: 'Company', model: Company, fields: { name: 'name', company_name: 'name', abbr: 'abbr', ...stamps }, defaultOrder: byName });
 
-registerDocType({ name: 'Territory', model: Territory, fields: { name: 'name', territory_name: 'name', parent_territory: 'parentTerritory', ...stamps }, defaultOrder: byName });
+registerDocType({
+  name: 'Territory',
+  model: Territory,
+  fields: { name: 'name', territory_name: 'name', parent_territory: 'parentTerritory', ...stamps },
+  defaultOrder: byName,
+});
 
 registerDocType({
   name: 'Sales Person',
   model: SalesPerson,
   fields: {
-    name: 'name', sales_person_name: 'fullName', parent_sales_person: 'parentSalesPerson', is_group: 'isManager', territory: 'territory', commission_rate: 'commissionRate',
-    enabled: 'enabled', ...stamps,
+    name: 'name',
+    sales_person_name: 'fullName',
+    parent_sales_person: 'parentSalesPerson',
+    is_group: 'isManager',
+    territory: 'territory',
+    commission_rate: 'commissionRate',
+    enabled: 'enabled',
+    ...stamps,
   },
   defaultOrder: byName,
 });

@@ -25,7 +25,8 @@ export class SalesPerson extends Model<InferAttributes<SalesPerson>, InferCreati
         subrepPct: { type: DataTypes.DECIMAL(6, 3), validate: { min: 0, max: 100 } },
         enabled: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: true },
         // timestamps: named here for the typings; Sequelize sets them
-        createdAt: { type: DataTypes.DATE, allowNull: false }, updatedAt: { type: DataTypes.DATE, allowNull: false },
+        createdAt: { type: DataTypes.DATE, allowNull: false },
+        updatedAt: { type: DataTypes.DATE, allowNull: false },
       },
       { sequelize, tableName: 'sales_persons', underscored: true, timestamps: true },
     );

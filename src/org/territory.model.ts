@@ -13,7 +13,8 @@ export class Territory extends Model<InferAttributes<Territory>, InferCreationAt
         name: { type: DataTypes.TEXT, primaryKey: true },
         parentTerritory: { type: DataTypes.TEXT },
         // timestamps: named here for the typings; Sequelize sets them
-        createdAt: { type: DataTypes.DATE, allowNull: false }, updatedAt: { type: DataTypes.DATE, allowNull: false },
+        createdAt: { type: DataTypes.DATE, allowNull: false },
+        updatedAt: { type: DataTypes.DATE, allowNull: false },
       },
       { sequelize, tableName: 'territories', underscored: true, timestamps: true },
     );

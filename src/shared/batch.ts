@@ -35,7 +35,10 @@ export interface BatchAnswer<R> {
 
 /** A record that failed before anything was written (error type as the spec's error body names it). */
 export class RecordError extends Error {
-  constructor(message: string, readonly errorType = 'ValidationError') {
+  constructor(
+    message: string,
+    readonly errorType = 'ValidationError',
+  ) {
     super(message);
   }
 }
@@ -69,7 +72,11 @@ function textFailure(index: number, raw: object): RecordFailure | undefined {
  * `fast`, when given, is tried first: it returns the value Joi would return for a record that is
  * plainly valid, or undefined to let Joi decide (and word the error) for anything else.
  */
-export function validateEach<T>(records: unknown[], schema: Joi.ObjectSchema<T>, fast?: (raw: Record<string, unknown>) => T | undefined): { valid: { index: number; value: T }[]; failures: RecordFailure[] } {
+export function validateEach<T>(
+  records: unknown[],
+  schema: Joi.ObjectSchema<T>,
+  fast?: (raw: Record<string, unknown>) => T | undefined,
+): { valid: { index: number; value: T }[]; failures: RecordFailure[] } {
   const valid: { index: number; value: T }[] = [];
   const failures: RecordFailure[] = [];
   records.forEach((raw, index) => {

@@ -64,7 +64,6 @@ export interface ListParams {
   as_dict?: unknown;
 }
 
-
 /** The policy's row predicate (SQL with `$name` binds) as a condition with its values escaped in place. */
 function scopeCondition(scope: AccessScope): WhereOptions {
   return boundLiteral(scope.sql, scope.bind);
@@ -128,7 +127,12 @@ export async function getDoc(actor: Actor, def: DocTypeDef, name: string): Promi
     .findOne({
       attributes: Object.entries(def.fields).map(([f, source]) => [sourceExpr(shape, source), f]),
       include: def.include,
-      where: { [Op.and]: [where(sourceExpr(shape, def.fields.name ?? 'name'), { [Op.eq]: name }), scopeCondition(scopeOf(actor, def.policy ?? def.name, aliasOf(def)))] },
+      where: {
+        [Op.and]: [
+          where(sourceExpr(shape, def.fields.name ?? 'name'), { [Op.eq]: name }),
+          scopeCondition(scopeOf(actor, def.policy ?? def.name, aliasOf(def))),
+        ],
+      },
       subQuery: false,
       raw: true,
     })
@@ -145,4 +149,3 @@ export function requireHandler<K extends 'create' | 'update' | 'remove'>(def: Do
   if (!fn) throw new PermissionError(`${def.name} does not allow ${op === 'remove' ? 'delete' : op} through the API`);
   return fn;
 }
-

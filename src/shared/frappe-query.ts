@@ -33,7 +33,10 @@ export function sourceExpr(shape: QueryShape, source: FieldSource): Expr {
 
 /** `tabWarehouse.name` and backticks as Frappe desk sends them → the plain field name. */
 export function cleanField(field: string): string {
-  return field.replace(/`/g, '').replace(/^tab[^.]+\./, '').trim();
+  return field
+    .replace(/`/g, '')
+    .replace(/^tab[^.]+\./, '')
+    .trim();
 }
 
 /** The expression of a wire field; 400 for any field the document type does not expose. */
@@ -63,7 +66,14 @@ const OPERATORS = new Set([...Object.keys(COMPARISONS), 'like', 'not like', 'in'
 
 /** A list value: a JSON list, or text split on commas (Frappe accepts both); items as text. */
 function listOf(value: unknown): string[] {
-  return (Array.isArray(value) ? value : String(value ?? '').split(',').map((s) => s.trim()).filter(Boolean)).map(String);
+  return (
+    Array.isArray(value)
+      ? value
+      : String(value ?? '')
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+  ).map(String);
 }
 
 /** One [field, op, value] condition. Values are compared as text, which PostgreSQL casts to the column's type. */
@@ -135,7 +145,11 @@ export function orderOf(shape: QueryShape, raw: unknown, fallback: [FieldSource,
 export function selectedFields(shape: QueryShape, raw: unknown, listFields: string[] | undefined): string[] {
   const fields = parseJson(raw, 'fields');
   if (fields === undefined || fields === null) return listFields ?? ['name'];
-  const list = Array.isArray(fields) ? fields.map(String) : String(fields).split(',').map((s) => s.trim());
+  const list = Array.isArray(fields)
+    ? fields.map(String)
+    : String(fields)
+        .split(',')
+        .map((s) => s.trim());
   if (list.includes('*')) return Object.keys(shape.fields);
   for (const f of list) fieldExpr(shape, f);
   return list.map(cleanField);

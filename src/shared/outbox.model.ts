@@ -43,7 +43,8 @@ export class Outbox extends Model<InferAttributes<Outbox>, InferCreationAttribut
         lastError: { type: DataTypes.TEXT },
         completedAt: { type: DataTypes.DATE },
         // timestamps: named here for the typings; Sequelize sets them
-        createdAt: { type: DataTypes.DATE, allowNull: false }, updatedAt: { type: DataTypes.DATE, allowNull: false },
+        createdAt: { type: DataTypes.DATE, allowNull: false },
+        updatedAt: { type: DataTypes.DATE, allowNull: false },
       },
       { sequelize, tableName: 'outbox', underscored: true, timestamps: true },
     );

@@ -89,7 +89,16 @@ export function defaultRetryDelaySeconds(nextAttempt: number): number {
 
 /** The entries as the JSON document `outboxInsertSql` reads. */
 export function outboxJson(entries: OutboxEntry[]): string {
-  return JSON.stringify(entries.map((e) => ({ kind: e.kind, topic: e.topic ?? null, target: e.target ?? null, payload: e.payload, max_attempts: e.maxAttempts ?? null, delay: e.delaySeconds ?? 0 })));
+  return JSON.stringify(
+    entries.map((e) => ({
+      kind: e.kind,
+      topic: e.topic ?? null,
+      target: e.target ?? null,
+      payload: e.payload,
+      max_attempts: e.maxAttempts ?? null,
+      delay: e.delaySeconds ?? 0,
+    })),
+  );
 }
 
 /**
@@ -115,8 +124,29 @@ export function outboxInsertSql(param: string, when = 'true'): string {
 const sql = once(() => {
   const { t, c } = namesOf(Outbox);
   const { t: attempts, c: a } = namesOf(OutboxAttempt);
-  const row = (alias: string) => (['id', 'deliveryId', 'kind', 'topic', 'target', 'payload', 'status', 'attempts', 'maxAttempts', 'nextAttemptAt', 'lockedUntil', 'lockedBy', 'lastError', 'createdAt', 'updatedAt', 'completedAt'] as const)
-    .map((k) => `${alias}${c[k]} AS ${k.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)}`).join(', ');
+  const row = (alias: string) =>
+    (
+      [
+        'id',
+        'deliveryId',
+        'kind',
+        'topic',
+        'target',
+        'payload',
+        'status',
+        'attempts',
+        'maxAttempts',
+        'nextAttemptAt',
+        'lockedUntil',
+        'lockedBy',
+        'lastError',
+        'createdAt',
+        'updatedAt',
+        'completedAt',
+      ] as const
+    )
+      .map((k) => `${alias}${c[k]} AS ${k.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)}`)
+      .join(', ');
   return {
     insert: outboxInsertSql('$1'),
     // per handled kind ($4), its due rows in order from the (kind, next_attempt_at) index
@@ -174,7 +204,9 @@ export function wakeWorkers(): void {
     // A notifying transaction gets a transaction id, so its commit would wait for a WAL flush while
     // holding PostgreSQL's notify lock; a wake-up needs no durability (the rows it announces have
     // committed, and the workers poll), so this one commits without waiting.
-    execute(`SELECT set_config('synchronous_commit', 'off', true), pg_notify('svc_outbox', '')`).catch((err) => runtime().logger.debug({ err: { message: scrubText(String((err as Error).message)) } }, 'outbox wake not sent; the workers poll'));
+    execute(`SELECT set_config('synchronous_commit', 'off', true), pg_notify('svc_outbox', '')`).catch((err) =>
+      runtime().logger.debug({ err: { message: scrubText(String((err as Error).message)) } }, 'outbox wake not sent; the workers poll'),
+    );
   }, WAKE_COALESCE_MS);
 }
 
@@ -227,7 +259,13 @@ export async function unhandledBacklog(opts: { transaction?: Tx } = {}): Promise
 }
 
 /** Records one attempt and moves the row on: done, scheduled again, or failed (kept, never deleted). */
-export async function recordAttempt(row: OutboxRow, workerId: string, attempt: number, startedAt: Date, outcome: AttemptOutcome): Promise<'done' | 'pending' | 'failed'> {
+export async function recordAttempt(
+  row: OutboxRow,
+  workerId: string,
+  attempt: number,
+  startedAt: Date,
+  outcome: AttemptOutcome,
+): Promise<'done' | 'pending' | 'failed'> {
   const handler = handlers.get(row.kind);
   const scale = runtime().config.webhook.retryTimeScale;
   let status: 'done' | 'pending' | 'failed' = 'done';
@@ -245,14 +283,20 @@ export async function recordAttempt(row: OutboxRow, workerId: string, attempt: n
   await withTransaction(undefined, async (transaction) => {
     await execute(
       sql().attempt,
-      [row.id, attempt, workerId, startedAt, Date.now() - startedAt.getTime(), outcome.ok, outcome.responseCode ?? null, error, outcome.excerpt?.slice(0, 500) ?? null],
+      [
+        row.id,
+        attempt,
+        workerId,
+        startedAt,
+        Date.now() - startedAt.getTime(),
+        outcome.ok,
+        outcome.responseCode ?? null,
+        error,
+        outcome.excerpt?.slice(0, 500) ?? null,
+      ],
       { transaction },
     );
-    await execute(
-      sql().outcome,
-      [row.id, status, attempt, error, delay, workerId],
-      { transaction },
-    );
+    await execute(sql().outcome, [row.id, status, attempt, error, delay, workerId], { transaction });
   });
   return status;
 }
@@ -303,7 +347,11 @@ export async function redeliver(id: number, opts: { transaction?: Tx; attempts?:
  * handler about to start a long attempt); answers the row's target and when it was written
  * (server-local time), or undefined when the lease was lost.
  */
-export async function extendLease(id: number, workerId: string, seconds: number): Promise<{ id: number; target: string | null; created_local: string } | undefined> {
+export async function extendLease(
+  id: number,
+  workerId: string,
+  seconds: number,
+): Promise<{ id: number; target: string | null; created_local: string } | undefined> {
   return (await execute<{ id: number; target: string | null; created_local: string }>(sql().lease, [id, workerId, seconds]))[0];
 }
 
@@ -311,5 +359,13 @@ export async function extendLease(id: number, workerId: string, seconds: number)
 export async function listAttempts(outboxId: number): Promise<Record<string, unknown>[]> {
   const c = columnsOf(OutboxAttempt);
   const attributes = Object.values(c).map((column) => [column, column] as [string, string]);
-  return OutboxAttempt.findAll({ attributes, where: { outboxId }, order: [['attempt', 'ASC'], ['id', 'ASC']], raw: true }) as unknown as Promise<Record<string, unknown>[]>;
+  return OutboxAttempt.findAll({
+    attributes,
+    where: { outboxId },
+    order: [
+      ['attempt', 'ASC'],
+      ['id', 'ASC'],
+    ],
+    raw: true,
+  }) as unknown as Promise<Record<string, unknown>[]>;
 }

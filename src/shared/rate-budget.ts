@@ -14,8 +14,15 @@ import { once, sqlFor } from '../db/sql-names.js';
 import { RateBudgetHit } from './rate-budget-hit.model.js';
 import { RateBudget } from './rate-budget.model.js';
 
-export interface SlidingRule { limit: number; windowSeconds: number }
-export interface BucketRule { capacity: number; restorePerSecond: number; cost: number }
+export interface SlidingRule {
+  limit: number;
+  windowSeconds: number;
+}
+export interface BucketRule {
+  capacity: number;
+  restorePerSecond: number;
+  cost: number;
+}
 export type BudgetAnswer = { ok: true } | { ok: false; waitMs: number };
 
 const sql = once(() => {
@@ -40,7 +47,11 @@ const sql = once(() => {
   };
 });
 
-async function locked<T>(bucket: string, initialTokens: number | null, work: (state: { tokens: number | null; idle: number; held: number }, transaction: Tx) => Promise<T>): Promise<T> {
+async function locked<T>(
+  bucket: string,
+  initialTokens: number | null,
+  work: (state: { tokens: number | null; idle: number; held: number }, transaction: Tx) => Promise<T>,
+): Promise<T> {
   return withTransaction(undefined, async (transaction) => {
     await execute(sql().ensure, [bucket, initialTokens], { transaction });
     const state = (await selectOne<{ tokens: number | null; idle: number; held: number }>(sql().lock, [bucket], { transaction }))!;

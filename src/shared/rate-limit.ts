@@ -37,11 +37,7 @@ export interface WindowCount {
 
 /** Adds one hit to a fixed window of `windowSeconds` and returns the count so far. */
 export async function hitFixedWindow(bucket: string, windowSeconds: number, opts: { transaction?: Tx } = {}): Promise<WindowCount> {
-  const [row] = await execute<{ count: number; reset: number }>(
-    sql().fixed,
-    [bucket, windowSeconds],
-    opts,
-  );
+  const [row] = await execute<{ count: number; reset: number }>(sql().fixed, [bucket, windowSeconds], opts);
   return { count: row.count, resetInSeconds: Math.max(1, Math.ceil(row.reset)) };
 }
 
@@ -51,21 +47,13 @@ export async function hitFixedWindow(bucket: string, windowSeconds: number, opts
  * concurrent hits from every process count exactly.
  */
 export async function hitSlidingStart(bucket: string, windowSeconds: number, opts: { transaction?: Tx } = {}): Promise<WindowCount> {
-  const [row] = await execute<{ count: number; reset: number }>(
-    sql().sliding,
-    [bucket, windowSeconds],
-    opts,
-  );
+  const [row] = await execute<{ count: number; reset: number }>(sql().sliding, [bucket, windowSeconds], opts);
   return { count: row.count, resetInSeconds: Math.max(1, Math.ceil(row.reset)) };
 }
 
 /** The live count of a first-event window, without adding to it. */
 export async function peekSlidingStart(bucket: string, opts: { transaction?: Tx } = {}): Promise<WindowCount | undefined> {
-  const row = await selectOne<{ count: number; reset: number }>(
-    sql().peek,
-    [bucket],
-    opts,
-  );
+  const row = await selectOne<{ count: number; reset: number }>(sql().peek, [bucket], opts);
   return row ? { count: row.count, resetInSeconds: Math.max(1, Math.ceil(row.reset)) } : undefined;
 }
 

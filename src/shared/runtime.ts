@@ -10,7 +10,8 @@ const SENSITIVE_KEY = /(pass(word)?|pwd|secret|token|authorization|cookie|api_ke
 export function scrub(value: unknown, depth = 0): unknown {
   if (depth > 6 || value === null || typeof value !== 'object') return value;
   if (depth === 0 && isFlatAndSafe(value)) return value; // fast path: request log lines
-  if (value instanceof Error) return { type: value.name, message: scrubText(value.message), stack: value.stack && scrubText(value.stack.split('\n').slice(0, 8).join('\n')) };
+  if (value instanceof Error)
+    return { type: value.name, message: scrubText(value.message), stack: value.stack && scrubText(value.stack.split('\n').slice(0, 8).join('\n')) };
   if (Array.isArray(value)) return value.slice(0, 50).map((v) => scrub(v, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) out[k] = SENSITIVE_KEY.test(k) && v != null && typeof v !== 'boolean' ? '[REDACTED]' : scrub(v, depth + 1);

@@ -21,7 +21,12 @@ export const DEMO_CREDENTIALS: CredentialsByPartner = {
   shipper: { apiKey: 'sim-shipper-key', apiSecret: 'sim-shipper-secret' },
   otcpartner: { apiKey: 'sim-otc-key', webhookKey: 'sim-otc-webhook-key', webhookSecret: 'sim-otc-webhook-secret' },
   peptidepartner: { apiKey: 'sim-peptide-key' },
-  storepartner: { clientId: 'sim-store-client', clientSecret: 'sim-store-secret', accessToken: 'shpat_sim_store_token', webhookSecret: 'sim-store-webhook-secret' },
+  storepartner: {
+    clientId: 'sim-store-client',
+    clientSecret: 'sim-store-secret',
+    accessToken: 'shpat_sim_store_token',
+    webhookSecret: 'sim-store-webhook-secret',
+  },
 };
 
 /** The `svc partner-credentials set` line that points svc at a simulator running at `url`. */

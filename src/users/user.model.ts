@@ -43,7 +43,8 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
         doctorVerifiedAt: { type: DataTypes.DATE },
         doctorVerifiedBy: { type: DataTypes.TEXT },
         // timestamps: named here for the typings; Sequelize sets them
-        createdAt: { type: DataTypes.DATE, allowNull: false }, updatedAt: { type: DataTypes.DATE, allowNull: false },
+        createdAt: { type: DataTypes.DATE, allowNull: false },
+        updatedAt: { type: DataTypes.DATE, allowNull: false },
       },
       {
         sequelize,

@@ -30,7 +30,10 @@ const newUserSchema = Joi.object<NewUser>({
   email: Joi.string().email({ tlds: false }).required(),
   full_name: Joi.string().allow('').max(140),
   password: Joi.string().min(10).max(200),
-  roles: Joi.array().items(Joi.string().valid(...ROLES)).min(1).required(),
+  roles: Joi.array()
+    .items(Joi.string().valid(...ROLES))
+    .min(1)
+    .required(),
   customer: Joi.string().allow(null),
   sales_person: Joi.string().allow(null),
   vendor: Joi.string().allow(null),
@@ -51,7 +54,15 @@ export async function createUser(actor: Actor, input: NewUser, opts: { transacti
   if (exists) throw new ConflictError(`User ${value.email} already exists`, 'DuplicateEntryError');
   const hash = value.password ? await hashPassword(value.password) : null;
   const user = await User.create(
-    { email: value.email, fullName: value.full_name ?? '', passwordHash: hash, roles: value.roles, customer: value.customer ?? null, salesPerson: value.sales_person ?? null, vendor: value.vendor ?? null },
+    {
+      email: value.email,
+      fullName: value.full_name ?? '',
+      passwordHash: hash,
+      roles: value.roles,
+      customer: value.customer ?? null,
+      salesPerson: value.sales_person ?? null,
+      vendor: value.vendor ?? null,
+    },
     { transaction: opts.transaction },
   );
   return { id: user.id, email: value.email, roles: value.roles };
@@ -107,10 +118,17 @@ export interface DoctorFields {
 }
 
 /** Records a doctor verification on the account; false when there is no such user. */
-export async function setDoctorVerification(email: string, v: { npi: string; dea: string; deaLicenseFile: string | null; by: string }, opts: { transaction?: Tx } = {}): Promise<boolean> {
+export async function setDoctorVerification(
+  email: string,
+  v: { npi: string; dea: string; deaLicenseFile: string | null; by: string },
+  opts: { transaction?: Tx } = {},
+): Promise<boolean> {
   const [count] = await User.update(
     {
-      doctorNpi: v.npi, doctorDeaNumber: v.dea, doctorVerifiedBy: v.by, doctorVerifiedAt: fn('now'),
+      doctorNpi: v.npi,
+      doctorDeaNumber: v.dea,
+      doctorVerifiedBy: v.by,
+      doctorVerifiedAt: fn('now'),
       ...(v.deaLicenseFile ? { doctorDeaLicenseFile: v.deaLicenseFile } : {}), // an earlier certificate stays when none is given
     },
     { where: byEmail(email), transaction: opts.transaction },
@@ -123,8 +141,11 @@ export async function doctorFieldsOf(email: string, opts: { transaction?: Tx } =
   const c = columnsOf(User);
   const row = (await User.findOne({
     attributes: [
-      [c.email, 'email'], [c.doctorNpi, 'doctor_npi'], [c.doctorDeaNumber, 'doctor_dea_number'],
-      [literal(`to_char(${c.doctorVerifiedAt}, 'YYYY-MM-DD HH24:MI:SS')`), 'doctor_verified_at'], [c.doctorVerifiedBy, 'doctor_verified_by'],
+      [c.email, 'email'],
+      [c.doctorNpi, 'doctor_npi'],
+      [c.doctorDeaNumber, 'doctor_dea_number'],
+      [literal(`to_char(${c.doctorVerifiedAt}, 'YYYY-MM-DD HH24:MI:SS')`), 'doctor_verified_at'],
+      [c.doctorVerifiedBy, 'doctor_verified_by'],
     ],
     where: byEmail(email),
     raw: true,

@@ -38,7 +38,18 @@ export async function logInboundCall(call: InboundCall): Promise<void> {
 /** Logs one webhook attempt (function = the event). */
 export async function logOutboundAttempt(a: OutboundAttempt): Promise<void> {
   await VendorApiLog.create(
-    { vendor: a.vendor, direction: 'outbound', function: a.event, status: a.status, httpStatus: a.httpStatus, durationMs: a.durationMs, deliveryId: a.deliveryId, attempt: a.attempt, excerpt: a.excerpt, error: a.error },
+    {
+      vendor: a.vendor,
+      direction: 'outbound',
+      function: a.event,
+      status: a.status,
+      httpStatus: a.httpStatus,
+      durationMs: a.durationMs,
+      deliveryId: a.deliveryId,
+      attempt: a.attempt,
+      excerpt: a.excerpt,
+      error: a.error,
+    },
     { returning: false },
   );
 }
@@ -56,5 +67,13 @@ export async function deliveryAttempts(deliveryId: string, vendor: string | null
     where: { deliveryId, direction: 'outbound', ...(vendor !== null ? { vendor } : {}) },
     order: [['id', 'ASC']],
   });
-  return rows.map((l) => ({ attempt: l.attempt, status: l.status, http_status: l.httpStatus, duration_ms: l.durationMs, excerpt: l.excerpt, error: l.error, created_at: l.createdAt }));
+  return rows.map((l) => ({
+    attempt: l.attempt,
+    status: l.status,
+    http_status: l.httpStatus,
+    duration_ms: l.durationMs,
+    excerpt: l.excerpt,
+    error: l.error,
+    created_at: l.createdAt,
+  }));
 }

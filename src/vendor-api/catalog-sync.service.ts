@@ -16,7 +16,10 @@ import { reportedStatus } from '../vendors/product-state.js';
 import { vendorProfileOf } from './tokens.service.js';
 import { findTextProblem } from '../shared/text.js';
 
-const code = Joi.alternatives(Joi.string().trim().min(1).max(140), Joi.number().custom((n) => String(n)));
+const code = Joi.alternatives(
+  Joi.string().trim().min(1).max(140),
+  Joi.number().custom((n) => String(n)),
+);
 const refKeys = { sku: code, item_code: code, vendor_product_id: code, medgrid_item_code: code };
 /** The product a record names, as validated (a numeric code arrives as text). */
 type RefFields = { sku?: string; item_code?: string; vendor_product_id?: string; medgrid_item_code?: string };
@@ -26,10 +29,19 @@ function refOf(r: Record<string, unknown>): ItemRef {
   return { sku: s(r.sku ?? r.item_code), vendor_product_id: s(r.vendor_product_id), medgrid_item_code: s(r.medgrid_item_code) };
 }
 
-const priceRecord = Joi.object<RefFields & { price_list: string; price: number }>({ ...refKeys, price_list: Joi.string().trim().max(140).required(), price: Joi.number().min(0).max(1e12).required() })
-  .or('sku', 'item_code', 'vendor_product_id', 'medgrid_item_code');
+const priceRecord = Joi.object<RefFields & { price_list: string; price: number }>({
+  ...refKeys,
+  price_list: Joi.string().trim().max(140).required(),
+  price: Joi.number().min(0).max(1e12).required(),
+}).or('sku', 'item_code', 'vendor_product_id', 'medgrid_item_code');
 
-export interface PriceResult { sku: string; medgrid_item_code: string; price_list: string; price: number; uom: string }
+export interface PriceResult {
+  sku: string;
+  medgrid_item_code: string;
+  price_list: string;
+  price: number;
+  uom: string;
+}
 
 /** sync.prices: upserts selling Item Prices against the item's stock unit (echoed as `uom`). */
 export async function syncPrices(actor: Actor, records: unknown[], opts: { transaction?: Tx } = {}): Promise<BatchAnswer<PriceResult>> {
@@ -50,13 +62,23 @@ export async function syncPrices(actor: Actor, records: unknown[], opts: { trans
         const key = `${item.item_code}\u0000${value.price_list}`;
         if (seen.has(key)) throw new RecordError('Another record of this batch sets the same price', 'DuplicateEntryError');
         seen.add(key);
-        rows.push({ index: i, sku: vendorSkuOf(item), medgrid_item_code: item.item_code, price_list: value.price_list, price: value.price, uom: item.stock_uom });
+        rows.push({
+          index: i,
+          sku: vendorSkuOf(item),
+          medgrid_item_code: item.item_code,
+          price_list: value.price_list,
+          price: value.price,
+          uom: item.stock_uom,
+        });
       } catch (err) {
         outcomes.push(failure(i, skuOf(value), err));
       }
     });
     if (rows.length) {
-      await upsertItemPriceRows(rows.map((r) => ({ item_code: r.medgrid_item_code, price_list: r.price_list, rate: r.price, uom: r.uom })), { transaction });
+      await upsertItemPriceRows(
+        rows.map((r) => ({ item_code: r.medgrid_item_code, price_list: r.price_list, rate: r.price, uom: r.uom })),
+        { transaction },
+      );
     }
     for (const { index: i, ...result } of rows) outcomes.push({ index: i, sku: result.sku, ok: true, status: 'saved', error: null, result });
     return answer(records.length, outcomes);
@@ -68,9 +90,19 @@ const inventoryRecord = Joi.object<RefFields & { warehouse: string; quantity?: n
   warehouse: Joi.string().trim().max(140).required(),
   quantity: Joi.number().min(0).max(1e12),
   qty: Joi.number().min(0).max(1e12),
-}).or('sku', 'item_code', 'vendor_product_id', 'medgrid_item_code').xor('quantity', 'qty');
+})
+  .or('sku', 'item_code', 'vendor_product_id', 'medgrid_item_code')
+  .xor('quantity', 'qty');
 
-export interface InventoryResult { sku: string; medgrid_item_code: string; warehouse: string; quantity: number; previous_quantity: number; reserved_qty: number; available_qty: number }
+export interface InventoryResult {
+  sku: string;
+  medgrid_item_code: string;
+  warehouse: string;
+  quantity: number;
+  previous_quantity: number;
+  reserved_qty: number;
+  available_qty: number;
+}
 
 /**
  * sync.inventory: `quantity` is the vendor's on-hand count, so it SETS actual stock (never adds),
@@ -85,7 +117,11 @@ export async function syncInventory(actor: Actor, records: unknown[], opts: { tr
   return withTransaction(opts, async (transaction) => {
     const refs = valid.map((v) => refOf(v.value));
     const index = await loadItemIndex(vendor, refs, { transaction });
-    const warehouses = await usableWarehouses(valid.map((v) => v.value.warehouse), vendor.name, { transaction });
+    const warehouses = await usableWarehouses(
+      valid.map((v) => v.value.warehouse),
+      vendor.name,
+      { transaction },
+    );
     const bins = await lockReservedStock([...index.byCode.keys()], [...warehouses], { transaction });
     const seen = new Set<string>();
     const planned: { i: number; item_code: string; sku: string; warehouse: string; qty: number }[] = [];
@@ -105,8 +141,27 @@ export async function syncInventory(actor: Actor, records: unknown[], opts: { tr
       }
     });
     for (const p of planned) {
-      const change = await setStock(actor, { item_code: p.item_code, warehouse: p.warehouse, qty: p.qty, reason: 'vendor sync.inventory', voucher_type: 'Vendor Sync' }, { transaction });
-      outcomes.push({ index: p.i, sku: p.sku, ok: true, status: 'saved', error: null, result: { sku: p.sku, medgrid_item_code: p.item_code, warehouse: p.warehouse, quantity: change.actual_qty, previous_quantity: change.previous_qty, reserved_qty: change.reserved_qty, available_qty: change.available_qty } });
+      const change = await setStock(
+        actor,
+        { item_code: p.item_code, warehouse: p.warehouse, qty: p.qty, reason: 'vendor sync.inventory', voucher_type: 'Vendor Sync' },
+        { transaction },
+      );
+      outcomes.push({
+        index: p.i,
+        sku: p.sku,
+        ok: true,
+        status: 'saved',
+        error: null,
+        result: {
+          sku: p.sku,
+          medgrid_item_code: p.item_code,
+          warehouse: p.warehouse,
+          quantity: change.actual_qty,
+          previous_quantity: change.previous_qty,
+          reserved_qty: change.reserved_qty,
+          available_qty: change.available_qty,
+        },
+      });
     }
     return answer(records.length, outcomes);
   });
@@ -127,7 +182,11 @@ export interface ProductStatusRecord {
 const statusRecord = Joi.object(refKeys).or('sku', 'item_code', 'vendor_product_id', 'medgrid_item_code');
 
 /** sync.product_status: the status record of each product; a batch of one answers that record directly. */
-export async function productStatus(actor: Actor, records: unknown[], opts: { transaction?: Tx } = {}): Promise<ProductStatusRecord | { total: number; results: ProductStatusRecord[] }> {
+export async function productStatus(
+  actor: Actor,
+  records: unknown[],
+  opts: { transaction?: Tx } = {},
+): Promise<ProductStatusRecord | { total: number; results: ProductStatusRecord[] }> {
   authorize(actor, 'read', 'Vendor Sync');
   const vendor = await vendorProfileOf(actor, opts);
   // a record that is not a valid reference (bad text included: it never reaches the query) is not found
@@ -144,10 +203,28 @@ export async function productStatus(actor: Actor, records: unknown[], opts: { tr
     } catch {
       item = undefined;
     }
-    if (!item) return { sku: ref.sku ?? null, vendor_product_id: ref.vendor_product_id ?? null, medgrid_item_code: ref.medgrid_item_code ?? undefined, item_name: null, workflow_state: null, published: false, status: null, rejection_reason: null, found: false };
+    if (!item)
+      return {
+        sku: ref.sku ?? null,
+        vendor_product_id: ref.vendor_product_id ?? null,
+        medgrid_item_code: ref.medgrid_item_code ?? undefined,
+        item_name: null,
+        workflow_state: null,
+        published: false,
+        status: null,
+        rejection_reason: null,
+        found: false,
+      };
     return {
-      sku: vendorSkuOf(item), vendor_product_id: item.vendor_product_id, medgrid_item_code: item.item_code, item_name: item.item_name, workflow_state: item.workflow_state,
-      published: item.published, status: reportedStatus(item.workflow_state, item.disabled), rejection_reason: item.workflow_state === 'Rejected' ? item.rejection_reason : null, found: true,
+      sku: vendorSkuOf(item),
+      vendor_product_id: item.vendor_product_id,
+      medgrid_item_code: item.item_code,
+      item_name: item.item_name,
+      workflow_state: item.workflow_state,
+      published: item.published,
+      status: reportedStatus(item.workflow_state, item.disabled),
+      rejection_reason: item.workflow_state === 'Rejected' ? item.rejection_reason : null,
+      found: true,
     };
   });
   // "a batch resolving to exactly one item": several codes naming the same product answer it directly

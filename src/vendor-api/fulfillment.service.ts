@@ -10,7 +10,15 @@ import { hasPharmacyScope } from '../auth/policy/vendor.rules.js';
 import { withTransaction, type Tx } from '../db/sequelize.js';
 import { itemRefsOf } from '../catalog/items.service.js';
 import { orderContactEmails } from '../org/org.service.js';
-import { lockOrderForFulfilment, markOrderShipment, replaceShipmentLots, shipmentStage, upsertShipment, vendorItemsOnOrder, type FulfilmentOrder } from '../orders/shipments.service.js';
+import {
+  lockOrderForFulfilment,
+  markOrderShipment,
+  replaceShipmentLots,
+  shipmentStage,
+  upsertShipment,
+  vendorItemsOnOrder,
+  type FulfilmentOrder,
+} from '../orders/shipments.service.js';
 import { queueMail } from '../mail/mail.service.js';
 import { isRealDate } from '../orders/npi.js';
 import { BusinessRuleError, InputError, NotFoundError, UnprocessableError } from '../shared/errors.js';
@@ -59,10 +67,16 @@ function checkItems(items: unknown[], lines: OrderLine[]): Lot[] {
     }
     const e = raw as Record<string, unknown>;
     const ref = e.medgrid_item_code ?? e.sku ?? e.item_code ?? e.vendor_product_id;
-    const line = lines.find((l) =>
-      (e.medgrid_item_code !== undefined && l.item_code === String(e.medgrid_item_code))
-      || (e.medgrid_item_code === undefined && (e.sku ?? e.item_code) !== undefined && vendorSkuOf(l) === String(e.sku ?? e.item_code))
-      || (e.medgrid_item_code === undefined && e.sku === undefined && e.item_code === undefined && e.vendor_product_id !== undefined && l.vendor_product_id === String(e.vendor_product_id)));
+    const line = lines.find(
+      (l) =>
+        (e.medgrid_item_code !== undefined && l.item_code === String(e.medgrid_item_code)) ||
+        (e.medgrid_item_code === undefined && (e.sku ?? e.item_code) !== undefined && vendorSkuOf(l) === String(e.sku ?? e.item_code)) ||
+        (e.medgrid_item_code === undefined &&
+          e.sku === undefined &&
+          e.item_code === undefined &&
+          e.vendor_product_id !== undefined &&
+          l.vendor_product_id === String(e.vendor_product_id)),
+    );
     if (!line) faults.push(`${row}: product ${ref === undefined ? '(none)' : String(ref)} is not one of your products on this order`);
     const hasLot = e.lot_number !== undefined && e.lot_number !== null && e.lot_number !== '';
     const serials = e.serial_numbers;
@@ -70,8 +84,10 @@ function checkItems(items: unknown[], lines: OrderLine[]): Lot[] {
     if (!hasLot && !hasSerials) faults.push(`${row}: needs lot_number or serial_numbers`);
     if (e.qty !== undefined && (typeof e.qty !== 'number' || !Number.isFinite(e.qty) || e.qty < 0)) faults.push(`${row}: qty must be a number of zero or more`);
     if (hasLot && !textOrWhole(e.lot_number)) faults.push(`${row}: lot_number must be text or a whole number`);
-    if (serials !== undefined && serials !== null && (!Array.isArray(serials) || !serials.every(textOrWhole))) faults.push(`${row}: serial_numbers must be a list of text or whole numbers`);
-    if (e.expiry_date !== undefined && e.expiry_date !== null && !isRealDate(e.expiry_date)) faults.push(`${row}: expiry_date must be a real date (YYYY-MM-DD)`);
+    if (serials !== undefined && serials !== null && (!Array.isArray(serials) || !serials.every(textOrWhole)))
+      faults.push(`${row}: serial_numbers must be a list of text or whole numbers`);
+    if (e.expiry_date !== undefined && e.expiry_date !== null && !isRealDate(e.expiry_date))
+      faults.push(`${row}: expiry_date must be a real date (YYYY-MM-DD)`);
     if (line) {
       lots.push({
         item_code: line.item_code,
@@ -106,7 +122,8 @@ function checkReport(actor: Actor, input: FulfillmentInput, pharmacy: boolean): 
   authorize(actor, 'write', 'Vendor Sync');
   if (pharmacy && !hasPharmacyScope(actor)) throw new UnprocessableError('pharmacy.fulfillment is only for 503A/503B pharmacy vendors');
   if (!input || typeof input.sales_order !== 'string' || !input.sales_order) throw new InputError('data.sales_order is required');
-  if (input.estimated_delivery_date && !isRealDate(input.estimated_delivery_date)) throw new BusinessRuleError('estimated_delivery_date must be a real date (YYYY-MM-DD)');
+  if (input.estimated_delivery_date && !isRealDate(input.estimated_delivery_date))
+    throw new BusinessRuleError('estimated_delivery_date must be a real date (YYYY-MM-DD)');
 }
 
 /** The submitted order (locked) and the vendor's lines on it; another vendor's order answers exactly like a missing one. */
@@ -126,11 +143,27 @@ function trackingOf(input: FulfillmentInput): Tracking {
 }
 
 /** Creates or updates the vendor's shipment of this tracking number; returns its id and the stage it reached. */
-async function recordShipment(order: string, vendor: Vendor, tracking: Tracking, input: FulfillmentInput, transaction: Tx): Promise<{ id: number; stage: string }> {
+async function recordShipment(
+  order: string,
+  vendor: Vendor,
+  tracking: Tracking,
+  input: FulfillmentInput,
+  transaction: Tx,
+): Promise<{ id: number; stage: string }> {
   const previous = await shipmentStage(order, vendor.name, tracking.number, { transaction });
   const stage = resolveStage(input.status, tracking.known, previous ?? null);
   const id = await upsertShipment(
-    { salesOrder: order, source: vendor.name, sourceLabel: vendor.vendor_name, trackingNumber: tracking.number, carrier: tracking.carrier, trackingUrl: tracking.url, stage, statusText: input.status ?? null, estimatedDeliveryDate: input.estimated_delivery_date ?? null },
+    {
+      salesOrder: order,
+      source: vendor.name,
+      sourceLabel: vendor.vendor_name,
+      trackingNumber: tracking.number,
+      carrier: tracking.carrier,
+      trackingUrl: tracking.url,
+      stage,
+      statusText: input.status ?? null,
+      estimatedDeliveryDate: input.estimated_delivery_date ?? null,
+    },
     { transaction },
   );
   return { id, stage };
@@ -150,7 +183,11 @@ async function notifyShipment(order: FulfilmentOrder, vendor: Vendor, tracking: 
 }
 
 /** sync.fulfillment (and pharmacy.fulfillment with `pharmacy: true`, which needs the pharmacy scope). */
-export async function reportFulfillment(actor: Actor, input: FulfillmentInput, opts: { transaction?: Tx; pharmacy?: boolean } = {}): Promise<Record<string, unknown>> {
+export async function reportFulfillment(
+  actor: Actor,
+  input: FulfillmentInput,
+  opts: { transaction?: Tx; pharmacy?: boolean } = {},
+): Promise<Record<string, unknown>> {
   checkReport(actor, input, opts.pharmacy ?? false);
   const vendor = await vendorProfileOf(actor, opts);
   return withTransaction(opts, async (transaction) => {
@@ -162,12 +199,21 @@ export async function reportFulfillment(actor: Actor, input: FulfillmentInput, o
     if (lots) await replaceShipmentLots(shipment.id, lots, { transaction });
     await markOrderShipment(order.name, SHIPPED_STAGES.includes(stage), stage === 'Delivered', { transaction });
     // goods that left the vendor leave the stock too, and the order moves on (To Bill, Completed)
-    const orderStatus = SHIPPED_STAGES.includes(stage) ? (await recordVendorShipment(actor, order.name, vendor.name, { delivered: stage === 'Delivered', transaction })).status : undefined;
+    const orderStatus = SHIPPED_STAGES.includes(stage)
+      ? (await recordVendorShipment(actor, order.name, vendor.name, { delivered: stage === 'Delivered', transaction })).status
+      : undefined;
     const notified = input.notify !== false && tracking.known;
     if (notified) await notifyShipment(order, vendor, tracking, stage, transaction);
     return {
-      sales_order: order.name, tracking_number: tracking.number, carrier: tracking.carrier, tracking_url: tracking.url, tracking_status: stage, status_text: input.status ?? null,
-      estimated_delivery_date: input.estimated_delivery_date ?? null, notified, ...(orderStatus ? { order_status: orderStatus } : {}),
+      sales_order: order.name,
+      tracking_number: tracking.number,
+      carrier: tracking.carrier,
+      tracking_url: tracking.url,
+      tracking_status: stage,
+      status_text: input.status ?? null,
+      estimated_delivery_date: input.estimated_delivery_date ?? null,
+      notified,
+      ...(orderStatus ? { order_status: orderStatus } : {}),
       ...(lots ? { lots_recorded: lots.length } : {}),
     };
   });

@@ -24,13 +24,18 @@ export const IDEMPOTENCY_RETENTION_HOURS = 24;
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }
 
 export function fingerprintOf(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method.toUpperCase()} ${path}\n${canonical(body)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${method.toUpperCase()} ${path}\n${canonical(body)}`)
+    .digest('hex');
 }
 
 /** An answer as sent on the wire: the bytes of its body, its status and content type. */
@@ -112,21 +117,13 @@ export async function runIdempotent(
     await execute(`SELECT set_config('lock_timeout', $1, true)`, [`${IDEMPOTENCY_WAIT_MS}ms`], { transaction });
     let claimed: unknown[];
     try {
-      claimed = await execute(
-        sql().claim,
-        [scope.vendor, scope.route, scope.key, scope.fingerprint, IDEMPOTENCY_RETENTION_HOURS],
-        { transaction },
-      );
+      claimed = await execute(sql().claim, [scope.vendor, scope.route, scope.key, scope.fingerprint, IDEMPOTENCY_RETENTION_HOURS], { transaction });
     } catch (err) {
       if (isLockTimeout(err)) throw new ConflictError('A request with this Idempotency-Key is still running; retry with the same key to collect its response');
       throw err;
     }
     if (claimed.length === 0) {
-      const row = await selectOne<KeyRow>(
-        sql().stored,
-        [scope.vendor, scope.route, scope.key],
-        { transaction },
-      );
+      const row = await selectOne<KeyRow>(sql().stored, [scope.vendor, scope.route, scope.key], { transaction });
       if (!row || row.fingerprint !== scope.fingerprint) throw new ConflictError('This Idempotency-Key was already used with a different request body');
       return replayOf(row);
     }

@@ -18,7 +18,19 @@ import { loadItemIndex, resolveRef, vendorSkuOf, type ItemRow } from '../vendors
 import { reportedStatus } from '../vendors/product-state.js';
 import { vendorProfileOf } from './tokens.service.js';
 
-export const RX_ATTRIBUTES = ['ndc', 'dosage_form', 'route', 'dea_schedule', 'cold_chain', 'lot_number', 'batch_number', 'coa_url', 'is_rx', 'is_controlled', 'strength'] as const;
+export const RX_ATTRIBUTES = [
+  'ndc',
+  'dosage_form',
+  'route',
+  'dea_schedule',
+  'cold_chain',
+  'lot_number',
+  'batch_number',
+  'coa_url',
+  'is_rx',
+  'is_controlled',
+  'strength',
+] as const;
 export const NEEDS_CLASSIFICATION = 'Needs classification';
 
 // Kept cheap on purpose: a 500-record batch validates 500 times (numbers sent as codes are turned
@@ -34,7 +46,11 @@ export const productRecord = Joi.object<ProductInput>({
   name: Joi.string().trim().min(1).max(140),
   description: Joi.string().allow('').max(20_000),
   group: Joi.string().trim().max(140).allow(''),
-  image: Joi.string().trim().uri({ scheme: ['http', 'https'] }).max(1000).allow('', null),
+  image: Joi.string()
+    .trim()
+    .uri({ scheme: ['http', 'https'] })
+    .max(1000)
+    .allow('', null),
   price: Joi.number().min(0).max(1e12),
   cost: Joi.number().min(0).max(1e12),
   price_list: Joi.string().trim().max(140),
@@ -48,9 +64,15 @@ export const productRecord = Joi.object<ProductInput>({
 // (strings trimmed and within bounds, finite numbers in range, no image to parse) is taken as is,
 // unknown fields stripped. Anything else goes through Joi, which stays the one source of errors.
 const STRING_FIELDS: Record<string, { min: number; max: number; trim: boolean }> = {
-  sku: { min: 1, max: 140, trim: true }, item_code: { min: 1, max: 140, trim: true }, vendor_product_id: { min: 1, max: 140, trim: true },
-  medgrid_item_code: { min: 1, max: 140, trim: true }, name: { min: 1, max: 140, trim: true }, description: { min: 0, max: 20_000, trim: false },
-  group: { min: 0, max: 140, trim: true }, price_list: { min: 1, max: 140, trim: true }, uom: { min: 1, max: 40, trim: true },
+  sku: { min: 1, max: 140, trim: true },
+  item_code: { min: 1, max: 140, trim: true },
+  vendor_product_id: { min: 1, max: 140, trim: true },
+  medgrid_item_code: { min: 1, max: 140, trim: true },
+  name: { min: 1, max: 140, trim: true },
+  description: { min: 0, max: 20_000, trim: false },
+  group: { min: 0, max: 140, trim: true },
+  price_list: { min: 1, max: 140, trim: true },
+  uom: { min: 1, max: 40, trim: true },
 };
 const RX_SET = new Set<string>(RX_ATTRIBUTES);
 
@@ -87,8 +109,19 @@ export function normaliseProduct(raw: unknown): unknown {
 }
 
 interface ProductInput extends Record<string, unknown> {
-  sku?: string; item_code?: string; vendor_product_id?: string; medgrid_item_code?: string; name?: string; description?: string; group?: string;
-  image?: string | null; price?: number; cost?: number; price_list?: string; uom?: string; disabled?: number;
+  sku?: string;
+  item_code?: string;
+  vendor_product_id?: string;
+  medgrid_item_code?: string;
+  name?: string;
+  description?: string;
+  group?: string;
+  image?: string | null;
+  price?: number;
+  cost?: number;
+  price_list?: string;
+  uom?: string;
+  disabled?: number;
 }
 
 export interface ProductResult {
@@ -105,7 +138,10 @@ const COLUMNS = VENDOR_ITEM_KEYS;
 
 function cleanHtml(text: string): string {
   if (!/[<>&]/.test(text)) return text; // plain text: nothing to clean (the common case, and 500 per batch)
-  return sanitizeHtml(text, { allowedTags: ['b', 'i', 'em', 'strong', 'u', 'p', 'br', 'ul', 'ol', 'li', 'span', 'div', 'h3', 'h4', 'table', 'tr', 'td', 'th', 'tbody', 'thead'], allowedAttributes: {} });
+  return sanitizeHtml(text, {
+    allowedTags: ['b', 'i', 'em', 'strong', 'u', 'p', 'br', 'ul', 'ol', 'li', 'span', 'div', 'h3', 'h4', 'table', 'tr', 'td', 'th', 'tbody', 'thead'],
+    allowedAttributes: {},
+  });
 }
 
 async function loadReferences(records: ProductInput[], transaction: Tx): Promise<{ groups: Set<string>; uoms: Set<string>; lists: Set<string> }> {
@@ -125,13 +161,20 @@ interface Planned {
 }
 
 /** Works out the item row a record leads to, or throws a RecordError for that record alone. */
-function plan(vendor: VendorRow, existing: ItemRow | undefined, r: ProductInput, refs: { groups: Set<string>; uoms: Set<string>; lists: Set<string> }): Omit<Planned, 'index'> {
+function plan(
+  vendor: VendorRow,
+  existing: ItemRow | undefined,
+  r: ProductInput,
+  refs: { groups: Set<string>; uoms: Set<string>; lists: Set<string> },
+): Omit<Planned, 'index'> {
   const sku = r.sku !== undefined ? String(r.sku) : r.item_code !== undefined ? String(r.item_code) : undefined;
   if (r.uom && !refs.uoms.has(r.uom)) throw new RecordError(`Unit of measure ${r.uom} not found`);
   if (r.price_list && !refs.lists.has(r.price_list)) throw new RecordError(`Price List ${r.price_list} not found`);
   if (r.price_list && r.price === undefined) throw new RecordError('price_list needs a price');
   const rxSent = RX_ATTRIBUTES.filter((k) => r[k] !== undefined);
-  const rxAttributes = rxSent.length ? { ...(existing?.rx_attributes ?? {}), ...Object.fromEntries(rxSent.map((k) => [k, r[k]])) } : existing?.rx_attributes ?? null;
+  const rxAttributes = rxSent.length
+    ? { ...(existing?.rx_attributes ?? {}), ...Object.fromEntries(rxSent.map((k) => [k, r[k]])) }
+    : (existing?.rx_attributes ?? null);
   const description = r.description !== undefined ? cleanHtml(r.description) : undefined;
   const knownGroup = r.group && refs.groups.has(r.group) ? r.group : undefined;
   if (!existing) {
@@ -143,16 +186,32 @@ function plan(vendor: VendorRow, existing: ItemRow | undefined, r: ProductInput,
       sku,
       created: true,
       row: {
-        item_code: itemCode, item_name: r.name ?? sku, description: description ?? null, stock_uom: r.uom ?? 'Nos', item_group: knownGroup ?? NEEDS_CLASSIFICATION,
-        vendor: vendor.name, vendor_sku: sku, vendor_product_id: r.vendor_product_id !== undefined ? String(r.vendor_product_id) : null, image: r.image || null,
-        standard_rate: r.price ?? null, valuation_rate: r.cost ?? null, workflow_state: state, published: state === 'Approved' && !disabled, disabled,
-        is_503a: vendor.scope === '503A', rejection_reason: null, rx_attributes: rxAttributes,
+        item_code: itemCode,
+        item_name: r.name ?? sku,
+        description: description ?? null,
+        stock_uom: r.uom ?? 'Nos',
+        item_group: knownGroup ?? NEEDS_CLASSIFICATION,
+        vendor: vendor.name,
+        vendor_sku: sku,
+        vendor_product_id: r.vendor_product_id !== undefined ? String(r.vendor_product_id) : null,
+        image: r.image || null,
+        standard_rate: r.price ?? null,
+        valuation_rate: r.cost ?? null,
+        workflow_state: state,
+        published: state === 'Approved' && !disabled,
+        disabled,
+        is_503a: vendor.scope === '503A',
+        rejection_reason: null,
+        rx_attributes: rxAttributes,
       },
       price: r.price_list ? { price_list: r.price_list, rate: r.price!, uom: r.uom ?? 'Nos' } : undefined,
     };
   }
-  const contentChanged = (r.name !== undefined && r.name !== existing.item_name) || (description !== undefined && description !== (existing.description ?? ''))
-    || (r.image !== undefined && (r.image || null) !== existing.image) || (knownGroup !== undefined && knownGroup !== existing.item_group);
+  const contentChanged =
+    (r.name !== undefined && r.name !== existing.item_name) ||
+    (description !== undefined && description !== (existing.description ?? '')) ||
+    (r.image !== undefined && (r.image || null) !== existing.image) ||
+    (knownGroup !== undefined && knownGroup !== existing.item_group);
   const priceChanged = r.price !== undefined && Number(r.price) !== Number(existing.standard_rate);
   let state = existing.workflow_state;
   let reason = existing.rejection_reason;
@@ -165,10 +224,20 @@ function plan(vendor: VendorRow, existing: ItemRow | undefined, r: ProductInput,
     sku: sku ?? vendorSkuOf(existing),
     created: false,
     row: {
-      ...existing, item_name: r.name ?? existing.item_name, description: description ?? existing.description, item_group: knownGroup ?? existing.item_group,
-      vendor_sku: sku ?? existing.vendor_sku, vendor_product_id: r.vendor_product_id !== undefined ? String(r.vendor_product_id) : existing.vendor_product_id,
-      image: r.image !== undefined ? r.image || null : existing.image, standard_rate: r.price ?? existing.standard_rate, valuation_rate: r.cost ?? existing.valuation_rate,
-      workflow_state: state, published: state === 'Approved' && !disabled, disabled, rejection_reason: reason, rx_attributes: rxAttributes,
+      ...existing,
+      item_name: r.name ?? existing.item_name,
+      description: description ?? existing.description,
+      item_group: knownGroup ?? existing.item_group,
+      vendor_sku: sku ?? existing.vendor_sku,
+      vendor_product_id: r.vendor_product_id !== undefined ? String(r.vendor_product_id) : existing.vendor_product_id,
+      image: r.image !== undefined ? r.image || null : existing.image,
+      standard_rate: r.price ?? existing.standard_rate,
+      valuation_rate: r.cost ?? existing.valuation_rate,
+      workflow_state: state,
+      published: state === 'Approved' && !disabled,
+      disabled,
+      rejection_reason: reason,
+      rx_attributes: rxAttributes,
     },
     price: r.price_list ? { price_list: r.price_list, rate: r.price!, uom: existing.stock_uom } : undefined,
   };
@@ -176,11 +245,13 @@ function plan(vendor: VendorRow, existing: ItemRow | undefined, r: ProductInput,
 
 /** The batch as the JSON array json_to_recordset reads (absent values are null); a plain loop is ~3× faster than Object.fromEntries here. */
 function rowsJson(planned: Planned[]): string {
-  return JSON.stringify(planned.map((p) => {
-    const row: Record<string, unknown> = {};
-    for (const c of COLUMNS) row[c] = p.row[c] ?? null;
-    return row;
-  }));
+  return JSON.stringify(
+    planned.map((p) => {
+      const row: Record<string, unknown> = {};
+      for (const c of COLUMNS) row[c] = p.row[c] ?? null;
+      return row;
+    }),
+  );
 }
 
 async function writeItems(planned: Planned[], transaction: Tx): Promise<Set<string>> {
@@ -195,7 +266,10 @@ async function writeItems(planned: Planned[], transaction: Tx): Promise<Set<stri
 export async function syncProducts(actor: Actor, records: unknown[], opts: { transaction?: Tx } = {}): Promise<BatchAnswer<ProductResult>> {
   authorize(actor, 'write', 'Vendor Sync');
   const vendor = await vendorProfileOf(actor, opts);
-  if (!isPharmacy(vendor.scope) && records.some((r) => r && typeof r === 'object' && RX_ATTRIBUTES.some((k) => (r as Record<string, unknown>)[k] !== undefined))) {
+  if (
+    !isPharmacy(vendor.scope) &&
+    records.some((r) => r && typeof r === 'object' && RX_ATTRIBUTES.some((k) => (r as Record<string, unknown>)[k] !== undefined))
+  ) {
     throw new UnprocessableError('Rx attributes are accepted only from 503A/503B pharmacy vendors');
   }
   const checked = validateEach(records.map(normaliseProduct), productRecord, fastProduct);
@@ -206,11 +280,18 @@ export async function syncProducts(actor: Actor, records: unknown[], opts: { tra
     return false;
   });
   return withTransaction(opts, async (transaction) => {
-    const refs = valid.map(({ value: r }) => ({ sku: r.sku !== undefined ? String(r.sku) : r.item_code !== undefined ? String(r.item_code) : undefined, vendor_product_id: r.vendor_product_id, medgrid_item_code: r.medgrid_item_code }));
+    const refs = valid.map(({ value: r }) => ({
+      sku: r.sku !== undefined ? String(r.sku) : r.item_code !== undefined ? String(r.item_code) : undefined,
+      vendor_product_id: r.vendor_product_id,
+      medgrid_item_code: r.medgrid_item_code,
+    }));
     const newCodes = vendor.separate_skus ? refs.filter((r) => r.sku).map((r) => `${vendor.sku_prefix}-${r.sku}`) : [];
     const [index, lookups] = await Promise.all([
       loadItemIndex(vendor, refs, { transaction, lock: true, extraCodes: newCodes }),
-      loadReferences(valid.map((v) => v.value), transaction),
+      loadReferences(
+        valid.map((v) => v.value),
+        transaction,
+      ),
     ]);
     const planned: Planned[] = [];
     const seen = new Map<string, number>();
@@ -219,7 +300,11 @@ export async function syncProducts(actor: Actor, records: unknown[], opts: { tra
         const { item } = resolveRef(index, refs[n]);
         const p = plan(vendor, item, value, lookups);
         const taken = index.byCode.get(p.row.item_code);
-        if (p.created && taken) throw new RecordError(`Item code ${p.row.item_code} is already in use${vendor.separate_skus ? '' : '; ask for separate SKUs'}`, 'DuplicateEntryError');
+        if (p.created && taken)
+          throw new RecordError(
+            `Item code ${p.row.item_code} is already in use${vendor.separate_skus ? '' : '; ask for separate SKUs'}`,
+            'DuplicateEntryError',
+          );
         const first = seen.get(p.row.item_code);
         if (first !== undefined) throw new RecordError(`Record ${first} of this batch already names this product`, 'DuplicateEntryError');
         seen.set(p.row.item_code, i);
@@ -239,8 +324,20 @@ export async function syncProducts(actor: Actor, records: unknown[], opts: { tra
       }
       const status = reportedStatus(p.row.workflow_state, p.row.disabled);
       outcomes.push({
-        index: p.index, sku: p.sku, ok: true, status, error: null,
-        result: { sku: p.sku, medgrid_item_code: p.row.item_code, vendor_product_id: p.row.vendor_product_id ?? null, created: p.created, workflow_state: p.row.workflow_state, published: p.row.published, status },
+        index: p.index,
+        sku: p.sku,
+        ok: true,
+        status,
+        error: null,
+        result: {
+          sku: p.sku,
+          medgrid_item_code: p.row.item_code,
+          vendor_product_id: p.row.vendor_product_id ?? null,
+          created: p.created,
+          workflow_state: p.row.workflow_state,
+          published: p.row.published,
+          status,
+        },
       });
     }
     return answer(records.length, outcomes);

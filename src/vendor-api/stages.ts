@@ -4,7 +4,19 @@
  */
 export const AWAITING_TRACKING = 'Awaiting tracking';
 
-export const STAGES = ['Pending', 'Label Created', 'Dispatched', 'In Transit', 'Out for Delivery', 'Delivery Attempted', 'Available for Pickup', 'Delivered', 'Exception', 'Returned', 'Cancelled'] as const;
+export const STAGES = [
+  'Pending',
+  'Label Created',
+  'Dispatched',
+  'In Transit',
+  'Out for Delivery',
+  'Delivery Attempted',
+  'Available for Pickup',
+  'Delivered',
+  'Exception',
+  'Returned',
+  'Cancelled',
+] as const;
 export type Stage = (typeof STAGES)[number];
 
 /** Stages in which the goods have left the vendor. */
@@ -21,7 +33,21 @@ const TEXTS: Record<Stage, string[]> = {
   'Delivery Attempted': ['attempted delivery', 'delivery attempted', 'attemptfail', 'attempt fail', 'at', 'undelivered'],
   'Available for Pickup': ['ready for pickup', 'available for pickup', 'availableforpickup', 'sp'],
   Delivered: ['delivered', 'de', 'completed', 'picked up by customer'],
-  Exception: ['exception', 'ex', 'delivery exception', 'failed', 'failure', 'error', 'failed attempt', 'delayed', 'undeliverable', 'held', 'damaged', 'lost', 'address issue'],
+  Exception: [
+    'exception',
+    'ex',
+    'delivery exception',
+    'failed',
+    'failure',
+    'error',
+    'failed attempt',
+    'delayed',
+    'undeliverable',
+    'held',
+    'damaged',
+    'lost',
+    'address issue',
+  ],
   Returned: ['returned', 'return to sender', 'returned to sender', 'return in transit'],
   Cancelled: ['cancelled', 'canceled', 'voided', 'void'],
 };
@@ -29,7 +55,11 @@ const TEXTS: Record<Stage, string[]> = {
 const LOOKUP = new Map<string, Stage>(Object.entries(TEXTS).flatMap(([stage, texts]) => texts.map((t) => [t, stage as Stage])));
 
 function normalise(text: string): string {
-  return text.toLowerCase().replace(/[_\-.]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return text
+    .toLowerCase()
+    .replace(/[_\-.]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** The stage a status text names (case, `_`, `-`, `.` and spaces ignored), or undefined when it names none. */

@@ -84,14 +84,17 @@ export async function issueToken(clientId: string, clientSecret: string, meta: {
   const idBucket = `vendor-auth:${clientId.slice(0, 200)}`;
   const ipBucket = `vendor-auth-ip:${meta.ip ?? 'unknown'}`;
   const byIp = await peekSlidingStart(ipBucket);
-  if (byIp && byIp.count >= ADDRESS_FAILURES) throw new RateLimitError('Too many failed authentication attempts from this address; try again later', byIp.resetInSeconds);
+  if (byIp && byIp.count >= ADDRESS_FAILURES)
+    throw new RateLimitError('Too many failed authentication attempts from this address; try again later', byIp.resetInSeconds);
   const locked = await peekSlidingStart(idBucket);
   if (locked && locked.count >= LOCKOUT_FAILURES) {
     throw new AuthenticationError('Too many failed authentication attempts; try again later').withHeader('Retry-After', String(locked.resetInSeconds));
   }
   const vendor = clientId ? await loadVendorForAuth({ clientId }) : undefined;
   // compare against a dummy hash when the client is unknown, so both cases cost the same
-  const ok = safeEqual(hashClientSecret(clientSecret), vendor?.client_secret_hash ?? hashClientSecret(`\u0000no-such-client:${clientId}`)) && Boolean(vendor?.client_secret_hash);
+  const ok =
+    safeEqual(hashClientSecret(clientSecret), vendor?.client_secret_hash ?? hashClientSecret(`\u0000no-such-client:${clientId}`)) &&
+    Boolean(vendor?.client_secret_hash);
   if (!vendor || !ok) {
     await hitSlidingStart(idBucket, LOCKOUT_WINDOW_SECONDS);
     await hitSlidingStart(ipBucket, LOCKOUT_WINDOW_SECONDS);
@@ -114,7 +117,14 @@ interface Claims {
 export async function verifyToken(token: string): Promise<{ vendor: VendorRow; claims: Claims } | undefined> {
   let claims: Claims;
   try {
-    const { payload } = await jwtVerify(token, signingKey(), { algorithms: ['HS256'], issuer: ISSUER, audience: AUDIENCE, typ: TYP, maxTokenAge: `${TOKEN_TTL_SECONDS + 60}s`, requiredClaims: ['sub', 'exp', 'iat'] });
+    const { payload } = await jwtVerify(token, signingKey(), {
+      algorithms: ['HS256'],
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      typ: TYP,
+      maxTokenAge: `${TOKEN_TTL_SECONDS + 60}s`,
+      requiredClaims: ['sub', 'exp', 'iat'],
+    });
     claims = payload as unknown as Claims;
   } catch (err) {
     if (err instanceof joseErrors.JOSEError) return undefined;

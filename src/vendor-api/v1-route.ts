@@ -99,8 +99,14 @@ function apiLog(functionName: string): Lifecycle.Method {
     const error = request.response instanceof Error ? scrubText(request.response.message).slice(0, 500) : null;
     const key = request.headers['idempotency-key'];
     await logInboundCall({
-      vendor, function: functionName, status: status < 400 ? 'ok' : 'error', httpStatus: status, durationMs: Date.now() - request.info.received,
-      idempotencyKey: key ? String(key).slice(0, 255) : null, requestId: request.info.id, error,
+      vendor,
+      function: functionName,
+      status: status < 400 ? 'ok' : 'error',
+      httpStatus: status,
+      durationMs: Date.now() - request.info.received,
+      idempotencyKey: key ? String(key).slice(0, 255) : null,
+      requestId: request.info.id,
+      error,
     }).catch((err) => request.server.app.logger?.warn({ err }, 'vendor api log failed'));
     return h.continue;
   };

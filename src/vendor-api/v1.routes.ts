@@ -60,7 +60,12 @@ export const v1Routes: ServerRoute[] = [
     write: true,
     public: true,
     // `scope` is optional (OAuth-style clients send it): a subset is granted, pharmacy from a standard vendor is 422
-    args: Joi.object({ client_id: Joi.string().max(255).allow('').required(), client_secret: Joi.string().max(1024).allow('').required(), grant_type: Joi.string().max(50), scope: Joi.string().max(100).allow('') }),
+    args: Joi.object({
+      client_id: Joi.string().max(255).allow('').required(),
+      client_secret: Joi.string().max(1024).allow('').required(),
+      grant_type: Joi.string().max(50),
+      scope: Joi.string().max(100).allow(''),
+    }),
     handler: async ({ request, args }) => {
       const vendor = args.client_id ? await loadVendorForAuth({ clientId: args.client_id }) : undefined;
       if (vendor) (request.app as { vendor?: string }).vendor = vendor.name; // for the Vendor API Log
@@ -72,7 +77,12 @@ export const v1Routes: ServerRoute[] = [
     description: 'Exchange a still-valid bearer token (Authorization header, or access_token) for a fresh one',
     write: true,
     public: true,
-    args: Joi.object({ access_token: Joi.string().max(4096), refresh_token: Joi.string().max(4096), token: Joi.string().max(4096), scope: Joi.string().max(100) }).unknown(true),
+    args: Joi.object({
+      access_token: Joi.string().max(4096),
+      refresh_token: Joi.string().max(4096),
+      token: Joi.string().max(4096),
+      scope: Joi.string().max(100),
+    }).unknown(true),
     handler: async ({ request, args }) => {
       const header = String(request.headers.authorization ?? '');
       const body = args as { refresh_token?: string; token?: string };
@@ -82,23 +92,45 @@ export const v1Routes: ServerRoute[] = [
     },
   }),
   v1Route<{ products: unknown }>({
-    name: 'sync.products', write: true, idempotent: true, batchKey: 'products', args: batch('products'),
+    name: 'sync.products',
+    write: true,
+    idempotent: true,
+    batchKey: 'products',
+    args: batch('products'),
     description: 'Create or update products: { products: record or list } (at most 500)',
     handler: ({ actor, args, transaction }) => syncProducts(actor, recordsOf(args.products), { transaction }),
   }),
   v1Route<{ prices: unknown }>({
-    name: 'sync.prices', write: true, idempotent: true, batchKey: 'prices', args: batch('prices'),
+    name: 'sync.prices',
+    write: true,
+    idempotent: true,
+    batchKey: 'prices',
+    args: batch('prices'),
     description: 'Upsert selling Item Prices: { prices: record or list } (at most 500)',
     handler: ({ actor, args, transaction }) => syncPrices(actor, recordsOf(args.prices), { transaction }),
   }),
   v1Route<{ inventory: unknown }>({
-    name: 'sync.inventory', write: true, idempotent: true, batchKey: 'inventory', args: batch('inventory'),
+    name: 'sync.inventory',
+    write: true,
+    idempotent: true,
+    batchKey: 'inventory',
+    args: batch('inventory'),
     description: 'Set on-hand stock: { inventory: [{ sku | vendor_product_id | medgrid_item_code, warehouse, quantity }] } (at most 500)',
     handler: ({ actor, args, transaction }) => syncInventory(actor, recordsOf(args.inventory), { transaction }),
   }),
   v1Route<Record<string, unknown>>({
-    name: 'sync.product_status', write: false, batchKey: ['items', 'products', 'skus'],
-    args: Joi.object({ items: Joi.any(), products: Joi.any(), skus: Joi.any(), sku: Joi.any(), item_code: Joi.any(), vendor_product_id: Joi.any(), medgrid_item_code: Joi.any() }).unknown(true),
+    name: 'sync.product_status',
+    write: false,
+    batchKey: ['items', 'products', 'skus'],
+    args: Joi.object({
+      items: Joi.any(),
+      products: Joi.any(),
+      skus: Joi.any(),
+      sku: Joi.any(),
+      item_code: Joi.any(),
+      vendor_product_id: Joi.any(),
+      medgrid_item_code: Joi.any(),
+    }).unknown(true),
     description: 'Approval and publish state: { items: [{ sku | vendor_product_id | medgrid_item_code }] } or one product by query',
     handler: async ({ actor, args }) => {
       const list = args.items ?? args.products ?? args.skus;
@@ -111,33 +143,48 @@ export const v1Routes: ServerRoute[] = [
     },
   }),
   v1Route<{ since?: string; status?: string; page?: unknown; page_length?: unknown }>({
-    name: 'sync.orders', write: false,
+    name: 'sync.orders',
+    write: false,
     args: Joi.object({ since: Joi.string().max(40).allow(''), status: Joi.string().max(20).allow(''), page: Joi.any(), page_length: Joi.any() }).unknown(true),
     description: 'Recent orders holding your products, newest first: since, status, page, page_length (max 100)',
     handler: ({ actor, args }) => syncOrders(actor, args),
   }),
   v1Route<{ data: unknown }>({
-    name: 'sync.fulfillment', write: true, idempotent: true, args: data,
+    name: 'sync.fulfillment',
+    write: true,
+    idempotent: true,
+    args: data,
     description: 'Report shipment and tracking: { data: fulfilment report }',
     handler: ({ actor, args, transaction }) => reportFulfillment(actor, dataOf(args.data) as unknown as FulfillmentInput, { transaction }),
   }),
   v1Route<{ data: unknown }>({
-    name: 'pharmacy.fulfillment', write: true, idempotent: true, args: data,
+    name: 'pharmacy.fulfillment',
+    write: true,
+    idempotent: true,
+    args: data,
     description: 'sync.fulfillment for 503A/503B vendors (422 otherwise)',
     handler: ({ actor, args, transaction }) => reportFulfillment(actor, dataOf(args.data) as unknown as FulfillmentInput, { transaction, pharmacy: true }),
   }),
   v1Route<Record<string, unknown>>({
-    name: 'sync.vendor_details', write: true, idempotent: true, args: Joi.object().unknown(true),
+    name: 'sync.vendor_details',
+    write: true,
+    idempotent: true,
+    args: Joi.object().unknown(true),
     description: 'Update your contact details: vendor_name, email, phone, country, profile_url, address, contact_name, support_email (or inside data)',
     handler: ({ actor, args, transaction }) => updateVendorDetails(actor, args.data ? dataOf(args.data) : args, { transaction }),
   }),
   v1Route<Record<string, unknown>>({
-    name: 'warehouse.create', write: true, idempotent: true, args: Joi.object().unknown(true),
+    name: 'warehouse.create',
+    write: true,
+    idempotent: true,
+    args: Joi.object().unknown(true),
     description: 'Create one of your warehouses: warehouse_name, label (or inside data)',
     handler: ({ actor, args, transaction }) => createVendorWarehouse(actor, args.data ? dataOf(args.data) : args, { transaction }),
   }),
   v1Route<Record<string, unknown>>({
-    name: 'webhooks.test_fire', write: true, args: Joi.object().unknown(true),
+    name: 'webhooks.test_fire',
+    write: true,
+    args: Joi.object().unknown(true),
     description: 'Send a signed webhook.test to your Webhook URL now (never retried); check ok, not the HTTP status',
     handler: ({ actor }) => testFireWebhook(actor, actor.vendor!),
   }),

@@ -35,7 +35,11 @@ export function vendorSkuOf(item: Pick<ItemRow, 'vendor_sku' | 'item_code'>): st
  * collision check of new codes) in one query (catalog/vendor-items.service.ts); `lock` takes row
  * locks for an update.
  */
-export async function loadItemIndex(vendor: { name: string; separate_skus: boolean }, refs: ItemRef[], opts: { transaction?: Tx; lock?: boolean; extraCodes?: string[] } = {}): Promise<ItemIndex> {
+export async function loadItemIndex(
+  vendor: { name: string; separate_skus: boolean },
+  refs: ItemRef[],
+  opts: { transaction?: Tx; lock?: boolean; extraCodes?: string[] } = {},
+): Promise<ItemIndex> {
   const skus = [...new Set(refs.map((r) => r.sku).filter((s): s is string => Boolean(s)))];
   const vpids = [...new Set(refs.map((r) => r.vendor_product_id).filter((s): s is string => Boolean(s)))];
   const codes = new Set(refs.map((r) => r.medgrid_item_code).filter((s): s is string => Boolean(s)));
@@ -68,7 +72,7 @@ export interface Resolution {
  * the vendor's products is not found.
  */
 export function resolveRef(index: ItemIndex, ref: ItemRef): Resolution {
-  const bySku = ref.sku ? index.bySku.get(ref.sku) ?? (!index.separateSkus ? mine(index, index.byCode.get(ref.sku)) : undefined) : undefined;
+  const bySku = ref.sku ? (index.bySku.get(ref.sku) ?? (!index.separateSkus ? mine(index, index.byCode.get(ref.sku)) : undefined)) : undefined;
   const byVpid = ref.vendor_product_id ? index.byVpid.get(ref.vendor_product_id) : undefined;
   let byCode: ItemRow | undefined;
   if (ref.medgrid_item_code) {

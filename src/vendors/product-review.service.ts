@@ -32,11 +32,32 @@ export async function reviewProduct(actor: Actor, input: ReviewInput, opts: { tr
     const state = input.action === 'approve' ? 'Approved' : 'Rejected';
     const rejection = state === 'Rejected' ? (input.comment?.trim() ? `${reason}: ${input.comment.trim()}` : reason!) : null;
     await setReviewState(item.item_code, { state, published: isPublished(state, item.disabled), rejectionReason: rejection }, { transaction });
-    await recordAudit(transaction, actor, { action: input.action, object_type: 'Item', object_name: item.item_code, detail: { previous_state: item.workflow_state, state } });
+    await recordAudit(transaction, actor, {
+      action: input.action,
+      object_type: 'Item',
+      object_name: item.item_code,
+      detail: { previous_state: item.workflow_state, state },
+    });
     const sku = item.vendor_sku ?? item.item_code;
-    const data: Record<string, unknown> = { sku, medgrid_item_code: item.item_code, vendor_product_id: item.vendor_product_id, item_name: item.item_name, workflow_state: state, previous_state: item.workflow_state };
+    const data: Record<string, unknown> = {
+      sku,
+      medgrid_item_code: item.item_code,
+      vendor_product_id: item.vendor_product_id,
+      item_name: item.item_name,
+      workflow_state: state,
+      previous_state: item.workflow_state,
+    };
     if (state === 'Rejected') Object.assign(data, { reason, rejection_reason: rejection });
-    if (item.vendor) await enqueueVendorEvent(transaction, { event: state === 'Approved' ? 'product.approved' : 'product.rejected', vendor: item.vendor, data });
-    return { item_code: item.item_code, sku, workflow_state: state, previous_state: item.workflow_state, published: isPublished(state, item.disabled), status: reportedStatus(state, item.disabled), rejection_reason: rejection };
+    if (item.vendor)
+      await enqueueVendorEvent(transaction, { event: state === 'Approved' ? 'product.approved' : 'product.rejected', vendor: item.vendor, data });
+    return {
+      item_code: item.item_code,
+      sku,
+      workflow_state: state,
+      previous_state: item.workflow_state,
+      published: isPublished(state, item.disabled),
+      status: reportedStatus(state, item.disabled),
+      rejection_reason: rejection,
+    };
   });
 }

@@ -34,8 +34,19 @@ const requestSchema = Joi.object<StockRequestInput>({
 
 /** A request as the API shows it, wire name ← attribute, in this order. */
 const SHOWN = [
-  ['name', 'name'], ['vendor', 'vendor'], ['item', 'itemCode'], ['action', 'action'], ['warehouse', 'warehouse'], ['quantity', 'quantity'], ['reason', 'reason'],
-  ['status', 'status'], ['requested_by', 'requestedBy'], ['decided_by', 'decidedBy'], ['decided_at', 'decidedAt'], ['decision_reason', 'decisionReason'], ['created_at', 'createdAt'],
+  ['name', 'name'],
+  ['vendor', 'vendor'],
+  ['item', 'itemCode'],
+  ['action', 'action'],
+  ['warehouse', 'warehouse'],
+  ['quantity', 'quantity'],
+  ['reason', 'reason'],
+  ['status', 'status'],
+  ['requested_by', 'requestedBy'],
+  ['decided_by', 'decidedBy'],
+  ['decided_at', 'decidedAt'],
+  ['decision_reason', 'decisionReason'],
+  ['created_at', 'createdAt'],
 ] as const;
 /** A request as the API shows it (SHOWN's wire names, the model's types). */
 export type StockRequestView = { [S in (typeof SHOWN)[number] as S[0]]: Attributes<StockUpdateRequest>[S[1]] };
@@ -70,7 +81,16 @@ export async function createStockUpdateRequest(actor: Actor, input: Record<strin
     const [{ n }] = await selectRows<{ n: number }>(`SELECT nextval('stock_update_request_seq') AS n`, [], { transaction });
     const name = `SUR-${String(n).padStart(5, '0')}`;
     await StockUpdateRequest.create(
-      { name, vendor: vendor.name, itemCode, action: action as 'Add' | 'Remove' | 'Set', warehouse: value.warehouse, quantity: value.quantity, reason: value.reason || null, requestedBy: actor.email ?? actor.id },
+      {
+        name,
+        vendor: vendor.name,
+        itemCode,
+        action: action as 'Add' | 'Remove' | 'Set',
+        warehouse: value.warehouse,
+        quantity: value.quantity,
+        reason: value.reason || null,
+        requestedBy: actor.email ?? actor.id,
+      },
       { transaction, returning: false },
     );
     return shownRequest(name, transaction);
@@ -92,20 +112,40 @@ export async function listStockUpdateRequests(actor: Actor, filters: { status?: 
 }
 
 /** An officer approves (stock changes, ledger entry) or rejects a Requested stock update request. */
-export async function decideStockUpdateRequest(actor: Actor, name: string, decision: 'approve' | 'reject', reason?: string, opts: { transaction?: Tx } = {}): Promise<StockRequestView & { stock?: Record<string, unknown> }> {
+export async function decideStockUpdateRequest(
+  actor: Actor,
+  name: string,
+  decision: 'approve' | 'reject',
+  reason?: string,
+  opts: { transaction?: Tx } = {},
+): Promise<StockRequestView & { stock?: Record<string, unknown> }> {
   authorize(actor, 'approve', 'Stock Update Request');
   if (decision !== 'approve' && decision !== 'reject') throw new InputError('decision must be approve or reject');
   return withTransaction(opts, async (transaction) => {
     const found = await StockUpdateRequest.findByPk(name, { lock: transaction.LOCK.UPDATE, transaction });
-    const req = found && { name: found.name, item_code: found.itemCode, action: found.action, warehouse: found.warehouse, quantity: Number(found.quantity), status: found.status };
+    const req = found && {
+      name: found.name,
+      item_code: found.itemCode,
+      action: found.action,
+      warehouse: found.warehouse,
+      quantity: Number(found.quantity),
+      status: found.status,
+    };
     if (!req) throw new NotFoundError(`Stock Update Request ${name} not found`);
     if (req.status !== 'Requested') throw new BusinessRuleError(`Stock Update Request ${name} is already ${req.status}`);
     let stock: Record<string, unknown> | undefined;
     if (decision === 'approve') {
       const voucher = { reason: `stock update request (${req.action})`, voucher_type: 'Stock Update Request', voucher_no: req.name };
-      stock = req.action === 'Set'
-        ? { ...(await setStock(actor, { item_code: req.item_code, warehouse: req.warehouse, qty: req.quantity, ...voucher }, { transaction })) }
-        : { ...(await adjustStock(actor, { item_code: req.item_code, warehouse: req.warehouse, delta: req.action === 'Remove' ? -req.quantity : req.quantity, ...voucher }, { transaction })) };
+      stock =
+        req.action === 'Set'
+          ? { ...(await setStock(actor, { item_code: req.item_code, warehouse: req.warehouse, qty: req.quantity, ...voucher }, { transaction })) }
+          : {
+              ...(await adjustStock(
+                actor,
+                { item_code: req.item_code, warehouse: req.warehouse, delta: req.action === 'Remove' ? -req.quantity : req.quantity, ...voucher },
+                { transaction },
+              )),
+            };
     }
     await StockUpdateRequest.update(
       { status: decision === 'approve' ? 'Approved' : 'Rejected', decidedBy: actor.email ?? actor.id, decidedAt: fn('now'), decisionReason: reason ?? null },

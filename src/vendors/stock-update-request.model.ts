@@ -36,7 +36,8 @@ export class StockUpdateRequest extends Model<InferAttributes<StockUpdateRequest
         decidedAt: { type: DataTypes.DATE },
         decisionReason: { type: DataTypes.TEXT },
         // timestamps: named here for the typings; Sequelize sets them
-        createdAt: { type: DataTypes.DATE, allowNull: false }, updatedAt: { type: DataTypes.DATE, allowNull: false },
+        createdAt: { type: DataTypes.DATE, allowNull: false },
+        updatedAt: { type: DataTypes.DATE, allowNull: false },
       },
       { sequelize, tableName: 'stock_update_requests', underscored: true, timestamps: true },
     );

@@ -67,7 +67,8 @@ export class VendorProfile extends Model<InferAttributes<VendorProfile>, InferCr
         credentialsGeneratedAt: { type: DataTypes.DATE },
         suspendedAt: { type: DataTypes.DATE },
         // timestamps: named here for the typings; Sequelize sets them
-        createdAt: { type: DataTypes.DATE, allowNull: false }, updatedAt: { type: DataTypes.DATE, allowNull: false },
+        createdAt: { type: DataTypes.DATE, allowNull: false },
+        updatedAt: { type: DataTypes.DATE, allowNull: false },
       },
       {
         sequelize,

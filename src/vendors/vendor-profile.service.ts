@@ -46,17 +46,39 @@ export interface VendorRow {
 
 /** What a profile shows, wire name ← attribute, in this order; never a secret (webhook_secret_set says whether one is set). */
 const PUBLIC = [
-  ['name', 'name'], ['vendor_name', 'vendorName'], ['email', 'email'], ['country', 'country'], ['profile_url', 'profileUrl'], ['phone', 'phone'],
-  ['status', 'status'], ['suspended', 'suspended'], ['api_enabled', 'apiEnabled'], ['auto_approve', 'autoApprove'], ['scope', 'scope'],
-  ['webhook_url', 'webhookUrl'], ['webhook_secret_set', null], ['separate_skus', 'separateSkus'], ['sku_prefix', 'skuPrefix'], ['client_id', 'clientId'],
-  ['details', 'details'], ['approved_at', 'approvedAt'], ['approved_by', 'approvedBy'], ['credentials_generated_at', 'credentialsGeneratedAt'],
-  ['created_at', 'createdAt'], ['updated_at', 'updatedAt'],
+  ['name', 'name'],
+  ['vendor_name', 'vendorName'],
+  ['email', 'email'],
+  ['country', 'country'],
+  ['profile_url', 'profileUrl'],
+  ['phone', 'phone'],
+  ['status', 'status'],
+  ['suspended', 'suspended'],
+  ['api_enabled', 'apiEnabled'],
+  ['auto_approve', 'autoApprove'],
+  ['scope', 'scope'],
+  ['webhook_url', 'webhookUrl'],
+  ['webhook_secret_set', null],
+  ['separate_skus', 'separateSkus'],
+  ['sku_prefix', 'skuPrefix'],
+  ['client_id', 'clientId'],
+  ['details', 'details'],
+  ['approved_at', 'approvedAt'],
+  ['approved_by', 'approvedBy'],
+  ['credentials_generated_at', 'credentialsGeneratedAt'],
+  ['created_at', 'createdAt'],
+  ['updated_at', 'updatedAt'],
 ] as const satisfies readonly (readonly [string, keyof Attributes<VendorProfile> | null])[];
 /** A profile as the API shows it (PUBLIC's wire names, the model's types). */
-export type VendorProfileView = { [P in (typeof PUBLIC)[number] as P[0]]: P[1] extends keyof Attributes<VendorProfile> ? Attributes<VendorProfile>[P[1]] : boolean };
+export type VendorProfileView = {
+  [P in (typeof PUBLIC)[number] as P[0]]: P[1] extends keyof Attributes<VendorProfile> ? Attributes<VendorProfile>[P[1]] : boolean;
+};
 const publicAttributes = once(() => {
   const c = columnsOf(VendorProfile);
-  return PUBLIC.map<[string | ReturnType<typeof literal>, string]>(([wire, attribute]) => [attribute ? c[attribute] : literal(`(${c.webhookSecretEnc} IS NOT NULL)`), wire]);
+  return PUBLIC.map<[string | ReturnType<typeof literal>, string]>(([wire, attribute]) => [
+    attribute ? c[attribute] : literal(`(${c.webhookSecretEnc} IS NOT NULL)`),
+    wire,
+  ]);
 });
 
 export function isPharmacy(scope: string): boolean {
@@ -98,7 +120,11 @@ const registration = Joi.object<Registration>({
   email: Joi.string().trim().email({ tlds: false }).max(255).required(),
   password: Joi.string().min(10).max(200).required(),
   country: Joi.string().trim().min(1).max(100).required(),
-  profile_url: Joi.string().trim().uri({ scheme: ['http', 'https'] }).max(500).allow('', null),
+  profile_url: Joi.string()
+    .trim()
+    .uri({ scheme: ['http', 'https'] })
+    .max(500)
+    .allow('', null),
   vendor_name: Joi.string().trim().max(140),
 });
 
@@ -111,10 +137,20 @@ export async function registerVendor(input: Record<string, unknown>, opts: { tra
     const [{ n }] = await selectRows<{ n: number }>(`SELECT nextval('vendor_profile_seq') AS n`, [], { transaction });
     const name = `VEN-${String(n).padStart(5, '0')}`;
     await VendorProfile.create(
-      { name, vendorName: value.vendor_name ?? value.sales_representative_name, email: value.email, country: value.country, profileUrl: value.profile_url || null },
+      {
+        name,
+        vendorName: value.vendor_name ?? value.sales_representative_name,
+        email: value.email,
+        country: value.country,
+        profileUrl: value.profile_url || null,
+      },
       { transaction, returning: false },
     );
-    const user = await createUser(systemActor('api:register_vendor'), { email: value.email, full_name: value.sales_representative_name, password: value.password, roles: [VENDOR_ROLE], vendor: name }, { transaction });
+    const user = await createUser(
+      systemActor('api:register_vendor'),
+      { email: value.email, full_name: value.sales_representative_name, password: value.password, roles: [VENDOR_ROLE], vendor: name },
+      { transaction },
+    );
     await VendorProfile.update({ userId: user.id }, { where: { name }, silent: true, transaction });
     await recordAudit(transaction, systemActor('api:register_vendor'), { action: 'create', object_type: 'Vendor Profile', object_name: name });
     return { name, vendor: name, status: 'Pending Approval', email: value.email, user: user.email };
@@ -125,12 +161,23 @@ export async function registerVendor(input: Record<string, unknown>, opts: { tra
 export async function listVendors(actor: Actor, opts: { transaction?: Tx } = {}): Promise<VendorProfileView[]> {
   authorize(actor, 'read', 'Vendor Profile');
   const scope = scopeOf(actor, 'Vendor Profile', `"${VendorProfile.name}"`);
-  return (await VendorProfile.unscoped().findAll({ attributes: publicAttributes(), where: boundLiteral(scope.sql, scope.bind), order: [['name', 'ASC']], raw: true, transaction: opts.transaction })) as unknown as VendorProfileView[];
+  return (await VendorProfile.unscoped().findAll({
+    attributes: publicAttributes(),
+    where: boundLiteral(scope.sql, scope.bind),
+    order: [['name', 'ASC']],
+    raw: true,
+    transaction: opts.transaction,
+  })) as unknown as VendorProfileView[];
 }
 
 export async function getVendor(actor: Actor, name: string, opts: { transaction?: Tx } = {}): Promise<VendorProfileView> {
   authorize(actor, 'read', 'Vendor Profile');
-  const row = (await VendorProfile.unscoped().findOne({ attributes: publicAttributes(), where: { name }, raw: true, transaction: opts.transaction })) as unknown as VendorProfileView | null;
+  const row = (await VendorProfile.unscoped().findOne({
+    attributes: publicAttributes(),
+    where: { name },
+    raw: true,
+    transaction: opts.transaction,
+  })) as unknown as VendorProfileView | null;
   if (!row) throw new NotFoundError(`Vendor Profile ${name} not found`);
   authorize(actor, 'read', 'Vendor Profile', row);
   return row;
@@ -188,7 +235,10 @@ const settingsSchema = Joi.object<Settings>({
   auto_approve: Joi.boolean(),
   scope: Joi.string().valid('standard', '503A', '503B'),
   separate_skus: Joi.boolean(),
-  sku_prefix: Joi.string().trim().pattern(/^[A-Za-z0-9]{2,12}$/).allow(null),
+  sku_prefix: Joi.string()
+    .trim()
+    .pattern(/^[A-Za-z0-9]{2,12}$/)
+    .allow(null),
   vendor_name: Joi.string().trim().max(140),
 });
 
@@ -202,7 +252,13 @@ export async function updateVendorSettings(actor: Actor, name: string, input: Re
     if (!current?.skuPrefix) throw new BusinessRuleError('Separate SKUs need an item code prefix (sku_prefix)');
   }
   if (Object.keys(value).length === 0) return getVendor(actor, name, opts);
-  const settings: ProfileChange = { autoApprove: value.auto_approve, scope: value.scope, separateSkus: value.separate_skus, skuPrefix: value.sku_prefix, vendorName: value.vendor_name };
+  const settings: ProfileChange = {
+    autoApprove: value.auto_approve,
+    scope: value.scope,
+    separateSkus: value.separate_skus,
+    skuPrefix: value.sku_prefix,
+    vendorName: value.vendor_name,
+  };
   return updateVendor(actor, name, 'update-settings', Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined)), opts);
 }
 
@@ -210,14 +266,23 @@ export async function updateVendorSettings(actor: Actor, name: string, input: Re
  * Generates the v1 credentials: the client_id is kept once issued, the secret is new, shown once and
  * stored hashed; the secret version moves on, so every token minted with the old secret is dead.
  */
-export async function generateCredentials(actor: Actor, name: string, opts: { transaction?: Tx } = {}): Promise<{ vendor: string; client_id: string; client_secret: string }> {
+export async function generateCredentials(
+  actor: Actor,
+  name: string,
+  opts: { transaction?: Tx } = {},
+): Promise<{ vendor: string; client_id: string; client_secret: string }> {
   authorize(actor, 'credentials', 'Vendor Profile');
   return withTransaction(opts, async (transaction) => {
     const row = await lockVendor(name, transaction);
     const clientId = row.clientId ?? `${CLIENT_ID_PREFIX}${randomToken(12).replace(/[-_]/g, 'x').toLowerCase()}`;
     const secret = `svcs_${randomToken(32)}`;
     await VendorProfile.update(
-      { clientId, clientSecretHash: hashClientSecret(secret), secretVersion: literal(`${columnsOf(VendorProfile).secretVersion} + 1`), credentialsGeneratedAt: now() },
+      {
+        clientId,
+        clientSecretHash: hashClientSecret(secret),
+        secretVersion: literal(`${columnsOf(VendorProfile).secretVersion} + 1`),
+        credentialsGeneratedAt: now(),
+      },
       { where: { name }, transaction },
     );
     await recordAudit(transaction, actor, { action: 'generate-credentials', object_type: 'Vendor Profile', object_name: name });
@@ -229,7 +294,12 @@ export async function generateCredentials(actor: Actor, name: string, opts: { tr
  * Points the vendor's webhooks at `url` (validated against SSRF). A secret is generated when none
  * exists or on rotation, and returned once; it is stored encrypted because the sender signs with it.
  */
-export async function setWebhook(actor: Actor, name: string, url: string | null, opts: { rotateSecret?: boolean; transaction?: Tx } = {}): Promise<{ vendor: string; webhook_url: string | null; webhook_secret?: string }> {
+export async function setWebhook(
+  actor: Actor,
+  name: string,
+  url: string | null,
+  opts: { rotateSecret?: boolean; transaction?: Tx } = {},
+): Promise<{ vendor: string; webhook_url: string | null; webhook_secret?: string }> {
   authorize(actor, 'update', 'Vendor Profile');
   const clean = url ? validateWebhookUrl(url, runtime().config) : null;
   return withTransaction(opts, async (transaction) => {
@@ -237,7 +307,10 @@ export async function setWebhook(actor: Actor, name: string, url: string | null,
     let secret: string | undefined;
     if (clean && (!row.webhookSecretEnc || opts.rotateSecret)) secret = `whsec_${randomToken(32)}`;
     // clearing the URL keeps the secret: a URL set again later signs with the same one
-    await VendorProfile.update({ webhookUrl: clean, ...(secret ? { webhookSecretEnc: runtime().cipher.encrypt(secret) } : {}) }, { where: { name }, transaction });
+    await VendorProfile.update(
+      { webhookUrl: clean, ...(secret ? { webhookSecretEnc: runtime().cipher.encrypt(secret) } : {}) },
+      { where: { name }, transaction },
+    );
     await recordAudit(transaction, actor, { action: 'set-webhook', object_type: 'Vendor Profile', object_name: name, detail: { rotated: Boolean(secret) } });
     return { vendor: name, webhook_url: clean, ...(secret ? { webhook_secret: secret } : {}) };
   });

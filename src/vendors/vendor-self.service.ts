@@ -30,10 +30,18 @@ const detailsSchema = Joi.object<DetailsInput>({
   email: Joi.string().trim().email({ tlds: false }).max(255),
   phone: Joi.string().trim().max(40).allow(''),
   country: Joi.string().trim().max(100),
-  profile_url: Joi.string().trim().uri({ scheme: ['http', 'https'] }).max(500).allow(''),
+  profile_url: Joi.string()
+    .trim()
+    .uri({ scheme: ['http', 'https'] })
+    .max(500)
+    .allow(''),
   address: Joi.object({
-    address_line1: Joi.string().max(200).allow(''), address_line2: Joi.string().max(200).allow(''), city: Joi.string().max(100).allow(''),
-    state: Joi.string().max(100).allow(''), pincode: Joi.string().max(20).allow(''), country: Joi.string().max(100).allow(''),
+    address_line1: Joi.string().max(200).allow(''),
+    address_line2: Joi.string().max(200).allow(''),
+    city: Joi.string().max(100).allow(''),
+    state: Joi.string().max(100).allow(''),
+    pincode: Joi.string().max(20).allow(''),
+    country: Joi.string().max(100).allow(''),
   }),
   contact_name: Joi.string().trim().max(140).allow(''),
   support_email: Joi.string().trim().email({ tlds: false }).max(255).allow(''),
@@ -48,12 +56,19 @@ export async function updateVendorDetails(actor: Actor, input: Record<string, un
   const extra = Object.fromEntries(Object.entries({ address, contact_name, support_email }).filter(([, v]) => v !== undefined));
   const blankAsNull = (v: string | undefined) => (v === '' ? null : v);
   const change: Partial<Attributes<VendorProfile>> = {
-    vendorName: columns.vendor_name, email: blankAsNull(columns.email), phone: blankAsNull(columns.phone), country: blankAsNull(columns.country), profileUrl: blankAsNull(columns.profile_url),
+    vendorName: columns.vendor_name,
+    email: blankAsNull(columns.email),
+    phone: blankAsNull(columns.phone),
+    country: blankAsNull(columns.country),
+    profileUrl: blankAsNull(columns.profile_url),
   };
   // the extra fields merge into details (jsonb ||) in the same statement, so concurrent updates cannot lose one
   const details = literal(`${columnsOf(VendorProfile).details} || ${db().escape(JSON.stringify(extra))}::jsonb`) as unknown as Record<string, unknown>;
   return withTransaction(opts, async (transaction) => {
-    await VendorProfile.update({ ...Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)), details }, { where: { name: actor.vendor! }, transaction });
+    await VendorProfile.update(
+      { ...Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)), details },
+      { where: { name: actor.vendor! }, transaction },
+    );
     const profile = await getVendor(actor, actor.vendor!, { transaction });
     const { client_id: _c, webhook_secret_set: _w, ...visible } = profile;
     return { ...visible, webhook_secret_set: profile.webhook_secret_set };
@@ -80,7 +95,10 @@ export async function createVendorWarehouse(actor: Actor, input: Record<string, 
     const profile = await VendorProfile.findByPk(vendor, { attributes: ['vendorName'], transaction });
     const company = `${profile!.vendorName} (${vendor})`;
     await ensureCompany(company, vendor, { transaction });
-    const { row, created } = await createOwnWarehouse({ name, warehouseName: value.warehouse_name, company, label: value.label || null, vendor, priority: 500 }, { transaction });
+    const { row, created } = await createOwnWarehouse(
+      { name, warehouseName: value.warehouse_name, company, label: value.label || null, vendor, priority: 500 },
+      { transaction },
+    );
     if (row.vendor !== vendor) throw new ConflictError(`Warehouse ${name} already exists`);
     return { name: row.name, warehouse: row.name, warehouse_name: row.warehouse_name, company: row.company, label: row.label, created };
   });

@@ -5,7 +5,8 @@
  */
 
 /** Keys never sent to a vendor: patient identity, birth date, prescriptions and prescriber ids. */
-const PATIENT_KEY = /(^|_)(patient|dob|date_of_birth|birth_date|birthdate|gender|sex|ssn|prescription|rx_file|npi|dea|diagnosis|allergies|medical_record|mrn)(_|$)|^checkout_patient_/i;
+const PATIENT_KEY =
+  /(^|_)(patient|dob|date_of_birth|birth_date|birthdate|gender|sex|ssn|prescription|rx_file|npi|dea|diagnosis|allergies|medical_record|mrn)(_|$)|^checkout_patient_/i;
 
 const LINE_ARRAYS = ['items', 'line_items'];
 
@@ -17,7 +18,17 @@ function scrubValue(value: unknown, vendor: string, depth: number): unknown {
     if (PATIENT_KEY.test(key)) continue;
     if (LINE_ARRAYS.includes(key) && Array.isArray(v)) {
       // a line that names another vendor never leaves; lines without a vendor field are the emitter's choice
-      out[key] = v.filter((line) => !(line && typeof line === 'object' && 'vendor' in line && (line as { vendor: unknown }).vendor != null && (line as { vendor: unknown }).vendor !== vendor))
+      out[key] = v
+        .filter(
+          (line) =>
+            !(
+              line &&
+              typeof line === 'object' &&
+              'vendor' in line &&
+              (line as { vendor: unknown }).vendor != null &&
+              (line as { vendor: unknown }).vendor !== vendor
+            ),
+        )
         .map((line) => scrubValue(line, vendor, depth + 1));
       continue;
     }

@@ -17,12 +17,16 @@ type GuardConfig = Pick<Config, 'env'> & { webhook: Pick<Config['webhook'], 'all
  */
 const V4_BLOCKS: [string, number][] = [
   ['0.0.0.0', 8], // "this network"
-  ['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], // private
+  ['10.0.0.0', 8],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16], // private
   ['100.64.0.0', 10], // carrier-grade NAT
   ['127.0.0.0', 8], // loopback
   ['169.254.0.0', 16], // link-local (cloud metadata)
   ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.0.2.0', 24], ['198.51.100.0', 24], ['203.0.113.0', 24], // documentation
+  ['192.0.2.0', 24],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24], // documentation
   ['192.88.99.0', 24], // 6to4 relay anycast (deprecated)
   ['198.18.0.0', 15], // benchmarking
   ['224.0.0.0', 4], // multicast
@@ -35,7 +39,8 @@ const V6_BLOCKS: [string, number][] = [
   ['64:ff9b:1::', 48], // local-use NAT64
   ['100::', 64], // discard-only
   ['2001::', 23], // IETF protocol assignments, Teredo 2001::/32 (tunnels to any IPv4) among them
-  ['2001:db8::', 32], ['3fff::', 20], // documentation
+  ['2001:db8::', 32],
+  ['3fff::', 20], // documentation
   ['2002::', 16], // 6to4 (deprecated; embeds any IPv4 address)
   ['5f00::', 16], // SRv6 segment identifiers
   ['fc00::', 7], // unique local
@@ -69,7 +74,10 @@ export function isPrivateAddress(ip: string): boolean {
 }
 
 function bareHost(hostname: string): string {
-  return hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  return hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
 }
 
 const LOCAL_NAMES = /(^|\.)(localhost|local|internal|localdomain|home\.arpa)$/;

@@ -47,11 +47,25 @@ async function loadTarget(row: OutboxRow, workerId: string): Promise<DeliveryTar
 }
 
 /** Writes the Vendor API Log row of one attempt (direction outbound, function = event). */
-export async function logAttempt(entry: { vendor: string; event: string; deliveryId: string; attempt: number; status: string; result?: Partial<SendResult> }): Promise<void> {
+export async function logAttempt(entry: {
+  vendor: string;
+  event: string;
+  deliveryId: string;
+  attempt: number;
+  status: string;
+  result?: Partial<SendResult>;
+}): Promise<void> {
   const r = entry.result ?? {};
   await webhookPorts().logAttempt({
-    vendor: entry.vendor, event: entry.event, status: entry.status, httpStatus: r.httpStatus ?? null, durationMs: r.durationMs ?? null,
-    deliveryId: entry.deliveryId, attempt: entry.attempt, excerpt: r.excerpt ?? null, error: r.error ?? null,
+    vendor: entry.vendor,
+    event: entry.event,
+    status: entry.status,
+    httpStatus: r.httpStatus ?? null,
+    durationMs: r.durationMs ?? null,
+    deliveryId: entry.deliveryId,
+    attempt: entry.attempt,
+    excerpt: r.excerpt ?? null,
+    error: r.error ?? null,
   });
 }
 
@@ -72,7 +86,8 @@ async function deliver(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutc
   const payload = row.payload as { event?: string; vendor?: string; data?: unknown };
   const vendor = row.target ?? payload.vendor ?? '';
   const event = row.topic ?? payload.event ?? 'unknown';
-  const log = (status: string, result?: Partial<SendResult>) => logAttempt({ vendor, event, deliveryId: row.delivery_id, attempt: ctx.attempt, status, result });
+  const log = (status: string, result?: Partial<SendResult>) =>
+    logAttempt({ vendor, event, deliveryId: row.delivery_id, attempt: ctx.attempt, status, result });
   const target = await loadTarget(row, ctx.workerId);
   if (!target) return { ok: false, error: 'lease lost before sending; another worker owns this delivery' };
   const secret = target.webhook_secret_enc ? runtime().cipher.decrypt(target.webhook_secret_enc) : null;

@@ -88,7 +88,13 @@ function describe(err: unknown): { status: SendResult['status']; error: string }
   if (err instanceof RefusedTargetError || cause instanceof RefusedTargetError || e.code === 'ERR_SVC_REFUSED_TARGET') {
     return { status: 'refused', error: `refused: ${(cause instanceof RefusedTargetError ? cause : e).message}` };
   }
-  if (e.name === 'TimeoutError' || e.name === 'AbortError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT' || e.code === 'UND_ERR_ABORTED') {
+  if (
+    e.name === 'TimeoutError' ||
+    e.name === 'AbortError' ||
+    e.code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    e.code === 'UND_ERR_BODY_TIMEOUT' ||
+    e.code === 'UND_ERR_ABORTED'
+  ) {
     return { status: 'timeout', error: 'timeout: no answer within the time limit' };
   }
   const code = e.code ?? cause?.code;
@@ -108,7 +114,15 @@ export async function sendEnvelope(url: string, secret: string, envelope: Envelo
   const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
   try {
     assertSendableUrl(url, runtime().config);
-    const res = await request(url, { method: 'POST', headers, body: rawBody, dispatcher: webhookAgent(), signal, headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs });
+    const res = await request(url, {
+      method: 'POST',
+      headers,
+      body: rawBody,
+      dispatcher: webhookAgent(),
+      signal,
+      headersTimeout: opts.timeoutMs,
+      bodyTimeout: opts.timeoutMs,
+    });
     let read = '';
     let bytes = 0;
     for await (const chunk of res.body) {
@@ -127,7 +141,9 @@ export async function sendEnvelope(url: string, secret: string, envelope: Envelo
       retryAfterSeconds: ok ? null : parseRetryAfter(res.headers['retry-after']),
     };
   } catch (err) {
-    const { status, error } = describe(timeout.aborted && !(err instanceof RefusedTargetError) ? Object.assign(new Error('timeout'), { name: 'TimeoutError' }) : err);
+    const { status, error } = describe(
+      timeout.aborted && !(err instanceof RefusedTargetError) ? Object.assign(new Error('timeout'), { name: 'TimeoutError' }) : err,
+    );
     return { ok: false, status, httpStatus: null, durationMs: elapsed(), excerpt: null, error, retryAfterSeconds: null };
   }
 }

@@ -29,7 +29,10 @@ const RESOURCE = 'Webhook Delivery';
  * change that caused it commits). The delivery id is minted here, once, and never changes.
  * `event` is a VendorEvent, checked at run time: any other name throws (hence `string`).
  */
-export async function enqueueVendorEvent(transaction: Tx, input: { event: string; vendor: string; data: unknown }): Promise<{ id: number; delivery_id: string }> {
+export async function enqueueVendorEvent(
+  transaction: Tx,
+  input: { event: string; vendor: string; data: unknown },
+): Promise<{ id: number; delivery_id: string }> {
   if (!(VENDOR_EVENTS as readonly string[]).includes(input.event)) throw new Error(`unknown vendor event ${input.event}`);
   if (!input.vendor) throw new Error('vendor event without a vendor');
   const [row] = await enqueue(transaction, {
@@ -66,7 +69,8 @@ export async function testFireWebhook(actor: Actor, vendorName: string): Promise
     deliveryId,
     event: 'webhook.test',
     vendor: vendor.name,
-    createdLocal: (await selectOne<{ now_local: string }>(`SELECT to_char(now() AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS.US') AS now_local`))!.now_local,
+    createdLocal: (await selectOne<{ now_local: string }>(`SELECT to_char(now() AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS.US') AS now_local`))!
+      .now_local,
     attempt: 1,
     data: { message: 'Test event from svc: answer 2xx to confirm your endpoint works.', vendor: vendor.name },
   });
@@ -99,9 +103,18 @@ const STATUSES = ['pending', 'running', 'done', 'failed'];
 async function summaries(rows: Outbox[]): Promise<DeliverySummary[]> {
   const lastStatus = await webhookPorts().lastHttpStatusOf(rows.map((o) => o.deliveryId));
   return rows.map((o) => ({
-    id: o.id, delivery_id: o.deliveryId, event: o.topic as string, vendor: o.target as string, status: o.status, attempts: o.attempts, max_attempts: o.maxAttempts,
-    next_attempt_at: o.status === 'pending' ? o.nextAttemptAt : null, last_error: o.lastError, last_http_status: lastStatus.get(o.deliveryId) ?? null,
-    created_at: o.createdAt, completed_at: o.completedAt,
+    id: o.id,
+    delivery_id: o.deliveryId,
+    event: o.topic as string,
+    vendor: o.target as string,
+    status: o.status,
+    attempts: o.attempts,
+    max_attempts: o.maxAttempts,
+    next_attempt_at: o.status === 'pending' ? o.nextAttemptAt : null,
+    last_error: o.lastError,
+    last_http_status: lastStatus.get(o.deliveryId) ?? null,
+    created_at: o.createdAt,
+    completed_at: o.completedAt,
   }));
 }
 
@@ -110,7 +123,13 @@ export async function listWebhookDeliveries(actor: Actor, filters: { vendor?: st
   authorize(actor, 'read', RESOURCE);
   if (filters.status && !STATUSES.includes(filters.status)) throw new InputError(`status must be one of ${STATUSES.join(', ')}`);
   const limit = Math.min(Math.max(Math.trunc(filters.limit ?? 50), 1), 1000);
-  const rows = await findOutboxRows({ kind: VENDOR_WEBHOOK_KIND, target: filters.vendor, status: filters.status as OutboxStatus | undefined, visible: (alias) => scopeOf(actor, RESOURCE, alias), limit });
+  const rows = await findOutboxRows({
+    kind: VENDOR_WEBHOOK_KIND,
+    target: filters.vendor,
+    status: filters.status as OutboxStatus | undefined,
+    visible: (alias) => scopeOf(actor, RESOURCE, alias),
+    limit,
+  });
   return summaries(rows);
 }
 
@@ -122,7 +141,11 @@ async function findDelivery(actor: Actor, id: string): Promise<DeliverySummary |
   const byUuid = UUID.test(id);
   if (!byUuid && !/^\d+$/.test(id)) throw new InputError('id must be a delivery id (uuid) or an outbox number');
   if (!byUuid && !Number.isSafeInteger(Number(id))) return undefined; // no such outbox number
-  const rows = await findOutboxRows({ kind: VENDOR_WEBHOOK_KIND, ...(byUuid ? { deliveryId: id } : { id: Number(id) }), visible: (alias) => scopeOf(actor, RESOURCE, alias) });
+  const rows = await findOutboxRows({
+    kind: VENDOR_WEBHOOK_KIND,
+    ...(byUuid ? { deliveryId: id } : { id: Number(id) }),
+    visible: (alias) => scopeOf(actor, RESOURCE, alias),
+  });
   return (await summaries(rows))[0];
 }
 

@@ -13,7 +13,11 @@ let rep: Client;
 
 test.before(async () => {
   app = await startTestApp();
-  [clinic, clinic2, rep] = await Promise.all([loginAs(app, 'clinic@demo.svc.local'), loginAs(app, 'clinic2@demo.svc.local'), loginAs(app, 'rep@demo.svc.local')]);
+  [clinic, clinic2, rep] = await Promise.all([
+    loginAs(app, 'clinic@demo.svc.local'),
+    loginAs(app, 'clinic2@demo.svc.local'),
+    loginAs(app, 'rep@demo.svc.local'),
+  ]);
 });
 test.after.always(async () => {
   await app?.stop();
@@ -31,7 +35,10 @@ test('list_warehouses: name, warehouse_name, company', async (t) => {
 test('list_warehouses_ordered: by priority, preferred first, with label', async (t) => {
   const res = await clinic.get('/api/method/svc.catalog.list_warehouses_ordered');
   t.is(res.status, 200);
-  t.deepEqual(res.body.message.map((w: Json) => w.name), ['Main Warehouse - MSE', 'Overflow Warehouse - MSE', 'West Coast Warehouse - MSW', 'Pharmacy Vault - MSW']);
+  t.deepEqual(
+    res.body.message.map((w: Json) => w.name),
+    ['Main Warehouse - MSE', 'Overflow Warehouse - MSE', 'West Coast Warehouse - MSW', 'Pharmacy Vault - MSW'],
+  );
   t.deepEqual(Object.keys(res.body.message[0]).sort(), ['label', 'name']);
   t.is(res.body.message[0].label, 'Newark, NJ (preferred)');
 });
@@ -59,7 +66,7 @@ test('items_in_warehouse: a list without a price gives rate null (visible, not o
   t.is(row(res.body.message, 'DEMO-BP-CUFF').rate, 36); // Wholesale
 });
 
-test('items_in_warehouse: Standard Selling for staff; explicit price_list; another clinic\'s list is 403', async (t) => {
+test("items_in_warehouse: Standard Selling for staff; explicit price_list; another clinic's list is 403", async (t) => {
   const staff = await rep.get('/api/method/svc.catalog.items_in_warehouse', { warehouse: 'Main Warehouse - MSE' });
   t.is(row(staff.body.message, 'DEMO-BP-CUFF').rate, 39);
   const std = await clinic.get('/api/method/svc.catalog.items_in_warehouse', { warehouse: 'Main Warehouse - MSE', price_list: 'Standard Selling' });
@@ -98,7 +105,10 @@ test('search_items: partial match on name and description; without warehouse row
   const res = await clinic.get('/api/method/svc.catalog.search_items', { query: 'cuff' });
   t.is(res.status, 200);
   const cuffs = res.body.message.filter((r: Json) => r.item_code === 'DEMO-BP-CUFF');
-  t.deepEqual(cuffs.map((r: Json) => r.warehouse), ['Main Warehouse - MSE', 'Overflow Warehouse - MSE', 'West Coast Warehouse - MSW']);
+  t.deepEqual(
+    cuffs.map((r: Json) => r.warehouse),
+    ['Main Warehouse - MSE', 'Overflow Warehouse - MSE', 'West Coast Warehouse - MSW'],
+  );
   t.deepEqual(Object.keys(cuffs[0]).sort(), ['available_qty', 'description', 'item_code', 'item_name', 'rate', 'stock_uom', 'warehouse']);
   const byDescription = await clinic.get('/api/method/svc.catalog.search_items', { query: 'LATEX-free' });
   t.truthy(row(byDescription.body.message, 'DEMO-BP-CUFF'));
@@ -126,7 +136,13 @@ test('search_items: LIKE wildcards are literal; query is required', async (t) =>
 });
 
 test('catalog hides unreviewed items and follows live stock', async (t) => {
-  const item = await buildItem({ vendor: 'VEN-DEMO-MEDI', approved: false, item_name: 'Pending Catalog Probe', price: null, stock: { 'Main Warehouse - MSE': 5 } });
+  const item = await buildItem({
+    vendor: 'VEN-DEMO-MEDI',
+    approved: false,
+    item_name: 'Pending Catalog Probe',
+    price: null,
+    stock: { 'Main Warehouse - MSE': 5 },
+  });
   const hidden = await clinic.get('/api/method/svc.catalog.search_items', { query: 'Catalog Probe' });
   t.deepEqual(hidden.body.message, []);
   await reviewProduct(systemActor('test'), { item_code: item, action: 'approve' });

@@ -9,7 +9,10 @@ let db: pg.Client;
 test.before(async () => {
   app = await startTestApp();
   db = await pgClient(app.dbUrl);
-  await db.query(`UPDATE items SET workflow_state = 'Pending', published = false WHERE item_code = (SELECT item_code FROM items WHERE vendor = $1 ORDER BY item_code LIMIT 1)`, [MEDI.name]);
+  await db.query(
+    `UPDATE items SET workflow_state = 'Pending', published = false WHERE item_code = (SELECT item_code FROM items WHERE vendor = $1 ORDER BY item_code LIMIT 1)`,
+    [MEDI.name],
+  );
 });
 test.after.always(async () => {
   await db?.end();
@@ -17,7 +20,9 @@ test.after.always(async () => {
 });
 
 test('Item: a customer lists only reviewed, published, enabled items; staff see all; a vendor sees its own pending ones', async (t) => {
-  const pending = (await db.query(`SELECT item_code FROM items WHERE workflow_state <> 'Approved' OR NOT published OR disabled`)).rows.map((r) => r.item_code as string);
+  const pending = (await db.query(`SELECT item_code FROM items WHERE workflow_state <> 'Approved' OR NOT published OR disabled`)).rows.map(
+    (r) => r.item_code as string,
+  );
   t.true(pending.length > 0);
   const customer = await loginAs(app, 'clinic@demo.svc.local');
   const seen = (await customer.get('/api/resource/Item', { limit: 0 })).body.data.map((r: { name: string }) => r.name);
@@ -39,13 +44,21 @@ test('Vendor Profile: a vendor sees only itself and never a secret; Item Price: 
   const vendor = await vendorClient(app, MEDI);
   const profiles = await vendor.get('/api/resource/Vendor Profile', { fields: ['*'] });
   t.is(profiles.status, 200);
-  t.deepEqual(profiles.body.data.map((r: { name: string }) => r.name), [MEDI.name]);
+  t.deepEqual(
+    profiles.body.data.map((r: { name: string }) => r.name),
+    [MEDI.name],
+  );
   t.false(JSON.stringify(profiles.body).includes('secret'));
   t.is((await vendor.get('/api/resource/Vendor Profile', { fields: ['client_secret_hash'] })).status, 400);
 
   const prices = await vendor.get('/api/resource/Item Price', { fields: ['item_code'], limit: 0 });
   t.is(prices.status, 200);
-  const foreign = (await db.query(`SELECT count(*) FROM item_prices p JOIN items i ON i.item_code = p.item_code WHERE i.vendor IS DISTINCT FROM $1 AND p.item_code = ANY($2)`, [MEDI.name, prices.body.data.map((r: { item_code: string }) => r.item_code)])).rows[0].count;
+  const foreign = (
+    await db.query(
+      `SELECT count(*) FROM item_prices p JOIN items i ON i.item_code = p.item_code WHERE i.vendor IS DISTINCT FROM $1 AND p.item_code = ANY($2)`,
+      [MEDI.name, prices.body.data.map((r: { item_code: string }) => r.item_code)],
+    )
+  ).rows[0].count;
   t.is(Number(foreign), 0);
   const customer = await loginAs(app, 'clinic@demo.svc.local');
   t.is((await customer.get('/api/resource/Item Price')).status, 403);

@@ -118,7 +118,14 @@ test.serial('sync.products entries have the spec shapes (success and failure)', 
   t.is(res.status, 200);
   t.like(res.body.message, { total: 2, succeeded: 1, failed: 1 });
   const [ok, bad] = res.body.message.results;
-  t.like(ok, { index: 0, sku: 'CONF-1', ok: true, status: 'Pending', error: null, result: { sku: 'CONF-1', created: true, workflow_state: 'Pending', published: false, status: 'Pending' } });
+  t.like(ok, {
+    index: 0,
+    sku: 'CONF-1',
+    ok: true,
+    status: 'Pending',
+    error: null,
+    result: { sku: 'CONF-1', created: true, workflow_state: 'Pending', published: false, status: 'Pending' },
+  });
   t.deepEqual(Object.keys(bad).sort(), ['error', 'error_type', 'index', 'ok', 'sku', 'status']);
   t.like(bad, { index: 1, sku: null, ok: false, status: null, error_type: 'ValidationError' });
   t.is(typeof bad.error, 'string');
@@ -126,8 +133,15 @@ test.serial('sync.products entries have the spec shapes (success and failure)', 
 
 test('sync.product_status: two codes naming the same product answer that product directly', async (t) => {
   const vendor = await vendorClient(app, MEDI);
-  const item = (await db.query(`SELECT item_code, vendor_sku, vendor_product_id FROM items WHERE vendor = $1 AND vendor_product_id IS NOT NULL ORDER BY item_code LIMIT 1`, [MEDI.name])).rows[0];
-  const res = await vendor.post('/api/method/svc.api.v1.sync.product_status', { products: [{ sku: item.vendor_sku ?? item.item_code }, { vendor_product_id: item.vendor_product_id }] });
+  const item = (
+    await db.query(
+      `SELECT item_code, vendor_sku, vendor_product_id FROM items WHERE vendor = $1 AND vendor_product_id IS NOT NULL ORDER BY item_code LIMIT 1`,
+      [MEDI.name],
+    )
+  ).rows[0];
+  const res = await vendor.post('/api/method/svc.api.v1.sync.product_status', {
+    products: [{ sku: item.vendor_sku ?? item.item_code }, { vendor_product_id: item.vendor_product_id }],
+  });
   t.is(res.status, 200, res.text);
   t.is(res.body.message.total, undefined);
   t.is(res.body.message.medgrid_item_code, item.item_code);

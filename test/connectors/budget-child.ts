@@ -11,7 +11,10 @@ const [kind, bucket, n, a, b] = process.argv.slice(2);
 const config = testConfig(process.env.DATABASE_URL!);
 initRuntime(config);
 initDatabase(config);
-const take = () => (kind === 'slot' ? takeSlot(bucket, { limit: Number(a), windowSeconds: Number(b) }) : takeTokens(bucket, { capacity: Number(a), restorePerSecond: Number(b), cost: 1 }));
+const take = () =>
+  kind === 'slot'
+    ? takeSlot(bucket, { limit: Number(a), windowSeconds: Number(b) })
+    : takeTokens(bucket, { capacity: Number(a), restorePerSecond: Number(b), cost: 1 });
 const answers = await Promise.all(Array.from({ length: Number(n) }, take));
 process.stdout.write(`${JSON.stringify({ granted: answers.filter((x) => x.ok).length })}\n`);
 await closeDatabase();

@@ -10,16 +10,39 @@ import { resolveStage } from '../../src/vendor-api/stages.js';
 
 test('ShipStation codes, Shopify names and free spellings resolve to one carrier', (t) => {
   const cases: [string, string | undefined][] = [
-    ['ups', 'ups'], ['ups_walleted', 'ups'], ['UPS', 'ups'], ['U.P.S.', 'ups'], ['ups_mail_innovations', 'ups'],
-    ['fedex', 'fedex'], ['fedex_walleted', 'fedex'], ['FedEx', 'fedex'], ['Federal Express', 'fedex'],
-    ['usps', 'usps'], ['stamps_com', 'usps'], ['endicia', 'usps'], ['globalpost', 'usps'], ['USPS', 'usps'],
-    ['dhl_express', 'dhl_express'], ['dhl_express_worldwide', 'dhl_express'], ['DHL Express', 'dhl_express'], ['dhl-express', 'dhl_express'],
-    ['dhl_global_mail', 'dhl_ecommerce'], ['dhl_ecommerce', 'dhl_ecommerce'], ['DHL eCommerce', 'dhl_ecommerce'],
-    ['ontrac', 'ontrac'], ['OnTrac', 'ontrac'], ['LaserShip', 'ontrac'],
-    ['amazon_buy_shipping', 'amazon'], ['Amazon Logistics US', 'amazon'], ['canada_post', 'canada_post'], ['Canada Post', 'canada_post'],
-    ['seko', undefined], ['Pigeon Post', undefined], ['', undefined],
+    ['ups', 'ups'],
+    ['ups_walleted', 'ups'],
+    ['UPS', 'ups'],
+    ['U.P.S.', 'ups'],
+    ['ups_mail_innovations', 'ups'],
+    ['fedex', 'fedex'],
+    ['fedex_walleted', 'fedex'],
+    ['FedEx', 'fedex'],
+    ['Federal Express', 'fedex'],
+    ['usps', 'usps'],
+    ['stamps_com', 'usps'],
+    ['endicia', 'usps'],
+    ['globalpost', 'usps'],
+    ['USPS', 'usps'],
+    ['dhl_express', 'dhl_express'],
+    ['dhl_express_worldwide', 'dhl_express'],
+    ['DHL Express', 'dhl_express'],
+    ['dhl-express', 'dhl_express'],
+    ['dhl_global_mail', 'dhl_ecommerce'],
+    ['dhl_ecommerce', 'dhl_ecommerce'],
+    ['DHL eCommerce', 'dhl_ecommerce'],
+    ['ontrac', 'ontrac'],
+    ['OnTrac', 'ontrac'],
+    ['LaserShip', 'ontrac'],
+    ['amazon_buy_shipping', 'amazon'],
+    ['Amazon Logistics US', 'amazon'],
+    ['canada_post', 'canada_post'],
+    ['Canada Post', 'canada_post'],
+    ['seko', undefined],
+    ['Pigeon Post', undefined],
+    ['', undefined],
   ];
-  for (const [text, key] of cases) t.is(carrierOf(text) as string | undefined, key, text);
+  for (const [text, key] of cases) t.is(carrierOf(text), key, text);
   t.is(carrierOf(null), undefined);
   t.is(carrierName('ups_walleted'), 'UPS');
   t.is(carrierName('dhl_global_mail'), 'DHL eCommerce');
@@ -45,27 +68,67 @@ test('inbound tracking URLs are kept only on the carriers’ own https hosts; ot
   t.is(allowedTrackingUrl('https://www.ups.com/track?loc=en_US&tracknum=1Z2345'), 'https://www.ups.com/track?loc=en_US&tracknum=1Z2345');
   t.is(allowedTrackingUrl('https://tools.usps.com/go/TrackConfirmAction?tLabels=94001'), 'https://tools.usps.com/go/TrackConfirmAction?tLabels=94001');
   t.is(allowedTrackingUrl('https://ups.com/track?tracknum=1'), 'https://ups.com/track?tracknum=1');
-  for (const bad of ['http://www.ups.com/track?tracknum=1', 'https://www.ups.com.evil.example/track', 'https://evilups.com/x', 'https://user:pw@www.ups.com/', 'https://www.ups.com:8443/x',
-    'javascript:alert(1)', 'https://127.0.0.1/x', 'not a url', '', 'https://amazon.com/phish']) t.is(allowedTrackingUrl(bad), null, bad);
+  for (const bad of [
+    'http://www.ups.com/track?tracknum=1',
+    'https://www.ups.com.evil.example/track',
+    'https://evilups.com/x',
+    'https://user:pw@www.ups.com/',
+    'https://www.ups.com:8443/x',
+    'javascript:alert(1)',
+    'https://127.0.0.1/x',
+    'not a url',
+    '',
+    'https://amazon.com/phish',
+  ])
+    t.is(allowedTrackingUrl(bad), null, bad);
   t.is(allowedTrackingUrl(null), null);
   t.true(isCarrierHost('WWW.FEDEX.COM.'));
   t.false(isCarrierHost('fedex.com.example.org'));
-  t.is(trackingUrlOf({ url: 'https://evil.example/track', carrier: 'usps', number: '9400100000000000000001' }), 'https://tools.usps.com/go/TrackConfirmAction?tLabels=9400100000000000000001', 'a foreign link is replaced by the carrier’s');
+  t.is(
+    trackingUrlOf({ url: 'https://evil.example/track', carrier: 'usps', number: '9400100000000000000001' }),
+    'https://tools.usps.com/go/TrackConfirmAction?tLabels=9400100000000000000001',
+    'a foreign link is replaced by the carrier’s',
+  );
   t.is(trackingUrlOf({ url: 'https://evil.example/track', carrier: 'pigeon', number: '1' }), null);
-  t.is(trackingUrlOf({ url: 'https://www.fedex.com/fedextrack/?trknbr=1', carrier: 'ups', number: '1Z2' }), 'https://www.fedex.com/fedextrack/?trknbr=1', 'a carrier link is kept as sent');
+  t.is(
+    trackingUrlOf({ url: 'https://www.fedex.com/fedextrack/?trknbr=1', carrier: 'ups', number: '1Z2' }),
+    'https://www.fedex.com/fedextrack/?trknbr=1',
+    'a carrier link is kept as sent',
+  );
 });
 
 test('status texts map to stages, any case, `_`, `-` and spaces alike; shipped → Dispatched (spec)', (t) => {
   const cases: [string, string | undefined][] = [
-    ['shipped', 'Dispatched'], ['SHIPPED', 'Dispatched'], ['awaiting_shipment', 'Pending'], ['pending', 'Pending'], ['processing', 'Pending'],
-    ['label_printed', 'Label Created'], ['LABEL_CREATED', 'Label Created'], ['label_purchased', 'Label Created'],
-    ['carrier_picked_up', 'Dispatched'], ['confirmed', 'Dispatched'], ['in_transit', 'In Transit'], ['InTransit', 'In Transit'], ['IT', 'In Transit'],
-    ['out_for_delivery', 'Out for Delivery'], ['attempted_delivery', 'Delivery Attempted'], ['AttemptFail', 'Delivery Attempted'],
-    ['ready_for_pickup', 'Available for Pickup'], ['available-for-pickup', 'Available for Pickup'], ['delivered', 'Delivered'], ['DE', 'Delivered'],
-    ['failure', 'Exception'], ['EX', 'Exception'], ['lost', 'Exception'], ['return_to_sender', 'Returned'], ['voided', 'Cancelled'], ['canceled', 'Cancelled'],
-    ['teleported', undefined], ['', undefined],
+    ['shipped', 'Dispatched'],
+    ['SHIPPED', 'Dispatched'],
+    ['awaiting_shipment', 'Pending'],
+    ['pending', 'Pending'],
+    ['processing', 'Pending'],
+    ['label_printed', 'Label Created'],
+    ['LABEL_CREATED', 'Label Created'],
+    ['label_purchased', 'Label Created'],
+    ['carrier_picked_up', 'Dispatched'],
+    ['confirmed', 'Dispatched'],
+    ['in_transit', 'In Transit'],
+    ['InTransit', 'In Transit'],
+    ['IT', 'In Transit'],
+    ['out_for_delivery', 'Out for Delivery'],
+    ['attempted_delivery', 'Delivery Attempted'],
+    ['AttemptFail', 'Delivery Attempted'],
+    ['ready_for_pickup', 'Available for Pickup'],
+    ['available-for-pickup', 'Available for Pickup'],
+    ['delivered', 'Delivered'],
+    ['DE', 'Delivered'],
+    ['failure', 'Exception'],
+    ['EX', 'Exception'],
+    ['lost', 'Exception'],
+    ['return_to_sender', 'Returned'],
+    ['voided', 'Cancelled'],
+    ['canceled', 'Cancelled'],
+    ['teleported', undefined],
+    ['', undefined],
   ];
-  for (const [text, stage] of cases) t.is(stageOf(text) as string | undefined, stage, text);
+  for (const [text, stage] of cases) t.is(stageOf(text), stage, text);
   t.is(resolveStage('shipped', true, null), 'Dispatched', 'the vendor interface reads the same table');
 });
 

@@ -43,7 +43,12 @@ test.after.always(async () => {
 async function cli(argv: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
   const err: string[] = [];
-  const io: Io = { out: (l) => out.push(l), err: (l) => err.push(l), env: { ...process.env, SVC_ENV: 'test', DATABASE_URL: app.dbUrl, SVC_LOG_LEVEL: 'silent', ...env }, interactive: false };
+  const io: Io = {
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+    env: { ...process.env, SVC_ENV: 'test', DATABASE_URL: app.dbUrl, SVC_LOG_LEVEL: 'silent', ...env },
+    interactive: false,
+  };
   const code = await run(argv, io);
   initRuntime(app.config, { logger: quiet });
   initDatabase(app.config);
@@ -54,14 +59,38 @@ const quiet = createLogger({ ...testConfig('postgres://x@127.0.0.1/x'), logLevel
 const SECRETS = [OTC.apiKey, OTC.webhookKey, OTC.webhookSecret];
 
 test.serial('set: the spec’s fields as flags, stored encrypted; no secret in the table, the audit trail or the output', async (t) => {
-  const early = await fetch(`${app.url}/api/method/svc.otcpartner.webhook`, { method: 'POST', headers: { 'content-type': 'application/json', key: OTC.webhookKey }, body: '{"reference":"X","status":"shipped"}' });
+  const early = await fetch(`${app.url}/api/method/svc.otcpartner.webhook`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', key: OTC.webhookKey },
+    body: '{"reference":"X","status":"shipped"}',
+  });
   t.is(early.status, 417, 'a webhook before the credentials are set cannot be verified: not configured, never 200');
   t.regex(((await early.json()) as { exception: string }).exception, /otcpartner credentials are not configured \(otc_api_url, otc_api_key, otc_webhook_key\)/);
-  const r = await cli(['partner-credentials', 'set', 'otcpartner', '--otc-api-url', `${sim.url}/`, '--otc-api-key', OTC.apiKey, '--otc-webhook-key', OTC.webhookKey, '--otc-webhook-secret', OTC.webhookSecret]);
+  const r = await cli([
+    'partner-credentials',
+    'set',
+    'otcpartner',
+    '--otc-api-url',
+    `${sim.url}/`,
+    '--otc-api-key',
+    OTC.apiKey,
+    '--otc-webhook-key',
+    OTC.webhookKey,
+    '--otc-webhook-secret',
+    OTC.webhookSecret,
+  ]);
   t.is(r.code, 0, r.err);
   t.regex(r.out, /otcpartner: stored otc_api_url, otc_api_key, otc_webhook_key, otc_webhook_secret \(encrypted\)\ncomplete/);
   const rows = (await db.query(`SELECT field, value_enc, secret FROM partner_credentials WHERE partner = 'otcpartner' ORDER BY field`)).rows;
-  t.deepEqual(rows.map((x) => [x.field, x.secret]), [['otc_api_key', true], ['otc_api_url', false], ['otc_webhook_key', true], ['otc_webhook_secret', true]]);
+  t.deepEqual(
+    rows.map((x) => [x.field, x.secret]),
+    [
+      ['otc_api_key', true],
+      ['otc_api_url', false],
+      ['otc_webhook_key', true],
+      ['otc_webhook_secret', true],
+    ],
+  );
   for (const row of rows) t.regex(row.value_enc, /^v1:/, 'ciphertext');
   const table = JSON.stringify(rows);
   for (const s of [...SECRETS, sim.url]) t.false(table.includes(s), 'no value in clear');
@@ -81,10 +110,22 @@ test.serial('show masks every secret (not one character of it) and shows the res
   for (const s of SECRETS) t.false(r.out.includes(s) || r.out.includes(s.slice(-4)), 'not even its end');
   const all = await cli(['partner-credentials', 'show', '--json']);
   const parsed = JSON.parse(all.out) as { partner: string; complete: boolean }[];
-  t.deepEqual(parsed.map((p) => [p.partner, p.complete]), [['rxpartner', false], ['shipper', false], ['otcpartner', true], ['peptidepartner', false], ['storepartner', false]]);
+  t.deepEqual(
+    parsed.map((p) => [p.partner, p.complete]),
+    [
+      ['rxpartner', false],
+      ['shipper', false],
+      ['otcpartner', true],
+      ['peptidepartner', false],
+      ['storepartner', false],
+    ],
+  );
   for (const s of SECRETS) t.false(all.out.includes(s));
   const shown = await showPartnerCredentials(ops, 'rxpartner');
-  t.like(shown[0].fields.find((f) => f.name === 'partner_account'), { required: false, set: false, value: null });
+  t.like(
+    shown[0].fields.find((f) => f.name === 'partner_account'),
+    { required: false, set: false, value: null },
+  );
 });
 
 test.serial('set: another partner’s flag, an unknown partner, nothing given (off a terminal), a bad URL', async (t) => {
@@ -98,7 +139,19 @@ test.serial('set: another partner’s flag, an unknown partner, nothing given (o
   const bad = await cli(['partner-credentials', 'set', 'peptidepartner', '--peptide-api-url', 'ftp://x', '--peptide-api-key', 'k']);
   t.is(bad.code, 1);
   t.regex(bad.err, /peptide_api_url: ftp:\/\/x must be an http\(s\) URL/);
-  const rx = await cli(['partner-credentials', 'set', 'rxpartner', '--client-id', 'cid', '--client-secret', 'csecret-000', '--default-practice-id', 'P1', '--base-url', 'http://127.0.0.1:9']);
+  const rx = await cli([
+    'partner-credentials',
+    'set',
+    'rxpartner',
+    '--client-id',
+    'cid',
+    '--client-secret',
+    'csecret-000',
+    '--default-practice-id',
+    'P1',
+    '--base-url',
+    'http://127.0.0.1:9',
+  ]);
   t.is(rx.code, 0, rx.err);
   t.regex(rx.out, /complete/, 'partner_account is optional');
 });
@@ -115,7 +168,13 @@ test.serial('test: one authenticated call, logged; a refused key says so (exit 1
   t.is(none.code, 1);
   t.regex(none.err, /shipper credentials missing: base_url \(svc partner-credentials set shipper\)/);
   const calls = (await db.query(`SELECT endpoint, http_status FROM partner_calls WHERE partner = 'otcpartner' AND direction = 'outbound' ORDER BY id`)).rows;
-  t.deepEqual(calls.map((c) => [c.endpoint, c.http_status]), [['GET /api/receivers/orders/{reference}', 404], ['GET /api/receivers/orders/{reference}', 401]]);
+  t.deepEqual(
+    calls.map((c) => [c.endpoint, c.http_status]),
+    [
+      ['GET /api/receivers/orders/{reference}', 404],
+      ['GET /api/receivers/orders/{reference}', 401],
+    ],
+  );
   await setPartnerCredentials(ops, 'otcpartner', { otc_api_key: OTC.apiKey });
 });
 
@@ -147,14 +206,29 @@ test.serial('svc partner orders lists partner orders by partner and status; svc 
 });
 
 test.serial('sandbox: only loopback simulators, refused when set and when connecting; the config cannot turn it off', async (t) => {
-  t.throws(() => loadConfig({ SVC_ENV: 'sandbox', SVC_SECRET_KEY: 's'.repeat(40), SVC_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'), SVC_PARTNER_SIMULATORS_ONLY: 'false' }), { message: /a sandbox talks only to partner simulators/ });
+  t.throws(
+    () =>
+      loadConfig({
+        SVC_ENV: 'sandbox',
+        SVC_SECRET_KEY: 's'.repeat(40),
+        SVC_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+        SVC_PARTNER_SIMULATORS_ONLY: 'false',
+      }),
+    { message: /a sandbox talks only to partner simulators/ },
+  );
   const sandbox = loadConfig({ SVC_ENV: 'sandbox', SVC_SECRET_KEY: 's'.repeat(40), SVC_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') });
   t.true(sandbox.partners.simulatorsOnly);
   t.regex(partnerUrlProblem(sandbox, 'https://api.partner.example.com')!, /not a loopback simulator: a sandbox never calls a real partner/);
   t.is(partnerUrlProblem(sandbox, 'http://127.0.0.1:4010'), undefined);
   t.is(partnerUrlProblem(sandbox, 'http://[::1]:4010'), undefined);
-  t.regex(partnerUrlProblem({ ...sandbox, env: 'production', partners: { ...sandbox.partners, simulatorsOnly: false } }, 'http://api.partner.example.com')!, /must use https in production/);
-  const refused = await cli(['partner-credentials', 'set', 'peptidepartner', '--peptide-api-url', 'https://api.partner.example.com', '--peptide-api-key', 'k'], { SVC_PARTNER_SIMULATORS_ONLY: 'true' });
+  t.regex(
+    partnerUrlProblem({ ...sandbox, env: 'production', partners: { ...sandbox.partners, simulatorsOnly: false } }, 'http://api.partner.example.com')!,
+    /must use https in production/,
+  );
+  const refused = await cli(
+    ['partner-credentials', 'set', 'peptidepartner', '--peptide-api-url', 'https://api.partner.example.com', '--peptide-api-key', 'k'],
+    { SVC_PARTNER_SIMULATORS_ONLY: 'true' },
+  );
   t.is(refused.code, 1);
   t.regex(refused.err, /not a loopback simulator/);
   // credentials copied from elsewhere: a worker with the rule on leaves the partner order waiting, visibly
@@ -166,7 +240,12 @@ test.serial('sandbox: only loopback simulators, refused when set and when connec
   initRuntime(app.config, { logger: quiet });
   await setPartnerCredentials(ops, 'otcpartner', { otc_api_url: sim.url });
   // at connect time, whatever the name resolves to must be loopback
-  const lookup = (host: string) => new Promise<string>((resolve) => loopbackOnlyLookup(host, {}, (err, address) => resolve(err ? `refused ${err.message}` : typeof address === 'string' ? address : address.map((a) => a.address).join(','))));
+  const lookup = (host: string) =>
+    new Promise<string>((resolve) =>
+      loopbackOnlyLookup(host, {}, (err, address) =>
+        resolve(err ? `refused ${err.message}` : typeof address === 'string' ? address : address.map((a) => a.address).join(',')),
+      ),
+    );
   t.is(await lookup('localhost').then((a) => (a.startsWith('refused') ? a : 'loopback')), 'loopback');
   t.regex(await lookup('10.1.2.3'), /^refused refused: 10\.1\.2\.3 resolves to 10\.1\.2\.3, not a loopback simulator/);
 });

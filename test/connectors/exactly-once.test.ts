@@ -76,24 +76,45 @@ async function worker(env: Record<string, string> = {}): Promise<Child> {
   return child;
 }
 
-const createdCount = async (names: string[]) => Number((await db.query(`SELECT count(*) AS n FROM partner_orders WHERE sales_order = ANY($1) AND status = 'created'`, [names])).rows[0].n);
+const createdCount = async (names: string[]) =>
+  Number((await db.query(`SELECT count(*) AS n FROM partner_orders WHERE sales_order = ANY($1) AND status = 'created'`, [names])).rows[0].n);
 
 test.serial('two worker processes: every order routed once and created at the partner exactly once', async (t) => {
   const a = await buildItem({ mapping: { otc_sku: 'OTC-TWO-A' }, stock: { 'Main Warehouse - MSE': 500 } });
   const b = await buildItem({ mapping: { otc_sku: 'OTC-TWO-B' }, stock: { 'Main Warehouse - MSE': 500 } });
   const [w1, w2] = await Promise.all([worker(), worker()]);
   const names: string[] = [];
-  for (let i = 0; i < 20; i++) names.push((await buildOrder({ submitted: true, lines: [{ item_code: a, qty: 1 }, { item_code: b, qty: 2 }] })).name);
+  for (let i = 0; i < 20; i++)
+    names.push(
+      (
+        await buildOrder({
+          submitted: true,
+          lines: [
+            { item_code: a, qty: 1 },
+            { item_code: b, qty: 2 },
+          ],
+        })
+      ).name,
+    );
   await eventually(async () => (await createdCount(names)) === 20, { timeoutMs: 60_000, message: '20 partner orders created' });
   for (const name of names) {
     t.is(sim.orders().filter((o) => o.dedupeKey === name).length, 1, name);
     const [p] = await partnerOrdersOf(db, name);
-    t.deepEqual(p.lines.map((l) => l.partner_sku), ['OTC-TWO-A', 'OTC-TWO-B'], 'both lines in the one partner order');
+    t.deepEqual(
+      p.lines.map((l) => l.partner_sku),
+      ['OTC-TWO-A', 'OTC-TWO-B'],
+      'both lines in the one partner order',
+    );
   }
   t.is(Number((await db.query(`SELECT count(*) AS n FROM partner_orders WHERE sales_order = ANY($1)`, [names])).rows[0].n), 20);
   const posts = sim.requests().filter((r) => r.method === 'POST' && r.path === '/api/receivers/orders/inbound');
   t.is(posts.length, 20, 'each partner order sent once');
-  const ran = (await db.query(`SELECT DISTINCT a.worker FROM outbox_attempts a JOIN outbox o ON o.id = a.outbox_id WHERE o.kind IN ('fulfilment_route', 'partner_order') AND o.target = ANY($1)`, [names])).rows;
+  const ran = (
+    await db.query(
+      `SELECT DISTINCT a.worker FROM outbox_attempts a JOIN outbox o ON o.id = a.outbox_id WHERE o.kind IN ('fulfilment_route', 'partner_order') AND o.target = ANY($1)`,
+      [names],
+    )
+  ).rows;
   t.is(ran.length, 2, 'both workers took part');
   await Promise.all([w1.stop(), w2.stop()]);
 });
@@ -118,5 +139,9 @@ test.serial('a worker killed after the partner took the order: another sends it 
   t.is(posts - postsBefore, 2, 'sent twice, the second time recognised by its reference');
   const [p] = await partnerOrdersOf(db, name);
   t.is(p.partner_reference, name);
-  t.is((await db.query(`SELECT otc_transaction_id FROM sales_orders WHERE name = $1`, [name])).rows[0].otc_transaction_id, atPartner[0].ref, 'the partner’s one transaction id is recorded');
+  t.is(
+    (await db.query(`SELECT otc_transaction_id FROM sales_orders WHERE name = $1`, [name])).rows[0].otc_transaction_id,
+    atPartner[0].ref,
+    'the partner’s one transaction id is recorded',
+  );
 });

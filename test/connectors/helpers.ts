@@ -18,7 +18,10 @@ export function otcSimulator(app: TestApp, options: Partial<OtcOptions> = {}): P
 /** Stores the otcpartner credentials of a simulator (the secret only when asked). */
 export async function configureOtc(url: string, opts: { secret?: boolean } = {}): Promise<void> {
   await setPartnerCredentials(ops, 'otcpartner', {
-    otc_api_url: url, otc_api_key: OTC.apiKey, otc_webhook_key: OTC.webhookKey, ...(opts.secret === false ? {} : { otc_webhook_secret: OTC.webhookSecret }),
+    otc_api_url: url,
+    otc_api_key: OTC.apiKey,
+    otc_webhook_key: OTC.webhookKey,
+    ...(opts.secret === false ? {} : { otc_webhook_secret: OTC.webhookSecret }),
   });
 }
 
@@ -43,12 +46,22 @@ export interface PartnerOrderDb {
 }
 
 export async function partnerOrdersOf(db: pg.Client, salesOrder: string): Promise<PartnerOrderDb[]> {
-  return (await db.query(`SELECT id::int, partner, status, dedupe_key, partner_reference, partner_status, tracking_number, attempts, last_error, lines FROM partner_orders WHERE sales_order = $1 ORDER BY partner`, [salesOrder])).rows;
+  return (
+    await db.query(
+      `SELECT id::int, partner, status, dedupe_key, partner_reference, partner_status, tracking_number, attempts, last_error, lines FROM partner_orders WHERE sales_order = $1 ORDER BY partner`,
+      [salesOrder],
+    )
+  ).rows;
 }
 
 /** The order's otc_* fields as stored. */
 export async function otcFields(db: pg.Client, salesOrder: string): Promise<Record<string, string | null>> {
-  return (await db.query(`SELECT status, otc_reference, otc_transaction_id, otc_status, otc_tracking_number, otc_tracking_url, otc_carrier, otc_sync_date FROM sales_orders WHERE name = $1`, [salesOrder])).rows[0];
+  return (
+    await db.query(
+      `SELECT status, otc_reference, otc_transaction_id, otc_status, otc_tracking_number, otc_tracking_url, otc_carrier, otc_sync_date FROM sales_orders WHERE name = $1`,
+      [salesOrder],
+    )
+  ).rows[0];
 }
 
 /** Makes a partner order's scheduled retry due now (time is not waited for). */

@@ -58,13 +58,17 @@ function post(body: unknown, opts: { key?: string | null; signature?: string | n
   return http.request('POST', HOOK, { raw, headers });
 }
 
-const events = async (reference: string) => (await db.query(`SELECT event_key, status, outcome, applied_at FROM partner_events WHERE reference = $1 ORDER BY id`, [reference])).rows;
+const events = async (reference: string) =>
+  (await db.query(`SELECT event_key, status, outcome, applied_at FROM partner_events WHERE reference = $1 ORDER BY id`, [reference])).rows;
 
 async function applied(reference: string, n: number) {
-  return eventually(async () => {
-    const rows = await events(reference);
-    return rows.length >= n && rows.every((r) => r.applied_at) ? rows : undefined;
-  }, { message: `${n} events of ${reference} applied` });
+  return eventually(
+    async () => {
+      const rows = await events(reference);
+      return rows.length >= n && rows.every((r) => r.applied_at) ? rows : undefined;
+    },
+    { message: `${n} events of ${reference} applied` },
+  );
 }
 
 test.serial('the simulator’s webhooks move the order: Pending, Shipped with tracking (To Bill, customer mailed), Completed', async (t) => {
@@ -78,7 +82,8 @@ test.serial('the simulator’s webhooks move the order: Pending, Shipped with tr
   const fields = await otcFields(db, name);
   t.like(fields, { otc_status: 'Shipped', otc_tracking_number: shipped.tracking!.number, otc_carrier: shipped.tracking!.carrier, status: 'To Bill' });
   t.truthy(fields.otc_tracking_url);
-  const mail = (await db.query(`SELECT target, payload FROM outbox WHERE kind = 'email' AND payload->>'subject' = $1`, [`Your order ${name} has shipped`])).rows;
+  const mail = (await db.query(`SELECT target, payload FROM outbox WHERE kind = 'email' AND payload->>'subject' = $1`, [`Your order ${name} has shipped`]))
+    .rows;
   t.is(mail.length, 1);
   t.is(mail[0].target, 'purchasing@harbor-clinic.example');
   t.true(String(mail[0].payload.text).includes(shipped.tracking!.number));
@@ -95,7 +100,15 @@ test.serial('the simulator’s webhooks move the order: Pending, Shipped with tr
 
 test.serial('forward only: a late status never moves the order back; a repeat delivery is stored once', async (t) => {
   const name = await sentOrder();
-  const shippedBody = { reference: name, status: 'shipped', tracking: { trackingNumber: '9400100000000000000001', trackingUrl: 'https://tools.usps.com/go/TrackConfirmAction?tLabels=9400100000000000000001', shipBy: 'USPS' } };
+  const shippedBody = {
+    reference: name,
+    status: 'shipped',
+    tracking: {
+      trackingNumber: '9400100000000000000001',
+      trackingUrl: 'https://tools.usps.com/go/TrackConfirmAction?tLabels=9400100000000000000001',
+      shipBy: 'USPS',
+    },
+  };
   t.is((await post(shippedBody)).status, 200);
   const again = await post(shippedBody);
   t.is(again.status, 200);
@@ -104,11 +117,18 @@ test.serial('forward only: a late status never moves the order back; a repeat de
   t.is((await post({ reference: name, status: 'pending' })).status, 200, 'a late status is acknowledged');
   t.is((await post({ reference: name, status: 'cancelled' })).status, 200);
   const rows = await applied(name, 3);
-  t.deepEqual(rows.map((r) => r.status), ['Shipped', 'Pending', 'Cancelled']);
+  t.deepEqual(
+    rows.map((r) => r.status),
+    ['Shipped', 'Pending', 'Cancelled'],
+  );
   t.regex(rows[1].outcome, /^ignored: Pending would move Shipped back/);
   t.regex(rows[2].outcome, /^ignored: Cancelled would move Shipped back/);
   t.like(await otcFields(db, name), { otc_status: 'Shipped', otc_tracking_number: '9400100000000000000001', otc_carrier: 'USPS', status: 'To Bill' });
-  t.is((await db.query(`SELECT count(*)::int AS n FROM outbox WHERE kind = 'email' AND payload->>'subject' = $1`, [`Your order ${name} has shipped`])).rows[0].n, 1, 'mailed once');
+  t.is(
+    (await db.query(`SELECT count(*)::int AS n FROM outbox WHERE kind = 'email' AND payload->>'subject' = $1`, [`Your order ${name} has shipped`])).rows[0].n,
+    1,
+    'mailed once',
+  );
 });
 
 test.serial('T27: wrong key, signature missing or wrong → 401, nothing stored; flat and nested bodies have the same effect', async (t) => {
@@ -123,7 +143,10 @@ test.serial('T27: wrong key, signature missing or wrong → 401, nothing stored;
     await post(body, { signature: 'sha256=zz' }),
     await post(body, { raw: JSON.stringify({ ...body, status: 'shipped' }), signature: otcSignature(OTC.webhookSecret, JSON.stringify(body)) }),
   ];
-  t.deepEqual(refused.map((r) => r.status), [401, 401, 401, 401, 401, 401]);
+  t.deepEqual(
+    refused.map((r) => r.status),
+    [401, 401, 401, 401, 401, 401],
+  );
   t.like(refused[0].body, { exc_type: 'AuthenticationError' });
   t.deepEqual(await events(flat), []);
   const tracking = { trackingNumber: '1Z999AA10123456784', trackingUrl: 'https://www.ups.com/track?tracknum=1Z999AA10123456784', shipBy: 'UPS' };
@@ -154,16 +177,27 @@ test.serial('without a secret the signature is not required; a body that is not 
 
 test.serial('partners without a connector or credentials answer 417 "not configured"; a body over 64 KB is 413', async (t) => {
   for (const partner of ['rxpartner', 'shipper', 'storepartner']) {
-    const res = await http.request('POST', `/api/method/svc.${partner}.webhook`, { raw: '{"event":"ORDER_SHIPPED"}', headers: { 'content-type': 'application/json' } });
+    const res = await http.request('POST', `/api/method/svc.${partner}.webhook`, {
+      raw: '{"event":"ORDER_SHIPPED"}',
+      headers: { 'content-type': 'application/json' },
+    });
     t.is(res.status, 417, partner);
     t.like(res.body, { exc_type: 'PartnerNotConfiguredError' });
     // no connector in this release, or a connector without its credentials: not configured either way
     t.regex(res.body.exception, new RegExp(`the ${partner} connector is not configured|${partner} credentials are not configured`));
   }
-  t.is((await http.request('POST', '/api/method/svc.peptidepartner.webhook', { raw: '{}', headers: { 'content-type': 'application/json' } })).status, 404, 'peptidepartner is polled: no webhook');
+  t.is(
+    (await http.request('POST', '/api/method/svc.peptidepartner.webhook', { raw: '{}', headers: { 'content-type': 'application/json' } })).status,
+    404,
+    'peptidepartner is polled: no webhook',
+  );
   const huge = await post({ reference: 'X', status: 'pending', pad: 'x'.repeat(70 * 1024) });
   t.is(huge.status, 413);
-  const logged = (await db.query(`SELECT partner, http_status, outcome FROM partner_calls WHERE direction = 'inbound' AND outcome IN ('not_configured', 'rejected') ORDER BY id`)).rows;
+  const logged = (
+    await db.query(
+      `SELECT partner, http_status, outcome FROM partner_calls WHERE direction = 'inbound' AND outcome IN ('not_configured', 'rejected') ORDER BY id`,
+    )
+  ).rows;
   t.true(logged.some((r) => r.partner === 'rxpartner' && r.http_status === 417 && r.outcome === 'not_configured'));
   t.true(logged.some((r) => r.partner === 'otcpartner' && r.http_status === 401 && r.outcome === 'rejected'));
 });

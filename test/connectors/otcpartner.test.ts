@@ -42,13 +42,17 @@ async function otcOrder(qty = 2): Promise<string> {
 }
 
 async function otcPartnerOrder(name: string, done: (p: PartnerOrderDb) => boolean, message: string): Promise<PartnerOrderDb> {
-  return eventually(async () => {
-    const [p] = await partnerOrdersOf(db, name);
-    return p && done(p) ? p : undefined;
-  }, { message });
+  return eventually(
+    async () => {
+      const [p] = await partnerOrdersOf(db, name);
+      return p && done(p) ? p : undefined;
+    },
+    { message },
+  );
 }
 
-const lineStatus = async (name: string) => (await db.query(`SELECT fulfilment_status FROM sales_order_items WHERE parent = $1`, [name])).rows[0].fulfilment_status as string;
+const lineStatus = async (name: string) =>
+  (await db.query(`SELECT fulfilment_status FROM sales_order_items WHERE parent = $1`, [name])).rows[0].fulfilment_status as string;
 
 test.serial('without credentials the partner order awaits configuration; setting them sends it, once', async (t) => {
   const name = await otcOrder();
@@ -60,7 +64,11 @@ test.serial('without credentials the partner order awaits configuration; setting
   const created = await otcPartnerOrder(name, (p) => p.status === 'created', 'the order created at the partner');
   const at = sim.orders().filter((o) => o.dedupeKey === name);
   t.is(at.length, 1);
-  t.like(at[0].body, { reference: name, lineItems: [{ serviceSKU: 'OTC-SKU-1', quantity: 2 }], shippingAddress: { firstName: 'Hana Harbor', address1: '12 Harbor Street', city: 'Newark', provinceCode: 'NJ', zip: '07102', countryCode: 'US' } });
+  t.like(at[0].body, {
+    reference: name,
+    lineItems: [{ serviceSKU: 'OTC-SKU-1', quantity: 2 }],
+    shippingAddress: { firstName: 'Hana Harbor', address1: '12 Harbor Street', city: 'Newark', provinceCode: 'NJ', zip: '07102', countryCode: 'US' },
+  });
   t.is(created.partner_reference, name);
   t.is(created.partner_status, 'Synced');
   const fields = await otcFields(db, name);
@@ -69,7 +77,16 @@ test.serial('without credentials the partner order awaits configuration; setting
   t.is(await lineStatus(name), 'Sent');
   const clinic = await tokenClient(app, 'clinic@demo.svc.local');
   const agg = await clinic.post('/api/method/svc.fulfillment_router.aggregate_shipments', { sales_order: name });
-  t.deepEqual(agg.body.message.shipments, [{ vendor: 'otcpartner', vendor_label: 'OTC and hormone-therapy fulfilment partner', status: 'Pending', tracking_number: 'Awaiting tracking', carrier: null, tracking_url: null }]);
+  t.deepEqual(agg.body.message.shipments, [
+    {
+      vendor: 'otcpartner',
+      vendor_label: 'OTC and hormone-therapy fulfilment partner',
+      status: 'Pending',
+      tracking_number: 'Awaiting tracking',
+      carrier: null,
+      tracking_url: null,
+    },
+  ]);
   const doc = await clinic.get(`/api/resource/Sales Order/${encodeURIComponent(name)}`);
   t.like(doc.body.data, { otc_reference: name, otc_status: 'Synced' });
   t.like(doc.body.data.items[0], { fulfilment_partner: 'otcpartner', fulfilment_status: 'Sent' });
@@ -82,9 +99,14 @@ test.serial('5xx is retried with the same reference until the partner takes it: 
   t.is(p.attempts, 3);
   t.is(sim.orders().filter((o) => o.dedupeKey === name).length, 1);
   const calls = (await db.query(`SELECT endpoint, http_status, outcome FROM partner_calls WHERE sales_order = $1 ORDER BY id`, [name])).rows;
-  t.deepEqual(calls.map((c) => [c.endpoint, c.http_status, c.outcome]), [
-    ['POST /api/receivers/orders/inbound', 503, 'server_error'], ['POST /api/receivers/orders/inbound', 503, 'server_error'], ['POST /api/receivers/orders/inbound', 201, 'ok'],
-  ]);
+  t.deepEqual(
+    calls.map((c) => [c.endpoint, c.http_status, c.outcome]),
+    [
+      ['POST /api/receivers/orders/inbound', 503, 'server_error'],
+      ['POST /api/receivers/orders/inbound', 503, 'server_error'],
+      ['POST /api/receivers/orders/inbound', 201, 'ok'],
+    ],
+  );
 });
 
 test.serial('a 400 fails the partner order for good (otc_status Failed); `retry` sends it again with the same reference', async (t) => {
@@ -96,10 +118,17 @@ test.serial('a 400 fails the partner order for good (otc_status Failed); `retry`
   t.like(await otcFields(db, name), { otc_status: 'Failed' });
   t.is(await lineStatus(name), 'Failed');
   const results = await retryPartnerOrders(ops, name);
-  t.deepEqual(results.map((r) => [r.partner, r.outcome, r.dedupe_key]), [['otcpartner', 'queued', name]]);
+  t.deepEqual(
+    results.map((r) => [r.partner, r.outcome, r.dedupe_key]),
+    [['otcpartner', 'queued', name]],
+  );
   await otcPartnerOrder(name, (x) => x.status === 'created', 'created on retry');
   t.like(await otcFields(db, name), { otc_status: 'Synced' });
-  t.deepEqual((await retryPartnerOrders(ops, name)).map((r) => r.outcome), ['created'], 'a created partner order is never sent again');
+  t.deepEqual(
+    (await retryPartnerOrders(ops, name)).map((r) => r.outcome),
+    ['created'],
+    'a created partner order is never sent again',
+  );
   t.is(sim.orders().filter((o) => o.dedupeKey === name).length, 1);
   t.is((await db.query(`SELECT count(*)::int AS n FROM partner_orders WHERE sales_order = $1`, [name])).rows[0].n, 1);
 });
@@ -117,6 +146,13 @@ test.serial('a 401 from the partner leaves the order awaiting configuration with
 test.serial('the call log names calls and never holds a secret', async (t) => {
   const rows = (await db.query(`SELECT row_to_json(c)::text AS j FROM partner_calls c`)).rows.map((r) => r.j as string);
   t.true(rows.length >= 6);
-  for (const secret of [OTC.apiKey, OTC.webhookKey, OTC.webhookSecret]) t.false(rows.some((r) => r.includes(secret)), 'no secret in the call log');
-  t.false(app.logs.some((l) => l.includes(OTC.apiKey)), 'nor in the service log');
+  for (const secret of [OTC.apiKey, OTC.webhookKey, OTC.webhookSecret])
+    t.false(
+      rows.some((r) => r.includes(secret)),
+      'no secret in the call log',
+    );
+  t.false(
+    app.logs.some((l) => l.includes(OTC.apiKey)),
+    'nor in the service log',
+  );
 });

@@ -45,16 +45,22 @@ test.after.always(async () => {
 const peptideOrder = () => mappedOrder({ peptide_partner_product_id: 'VAR-BPC-157' }, 3);
 const atPartner = (name: string) => sim.orders().filter((o) => o.dedupeKey === name);
 const created = (name: string) => partnerOrderWhen(db, name, (p) => p.status === 'created', `${name} created at peptidepartner`);
-const calls = async (name: string) => (await db.query(`SELECT http_status FROM partner_calls WHERE sales_order = $1 AND endpoint LIKE 'POST %' ORDER BY id`, [name])).rows.map((r) => r.http_status as number);
+const calls = async (name: string) =>
+  (await db.query(`SELECT http_status FROM partner_calls WHERE sales_order = $1 AND endpoint LIKE 'POST %' ORDER BY id`, [name])).rows.map(
+    (r) => r.http_status as number,
+  );
 
 /** One round of the poll job (as the scheduler runs it) for this order, and its events applied. */
 async function pollRound(name: string, expected: string): Promise<Record<string, string | null>> {
   await db.query(`UPDATE partner_orders SET polled_at = NULL WHERE sales_order = $1`, [name]); // its interval has passed (time moved, not waited)
   await runJobOnce(peptidePollJob);
-  return eventually(async () => {
-    const f = await orderFields(db, name, 'peptide');
-    return f.peptide_status === expected ? f : undefined;
-  }, { message: `${name} polled to ${expected}` });
+  return eventually(
+    async () => {
+      const f = await orderFields(db, name, 'peptide');
+      return f.peptide_status === expected ? f : undefined;
+    },
+    { message: `${name} polled to ${expected}` },
+  );
 }
 
 test.serial('names and states as the channel wants them', (t) => {
@@ -80,7 +86,11 @@ test.serial('201: the spec body (no price), peptide_order_id, Pending and the sh
   t.false(JSON.stringify(order.body).includes('price'), 'no price is sent');
   t.truthy((order.body as { customer: { email: string } }).customer.email);
   t.is(p.partner_reference, order.ref);
-  t.like(await orderFields(db, name, 'peptide'), { peptide_order_id: order.ref, peptide_status: 'Pending', peptide_shipping_tier: 'Standard (USPS Ground Advantage)' });
+  t.like(await orderFields(db, name, 'peptide'), {
+    peptide_order_id: order.ref,
+    peptide_status: 'Pending',
+    peptide_shipping_tier: 'Standard (USPS Ground Advantage)',
+  });
 });
 
 test.serial('a lost answer: the re-send meets the duplicate partnerOrderId (400 with orderId) and records that order', async (t) => {
@@ -95,7 +105,11 @@ test.serial('a lost answer: the re-send meets the duplicate partnerOrderId (400 
     t.is(at.length, 1, 'one order at the partner');
     t.is(p.partner_reference, at[0].ref);
     t.deepEqual(await calls(name), [null, 400]);
-    t.like(await orderFields(db, name, 'peptide'), { peptide_order_id: at[0].ref, peptide_status: 'Pending', peptide_shipping_tier: 'Standard (USPS Ground Advantage)' });
+    t.like(await orderFields(db, name, 'peptide'), {
+      peptide_order_id: at[0].ref,
+      peptide_status: 'Pending',
+      peptide_shipping_tier: 'Standard (USPS Ground Advantage)',
+    });
   } finally {
     await configurePeptide(sim.url);
     await proxy.close();
@@ -112,7 +126,10 @@ test.serial('`{success:false, error}` inside an HTTP 200 is a failure, for good'
 });
 
 test.serial('a 400 with the channel’s validation details fails for good with them', async (t) => {
-  sim.failNext(1, { status: 400, body: { success: false, error: 'Validation error', details: [{ path: 'shippingAddress.state', message: 'state must be a 2-letter code' }] } });
+  sim.failNext(1, {
+    status: 400,
+    body: { success: false, error: 'Validation error', details: [{ path: 'shippingAddress.state', message: 'state must be a 2-letter code' }] },
+  });
   const name = await peptideOrder();
   const p = await partnerOrderWhen(db, name, (x) => x.status === 'failed', 'failed on 400');
   t.is(p.last_error, 'peptidepartner refused the order (400): Validation error: shippingAddress.state state must be a 2-letter code');
@@ -142,11 +159,17 @@ test.serial('a Retry-After longer than a worker sleeps: the order waits that lon
 test.serial('401 and 403 (inactive channel) wait for configuration with the partner’s words', async (t) => {
   sim.failNext(1, { status: 401 });
   const a = await peptideOrder();
-  t.is((await partnerOrderWhen(db, a, (x) => x.status === 'awaiting_configuration', '401')).last_error, 'peptidepartner refused the API key (401): Invalid API Key');
+  t.is(
+    (await partnerOrderWhen(db, a, (x) => x.status === 'awaiting_configuration', '401')).last_error,
+    'peptidepartner refused the API key (401): Invalid API Key',
+  );
   await fetch(`${sim.url}/_sim/channel`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ active: false }) });
   try {
     const b = await peptideOrder();
-    t.is((await partnerOrderWhen(db, b, (x) => x.status === 'awaiting_configuration', '403')).last_error, 'peptidepartner refused the API key (403): Sales Channel is not active');
+    t.is(
+      (await partnerOrderWhen(db, b, (x) => x.status === 'awaiting_configuration', '403')).last_error,
+      'peptidepartner refused the API key (403): Sales Channel is not active',
+    );
   } finally {
     await fetch(`${sim.url}/_sim/channel`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ active: true }) });
   }
@@ -165,8 +188,14 @@ test.serial('polling: Processing, Label Created (tracking, no mail yet), Shipped
   await sim.advance(ref, 'LABEL_CREATED');
   const label = await pollRound(name, 'Label Created');
   const tracking = atPartner(name)[0].tracking!;
-  t.like(label, { peptide_tracking_number: tracking.number, peptide_carrier: 'USPS', peptide_tracking_url: `https://tools.usps.com/go/TrackConfirmAction?tLabels=${tracking.number}`, status: 'To Deliver and Bill' });
-  const mails = async () => (await db.query(`SELECT payload FROM outbox WHERE kind = 'email' AND payload->>'subject' = $1`, [`Your order ${name} has shipped`])).rows;
+  t.like(label, {
+    peptide_tracking_number: tracking.number,
+    peptide_carrier: 'USPS',
+    peptide_tracking_url: `https://tools.usps.com/go/TrackConfirmAction?tLabels=${tracking.number}`,
+    status: 'To Deliver and Bill',
+  });
+  const mails = async () =>
+    (await db.query(`SELECT payload FROM outbox WHERE kind = 'email' AND payload->>'subject' = $1`, [`Your order ${name} has shipped`])).rows;
   t.is((await mails()).length, 0, 'a label is not a shipment');
   await sim.advance(ref, 'SHIPPED');
   t.like(await pollRound(name, 'Shipped'), { status: 'To Bill' });
@@ -181,7 +210,12 @@ test.serial('polling: Processing, Label Created (tracking, no mail yet), Shipped
   const before = sim.requests().length;
   await runJobOnce(peptidePollJob);
   t.is((await db.query(`SELECT polled_at FROM partner_orders WHERE sales_order = $1`, [name])).rows[0].polled_at, null);
-  t.true(sim.requests().slice(before).every((r) => !r.path.includes(ref)));
+  t.true(
+    sim
+      .requests()
+      .slice(before)
+      .every((r) => !r.path.includes(ref)),
+  );
   t.is((await mails()).length, 1, 'mailed once');
 });
 
@@ -193,12 +227,31 @@ test.serial('forward only: a late Processing never undoes Shipped; On Hold appli
   await pollRound(name, 'On Hold');
   await sim.advance(ref, 'SHIPPED');
   await pollRound(name, 'Shipped');
-  const late = (status: string, statusText: string) => ({ partner: 'peptidepartner' as const, eventId: `late:${ref}:${statusText}`, reference: ref, status, statusText, tracking: null, rawType: 'status', occurredAt: null });
-  await withTransaction(undefined, (transaction) => storePartnerEvents('peptidepartner', [late('Processing', 'PROCESSING'), late('Cancelled', 'CANCELLED')], { transaction }));
-  const outcomes = await eventually(async () => {
-    const rows = (await db.query(`SELECT status, outcome FROM partner_events WHERE event_key LIKE $1 AND applied_at IS NOT NULL ORDER BY id`, [`late:${ref}:%`])).rows;
-    return rows.length === 2 ? rows : undefined;
-  }, { message: 'late events applied' });
-  t.deepEqual(outcomes.map((o) => o.outcome), ['ignored: Processing would move Shipped back', 'ignored: Cancelled would move Shipped back']);
+  const late = (status: string, statusText: string) => ({
+    partner: 'peptidepartner' as const,
+    eventId: `late:${ref}:${statusText}`,
+    reference: ref,
+    status,
+    statusText,
+    tracking: null,
+    rawType: 'status',
+    occurredAt: null,
+  });
+  await withTransaction(undefined, (transaction) =>
+    storePartnerEvents('peptidepartner', [late('Processing', 'PROCESSING'), late('Cancelled', 'CANCELLED')], { transaction }),
+  );
+  const outcomes = await eventually(
+    async () => {
+      const rows = (
+        await db.query(`SELECT status, outcome FROM partner_events WHERE event_key LIKE $1 AND applied_at IS NOT NULL ORDER BY id`, [`late:${ref}:%`])
+      ).rows;
+      return rows.length === 2 ? rows : undefined;
+    },
+    { message: 'late events applied' },
+  );
+  t.deepEqual(
+    outcomes.map((o) => o.outcome),
+    ['ignored: Processing would move Shipped back', 'ignored: Cancelled would move Shipped back'],
+  );
   t.like(await orderFields(db, name, 'peptide'), { peptide_status: 'Shipped', status: 'To Bill' });
 });

@@ -29,7 +29,9 @@ test.after.always(async () => {
 
 /** Another process's concurrent takes; answers how many it was granted. */
 async function otherProcess(...args: (string | number)[]): Promise<number> {
-  const { stdout } = await run(process.execPath, [join(projectRoot, 'dist', 'test', 'connectors', 'budget-child.js'), ...args.map(String)], { env: { ...process.env, DATABASE_URL: app.dbUrl, SVC_ENV: 'test' } });
+  const { stdout } = await run(process.execPath, [join(projectRoot, 'dist', 'test', 'connectors', 'budget-child.js'), ...args.map(String)], {
+    env: { ...process.env, DATABASE_URL: app.dbUrl, SVC_ENV: 'test' },
+  });
   return (JSON.parse(stdout.trim()) as { granted: number }).granted;
 }
 
@@ -52,10 +54,16 @@ test('sliding window: a slot frees when the oldest request leaves the window (ti
   const rule = { limit: 3, windowSeconds: 60 };
   for (let i = 0; i < 3; i++) t.true((await takeSlot('test:slide', rule)).ok);
   t.false((await takeSlot('test:slide', rule)).ok);
-  await db.query(`UPDATE rate_budget_hits SET taken_at = taken_at - interval '61 seconds' WHERE id = (SELECT min(id) FROM rate_budget_hits WHERE bucket = 'test:slide')`);
+  await db.query(
+    `UPDATE rate_budget_hits SET taken_at = taken_at - interval '61 seconds' WHERE id = (SELECT min(id) FROM rate_budget_hits WHERE bucket = 'test:slide')`,
+  );
   t.true((await takeSlot('test:slide', rule)).ok, 'the oldest left the window');
   t.false((await takeSlot('test:slide', rule)).ok);
-  t.is(Number((await db.query(`SELECT count(*) AS n FROM rate_budget_hits WHERE bucket = 'test:slide'`)).rows[0].n), 3, 'the expired row was dropped by the take');
+  t.is(
+    Number((await db.query(`SELECT count(*) AS n FROM rate_budget_hits WHERE bucket = 'test:slide'`)).rows[0].n),
+    3,
+    'the expired row was dropped by the take',
+  );
   await db.query(`UPDATE rate_budget_hits SET taken_at = taken_at - interval '2 days' WHERE bucket = 'test:slide'`);
   t.is(await purgeBudgetHits(), 3);
 });

@@ -44,13 +44,23 @@ test('a burst of 12 orders: no 429, each created once, the partner’s pace kept
   const names: string[] = [];
   for (let i = 0; i < 12; i++) names.push((await buildOrder({ submitted: true, lines: [{ item_code: item, qty: 1 }] })).name);
   workers.push(await startWorker(app), await startWorker(app));
-  const rows = await eventually(async () => {
-    const r = (await db.query(`SELECT sales_order, status, attempts FROM partner_orders WHERE sales_order = ANY($1)`, [names])).rows;
-    return r.length === 12 && r.every((p) => p.status === 'created') ? r : undefined;
-  }, { timeoutMs: 90_000, intervalMs: 250, message: '12 shipper orders created' });
-  t.true(rows.every((p) => p.attempts === 1), JSON.stringify(rows.map((p) => p.attempts)));
+  const rows = await eventually(
+    async () => {
+      const r = (await db.query(`SELECT sales_order, status, attempts FROM partner_orders WHERE sales_order = ANY($1)`, [names])).rows;
+      return r.length === 12 && r.every((p) => p.status === 'created') ? r : undefined;
+    },
+    { timeoutMs: 90_000, intervalMs: 250, message: '12 shipper orders created' },
+  );
+  t.true(
+    rows.every((p) => p.attempts === 1),
+    JSON.stringify(rows.map((p) => p.attempts)),
+  );
   const requests = sim.requests().filter((r) => !r.path.startsWith('/_sim'));
-  t.deepEqual(requests.filter((r) => r.status === 429), [], 'no 429 provoked');
+  t.deepEqual(
+    requests.filter((r) => r.status === 429),
+    [],
+    'no 429 provoked',
+  );
   for (const name of names) t.is(sim.orders().filter((o) => o.dedupeKey === name).length, 1, name);
   t.is(requests.length, 12, 'one request an order: nothing was refused and sent again');
   const waits = (await db.query(`SELECT count(*)::int AS n FROM partner_orders WHERE sales_order = ANY($1) AND last_error IS NULL`, [names])).rows[0].n;

@@ -25,17 +25,27 @@ export async function mappedOrder(mapping: Record<string, string>, qty = 2): Pro
 }
 
 /** The order's one partner order once `done` holds for it. */
-export async function partnerOrderWhen(db: pg.Client, name: string, done: (p: PartnerOrderDb) => boolean, message: string, timeoutMs?: number): Promise<PartnerOrderDb> {
-  return eventually(async () => {
-    const [p] = await partnerOrdersOf(db, name);
-    return p && done(p) ? p : undefined;
-  }, { message, timeoutMs });
+export async function partnerOrderWhen(
+  db: pg.Client,
+  name: string,
+  done: (p: PartnerOrderDb) => boolean,
+  message: string,
+  timeoutMs?: number,
+): Promise<PartnerOrderDb> {
+  return eventually(
+    async () => {
+      const [p] = await partnerOrdersOf(db, name);
+      return p && done(p) ? p : undefined;
+    },
+    { message, timeoutMs },
+  );
 }
 
 export async function orderFields(db: pg.Client, name: string, prefix: 'shipper' | 'peptide'): Promise<Record<string, string | null>> {
-  const cols = prefix === 'shipper'
-    ? 'shipper_order_id, shipper_status, shipper_tracking_number, shipper_carrier, shipper_tracking_url, shipper_label_url, shipper_sync_date'
-    : 'peptide_order_id, peptide_status, peptide_tracking_number, peptide_carrier, peptide_tracking_url, peptide_shipping_tier, peptide_sync_date';
+  const cols =
+    prefix === 'shipper'
+      ? 'shipper_order_id, shipper_status, shipper_tracking_number, shipper_carrier, shipper_tracking_url, shipper_label_url, shipper_sync_date'
+      : 'peptide_order_id, peptide_status, peptide_tracking_number, peptide_carrier, peptide_tracking_url, peptide_shipping_tier, peptide_sync_date';
   return (await db.query(`SELECT status, ${cols} FROM sales_orders WHERE name = $1`, [name])).rows[0];
 }
 
@@ -76,8 +86,14 @@ export async function lossyProxy(target: string): Promise<LossyProxy> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    loseNext: (n) => { toLose = n; },
+    loseNext: (n) => {
+      toLose = n;
+    },
     lost: () => lost,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -45,7 +45,8 @@ test.after.always(async () => {
 const shipperOrder = () => mappedOrder({ shipper_product_id: 'SHIP-SKU-1' });
 const atPartner = (name: string) => sim.orders().filter((o) => o.dedupeKey === name);
 const created = (name: string) => partnerOrderWhen(db, name, (p) => p.status === 'created', `${name} created at shipper`);
-const events = async (name: string) => (await db.query(`SELECT event_key, status, outcome, applied_at FROM partner_events WHERE sales_order = $1 OR reference = $1 ORDER BY id`, [name])).rows;
+const events = async (name: string) =>
+  (await db.query(`SELECT event_key, status, outcome, applied_at FROM partner_events WHERE sales_order = $1 OR reference = $1 ORDER BY id`, [name])).rows;
 
 test.serial('Basic auth matches the documented vector', (t) => {
   t.is(basicAuth({ apiKey: 'ShipStation', apiSecret: 'Rocks' }), 'Basic U2hpcFN0YXRpb246Um9ja3M=');
@@ -90,7 +91,10 @@ test.serial('an answer lost on the way back: the re-send (same orderKey) updates
     t.is(at.length, 1, 'one order at the partner');
     t.is(p.partner_reference, at[0].ref);
     const calls = (await db.query(`SELECT outcome, http_status FROM partner_calls WHERE sales_order = $1 ORDER BY id`, [name])).rows;
-    t.deepEqual(calls.map((c) => c.http_status), [null, 200]);
+    t.deepEqual(
+      calls.map((c) => c.http_status),
+      [null, 200],
+    );
   } finally {
     await configureShipper(sim.url);
     await proxy.close();
@@ -140,47 +144,84 @@ test.serial('429s in a row: the backoff grows past the wait a worker may sleep, 
   t.deepEqual(calls, [429, 429, 429, 429, 200]);
 });
 
-test.serial('SHIP_NOTIFY: resource_url read with Basic auth → Shipped, tracking, carrier code, URL; To Bill; a second label adds a row; voided ones skipped', async (t) => {
-  const name = await shipperOrder();
-  await created(name);
-  await sim.advance(name, 'shipped');
-  const fields = await eventually(async () => {
-    const f = await orderFields(db, name, 'shipper');
-    return f.shipper_status === 'Shipped' ? f : undefined;
-  }, { message: 'shipped from the webhook' });
-  const first = sim.orders().find((o) => o.dedupeKey === name)!.tracking!;
-  t.like(fields, { status: 'To Bill', shipper_tracking_number: first.number, shipper_carrier: 'ups_walleted', shipper_tracking_url: `https://www.ups.com/track?loc=en_US&tracknum=${first.number}` });
-  t.true(sim.requests().some((r) => r.method === 'GET' && r.path.startsWith('/shipments?batchId=') && r.status === 200), 'read back with our key pair');
-  const mail = (await db.query(`SELECT payload FROM outbox WHERE kind = 'email' AND payload->>'subject' = $1`, [`Your order ${name} has shipped`])).rows;
-  t.is(mail.length, 1);
-  t.true(String(mail[0].payload.text).includes(first.number));
+test.serial(
+  'SHIP_NOTIFY: resource_url read with Basic auth → Shipped, tracking, carrier code, URL; To Bill; a second label adds a row; voided ones skipped',
+  async (t) => {
+    const name = await shipperOrder();
+    await created(name);
+    await sim.advance(name, 'shipped');
+    const fields = await eventually(
+      async () => {
+        const f = await orderFields(db, name, 'shipper');
+        return f.shipper_status === 'Shipped' ? f : undefined;
+      },
+      { message: 'shipped from the webhook' },
+    );
+    const first = sim.orders().find((o) => o.dedupeKey === name)!.tracking!;
+    t.like(fields, {
+      status: 'To Bill',
+      shipper_tracking_number: first.number,
+      shipper_carrier: 'ups_walleted',
+      shipper_tracking_url: `https://www.ups.com/track?loc=en_US&tracknum=${first.number}`,
+    });
+    t.true(
+      sim.requests().some((r) => r.method === 'GET' && r.path.startsWith('/shipments?batchId=') && r.status === 200),
+      'read back with our key pair',
+    );
+    const mail = (await db.query(`SELECT payload FROM outbox WHERE kind = 'email' AND payload->>'subject' = $1`, [`Your order ${name} has shipped`])).rows;
+    t.is(mail.length, 1);
+    t.true(String(mail[0].payload.text).includes(first.number));
 
-  // a second label: its own row; then the first is voided and a listing of every shipment skips it
-  const control = async (path: string, body: unknown = {}) => (await fetch(`${sim.url}/_sim/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json() as Promise<{ shipment: { shipmentId: number; trackingNumber: string } }>;
-  const second = (await control(`orders/${encodeURIComponent(name)}/shipments`, { carrierCode: 'fedex_walleted', trackingNumber: '123456789012' })).shipment;
-  await eventually(async () => (await orderFields(db, name, 'shipper')).shipper_tracking_number === '123456789012', { message: 'second shipment applied' });
-  t.is((await orderFields(db, name, 'shipper')).shipper_tracking_url, 'https://www.fedex.com/fedextrack/?trknbr=123456789012');
-  const firstId = (await fetch(`${sim.url}/shipments?orderNumber=${encodeURIComponent(name)}`, { headers: { authorization: basicAuth(SHIPPER) } }).then((r) => r.json()) as { shipments: { shipmentId: number; trackingNumber: string }[] })
-    .shipments.find((s) => s.trackingNumber === first.number)!.shipmentId;
-  t.not(firstId, second.shipmentId);
-  await fetch(`${sim.url}/_sim/shipments/${firstId}/void`, { method: 'POST' });
-  const listing = `${sim.url}/shipments?orderNumber=${encodeURIComponent(name)}&includeShipmentItems=False`;
-  const res = await app.http.request('POST', HOOK, { raw: JSON.stringify({ resource_url: listing, resource_type: 'SHIP_NOTIFY' }), headers: { 'content-type': 'application/json' } });
-  t.is(res.status, 200);
-  const resolved = await eventually(async () => {
-    const r = (await db.query(`SELECT outcome FROM partner_events WHERE event_key = $1 AND applied_at IS NOT NULL`, [`SHIP_NOTIFY:${listing}`])).rows[0];
-    return r?.outcome;
-  }, { message: 'the listing resolved' });
-  t.is(resolved, 'resolved into 1 event(s), 0 new', 'the voided shipment was skipped, the other one is known');
-  const rows = (await db.query(`SELECT tracking_number, status, carrier FROM shipments WHERE sales_order = $1 AND source = 'shipper' ORDER BY id`, [name])).rows;
-  t.deepEqual(rows.map((s) => [s.tracking_number, s.status, s.carrier]), [[first.number, 'Dispatched', 'ups_walleted'], ['123456789012', 'Dispatched', 'fedex_walleted']], 'one row per shipment');
-  const clinic = await tokenClient(app, 'clinic@demo.svc.local');
-  const agg = (await clinic.post('/api/method/svc.fulfillment_router.aggregate_shipments', { sales_order: name })).body.message.shipments;
-  t.like(agg[0], { vendor: 'shipper', tracking_number: '123456789012', status: 'Dispatched' }, 'aggregate_shipments shows the latest');
-  // the same notification again: stored once
-  const again = await app.http.request('POST', HOOK, { raw: JSON.stringify({ resource_url: listing, resource_type: 'SHIP_NOTIFY' }), headers: { 'content-type': 'application/json' } });
-  t.like(again.body.message, { accepted: 0, duplicates: 1 });
-});
+    // a second label: its own row; then the first is voided and a listing of every shipment skips it
+    const control = async (path: string, body: unknown = {}) =>
+      (
+        await fetch(`${sim.url}/_sim/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      ).json() as Promise<{ shipment: { shipmentId: number; trackingNumber: string } }>;
+    const second = (await control(`orders/${encodeURIComponent(name)}/shipments`, { carrierCode: 'fedex_walleted', trackingNumber: '123456789012' })).shipment;
+    await eventually(async () => (await orderFields(db, name, 'shipper')).shipper_tracking_number === '123456789012', { message: 'second shipment applied' });
+    t.is((await orderFields(db, name, 'shipper')).shipper_tracking_url, 'https://www.fedex.com/fedextrack/?trknbr=123456789012');
+    const firstId = (
+      (await fetch(`${sim.url}/shipments?orderNumber=${encodeURIComponent(name)}`, { headers: { authorization: basicAuth(SHIPPER) } }).then((r) =>
+        r.json(),
+      )) as { shipments: { shipmentId: number; trackingNumber: string }[] }
+    ).shipments.find((s) => s.trackingNumber === first.number)!.shipmentId;
+    t.not(firstId, second.shipmentId);
+    await fetch(`${sim.url}/_sim/shipments/${firstId}/void`, { method: 'POST' });
+    const listing = `${sim.url}/shipments?orderNumber=${encodeURIComponent(name)}&includeShipmentItems=False`;
+    const res = await app.http.request('POST', HOOK, {
+      raw: JSON.stringify({ resource_url: listing, resource_type: 'SHIP_NOTIFY' }),
+      headers: { 'content-type': 'application/json' },
+    });
+    t.is(res.status, 200);
+    const resolved = await eventually(
+      async () => {
+        const r = (await db.query(`SELECT outcome FROM partner_events WHERE event_key = $1 AND applied_at IS NOT NULL`, [`SHIP_NOTIFY:${listing}`])).rows[0];
+        return r?.outcome;
+      },
+      { message: 'the listing resolved' },
+    );
+    t.is(resolved, 'resolved into 1 event(s), 0 new', 'the voided shipment was skipped, the other one is known');
+    const rows = (await db.query(`SELECT tracking_number, status, carrier FROM shipments WHERE sales_order = $1 AND source = 'shipper' ORDER BY id`, [name]))
+      .rows;
+    t.deepEqual(
+      rows.map((s) => [s.tracking_number, s.status, s.carrier]),
+      [
+        [first.number, 'Dispatched', 'ups_walleted'],
+        ['123456789012', 'Dispatched', 'fedex_walleted'],
+      ],
+      'one row per shipment',
+    );
+    const clinic = await tokenClient(app, 'clinic@demo.svc.local');
+    const agg = (await clinic.post('/api/method/svc.fulfillment_router.aggregate_shipments', { sales_order: name })).body.message.shipments;
+    t.like(agg[0], { vendor: 'shipper', tracking_number: '123456789012', status: 'Dispatched' }, 'aggregate_shipments shows the latest');
+    // the same notification again: stored once
+    const again = await app.http.request('POST', HOOK, {
+      raw: JSON.stringify({ resource_url: listing, resource_type: 'SHIP_NOTIFY' }),
+      headers: { 'content-type': 'application/json' },
+    });
+    t.like(again.body.message, { accepted: 0, duplicates: 1 });
+  },
+);
 
 test.serial('forward only: a late ORDER_NOTIFY (Awaiting Shipment) never undoes Shipped', async (t) => {
   const name = await shipperOrder();
@@ -190,9 +231,19 @@ test.serial('forward only: a late ORDER_NOTIFY (Awaiting Shipment) never undoes 
   const ref = sim.orders().find((o) => o.dedupeKey === name)!.ref;
   // the order listing reads `shipped`; ask for it as awaiting shipment by an ORDER_NOTIFY of the order list
   const listing = `${sim.url}/orders?orderNumber=${encodeURIComponent(name)}`;
-  await app.http.request('POST', HOOK, { raw: JSON.stringify({ resource_url: listing, resource_type: 'ORDER_NOTIFY' }), headers: { 'content-type': 'application/json' } });
-  await eventually(async () => (await db.query(`SELECT 1 FROM partner_events WHERE event_key = $1 AND applied_at IS NOT NULL`, [`ORDER_NOTIFY:${listing}`])).rowCount === 1, { message: 'order listing resolved' });
-  const ev = await eventually(async () => (await db.query(`SELECT status, outcome FROM partner_events WHERE event_key = $1 AND applied_at IS NOT NULL`, [`order:${ref}:shipped`])).rows[0], { message: 'order event applied' });
+  await app.http.request('POST', HOOK, {
+    raw: JSON.stringify({ resource_url: listing, resource_type: 'ORDER_NOTIFY' }),
+    headers: { 'content-type': 'application/json' },
+  });
+  await eventually(
+    async () => (await db.query(`SELECT 1 FROM partner_events WHERE event_key = $1 AND applied_at IS NOT NULL`, [`ORDER_NOTIFY:${listing}`])).rowCount === 1,
+    { message: 'order listing resolved' },
+  );
+  const ev = await eventually(
+    async () =>
+      (await db.query(`SELECT status, outcome FROM partner_events WHERE event_key = $1 AND applied_at IS NOT NULL`, [`order:${ref}:shipped`])).rows[0],
+    { message: 'order event applied' },
+  );
   t.regex(ev.outcome, /^ignored: already Shipped/);
   t.like(await orderFields(db, name, 'shipper'), { shipper_status: 'Shipped', status: 'To Bill' });
   t.truthy((await events(name)).length);
@@ -200,13 +251,25 @@ test.serial('forward only: a late ORDER_NOTIFY (Awaiting Shipment) never undoes 
 
 test.serial('SSRF: a resource_url off ShipStation’s hosts and our base_url is refused at the door and never fetched', async (t) => {
   const before = sim.requests().length;
-  for (const url of ['http://169.254.169.254/latest/meta-data/', 'https://ssapi.shipstation.com.evil.example/shipments', 'http://ssapi.shipstation.com/shipments', `${sim.url.replace('127.0.0.1', 'localhost')}/shipments`]) {
-    const res = await app.http.request('POST', HOOK, { raw: JSON.stringify({ resource_url: url, resource_type: 'SHIP_NOTIFY' }), headers: { 'content-type': 'application/json' } });
+  for (const url of [
+    'http://169.254.169.254/latest/meta-data/',
+    'https://ssapi.shipstation.com.evil.example/shipments',
+    'http://ssapi.shipstation.com/shipments',
+    `${sim.url.replace('127.0.0.1', 'localhost')}/shipments`,
+  ]) {
+    const res = await app.http.request('POST', HOOK, {
+      raw: JSON.stringify({ resource_url: url, resource_type: 'SHIP_NOTIFY' }),
+      headers: { 'content-type': 'application/json' },
+    });
     t.is(res.status, 400, url);
     t.regex(res.text, /neither ShipStation's API nor the configured shipper base_url/);
   }
   t.is((await db.query(`SELECT count(*)::int AS n FROM partner_events WHERE event_key LIKE '%169.254%' OR event_key LIKE '%evil%'`)).rows[0].n, 0);
-  t.true((await db.query(`SELECT count(*)::int AS n FROM partner_calls WHERE partner = 'shipper' AND direction = 'inbound' AND outcome = 'rejected'`)).rows[0].n >= 4, 'refusals are logged');
+  t.true(
+    (await db.query(`SELECT count(*)::int AS n FROM partner_calls WHERE partner = 'shipper' AND direction = 'inbound' AND outcome = 'rejected'`)).rows[0].n >=
+      4,
+    'refusals are logged',
+  );
   t.is(resourceUrlProblem('https://ssapi6.shipstation.com/shipments?batchId=1', undefined), undefined, 'a shard host is ShipStation’s');
   t.is(resourceUrlProblem('https://ssapi.shipstation.com/orders', 'http://127.0.0.1:1'), undefined);
   t.truthy(resourceUrlProblem('https://ssapi.shipstation.com:8443/orders', undefined));
@@ -214,14 +277,30 @@ test.serial('SSRF: a resource_url off ShipStation’s hosts and our base_url is 
   // the worker checks again when it reads (the configuration may have changed since the event was stored)
   const credentials = { ...(await loadPartnerCredentials('shipper')), base_url: 'http://127.0.0.1:1' };
   const ctx = { credentials, http: partnerHttp({ partner: 'shipper' }), budget: partnerBudget(), signal: AbortSignal.timeout(10_000), limits: partnerLimits() };
-  const out = await resolveShipperEvent({ partner: 'shipper', eventId: 'x', reference: 'x', status: null, statusText: null, tracking: null, rawType: 'SHIP_NOTIFY', occurredAt: null, resolveUrl: `${sim.url}/shipments` }, ctx);
+  const out = await resolveShipperEvent(
+    {
+      partner: 'shipper',
+      eventId: 'x',
+      reference: 'x',
+      status: null,
+      statusText: null,
+      tracking: null,
+      rawType: 'SHIP_NOTIFY',
+      occurredAt: null,
+      resolveUrl: `${sim.url}/shipments`,
+    },
+    ctx,
+  );
   t.deepEqual(out, []);
   t.is(sim.requests().length, before, 'nothing was fetched');
   t.true(app.logs.some((l) => l.includes('shipper resource_url refused')));
 });
 
 test.serial('unknown event types are answered 200 and store nothing; a body that is not JSON is 400', async (t) => {
-  const res = await app.http.request('POST', HOOK, { raw: JSON.stringify({ resource_url: `${sim.url}/x`, resource_type: 'FULFILLMENT_REJECTED' }), headers: { 'content-type': 'application/json' } });
+  const res = await app.http.request('POST', HOOK, {
+    raw: JSON.stringify({ resource_url: `${sim.url}/x`, resource_type: 'FULFILLMENT_REJECTED' }),
+    headers: { 'content-type': 'application/json' },
+  });
   t.is(res.status, 200);
   t.like(res.body.message, { accepted: 0, duplicates: 0 });
   t.is((await app.http.request('POST', HOOK, { raw: 'nope', headers: { 'content-type': 'application/json' } })).status, 400);
@@ -233,6 +312,10 @@ test.serial('partner-credentials test: a harmless authenticated read', async (t)
   t.like(ok, { ok: true, http_status: 200 });
   t.true(sim.requests().some((r) => r.path === '/orders?pageSize=1'));
   const rows = (await db.query(`SELECT row_to_json(c)::text AS j FROM partner_calls c`)).rows.map((r) => r.j as string);
-  for (const secret of [SHIPPER.apiKey, SHIPPER.apiSecret, basicAuth(SHIPPER)]) t.false(rows.some((r) => r.includes(secret)), 'no secret in the call log');
+  for (const secret of [SHIPPER.apiKey, SHIPPER.apiSecret, basicAuth(SHIPPER)])
+    t.false(
+      rows.some((r) => r.includes(secret)),
+      'no secret in the call log',
+    );
   t.false(app.logs.some((l) => l.includes(SHIPPER.apiSecret)));
 });

@@ -12,8 +12,19 @@ import { tableOf } from '../../src/db/sql-names.js';
 import { createTestDatabase } from '../helpers/db.js';
 import { testConfig } from '../helpers/app.js';
 
-interface DbColumn { table: string; column: string; data_type: string; udt_name: string; is_nullable: 'YES' | 'NO'; numeric_precision: number | null; numeric_scale: number | null }
-interface Schema { columns: DbColumn[]; primaryKeys: Map<string, string[]> }
+interface DbColumn {
+  table: string;
+  column: string;
+  data_type: string;
+  udt_name: string;
+  is_nullable: 'YES' | 'NO';
+  numeric_precision: number | null;
+  numeric_scale: number | null;
+}
+interface Schema {
+  columns: DbColumn[];
+  primaryKeys: Map<string, string[]>;
+}
 
 const UMZUG_TABLE = 'schema_migrations';
 const models = MODELS as unknown as ModelStatic<Model>[];
@@ -43,8 +54,18 @@ async function loadSchema(): Promise<Schema> {
 }
 
 const SIMPLE_TYPES: Record<string, string> = {
-  TEXT: 'text', STRING: 'character varying', INTEGER: 'integer', BIGINT: 'bigint', SMALLINT: 'smallint', BOOLEAN: 'boolean',
-  DATE: 'timestamp with time zone', DATEONLY: 'date', UUID: 'uuid', JSONB: 'jsonb', JSON: 'json', BLOB: 'bytea',
+  TEXT: 'text',
+  STRING: 'character varying',
+  INTEGER: 'integer',
+  BIGINT: 'bigint',
+  SMALLINT: 'smallint',
+  BOOLEAN: 'boolean',
+  DATE: 'timestamp with time zone',
+  DATEONLY: 'date',
+  UUID: 'uuid',
+  JSONB: 'jsonb',
+  JSON: 'json',
+  BLOB: 'bytea',
 };
 const ARRAY_ELEMENTS: Record<string, string> = { TEXT: '_text', INTEGER: '_int4', BIGINT: '_int8', UUID: '_uuid' };
 
@@ -77,13 +98,21 @@ function driftOf(model: ModelStatic<Model>, schema: Schema): string[] {
       faults.push(`${model.name}.${name}: no column ${table}.${field}`);
       continue;
     }
-    if (typeOf(attribute) !== columnType(column)) faults.push(`${table}.${field}: ${columnType(column)} in the database, ${typeOf(attribute)} in ${model.name}`);
+    if (typeOf(attribute) !== columnType(column))
+      faults.push(`${table}.${field}: ${columnType(column)} in the database, ${typeOf(attribute)} in ${model.name}`);
     const notNull = attribute.allowNull === false || attribute.primaryKey === true;
-    if (notNull !== (column.is_nullable === 'NO')) faults.push(`${table}.${field}: ${column.is_nullable === 'NO' ? 'NOT NULL' : 'nullable'} in the database, ${notNull ? 'NOT NULL' : 'nullable'} in ${model.name}`);
+    if (notNull !== (column.is_nullable === 'NO'))
+      faults.push(
+        `${table}.${field}: ${column.is_nullable === 'NO' ? 'NOT NULL' : 'nullable'} in the database, ${notNull ? 'NOT NULL' : 'nullable'} in ${model.name}`,
+      );
   }
-  const modelKey = attributes.filter(([, a]) => a.primaryKey).map(([name, a]) => a.field ?? name).sort();
+  const modelKey = attributes
+    .filter(([, a]) => a.primaryKey)
+    .map(([name, a]) => a.field ?? name)
+    .sort();
   const tableKey = schema.primaryKeys.get(table) ?? [];
-  if (modelKey.join() !== tableKey.join()) faults.push(`${table}: primary key (${tableKey.join(', ')}) in the database, (${modelKey.join(', ')}) in ${model.name}`);
+  if (modelKey.join() !== tableKey.join())
+    faults.push(`${table}: primary key (${tableKey.join(', ')}) in the database, (${modelKey.join(', ')}) in ${model.name}`);
   return faults;
 }
 
@@ -91,14 +120,29 @@ test.serial('every table of the public schema has exactly one model (umzug meta 
   const { columns } = await loadSchema();
   const tables = [...new Set(columns.map((c) => c.table))].filter((name) => name !== UMZUG_TABLE).sort();
   const modelled = models.map((m) => tableOf(m)).sort();
-  t.deepEqual(modelled.filter((name, i) => modelled.indexOf(name) !== i), [], 'two models share a table');
-  t.deepEqual(tables.filter((name) => !modelled.includes(name)), [], 'tables without a model');
-  t.deepEqual(modelled.filter((name) => !tables.includes(name)), [], 'models without a table');
+  t.deepEqual(
+    modelled.filter((name, i) => modelled.indexOf(name) !== i),
+    [],
+    'two models share a table',
+  );
+  t.deepEqual(
+    tables.filter((name) => !modelled.includes(name)),
+    [],
+    'tables without a model',
+  );
+  t.deepEqual(
+    modelled.filter((name) => !tables.includes(name)),
+    [],
+    'models without a table',
+  );
 });
 
 test.serial('every model matches its table: columns, types, nullability and primary key', async (t) => {
   const schema = await loadSchema();
-  t.deepEqual(models.flatMap((m) => driftOf(m, schema)), []);
+  t.deepEqual(
+    models.flatMap((m) => driftOf(m, schema)),
+    [],
+  );
 });
 
 test.serial('a drifted table is reported: a new column, a retyped one, a dropped NOT NULL, another key', async (t) => {
@@ -107,7 +151,11 @@ test.serial('a drifted table is reported: a new column, a retyped one, a dropped
   await db().query(`CREATE TABLE drift_probe_uoms (name text, must_be_whole_number integer, extra text, PRIMARY KEY (name, extra))`);
   try {
     const schema = await loadSchema();
-    const probe = { ...schema, columns: schema.columns.filter((c) => c.table === 'drift_probe_uoms').map((c) => ({ ...c, table: 'uoms' })), primaryKeys: new Map([['uoms', schema.primaryKeys.get('drift_probe_uoms')!]]) };
+    const probe = {
+      ...schema,
+      columns: schema.columns.filter((c) => c.table === 'drift_probe_uoms').map((c) => ({ ...c, table: 'uoms' })),
+      primaryKeys: new Map([['uoms', schema.primaryKeys.get('drift_probe_uoms')!]]),
+    };
     t.deepEqual(driftOf(uom, probe), [
       'uoms.extra: column without an attribute in Uom',
       'uoms.must_be_whole_number: integer in the database, boolean in Uom',

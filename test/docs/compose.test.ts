@@ -45,13 +45,20 @@ test('the worker mails through the Mailpit service, which it waits for, and whos
   t.regex(mail.image ?? '', /^axllent\/mailpit(:|$)/);
   t.is(smtp.port, '1025'); // Mailpit's SMTP port
   t.truthy(services.worker.depends_on?.[smtp.hostname]);
-  t.true((mail.ports ?? []).some((p) => String(p).endsWith(':8025')), 'the web UI (8025) is reachable from the host');
+  t.true(
+    (mail.ports ?? []).some((p) => String(p).endsWith(':8025')),
+    'the web UI (8025) is reachable from the host',
+  );
 });
 
 test('the environment compose gives the svc containers is known to the config and passes its production check', (t) => {
   for (const name of ['migrate', 'serve', 'worker']) {
     const env = services[name].environment ?? {};
-    t.deepEqual(Object.keys(env).filter((k) => !(k in ENV_VARS)), [], `${name}: variables the config does not read`);
+    t.deepEqual(
+      Object.keys(env).filter((k) => !(k in ENV_VARS)),
+      [],
+      `${name}: variables the config does not read`,
+    );
     t.notThrows(() => loadConfig({ ...imageEnv(), ...env }), name);
   }
   t.is(imageEnv().SVC_ENV, 'production');

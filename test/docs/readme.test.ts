@@ -27,7 +27,12 @@ const PREAMBLE = 'set -euo pipefail\ncurl() { command curl --fail-with-body --ma
 
 /** Read when the file loads: ava wants one test per block declared synchronously. */
 function documents(): ShellBlock[] {
-  const files = ['README.md', ...readdirSync(join(projectRoot, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const files = [
+    'README.md',
+    ...readdirSync(join(projectRoot, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
   return files.flatMap((file) => shellBlocks(file, readFileSync(join(projectRoot, file), 'utf8')));
 }
 const blocks = documents();
@@ -63,8 +68,14 @@ test.serial('the test starts the service as npm start does, and curl is installe
 
 test.serial('the README holds the Try-it commands, and only a few deliberate blocks are exempt', async (t) => {
   const runnable = blocks.filter((b) => !b.skip);
-  t.true(runnable.some((b) => b.code.includes('/api/resource/Customer') && b.file === 'README.md'), 'the Try-it block is found and run');
-  t.true(runnable.every((b) => b.expected.length > 0), 'every block that runs shows what it prints');
+  t.true(
+    runnable.some((b) => b.code.includes('/api/resource/Customer') && b.file === 'README.md'),
+    'the Try-it block is found and run',
+  );
+  t.true(
+    runnable.every((b) => b.expected.length > 0),
+    'every block that runs shows what it prints',
+  );
   const skipped = blocks.filter((b) => b.skip);
   t.log(skipped.map((b) => `${b.file}:${b.line} skipped: ${b.skip}`).join('\n'));
   t.true(skipped.length <= 3, 'exempt a block only when it cannot run in a test (install, production, long-running)');

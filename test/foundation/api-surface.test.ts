@@ -45,7 +45,18 @@ test('T35 inventory: every route declares its access; public routes need no cred
 test('the OpenAPI document is served and documents the foundation operations', async (t) => {
   const doc = (await (await fetch(`${app.url}/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown> };
   t.regex(doc.openapi, /^3\./);
-  for (const path of ['/api/method/login', '/api/method/logout', '/api/method/frappe.auth.get_logged_user', '/api/method/svc.auth.get_csrf_token', '/api/method/svc.auth.generate_keys', '/api/resource/{doctype}', '/api/resource/{doctype}/{name}', '/api/method/frappe.client.get_count', '/api/method/ping', '/api/method/svc.health.ready']) {
+  for (const path of [
+    '/api/method/login',
+    '/api/method/logout',
+    '/api/method/frappe.auth.get_logged_user',
+    '/api/method/svc.auth.get_csrf_token',
+    '/api/method/svc.auth.generate_keys',
+    '/api/resource/{doctype}',
+    '/api/resource/{doctype}/{name}',
+    '/api/method/frappe.client.get_count',
+    '/api/method/ping',
+    '/api/method/svc.health.ready',
+  ]) {
     t.truthy(doc.paths[path], path);
   }
   const html = await fetch(`${app.url}/docs`);
@@ -63,4 +74,3 @@ test('the OpenAPI document is served and documents the foundation operations', a
     await res.arrayBuffer();
   }
 });
-

@@ -89,7 +89,8 @@ test('a wrong password and an unknown user get the same 401 body', async (t) => 
 });
 
 test('ten failed logins lock the account out, even for the right password, with Retry-After', async (t) => {
-  for (let i = 0; i < 10; i++) assert401(t, await app.http.post('/api/method/login', { usr: 'lockout@test.local', pwd: `wrong-${i}` }), 'Invalid login credentials');
+  for (let i = 0; i < 10; i++)
+    assert401(t, await app.http.post('/api/method/login', { usr: 'lockout@test.local', pwd: `wrong-${i}` }), 'Invalid login credentials');
   const { rows } = await pgc.query(`SELECT count FROM rate_counters WHERE bucket = 'login:lockout@test.local'`);
   t.deepEqual(rows, [{ count: 10 }]);
   const locked = await app.http.post('/api/method/login', { usr: 'LOCKOUT@test.local', pwd: DEMO_PASSWORD });
@@ -112,12 +113,15 @@ test('get_logged_user with a session and a token; 401 without credentials', asyn
 
 test('logout ends the session and expires the cookies', async (t) => {
   const session = await loginAs(app, 'officer@demo.svc.local');
-  const before = (await pgc.query(`SELECT count(*)::int AS n FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.email = 'officer@demo.svc.local'`)).rows[0].n;
+  const before = (await pgc.query(`SELECT count(*)::int AS n FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.email = 'officer@demo.svc.local'`))
+    .rows[0].n;
   const res = await session.post('/api/method/logout');
   t.is(res.status, 200);
   t.deepEqual(res.body, {});
-  for (const name of ['sid', 'system_user', 'full_name', 'user_id', 'user_image']) t.regex(cookie(res, name) ?? '', /Max-Age=0|Expires=Thu, 01 Jan 1970/i, name);
-  const after = (await pgc.query(`SELECT count(*)::int AS n FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.email = 'officer@demo.svc.local'`)).rows[0].n;
+  for (const name of ['sid', 'system_user', 'full_name', 'user_id', 'user_image'])
+    t.regex(cookie(res, name) ?? '', /Max-Age=0|Expires=Thu, 01 Jan 1970/i, name);
+  const after = (await pgc.query(`SELECT count(*)::int AS n FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.email = 'officer@demo.svc.local'`)).rows[0]
+    .n;
   t.is(after, before - 1);
   assert401(t, await session.get('/api/method/frappe.auth.get_logged_user'), 'Session expired or invalid');
 });
@@ -145,7 +149,11 @@ test('CSRF: a session write without the token is 403 CSRFTokenError; both header
   // the GET endpoint hands out the same token as the login answer
   const fetched = await session.get('/api/method/svc.auth.get_csrf_token');
   t.is(fetched.body.message, session.auth.csrf);
-  const frappeHeader = await session.request('POST', '/api/method/svc.auth.generate_keys', { json: {}, csrf: false, headers: { 'x-frappe-csrf-token': fetched.body.message } });
+  const frappeHeader = await session.request('POST', '/api/method/svc.auth.generate_keys', {
+    json: {},
+    csrf: false,
+    headers: { 'x-frappe-csrf-token': fetched.body.message },
+  });
   t.is(frappeHeader.status, 200, frappeHeader.text);
   const svcHeader = await session.post('/api/method/svc.auth.generate_keys', {});
   t.is(svcHeader.status, 200);
@@ -171,7 +179,10 @@ test('T33: a session idle past its expiry or past its absolute lifetime is refus
   // past the absolute lifetime, however active
   const again = await loginAs(app, 'expiry@test.local');
   const hash2 = sha256Hex(again.auth.cookie!.match(/sid=([^;]+)/)![1]);
-  await pgc.query(`UPDATE sessions SET created_at = now() - make_interval(hours => $2) - interval '1 minute' WHERE id_hash = $1`, [hash2, app.config.session.absoluteHours]);
+  await pgc.query(`UPDATE sessions SET created_at = now() - make_interval(hours => $2) - interval '1 minute' WHERE id_hash = $1`, [
+    hash2,
+    app.config.session.absoluteHours,
+  ]);
   assert401(t, await again.get('/api/method/frappe.auth.get_logged_user'), 'Session expired or invalid');
 });
 
@@ -185,10 +196,14 @@ test('API keys over HTTP: the secret is shown once, works as token and Basic, an
   t.true(api_secret.length >= 30);
   const token = new Client(app.url, { token: `${api_key}:${api_secret}` });
   t.deepEqual((await token.get('/api/method/frappe.auth.get_logged_user')).body, { message: 'rotate@test.local' });
-  const basic = await app.http.get('/api/method/frappe.auth.get_logged_user', undefined, { authorization: `Basic ${Buffer.from(`${api_key}:${api_secret}`).toString('base64')}` });
+  const basic = await app.http.get('/api/method/frappe.auth.get_logged_user', undefined, {
+    authorization: `Basic ${Buffer.from(`${api_key}:${api_secret}`).toString('base64')}`,
+  });
   t.deepEqual(basic.body, { message: 'rotate@test.local' });
   // T41: the database holds no plaintext secret
-  const { rows } = await pgc.query(`SELECT k.api_key, k.secret_hash, u.password_hash FROM api_keys k JOIN users u ON u.id = k.user_id WHERE u.email = 'rotate@test.local'`);
+  const { rows } = await pgc.query(
+    `SELECT k.api_key, k.secret_hash, u.password_hash FROM api_keys k JOIN users u ON u.id = k.user_id WHERE u.email = 'rotate@test.local'`,
+  );
   t.is(rows.length, 1);
   t.is(rows[0].api_key, api_key);
   t.not(rows[0].secret_hash, api_secret);
@@ -196,7 +211,9 @@ test('API keys over HTTP: the secret is shown once, works as token and Basic, an
   t.regex(rows[0].secret_hash, /^[0-9a-f]{64}$/);
   t.regex(rows[0].password_hash, /^scrypt\$/);
   t.false(rows[0].password_hash.includes(DEMO_PASSWORD));
-  const dump = await pgc.query(`SELECT string_agg(t::text, ' ') AS all FROM (SELECT * FROM api_keys UNION ALL SELECT user_id, api_key, secret_hash, created_at, updated_at FROM api_keys) t`);
+  const dump = await pgc.query(
+    `SELECT string_agg(t::text, ' ') AS all FROM (SELECT * FROM api_keys UNION ALL SELECT user_id, api_key, secret_hash, created_at, updated_at FROM api_keys) t`,
+  );
   t.false(String(dump.rows[0].all).includes(api_secret));
   // a wrong secret for a real key
   assert401(t, await new Client(app.url, { token: `${api_key}:${api_secret}x` }).get('/api/method/frappe.auth.get_logged_user'), 'Invalid API key or secret');
@@ -221,7 +238,11 @@ test('an admin generates keys for another user; anyone else may not', async (t) 
   t.is(refused.status, 403);
   t.is(refused.body.exc_type, 'PermissionError');
   // the target's key is the one the admin made
-  t.is((await new Client(app.url, { token: `${res.body.message.api_key}:${res.body.message.api_secret}` }).get('/api/method/frappe.auth.get_logged_user')).body.message, 'west.rep@demo.svc.local');
+  t.is(
+    (await new Client(app.url, { token: `${res.body.message.api_key}:${res.body.message.api_secret}` }).get('/api/method/frappe.auth.get_logged_user')).body
+      .message,
+    'west.rep@demo.svc.local',
+  );
   const missing = await admin.post('/api/method/svc.auth.generate_keys', { user: 'nobody@x.local' });
   t.is(missing.status, 404);
   t.is(missing.body.exc_type, 'DoesNotExistError');
@@ -243,13 +264,19 @@ test('a disabled user is refused at once, by token and by session, and cannot lo
 
 test('Bearer without a registered verifier, or a key sent as Bearer (the SDK default), is 401', async (t) => {
   const keys = (await (await loginAs(app, 'ops@demo.svc.local')).post('/api/method/svc.auth.generate_keys', {})).body.message;
-  assert401(t, await app.http.with({ bearer: `${keys.api_key}:${keys.api_secret}` }).get('/api/method/frappe.auth.get_logged_user'), 'Invalid or expired access token');
+  assert401(
+    t,
+    await app.http.with({ bearer: `${keys.api_key}:${keys.api_secret}` }).get('/api/method/frappe.auth.get_logged_user'),
+    'Invalid or expired access token',
+  );
   assert401(t, await app.http.with({ bearer: 'eyJhbGciOiJub25lIn0.e30.' }).get('/api/resource/Warehouse'), 'Invalid or expired access token');
 });
 
 test('credentials in the Authorization header win over a session cookie (no CSRF needed)', async (t) => {
   const session = await loginAs(app, 'clinic@demo.svc.local');
-  const res = await admin.with({ cookie: session.auth.cookie }).request('POST', '/api/method/svc.auth.generate_keys', { json: { user: 'clinic2@demo.svc.local' }, csrf: false });
+  const res = await admin
+    .with({ cookie: session.auth.cookie })
+    .request('POST', '/api/method/svc.auth.generate_keys', { json: { user: 'clinic2@demo.svc.local' }, csrf: false });
   t.is(res.status, 200);
   t.is(res.body.message.user, 'clinic2@demo.svc.local');
 });

@@ -65,7 +65,12 @@ test('the domain folders import each other without a cycle (vendors ↔ vendor-a
   t.true(graph.size >= 8, [...graph.keys()].join(', '));
   t.true(graph.get('vendor-api')?.has('vendors'), 'vendor-api builds on vendors');
   t.is(graph.get('vendors')?.get('vendor-api'), undefined, 'so vendors must not import vendor-api');
-  const described = cyclesOf(graph).map((cycle) => cycle.slice(1).map((to, k) => where(graph.get(cycle[k])!.get(to)!)).join(' → '));
+  const described = cyclesOf(graph).map((cycle) =>
+    cycle
+      .slice(1)
+      .map((to, k) => where(graph.get(cycle[k])!.get(to)!))
+      .join(' → '),
+  );
   t.deepEqual(described, [], 'each line is a cycle of imports between domain folders, one import per step');
 });
 
@@ -93,14 +98,24 @@ const DOMAIN_ORDER = [
 
 test('every domain folder has its place in the declared order', (t) => {
   const folders = new Set(src.map((s) => folderOf(s.path)).filter((f): f is string => f !== undefined && !INFRA.has(f)));
-  t.deepEqual([...folders].filter((f) => !DOMAIN_ORDER.includes(f)).sort(), [], 'a new domain folder: add it to DOMAIN_ORDER (and to docs/decisions.md) where it belongs');
-  t.deepEqual(DOMAIN_ORDER.filter((f) => !folders.has(f)), [], 'a domain listed in DOMAIN_ORDER has no folder');
+  t.deepEqual(
+    [...folders].filter((f) => !DOMAIN_ORDER.includes(f)).sort(),
+    [],
+    'a new domain folder: add it to DOMAIN_ORDER (and to docs/decisions.md) where it belongs',
+  );
+  t.deepEqual(
+    DOMAIN_ORDER.filter((f) => !folders.has(f)),
+    [],
+    'a domain listed in DOMAIN_ORDER has no folder',
+  );
 });
 
 test('a domain imports only the domains below it in the declared order', (t) => {
   const rank = (folder: string) => DOMAIN_ORDER.indexOf(folder);
   const upward = [...domainGraph()].flatMap(([from, targets]) =>
-    [...targets].filter(([to]) => rank(to) >= rank(from)).map(([to, i]) => `${where(i)}: ${from} may not import ${to}, which is not below it (${DOMAIN_ORDER.join(' < ')})`),
+    [...targets]
+      .filter(([to]) => rank(to) >= rank(from))
+      .map(([to, i]) => `${where(i)}: ${from} may not import ${to}, which is not below it (${DOMAIN_ORDER.join(' < ')})`),
   );
   t.true(domainGraph().get('vendor-api')!.size >= 5, 'the graph is read');
   t.deepEqual(upward, [], 'move the code to its owner, let the caller pass the data, or plug a port in src/modules.ts');
@@ -127,7 +142,11 @@ test('src/http/routes.ts is the only route list: route modules are imported ther
   const routeModules = src.map((s) => s.path).filter((p) => p.endsWith('.routes.ts'));
   t.true(routeModules.length >= 8, routeModules.join(', '));
   const listed = new Set(local.filter((i) => i.from === 'src/http/routes.ts').map((i) => i.target));
-  t.deepEqual(routeModules.filter((p) => !listed.has(p)), [], 'every route module is in the list');
+  t.deepEqual(
+    routeModules.filter((p) => !listed.has(p)),
+    [],
+    'every route module is in the list',
+  );
   t.deepEqual(local.filter((i) => i.target.endsWith('.routes.ts') && i.from !== 'src/http/routes.ts').map(where), []);
   // server.route(...) calls: the server registers the list; the docs plugin serves the docs UI's own files
   const calls = src.flatMap((s) =>
@@ -135,18 +154,32 @@ test('src/http/routes.ts is the only route list: route modules are imported ther
       .filter((n): n is ts.CallExpression => ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && n.expression.name.text === 'route')
       .map((n) => `${s.path}:${lineOf(n)}`),
   );
-  t.deepEqual(calls.filter((c) => !c.startsWith('src/http/server.ts:') && !c.startsWith('src/http/docs.ts:')), []);
+  t.deepEqual(
+    calls.filter((c) => !c.startsWith('src/http/server.ts:') && !c.startsWith('src/http/docs.ts:')),
+    [],
+  );
   t.is(calls.filter((c) => c.startsWith('src/http/server.ts:')).length, 1);
 });
 
 test('every job, outbox handler, partner connector and plug-in is registered in src/modules.ts, never as a side effect of an import', (t) => {
-  const REGISTRARS = new Set(['registerJob', 'registerOutboxHandler', 'registerBearerVerifier', 'plugAccessPolicy', 'plugOrderParties', 'plugWebhookPorts', 'registerConnector']);
+  const REGISTRARS = new Set([
+    'registerJob',
+    'registerOutboxHandler',
+    'registerBearerVerifier',
+    'plugAccessPolicy',
+    'plugOrderParties',
+    'plugWebhookPorts',
+    'registerConnector',
+  ]);
   const calls = src.flatMap((s) =>
     [...nodesOf(s.file)]
       .filter((n): n is ts.CallExpression => ts.isCallExpression(n) && ts.isIdentifier(n.expression) && REGISTRARS.has(n.expression.text))
       .map((n) => ({ at: `${s.path}:${lineOf(n)}`, name: (n.expression as ts.Identifier).text })),
   );
-  t.deepEqual(calls.filter((c) => !c.at.startsWith('src/modules.ts:')).map((c) => c.at), []);
+  t.deepEqual(
+    calls.filter((c) => !c.at.startsWith('src/modules.ts:')).map((c) => c.at),
+    [],
+  );
   t.deepEqual([...new Set(calls.map((c) => c.name))].sort(), [...REGISTRARS].sort(), 'modules.ts makes each kind of registration');
 });
 

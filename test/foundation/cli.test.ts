@@ -41,7 +41,11 @@ test.serial('svc --help lists every subcommand with one line each', async (t) =>
     t.regex(help, new RegExp(`^\\s+${c.name()}\\b.*\\S`, 'm'), c.name());
     t.truthy(c.description(), `${c.name()} has a description`);
   }
-  for (const name of ['serve', 'worker', 'start', 'db', 'user']) t.true(program.commands.some((c) => c.name() === name), name);
+  for (const name of ['serve', 'worker', 'start', 'db', 'user'])
+    t.true(
+      program.commands.some((c) => c.name() === name),
+      name,
+    );
   t.is((await svc([])).code === 0 || (await svc([])).code === 2, true); // no command: help, no crash
 });
 
@@ -82,13 +86,31 @@ test.serial('bad arguments exit 2 with one clear line', async (t) => {
 });
 
 test.serial('svc user create, with roles, a name and a password flag (or SVC_PASSWORD)', async (t) => {
-  const res = await svc(['user', 'create', 'cli.user@test.local', '--roles', 'Sales Rep,Operations', '--name', 'Cli User', '--password', 'Cli-Password-1', '--sales-person', 'Rick Rep'], { DATABASE_URL: dbUrl });
+  const res = await svc(
+    [
+      'user',
+      'create',
+      'cli.user@test.local',
+      '--roles',
+      'Sales Rep,Operations',
+      '--name',
+      'Cli User',
+      '--password',
+      'Cli-Password-1',
+      '--sales-person',
+      'Rick Rep',
+    ],
+    { DATABASE_URL: dbUrl },
+  );
   t.is(res.code, 0, res.err.join('\n'));
   t.deepEqual(res.out, ['Created cli.user@test.local (Sales Rep, Operations)']);
   const { rows } = await pgc.query(`SELECT full_name, roles, sales_person, password_hash, enabled FROM users WHERE email = 'cli.user@test.local'`);
   t.like(rows[0], { full_name: 'Cli User', roles: ['Sales Rep', 'Operations'], sales_person: 'Rick Rep', enabled: true });
   t.true(await verifyPassword('Cli-Password-1', rows[0].password_hash));
-  const env = await svc(['user', 'create', 'env.user@test.local', '--roles', 'Customer', '--customer', 'CUST-0002'], { DATABASE_URL: dbUrl, SVC_PASSWORD: 'From-The-Env-1' });
+  const env = await svc(['user', 'create', 'env.user@test.local', '--roles', 'Customer', '--customer', 'CUST-0002'], {
+    DATABASE_URL: dbUrl,
+    SVC_PASSWORD: 'From-The-Env-1',
+  });
   t.is(env.code, 0, env.err.join('\n'));
   const envRow = (await pgc.query(`SELECT customer, password_hash FROM users WHERE email = 'env.user@test.local'`)).rows[0];
   t.is(envRow.customer, 'CUST-0002');
@@ -124,7 +146,10 @@ test.serial('svc user generate-keys prints the pair once; the database keeps onl
 
 test.serial('svc user set-password changes the hash and ends the user’s sessions', async (t) => {
   const user = (await pgc.query(`SELECT id FROM users WHERE email = 'rep@demo.svc.local'`)).rows[0];
-  await pgc.query(`INSERT INTO sessions (id_hash, user_id, csrf_token, expires_at) VALUES ($1, $2, 'x', now() + interval '1 hour')`, [sha256Hex('cli-test-sid'), user.id]);
+  await pgc.query(`INSERT INTO sessions (id_hash, user_id, csrf_token, expires_at) VALUES ($1, $2, 'x', now() + interval '1 hour')`, [
+    sha256Hex('cli-test-sid'),
+    user.id,
+  ]);
   const res = await svc(['user', 'set-password', 'rep@demo.svc.local', '--password', 'A-New-Password-9'], { DATABASE_URL: dbUrl });
   t.is(res.code, 0, res.err.join('\n'));
   t.deepEqual(res.out, ['Password set for rep@demo.svc.local']);

@@ -24,7 +24,14 @@ test('defaults per environment, overridden by environment variables', (t) => {
   const tst = loadConfig({ SVC_ENV: 'test' });
   t.is(tst.worker.leaseSeconds, 5);
   t.is(tst.logLevel, 'silent');
-  const env = loadConfig({ SVC_ENV: 'test', PORT: '9123', SVC_SESSION_IDLE_MINUTES: '5', SVC_CORS_ORIGINS: 'https://a.example, https://b.example', SVC_WEBHOOK_ALLOW_PRIVATE: 'false', DATABASE_URL: 'postgres://u@h:5432/d' });
+  const env = loadConfig({
+    SVC_ENV: 'test',
+    PORT: '9123',
+    SVC_SESSION_IDLE_MINUTES: '5',
+    SVC_CORS_ORIGINS: 'https://a.example, https://b.example',
+    SVC_WEBHOOK_ALLOW_PRIVATE: 'false',
+    DATABASE_URL: 'postgres://u@h:5432/d',
+  });
   t.is(env.port, 9123);
   t.is(env.baseUrl, 'http://127.0.0.1:9123');
   t.is(env.session.idleMinutes, 5);
@@ -48,7 +55,11 @@ test('production refuses a missing secret, the default secret and the default en
   refused(t, { SVC_ENV: 'production', SVC_ENCRYPTION_KEY: GOOD_KEY }, /^Invalid setting SVC_SECRET_KEY:/);
   refused(t, { ...PROD, SVC_SECRET_KEY: DEFAULT_SECRET }, /^Invalid setting SVC_SECRET_KEY: the default secret is refused in production$/);
   refused(t, { SVC_ENV: 'production', SVC_SECRET_KEY: 'p'.repeat(40) }, /^Invalid setting SVC_ENCRYPTION_KEY:/);
-  refused(t, { ...PROD, SVC_ENCRYPTION_KEY: 'ZGV2LWluc2VjdXJlLWVuY3J5cHRpb24ta2V5LTMyYiE=' }, /^Invalid setting SVC_ENCRYPTION_KEY: the default key is refused in production$/);
+  refused(
+    t,
+    { ...PROD, SVC_ENCRYPTION_KEY: 'ZGV2LWluc2VjdXJlLWVuY3J5cHRpb24ta2V5LTMyYiE=' },
+    /^Invalid setting SVC_ENCRYPTION_KEY: the default key is refused in production$/,
+  );
   refused(t, { ...PROD, SVC_WEBHOOK_ALLOW_PRIVATE: 'true' }, /^Invalid setting SVC_WEBHOOK_ALLOW_PRIVATE:/);
   refused(t, { ...PROD, SVC_ENV: 'sandbox', SVC_SECRET_KEY: DEFAULT_SECRET }, /SVC_SECRET_KEY/);
   // development keeps working with the defaults
@@ -89,7 +100,11 @@ test('svc serve with a bad setting exits non-zero with one line naming it (in pr
 });
 
 test('the real binary: svc serve with a bad setting exits 1 with one line on stderr', (t) => {
-  const res = spawnSync(process.execPath, [join(projectRoot, 'bin', 'svc'), 'serve'], { env: { PATH: process.env.PATH, SVC_ENV: 'test', PORT: 'x80' }, encoding: 'utf8', timeout: 60_000 }); // a deadline, generous for a loaded machine
+  const res = spawnSync(process.execPath, [join(projectRoot, 'bin', 'svc'), 'serve'], {
+    env: { PATH: process.env.PATH, SVC_ENV: 'test', PORT: 'x80' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  }); // a deadline, generous for a loaded machine
   t.is(res.status, 1);
   t.is(res.stderr.trim(), 'error: Invalid setting PORT: "x80" is not a number');
   t.is(res.stdout, '');

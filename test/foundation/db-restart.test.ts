@@ -85,15 +85,20 @@ test('T43: requests during a database restart fail fast with the error body; ser
     downAt = Date.now();
     await embedded.stop();
     // down until every client has seen it (one failure per client loop), then back up
-    await eventually(() => calls.filter((c) => c.start >= downAt && c.status !== 200).length >= loops.length, { message: 'the outage to be seen by every client' });
+    await eventually(() => calls.filter((c) => c.start >= downAt && c.status !== 200).length >= loops.length, {
+      message: 'the outage to be seen by every client',
+    });
     embedded = await startEmbeddedPostgres({ dataDir, port: embedded.port });
     upAt = Date.now();
     // keep the load on until the service has answered well for a while (30 answers in a row), at most 10 s after the restart
-    await eventually(() => {
-      let streak = 0;
-      for (const c of calls) if (c.start > upAt) streak = c.status === 200 ? streak + 1 : 0;
-      return streak >= 30;
-    }, { timeoutMs: 10_000, intervalMs: 100, message: '30 good answers in a row after the restart' });
+    await eventually(
+      () => {
+        let streak = 0;
+        for (const c of calls) if (c.start > upAt) streak = c.status === 200 ? streak + 1 : 0;
+        return streak >= 30;
+      },
+      { timeoutMs: 10_000, intervalMs: 100, message: '30 good answers in a row after the restart' },
+    );
   } finally {
     running = false;
     await Promise.all(loops);

@@ -35,7 +35,10 @@ async function query<T>(url: string, sql: string, params: unknown[] = []): Promi
 async function stopCleanly(t: ExecutionContext, run: StartedSvc, signal: NodeJS.Signals): Promise<void> {
   process.kill(-run.proc.pid!, signal);
   t.is(await run.exited, 0, `exit code after ${signal}:\n${run.output()}`);
-  const logged = run.output().split('\n').filter((l) => l.startsWith('{'));
+  const logged = run
+    .output()
+    .split('\n')
+    .filter((l) => l.startsWith('{'));
   const loud = logged.filter((l) => (JSON.parse(l) as { level: number }).level >= 40);
   t.deepEqual(loud, [], `no warning or error logged after ${signal}`);
   t.notRegex(run.output(), /lost|terminat|ECONNRESET|Error:/i);

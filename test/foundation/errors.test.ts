@@ -14,7 +14,16 @@ import { methodRoute } from '../../src/http/method.js';
 import { permission } from '../../src/auth/policy/index.js';
 import { execute, selectRows } from '../../src/db/sequelize.js';
 import { runtime } from '../../src/shared/runtime.js';
-import { BusinessRuleError, ConflictError, InputError, NotFoundError, PermissionError, RateLimitError, UnprocessableError, AuthenticationError } from '../../src/shared/errors.js';
+import {
+  BusinessRuleError,
+  ConflictError,
+  InputError,
+  NotFoundError,
+  PermissionError,
+  RateLimitError,
+  UnprocessableError,
+  AuthenticationError,
+} from '../../src/shared/errors.js';
 
 let app: TestApp;
 let admin: Client;
@@ -31,15 +40,33 @@ const SENTINEL = {
 };
 
 const raisers: Record<string, () => never> = {
-  input: () => { throw new InputError('Bad value for qty', ['Bad value for qty', 'Bad value for rate']); },
-  auth: () => { throw new AuthenticationError('Invalid API key or secret'); },
-  permission: () => { throw new PermissionError('Not permitted to approve Product'); },
-  notfound: () => { throw new NotFoundError('Sales Order SO-1 not found'); },
-  conflict: () => { throw new ConflictError('Order already synced to a vendor'); },
-  rule: () => { throw new BusinessRuleError('Row 1: Qty for item X exceeds available stock'); },
-  unprocessable: () => { throw new UnprocessableError('Pharmacy scope is for pharmacy vendors'); },
-  ratelimit: () => { throw new RateLimitError('Too many requests', 42.2); },
-  method: () => { throw Boom.methodNotAllowed('Method not allowed'); },
+  input: () => {
+    throw new InputError('Bad value for qty', ['Bad value for qty', 'Bad value for rate']);
+  },
+  auth: () => {
+    throw new AuthenticationError('Invalid API key or secret');
+  },
+  permission: () => {
+    throw new PermissionError('Not permitted to approve Product');
+  },
+  notfound: () => {
+    throw new NotFoundError('Sales Order SO-1 not found');
+  },
+  conflict: () => {
+    throw new ConflictError('Order already synced to a vendor');
+  },
+  rule: () => {
+    throw new BusinessRuleError('Row 1: Qty for item X exceeds available stock');
+  },
+  unprocessable: () => {
+    throw new UnprocessableError('Pharmacy scope is for pharmacy vendors');
+  },
+  ratelimit: () => {
+    throw new RateLimitError('Too many requests', 42.2);
+  },
+  method: () => {
+    throw Boom.methodNotAllowed('Method not allowed');
+  },
 };
 
 test.before(async () => {
@@ -49,7 +76,11 @@ test.before(async () => {
       name: 'test.raise',
       access: 'public',
       description: 'test only: throws the DomainError named by kind',
-      args: Joi.object({ kind: Joi.string().valid(...Object.keys(raisers)).required() }),
+      args: Joi.object({
+        kind: Joi.string()
+          .valid(...Object.keys(raisers))
+          .required(),
+      }),
       handler: ({ args }) => raisers[args.kind](),
     }),
     methodRoute({
@@ -129,7 +160,10 @@ test('400 from route validation and from malformed JSON', async (t) => {
   const long = 'X'.repeat(200);
   const res = await admin.get(`/api/resource/${long}`);
   const messages = assertErrorBody(t, res, 400, 'ValidationError');
-  t.true(messages.some((m) => /doctype/.test(m)), messages.join());
+  t.true(
+    messages.some((m) => /doctype/.test(m)),
+    messages.join(),
+  );
   const bad = await new Client(app.url).request('POST', '/api/method/login', { raw: '{"usr": "x"', headers: { 'content-type': 'application/json' } });
   assertErrorBody(t, bad, 400, 'ValidationError');
 });
@@ -158,7 +192,15 @@ test('403: a role the route does not allow, and a policy refusal', async (t) => 
   t.deepEqual(assertErrorBody(t, route, 403, 'PermissionError'), ['Not permitted']);
   // the access log names who was refused
   const reqId = route.headers.get('x-request-id')!;
-  const accessLine = () => app.logs.flatMap((chunk) => chunk.split('\n').filter(Boolean).map((l) => JSON.parse(l))).find((l) => l.msg === 'request' && l.reqId === reqId);
+  const accessLine = () =>
+    app.logs
+      .flatMap((chunk) =>
+        chunk
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l)),
+      )
+      .find((l) => l.msg === 'request' && l.reqId === reqId);
   const access = await eventually(accessLine, { message: 'the access line (written once the answer has gone out)' });
   t.like(access, { status: 403, path: '/api/method/test.admin_only' });
   t.regex(String(access?.actor), /^user:/);
@@ -176,7 +218,15 @@ test('a request the client abandons is logged with status 499', async (t) => {
   await eventually(() => slowCalls > 0, { message: 'the request to reach its handler' });
   abort.abort();
   t.is(((await pending) as Error).name, 'AbortError');
-  const lines = () => app.logs.flatMap((chunk) => chunk.split('\n').filter(Boolean).map((l) => JSON.parse(l))).filter((l) => l.msg === 'request' && l.path === '/api/method/test.slow');
+  const lines = () =>
+    app.logs
+      .flatMap((chunk) =>
+        chunk
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l)),
+      )
+      .filter((l) => l.msg === 'request' && l.path === '/api/method/test.slow');
   t.like(await eventually(() => lines()[0], { message: 'the access line of the abandoned request' }), { method: 'GET', status: 499 });
 });
 
@@ -189,8 +239,12 @@ test('404: unknown method, unknown path, unknown doctype and unknown document', 
 
 test('405, 409, 417, 422 and 429 map to their statuses; 429 carries Retry-After', async (t) => {
   assertErrorBody(t, await app.http.get('/api/method/test.raise', { kind: 'method' }), 405, 'MethodNotAllowedError');
-  t.deepEqual(assertErrorBody(t, await app.http.get('/api/method/test.raise', { kind: 'conflict' }), 409, 'ConflictError'), ['Order already synced to a vendor']);
-  t.deepEqual(assertErrorBody(t, await app.http.get('/api/method/test.raise', { kind: 'rule' }), 417, 'ValidationError'), ['Row 1: Qty for item X exceeds available stock']);
+  t.deepEqual(assertErrorBody(t, await app.http.get('/api/method/test.raise', { kind: 'conflict' }), 409, 'ConflictError'), [
+    'Order already synced to a vendor',
+  ]);
+  t.deepEqual(assertErrorBody(t, await app.http.get('/api/method/test.raise', { kind: 'rule' }), 417, 'ValidationError'), [
+    'Row 1: Qty for item X exceeds available stock',
+  ]);
   assertErrorBody(t, await app.http.get('/api/method/test.raise', { kind: 'unprocessable' }), 422, 'UnprocessableEntityError');
   const limited = await app.http.get('/api/method/test.raise', { kind: 'ratelimit' });
   assertErrorBody(t, limited, 429, 'TooManyRequestsError');
@@ -243,20 +297,42 @@ test('T42: sentinel secrets and patient values never reach the logs or error bod
   bodies.push((await anon.post('/api/method/login', { usr: 'admin@demo.svc.local', pwd: SENTINEL.password })).text);
   bodies.push((await anon.request('POST', '/api/method/login', { form: { usr: 'nobody@demo.svc.local', pwd: SENTINEL.password } })).text);
   // a wrong secret, a bogus session and CSRF token, patient values in the query
-  bodies.push((await anon.with({ token: `somekey:${SENTINEL.secret}` }).get('/api/method/frappe.auth.get_logged_user', { patient_name: SENTINEL.patient })).text);
-  bodies.push((await anon.with({ cookie: `sid=${SENTINEL.sid}`, csrf: SENTINEL.csrf }).post('/api/method/svc.auth.generate_keys', { patient_name: SENTINEL.patient })).text);
-  bodies.push((await anon.get('/api/method/frappe.auth.get_logged_user', undefined, { authorization: `Basic ${Buffer.from(`k:${SENTINEL.secret}`).toString('base64')}` })).text);
+  bodies.push(
+    (await anon.with({ token: `somekey:${SENTINEL.secret}` }).get('/api/method/frappe.auth.get_logged_user', { patient_name: SENTINEL.patient })).text,
+  );
+  bodies.push(
+    (await anon.with({ cookie: `sid=${SENTINEL.sid}`, csrf: SENTINEL.csrf }).post('/api/method/svc.auth.generate_keys', { patient_name: SENTINEL.patient }))
+      .text,
+  );
+  bodies.push(
+    (await anon.get('/api/method/frappe.auth.get_logged_user', undefined, { authorization: `Basic ${Buffer.from(`k:${SENTINEL.secret}`).toString('base64')}` }))
+      .text,
+  );
   // a crash after logging a body full of patient data and secrets
   const crash = await anon.with({ headers: { authorization: `token key:${SENTINEL.secret}` } }).post('/api/method/test.crash', {
-    patient_name: SENTINEL.patient, patient_dob: SENTINEL.dob, dob: SENTINEL.dob, password: SENTINEL.password, api_secret: SENTINEL.secret, note: 'visible-note',
+    patient_name: SENTINEL.patient,
+    patient_dob: SENTINEL.dob,
+    dob: SENTINEL.dob,
+    password: SENTINEL.password,
+    api_secret: SENTINEL.secret,
+    note: 'visible-note',
   });
   // a public route treats failed credentials as a guest (auth mode try)
   t.is(crash.status, 500);
-  const crash2 = await anon.post('/api/method/test.crash', { patient: { name: SENTINEL.patient, dob: SENTINEL.dob }, password: SENTINEL.password, api_secret: SENTINEL.secret, note: 'visible-note' });
+  const crash2 = await anon.post('/api/method/test.crash', {
+    patient: { name: SENTINEL.patient, dob: SENTINEL.dob },
+    password: SENTINEL.password,
+    api_secret: SENTINEL.secret,
+    note: 'visible-note',
+  });
   t.is(crash2.status, 500);
   bodies.push(crash.text, crash2.text);
   // Joi errors on sensitive arguments
-  const joi = await admin.get('/api/method/frappe.client.get_count', { doctype: 'Customer', filters: [['customer_name', '=', SENTINEL.patient]], patient_dob: SENTINEL.dob });
+  const joi = await admin.get('/api/method/frappe.client.get_count', {
+    doctype: 'Customer',
+    filters: [['customer_name', '=', SENTINEL.patient]],
+    patient_dob: SENTINEL.dob,
+  });
   t.is(joi.status, 400);
   bodies.push(joi.text);
 

@@ -49,7 +49,13 @@ test('db.getDocList with fields, filters, orderBy and limit', async (t) => {
   ]);
   const page = await sdk.db().getDocList('Warehouse', { fields: ['name'], limit: 1, limit_start: 1 } as never);
   t.deepEqual(page, [{ name: 'Overflow Warehouse - MSE' }]);
-  const customers = await sdk.db().getDocList('Customer', { fields: ['name', 'customer_name'], orFilters: [['territory', '=', 'West'], ['name', '=', 'CUST-0001']] });
+  const customers = await sdk.db().getDocList('Customer', {
+    fields: ['name', 'customer_name'],
+    orFilters: [
+      ['territory', '=', 'West'],
+      ['name', '=', 'CUST-0001'],
+    ],
+  });
   t.deepEqual(customers.map((c: { name: string }) => c.name).sort(), ['CUST-0001', 'CUST-0002']);
 });
 

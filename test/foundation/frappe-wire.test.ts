@@ -33,7 +33,10 @@ test.before(async () => {
   pgc = new pg.Pool({ connectionString: app.dbUrl, max: 4 });
   await pgc.query(`CREATE TABLE test_notes (name text PRIMARY KEY, title text NOT NULL, docstatus int NOT NULL DEFAULT 0)`);
   definePolicy('Test Note', { allow: { read: 'authenticated', create: ['Operations'], update: ['Operations'], delete: ['Operations'] } });
-  TestNote.init({ name: { type: DataTypes.TEXT, primaryKey: true }, title: DataTypes.TEXT, docstatus: DataTypes.INTEGER }, { sequelize: db(), tableName: 'test_notes' });
+  TestNote.init(
+    { name: { type: DataTypes.TEXT, primaryKey: true }, title: DataTypes.TEXT, docstatus: DataTypes.INTEGER },
+    { sequelize: db(), tableName: 'test_notes' },
+  );
   registerDocType({
     name: 'Test Note',
     model: TestNote,
@@ -52,7 +55,11 @@ test.before(async () => {
       if (body.docstatus !== undefined && Number(body.docstatus) !== Number(current.docstatus) + 1) {
         throw new BusinessRuleError(`Cannot change docstatus from ${String(current.docstatus)} to ${String(body.docstatus)}`, 'DocstatusTransitionError');
       }
-      await execute(`UPDATE test_notes SET title = COALESCE($2, title), docstatus = COALESCE($3, docstatus) WHERE name = $1`, [name, body.title ?? null, body.docstatus ?? null]);
+      await execute(`UPDATE test_notes SET title = COALESCE($2, title), docstatus = COALESCE($3, docstatus) WHERE name = $1`, [
+        name,
+        body.title ?? null,
+        body.docstatus ?? null,
+      ]);
       return getNote(actor, name);
     },
     async remove(actor, name) {
@@ -64,7 +71,10 @@ test.before(async () => {
   // a document type whose name is a numeric id (like a log table)
   await pgc.query(`CREATE TABLE test_counters (id bigserial PRIMARY KEY, label text NOT NULL); INSERT INTO test_counters (label) VALUES ('one'), ('two')`);
   definePolicy('Test Counter', { allow: { read: 'authenticated' } });
-  TestCounter.init({ id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true }, label: DataTypes.TEXT }, { sequelize: db(), tableName: 'test_counters' });
+  TestCounter.init(
+    { id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true }, label: DataTypes.TEXT },
+    { sequelize: db(), tableName: 'test_counters' },
+  );
   registerDocType({ name: 'Test Counter', model: TestCounter, fields: { name: 'id', label: 'label' }, defaultOrder: [['id', 'ASC']] });
   admin = await tokenClient(app, 'admin@demo.svc.local');
   ops = await tokenClient(app, 'ops@demo.svc.local'); // one key pair per user: tests run concurrently
@@ -79,7 +89,10 @@ const WAREHOUSES = ['Main Warehouse - MSE', 'Overflow Warehouse - MSE', 'West Co
 test('list: default fields, default order and the {data} envelope', async (t) => {
   const res = await admin.get('/api/resource/Warehouse');
   t.is(res.status, 200);
-  t.deepEqual(res.body.data.map((w: Doc) => w.name), WAREHOUSES); // priority order
+  t.deepEqual(
+    res.body.data.map((w: Doc) => w.name),
+    WAREHOUSES,
+  ); // priority order
   t.deepEqual(Object.keys(res.body.data[0]).sort(), ['company', 'name', 'warehouse_name']);
   const customers = await admin.get('/api/resource/Customer');
   t.deepEqual(customers.body.data, [
@@ -105,16 +118,52 @@ test('list: fields as a JSON list, "*" and a comma string', async (t) => {
 test('list: filters as a list (3 and 4 items), as a dict, with operators; or_filters', async (t) => {
   const names = async (query: Record<string, unknown>) => (await admin.get('/api/resource/Warehouse', query)).body.data.map((w: Doc) => w.name);
   t.deepEqual(await names({ filters: [['company', '=', 'MedSupply West LLC']] }), WAREHOUSES.slice(2));
-  t.deepEqual(await names({ filters: [['Warehouse', 'company', '=', 'MedSupply West LLC'], ['priority', '>', 30]] }), ['Pharmacy Vault - MSW']);
+  t.deepEqual(
+    await names({
+      filters: [
+        ['Warehouse', 'company', '=', 'MedSupply West LLC'],
+        ['priority', '>', 30],
+      ],
+    }),
+    ['Pharmacy Vault - MSW'],
+  );
   t.deepEqual(await names({ filters: { company: 'MedSupply East LLC' } }), WAREHOUSES.slice(0, 2));
   t.deepEqual(await names({ filters: { priority: ['<=', 20] } }), WAREHOUSES.slice(0, 2));
   t.deepEqual(await names({ filters: [['name', 'like', '%Vault%']] }), ['Pharmacy Vault - MSW']);
   t.deepEqual(await names({ filters: [['name', 'in', ['Pharmacy Vault - MSW', 'Main Warehouse - MSE']]] }), ['Main Warehouse - MSE', 'Pharmacy Vault - MSW']);
-  t.deepEqual(await names({ filters: [['name', 'not in', 'Pharmacy Vault - MSW,Main Warehouse - MSE']] }), ['Overflow Warehouse - MSE', 'West Coast Warehouse - MSW']);
+  t.deepEqual(await names({ filters: [['name', 'not in', 'Pharmacy Vault - MSW,Main Warehouse - MSE']] }), [
+    'Overflow Warehouse - MSE',
+    'West Coast Warehouse - MSW',
+  ]);
   t.deepEqual(await names({ filters: [['priority', 'between', [15, 35]]] }), ['Overflow Warehouse - MSE', 'West Coast Warehouse - MSW']);
-  t.deepEqual(await names({ filters: [['label', 'is', 'set'], ['priority', '!=', 10]] }), WAREHOUSES.slice(1));
-  t.deepEqual(await names({ or_filters: [['priority', '=', 10], ['priority', '=', 40]] }), ['Main Warehouse - MSE', 'Pharmacy Vault - MSW']);
-  t.deepEqual(await names({ filters: { company: 'MedSupply East LLC' }, or_filters: [['priority', '=', 20], ['priority', '=', 40]] }), ['Overflow Warehouse - MSE']);
+  t.deepEqual(
+    await names({
+      filters: [
+        ['label', 'is', 'set'],
+        ['priority', '!=', 10],
+      ],
+    }),
+    WAREHOUSES.slice(1),
+  );
+  t.deepEqual(
+    await names({
+      or_filters: [
+        ['priority', '=', 10],
+        ['priority', '=', 40],
+      ],
+    }),
+    ['Main Warehouse - MSE', 'Pharmacy Vault - MSW'],
+  );
+  t.deepEqual(
+    await names({
+      filters: { company: 'MedSupply East LLC' },
+      or_filters: [
+        ['priority', '=', 20],
+        ['priority', '=', 40],
+      ],
+    }),
+    ['Overflow Warehouse - MSE'],
+  );
   t.deepEqual(await names({ filters: [] }), WAREHOUSES);
   for (const [filters, message] of [
     ['{not json', 'filters must be valid JSON'],
@@ -140,8 +189,13 @@ test('list: order_by (also empty), limit, limit_page_length, limit_start, as_dic
   t.deepEqual(await names({ limit_page_length: 1, limit_start: 2 }), [WAREHOUSES[2]]);
   t.deepEqual(await names({ limit_page_length: 0 }), WAREHOUSES); // 0 = all (capped)
   const arrays = await admin.get('/api/resource/Warehouse', { fields: ['name', 'priority'], as_dict: 'false', limit: 2 });
-  t.deepEqual(arrays.body.data, [['Main Warehouse - MSE', 10], ['Overflow Warehouse - MSE', 20]]);
-  t.deepEqual((await admin.get('/api/resource/Warehouse', { as_dict: 'true', limit: 1 })).body.data, [{ name: 'Main Warehouse - MSE', warehouse_name: 'Main Warehouse', company: 'MedSupply East LLC' }]);
+  t.deepEqual(arrays.body.data, [
+    ['Main Warehouse - MSE', 10],
+    ['Overflow Warehouse - MSE', 20],
+  ]);
+  t.deepEqual((await admin.get('/api/resource/Warehouse', { as_dict: 'true', limit: 1 })).body.data, [
+    { name: 'Main Warehouse - MSE', warehouse_name: 'Main Warehouse', company: 'MedSupply East LLC' },
+  ]);
   for (const [query, message] of [
     [{ order_by: 'name; DROP TABLE users' }, 'Invalid order_by: name; DROP TABLE users'],
     [{ order_by: 'password_hash desc' }, 'Field not permitted in query: password_hash'],
@@ -158,7 +212,16 @@ test('list: order_by (also empty), limit, limit_page_length, limit_start, as_dic
 test('get by name, and the 404 body of a missing document', async (t) => {
   const res = await admin.get('/api/resource/Warehouse/Main Warehouse - MSE');
   t.is(res.status, 200);
-  t.like(res.body.data, { doctype: 'Warehouse', name: 'Main Warehouse - MSE', warehouse_name: 'Main Warehouse', company: 'MedSupply East LLC', priority: 10, label: 'Newark, NJ (preferred)', is_group: false, disabled: false });
+  t.like(res.body.data, {
+    doctype: 'Warehouse',
+    name: 'Main Warehouse - MSE',
+    warehouse_name: 'Main Warehouse',
+    company: 'MedSupply East LLC',
+    priority: 10,
+    label: 'Newark, NJ (preferred)',
+    is_group: false,
+    disabled: false,
+  });
   t.regex(res.body.data.creation, /^\d{4}-\d\d-\d\d/);
   const encoded = await admin.get(`/api/resource/Price%20List/${encodeURIComponent('Standard Selling')}`);
   t.is(encoded.body.data.name, 'Standard Selling');
@@ -232,19 +295,38 @@ test('frappe.client.submit and cancel go through the update handler', async (t) 
 
 test('frappe.client.get_count, get_list, get and get_value', async (t) => {
   t.deepEqual((await admin.get('/api/method/frappe.client.get_count', { doctype: 'Warehouse' })).body, { message: 4 });
-  t.deepEqual((await admin.get('/api/method/frappe.client.get_count', { doctype: 'Warehouse', filters: { company: 'MedSupply West LLC' } })).body, { message: 2 });
+  t.deepEqual((await admin.get('/api/method/frappe.client.get_count', { doctype: 'Warehouse', filters: { company: 'MedSupply West LLC' } })).body, {
+    message: 2,
+  });
   t.deepEqual((await admin.post('/api/method/frappe.client.get_count', { doctype: 'Warehouse', filters: [['priority', '>', 15]] })).body, { message: 3 });
-  const list = await admin.get('/api/method/frappe.client.get_list', { doctype: 'Warehouse', fields: ['name', 'priority'], order_by: 'priority desc', limit_page_length: 2 });
-  t.deepEqual(list.body, { message: [{ name: 'Pharmacy Vault - MSW', priority: 40 }, { name: 'West Coast Warehouse - MSW', priority: 30 }] });
+  const list = await admin.get('/api/method/frappe.client.get_list', {
+    doctype: 'Warehouse',
+    fields: ['name', 'priority'],
+    order_by: 'priority desc',
+    limit_page_length: 2,
+  });
+  t.deepEqual(list.body, {
+    message: [
+      { name: 'Pharmacy Vault - MSW', priority: 40 },
+      { name: 'West Coast Warehouse - MSW', priority: 30 },
+    ],
+  });
   const one = await admin.get('/api/method/frappe.client.get', { doctype: 'Customer', name: 'CUST-0002' });
   t.like(one.body.message, { doctype: 'Customer', name: 'CUST-0002', customer_name: 'Sunset Wellness Center', territory: 'West' });
   const value = await admin.get('/api/method/frappe.client.get_value', { doctype: 'Customer', fieldname: 'customer_name', filters: 'CUST-0001' });
   t.deepEqual(value.body, { message: { customer_name: 'Harbor Family Clinic' } });
-  const values = await admin.get('/api/method/frappe.client.get_value', { doctype: 'Customer', fieldname: ['territory', 'assigned_rep'], filters: { customer_name: 'Harbor Family Clinic' }, as_dict: 1 });
+  const values = await admin.get('/api/method/frappe.client.get_value', {
+    doctype: 'Customer',
+    fieldname: ['territory', 'assigned_rep'],
+    filters: { customer_name: 'Harbor Family Clinic' },
+    as_dict: 1,
+  });
   t.deepEqual(values.body, { message: { territory: 'East', assigned_rep: 'Rick Rep' } });
   const none = await admin.get('/api/method/frappe.client.get_value', { doctype: 'Customer', fieldname: 'customer_name', filters: 'CUST-0404' });
   t.deepEqual(none.body, { message: {} });
-  const form = await admin.request('POST', '/api/method/frappe.client.get_count', { form: { doctype: 'Customer', filters: JSON.stringify({ territory: 'East' }) } });
+  const form = await admin.request('POST', '/api/method/frappe.client.get_count', {
+    form: { doctype: 'Customer', filters: JSON.stringify({ territory: 'East' }) },
+  });
   t.deepEqual(form.body, { message: 1 });
 });
 

@@ -33,14 +33,17 @@ function urlWith(params: Record<string, string>): string {
 async function listenerNamed(name: string, timeoutMs = 15_000): Promise<boolean> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
-    const { rows } = await db.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1 AND query = 'LISTEN svc_outbox'`, [name]);
+    const { rows } = await db.query(
+      `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1 AND query = 'LISTEN svc_outbox'`,
+      [name],
+    );
     if (rows.length) return true;
     await new Promise((r) => setTimeout(r, 50));
   }
   return false;
 }
 
-test('svc serve --with-worker and svc worker: the LISTEN connection carries the URL\'s parameters', async (t) => {
+test("svc serve --with-worker and svc worker: the LISTEN connection carries the URL's parameters", async (t) => {
   const roles = [
     { name: 'svc-listen-probe-serve', args: ['serve', '--port', '0', '--with-worker'], ready: /listening on http/ },
     { name: 'svc-listen-probe-worker', args: ['worker'], ready: /worker .* running/ },

@@ -63,7 +63,10 @@ test('more than 32 KiB of lines is written at once, keeping the order', (t) => {
     t.is(writes.length, 4, 'the rest within 100 ms');
     const lines = writes.join('').trimEnd().split('\n');
     t.is(lines.length, 100);
-    t.deepEqual(lines.map((l) => (JSON.parse(l) as { i: number }).i), Array.from({ length: 100 }, (_, i) => i));
+    t.deepEqual(
+      lines.map((l) => (JSON.parse(l) as { i: number }).i),
+      Array.from({ length: 100 }, (_, i) => i),
+    );
   });
 });
 
@@ -79,9 +82,20 @@ for (const [how, ending] of [
       const log = pino({ base: null, timestamp: false }, batchedStdout());
       for (let i = 0; i < 3; i++) log.info({ i }, 'line');
       ${ending}`;
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('../../..', import.meta.url)), encoding: 'utf8' });
-    const lines = child.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { i: number; msg: string });
-    t.deepEqual(lines.map((l) => l.i), [0, 1, 2], child.stderr);
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: fileURLToPath(new URL('../../..', import.meta.url)),
+      encoding: 'utf8',
+    });
+    const lines = child.stdout
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { i: number; msg: string });
+    t.deepEqual(
+      lines.map((l) => l.i),
+      [0, 1, 2],
+      child.stderr,
+    );
     t.true(lines.every((l) => l.msg === 'line'));
   });
 }
@@ -95,9 +109,18 @@ test('the access line is what pino writes for the same record, and stays one JSO
     { path: '/api/method/svc.slow', status: undefined, actor: { type: 'vendor', id: 'V-1' } },
   ];
   for (const c of cases) {
-    const request = { info: { id: '1795325012217:vm:1:abc:10000', received: Date.now() }, method: 'post', path: c.path, auth: { credentials: c.actor }, response: c.status === undefined ? null : { statusCode: c.status } } as unknown as Request;
+    const request = {
+      info: { id: '1795325012217:vm:1:abc:10000', received: Date.now() },
+      method: 'post',
+      path: c.path,
+      auth: { credentials: c.actor },
+      response: c.status === undefined ? null : { statusCode: c.status },
+    } as unknown as Request;
     const line = accessLine(request);
-    viaPino.info({ reqId: request.info.id, method: 'POST', path: c.path, status: c.status, ms: 0, actor: c.actor ? `${c.actor.type}:${c.actor.id}` : undefined }, 'request');
+    viaPino.info(
+      { reqId: request.info.id, method: 'POST', path: c.path, status: c.status, ms: 0, actor: c.actor ? `${c.actor.type}:${c.actor.id}` : undefined },
+      'request',
+    );
     const withoutTime = (l: string) => l.replace(/"time":"[^"]+"/, '"time":"T"').replace(/"ms":\d+/, '"ms":0');
     t.is(withoutTime(line), withoutTime(captured.at(-1)!), c.path);
     t.true(line.endsWith('}\n') && !line.slice(0, -1).includes('\n'));

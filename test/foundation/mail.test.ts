@@ -40,7 +40,9 @@ async function drain(ids: number[]): Promise<void> {
   const worker = new OutboxWorker({ databaseUrl: dbUrl, pollMs: 100, leaseSeconds: 5, concurrency: 4, batchSize: 4, kinds: ['email'] });
   await worker.start();
   try {
-    await eventually(async () => (await pgc.query(`SELECT 1 FROM outbox WHERE id = ANY($1) AND status = 'done'`, [ids])).rowCount === ids.length, { message: 'the mail to be sent' });
+    await eventually(async () => (await pgc.query(`SELECT 1 FROM outbox WHERE id = ANY($1) AND status = 'done'`, [ids])).rowCount === ids.length, {
+      message: 'the mail to be sent',
+    });
   } finally {
     await worker.stop();
   }
@@ -51,14 +53,21 @@ test.serial('with SMTP_URL, queued mail is delivered by SMTP with the delivery i
   initRuntime(config);
   initDatabase(config);
   const rows = await db().transaction(async (transaction) => [
-    await queueMail(transaction, { to: 'buyer@clinic.example', subject: 'Order SO-0001 confirmed', text: 'Thank you for your order.', category: 'order-confirmation' }),
+    await queueMail(transaction, {
+      to: 'buyer@clinic.example',
+      subject: 'Order SO-0001 confirmed',
+      text: 'Thank you for your order.',
+      category: 'order-confirmation',
+    }),
     await queueMail(transaction, { to: ['a@x.example', 'b@x.example'], subject: 'Two recipients', text: 'Hello', html: '<p>Hello</p>' }),
   ]);
   // nothing is sent from a transaction that rolls back
-  await db().transaction(async (transaction) => {
-    await queueMail(transaction, { to: 'nobody@x.example', subject: 'Never sent', text: 'x' });
-    await transaction.rollback();
-  }).catch(() => undefined);
+  await db()
+    .transaction(async (transaction) => {
+      await queueMail(transaction, { to: 'nobody@x.example', subject: 'Never sent', text: 'x' });
+      await transaction.rollback();
+    })
+    .catch(() => undefined);
   const ids = (await pgc.query(`SELECT id FROM outbox WHERE delivery_id = ANY($1)`, [rows.map((r) => r.delivery_id)])).rows.map((r) => Number(r.id));
   await drain(ids);
   t.is(smtp.received.length, 2);
@@ -83,7 +92,9 @@ test.serial('without SMTP_URL, mail is written as an .eml file and logged with i
   const config = testConfig(dbUrl, { SVC_MAIL_DIR: mailDir, SVC_LOG_LEVEL: 'info' });
   t.is(config.smtpUrl, undefined);
   initRuntime(config, { logger: createLogger(config, new Writable({ write: (c, _e, cb) => void (logs.push(String(c)), cb()) })) });
-  const [row] = await db().transaction(async (transaction) => [await queueMail(transaction, { to: 'clinic@demo.svc.local', subject: 'Your password was changed', text: 'If this was not you, call us.' })]);
+  const [row] = await db().transaction(async (transaction) => [
+    await queueMail(transaction, { to: 'clinic@demo.svc.local', subject: 'Your password was changed', text: 'If this was not you, call us.' }),
+  ]);
   const id = Number((await pgc.query(`SELECT id FROM outbox WHERE delivery_id = $1`, [row.delivery_id])).rows[0].id);
   await drain([id]);
   const files = await readdir(mailDir);

@@ -14,8 +14,26 @@ let dbUrl: string;
 let pgc: pg.Client;
 
 const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), '../../src/db/migrations');
-const MIGRATIONS = readdirSync(migrationsDir).filter((f) => f.endsWith('.js')).map((f) => f.replace(/\.js$/, '')).sort();
-const FOUNDATION_TABLES = ['addresses', 'api_keys', 'audit_events', 'companies', 'customers', 'outbox', 'outbox_attempts', 'price_lists', 'rate_counters', 'sales_persons', 'sessions', 'territories', 'users', 'warehouses'];
+const MIGRATIONS = readdirSync(migrationsDir)
+  .filter((f) => f.endsWith('.js'))
+  .map((f) => f.replace(/\.js$/, ''))
+  .sort();
+const FOUNDATION_TABLES = [
+  'addresses',
+  'api_keys',
+  'audit_events',
+  'companies',
+  'customers',
+  'outbox',
+  'outbox_attempts',
+  'price_lists',
+  'rate_counters',
+  'sales_persons',
+  'sessions',
+  'territories',
+  'users',
+  'warehouses',
+];
 
 test.before(async () => {
   dbUrl = await createEmptyDatabase();
@@ -38,7 +56,10 @@ async function rowCounts(): Promise<Record<string, number>> {
 test.serial('on an empty database: status lists every migration as pending; the seed is refused', async (t) => {
   const status = await svc(['db', 'migrate', 'status'], { DATABASE_URL: dbUrl });
   t.is(status.code, 0, status.err.join('\n'));
-  t.deepEqual(status.out, MIGRATIONS.map((m) => `pending ${m}`));
+  t.deepEqual(
+    status.out,
+    MIGRATIONS.map((m) => `pending ${m}`),
+  );
   const seed = await svc(['db', 'seed', 'demo'], { DATABASE_URL: dbUrl });
   t.is(seed.code, 1);
   t.deepEqual(seed.err, [`error: Run "svc db migrate up" first (${MIGRATIONS.length} pending migrations)`]);
@@ -47,18 +68,32 @@ test.serial('on an empty database: status lists every migration as pending; the 
 test.serial('up applies every migration; status shows them up; a second up has nothing to do', async (t) => {
   const up = await svc(['db', 'migrate', 'up'], { DATABASE_URL: dbUrl });
   t.is(up.code, 0, up.err.join('\n'));
-  t.deepEqual(up.out, MIGRATIONS.map((m) => `applied ${m}`));
+  t.deepEqual(
+    up.out,
+    MIGRATIONS.map((m) => `applied ${m}`),
+  );
   const present = await tables();
   for (const table of FOUNDATION_TABLES) t.true(present.includes(table), table);
   t.true(present.includes('schema_migrations'));
-  t.deepEqual((await pgc.query(`SELECT name FROM schema_migrations ORDER BY name`)).rows.map((r) => r.name), MIGRATIONS);
+  t.deepEqual(
+    (await pgc.query(`SELECT name FROM schema_migrations ORDER BY name`)).rows.map((r) => r.name),
+    MIGRATIONS,
+  );
   const status = await svc(['db', 'migrate', 'status'], { DATABASE_URL: dbUrl });
-  t.deepEqual(status.out, MIGRATIONS.map((m) => `up      ${m}`));
+  t.deepEqual(
+    status.out,
+    MIGRATIONS.map((m) => `up      ${m}`),
+  );
   const again = await svc(['db', 'migrate', 'up'], { DATABASE_URL: dbUrl });
   t.deepEqual(again.out, ['No pending migrations']);
   // instants are timestamptz
-  const types = await pgc.query(`SELECT DISTINCT data_type FROM information_schema.columns WHERE table_schema = 'public' AND column_name IN ('created_at', 'updated_at', 'expires_at') AND table_name <> 'schema_migrations'`);
-  t.deepEqual(types.rows.map((r) => r.data_type), ['timestamp with time zone']);
+  const types = await pgc.query(
+    `SELECT DISTINCT data_type FROM information_schema.columns WHERE table_schema = 'public' AND column_name IN ('created_at', 'updated_at', 'expires_at') AND table_name <> 'schema_migrations'`,
+  );
+  t.deepEqual(
+    types.rows.map((r) => r.data_type),
+    ['timestamp with time zone'],
+  );
 });
 
 test.serial('svc db seed demo is idempotent: twice gives the same row counts', async (t) => {
@@ -74,7 +109,17 @@ test.serial('svc db seed demo is idempotent: twice gives the same row counts', a
   t.is(second.code, 0, second.err.join('\n'));
   t.deepEqual(await rowCounts(), after1);
   const roles = (await pgc.query(`SELECT DISTINCT unnest(roles) AS role FROM users ORDER BY 1`)).rows.map((r) => r.role);
-  t.deepEqual(roles, ['Catalog Manager', 'Customer', 'Marketplace Admin', 'Marketplace Officer', 'Operations', 'Sales Manager', 'Sales Rep', 'System Manager', 'Vendor']);
+  t.deepEqual(roles, [
+    'Catalog Manager',
+    'Customer',
+    'Marketplace Admin',
+    'Marketplace Officer',
+    'Operations',
+    'Sales Manager',
+    'Sales Rep',
+    'System Manager',
+    'Vendor',
+  ]);
 });
 
 test.serial('down undoes the last migration; down --all removes every table; up again works', async (t) => {
@@ -86,14 +131,22 @@ test.serial('down undoes the last migration; down --all removes every table; up 
   t.deepEqual(status.out.at(-1), `pending ${last}`);
   const all = await svc(['db', 'migrate', 'down', '--all'], { DATABASE_URL: dbUrl });
   t.is(all.code, 0, all.err.join('\n'));
-  t.deepEqual(all.out, MIGRATIONS.slice(0, -1).reverse().map((m) => `reverted ${m}`));
+  t.deepEqual(
+    all.out,
+    MIGRATIONS.slice(0, -1)
+      .reverse()
+      .map((m) => `reverted ${m}`),
+  );
   t.deepEqual(await tables(), ['schema_migrations']);
   t.deepEqual((await pgc.query(`SELECT name FROM schema_migrations`)).rows, []);
   const nothing = await svc(['db', 'migrate', 'down'], { DATABASE_URL: dbUrl });
   t.deepEqual(nothing.out, ['Nothing to revert']);
   const up = await svc(['db', 'migrate', 'up'], { DATABASE_URL: dbUrl });
   t.is(up.code, 0, up.err.join('\n'));
-  t.deepEqual(up.out, MIGRATIONS.map((m) => `applied ${m}`));
+  t.deepEqual(
+    up.out,
+    MIGRATIONS.map((m) => `applied ${m}`),
+  );
   for (const table of FOUNDATION_TABLES) t.true((await tables()).includes(table), table);
   t.is((await svc(['db', 'seed', 'demo'], { DATABASE_URL: dbUrl })).code, 0);
 });
@@ -103,7 +156,15 @@ test.serial('down --to NAME undoes down to and including that migration', async 
   const target = MIGRATIONS[1];
   const res = await svc(['db', 'migrate', 'down', '--to', target], { DATABASE_URL: dbUrl });
   t.is(res.code, 0, res.err.join('\n'));
-  t.deepEqual(res.out, MIGRATIONS.slice(1).reverse().map((m) => `reverted ${m}`));
-  t.deepEqual((await pgc.query(`SELECT name FROM schema_migrations ORDER BY name`)).rows.map((r) => r.name), [MIGRATIONS[0]]);
+  t.deepEqual(
+    res.out,
+    MIGRATIONS.slice(1)
+      .reverse()
+      .map((m) => `reverted ${m}`),
+  );
+  t.deepEqual(
+    (await pgc.query(`SELECT name FROM schema_migrations ORDER BY name`)).rows.map((r) => r.name),
+    [MIGRATIONS[0]],
+  );
   t.is((await svc(['db', 'migrate', 'up'], { DATABASE_URL: dbUrl })).code, 0);
 });

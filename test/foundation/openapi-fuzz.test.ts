@@ -24,9 +24,15 @@ let db: pg.Client;
 /** Authorization header values by caller */
 const auth: Record<string, string> = {};
 const USERS: Record<string, string> = {
-  'System Manager': 'admin@demo.svc.local', 'Marketplace Admin': 'marketplace.admin@demo.svc.local', 'Marketplace Officer': 'officer@demo.svc.local',
-  'Catalog Manager': 'catalog@demo.svc.local', Operations: 'ops@demo.svc.local', 'Sales Manager': 'manager@demo.svc.local', 'Sales Rep': 'rep@demo.svc.local',
-  Customer: 'clinic@demo.svc.local', Vendor: 'vendor@demo.svc.local',
+  'System Manager': 'admin@demo.svc.local',
+  'Marketplace Admin': 'marketplace.admin@demo.svc.local',
+  'Marketplace Officer': 'officer@demo.svc.local',
+  'Catalog Manager': 'catalog@demo.svc.local',
+  Operations: 'ops@demo.svc.local',
+  'Sales Manager': 'manager@demo.svc.local',
+  'Sales Rep': 'rep@demo.svc.local',
+  Customer: 'clinic@demo.svc.local',
+  Vendor: 'vendor@demo.svc.local',
 };
 /** generate_keys replaces the caller's own key: it gets a caller of its own, renewed after each success */
 const KEYS_CALLER = 'keys';
@@ -59,7 +65,16 @@ interface Operation {
 }
 
 type OpenApi = {
-  paths: Record<string, Record<string, { parameters?: { name: string; in: string }[]; requestBody?: { content?: Record<string, { schema?: { $ref?: string; properties?: Record<string, unknown> } }> } }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: { name: string; in: string }[];
+        requestBody?: { content?: Record<string, { schema?: { $ref?: string; properties?: Record<string, unknown> } }> };
+      }
+    >
+  >;
   components?: { schemas?: Record<string, { properties?: Record<string, unknown> }> };
 };
 
@@ -105,7 +120,14 @@ function requestArb(op: Operation) {
     encoding: fc.constantFrom('json', 'json', 'json', 'form', 'query', 'multipart', 'raw'),
     raw: fc.oneof(fc.string(), fc.constantFrom('{"a":', '[1,2', 'null', '"text"', '[]', '1', '{"a":"\\u0000"}', '{"a":"\\ud800"}', `{"a":${'['.repeat(5000)}`)),
     idempotencyKey: fc.option(fc.stringMatching(/^[A-Za-z0-9-]{1,300}$/), { nil: undefined }),
-    pathValues: fc.array(fc.oneof(fc.constantFrom(...docTypes().map((d) => d.name)), fc.constantFrom('CUST-0001', 'Main Warehouse - MSE', 'DEMO-N95', '%2F', '..', 'x'.repeat(300)), hostile.filter((v): v is string => typeof v === 'string' && v !== '')), { minLength: 2, maxLength: 2 }),
+    pathValues: fc.array(
+      fc.oneof(
+        fc.constantFrom(...docTypes().map((d) => d.name)),
+        fc.constantFrom('CUST-0001', 'Main Warehouse - MSE', 'DEMO-N95', '%2F', '..', 'x'.repeat(300)),
+        hostile.filter((v): v is string => typeof v === 'string' && v !== ''),
+      ),
+      { minLength: 2, maxLength: 2 },
+    ),
   });
 }
 
@@ -118,7 +140,7 @@ function wellFormed(s: string): string {
 
 /** Query and form values are text; lone surrogates cannot travel in a URL (they become U+FFFD). */
 function text(v: unknown): string {
-  return typeof v === 'string' ? v : JSON.stringify(v) ?? '';
+  return typeof v === 'string' ? v : (JSON.stringify(v) ?? '');
 }
 
 function build(op: Operation, req: Req): { url: URL; init: RequestInit; shown: string } {
@@ -162,7 +184,8 @@ function judge(op: Operation, url: URL, shown: string, status: number, body: str
   } catch {
     /* reported below */
   }
-  if (typeof parsed?.exc_type !== 'string' || typeof parsed?._server_messages !== 'string') return `${where} → ${status} without the error body: ${body.slice(0, 200)}`;
+  if (typeof parsed?.exc_type !== 'string' || typeof parsed?._server_messages !== 'string')
+    return `${where} → ${status} without the error body: ${body.slice(0, 200)}`;
   if (/\bat .*\.(js|ts):\d+/.test(body)) return `${where} → a stack in the body`;
   return undefined;
 }
@@ -187,33 +210,50 @@ test('T46: every documented operation, fuzzed by callers it admits, never answer
         const { url, init, shown } = build(op, req);
         // A kept-alive socket the server closes at its keep-alive timeout just as the client reuses it
         // fails the fetch before the request is read (seen only on a loaded machine): sent once more.
-        const res = await fetch(url, init).catch(() => {
-          resent++;
-          return fetch(url, { ...init, signal: AbortSignal.timeout(20_000) });
-        }).catch((err: Error & { cause?: Error }) => {
-          throw new Error(`${op.method} ${url.pathname}${url.search.slice(0, 200)} ${shown}: ${err.message} (${err.cause?.message ?? ''})`);
-        });
+        const res = await fetch(url, init)
+          .catch(() => {
+            resent++;
+            return fetch(url, { ...init, signal: AbortSignal.timeout(20_000) });
+          })
+          .catch((err: Error & { cause?: Error }) => {
+            throw new Error(`${op.method} ${url.pathname}${url.search.slice(0, 200)} ${shown}: ${err.message} (${err.cause?.message ?? ''})`);
+          });
         const body = await res.text();
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-        if (init.headers && (init.headers as Record<string, string>).authorization === auth[KEYS_CALLER] && res.status === 200) auth[KEYS_CALLER] = await userToken('ops@demo.svc.local');
+        if (init.headers && (init.headers as Record<string, string>).authorization === auth[KEYS_CALLER] && res.status === 200)
+          auth[KEYS_CALLER] = await userToken('ops@demo.svc.local');
         return judge(op, url, shown, res.status, body);
       });
     }
   }
   const problems: string[] = [];
   const statuses = new Map<number, number>();
-  await Promise.all(Array.from({ length: 6 }, async () => {
-    for (let job = jobs.shift(); job; job = jobs.shift()) {
-      const problem = await job().catch((err: Error) => `request failed: ${err.message}`);
-      if (problem) problems.push(problem);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 6 }, async () => {
+      for (let job = jobs.shift(); job; job = jobs.shift()) {
+        const problem = await job().catch((err: Error) => `request failed: ${err.message}`);
+        if (problem) problems.push(problem);
+      }
+    }),
+  );
   process.off('unhandledRejection', onRejection);
 
-  t.log(`seed ${SEED} (FUZZ_SEED=${SEED} replays it), ${ops.length} operations, ${sent} requests (${resent} sent again); statuses ${[...statuses].sort().map(([s, n]) => `${s}×${n}`).join(' ')}`);
+  t.log(
+    `seed ${SEED} (FUZZ_SEED=${SEED} replays it), ${ops.length} operations, ${sent} requests (${resent} sent again); statuses ${[...statuses]
+      .sort()
+      .map(([s, n]) => `${s}×${n}`)
+      .join(' ')}`,
+  );
   t.true(sent >= REQUESTS, `${sent} requests`);
   const fatal = (p: string) => (/→ 5\d\d /.test(p) ? 0 : 1);
-  t.deepEqual(problems.sort((a, b) => fatal(a) - fatal(b)).slice(0, 25).map((p) => p.slice(0, 600)), [], `${problems.length} problems, ${problems.filter((p) => !fatal(p)).length} of them 5xx; replay with FUZZ_SEED=${SEED}`);
+  t.deepEqual(
+    problems
+      .sort((a, b) => fatal(a) - fatal(b))
+      .slice(0, 25)
+      .map((p) => p.slice(0, 600)),
+    [],
+    `${problems.length} problems, ${problems.filter((p) => !fatal(p)).length} of them 5xx; replay with FUZZ_SEED=${SEED}`,
+  );
   t.deepEqual(rejections, [], `unhandled rejections (FUZZ_SEED=${SEED})`);
   const logged = app.logs.filter((l) => /"level":(50|60)/.test(l) || l.includes('log failed')).map((l) => l.slice(0, 400));
   t.deepEqual(logged.slice(0, 10), [], `errors logged (FUZZ_SEED=${SEED})`);

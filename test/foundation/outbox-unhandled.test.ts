@@ -47,18 +47,33 @@ async function until<T>(probe: () => Promise<T | undefined | false>, timeoutMs =
 }
 
 test.serial('src/modules.ts registers the e-mail, webhook, routing and partner handlers and the jobs', (t) => {
-  t.deepEqual(handledKinds().filter((k) => k !== 'probe_unhandled').sort(), ['email', 'fulfilment_route', 'partner_event', 'partner_order', 'partner_poll', 'vendor_webhook']);
+  t.deepEqual(
+    handledKinds()
+      .filter((k) => k !== 'probe_unhandled')
+      .sort(),
+    ['email', 'fulfilment_route', 'partner_event', 'partner_order', 'partner_poll', 'vendor_webhook'],
+  );
   t.false(handledKinds().includes('future_kind'));
-  t.deepEqual(registeredJobs().map((j) => j.name).sort(), ['housekeeping', 'idempotency-purge', 'peptidepartner-poll']);
+  t.deepEqual(
+    registeredJobs()
+      .map((j) => j.name)
+      .sort(),
+    ['housekeeping', 'idempotency-purge', 'peptidepartner-poll'],
+  );
 });
 
 test.serial('a worker leaves rows without a handler pending and untouched, runs the others, and logs the wait once at start', async (t) => {
   // rows of a kind no handler runs yet, due before the probe row (so a claim would reach them first)
   const routed = await db().transaction((transaction) =>
-    enqueue(transaction, [1, 2].map((idx) => ({ kind: 'future_kind', topic: 'future.topic', target: 'SAL-ORD-T1', payload: { sales_order: 'SAL-ORD-T1', idx } }))),
+    enqueue(
+      transaction,
+      [1, 2].map((idx) => ({ kind: 'future_kind', topic: 'future.topic', target: 'SAL-ORD-T1', payload: { sales_order: 'SAL-ORD-T1', idx } })),
+    ),
   );
   const ids = routed.map((r) => r.id);
-  const before = (await pool.query(`SELECT id, status, attempts, locked_by, locked_until, next_attempt_at, updated_at FROM outbox WHERE id = ANY($1) ORDER BY id`, [ids])).rows;
+  const before = (
+    await pool.query(`SELECT id, status, attempts, locked_by, locked_until, next_attempt_at, updated_at FROM outbox WHERE id = ANY($1) ORDER BY id`, [ids])
+  ).rows;
   const [probe] = await db().transaction((transaction) => enqueue(transaction, { kind: 'probe_unhandled', payload: {} }));
   const worker = new OutboxWorker({ databaseUrl: dbUrl, pollMs: 50, leaseSeconds: 5, concurrency: 4, batchSize: 4 });
   await worker.start();
@@ -72,10 +87,17 @@ test.serial('a worker leaves rows without a handler pending and untouched, runs 
   } finally {
     await worker.stop();
   }
-  t.deepEqual((await pool.query(`SELECT id, status, attempts, locked_by, locked_until, next_attempt_at, updated_at FROM outbox WHERE id = ANY($1) ORDER BY id`, [ids])).rows, before);
+  t.deepEqual(
+    (await pool.query(`SELECT id, status, attempts, locked_by, locked_until, next_attempt_at, updated_at FROM outbox WHERE id = ANY($1) ORDER BY id`, [ids]))
+      .rows,
+    before,
+  );
   t.true(before.every((r) => r.status === 'pending' && r.attempts === 0));
   t.is((await pool.query(`SELECT count(*)::int AS n FROM outbox_attempts WHERE outbox_id = ANY($1)`, [ids])).rows[0].n, 0, 'no attempt spent');
-  const waiting = logs.flatMap((chunk) => chunk.split('\n').filter(Boolean)).map((l) => JSON.parse(l)).filter((l) => l.msg?.startsWith('outbox rows wait for a handler'));
+  const waiting = logs
+    .flatMap((chunk) => chunk.split('\n').filter(Boolean))
+    .map((l) => JSON.parse(l))
+    .filter((l) => l.msg?.startsWith('outbox rows wait for a handler'));
   t.is(waiting.length, 1, 'once per start');
   t.deepEqual(waiting[0].waiting, { future_kind: 2 });
 });
@@ -84,8 +106,17 @@ test.serial('svc outbox status shows the kinds waiting for a handler', async (t)
   const res = await svc(['outbox', 'status'], { DATABASE_URL: dbUrl });
   t.is(res.code, 0, res.err.join('\n'));
   t.regex(res.out[0], /^kind\s+pending\s+running\s+done\s+failed\s+handler$/);
-  t.true(res.out.some((l) => /^future_kind\s+2\s+0\s+0\s+0\s+none: 2 pending wait for one$/.test(l)), res.out.join('\n'));
-  t.true(res.out.some((l) => /^probe_unhandled\s+0\s+0\s+4\s+0\s+yes$/.test(l)), res.out.join('\n'));
+  t.true(
+    res.out.some((l) => /^future_kind\s+2\s+0\s+0\s+0\s+none: 2 pending wait for one$/.test(l)),
+    res.out.join('\n'),
+  );
+  t.true(
+    res.out.some((l) => /^probe_unhandled\s+0\s+0\s+4\s+0\s+yes$/.test(l)),
+    res.out.join('\n'),
+  );
   const json = await svc(['outbox', 'status', '--json'], { DATABASE_URL: dbUrl });
-  t.like(JSON.parse(json.out.join('\n')).find((r: { kind: string }) => r.kind === 'future_kind'), { pending: 2, handled: false });
+  t.like(
+    JSON.parse(json.out.join('\n')).find((r: { kind: string }) => r.kind === 'future_kind'),
+    { pending: 2, handled: false },
+  );
 });

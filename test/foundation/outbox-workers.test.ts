@@ -49,11 +49,14 @@ async function enqueueMail(n: number, batch: string): Promise<void> {
 
 /** Waits until the count `sql` answers satisfies `done`; returns that count. */
 function waitForCount(sql: string, params: unknown[], done: (n: number) => boolean, timeoutMs: number): Promise<number> {
-  return eventually(async () => {
-    const n = Number((await pgc.query(sql, params)).rows[0].n);
-    if (!done(n)) throw new Error(`${sql} → ${n}`);
-    return n;
-  }, { timeoutMs, intervalMs: 100, message: sql });
+  return eventually(
+    async () => {
+      const n = Number((await pgc.query(sql, params)).rows[0].n);
+      if (!done(n)) throw new Error(`${sql} → ${n}`);
+      return n;
+    },
+    { timeoutMs, intervalMs: 100, message: sql },
+  );
 }
 
 test.serial('two worker processes share 1,000 rows: each runs exactly once, none is missed', async (t) => {
@@ -61,7 +64,9 @@ test.serial('two worker processes share 1,000 rows: each runs exactly once, none
   await enqueueMail(1000, 'bulk');
   await waitForCount(`SELECT count(*) AS n FROM outbox WHERE topic = 'bulk' AND status = 'done'`, [], (n) => n === 1000, 60_000);
   const { rows } = await pgc.query(`SELECT delivery_id, attempts FROM outbox WHERE topic = 'bulk'`);
-  const st = await pgc.query(`SELECT avg(duration_ms)::int AS avg, max(duration_ms) AS max, extract(epoch from max(finished_at) - min(started_at)) AS span FROM outbox_attempts`);
+  const st = await pgc.query(
+    `SELECT avg(duration_ms)::int AS avg, max(duration_ms) AS max, extract(epoch from max(finished_at) - min(started_at)) AS span FROM outbox_attempts`,
+  );
   t.log(JSON.stringify(st.rows));
   t.is(rows.length, 1000);
   t.true(rows.every((r) => r.attempts === 1));
@@ -69,13 +74,24 @@ test.serial('two worker processes share 1,000 rows: each runs exactly once, none
   const seen = new Map<string, number>();
   for (const m of smtp.received.filter((m) => m.subject.startsWith('bulk #'))) seen.set(m.messageId, (seen.get(m.messageId) ?? 0) + 1);
   t.is(seen.size, 1000);
-  t.true([...seen.values()].every((n) => n === 1), 'no message delivered twice');
+  t.true(
+    [...seen.values()].every((n) => n === 1),
+    'no message delivered twice',
+  );
   for (const r of rows) t.true(seen.has(`${r.delivery_id}@svc`));
   // one attempt per row, and both processes did part of the work
-  const attempts = await pgc.query(`SELECT worker, count(*)::int AS n FROM outbox_attempts a JOIN outbox o ON o.id = a.outbox_id WHERE o.topic = 'bulk' GROUP BY worker`);
-  t.is(attempts.rows.reduce((s, r) => s + r.n, 0), 1000);
+  const attempts = await pgc.query(
+    `SELECT worker, count(*)::int AS n FROM outbox_attempts a JOIN outbox o ON o.id = a.outbox_id WHERE o.topic = 'bulk' GROUP BY worker`,
+  );
+  t.is(
+    attempts.rows.reduce((s, r) => s + r.n, 0),
+    1000,
+  );
   t.deepEqual(attempts.rows.map((r) => r.worker).sort(), [a.id, b.id].sort());
-  t.true(attempts.rows.every((r) => r.n >= 50), JSON.stringify(attempts.rows));
+  t.true(
+    attempts.rows.every((r) => r.n >= 50),
+    JSON.stringify(attempts.rows),
+  );
   // SIGTERM drains and exits cleanly
   t.is(await b.child.stop('SIGTERM'), 0);
 });

@@ -64,11 +64,16 @@ test('rows written in a rolled-back transaction never exist, so never run', asyn
       { message: 'the change failed' },
     );
     const [committed] = await db().transaction((transaction) => enqueue(transaction, { kind: 'echo_rollback', payload: { n: 2 } }));
-    await eventually(async () => (await pgc.query(`SELECT 1 FROM outbox WHERE id = $1 AND status = 'done'`, [committed.id])).rowCount === 1, { message: 'the committed row to run' });
+    await eventually(async () => (await pgc.query(`SELECT 1 FROM outbox WHERE id = $1 AND status = 'done'`, [committed.id])).rowCount === 1, {
+      message: 'the committed row to run',
+    });
     // the rolled-back row does not exist, so no worker can ever claim it
     const { rows } = await pgc.query(`SELECT id, status, attempts FROM outbox WHERE kind = 'echo_rollback'`);
     t.deepEqual(rows, [{ id: committed.id, status: 'done', attempts: 1 }]);
-    t.deepEqual(runs.filter((r) => r.kind === 'echo_rollback').map((r) => r.id), [committed.id]);
+    t.deepEqual(
+      runs.filter((r) => r.kind === 'echo_rollback').map((r) => r.id),
+      [committed.id],
+    );
   } finally {
     await w.stop();
   }
@@ -80,14 +85,24 @@ test.serial('LISTEN/NOTIFY: a new row is picked up within a second even with a l
   await w.start();
   try {
     // the worker has polled once (its claim has finished) and sleeps for a minute
-    await eventually(async () => (await pgc.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle' AND query NOT LIKE '%pg_stat_activity%' AND query LIKE '%UPDATE outbox o SET status = ''running''%'`)).rowCount! > 0, { message: 'the worker\'s first poll' });
+    await eventually(
+      async () =>
+        (
+          await pgc.query(
+            `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle' AND query NOT LIKE '%pg_stat_activity%' AND query LIKE '%UPDATE outbox o SET status = ''running''%'`,
+          )
+        ).rowCount! > 0,
+      { message: "the worker's first poll" },
+    );
     const latencies: number[] = [];
     for (let i = 0; i < 3; i++) {
       const started = Date.now();
       const [row] = await db().transaction((transaction) => enqueue(transaction, { kind: 'echo_notify', payload: { i } }));
       const run = await eventually(() => runs.find((r) => r.id === row.id), { timeoutMs: 5_000, message: `row ${row.id} to run` });
       latencies.push(run.at - started);
-      await eventually(async () => (await pgc.query(`SELECT 1 FROM outbox WHERE id = $1 AND status = 'done'`, [row.id])).rowCount === 1, { message: `row ${row.id} done` });
+      await eventually(async () => (await pgc.query(`SELECT 1 FROM outbox WHERE id = $1 AND status = 'done'`, [row.id])).rowCount === 1, {
+        message: `row ${row.id} done`,
+      });
     }
     t.true(Math.max(...latencies) < 1000, latencies.join(','));
   } finally {
@@ -106,17 +121,24 @@ test('failed rows are kept with every attempt; give-up and thrown errors are rec
   );
   await w.start();
   try {
-    await eventually(async () => (await pgc.query(`SELECT 1 FROM outbox WHERE kind = 'echo_fail' AND status = 'failed'`)).rowCount === 3, { message: 'three failed rows' });
+    await eventually(async () => (await pgc.query(`SELECT 1 FROM outbox WHERE kind = 'echo_fail' AND status = 'failed'`)).rowCount === 3, {
+      message: 'three failed rows',
+    });
   } finally {
     await w.stop();
   }
-  const { rows } = await pgc.query(`SELECT id, status, attempts, last_error, completed_at IS NOT NULL AS completed FROM outbox WHERE kind = 'echo_fail' ORDER BY id`);
+  const { rows } = await pgc.query(
+    `SELECT id, status, attempts, last_error, completed_at IS NOT NULL AS completed FROM outbox WHERE kind = 'echo_fail' ORDER BY id`,
+  );
   t.deepEqual(rows, [
     { id: ids[0].id, status: 'failed', attempts: 3, last_error: 'attempt 3 failed', completed: true },
     { id: ids[1].id, status: 'failed', attempts: 1, last_error: 'gone', completed: true },
     { id: ids[2].id, status: 'failed', attempts: 2, last_error: 'handler exploded', completed: true },
   ]);
-  const attempts = await pgc.query(`SELECT outbox_id, attempt, ok, response_code, error FROM outbox_attempts WHERE outbox_id = ANY($1) ORDER BY outbox_id, attempt`, [ids.map((i) => i.id)]);
+  const attempts = await pgc.query(
+    `SELECT outbox_id, attempt, ok, response_code, error FROM outbox_attempts WHERE outbox_id = ANY($1) ORDER BY outbox_id, attempt`,
+    [ids.map((i) => i.id)],
+  );
   t.deepEqual(attempts.rows, [
     { outbox_id: ids[0].id, attempt: 1, ok: false, response_code: 503, error: 'attempt 1 failed' },
     { outbox_id: ids[0].id, attempt: 2, ok: false, response_code: 503, error: 'attempt 2 failed' },
@@ -133,13 +155,18 @@ test('a stopping worker releases the leases of rows it could not finish', async 
   const w = worker(['echo_hang']);
   const [row] = await db().transaction((transaction) => enqueue(transaction, { kind: 'echo_hang', payload: { mode: 'hang' } }));
   await w.start();
-  await eventually(async () => (await pgc.query(`SELECT 1 FROM outbox WHERE id = $1 AND status = 'running'`, [row.id])).rowCount === 1, { message: 'the row to be claimed' });
+  await eventually(async () => (await pgc.query(`SELECT 1 FROM outbox WHERE id = $1 AND status = 'running'`, [row.id])).rowCount === 1, {
+    message: 'the row to be claimed',
+  });
   await w.stop(200);
   const { rows } = await pgc.query(`SELECT status, attempts, locked_by, locked_until FROM outbox WHERE id = $1`, [row.id]);
   t.deepEqual(rows, [{ status: 'pending', attempts: 0, locked_by: null, locked_until: null }]);
   // another worker may claim it at once
   const claimed = await claimDue('next-worker', 5, 5, ['echo_hang']);
-  t.deepEqual(claimed.map((r) => r.id), [row.id]);
+  t.deepEqual(
+    claimed.map((r) => r.id),
+    [row.id],
+  );
   await pgc.query(`UPDATE outbox SET status = 'done', locked_by = NULL WHERE id = $1`, [row.id]);
 });
 
@@ -159,7 +186,9 @@ test('a lapsed lease passes to another worker; the late first worker cannot over
   await recordAttempt(first, 'worker-a', 1, new Date(), { ok: false, error: 'late' });
   t.deepEqual((await pgc.query(`SELECT status, locked_by FROM outbox WHERE id = $1`, [row.id])).rows, [{ status: 'running', locked_by: 'worker-b' }]);
   await recordAttempt(second, 'worker-b', 1, new Date(), { ok: true });
-  t.deepEqual((await pgc.query(`SELECT status, attempts, locked_by FROM outbox WHERE id = $1`, [row.id])).rows, [{ status: 'done', attempts: 1, locked_by: null }]);
+  t.deepEqual((await pgc.query(`SELECT status, attempts, locked_by FROM outbox WHERE id = $1`, [row.id])).rows, [
+    { status: 'done', attempts: 1, locked_by: null },
+  ]);
 });
 
 test('recording an attempt (FK lock on the row) does not hide the row from claimers', async (t) => {
@@ -171,7 +200,10 @@ test('recording an attempt (FK lock on the row) does not hide the row from claim
   const claimed = await claimDue('claimer', 5, 5, ['echo_fk']);
   await other.query('ROLLBACK');
   await other.end();
-  t.deepEqual(claimed.map((r) => r.id), [row.id]);
+  t.deepEqual(
+    claimed.map((r) => r.id),
+    [row.id],
+  );
   // two claimers still exclude each other
   t.deepEqual(await claimDue('second-claimer', 5, 5, ['echo_fk']), []);
 });

@@ -41,7 +41,7 @@ test('/api/resource: a huge page and 0 are clamped to the ceiling, the header sa
   t.is(small.headers.get('x-limit-page-length'), '2');
   // a client paging by the length the server used gets every row
   const seen: string[] = [];
-  for (let start = 0; ; ) {
+  for (let start = 0; ;) {
     const res = await admin.get('/api/resource/Warehouse', { limit_page_length: 0, limit_start: start });
     seen.push(...names(res.body.data));
     const used = Number(res.headers.get('x-limit-page-length'));

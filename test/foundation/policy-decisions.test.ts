@@ -47,7 +47,11 @@ test.after.always(async () => {
 async function upload(client: Client, name: string): Promise<string> {
   const form = new FormData();
   form.append('file', new Blob([new Uint8Array(Buffer.from(`%PDF-1.4\n${name}\n%%EOF\n`))]), `${name}.pdf`);
-  const res = await fetch(`${app.url}/api/method/upload_file`, { method: 'POST', headers: { cookie: client.auth.cookie!, 'x-svc-csrf-token': client.auth.csrf! }, body: form });
+  const res = await fetch(`${app.url}/api/method/upload_file`, {
+    method: 'POST',
+    headers: { cookie: client.auth.cookie!, 'x-svc-csrf-token': client.auth.csrf! },
+    body: form,
+  });
   return ((await res.json()) as { message: { name: string } }).message.name;
 }
 
@@ -67,10 +71,19 @@ async function itemsOf(...vendors: string[]): Promise<string[]> {
 async function doctorsOrder(sentinel: string): Promise<{ name: string; file: string }> {
   const file = await upload(as.doctor, sentinel);
   const res = await as.doctor.post(SO, {
-    customer: 'CUST-0001', transaction_date: '2026-11-22', price_list: 'Contract Pricing', shipping_address_name: 'CUST-0001-Shipping',
+    customer: 'CUST-0001',
+    transaction_date: '2026-11-22',
+    price_list: 'Contract Pricing',
+    shipping_address_name: 'CUST-0001-Shipping',
     items: [{ item_code: 'DEMO-TESTO-503A', qty: 1, rate: 79, warehouse: 'Pharmacy Vault - MSW' }],
-    checkout_npi_number: '1234567893', checkout_patient_first_name: sentinel, checkout_patient_last_name: 'Last', checkout_patient_dob: '1980-04-02',
-    checkout_patient_gender: 'Female', professional_use_confirmation: 1, compliance_agreement_accepted: 1, checkout_prescription_file: file,
+    checkout_npi_number: '1234567893',
+    checkout_patient_first_name: sentinel,
+    checkout_patient_last_name: 'Last',
+    checkout_patient_dob: '1980-04-02',
+    checkout_patient_gender: 'Female',
+    professional_use_confirmation: 1,
+    compliance_agreement_accepted: 1,
+    checkout_prescription_file: file,
   });
   if (res.status !== 200) throw new Error(res.text);
   return { name: res.body.data.name, file };
@@ -102,7 +115,8 @@ test('canReadFile: the uploader, the clinic of the order it is attached to and a
 });
 
 test("canUsePriceList: a clinic prices with its own list or Standard Selling, another clinic's list is 403; staff use any list", async (t) => {
-  const items = (client: Client, list: string) => client.get('/api/method/svc.catalog.items_in_warehouse', { warehouse: 'Main Warehouse - MSE', price_list: list });
+  const items = (client: Client, list: string) =>
+    client.get('/api/method/svc.catalog.items_in_warehouse', { warehouse: 'Main Warehouse - MSE', price_list: list });
   t.is((await items(as.clinic, 'Contract Pricing')).status, 200);
   t.is((await items(as.clinic, 'Standard Selling')).status, 200);
   const foreign = await items(as.clinic, 'Wholesale');
@@ -120,7 +134,11 @@ test("canChangeStockOf: a vendor sets stock of its own items, not of another ven
   const no = await v1(medi, 'sync.inventory', { inventory: [{ medgrid_item_code: other, warehouse: 'Main Warehouse - MSE', quantity: 7 }] });
   t.false(no.body.message.results[0].ok);
   t.is(no.body.message.results[0].error_type, 'DoesNotExistError');
-  t.is((await db.query(`SELECT actual_qty::float8 AS q FROM bins WHERE item_code = $1 AND warehouse = 'Main Warehouse - MSE'`, [other])).rows[0].q, 50, 'untouched');
+  t.is(
+    (await db.query(`SELECT actual_qty::float8 AS q FROM bins WHERE item_code = $1 AND warehouse = 'Main Warehouse - MSE'`, [other])).rows[0].q,
+    50,
+    'untouched',
+  );
   // an officer approving a vendor's stock request changes that vendor's stock
   const request = await db.query(
     `INSERT INTO stock_update_requests (name, vendor, item_code, action, warehouse, quantity, status, requested_by) VALUES ('SUR-POL-1', $1, $2, 'Set', 'Main Warehouse - MSE', 11, 'Requested', 'test') RETURNING name`,
@@ -170,7 +188,11 @@ test('authorizeApiKeysFor: anyone its own keys, an admin anyone’s; a rep or a 
   refused(t, await as.rep.post('/api/method/svc.auth.generate_keys', { user: 'admin@demo.svc.local' }), 'a rep for the admin');
   const before = (await db.query(`SELECT k.api_key FROM api_keys k JOIN users u ON u.id = k.user_id WHERE u.email = 'admin@demo.svc.local'`)).rows;
   refused(t, await medi.post('/api/method/svc.auth.generate_keys', { user: 'admin@demo.svc.local' }), 'a vendor bearer token for the admin');
-  t.deepEqual((await db.query(`SELECT k.api_key FROM api_keys k JOIN users u ON u.id = k.user_id WHERE u.email = 'admin@demo.svc.local'`)).rows, before, 'no key minted');
+  t.deepEqual(
+    (await db.query(`SELECT k.api_key FROM api_keys k JOIN users u ON u.id = k.user_id WHERE u.email = 'admin@demo.svc.local'`)).rows,
+    before,
+    'no key minted',
+  );
 });
 
 test('hasDeskAccess: a clinic buyer is no system user, staff are; both land on / until the portal exists', async (t) => {
@@ -185,7 +207,13 @@ test('hasDeskAccess: a clinic buyer is no system user, staff are; both land on /
 test('vendorSeesOrder and creditedSalesPersonOf: a vendor reads a submitted order holding its lines (its lines only); a rep’s order is credited to it', async (t) => {
   // another standard vendor's item (RX is a 503A pharmacy, whose items need a prescriber)
   const [mine, theirs, stranger] = await itemsOf(MEDI.name, 'VEN-DEMO-SEP', (await buildVendor()).name);
-  const created = await as.rep.post(SO, orderBody([{ item_code: mine, qty: 1 }, { item_code: theirs, qty: 2 }]));
+  const created = await as.rep.post(
+    SO,
+    orderBody([
+      { item_code: mine, qty: 1 },
+      { item_code: theirs, qty: 2 },
+    ]),
+  );
   t.is(created.status, 200, created.text);
   const name = created.body.data.name;
   t.is((await db.query(`SELECT created_by_sales_person FROM sales_orders WHERE name = $1`, [name])).rows[0].created_by_sales_person, 'Rick Rep');
@@ -193,9 +221,16 @@ test('vendorSeesOrder and creditedSalesPersonOf: a vendor reads a submitted orde
   t.is((await as.rep.put(`${SO}/${name}`, { docstatus: 1 })).status, 200);
   const seen = await medi.get(`${SO}/${name}`);
   t.is(seen.status, 200, seen.text);
-  t.deepEqual(seen.body.data.items.map((l: { item_code: string }) => l.item_code), [mine]);
+  t.deepEqual(
+    seen.body.data.items.map((l: { item_code: string }) => l.item_code),
+    [mine],
+  );
   const other = await as.clinic.post(SO, orderBody([{ item_code: stranger, qty: 1 }]));
-  t.is((await db.query(`SELECT created_by_sales_person FROM sales_orders WHERE name = $1`, [other.body.data.name])).rows[0].created_by_sales_person, null, 'a clinic’s own order');
+  t.is(
+    (await db.query(`SELECT created_by_sales_person FROM sales_orders WHERE name = $1`, [other.body.data.name])).rows[0].created_by_sales_person,
+    null,
+    'a clinic’s own order',
+  );
   await as.clinic.put(`${SO}/${other.body.data.name}`, { docstatus: 1 });
   t.is((await medi.get(`${SO}/${other.body.data.name}`)).status, 404, 'an order without the vendor’s lines');
 });
@@ -224,7 +259,13 @@ test('the registration limit is a route pre-step: once spent, even an invalid re
     `INSERT INTO rate_counters (bucket, window_start, count, expires_at)
      VALUES ('register-vendor:127.0.0.1', to_timestamp(floor(extract(epoch FROM now()) / 3600) * 3600), 20, to_timestamp(floor(extract(epoch FROM now()) / 3600) * 3600) + interval '1 hour')`,
   );
-  const valid = { sales_representative_name: 'Pre Step', email: 'pre.step@test.local', password: 'Pre-Step-Pass-1', country: 'United States', vendor_name: 'Pre Step Supply' };
+  const valid = {
+    sales_representative_name: 'Pre Step',
+    email: 'pre.step@test.local',
+    password: 'Pre-Step-Pass-1',
+    country: 'United States',
+    vendor_name: 'Pre Step Supply',
+  };
   for (const body of [valid, { nonsense: true }]) {
     const res = await new Client(app.url).post('/api/method/svc.api.register_vendor', body);
     t.is(res.status, 429, res.text);

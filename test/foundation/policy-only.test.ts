@@ -35,14 +35,25 @@ const ROLE_QUERIES = new Set(['includes', 'some', 'every', 'indexOf', 'find', 'f
 function readsRoles(node: ts.Node): boolean {
   if (!ts.isPropertyAccessExpression(node) || node.name.text !== 'roles') return false;
   const parent = node.parent;
-  return (ts.isPropertyAccessExpression(parent) && parent.expression === node && ROLE_QUERIES.has(parent.name.text)) || (ts.isElementAccessExpression(parent) && parent.expression === node);
+  return (
+    (ts.isPropertyAccessExpression(parent) && parent.expression === node && ROLE_QUERIES.has(parent.name.text)) ||
+    (ts.isElementAccessExpression(parent) && parent.expression === node)
+  );
 }
 
 /** `x.type === 'vendor'` and the like (either side, any equality operator). */
 function comparesActorType(node: ts.Node): boolean {
   if (!ts.isBinaryExpression(node)) return false;
   const op = node.operatorToken.kind;
-  if (![ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken].includes(op)) return false;
+  if (
+    ![
+      ts.SyntaxKind.EqualsEqualsEqualsToken,
+      ts.SyntaxKind.ExclamationEqualsEqualsToken,
+      ts.SyntaxKind.EqualsEqualsToken,
+      ts.SyntaxKind.ExclamationEqualsToken,
+    ].includes(op)
+  )
+    return false;
   const isType = (e: ts.Expression) => ts.isPropertyAccessExpression(e) && e.name.text === 'type';
   const isActorType = (e: ts.Expression) => ts.isStringLiteralLike(e) && ACTOR_TYPES.has(e.text);
   return (isType(node.left) && isActorType(node.right)) || (isType(node.right) && isActorType(node.left));
@@ -74,7 +85,10 @@ test('outside src/auth/policy, no source file decides by role or actor type', (t
 });
 
 test('the check catches the hand-written role checks it exists for, and lets resource names pass', (t) => {
-  const caught = decisionsIn(parse('src/x/x.service.ts', `
+  const caught = decisionsIn(
+    parse(
+      'src/x/x.service.ts',
+      `
     if (actor.roles.includes('Customer')) allow();
     const STAFF = ['Operations', 'Sales Rep'];
     if (actor.type === 'vendor') deny();
@@ -82,16 +96,36 @@ test('the check catches the hand-written role checks it exists for, and lets res
     if (hasRole(actor, ...STAFF)) allow();
     const first = actor.roles[0];
     route({ roles: ['Marketplace Admin'] });
-  `));
-  t.deepEqual(caught.map((c) => c.replace(/^src\/x\/x\.service\.ts:\d+ /, '').split(' (')[0]), [
-    "reads an actor's roles", "names the role 'Customer'", "names the role 'Operations'", "names the role 'Sales Rep'",
-    "compares an actor's type", "compares an actor's type", 'calls hasRole()', "reads an actor's roles", "names the role 'Marketplace Admin'",
-  ]);
-  t.deepEqual(decisionsIn(parse('src/x/x.doctypes.ts', `
+  `,
+    ),
+  );
+  t.deepEqual(
+    caught.map((c) => c.replace(/^src\/x\/x\.service\.ts:\d+ /, '').split(' (')[0]),
+    [
+      "reads an actor's roles",
+      "names the role 'Customer'",
+      "names the role 'Operations'",
+      "names the role 'Sales Rep'",
+      "compares an actor's type",
+      "compares an actor's type",
+      'calls hasRole()',
+      "reads an actor's roles",
+      "names the role 'Marketplace Admin'",
+    ],
+  );
+  t.deepEqual(
+    decisionsIn(
+      parse(
+        'src/x/x.doctypes.ts',
+        `
     registerDocType({ name: 'Customer', from: 'customers t' });
     authorize(actor, 'read', 'Customer');
     recordAudit(tx, actor, { object_type: 'Customer' });
     log('Customer portal'); // a sentence, not a role
     io.out(created.roles.join(', ')); // printed, not decided
-  `)), []);
+  `,
+      ),
+    ),
+    [],
+  );
 });

@@ -45,7 +45,10 @@ for (const [email, visible] of Object.entries(SEES)) {
     const c = clients[email];
     t.deepEqual(names(await c.get('/api/resource/Customer', { limit: 0 })), visible);
     t.deepEqual((await c.get('/api/method/frappe.client.get_count', { doctype: 'Customer' })).body, { message: visible.length });
-    t.deepEqual((await c.get('/api/method/frappe.client.get_list', { doctype: 'Customer', limit_page_length: 0 })).body.message.map((r: { name: string }) => r.name), visible);
+    t.deepEqual(
+      (await c.get('/api/method/frappe.client.get_list', { doctype: 'Customer', limit_page_length: 0 })).body.message.map((r: { name: string }) => r.name),
+      visible,
+    );
     for (const name of ALL_CUSTOMERS) {
       const res = await c.get(`/api/resource/Customer/${name}`);
       if (visible.includes(name)) {
@@ -57,7 +60,9 @@ for (const [email, visible] of Object.entries(SEES)) {
         // the same answer as a customer that does not exist
         const missing = await c.get('/api/resource/Customer/CUST-NONE');
         t.is(res.body._server_messages, missing.body._server_messages.replace('CUST-NONE', name));
-        t.deepEqual((await c.get('/api/method/frappe.client.get_value', { doctype: 'Customer', fieldname: 'customer_name', filters: name })).body, { message: {} });
+        t.deepEqual((await c.get('/api/method/frappe.client.get_value', { doctype: 'Customer', fieldname: 'customer_name', filters: name })).body, {
+          message: {},
+        });
         t.deepEqual((await c.get('/api/resource/Customer', { filters: { name } })).body.data, []);
       }
     }
@@ -73,7 +78,10 @@ test('Address: a clinic sees only its own addresses; a rep those of its customer
   t.is((await clients['clinic2@demo.svc.local'].get('/api/resource/Address/CUST-0002-Shipping')).status, 200);
   t.deepEqual(names(await clients['rep@demo.svc.local'].get('/api/resource/Address')), ['CUST-0001-Annex', 'CUST-0001-Shipping', 'CUST-T1-Shipping']);
   t.deepEqual(names(await clients['west.rep@demo.svc.local'].get('/api/resource/Address')), ['CUST-0002-Shipping', 'CUST-T1-Shipping', 'CUST-T3-Shipping']);
-  t.deepEqual((await clients['clinic@demo.svc.local'].get('/api/method/frappe.client.get_count', { doctype: 'Address', filters: { customer: 'CUST-0002' } })).body, { message: 0 });
+  t.deepEqual(
+    (await clients['clinic@demo.svc.local'].get('/api/method/frappe.client.get_count', { doctype: 'Address', filters: { customer: 'CUST-0002' } })).body,
+    { message: 0 },
+  );
   t.is((await clients['vendor@demo.svc.local'].get('/api/resource/Address')).status, 403);
 });
 
@@ -83,7 +91,12 @@ test('Price List: a customer sees Standard Selling and its own list only', async
   t.is((await clients['clinic@demo.svc.local'].get('/api/resource/Price List/Wholesale')).status, 404);
   t.is((await clients['clinic2@demo.svc.local'].get('/api/resource/Price List/Contract Pricing')).status, 404);
   t.is((await clients['clinic2@demo.svc.local'].get('/api/resource/Price List/Wholesale')).status, 200);
-  t.deepEqual(names(await clients['rep@demo.svc.local'].get('/api/resource/Price List')), ['Contract Pricing', 'Sales Channel', 'Standard Selling', 'Wholesale']);
+  t.deepEqual(names(await clients['rep@demo.svc.local'].get('/api/resource/Price List')), [
+    'Contract Pricing',
+    'Sales Channel',
+    'Standard Selling',
+    'Wholesale',
+  ]);
 });
 
 test('Sales Person: a rep sees itself, a manager its team; customers may not read the tree', async (t) => {
@@ -97,7 +110,11 @@ test('Sales Person: a rep sees itself, a manager its team; customers may not rea
 });
 
 test('roles without read access are refused with 403 (function level), not an empty list', async (t) => {
-  for (const [email, doctype] of [['vendor@demo.svc.local', 'Customer'], ['clinic@demo.svc.local', 'Territory'], ['catalog@demo.svc.local', 'Sales Person']] as const) {
+  for (const [email, doctype] of [
+    ['vendor@demo.svc.local', 'Customer'],
+    ['clinic@demo.svc.local', 'Territory'],
+    ['catalog@demo.svc.local', 'Sales Person'],
+  ] as const) {
     const res = await clients[email].get(`/api/resource/${doctype}`);
     t.is(res.status, 403, `${email} ${doctype}`);
     t.deepEqual(JSON.parse(JSON.parse(res.body._server_messages)[0]).message, `Not permitted to read ${doctype}`);
@@ -116,7 +133,10 @@ test('the policy module: system actors pass, unknown resources fail closed, reco
   const clinic: Actor = { type: 'user', id: 'u1', roles: ['Customer'], customer: 'CUST-0001', via: 'token' };
   t.true(can(clinic, 'read', 'Customer', { name: 'CUST-0001', territory: 'East', assigned_rep: 'Rick Rep' }));
   t.false(can(clinic, 'read', 'Customer', { name: 'CUST-0002', territory: 'West', assigned_rep: 'Wendy West' }));
-  t.throws(() => authorize(clinic, 'read', 'Customer', { name: 'CUST-0002', territory: 'West', assigned_rep: null }), { instanceOf: NotFoundError, message: 'Customer CUST-0002 not found' });
+  t.throws(() => authorize(clinic, 'read', 'Customer', { name: 'CUST-0002', territory: 'West', assigned_rep: null }), {
+    instanceOf: NotFoundError,
+    message: 'Customer CUST-0002 not found',
+  });
   t.throws(() => authorize(clinic, 'update', 'Customer'), { instanceOf: PermissionError });
   const scope = scopeOf(clinic, 'Customer', 'c');
   t.is(scope.sql, 'c.name = $scope_customer');

@@ -28,7 +28,9 @@ test.after.always(async () => {
 });
 
 test.serial('unplugged, every port refuses to answer (nothing decided or sent blind)', async (t) => {
-  await t.throwsAsync(() => createUser(systemActor('test:ports'), { email: 'unplugged@test.local', roles: ['Customer'] }), { message: /no access policy plugged in/ });
+  await t.throwsAsync(() => createUser(systemActor('test:ports'), { email: 'unplugged@test.local', roles: ['Customer'] }), {
+    message: /no access policy plugged in/,
+  });
   t.throws(() => orderPartiesOf('SO-NONE'), { message: /no order parties lookup plugged in/ });
   t.throws(() => webhookPorts(), { message: /no webhook ports plugged in/ });
 });

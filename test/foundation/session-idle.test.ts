@@ -35,10 +35,12 @@ test('T33: idle past the timeout → 401; a write without CSRF → 403; the cook
   const pg = await pgClient(app.dbUrl);
   try {
     const sidHash = sha256Hex(session.auth.cookie!.match(/sid=([^;]+)/)![1]);
-    const secondsLeft = async () => (await pg.query(`SELECT extract(epoch FROM expires_at - now())::float8 AS s FROM sessions WHERE id_hash = $1`, [sidHash])).rows[0].s as number;
+    const secondsLeft = async () =>
+      (await pg.query(`SELECT extract(epoch FROM expires_at - now())::float8 AS s FROM sessions WHERE id_hash = $1`, [sidHash])).rows[0].s as number;
     const { rows } = await pg.query(`SELECT extract(epoch FROM expires_at - created_at)::float8 AS idle FROM sessions WHERE id_hash = $1`, [sidHash]);
     t.true(Math.abs(rows[0].idle - 3) < 0.5, String(rows[0].idle));
-    const age = (lastSeen: string, left: string) => pg.query(`UPDATE sessions SET last_seen_at = now() - $2::interval, expires_at = now() + $3::interval WHERE id_hash = $1`, [sidHash, lastSeen, left]);
+    const age = (lastSeen: string, left: string) =>
+      pg.query(`UPDATE sessions SET last_seen_at = now() - $2::interval, expires_at = now() + $3::interval WHERE id_hash = $1`, [sidHash, lastSeen, left]);
     // seen 1 s ago (under half the timeout): the expiry is not rewritten
     await age('1 second', '2 seconds');
     t.is((await session.get('/api/method/frappe.auth.get_logged_user')).status, 200);

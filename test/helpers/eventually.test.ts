@@ -4,12 +4,15 @@ import { consistently, eventually } from './eventually.js';
 
 test('eventually returns the first value that is not undefined, null or false, and retries what throws', async (t) => {
   let calls = 0;
-  const value = await eventually(() => {
-    calls += 1;
-    if (calls === 1) throw new Error('not yet');
-    if (calls === 2) return null;
-    return calls === 3 ? false : { calls };
-  }, { intervalMs: 1 });
+  const value = await eventually(
+    () => {
+      calls += 1;
+      if (calls === 1) throw new Error('not yet');
+      if (calls === 2) return null;
+      return calls === 3 ? false : { calls };
+    },
+    { intervalMs: 1 },
+  );
   t.deepEqual(value, { calls: 4 });
   t.is(await eventually(() => 0, { intervalMs: 1 }), 0, 'zero and empty strings are values');
 });
@@ -17,10 +20,13 @@ test('eventually returns the first value that is not undefined, null or false, a
 test('eventually fails after its deadline, naming what it waited for and the last failure', async (t) => {
   let calls = 0;
   const err = await t.throwsAsync(
-    eventually(() => {
-      calls += 1;
-      return Promise.reject(new Error(`attempt ${calls} failed`));
-    }, { timeoutMs: 50, intervalMs: 5, message: 'the row to be done' }),
+    eventually(
+      () => {
+        calls += 1;
+        return Promise.reject(new Error(`attempt ${calls} failed`));
+      },
+      { timeoutMs: 50, intervalMs: 5, message: 'the row to be done' },
+    ),
   );
   t.regex(err.message, /^timed out after 50 ms waiting for the row to be done; last check: attempt \d+ failed$/);
   t.is(err.message, `timed out after 50 ms waiting for the row to be done; last check: attempt ${calls} failed`);

@@ -26,7 +26,15 @@ import { syncProducts } from '../../src/vendor-api/products.service.js';
 import { vendorActor } from '../../src/vendor-api/tokens.service.js';
 import { reviewProduct } from '../../src/vendors/product-review.service.js';
 import {
-  approveVendor, generateCredentials, loadVendorForAuth, registerVendor, rejectVendor, setApiEnabled, setSuspended, setWebhook, updateVendorSettings,
+  approveVendor,
+  generateCredentials,
+  loadVendorForAuth,
+  registerVendor,
+  rejectVendor,
+  setApiEnabled,
+  setSuspended,
+  setWebhook,
+  updateVendorSettings,
 } from '../../src/vendors/vendor-profile.service.js';
 
 /** The admin every factory acts as (audit rows name it). */
@@ -134,11 +142,18 @@ export async function buildCustomer(overrides: CustomerOverrides = {}): Promise<
     shipping_address_name: overrides.address === false ? undefined : `${name}-Shipping`,
   };
   await withTransaction(undefined, async (transaction) => {
-    await execute(`INSERT INTO customers (name, customer_name, territory, price_list, assigned_rep, email) VALUES ($1, $2, $3, $4, $5, $6)`,
-      [c.name, c.customer_name, c.territory, c.price_list, c.assigned_rep, overrides.email ?? null], { transaction });
+    await execute(
+      `INSERT INTO customers (name, customer_name, territory, price_list, assigned_rep, email) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [c.name, c.customer_name, c.territory, c.price_list, c.assigned_rep, overrides.email ?? null],
+      { transaction },
+    );
     if (c.shipping_address_name) {
-      await execute(`INSERT INTO addresses (name, customer, address_title, address_line1, city, country, is_shipping_address, is_primary_address)
-                     VALUES ($1, $2, $3, '1 Factory Road', 'Newark', 'United States', true, true)`, [c.shipping_address_name, c.name, c.customer_name], { transaction });
+      await execute(
+        `INSERT INTO addresses (name, customer, address_title, address_line1, city, country, is_shipping_address, is_primary_address)
+                     VALUES ($1, $2, $3, '1 Factory Road', 'Newark', 'United States', true, true)`,
+        [c.shipping_address_name, c.name, c.customer_name],
+        { transaction },
+      );
     }
   });
   return c;
@@ -184,7 +199,13 @@ export async function buildVendor(overrides: VendorOverrides = {}): Promise<Buil
   const email = overrides.email ?? `${unique('vendor')}@factory.test`;
   const password = overrides.password ?? 'factory-vendor-password';
   const vendorName = overrides.vendor_name ?? `Factory Vendor ${email.split('@')[0]}`;
-  const { name } = (await registerVendor({ sales_representative_name: vendorName, vendor_name: vendorName, email, password, country: overrides.country ?? 'United States' })) as { name: string };
+  const { name } = (await registerVendor({
+    sales_representative_name: vendorName,
+    vendor_name: vendorName,
+    email,
+    password,
+    country: overrides.country ?? 'United States',
+  })) as { name: string };
   const status = overrides.status ?? 'Approved';
   if (status === 'Approved') await approveVendor(admin, name);
   if (status === 'Rejected') await rejectVendor(admin, name);
@@ -259,7 +280,8 @@ export async function buildItem(overrides: ItemOverrides = {}): Promise<string> 
   const prices = overrides.prices ?? (overrides.price === null ? {} : { 'Standard Selling': overrides.price ?? 10 });
   const sku = overrides.sku ?? unique(overrides.prefix ?? 'T');
   const itemCode = overrides.vendor === null ? await marketplaceItem(sku, overrides, prices) : await vendorItem(sku, overrides, prices);
-  for (const [warehouse, qty] of Object.entries(overrides.stock ?? { [MAIN]: 50 })) await setStock(admin, { item_code: itemCode, warehouse, qty, reason: 'test factory' });
+  for (const [warehouse, qty] of Object.entries(overrides.stock ?? { [MAIN]: 50 }))
+    await setStock(admin, { item_code: itemCode, warehouse, qty, reason: 'test factory' });
   if (overrides.mapping) await setProductMapping(admin, itemCode, overrides.mapping);
   return itemCode;
 }
@@ -271,11 +293,21 @@ async function vendorItem(sku: string, overrides: ItemOverrides, prices: Record<
     throw new Error(`vendor ${overrides.vendor} cannot make ${overrides.is503a ? 'a 503A' : 'a standard'} item`);
   }
   const [first, ...more] = Object.entries(prices);
-  const record = { sku, name: overrides.item_name ?? `Test Item ${sku}`, description: '<p>test item</p>', group: overrides.group ?? 'Medical Supplies', uom: overrides.uom ?? 'Nos', ...(first ? { price_list: first[0], price: first[1] } : {}) };
+  const record = {
+    sku,
+    name: overrides.item_name ?? `Test Item ${sku}`,
+    description: '<p>test item</p>',
+    group: overrides.group ?? 'Medical Supplies',
+    uom: overrides.uom ?? 'Nos',
+    ...(first ? { price_list: first[0], price: first[1] } : {}),
+  };
   const [outcome] = (await syncProducts(actor, [record])).results;
   if (!outcome?.ok) throw new Error(`sync.products refused ${sku}: ${JSON.stringify(outcome)}`);
   if (more.length) {
-    const answer = await syncPrices(actor, more.map(([price_list, price]) => ({ sku, price_list, price })));
+    const answer = await syncPrices(
+      actor,
+      more.map(([price_list, price]) => ({ sku, price_list, price })),
+    );
     if (answer.failed) throw new Error(`sync.prices refused ${sku}: ${JSON.stringify(answer.results)}`);
   }
   const { medgrid_item_code: itemCode, workflow_state: state } = outcome.result;
@@ -289,10 +321,21 @@ async function marketplaceItem(sku: string, overrides: ItemOverrides, prices: Re
   await withTransaction(undefined, async (transaction) => {
     await execute(
       `INSERT INTO items (item_code, item_name, description, stock_uom, item_group, workflow_state, published, is_503a) VALUES ($1, $2, '<p>test item</p>', $3, $4, $5, $6, $7)`,
-      [sku, overrides.item_name ?? `Test Item ${sku}`, overrides.uom ?? 'Nos', overrides.group ?? 'Medical Supplies', approved ? 'Approved' : 'Pending', approved, overrides.is503a ?? false],
+      [
+        sku,
+        overrides.item_name ?? `Test Item ${sku}`,
+        overrides.uom ?? 'Nos',
+        overrides.group ?? 'Medical Supplies',
+        approved ? 'Approved' : 'Pending',
+        approved,
+        overrides.is503a ?? false,
+      ],
       { transaction },
     );
-    await upsertItemPriceRows(Object.entries(prices).map(([price_list, rate]) => ({ item_code: sku, price_list, rate, uom: overrides.uom ?? 'Nos' })), { transaction });
+    await upsertItemPriceRows(
+      Object.entries(prices).map(([price_list, rate]) => ({ item_code: sku, price_list, rate, uom: overrides.uom ?? 'Nos' })),
+      { transaction },
+    );
   });
   return sku;
 }

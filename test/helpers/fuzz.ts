@@ -19,9 +19,45 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
   around(loneSurrogate),
   fc.tuple(fc.integer({ min: 10_000, max: 40_000 }), fc.constantFrom('x', 'é', '😀', '%', ' ')).map(([n, c]) => c.repeat(n)),
   fc.integer({ min: 10_000, max: 20_000 }).map((n) => `${'a'.repeat(n)}\u0000`),
-  fc.constantFrom('', ' ', 'null', 'undefined', 'NaN', 'Infinity', '-Infinity', '-1', '-0', '0', '1e20', '1e309', '-1e309', '0x10', '1.5', '9'.repeat(400),
-    "' OR 1=1 --", '"; DROP TABLE users; --', '[', '{', '[]', '{}', '[["name","=","x"]]', '[["name","regexp","x"]]', '[["name","=","a\\u0000b"]]', '["\\ud800"]',
-    '{"name":["in",[]]}', '*', '%', '%00', '../../etc/passwd', 'CUST-0001', 'Main Warehouse - MSE', 'admin@demo.svc.local', '2026-02-30', '2026-11-22', 'true'),
+  fc.constantFrom(
+    '',
+    ' ',
+    'null',
+    'undefined',
+    'NaN',
+    'Infinity',
+    '-Infinity',
+    '-1',
+    '-0',
+    '0',
+    '1e20',
+    '1e309',
+    '-1e309',
+    '0x10',
+    '1.5',
+    '9'.repeat(400),
+    "' OR 1=1 --",
+    '"; DROP TABLE users; --',
+    '[',
+    '{',
+    '[]',
+    '{}',
+    '[["name","=","x"]]',
+    '[["name","regexp","x"]]',
+    '[["name","=","a\\u0000b"]]',
+    '["\\ud800"]',
+    '{"name":["in",[]]}',
+    '*',
+    '%',
+    '%00',
+    '../../etc/passwd',
+    'CUST-0001',
+    'Main Warehouse - MSE',
+    'admin@demo.svc.local',
+    '2026-02-30',
+    '2026-11-22',
+    'true',
+  ),
 );
 
 /** Numbers past every column's range, negative, fractional, and the IEEE specials (JSON turns those into null). */
@@ -41,7 +77,9 @@ export function nested(depth: number, arrays: boolean): unknown {
 }
 
 /** Nesting just under the edge's limit (32) and far past it. */
-export const deepValue = fc.tuple(fc.oneof(fc.integer({ min: 20, max: 31 }), fc.integer({ min: 100, max: 400 })), fc.boolean()).map(([d, arrays]) => nested(d, arrays));
+export const deepValue = fc
+  .tuple(fc.oneof(fc.integer({ min: 20, max: 31 }), fc.integer({ min: 100, max: 400 })), fc.boolean())
+  .map(([d, arrays]) => nested(d, arrays));
 
 export const hostile: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: hostileString },
@@ -54,7 +92,15 @@ export const hostile: fc.Arbitrary<unknown> = fc.oneof(
 const ITEM = 'DEMO-N95';
 const sku = fc.integer({ min: 1, max: 40 }).map((n) => `FZ-${n}`);
 
-const product = sku.map((s) => ({ sku: s, name: `Fuzz product ${s}`, description: 'A product of the fuzz test', price: 12.5, cost: 3, uom: 'Box', price_list: 'Standard Selling' }));
+const product = sku.map((s) => ({
+  sku: s,
+  name: `Fuzz product ${s}`,
+  description: 'A product of the fuzz test',
+  price: 12.5,
+  cost: 3,
+  uom: 'Box',
+  price_list: 'Standard Selling',
+}));
 const records = <T>(one: fc.Arbitrary<T>) => fc.array(one, { minLength: 1, maxLength: 4 });
 
 /** Plausible arguments of the routes whose bodies reach the database, keyed by method name or `METHOD path`. */
@@ -64,23 +110,47 @@ export const templates: Record<string, fc.Arbitrary<Record<string, unknown>>> = 
   'svc.api.v1.sync.inventory': records(sku.map((s) => ({ sku: s, warehouse: 'Medisource Main', quantity: 20 }))).map((inventory) => ({ inventory })),
   'svc.api.v1.sync.product_status': records(sku.map((s) => ({ sku: s }))).map((items) => ({ items })),
   'svc.api.v1.sync.orders': fc.constant({ since: '2026-01-01', status: 'To Deliver', page: 1, page_length: 20 }),
-  'svc.api.v1.sync.fulfillment': fc.constant({ data: { sales_order: 'SO-FUZZ-1', tracking_number: '1Z999', carrier: 'UPS', status: 'Shipped', items: [{ item_code: ITEM, qty: 1, lot_number: 'L1' }] } }),
+  'svc.api.v1.sync.fulfillment': fc.constant({
+    data: { sales_order: 'SO-FUZZ-1', tracking_number: '1Z999', carrier: 'UPS', status: 'Shipped', items: [{ item_code: ITEM, qty: 1, lot_number: 'L1' }] },
+  }),
   'svc.api.v1.pharmacy.fulfillment': fc.constant({ data: { sales_order: 'SO-FUZZ-1', tracking_number: '1Z999', carrier: 'UPS', status: 'Shipped' } }),
-  'svc.api.v1.sync.vendor_details': fc.constant({ vendor_name: 'Medisource Supply Co.', phone: '555-0100', contact_name: 'Pat', address: { address_line1: '1 Main St', city: 'Reno', country: 'United States' } }),
+  'svc.api.v1.sync.vendor_details': fc.constant({
+    vendor_name: 'Medisource Supply Co.',
+    phone: '555-0100',
+    contact_name: 'Pat',
+    address: { address_line1: '1 Main St', city: 'Reno', country: 'United States' },
+  }),
   'svc.api.v1.warehouse.create': sku.map((s) => ({ warehouse_name: `Fuzz ${s}`, label: 'fuzz' })),
   'svc.api.v1.auth.token': fc.constant({ client_id: 'svcv_nobody', client_secret: 'wrong' }),
   'POST /api/resource/{doctype}': fc.constant({
-    customer: 'CUST-0001', transaction_date: '2026-11-22', delivery_date: '2026-12-01', price_list: 'Contract Pricing', shipping_address_name: 'CUST-0001-Shipping',
+    customer: 'CUST-0001',
+    transaction_date: '2026-11-22',
+    delivery_date: '2026-12-01',
+    price_list: 'Contract Pricing',
+    shipping_address_name: 'CUST-0001-Shipping',
     items: [{ item_code: ITEM, qty: 1, rate: 10, warehouse: 'Main Warehouse - MSE' }],
   }),
   'PUT /api/resource/{doctype}/{name}': fc.constant({ delivery_date: '2026-12-02', items: [{ item_code: ITEM, qty: 2, warehouse: 'Main Warehouse - MSE' }] }),
-  'GET /api/resource/{doctype}': fc.constant({ fields: '["name"]', filters: '[["name","like","%a%"]]', order_by: 'modified desc', limit_start: 0, limit_page_length: 20 }),
+  'GET /api/resource/{doctype}': fc.constant({
+    fields: '["name"]',
+    filters: '[["name","like","%a%"]]',
+    order_by: 'modified desc',
+    limit_start: 0,
+    limit_page_length: 20,
+  }),
   'frappe.client.get_list': fc.constant({ doctype: 'Item', fields: '["name","item_name"]', filters: '{"item_name":["like","%a%"]}', limit_page_length: 5 }),
   'frappe.client.get_count': fc.constant({ doctype: 'Sales Order', filters: '[["customer","=","CUST-0001"]]' }),
   'frappe.client.get_value': fc.constant({ doctype: 'Customer', fieldname: '["customer_name"]', filters: '{"name":"CUST-0001"}' }),
   'svc.orders.place_order': fc.constant({ customer_id: 'CUST-0001', product_id: ITEM, quantity: 1 }),
   'svc.api.create_stock_update_request': fc.constant({ item: 'FZ-1', action: 'Add', warehouse: 'Main Warehouse - MSE', quantity: 5, reason: 'count' }),
-  'svc.api.register_vendor': sku.map((s) => ({ sales_representative_name: 'Sam', email: `${s.toLowerCase()}@fuzz.example`, password: 'Fuzz-Password-2026!', country: 'United States', profile_url: 'https://fuzz.example', vendor_name: `Fuzz ${s}` })),
+  'svc.api.register_vendor': sku.map((s) => ({
+    sales_representative_name: 'Sam',
+    email: `${s.toLowerCase()}@fuzz.example`,
+    password: 'Fuzz-Password-2026!',
+    country: 'United States',
+    profile_url: 'https://fuzz.example',
+    vendor_name: `Fuzz ${s}`,
+  })),
   login: fc.constant({ usr: 'nobody@fuzz.example', pwd: 'wrong' }),
 };
 
@@ -107,7 +177,14 @@ function setAt(body: Record<string, unknown>, path: Path, value: unknown): Recor
 
 /** The template with one to three of its places (or a new key) replaced by hostile values. */
 export function mutated(template: fc.Arbitrary<Record<string, unknown>>, extraKeys: string[]): fc.Arbitrary<Record<string, unknown>> {
-  return fc.tuple(template, fc.array(fc.tuple(fc.nat(), fc.oneof(fc.constantFrom(...extraKeys, 'x'), fc.string({ maxLength: 6 })), hostile, fc.boolean()), { minLength: 1, maxLength: 3 }))
+  return fc
+    .tuple(
+      template,
+      fc.array(fc.tuple(fc.nat(), fc.oneof(fc.constantFrom(...extraKeys, 'x'), fc.string({ maxLength: 6 })), hostile, fc.boolean()), {
+        minLength: 1,
+        maxLength: 3,
+      }),
+    )
     .map(([body, changes]) => {
       let out = body;
       for (const [pick, key, value, existing] of changes) {

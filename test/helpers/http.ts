@@ -23,13 +23,27 @@ export interface ClientAuth {
 }
 
 export class Client {
-  constructor(readonly baseUrl: string, readonly auth: ClientAuth = {}) {}
+  constructor(
+    readonly baseUrl: string,
+    readonly auth: ClientAuth = {},
+  ) {}
 
   with(auth: ClientAuth): Client {
     return new Client(this.baseUrl, { ...this.auth, ...auth });
   }
 
-  async request<T = Json>(method: string, path: string, opts: { json?: unknown; form?: Record<string, string>; query?: Record<string, unknown>; headers?: Record<string, string>; raw?: string | Buffer; csrf?: boolean } = {}): Promise<HttpResponse<T>> {
+  async request<T = Json>(
+    method: string,
+    path: string,
+    opts: {
+      json?: unknown;
+      form?: Record<string, string>;
+      query?: Record<string, unknown>;
+      headers?: Record<string, string>;
+      raw?: string | Buffer;
+      csrf?: boolean;
+    } = {},
+  ): Promise<HttpResponse<T>> {
     const url = new URL(path.replace(/ /g, '%20'), this.baseUrl);
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, typeof v === 'string' ? v : JSON.stringify(v));
     const headers: Record<string, string> = { accept: 'application/json', ...(this.auth.headers ?? {}), ...(opts.headers ?? {}) };

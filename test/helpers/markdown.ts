@@ -67,7 +67,13 @@ export function missingExpected(output: string, expected: string[]): string | un
   for (const text of expected) {
     const pattern = text
       .split('…')
-      .map((part) => part.trim().split(/\s+/).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('\\s+'))
+      .map((part) =>
+        part
+          .trim()
+          .split(/\s+/)
+          .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+          .join('\\s+'),
+      )
       .join('[\\s\\S]*?');
     const re = new RegExp(pattern, 'g');
     re.lastIndex = from;

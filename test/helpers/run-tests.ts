@@ -91,7 +91,15 @@ function runAva(adminUrl: string, template: string, coverageEnv: Record<string, 
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [avaBin, ...process.argv.slice(2)], {
       cwd: projectRoot,
-      env: { ...process.env, ...coverageEnv, SVC_ENV: 'test', SVC_TEST_ADMIN_URL: adminUrl, SVC_TEST_TEMPLATE: template, SVC_TEST_RUN: String(process.pid), FORCE_COLOR: '0' },
+      env: {
+        ...process.env,
+        ...coverageEnv,
+        SVC_ENV: 'test',
+        SVC_TEST_ADMIN_URL: adminUrl,
+        SVC_TEST_TEMPLATE: template,
+        SVC_TEST_RUN: String(process.pid),
+        FORCE_COLOR: '0',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     ava = child;
@@ -110,8 +118,12 @@ function runAva(adminUrl: string, template: string, coverageEnv: Record<string, 
 /** Drops this run's databases, stops the embedded server and removes its folder. */
 async function cleanUp(res: Resources): Promise<void> {
   if (res.admin) {
-    const leftovers = await res.admin.query(`SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname = $2`, [`svc_t_${process.pid}_%`, res.template ?? '']);
-    for (const row of leftovers.rows as { datname: string }[]) await res.admin.query(`DROP DATABASE IF EXISTS ${row.datname} WITH (FORCE)`).catch(() => undefined);
+    const leftovers = await res.admin.query(`SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname = $2`, [
+      `svc_t_${process.pid}_%`,
+      res.template ?? '',
+    ]);
+    for (const row of leftovers.rows as { datname: string }[])
+      await res.admin.query(`DROP DATABASE IF EXISTS ${row.datname} WITH (FORCE)`).catch(() => undefined);
     await res.admin.end();
   }
   await res.stopEmbedded?.();
@@ -142,7 +154,12 @@ async function main(): Promise<number> {
   const covered = coverage ? await coverage.report((text) => process.stdout.write(text)) : true;
   const count = (re: RegExp) => Number(output.match(re)?.[1] ?? 0);
   const passed = count(/(\d+) tests? passed/);
-  const failed = count(/(\d+) tests? failed/) + count(/(\d+) uncaught exceptions?/) + count(/(\d+) unhandled rejections?/) + count(/(\d+) tests? remained pending/) + count(/(\d+) timed out/);
+  const failed =
+    count(/(\d+) tests? failed/) +
+    count(/(\d+) uncaught exceptions?/) +
+    count(/(\d+) unhandled rejections?/) +
+    count(/(\d+) tests? remained pending/) +
+    count(/(\d+) timed out/);
   // ava's summary leaves out the passed count when some test failed: count the ticks then
   const ticks = output.match(/^\s*✔/gm)?.length ?? 0;
   const passedLine = passed || (code === 0 ? count(/(\d+) passed/) : 0) || ticks;

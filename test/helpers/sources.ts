@@ -53,7 +53,8 @@ function resolveSpecifier(from: string, specifier: string): string {
 export function importsOf(src: Source): ImportRef[] {
   const refs: ImportRef[] = [];
   const add = (node: ts.Node, specifier: ts.Expression | undefined, typeOnly: boolean, dynamic: boolean) => {
-    if (specifier && ts.isStringLiteralLike(specifier)) refs.push({ from: src.path, target: resolveSpecifier(src.path, specifier.text), line: lineOf(node), typeOnly, dynamic });
+    if (specifier && ts.isStringLiteralLike(specifier))
+      refs.push({ from: src.path, target: resolveSpecifier(src.path, specifier.text), line: lineOf(node), typeOnly, dynamic });
   };
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node)) add(node, node.moduleSpecifier, Boolean(node.importClause?.isTypeOnly), false);

@@ -56,7 +56,11 @@ test('curl (Accept: */*) gets the page; a client asking only for JSON gets the s
   const json = await app.http.get('/');
   t.is(json.status, 200);
   t.regex(json.headers.get('content-type') ?? '', /^application\/json/);
-  t.deepEqual(json.body, { service: 'svc', links: { docs: '/docs', openapi: '/openapi.json', ping: '/api/method/ping' }, authentication: 'README.md, section Authentication' });
+  t.deepEqual(json.body, {
+    service: 'svc',
+    links: { docs: '/docs', openapi: '/openapi.json', ping: '/api/method/ping' },
+    authentication: 'README.md, section Authentication',
+  });
 });
 
 test('the portal link appears once a /portal route exists, and a customer then lands there', async (t) => {

@@ -60,11 +60,13 @@ test('findTextProblem names the first bad place; keys are escaped; skipped keys 
 });
 
 test.serial('sync.products: the record holding NUL fails alone; the two others are written', async (t) => {
-  const res = await v1(medi, 'sync.products', { products: [
-    { sku: 'NUL-OK-1', name: 'Gauze Pads', price: 4 },
-    { sku: 'NUL-BAD-1', name: 'Gauze\u0000Pads', price: 4 },
-    { sku: 'NUL-OK-2', name: 'Swabs', price: 2 },
-  ] });
+  const res = await v1(medi, 'sync.products', {
+    products: [
+      { sku: 'NUL-OK-1', name: 'Gauze Pads', price: 4 },
+      { sku: 'NUL-BAD-1', name: 'Gauze\u0000Pads', price: 4 },
+      { sku: 'NUL-OK-2', name: 'Swabs', price: 2 },
+    ],
+  });
   t.is(res.status, 200, res.text);
   t.like(res.body.message, { total: 3, succeeded: 2, failed: 1 });
   t.deepEqual(res.body.message.results[1], { index: 1, sku: 'NUL-BAD-1', ok: false, status: null, error: `name: ${NUL}`, error_type: 'ValidationError' });
@@ -75,7 +77,13 @@ test.serial('sync.products: the record holding NUL fails alone; the two others a
 });
 
 test.serial('sync.products under an Idempotency-Key: a NUL sku and a lone surrogate fail alone, and the stored answer replays', async (t) => {
-  const body = { products: [{ sku: 'NUL-IK-\u0000', name: 'x' }, { sku: 'NUL-IK-2', name: 'Lone \ud83d half' }, { sku: 'NUL-IK-3', name: 'Tape' }] };
+  const body = {
+    products: [
+      { sku: 'NUL-IK-\u0000', name: 'x' },
+      { sku: 'NUL-IK-2', name: 'Lone \ud83d half' },
+      { sku: 'NUL-IK-3', name: 'Tape' },
+    ],
+  };
   const first = await v1(medi, 'sync.products', body, { 'Idempotency-Key': 'text-rule-1' });
   t.is(first.status, 200, first.text);
   // a sku that is not acceptable text is not echoed (the answer is stored in jsonb, which refuses NUL)
@@ -90,11 +98,23 @@ test.serial('sync.products under an Idempotency-Key: a NUL sku and a lone surrog
 
 test.serial('sync.prices, sync.inventory and sync.product_status: a NUL record fails (or is not found) alone; records as JSON text too', async (t) => {
   t.is((await v1(medi, 'sync.products', { products: [{ sku: 'NUL-P-1', name: 'Mask', price: 1 }] })).status, 200);
-  const prices = await v1(medi, 'sync.prices', { prices: [{ sku: 'NUL-P-1', price_list: 'Standard\u0000Selling', price: 3 }, { sku: 'NUL-P-1', price_list: 'Standard Selling', price: 3 }] });
+  const prices = await v1(medi, 'sync.prices', {
+    prices: [
+      { sku: 'NUL-P-1', price_list: 'Standard\u0000Selling', price: 3 },
+      { sku: 'NUL-P-1', price_list: 'Standard Selling', price: 3 },
+    ],
+  });
   t.like(prices.body.message, { total: 2, succeeded: 1, failed: 1 });
   t.like(prices.body.message.results[0], { ok: false, error: `price_list: ${NUL}`, error_type: 'ValidationError' });
   // JSON text of the records (a form post) carries the NUL as an escape: the record still fails alone
-  const inventory = await medi.request('POST', '/api/method/svc.api.v1.sync.inventory', { form: { inventory: JSON.stringify([{ sku: 'NUL-P-1', warehouse: 'W\u0000', quantity: 1 }, { sku: 'NUL-P-1', warehouse: 'Main Warehouse - MSE', quantity: 7 }]) } });
+  const inventory = await medi.request('POST', '/api/method/svc.api.v1.sync.inventory', {
+    form: {
+      inventory: JSON.stringify([
+        { sku: 'NUL-P-1', warehouse: 'W\u0000', quantity: 1 },
+        { sku: 'NUL-P-1', warehouse: 'Main Warehouse - MSE', quantity: 7 },
+      ]),
+    },
+  });
   t.is(inventory.status, 200, inventory.text);
   t.like(inventory.body.message.results[0], { ok: false, error: `warehouse: ${NUL}` });
   t.like(inventory.body.message.results[1], { ok: true, result: { warehouse: 'Main Warehouse - MSE', quantity: 7 } });
@@ -108,20 +128,44 @@ test.serial('NUL in a query parameter, a Frappe filter (raw or as a \\u0000 esca
   refused(t, await admin.get('/api/method/frappe.client.get_list', { doctype: 'Item\u0000' }), `doctype: ${NUL}`);
   refused(t, await admin.get('/api/resource/Item', { filters: '[["item_name","=","a\u0000"]]' }), `filters: ${NUL}`);
   refused(t, await admin.get('/api/resource/Item', { filters: '[["item_name","=","a\\u0000"]]' }), `filters[0][2]: ${NUL}`);
-  refused(t, await admin.get('/api/method/frappe.client.get_value', { doctype: 'Customer', fieldname: 'customer_name', filters: '{"name":"CUST\\u00000001"}' }), `filters.name: ${NUL}`);
+  refused(
+    t,
+    await admin.get('/api/method/frappe.client.get_value', { doctype: 'Customer', fieldname: 'customer_name', filters: '{"name":"CUST\\u00000001"}' }),
+    `filters.name: ${NUL}`,
+  );
   refused(t, await admin.get('/api/resource/Customer/CUST%000001'), `name: ${NUL}`);
   refused(t, await clinic.request('DELETE', `${SO}/SO%00-1`), `name: ${NUL}`);
   // a lone surrogate cannot travel in a URL (UTF-8 has none); in JSON text it can
-  refused(t, await admin.get('/api/resource/Item', { filters: '[["item_name","=","\\udc00"]]' }), 'filters[0][2]: text must be valid Unicode (it holds a lone surrogate)');
+  refused(
+    t,
+    await admin.get('/api/resource/Item', { filters: '[["item_name","=","\\udc00"]]' }),
+    'filters[0][2]: text must be valid Unicode (it holds a lone surrogate)',
+  );
 });
 
 test.serial('NUL or a lone surrogate in an order: 400 naming the field, no order written', async (t) => {
   const item = await buildItem();
   const before = await orders();
-  refused(t, await clinic.post(SO, orderBody([{ item_code: item, qty: 1 }], { shipping_address_name: 'CUST-0001-\u0000Shipping' })), `shipping_address_name: ${NUL}`);
-  refused(t, await clinic.post(SO, orderBody([{ item_code: item, qty: 1, warehouse: 'Main\ud800' }])), 'items[0].warehouse: text must be valid Unicode (it holds a lone surrogate)');
-  refused(t, await clinic.post('/api/method/svc.orders.place_order', { customer_id: 'CUST-0001', product_id: `${item}\u0000`, quantity: 1 }), `product_id: ${NUL}`);
-  refused(t, await clinic.request('POST', SO, { form: { data: JSON.stringify(orderBody([{ item_code: item, qty: 1 }], { customer: 'CUST\u00000001' })) } }), `data.customer: ${NUL}`);
+  refused(
+    t,
+    await clinic.post(SO, orderBody([{ item_code: item, qty: 1 }], { shipping_address_name: 'CUST-0001-\u0000Shipping' })),
+    `shipping_address_name: ${NUL}`,
+  );
+  refused(
+    t,
+    await clinic.post(SO, orderBody([{ item_code: item, qty: 1, warehouse: 'Main\ud800' }])),
+    'items[0].warehouse: text must be valid Unicode (it holds a lone surrogate)',
+  );
+  refused(
+    t,
+    await clinic.post('/api/method/svc.orders.place_order', { customer_id: 'CUST-0001', product_id: `${item}\u0000`, quantity: 1 }),
+    `product_id: ${NUL}`,
+  );
+  refused(
+    t,
+    await clinic.request('POST', SO, { form: { data: JSON.stringify(orderBody([{ item_code: item, qty: 1 }], { customer: 'CUST\u00000001' })) } }),
+    `data.customer: ${NUL}`,
+  );
   t.is(await orders(), before);
   // the order goes through once the text is clean
   t.is((await clinic.post(SO, orderBody([{ item_code: item, qty: 1 }]))).status, 200);
@@ -153,7 +197,12 @@ test.serial('nesting past 32 levels is refused at the edge (whole call), also in
   t.is(res.status, 400);
   t.regex(serverMessages(res.body)[0], /^filters(\.a)+: value nests deeper than 32 levels$/);
   t.is((await v1(medi, 'sync.products', { products: [{ sku: 'NUL-D-1', name: 'n', rx: deep }] })).status, 400);
-  const asText = await v1(medi, 'sync.products', { products: JSON.stringify([{ sku: 'NUL-D-2', name: 'n', extra: deep }, { sku: 'NUL-D-3', name: 'Tape' }]) });
+  const asText = await v1(medi, 'sync.products', {
+    products: JSON.stringify([
+      { sku: 'NUL-D-2', name: 'n', extra: deep },
+      { sku: 'NUL-D-3', name: 'Tape' },
+    ]),
+  });
   t.like(asText.body.message, { total: 2, succeeded: 1, failed: 1 });
   t.regex(asText.body.message.results[0].error, /^extra(\.a)+: value nests deeper than 32 levels$/);
 });
@@ -161,7 +210,9 @@ test.serial('nesting past 32 levels is refused at the edge (whole call), also in
 test.serial('limit_start beyond a safe integer is a 400 naming it; Basic credentials decoding to NUL are a 401', async (t) => {
   refused(t, await admin.get('/api/resource/Item', { limit_start: '1e20' }), 'limit_start must be at most 9007199254740991');
   refused(t, await admin.get('/api/resource/Item', { limit_page_length: '-5' }), 'limit_page_length must be a whole number of zero or more');
-  const basic = await fetch(`${app.url}/api/method/frappe.auth.get_logged_user`, { headers: { authorization: `Basic ${Buffer.from('key\u0000:secret').toString('base64')}` } });
+  const basic = await fetch(`${app.url}/api/method/frappe.auth.get_logged_user`, {
+    headers: { authorization: `Basic ${Buffer.from('key\u0000:secret').toString('base64')}` },
+  });
   t.is(basic.status, 401);
   t.is(((await basic.json()) as { exc_type: string }).exc_type, 'AuthenticationError');
 });

@@ -42,8 +42,22 @@ const statuses = (results: { status: number }[]) => results.reduce<Record<number
 test('T02: orders (A,B) and (B,A) submitted at once: no deadlock, reservations equal the accepted orders', async (t) => {
   const a = await buildItem({ stock: { 'Main Warehouse - MSE': 60 } });
   const b = await buildItem({ stock: { 'Main Warehouse - MSE': 60 } });
-  const ab = await createMany(Array.from({ length: 50 }, () => orderBody([{ item_code: a, qty: 1 }, { item_code: b, qty: 1 }])));
-  const ba = await createMany(Array.from({ length: 50 }, () => orderBody([{ item_code: b, qty: 1 }, { item_code: a, qty: 1 }])));
+  const ab = await createMany(
+    Array.from({ length: 50 }, () =>
+      orderBody([
+        { item_code: a, qty: 1 },
+        { item_code: b, qty: 1 },
+      ]),
+    ),
+  );
+  const ba = await createMany(
+    Array.from({ length: 50 }, () =>
+      orderBody([
+        { item_code: b, qty: 1 },
+        { item_code: a, qty: 1 },
+      ]),
+    ),
+  );
   const order = ab.flatMap((n, i) => [n, ba[i]]);
   const results = await Promise.all(order.map((n) => api.put(`${SO}/${n}`, { docstatus: 1 })));
   const count = statuses(results);
@@ -60,16 +74,26 @@ test('T02: orders (A,B) and (B,A) submitted at once: no deadlock, reservations e
 test('T05: 20 concurrent submits of one draft: exactly one wins, one order.new per vendor, one routing row per line', async (t) => {
   const a = await buildItem({ vendor: 'VEN-DEMO-MEDI' });
   const b = await buildItem({ vendor: 'VEN-DEMO-SEP' });
-  const [name] = await createMany([orderBody([{ item_code: a, qty: 2 }, { item_code: b, qty: 3 }])]);
+  const [name] = await createMany([
+    orderBody([
+      { item_code: a, qty: 2 },
+      { item_code: b, qty: 3 },
+    ]),
+  ]);
   const results = await Promise.all(Array.from({ length: 20 }, () => api.put(`${SO}/${name}`, { docstatus: 1 })));
   t.deepEqual(statuses(results), { 200: 1, 417: 19 });
   for (const r of results.filter((x) => x.status === 417)) t.deepEqual(serverMessages(r.body), [`Sales Order ${name} is already submitted`]);
   t.deepEqual(await binOf(db, a), { actual: 50, reserved: 2 });
   t.deepEqual(await binOf(db, b), { actual: 50, reserved: 3 });
-  const rows = await db.query(`SELECT kind, target FROM outbox WHERE (kind = 'vendor_webhook' AND payload->'data'->>'sales_order' = $1) OR (kind = 'fulfilment_route' AND target = $1) ORDER BY kind, target`, [name]);
+  const rows = await db.query(
+    `SELECT kind, target FROM outbox WHERE (kind = 'vendor_webhook' AND payload->'data'->>'sales_order' = $1) OR (kind = 'fulfilment_route' AND target = $1) ORDER BY kind, target`,
+    [name],
+  );
   t.deepEqual(rows.rows, [
-    { kind: 'fulfilment_route', target: name }, { kind: 'fulfilment_route', target: name },
-    { kind: 'vendor_webhook', target: 'VEN-DEMO-MEDI' }, { kind: 'vendor_webhook', target: 'VEN-DEMO-SEP' },
+    { kind: 'fulfilment_route', target: name },
+    { kind: 'fulfilment_route', target: name },
+    { kind: 'vendor_webhook', target: 'VEN-DEMO-MEDI' },
+    { kind: 'vendor_webhook', target: 'VEN-DEMO-SEP' },
   ]);
 });
 
@@ -81,7 +105,10 @@ test('T04: 50 concurrent cancels of a submitted order: one state change, stock r
   t.deepEqual(statuses(results), { 200: 1, 417: 49 });
   t.deepEqual(await binOf(db, a), { actual: 50, reserved: 0 });
   const ledger = await db.query(`SELECT reason FROM stock_ledger_entries WHERE item_code = $1 ORDER BY id`, [a]);
-  t.deepEqual(ledger.rows.map((r) => r.reason), ['test factory', 'Sales Order submit', 'Sales Order cancel']);
+  t.deepEqual(
+    ledger.rows.map((r) => r.reason),
+    ['test factory', 'Sales Order submit', 'Sales Order cancel'],
+  );
   const cancelled = await db.query(`SELECT count(*)::int AS n FROM outbox WHERE topic = 'order.cancelled' AND payload->'data'->>'sales_order' = $1`, [name]);
   t.is(cancelled.rows[0].n, 1);
 });

@@ -23,12 +23,19 @@ test.after.always(async () => {
 const PDF = Buffer.from('%PDF-1.4\nname test\n%%EOF\n');
 
 /** Uploads as a browser does; `file_name` is Frappe's field that overrides the part's file name. */
-async function upload(partName: string, fileName?: string): Promise<{ status: number; body: { message: { name: string; file_name: string; file_url: string } } }> {
+async function upload(
+  partName: string,
+  fileName?: string,
+): Promise<{ status: number; body: { message: { name: string; file_name: string; file_url: string } } }> {
   const form = new FormData();
   form.append('file', new Blob([new Uint8Array(PDF)]), partName);
   form.append('is_private', '1');
   if (fileName !== undefined) form.append('file_name', fileName);
-  const res = await fetch(`${app.url}/api/method/upload_file`, { method: 'POST', headers: { cookie: doctor.auth.cookie!, 'x-svc-csrf-token': doctor.auth.csrf! }, body: form });
+  const res = await fetch(`${app.url}/api/method/upload_file`, {
+    method: 'POST',
+    headers: { cookie: doctor.auth.cookie!, 'x-svc-csrf-token': doctor.auth.csrf! },
+    body: form,
+  });
   return { status: res.status, body: await res.json() };
 }
 
@@ -67,7 +74,13 @@ test('a newline cannot inject a header; path segments, bidi overrides and leadin
   t.is(res.status, 200);
   t.deepEqual(res.headers.getSetCookie(), []);
   t.is(contentDisposition.parse(res.headers.get('content-disposition')!).parameters.filename, 'evilSet-Cookie: sid=stolen.pdf');
-  for (const [sent, stored] of [['../../etc/passwd.pdf', 'passwd.pdf'], ['C:\\Users\\me\\scan.pdf', 'scan.pdf'], ['invoice\u202Efdp.exe', 'invoicefdp.exe'], ['..hidden.pdf', 'hidden.pdf'], ['\u0007\t', 'file']]) {
+  for (const [sent, stored] of [
+    ['../../etc/passwd.pdf', 'passwd.pdf'],
+    ['C:\\Users\\me\\scan.pdf', 'scan.pdf'],
+    ['invoice\u202Efdp.exe', 'invoicefdp.exe'],
+    ['..hidden.pdf', 'hidden.pdf'],
+    ['\u0007\t', 'file'],
+  ]) {
     t.is((await upload('x.pdf', sent)).body.message.file_name, stored, JSON.stringify(sent));
   }
 });

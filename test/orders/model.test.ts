@@ -30,12 +30,25 @@ test.after.always(async () => {
   await app?.stop();
 });
 
-interface Model { item: string; actual: number; reserved: number; orders: { name: string; qty: number; docstatus: number }[] }
-interface Real { seen: Map<string, number> }
+interface Model {
+  item: string;
+  actual: number;
+  reserved: number;
+  orders: { name: string; qty: number; docstatus: number }[];
+}
+interface Real {
+  seen: Map<string, number>;
+}
 
 async function checkInvariants(m: Model, r: Real): Promise<void> {
-  const bin = (await db.query(`SELECT actual_qty::float8 AS a, reserved_qty::float8 AS r FROM bins WHERE item_code = $1 AND warehouse = $2`, [m.item, MAIN])).rows[0];
-  const lines = (await db.query(`SELECT COALESCE(sum(soi.reserved_qty), 0)::float8 AS r FROM sales_order_items soi JOIN sales_orders so ON so.name = soi.parent WHERE soi.item_code = $1 AND so.docstatus = 1`, [m.item])).rows[0];
+  const bin = (await db.query(`SELECT actual_qty::float8 AS a, reserved_qty::float8 AS r FROM bins WHERE item_code = $1 AND warehouse = $2`, [m.item, MAIN]))
+    .rows[0];
+  const lines = (
+    await db.query(
+      `SELECT COALESCE(sum(soi.reserved_qty), 0)::float8 AS r FROM sales_order_items soi JOIN sales_orders so ON so.name = soi.parent WHERE soi.item_code = $1 AND so.docstatus = 1`,
+      [m.item],
+    )
+  ).rows[0];
   if (bin.a !== m.actual || bin.r !== m.reserved) throw new Error(`bin ${JSON.stringify(bin)} ≠ model ${m.actual}/${m.reserved}`);
   if (lines.r !== bin.r) throw new Error(`Σ reserved of submitted lines ${lines.r} ≠ bin reserved ${bin.r}`);
   if (bin.a - bin.r < 0) throw new Error('available < 0');
@@ -68,7 +81,10 @@ class Submit implements fc.AsyncCommand<Model, Real> {
     const res = await api.put(`/api/resource/Sales Order/${o.name}`, { docstatus: 1 });
     const ok = o.docstatus === 0 && o.qty <= m.actual - m.reserved;
     if (res.status !== (ok ? 200 : 417)) throw new Error(`submit ${o.name}: ${res.status} ${res.text}`);
-    if (ok) { o.docstatus = 1; m.reserved += o.qty; }
+    if (ok) {
+      o.docstatus = 1;
+      m.reserved += o.qty;
+    }
     await checkInvariants(m, r);
   }
   toString = () => `submit(#${this.pick})`;
@@ -81,7 +97,10 @@ class Cancel implements fc.AsyncCommand<Model, Real> {
     const res = await ops.put(`/api/resource/Sales Order/${o.name}`, { docstatus: 2 });
     const ok = o.docstatus === 1;
     if (res.status !== (ok ? 200 : 417)) throw new Error(`cancel ${o.name}: ${res.status} ${res.text}`);
-    if (ok) { o.docstatus = 2; m.reserved -= o.qty; }
+    if (ok) {
+      o.docstatus = 2;
+      m.reserved -= o.qty;
+    }
     await checkInvariants(m, r);
   }
   toString = () => `cancel(#${this.pick})`;

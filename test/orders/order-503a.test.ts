@@ -20,7 +20,14 @@ test.before(async () => {
   app = await startTestApp();
   db = await pgClient(app.dbUrl);
   [doctor, unverified, clinic, clinic2, rep, admin] = await Promise.all(
-    ['doctor@demo.svc.local', 'unverified.doctor@demo.svc.local', 'clinic@demo.svc.local', 'clinic2@demo.svc.local', 'rep@demo.svc.local', 'admin@demo.svc.local'].map((e) => loginAs(app, e)),
+    [
+      'doctor@demo.svc.local',
+      'unverified.doctor@demo.svc.local',
+      'clinic@demo.svc.local',
+      'clinic2@demo.svc.local',
+      'rep@demo.svc.local',
+      'admin@demo.svc.local',
+    ].map((e) => loginAs(app, e)),
   );
 });
 test.after.always(async () => {
@@ -33,10 +40,18 @@ const VAULT = 'Pharmacy Vault - MSW';
 
 function body503a(sentinel: string, extra: Record<string, unknown> = {}) {
   return {
-    customer: 'CUST-0001', transaction_date: '2026-11-22', price_list: 'Contract Pricing', shipping_address_name: 'CUST-0001-Shipping',
+    customer: 'CUST-0001',
+    transaction_date: '2026-11-22',
+    price_list: 'Contract Pricing',
+    shipping_address_name: 'CUST-0001-Shipping',
     items: [{ item_code: 'DEMO-TESTO-503A', qty: 1, rate: 79, warehouse: VAULT }],
-    checkout_npi_number: '1234567893', checkout_patient_first_name: sentinel, checkout_patient_last_name: `${sentinel}-last`,
-    checkout_patient_dob: '1980-04-02', checkout_patient_gender: 'Female', professional_use_confirmation: 1, compliance_agreement_accepted: 1,
+    checkout_npi_number: '1234567893',
+    checkout_patient_first_name: sentinel,
+    checkout_patient_last_name: `${sentinel}-last`,
+    checkout_patient_dob: '1980-04-02',
+    checkout_patient_gender: 'Female',
+    professional_use_confirmation: 1,
+    compliance_agreement_accepted: 1,
     ...extra,
   };
 }
@@ -48,7 +63,7 @@ test('an unverified doctor account is refused with 403 PermissionError', async (
   t.regex(serverMessages(res.body)[0], /not a verified doctor account/);
 });
 
-test('503A rules: required fields, NPI check digit, confirmations, a real past date of birth; the NPI must be the doctor\'s own', async (t) => {
+test("503A rules: required fields, NPI check digit, confirmations, a real past date of birth; the NPI must be the doctor's own", async (t) => {
   const cases: [Record<string, unknown>, number, string][] = [
     [{ checkout_patient_last_name: undefined }, 417, 'checkout_patient_last_name is mandatory for a 503A order'],
     [{ checkout_npi_number: '1234567890' }, 417, 'checkout_npi_number is not a valid NPI'], // bad check digit: a validation error, not a permission one
@@ -74,14 +89,23 @@ test('T40/T42: patient fields encrypted at rest, decrypted only for the parties 
   t.is(res.status, 200, res.text);
   const name = res.body.data.name;
   t.is(res.body.data.grand_total, 79);
-  const stored = await db.query(`SELECT checkout_patient_first_name AS f, checkout_patient_dob AS d, checkout_npi_number AS npi, is_503a FROM sales_orders WHERE name = $1`, [name]);
+  const stored = await db.query(
+    `SELECT checkout_patient_first_name AS f, checkout_patient_dob AS d, checkout_npi_number AS npi, is_503a FROM sales_orders WHERE name = $1`,
+    [name],
+  );
   t.regex(stored.rows[0].f, /^v1:/);
   t.regex(stored.rows[0].d, /^v1:/);
   t.false(JSON.stringify(stored.rows).includes(sentinel));
   t.is(stored.rows[0].npi, '1234567893');
 
   const own = await doctor.get(`${SO}/${name}`);
-  t.like(own.body.data, { checkout_patient_first_name: sentinel, checkout_patient_dob: '1980-04-02', checkout_npi_number: '1234567893', is_503a: 1, professional_use_confirmation: 1 });
+  t.like(own.body.data, {
+    checkout_patient_first_name: sentinel,
+    checkout_patient_dob: '1980-04-02',
+    checkout_npi_number: '1234567893',
+    is_503a: 1,
+    professional_use_confirmation: 1,
+  });
   const sameClinic = await clinic.get(`${SO}/${name}`);
   t.is(sameClinic.body.data.checkout_patient_first_name, sentinel);
   const repView = await rep.get(`${SO}/${name}`);
@@ -97,7 +121,10 @@ test('T40/T42: patient fields encrypted at rest, decrypted only for the parties 
   t.false(app.logs.join('\n').includes(sentinel), 'no patient data in logs');
 
   const audit = await db.query(`SELECT actor_id, action, fields FROM audit_events WHERE object_type = 'Sales Order' AND object_name = $1 ORDER BY id`, [name]);
-  t.deepEqual(audit.rows.map((r) => r.action), ['create', 'read', 'read', 'read', 'submit']);
+  t.deepEqual(
+    audit.rows.map((r) => r.action),
+    ['create', 'read', 'read', 'read', 'submit'],
+  );
   const patientFields = ['checkout_patient_first_name', 'checkout_patient_last_name', 'checkout_patient_dob', 'checkout_patient_gender'];
   t.deepEqual(audit.rows[1].fields, patientFields);
   t.deepEqual(audit.rows[3].fields, [], 'the rep read is audited without patient fields');
@@ -124,9 +151,15 @@ test('doctor verification: admin endpoint (400 on a bad NPI, 403 for others) and
   const audit = await db.query(`SELECT action FROM audit_events WHERE object_type = 'User' AND object_name = 'new.doctor@demo.svc.local'`);
   t.deepEqual(audit.rows, [{ action: 'verify' }]);
 
-  const cli = await spawnSvc(['doctor', 'verify', 'cli.doctor@demo.svc.local', '--npi', '1234567893', '--dea', 'AB1234563'], { DATABASE_URL: app.dbUrl }, /Verified/);
+  const cli = await spawnSvc(
+    ['doctor', 'verify', 'cli.doctor@demo.svc.local', '--npi', '1234567893', '--dea', 'AB1234563'],
+    { DATABASE_URL: app.dbUrl },
+    /Verified/,
+  );
   const code = cli.proc.exitCode ?? (await new Promise<number | null>((r) => cli.proc.on('exit', (c) => r(c))));
   t.is(code, 0, cli.output());
-  const { rows } = await db.query(`SELECT doctor_npi, doctor_verified_at IS NOT NULL AS v, doctor_verified_by FROM users WHERE email = 'cli.doctor@demo.svc.local'`);
+  const { rows } = await db.query(
+    `SELECT doctor_npi, doctor_verified_at IS NOT NULL AS v, doctor_verified_by FROM users WHERE email = 'cli.doctor@demo.svc.local'`,
+  );
   t.deepEqual(rows[0], { doctor_npi: '1234567893', v: true, doctor_verified_by: 'cli:doctor-verify' });
 });

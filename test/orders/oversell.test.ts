@@ -44,7 +44,10 @@ test('T01: 100 concurrent submits of qty 1 against a stock of 50 through two ser
   t.is(results.filter((r) => r.status >= 500).length, 0);
   for (const r of refused) t.deepEqual(serverMessages(r.body), [`Row 1: Qty for item ${item} exceeds available stock`]);
   t.deepEqual(await binOf(db, item), { actual: 50, reserved: 50 });
-  const { rows } = await db.query(`SELECT count(*) FILTER (WHERE docstatus = 1)::int AS submitted, count(*) FILTER (WHERE docstatus = 0)::int AS drafts FROM sales_orders WHERE name = ANY($1)`, [names]);
+  const { rows } = await db.query(
+    `SELECT count(*) FILTER (WHERE docstatus = 1)::int AS submitted, count(*) FILTER (WHERE docstatus = 0)::int AS drafts FROM sales_orders WHERE name = ANY($1)`,
+    [names],
+  );
   t.deepEqual(rows[0], { submitted: 50, drafts: 50 });
   const events = await db.query(`SELECT count(*)::int AS n FROM outbox WHERE topic = 'order.new' AND payload->'data'->>'sales_order' = ANY($1)`, [names]);
   t.is(events.rows[0].n, 50, 'one order.new per submitted order, none for refused ones');

@@ -37,7 +37,10 @@ async function create(client: Client, body: Record<string, unknown>): Promise<st
 
 async function sideEffects(name: string) {
   const ledger = await db.query(`SELECT 1 FROM stock_ledger_entries WHERE voucher_no = $1`, [name]);
-  const outbox = await db.query(`SELECT 1 FROM outbox WHERE target = $1 OR payload->>'sales_order' = $1 OR payload->'data'->>'sales_order' = $1 OR payload->>'subject' LIKE '%' || $1 || '%'`, [name]);
+  const outbox = await db.query(
+    `SELECT 1 FROM outbox WHERE target = $1 OR payload->>'sales_order' = $1 OR payload->'data'->>'sales_order' = $1 OR payload->>'subject' LIKE '%' || $1 || '%'`,
+    [name],
+  );
   const lines = await db.query(`SELECT reserved_qty::float8 AS r FROM sales_order_items WHERE parent = $1 ORDER BY idx`, [name]);
   const head = await db.query(`SELECT docstatus, status FROM sales_orders WHERE name = $1`, [name]);
   return { ledger: ledger.rowCount, outbox: outbox.rowCount, reserved: lines.rows.map((l) => l.r), head: head.rows[0] };
@@ -46,7 +49,13 @@ async function sideEffects(name: string) {
 test('a short bin at submit writes nothing at all: other bins, ledger, outbox, lines and the order stay as they were', async (t) => {
   const a = await buildItem({ stock: { [MAIN]: 10 }, vendor: 'VEN-DEMO-MEDI' });
   const b = await buildItem({ stock: { [MAIN]: 10 }, vendor: null });
-  const name = await create(apiClinic, orderBody([{ item_code: a, qty: 2 }, { item_code: b, qty: 5 }]));
+  const name = await create(
+    apiClinic,
+    orderBody([
+      { item_code: a, qty: 2 },
+      { item_code: b, qty: 5 },
+    ]),
+  );
   await db.query(`UPDATE bins SET actual_qty = 4 WHERE item_code = $1`, [b]);
   const res = await apiClinic.put(`${SO}/${name}`, { docstatus: 1 });
   t.is(res.status, 417);
@@ -60,17 +69,30 @@ test('a short bin at submit writes nothing at all: other bins, ledger, outbox, l
   const ok = await apiClinic.put(`${SO}/${name}`, { docstatus: 1 });
   t.is(ok.status, 200);
   t.like(ok.body.data, { name, docstatus: 1, status: 'To Deliver and Bill' });
-  t.deepEqual(ok.body.data.items.map((l: { reserved_qty: number }) => l.reserved_qty), [2, 5]);
+  t.deepEqual(
+    ok.body.data.items.map((l: { reserved_qty: number }) => l.reserved_qty),
+    [2, 5],
+  );
   t.deepEqual(await binOf(db, a), { actual: 10, reserved: 2 });
   t.deepEqual(await binOf(db, b), { actual: 10, reserved: 5 });
-  t.deepEqual(await sideEffects(name), { ledger: 2, outbox: 4, reserved: [2, 5], head: { docstatus: 1, status: 'To Deliver and Bill' } }, 'order.new, 2 routing rows, the mail');
+  t.deepEqual(
+    await sideEffects(name),
+    { ledger: 2, outbox: 4, reserved: [2, 5], head: { docstatus: 1, status: 'To Deliver and Bill' } },
+    'order.new, 2 routing rows, the mail',
+  );
 });
 
 test('several short bins: the 417 names the lowest row that goes over', async (t) => {
   // codes sort opposite to row order, so the lock order differs from the row order
   const z = await buildItem({ stock: { [MAIN]: 10 }, prefix: 'ZZ' });
   const a = await buildItem({ stock: { [MAIN]: 10 }, prefix: 'AA' });
-  const name = await create(apiClinic, orderBody([{ item_code: z, qty: 3 }, { item_code: a, qty: 3 }]));
+  const name = await create(
+    apiClinic,
+    orderBody([
+      { item_code: z, qty: 3 },
+      { item_code: a, qty: 3 },
+    ]),
+  );
   await db.query(`UPDATE bins SET actual_qty = 1 WHERE item_code = ANY($1)`, [[a, z]]);
   const res = await apiClinic.put(`${SO}/${name}`, { docstatus: 1 });
   t.is(res.status, 417);
@@ -120,10 +142,30 @@ test('concurrent edits and submits of one draft: it is submitted once, with the 
 test('orders on the same bins in opposite line orders, submitted together: no deadlock, every reservation counted', async (t) => {
   const a = await buildItem({ stock: { [MAIN]: 1000 } });
   const b = await buildItem({ stock: { [MAIN]: 1000 } });
-  const names = await Promise.all(Array.from({ length: 16 }, (_, k) => create(apiClinic, orderBody(k % 2 ? [{ item_code: a, qty: 1 }, { item_code: b, qty: 1 }] : [{ item_code: b, qty: 1 }, { item_code: a, qty: 1 }]))));
+  const names = await Promise.all(
+    Array.from({ length: 16 }, (_, k) =>
+      create(
+        apiClinic,
+        orderBody(
+          k % 2
+            ? [
+                { item_code: a, qty: 1 },
+                { item_code: b, qty: 1 },
+              ]
+            : [
+                { item_code: b, qty: 1 },
+                { item_code: a, qty: 1 },
+              ],
+        ),
+      ),
+    ),
+  );
   const before = await db.query(`SELECT deadlocks::int AS n FROM pg_stat_database WHERE datname = current_database()`);
   const results = await Promise.all(names.map((n) => apiClinic.put(`${SO}/${n}`, { docstatus: 1 })));
-  t.deepEqual(results.map((r) => r.status), names.map(() => 200));
+  t.deepEqual(
+    results.map((r) => r.status),
+    names.map(() => 200),
+  );
   const after = await db.query(`SELECT deadlocks::int AS n FROM pg_stat_database WHERE datname = current_database()`);
   t.is(after.rows[0].n, before.rows[0].n);
   t.deepEqual(await binOf(db, a), { actual: 1000, reserved: 16 });

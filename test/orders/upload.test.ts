@@ -18,7 +18,9 @@ let admin: Client;
 test.before(async () => {
   app = await startTestApp({ env: { SVC_UPLOAD_LIMIT_BYTES: String(LIMIT) } });
   db = await pgClient(app.dbUrl);
-  [doctor, clinic, clinic2, admin] = await Promise.all(['doctor@demo.svc.local', 'clinic@demo.svc.local', 'clinic2@demo.svc.local', 'admin@demo.svc.local'].map((e) => loginAs(app, e)));
+  [doctor, clinic, clinic2, admin] = await Promise.all(
+    ['doctor@demo.svc.local', 'clinic@demo.svc.local', 'clinic2@demo.svc.local', 'admin@demo.svc.local'].map((e) => loginAs(app, e)),
+  );
 });
 test.after.always(async () => {
   await db?.end();
@@ -40,7 +42,7 @@ async function upload(client: Client, data: Buffer, fileName: string, fields: Re
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
-test('T38: upload_file stores a PDF encrypted and answers Frappe\'s File document', async (t) => {
+test("T38: upload_file stores a PDF encrypted and answers Frappe's File document", async (t) => {
   const res = await upload(doctor, PDF, 'rx scan.pdf');
   t.is(res.status, 200);
   const f = res.body.message;
@@ -82,17 +84,36 @@ test('download: uploader, admins and the parties of the order that references it
   t.is((await admin.request('GET', f.file_url)).status, 200);
 
   const order = await doctor.post('/api/resource/Sales Order', {
-    customer: 'CUST-0001', transaction_date: '2026-11-22', price_list: 'Contract Pricing', shipping_address_name: 'CUST-0001-Shipping',
+    customer: 'CUST-0001',
+    transaction_date: '2026-11-22',
+    price_list: 'Contract Pricing',
+    shipping_address_name: 'CUST-0001-Shipping',
     items: [{ item_code: 'DEMO-TESTO-503A', qty: 1, rate: 79, warehouse: 'Pharmacy Vault - MSW' }],
-    checkout_npi_number: '1234567893', checkout_patient_first_name: 'Pat', checkout_patient_last_name: 'Doe', checkout_patient_dob: '1975-01-01',
-    checkout_patient_gender: 'Male', professional_use_confirmation: 1, compliance_agreement_accepted: 1, checkout_prescription_file: f.file_url,
+    checkout_npi_number: '1234567893',
+    checkout_patient_first_name: 'Pat',
+    checkout_patient_last_name: 'Doe',
+    checkout_patient_dob: '1975-01-01',
+    checkout_patient_gender: 'Male',
+    professional_use_confirmation: 1,
+    compliance_agreement_accepted: 1,
+    checkout_prescription_file: f.file_url,
   });
   t.is(order.status, 200, JSON.stringify(order.body));
   t.is((await clinic.request('GET', f.file_url)).status, 200, 'a party of the order');
   t.is((await clinic2.request('GET', f.file_url)).status, 404);
-  const stolen = await clinic2.post('/api/resource/Sales Order', { customer: 'CUST-0002', transaction_date: '2026-11-22', shipping_address_name: 'CUST-0002-Shipping', items: [{ item_code: 'DEMO-N95', qty: 1, rate: 25, warehouse: 'Main Warehouse - MSE' }], delivery_date: '2026-12-01', checkout_prescription_file: f.file_url });
+  const stolen = await clinic2.post('/api/resource/Sales Order', {
+    customer: 'CUST-0002',
+    transaction_date: '2026-11-22',
+    shipping_address_name: 'CUST-0002-Shipping',
+    items: [{ item_code: 'DEMO-N95', qty: 1, rate: 25, warehouse: 'Main Warehouse - MSE' }],
+    delivery_date: '2026-12-01',
+    checkout_prescription_file: f.file_url,
+  });
   t.true([200, 417].includes(stolen.status));
   const audit = await db.query(`SELECT actor_id, action, fields FROM audit_events WHERE object_type = 'File' AND object_name = $1 ORDER BY id`, [f.name]);
-  t.deepEqual(audit.rows.map((r) => r.action), ['upload', 'download', 'download', 'download']);
+  t.deepEqual(
+    audit.rows.map((r) => r.action),
+    ['upload', 'download', 'download', 'download'],
+  );
   t.deepEqual(audit.rows[3].fields, ['checkout_prescription_file']);
 });

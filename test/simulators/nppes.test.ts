@@ -7,14 +7,23 @@ let sim: RunningNppes;
 const api = (query: string) => call(`${sim.url}/api/?${query}`);
 
 test.before(async () => {
-  sim = await startNppesSimulator({ providers: [
-    { number: '1063410173', firstName: 'ANTHONY', lastName: 'BARNES', credential: 'M.D', state: 'GA', taxonomy: { code: '208800000X', desc: 'Urology', license: '041718' } },
-    { number: '1396949913', firstName: 'MEREDITH', lastName: 'GREY', status: 'D', state: 'WA' },
-  ] });
+  sim = await startNppesSimulator({
+    providers: [
+      {
+        number: '1063410173',
+        firstName: 'ANTHONY',
+        lastName: 'BARNES',
+        credential: 'M.D',
+        state: 'GA',
+        taxonomy: { code: '208800000X', desc: 'Urology', license: '041718' },
+      },
+      { number: '1396949913', firstName: 'MEREDITH', lastName: 'GREY', status: 'D', state: 'WA' },
+    ],
+  });
 });
 test.after.always(() => sim?.close());
 
-test('a registered NPI comes back in the registry\'s shape; an unknown one is result_count 0', async (t) => {
+test("a registered NPI comes back in the registry's shape; an unknown one is result_count 0", async (t) => {
   const found = await api('version=2.1&number=1063410173');
   t.is(found.status, 200);
   t.is(found.body.result_count, 1);

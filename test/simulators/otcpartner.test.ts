@@ -90,12 +90,24 @@ test.serial('failNext answers the next calls as told (status, reset), then the p
   await t.throwsAsync(inbound(sim, order('SO-0003')));
   t.is((await inbound(sim, order('SO-0003'))).status, 201);
   const log = (await call(`${sim.url}/_sim/requests`)).body.requests as { path: string; status: number }[];
-  t.deepEqual(log.filter((r) => r.path.startsWith('/api/')).slice(-3).map((r) => r.status), [503, 0, 201]);
+  t.deepEqual(
+    log
+      .filter((r) => r.path.startsWith('/api/'))
+      .slice(-3)
+      .map((r) => r.status),
+    [503, 0, 201],
+  );
 });
 
 test('a timer moves orders to completed on its own; nested webhooks unsigned without a secret; a set limit answers 429', async (t) => {
   const receiver = await startReceiver();
-  const timed = await startOtcpartnerSimulator({ credentials: { apiKey: 'k', webhookKey: 'w' }, webhookUrl: receiver.url, advanceEveryMs: 20, webhookFormat: 'nested', limits: { requests: 2, windowMs: 60_000 } });
+  const timed = await startOtcpartnerSimulator({
+    credentials: { apiKey: 'k', webhookKey: 'w' },
+    webhookUrl: receiver.url,
+    advanceEveryMs: 20,
+    webhookFormat: 'nested',
+    limits: { requests: 2, windowMs: 60_000 },
+  });
   t.teardown(async () => {
     await timed.close();
     await receiver.close();
@@ -103,7 +115,10 @@ test('a timer moves orders to completed on its own; nested webhooks unsigned wit
   t.is((await inbound(timed, order('SO-T'), 'k')).status, 201);
   await eventually(() => timed.orders()[0].status === 'completed', { message: 'the order completes' });
   await eventually(() => receiver.received.length === 3);
-  t.deepEqual(receiver.received.map((r) => JSON.parse(r.raw).type), ['order.pending', 'order.shipped', 'order.completed']);
+  t.deepEqual(
+    receiver.received.map((r) => JSON.parse(r.raw).type),
+    ['order.pending', 'order.shipped', 'order.completed'],
+  );
   t.is(receiver.received[0].headers['x-webhook-signature'], undefined);
   t.is((await inbound(timed, order('SO-T'), 'k')).status, 200);
   const limited = await inbound(timed, order('SO-U'), 'k');

@@ -14,7 +14,8 @@ const order = (partnerOrderId: string, items: unknown = [{ variantId: 'PEP-BPC-5
 });
 
 let sim: RunningSimulator;
-const api = (path: string, init: { json?: unknown; method?: string; key?: string } = {}) => call(`${sim.url}${BASE}${path}`, { headers: { 'X-API-Key': init.key ?? KEY }, ...init });
+const api = (path: string, init: { json?: unknown; method?: string; key?: string } = {}) =>
+  call(`${sim.url}${BASE}${path}`, { headers: { 'X-API-Key': init.key ?? KEY }, ...init });
 
 test.before(async () => {
   sim = await startPeptidepartnerSimulator({ credentials: { apiKey: KEY }, catalog, webhookUrl: 'http://127.0.0.1:9/unused' });
@@ -44,11 +45,16 @@ test.serial('create is 201 with the channel price; a repeated partnerOrderId is 
   t.is(d.totalAmount, 85 + 5.99);
   const dup = await api('', { json: order('SO-0001') });
   t.is(dup.status, 400);
-  t.deepEqual(dup.body, { success: false, error: 'An order with this partnerOrderId already exists for this channel.', orderId: d.orderId, orderNumber: d.orderNumber });
+  t.deepEqual(dup.body, {
+    success: false,
+    error: 'An order with this partnerOrderId already exists for this channel.',
+    orderId: d.orderId,
+    orderNumber: d.orderNumber,
+  });
   t.is(sim.orders().length, 1);
 });
 
-test.serial('errors carry the partner\'s messages', async (t) => {
+test.serial("errors carry the partner's messages", async (t) => {
   t.is((await api('', { json: order('SO-E', []) })).body.error, 'Items array is required');
   t.is((await api('', { json: order('SO-E', [{ variantId: 'var-1', quantity: 0 }]) })).body.error, 'Invalid quantity for variant var-1');
   t.regex((await api('', { json: order('SO-E', [{ variantId: 'nope', quantity: 1 }]) })).body.error, /^Price not configured for variant nope on this channel/);
@@ -71,7 +77,10 @@ test.serial('status by orderId or partnerOrderId moves PENDING→…→DELIVERED
   t.regex(byKey.body.data.trackingNumber, /^94\d{20}$/);
   t.is(byKey.body.data.shipments[0].status, 'SHIPPED');
   t.truthy(byKey.body.data.shipments[0].shippedAt);
-  t.deepEqual(byKey.body.data.trackingEvents.map((e: { eventType: string }) => e.eventType), ['PROCESSING', 'LABEL_CREATED', 'SHIPPED']);
+  t.deepEqual(
+    byKey.body.data.trackingEvents.map((e: { eventType: string }) => e.eventType),
+    ['PROCESSING', 'LABEL_CREATED', 'SHIPPED'],
+  );
   t.is((await api(`/${id}`, { method: 'DELETE' })).status, 400, 'a shipped order cannot be cancelled');
   await sim.advance(id);
   t.is((await api(`/${id}`)).body.data.shipments[0].status, 'DELIVERED');
@@ -86,7 +95,11 @@ test.serial('DELETE by partnerOrderId cancels an open order', async (t) => {
 });
 
 test('X-RateLimit-* with an epoch Reset; the tighter window answers 429 with retryAfter', async (t) => {
-  const own = await startPeptidepartnerSimulator({ credentials: { apiKey: KEY }, limits: { requests: 3, windowMs: 60_000, burstRequests: 2, burstWindowMs: 10_000 }, advanceEveryMs: 10 });
+  const own = await startPeptidepartnerSimulator({
+    credentials: { apiKey: KEY },
+    limits: { requests: 3, windowMs: 60_000, burstRequests: 2, burstWindowMs: 10_000 },
+    advanceEveryMs: 10,
+  });
   t.teardown(() => own.close());
   const first = await call(`${own.url}${BASE}`, { headers: { 'X-API-Key': KEY }, json: order('SO-R') });
   t.is(first.status, 201);

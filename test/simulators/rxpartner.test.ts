@@ -7,7 +7,10 @@ import { call, startReceiver, type Received, type Receiver } from './receiver.js
 const creds = { clientId: 'rx-client', clientSecret: 'test_client_secret' };
 const patient = (lastName = 'Lovelace') => ({ externalId: `CUST-${lastName}`, firstName: 'Ada', lastName, dateOfBirth: '1980-12-10' });
 const escript = (externalOrderId: string, patientId: string) => ({
-  externalOrderId, practiceId: 'PR-1', patientId, prescriber: { npi: '1234567893', firstName: 'Gregory', lastName: 'House' },
+  externalOrderId,
+  practiceId: 'PR-1',
+  patientId,
+  prescriber: { npi: '1234567893', firstName: 'Gregory', lastName: 'House' },
   items: [{ drugDescription: 'Semaglutide 0.25 mg/0.5 mL pen', quantity: 1 }],
 });
 
@@ -22,7 +25,9 @@ function verifies(r: Received, secret = creds.clientSecret): boolean {
   const nonce = String(r.headers['x-rxpartner-nonce']);
   const ts = String(r.headers['x-rxpartner-timestamp']);
   const hash = createHash('sha256').update(r.raw).digest('hex');
-  const expected = createHmac('sha256', secret).update(nonce + ts + hash).digest('hex');
+  const expected = createHmac('sha256', secret)
+    .update(nonce + ts + hash)
+    .digest('hex');
   return r.headers['x-rxpartner-signature'] === expected && Math.abs(Date.now() / 1000 - Number(ts)) <= 300 && /^[0-9a-f-]{36}$/.test(nonce);
 }
 
@@ -38,11 +43,17 @@ test.after.always(async () => {
 test('the signature matches the partners.md vector', (t) => {
   const body = '{"event":"ORDER_SHIPPED","referenceId":"RX-1001"}';
   t.is(createHash('sha256').update(body).digest('hex'), '01de70acb1b52077ab24a6842c0e3819b9e40daa72aeb4dfa6a7094ac5bb7ff9');
-  t.is(rxSignature('test_client_secret', '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b', '1767225600', body), 'bd75f18a15277019214aa0e98ca2947cdb75efcb487d5fe974c293595049107e');
+  t.is(
+    rxSignature('test_client_secret', '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b', '1767225600', body),
+    'bd75f18a15277019214aa0e98ca2947cdb75efcb487d5fe974c293595049107e',
+  );
 });
 
 test.serial('token: the nested credentials body gets a JWT; a form or grant_type body 502; wrong secret 401', async (t) => {
-  const form = await call(`${sim.url}/v1/oauth2/token`, { headers: { 'content-type': 'application/x-www-form-urlencoded' }, raw: 'grant_type=client_credentials&client_id=rx-client&client_secret=test_client_secret' });
+  const form = await call(`${sim.url}/v1/oauth2/token`, {
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    raw: 'grant_type=client_credentials&client_id=rx-client&client_secret=test_client_secret',
+  });
   t.is(form.status, 502);
   t.is((await call(`${sim.url}/v1/oauth2/token`, { json: { grant_type: 'client_credentials', ...creds } })).status, 502);
   t.is((await call(`${sim.url}/v1/oauth2/token`, { json: creds })).status, 502, 'flat, not nested');

@@ -7,8 +7,17 @@ const creds = { apiKey: 'ShipStation', apiSecret: 'Rocks' };
 const AUTH = { authorization: 'Basic U2hpcFN0YXRpb246Um9ja3M=' };
 const address = { name: 'Harbor Family Clinic', street1: '1 Main St', city: 'Austin', state: 'TX', postalCode: '73301', country: 'US' };
 const order = (orderNumber: string, extra: Record<string, unknown> = {}) => ({
-  orderNumber, orderKey: orderNumber, orderDate: '2026-04-02T10:00:01.0000000', orderStatus: 'awaiting_shipment', customerEmail: 'a@b.c', amountPaid: 19,
-  billTo: address, shipTo: address, items: [{ sku: 'SHIP-1', quantity: 2, unitPrice: 9.5 }], advancedOptions: { warehouseId: 7 }, ...extra,
+  orderNumber,
+  orderKey: orderNumber,
+  orderDate: '2026-04-02T10:00:01.0000000',
+  orderStatus: 'awaiting_shipment',
+  customerEmail: 'a@b.c',
+  amountPaid: 19,
+  billTo: address,
+  shipTo: address,
+  items: [{ sku: 'SHIP-1', quantity: 2, unitPrice: 9.5 }],
+  advancedOptions: { warehouseId: 7 },
+  ...extra,
 });
 
 let sim: RunningSimulator;
@@ -94,7 +103,9 @@ test.serial('shipping sends SHIP_NOTIFY whose resource_url reads the shipment ba
 test.serial('markasshipped makes a fulfillment and FULFILLMENT_SHIPPED; unknown routes and injected 500s speak ASP.NET', async (t) => {
   const created = await api('/orders/createorder', { json: order('SO-0003') });
   hook.received.length = 0;
-  const marked = await api('/orders/markasshipped', { json: { orderId: created.body.orderId, carrierCode: 'usps', trackingNumber: '9400100000000000000000', notifyCustomer: false, notifySalesChannel: false } });
+  const marked = await api('/orders/markasshipped', {
+    json: { orderId: created.body.orderId, carrierCode: 'usps', trackingNumber: '9400100000000000000000', notifyCustomer: false, notifySalesChannel: false },
+  });
   t.deepEqual(marked.body, { orderId: created.body.orderId, orderNumber: 'SO-0003' });
   const note = JSON.parse(hook.received[0].raw);
   t.is(note.resource_type, 'FULFILLMENT_SHIPPED');
@@ -134,7 +145,10 @@ test('webhooks/subscribe adds a target; the limits override sets the budget', as
     await own.close();
     await receiver.close();
   });
-  const sub = await call(`${own.url}/webhooks/subscribe`, { headers: AUTH, json: { target_url: receiver.url, event: 'ITEM_SHIP_NOTIFY', friendly_name: 'svc' } });
+  const sub = await call(`${own.url}/webhooks/subscribe`, {
+    headers: AUTH,
+    json: { target_url: receiver.url, event: 'ITEM_SHIP_NOTIFY', friendly_name: 'svc' },
+  });
   t.is(sub.status, 201);
   const o = await call(`${own.url}/orders/createorder`, { headers: AUTH, json: order('SO-9') });
   await own.advance(String(o.body.orderId));

@@ -24,7 +24,11 @@ test('svc simulate refuses an unknown partner and a flag of another partner (exi
 test('svc simulate shipper runs in the foreground, ships on its timer, posts SHIP_NOTIFY, and stops on SIGINT with 0', async (t) => {
   const hook = await startReceiver();
   t.teardown(() => hook.close());
-  const child = await spawnSvc(['simulate', 'shipper', '--port', '0', '--webhook-url', hook.url, '--advance-every', '0.05', '--api-key', 'k1', '--api-secret', 's1'], {}, /Press Ctrl-C to stop/);
+  const child = await spawnSvc(
+    ['simulate', 'shipper', '--port', '0', '--webhook-url', hook.url, '--advance-every', '0.05', '--api-key', 'k1', '--api-secret', 's1'],
+    {},
+    /Press Ctrl-C to stop/,
+  );
   t.teardown(() => child.stop('SIGKILL'));
   const out = child.output();
   t.truthy(child.url, out);
@@ -32,7 +36,17 @@ test('svc simulate shipper runs in the foreground, ships on its timer, posts SHI
   t.regex(out, /Configure svc: svc partner-credentials set shipper --base-url http:\/\/127\.0\.0\.1:\d+ --api-key k1 --api-secret s1/);
   const auth = { authorization: `Basic ${Buffer.from('k1:s1').toString('base64')}` };
   const address = { name: 'A', street1: '1 Main St', city: 'Austin', state: 'TX', postalCode: '73301', country: 'US' };
-  const created = await call(`${child.url}/orders/createorder`, { headers: auth, json: { orderNumber: 'SO-CLI', orderKey: 'SO-CLI', orderDate: '2026-04-02T10:00:00.0000000', orderStatus: 'awaiting_shipment', billTo: address, shipTo: address } });
+  const created = await call(`${child.url}/orders/createorder`, {
+    headers: auth,
+    json: {
+      orderNumber: 'SO-CLI',
+      orderKey: 'SO-CLI',
+      orderDate: '2026-04-02T10:00:00.0000000',
+      orderStatus: 'awaiting_shipment',
+      billTo: address,
+      shipTo: address,
+    },
+  });
   t.is(created.status, 200);
   const note = await eventually(() => hook.received[0]);
   t.is(JSON.parse(note.raw).resource_type, 'SHIP_NOTIFY');

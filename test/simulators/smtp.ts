@@ -39,7 +39,14 @@ export async function startSmtpSink(): Promise<SmtpSink> {
         const finish = () => {
           const raw = Buffer.concat(chunks).toString('utf8');
           const header = (name: string) => raw.match(new RegExp(`^${name}:\\s*(.*)$`, 'mi'))?.[1]?.trim() ?? '';
-          received.push({ messageId: header('Message-ID').replace(/[<>]/g, ''), subject: header('Subject'), to: session.envelope.rcptTo.map((r) => r.address), raw, startedAt, finishedAt: Date.now() });
+          received.push({
+            messageId: header('Message-ID').replace(/[<>]/g, ''),
+            subject: header('Subject'),
+            to: session.envelope.rcptTo.map((r) => r.address),
+            raw,
+            startedAt,
+            finishedAt: Date.now(),
+          });
           callback();
         };
         if (held) waiting.push(finish);

@@ -20,7 +20,9 @@ const CREATE = `mutation Create($order: OrderCreateOrderInput!) {
   } }`;
 const SET = (directive: string) => `mutation Set($input: InventorySetQuantitiesInput!) {
   inventorySetQuantities(input: $input) ${directive} { inventoryAdjustmentGroup { changes { name delta quantityAfterChange } } userErrors { field message code } } }`;
-const quantity = (extra: Record<string, unknown>) => ({ input: { name: 'available', reason: 'correction', quantities: [{ inventoryItemId: GLOVE_M_ITEM, locationId: LOCATION, quantity: 480, ...extra }] } });
+const quantity = (extra: Record<string, unknown>) => ({
+  input: { name: 'available', reason: 'correction', quantities: [{ inventoryItemId: GLOVE_M_ITEM, locationId: LOCATION, quantity: 480, ...extra }] },
+});
 
 test.before(async () => {
   hook = await startReceiver();
@@ -41,7 +43,15 @@ test('the HMACs match the partners.md vectors', (t) => {
 test.serial('a wrong token gets 401; another API version 404; an unknown field a GraphQL error', async (t) => {
   const bad = await gql('{ shop { name } }', undefined, 'shpat_wrong');
   t.deepEqual([bad.status, bad.body], [401, { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' }]);
-  t.is((await call(`${sim.url}/admin/api/2025-01/graphql.json`, { headers: { 'X-Shopify-Access-Token': creds.accessToken }, json: { query: '{ shop { name } }' } })).status, 404);
+  t.is(
+    (
+      await call(`${sim.url}/admin/api/2025-01/graphql.json`, {
+        headers: { 'X-Shopify-Access-Token': creds.accessToken },
+        json: { query: '{ shop { name } }' },
+      })
+    ).status,
+    404,
+  );
   const unknown = await gql('mutation { draftOrderCreate(input: {}) { draftOrder { id } } }');
   t.is(unknown.status, 200);
   t.regex(unknown.body.errors[0].message, /Cannot query field "draftOrderCreate" on type "Mutation"/);
@@ -53,7 +63,12 @@ test.serial('a wrong token gets 401; another API version 404; an unknown field a
 test.serial('orderCreate: an order, or userErrors inside an HTTP 200', async (t) => {
   const bad = await gql(CREATE, { order: { lineItems: [{ variantId: 'gid://shopify/ProductVariant/1', quantity: 1 }] } });
   t.is(bad.status, 200);
-  t.deepEqual(bad.body.data.orderCreate, { order: null, userErrors: [{ field: ['order', 'lineItems', '0', 'variantId'], message: 'Product variant gid://shopify/ProductVariant/1 does not exist', code: 'INVALID' }] });
+  t.deepEqual(bad.body.data.orderCreate, {
+    order: null,
+    userErrors: [
+      { field: ['order', 'lineItems', '0', 'variantId'], message: 'Product variant gid://shopify/ProductVariant/1 does not exist', code: 'INVALID' },
+    ],
+  });
   const ok = await gql(CREATE, { order: { lineItems: [{ variantId: GLOVE_M, quantity: 2 }], email: 'a@b.c', tags: ['svc:SO-0001'], financialStatus: 'PAID' } });
   const order = ok.body.data.orderCreate.order;
   t.regex(order.id, /^gid:\/\/shopify\/Order\/\d{18}$/);
@@ -67,19 +82,34 @@ test.serial('orderCreate: an order, or userErrors inside an HTTP 200', async (t)
 });
 
 test.serial('products page with cursors; the actual cost counts what came back', async (t) => {
-  const q = 'query P($after: String) { products(first: 2, after: $after) { nodes { title variants(first: 5) { nodes { sku inventoryItem { id } } } } pageInfo { hasNextPage endCursor } } }';
+  const q =
+    'query P($after: String) { products(first: 2, after: $after) { nodes { title variants(first: 5) { nodes { sku inventoryItem { id } } } } pageInfo { hasNextPage endCursor } } }';
   const first = await gql(q);
-  t.deepEqual(first.body.data.products.nodes.map((p: { title: string }) => p.title), ['Nitrile Exam Gloves', 'Digital Thermometer']);
+  t.deepEqual(
+    first.body.data.products.nodes.map((p: { title: string }) => p.title),
+    ['Nitrile Exam Gloves', 'Digital Thermometer'],
+  );
   t.true(first.body.data.products.pageInfo.hasNextPage);
   t.true(first.body.extensions.cost.actualQueryCost < first.body.extensions.cost.requestedQueryCost);
   const next = await gql(q, { after: first.body.data.products.pageInfo.endCursor });
-  t.deepEqual(next.body.data.products.nodes.map((p: { title: string }) => p.title), ['Sterile Gauze Pads 4x4']);
+  t.deepEqual(
+    next.body.data.products.nodes.map((p: { title: string }) => p.title),
+    ['Sterile Gauze Pads 4x4'],
+  );
   t.false(next.body.data.products.pageInfo.hasNextPage);
 });
 
 test.serial('inventorySetQuantities (2026-04): @idempotent required, changeFromQuantity required, compare-and-set, once per key', async (t) => {
-  const level = async () => (await gql(`{ inventoryItem(id: "${GLOVE_M_ITEM}") { inventoryLevels(first: 1) { nodes { location { id } quantities(names: ["available", "on_hand"]) { name quantity } } } } }`)).body.data.inventoryItem.inventoryLevels.nodes[0];
-  t.deepEqual((await level()).quantities, [{ name: 'available', quantity: 500 }, { name: 'on_hand', quantity: 500 }]);
+  const level = async () =>
+    (
+      await gql(
+        `{ inventoryItem(id: "${GLOVE_M_ITEM}") { inventoryLevels(first: 1) { nodes { location { id } quantities(names: ["available", "on_hand"]) { name quantity } } } } }`,
+      )
+    ).body.data.inventoryItem.inventoryLevels.nodes[0];
+  t.deepEqual((await level()).quantities, [
+    { name: 'available', quantity: 500 },
+    { name: 'on_hand', quantity: 500 },
+  ]);
   const noKey = await gql(SET(''), quantity({ changeFromQuantity: 500 }));
   t.regex(noKey.body.errors[0].message, /@idempotent directive is required/);
   const noCompare = await gql(SET('@idempotent(key: "k-1")'), quantity({}));
@@ -101,10 +131,15 @@ test.serial('fulfillmentCreate fulfils the order and sends orders/fulfilled sign
   const created = (await gql(CREATE, { order: { lineItems: [{ variantId: GLOVE_M, quantity: 1 }], tags: ['svc:SO-0002'] } })).body.data.orderCreate.order;
   const fo = created.fulfillmentOrders.nodes[0];
   hook.received.length = 0;
-  const res = await gql('mutation F($f: FulfillmentInput!) { fulfillmentCreate(fulfillment: $f) { fulfillment { id status trackingInfo(first: 1) { company number url } } userErrors { message } } }', {
-    f: { lineItemsByFulfillmentOrder: [{ fulfillmentOrderId: fo.id }], trackingInfo: { company: 'UPS', number: '1Z2345' }, notifyCustomer: false },
-  });
-  t.deepEqual(res.body.data.fulfillmentCreate.fulfillment.trackingInfo, [{ company: 'UPS', number: '1Z2345', url: 'https://www.ups.com/track?loc=en_US&tracknum=1Z2345' }]);
+  const res = await gql(
+    'mutation F($f: FulfillmentInput!) { fulfillmentCreate(fulfillment: $f) { fulfillment { id status trackingInfo(first: 1) { company number url } } userErrors { message } } }',
+    {
+      f: { lineItemsByFulfillmentOrder: [{ fulfillmentOrderId: fo.id }], trackingInfo: { company: 'UPS', number: '1Z2345' }, notifyCustomer: false },
+    },
+  );
+  t.deepEqual(res.body.data.fulfillmentCreate.fulfillment.trackingInfo, [
+    { company: 'UPS', number: '1Z2345', url: 'https://www.ups.com/track?loc=en_US&tracknum=1Z2345' },
+  ]);
   t.is(sim.orders().find((o) => o.ref === created.id)!.status, 'FULFILLED');
   t.is(hook.received.length, 1);
   const d = hook.received[0];
@@ -123,7 +158,13 @@ test.serial('fulfillmentCreate fulfils the order and sends orders/fulfilled sign
   // the store moves the shipment on: orders/updated with shipment_status
   await sim.advance(created.id);
   await sim.advance(created.id);
-  t.deepEqual(hook.received.slice(1).map((r) => [r.headers['x-shopify-topic'], JSON.parse(r.raw).fulfillments[0].shipment_status]), [['orders/updated', 'in_transit'], ['orders/updated', 'delivered']]);
+  t.deepEqual(
+    hook.received.slice(1).map((r) => [r.headers['x-shopify-topic'], JSON.parse(r.raw).fulfillments[0].shipment_status]),
+    [
+      ['orders/updated', 'in_transit'],
+      ['orders/updated', 'delivered'],
+    ],
+  );
   const read = await gql(`{ order(id: "${created.id}") { displayFulfillmentStatus fulfillments(first: 5) { displayStatus } } }`);
   t.deepEqual(read.body.data.order, { displayFulfillmentStatus: 'FULFILLED', fulfillments: [{ displayStatus: 'DELIVERED' }] });
 });
@@ -161,7 +202,9 @@ test('OAuth: authorize redirects back with a verifiable hmac; the code buys a to
   t.teardown(() => own.close());
   const redirect = 'http://127.0.0.1:9/callback';
   t.is((await call(`${own.url}/admin/oauth/authorize?client_id=other&redirect_uri=${encodeURIComponent(redirect)}`)).status, 400);
-  const res = await call(`${own.url}/admin/oauth/authorize?client_id=app&scope=read_products,write_products,read_orders,write_orders&redirect_uri=${encodeURIComponent(redirect)}&state=nonce-1&grant_options[]=`);
+  const res = await call(
+    `${own.url}/admin/oauth/authorize?client_id=app&scope=read_products,write_products,read_orders,write_orders&redirect_uri=${encodeURIComponent(redirect)}&state=nonce-1&grant_options[]=`,
+  );
   t.is(res.status, 302);
   const back = new URL(res.headers.get('location')!);
   t.is(`${back.origin}${back.pathname}`, redirect);
@@ -170,7 +213,10 @@ test('OAuth: authorize redirects back with a verifiable hmac; the code buys a to
   t.true(Math.abs(Number(q.timestamp) - Date.now() / 1000) < 90);
   // the receiver's check, from partners.md: drop hmac, sort, join, hex HMAC with the app secret
   const { hmac, ...rest } = q;
-  const message = Object.keys(rest).sort().map((k) => `${k}=${encodeURIComponent(rest[k])}`).join('&');
+  const message = Object.keys(rest)
+    .sort()
+    .map((k) => `${k}=${encodeURIComponent(rest[k])}`)
+    .join('&');
   t.is(hmac, createHmac('sha256', 'app-secret').update(message).digest('hex'));
   t.is((await call(`${own.url}/admin/oauth/access_token`, { json: { client_id: 'app', client_secret: 'wrong', code: q.code } })).status, 400);
   const token = await call(`${own.url}/admin/oauth/access_token`, { json: { client_id: 'app', client_secret: 'app-secret', code: q.code } });

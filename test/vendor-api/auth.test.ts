@@ -26,7 +26,10 @@ test.serial('auth.token answers a one-hour bearer token with the sync scope', as
   const claims = decodeJwt(res.body.message.access_token);
   t.is(claims.sub, MEDI.name);
   t.is((claims.exp as number) - (claims.iat as number), 3600);
-  const log = await one<{ vendor: string; http_status: number; status: string }>(db, `SELECT vendor, http_status, status FROM vendor_api_logs WHERE function = 'auth.token' ORDER BY id DESC LIMIT 1`);
+  const log = await one<{ vendor: string; http_status: number; status: string }>(
+    db,
+    `SELECT vendor, http_status, status FROM vendor_api_logs WHERE function = 'auth.token' ORDER BY id DESC LIMIT 1`,
+  );
   t.deepEqual(log, { vendor: MEDI.name, http_status: 200, status: 'ok' });
 });
 

@@ -41,6 +41,9 @@ test.serial('svc product review --approve / --reject --reason', async (t) => {
   t.is((await svc(['product', 'review', 'MEDI-GAUZE-4X4', '--reject'], env)).code, 2);
   const ok = await svc(['product', 'review', 'MEDI-GAUZE-4X4', '--reject', '--reason', 'Needs photos'], env);
   t.is(ok.code, 0, ok.err.join('\n'));
-  t.like(await one(db, `SELECT workflow_state, rejection_reason FROM items WHERE item_code = 'MEDI-GAUZE-4X4'`), { workflow_state: 'Rejected', rejection_reason: 'Needs photos' });
+  t.like(await one(db, `SELECT workflow_state, rejection_reason FROM items WHERE item_code = 'MEDI-GAUZE-4X4'`), {
+    workflow_state: 'Rejected',
+    rejection_reason: 'Needs photos',
+  });
   t.is((await one<{ n: number }>(db, `SELECT count(*)::int AS n FROM outbox WHERE topic = 'product.rejected' AND target = $1`, [MEDI.name])).n, 1);
 });

@@ -37,8 +37,15 @@ async function serve(): Promise<Child> {
 
 function batch(prefix: string): unknown[] {
   return Array.from({ length: 500 }, (_, i) => ({
-    sku: `${prefix}-${i}`, vendor_product_id: `${prefix}-vp-${i}`, name: `Crash product ${i}`, description: 'T12 item', group: 'Medical Supplies',
-    price: 10 + i / 100, cost: 4, uom: 'Box', price_list: 'Sales Channel',
+    sku: `${prefix}-${i}`,
+    vendor_product_id: `${prefix}-vp-${i}`,
+    name: `Crash product ${i}`,
+    description: 'T12 item',
+    group: 'Medical Supplies',
+    price: 10 + i / 100,
+    cost: 4,
+    uom: 'Box',
+    price_list: 'Sales Channel',
   }));
 }
 
@@ -48,10 +55,18 @@ function send(client: Client, prefix: string, key: string): Promise<HttpResponse
 }
 
 const backends = (pattern: string, waiting: boolean) =>
-  count(db, `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND query LIKE $1 ${waiting ? `AND wait_event_type = 'Lock'` : `AND state <> 'idle'`}`, [pattern]);
+  count(
+    db,
+    `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND query LIKE $1 ${waiting ? `AND wait_event_type = 'Lock'` : `AND state <> 'idle'`}`,
+    [pattern],
+  );
 const products = (prefix: string) => count(db, `SELECT count(*) AS n FROM items WHERE vendor = $1 AND vendor_sku LIKE $2`, [MEDI.name, `${prefix}-%`]);
 const duplicates = (prefix: string) =>
-  count(db, `SELECT count(*) AS n FROM (SELECT vendor, vendor_product_id FROM items WHERE vendor = $1 AND vendor_product_id LIKE $2 GROUP BY 1, 2 HAVING count(*) > 1) d`, [MEDI.name, `${prefix}-vp-%`]);
+  count(
+    db,
+    `SELECT count(*) AS n FROM (SELECT vendor, vendor_product_id FROM items WHERE vendor = $1 AND vendor_product_id LIKE $2 GROUP BY 1, 2 HAVING count(*) > 1) d`,
+    [MEDI.name, `${prefix}-vp-%`],
+  );
 const prices = (prefix: string) => count(db, `SELECT count(*) AS n FROM item_prices WHERE price_list = 'Sales Channel' AND item_code LIKE $1`, [`${prefix}-%`]);
 
 /** The retry's answer: 200 with 500 successful results naming the batch's skus in order. */
@@ -74,7 +89,11 @@ test.serial('T12: SIGKILL while the batch holds its transaction; the retry with 
     const inFlight = send(medi, 'T12A', 'K-T12-A');
     // the batch has upserted its 500 items and now waits for the lock on item_prices
     await eventually(async () => (await backends('%INSERT INTO item_prices%', true)) === 1, { message: 'the batch to block on item_prices' });
-    const orphan = (await db.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO item_prices%'`)).rows[0].pid as number;
+    const orphan = (
+      await db.query(
+        `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO item_prices%'`,
+      )
+    ).rows[0].pid as number;
     await first.stop('SIGKILL');
     t.is(await inFlight, null, 'the client saw the connection die');
     t.is(await products('T12A'), 0, 'nothing of the batch is visible');
@@ -87,10 +106,11 @@ test.serial('T12: SIGKILL while the batch holds its transaction; the retry with 
     const second = await serve();
     const medi2 = await vendorClient({ url: second.url! }, MEDI);
     const retry = send(medi2, 'T12A', 'K-T12-A');
-    const waiting = () => count(db, `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> $1`, [orphan]);
+    const waiting = () =>
+      count(db, `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> $1`, [orphan]);
     await eventually(async () => (await waiting()) >= 1, { message: 'the retry to wait (on the key or on item_prices)' });
     const onKey = await backends('%INSERT INTO idempotency_keys%', true);
-    t.log(onKey ? 'the retry waited on the key held by the dead process\'s transaction' : 'the dead process\'s transaction had already ended (lock_timeout)');
+    t.log(onKey ? "the retry waited on the key held by the dead process's transaction" : "the dead process's transaction had already ended (lock_timeout)");
     await lock.query('ROLLBACK'); // an orphan backend still asleep wakes, finds its client gone, and rolls back
     const res = await retry;
     assertComplete(t, res, 'T12A');
@@ -115,7 +135,10 @@ test.serial('T12: SIGKILL while the batch holds its transaction; the retry with 
 
 test.serial('T12: SIGKILL a few ms after sending (wherever the batch is), restart, retry with K: one effect either way', async (t) => {
   let victim = await serve();
-  for (const [round, delay] of [[1, 20], [2, 150]] as const) {
+  for (const [round, delay] of [
+    [1, 20],
+    [2, 150],
+  ] as const) {
     const prefix = `T12R${round}`;
     const key = `K-T12-R${round}`;
     const client = await vendorClient({ url: victim.url! }, MEDI);
@@ -124,7 +147,7 @@ test.serial('T12: SIGKILL a few ms after sending (wherever the batch is), restar
     await victim.stop('SIGKILL');
     await inFlight;
     // a COMMIT already on the wire still lands: look once the dead server's backends are all gone
-    await eventually(async () => (await backends('%', false)) === 0, { message: 'the dead server\'s backends to end' });
+    await eventually(async () => (await backends('%', false)) === 0, { message: "the dead server's backends to end" });
     const committed = await products(prefix);
     t.true(committed === 0 || committed === 500, `round ${round}: all or nothing (${committed})`);
     t.log(`round ${round}: killed ${delay} ms after sending; the first run ${committed ? 'had committed' : 'left nothing'}`);

@@ -40,18 +40,29 @@ test.serial('T07: the same key and body five times: one write, replays equal the
 test.serial('T08: the same key with a different body is 409 and writes nothing', async (t) => {
   await v1(medi, 'sync.inventory', { inventory: [{ sku: 'MEDI-SYR-3ML', warehouse: 'Main Warehouse - MSE', quantity: 240 }] }, { 'Idempotency-Key': 'k-t08' });
   const before = await ledger('MEDI-SYR-3ML');
-  const res = await v1(medi, 'sync.inventory', { inventory: [{ sku: 'MEDI-SYR-3ML', warehouse: 'Main Warehouse - MSE', quantity: 5 }] }, { 'Idempotency-Key': 'k-t08' });
+  const res = await v1(
+    medi,
+    'sync.inventory',
+    { inventory: [{ sku: 'MEDI-SYR-3ML', warehouse: 'Main Warehouse - MSE', quantity: 5 }] },
+    { 'Idempotency-Key': 'k-t08' },
+  );
   t.is(res.status, 409);
   t.is(res.body.exc_type, 'ConflictError');
   t.is(await ledger('MEDI-SYR-3ML'), before);
-  t.is((await one<{ actual_qty: number }>(db, `SELECT actual_qty FROM bins WHERE item_code = 'MEDI-SYR-3ML' AND warehouse = 'Main Warehouse - MSE'`)).actual_qty, 240);
+  t.is(
+    (await one<{ actual_qty: number }>(db, `SELECT actual_qty FROM bins WHERE item_code = 'MEDI-SYR-3ML' AND warehouse = 'Main Warehouse - MSE'`)).actual_qty,
+    240,
+  );
 });
 
 test.serial('T09: concurrent duplicates have one effect; a holder running past 8 s makes the other 409, and a retry collects its answer', async (t) => {
   const body = { inventory: [{ sku: 'MEDI-GLV-NIT-M', warehouse: 'Main Warehouse - MSE', quantity: 333 }] };
   const before = await ledger('MEDI-GLV-NIT-M');
   const answers = await Promise.all(Array.from({ length: 6 }, () => v1(medi, 'sync.inventory', body, { 'Idempotency-Key': 'k-t09' })));
-  t.deepEqual(answers.map((a) => a.status), [200, 200, 200, 200, 200, 200]);
+  t.deepEqual(
+    answers.map((a) => a.status),
+    [200, 200, 200, 200, 200, 200],
+  );
   t.is(answers.filter((a) => a.body.idempotent_replay).length, 5);
   t.is(await ledger('MEDI-GLV-NIT-M'), before + 1);
   // a holder that runs long: hold the key row's lock from outside for 9.5 s
@@ -89,7 +100,10 @@ test.serial('T11: a key older than 24 h runs anew, and the purge job removes old
   const again = await v1(medi, 'sync.prices', body, { 'Idempotency-Key': 'k-t11' });
   t.falsy(again.body.idempotent_replay);
   t.is((await one<{ rate: number }>(db, `SELECT rate FROM item_prices WHERE item_code = 'MEDI-GLV-NIT-M' AND price_list = 'Sales Channel'`)).rate, 9);
-  await db.query(`INSERT INTO idempotency_keys (vendor, route, key, fingerprint, created_at) VALUES ($1, 'sync.prices', 'k-old', 'x', now() - interval '25 hours')`, [MEDI.name]);
+  await db.query(
+    `INSERT INTO idempotency_keys (vendor, route, key, fingerprint, created_at) VALUES ($1, 'sync.prices', 'k-old', 'x', now() - interval '25 hours')`,
+    [MEDI.name],
+  );
   const job = registeredJobs().find((j) => j.name === 'idempotency-purge')!;
   t.true(await runJobOnce(job));
   t.is(await count(db, `SELECT count(*) AS n FROM idempotency_keys WHERE key = 'k-old'`), 0);

@@ -27,7 +27,12 @@ async function post(vendor: string, fn: string, body: unknown, key: string): Pro
     headers: { authorization: `Bearer ${tokens[vendor]}`, 'content-type': 'application/json', 'idempotency-key': key },
     body: JSON.stringify(body),
   });
-  return { status: res.status, contentType: res.headers.get('content-type'), replayed: res.headers.get('idempotent-replayed'), bytes: Buffer.from(await res.arrayBuffer()) };
+  return {
+    status: res.status,
+    contentType: res.headers.get('content-type'),
+    replayed: res.headers.get('idempotent-replayed'),
+    bytes: Buffer.from(await res.arrayBuffer()),
+  };
 }
 
 /** The first answer's bytes with the flag spliced before the final brace. */
@@ -61,15 +66,58 @@ test.after.always(async () => {
 });
 
 const cases: [string, string, string, unknown][] = [
-  ['sync.products with non-ASCII text and a per-record failure', 'medi', 'sync.products', { products: [
-    { sku: 'GAZE-日本-é', vendor_product_id: 'vp-Ärzte “10×10” ½', name: 'Compresse stérile 日本', description: 'Ünïcödé ✓ \u2028 end', price: 12.5, price_list: 'Sales Channel', uom: 'Box' },
-    { sku: 'ZÜRICH-1', item_code: 'ZÜRICH-2', name: 'refused: two names' },
-  ] }],
-  ['sync.prices with a per-record failure', 'medi', 'sync.prices', { prices: [{ sku: 'MEDI-SYR-3ML', price_list: 'Sales Channel', price: 17.5 }, { sku: 'NO-SUCH-SKU', price_list: 'Sales Channel', price: 1 }] }],
+  [
+    'sync.products with non-ASCII text and a per-record failure',
+    'medi',
+    'sync.products',
+    {
+      products: [
+        {
+          sku: 'GAZE-日本-é',
+          vendor_product_id: 'vp-Ärzte “10×10” ½',
+          name: 'Compresse stérile 日本',
+          description: 'Ünïcödé ✓ \u2028 end',
+          price: 12.5,
+          price_list: 'Sales Channel',
+          uom: 'Box',
+        },
+        { sku: 'ZÜRICH-1', item_code: 'ZÜRICH-2', name: 'refused: two names' },
+      ],
+    },
+  ],
+  [
+    'sync.prices with a per-record failure',
+    'medi',
+    'sync.prices',
+    {
+      prices: [
+        { sku: 'MEDI-SYR-3ML', price_list: 'Sales Channel', price: 17.5 },
+        { sku: 'NO-SUCH-SKU', price_list: 'Sales Channel', price: 1 },
+      ],
+    },
+  ],
   ['sync.inventory', 'medi', 'sync.inventory', { inventory: [{ sku: 'MEDI-GLV-NIT-M', warehouse: 'Main Warehouse - MSE', quantity: 77 }] }],
   ['sync.vendor_details', 'medi', 'sync.vendor_details', { phone: '+1 555 0199', contact_name: 'Zoë Ørsted', address: { city: 'Zürich' } }],
-  ['sync.fulfillment', 'medi', 'sync.fulfillment', { data: { sales_order: 'SO-REPLAY-1', tracking_number: '1Z999AA10123456784', notify: false, items: [{ sku: 'MEDI-SYR-3ML', qty: 2, lot_number: 'L-1' }] } }],
-  ['pharmacy.fulfillment', 'rx', 'pharmacy.fulfillment', { data: { sales_order: 'SO-REPLAY-RX', tracking_number: '9400111899223', carrier: 'USPS', notify: false, items: [{ sku: 'RX-B12-30ML', qty: 2, lot_number: 'RXL-9', expiry_date: '2027-06-30' }] } }],
+  [
+    'sync.fulfillment',
+    'medi',
+    'sync.fulfillment',
+    { data: { sales_order: 'SO-REPLAY-1', tracking_number: '1Z999AA10123456784', notify: false, items: [{ sku: 'MEDI-SYR-3ML', qty: 2, lot_number: 'L-1' }] } },
+  ],
+  [
+    'pharmacy.fulfillment',
+    'rx',
+    'pharmacy.fulfillment',
+    {
+      data: {
+        sales_order: 'SO-REPLAY-RX',
+        tracking_number: '9400111899223',
+        carrier: 'USPS',
+        notify: false,
+        items: [{ sku: 'RX-B12-30ML', qty: 2, lot_number: 'RXL-9', expiry_date: '2027-06-30' }],
+      },
+    },
+  ],
   ['warehouse creation', 'medi', 'warehouse.create', { warehouse_name: 'Dépôt Nord' }],
 ];
 
@@ -106,13 +154,18 @@ test.serial('simultaneous requests with one key: one runs, every other answer is
   const firsts = answers.filter((a) => a.replayed === null);
   t.is(firsts.length, 1);
   for (const a of answers.filter((x) => x.replayed === 'true')) t.true(a.bytes.equals(flagged(firsts[0].bytes)));
-  t.deepEqual(answers.map((a) => a.status), [200, 200, 200, 200, 200]);
+  t.deepEqual(
+    answers.map((a) => a.status),
+    [200, 200, 200, 200, 200],
+  );
 });
 
 test.serial('a row stored before the byte column (jsonb only) still replays with the flag', async (t) => {
   const body = { prices: [{ sku: 'MEDI-GAUZE-4X4', price_list: 'Sales Channel', price: 3.5 }] };
   const first = await post('medi', 'sync.prices', body, 'bytes-legacy');
-  await db.query(`UPDATE idempotency_keys SET response = convert_from(response_body, 'UTF8')::jsonb, response_body = NULL, content_type = NULL WHERE key = 'bytes-legacy'`);
+  await db.query(
+    `UPDATE idempotency_keys SET response = convert_from(response_body, 'UTF8')::jsonb, response_body = NULL, content_type = NULL WHERE key = 'bytes-legacy'`,
+  );
   const replay = await post('medi', 'sync.prices', body, 'bytes-legacy');
   t.is(replay.status, 200);
   t.is(replay.contentType, first.contentType);

@@ -46,7 +46,10 @@ test.serial('T31: an unknown client_id and a wrong secret answer alike', async (
   t.deepEqual(a.body, b.body);
   const timings: number[][] = [[], []];
   for (let i = 0; i < 8; i++) {
-    for (const [k, id] of [[0, `svcv_nobody_${i}`], [1, SEP.client_id]] as const) {
+    for (const [k, id] of [
+      [0, `svcv_nobody_${i}`],
+      [1, SEP.client_id],
+    ] as const) {
       const start = performance.now();
       await auth(id, 'wrong');
       timings[k].push(performance.now() - start);
@@ -57,7 +60,10 @@ test.serial('T31: an unknown client_id and a wrong secret answer alike', async (
   // this can see is a path that skips a whole step (a lookup, a hash), not microseconds
   const [unknown, wrong] = timings.map((xs) => Math.min(...xs));
   const tolerance = Math.max(10, 0.5 * Math.max(unknown, wrong));
-  t.true(Math.abs(unknown - wrong) < tolerance, `fastest ${unknown.toFixed(1)} and ${wrong.toFixed(1)} ms; ${JSON.stringify(timings.map((xs) => xs.map(Math.round)))}`);
+  t.true(
+    Math.abs(unknown - wrong) < tolerance,
+    `fastest ${unknown.toFixed(1)} and ${wrong.toFixed(1)} ms; ${JSON.stringify(timings.map((xs) => xs.map(Math.round)))}`,
+  );
 });
 
 test.serial('auth.token is limited per source address, so one stranger cannot lock out every vendor', async (t) => {

@@ -23,13 +23,31 @@ test.after.always(async () => {
 });
 
 test.serial('register_vendor → Pending Approval; an admin approves, enables the API and issues credentials; the vendor gets a token', async (t) => {
-  const reg = await new Client(app.url).post('/api/method/svc.api.register_vendor', { sales_representative_name: 'Nina New', email: 'nina@newvendor.example', password: 'a-long-password-1', country: 'United States', profile_url: 'https://newvendor.example' });
+  const reg = await new Client(app.url).post('/api/method/svc.api.register_vendor', {
+    sales_representative_name: 'Nina New',
+    email: 'nina@newvendor.example',
+    password: 'a-long-password-1',
+    country: 'United States',
+    profile_url: 'https://newvendor.example',
+  });
   t.is(reg.status, 200, reg.text);
   const name = reg.body.message.name as string;
   t.like(reg.body.message, { status: 'Pending Approval' });
-  t.like(await one(db, `SELECT status, api_enabled, suspended FROM vendor_profiles WHERE name = $1`, [name]), { status: 'Pending Approval', api_enabled: false, suspended: false });
-  t.deepEqual((await one<{ roles: string[]; vendor: string }>(db, `SELECT roles, vendor FROM users WHERE email = 'nina@newvendor.example'`)), { roles: ['Vendor'], vendor: name });
-  const dup = await new Client(app.url).post('/api/method/svc.api.register_vendor', { sales_representative_name: 'Nina', email: 'nina@newvendor.example', password: 'a-long-password-1', country: 'US' });
+  t.like(await one(db, `SELECT status, api_enabled, suspended FROM vendor_profiles WHERE name = $1`, [name]), {
+    status: 'Pending Approval',
+    api_enabled: false,
+    suspended: false,
+  });
+  t.deepEqual(await one<{ roles: string[]; vendor: string }>(db, `SELECT roles, vendor FROM users WHERE email = 'nina@newvendor.example'`), {
+    roles: ['Vendor'],
+    vendor: name,
+  });
+  const dup = await new Client(app.url).post('/api/method/svc.api.register_vendor', {
+    sales_representative_name: 'Nina',
+    email: 'nina@newvendor.example',
+    password: 'a-long-password-1',
+    country: 'US',
+  });
   t.is(dup.status, 409);
   t.is(dup.body.exc_type, 'DuplicateEntryError');
   const rep = await loginAs(app, 'rep@demo.svc.local');
@@ -37,36 +55,63 @@ test.serial('register_vendor → Pending Approval; an admin approves, enables th
   const admin = await loginAs(app, 'marketplace.admin@demo.svc.local');
   const creds = await admin.post('/api/method/svc.vendors.generate_credentials', { vendor: name });
   t.regex(creds.body.message.client_id, /^svcv_/);
-  const early = await new Client(app.url).post('/api/method/svc.api.v1.auth.token', { client_id: creds.body.message.client_id, client_secret: creds.body.message.client_secret });
+  const early = await new Client(app.url).post('/api/method/svc.api.v1.auth.token', {
+    client_id: creds.body.message.client_id,
+    client_secret: creds.body.message.client_secret,
+  });
   t.is(early.status, 401);
   t.is((await admin.post('/api/method/svc.vendors.approve_vendor', { vendor: name })).body.message.status, 'Approved');
   t.true((await admin.post('/api/method/svc.vendors.enable_api', { vendor: name })).body.message.api_enabled);
-  const token = await new Client(app.url).post('/api/method/svc.api.v1.auth.token', { client_id: creds.body.message.client_id, client_secret: creds.body.message.client_secret });
+  const token = await new Client(app.url).post('/api/method/svc.api.v1.auth.token', {
+    client_id: creds.body.message.client_id,
+    client_secret: creds.body.message.client_secret,
+  });
   t.is(token.status, 200);
   const list = await admin.get('/api/method/svc.vendors.list_vendors');
   t.true(list.body.message.some((v: { name: string; client_secret_hash?: string }) => v.name === name && v.client_secret_hash === undefined));
 });
 
-test.serial('stock update request: a vendor asks (Requested); a sales rep cannot decide; an officer approves and the stock changes with a ledger entry', async (t) => {
-  const vendorUser = await loginAs(app, 'vendor@demo.svc.local');
-  const req = await vendorUser.post('/api/method/svc.api.create_stock_update_request', { item: 'MEDI-GAUZE-4X4', action: 'Add', warehouse: 'Main Warehouse - MSE', quantity: 20, reason: 'restock' });
-  t.is(req.status, 200, req.text);
-  t.like(req.body.message, { status: 'Requested', item: 'MEDI-GAUZE-4X4', action: 'Add', quantity: 20, vendor: MEDI.name });
-  const bearer = await v1(medi, '../svc.api.create_stock_update_request', {});
-  t.true([400, 404].includes(bearer.status));
-  const foreign = await vendorUser.post('/api/method/svc.api.create_stock_update_request', { item: 'RX-SEMA-5MG', action: 'Add', warehouse: 'Main Warehouse - MSE', quantity: 1 });
-  t.is(foreign.status, 404);
-  const rep = await loginAs(app, 'rep@demo.svc.local');
-  t.is((await rep.post('/api/method/svc.api.decide_stock_update_request', { name: req.body.message.name, decision: 'approve' })).status, 403);
-  const officer = await loginAs(app, 'officer@demo.svc.local');
-  const before = await one<{ actual_qty: number }>(db, `SELECT actual_qty FROM bins WHERE item_code = 'MEDI-GAUZE-4X4' AND warehouse = 'Main Warehouse - MSE'`);
-  const ok = await officer.post('/api/method/svc.api.decide_stock_update_request', { name: req.body.message.name, decision: 'approve' });
-  t.is(ok.status, 200, ok.text);
-  t.is(ok.body.message.status, 'Approved');
-  t.is((await one<{ actual_qty: number }>(db, `SELECT actual_qty FROM bins WHERE item_code = 'MEDI-GAUZE-4X4' AND warehouse = 'Main Warehouse - MSE'`)).actual_qty, before.actual_qty + 20);
-  t.is(await count(db, `SELECT count(*) AS n FROM stock_ledger_entries WHERE voucher_no = $1`, [req.body.message.name]), 1);
-  t.is((await officer.post('/api/method/svc.api.decide_stock_update_request', { name: req.body.message.name, decision: 'reject' })).status, 417);
-});
+test.serial(
+  'stock update request: a vendor asks (Requested); a sales rep cannot decide; an officer approves and the stock changes with a ledger entry',
+  async (t) => {
+    const vendorUser = await loginAs(app, 'vendor@demo.svc.local');
+    const req = await vendorUser.post('/api/method/svc.api.create_stock_update_request', {
+      item: 'MEDI-GAUZE-4X4',
+      action: 'Add',
+      warehouse: 'Main Warehouse - MSE',
+      quantity: 20,
+      reason: 'restock',
+    });
+    t.is(req.status, 200, req.text);
+    t.like(req.body.message, { status: 'Requested', item: 'MEDI-GAUZE-4X4', action: 'Add', quantity: 20, vendor: MEDI.name });
+    const bearer = await v1(medi, '../svc.api.create_stock_update_request', {});
+    t.true([400, 404].includes(bearer.status));
+    const foreign = await vendorUser.post('/api/method/svc.api.create_stock_update_request', {
+      item: 'RX-SEMA-5MG',
+      action: 'Add',
+      warehouse: 'Main Warehouse - MSE',
+      quantity: 1,
+    });
+    t.is(foreign.status, 404);
+    const rep = await loginAs(app, 'rep@demo.svc.local');
+    t.is((await rep.post('/api/method/svc.api.decide_stock_update_request', { name: req.body.message.name, decision: 'approve' })).status, 403);
+    const officer = await loginAs(app, 'officer@demo.svc.local');
+    const before = await one<{ actual_qty: number }>(
+      db,
+      `SELECT actual_qty FROM bins WHERE item_code = 'MEDI-GAUZE-4X4' AND warehouse = 'Main Warehouse - MSE'`,
+    );
+    const ok = await officer.post('/api/method/svc.api.decide_stock_update_request', { name: req.body.message.name, decision: 'approve' });
+    t.is(ok.status, 200, ok.text);
+    t.is(ok.body.message.status, 'Approved');
+    t.is(
+      (await one<{ actual_qty: number }>(db, `SELECT actual_qty FROM bins WHERE item_code = 'MEDI-GAUZE-4X4' AND warehouse = 'Main Warehouse - MSE'`))
+        .actual_qty,
+      before.actual_qty + 20,
+    );
+    t.is(await count(db, `SELECT count(*) AS n FROM stock_ledger_entries WHERE voucher_no = $1`, [req.body.message.name]), 1);
+    t.is((await officer.post('/api/method/svc.api.decide_stock_update_request', { name: req.body.message.name, decision: 'reject' })).status, 417);
+  },
+);
 
 test.serial('vendor dashboard: sales totals, recent orders and low-stock SKUs of the caller only', async (t) => {
   const vendorUser = await loginAs(app, 'vendor@demo.svc.local');
@@ -83,7 +128,12 @@ test.serial('vendor dashboard: sales totals, recent orders and low-stock SKUs of
 });
 
 test.serial('sync.vendor_details and warehouse creation (idempotent), then sync.inventory into the new warehouse', async (t) => {
-  const det = await v1(medi, 'sync.vendor_details', { phone: '+1 555 0100', contact_name: 'Mo Medi', address: { city: 'Newark' } }, { 'Idempotency-Key': 'vd-1' });
+  const det = await v1(
+    medi,
+    'sync.vendor_details',
+    { phone: '+1 555 0100', contact_name: 'Mo Medi', address: { city: 'Newark' } },
+    { 'Idempotency-Key': 'vd-1' },
+  );
   t.is(det.status, 200, det.text);
   t.like(det.body.message, { name: MEDI.name, phone: '+1 555 0100', details: { contact_name: 'Mo Medi', address: { city: 'Newark' } } });
   t.is(det.body.message.client_secret_hash, undefined);
@@ -91,11 +141,21 @@ test.serial('sync.vendor_details and warehouse creation (idempotent), then sync.
   t.like(wh.body.message, { name: `Dock 7 - ${MEDI.name}`, created: true });
   const again = await v1(medi, 'warehouse.create', { warehouse_name: 'Dock 7' });
   t.like(again.body.message, { created: false });
-  const inv = await v1(medi, 'sync.inventory', { inventory: [{ sku: 'MEDI-SYR-3ML', warehouse: `Dock 7 - ${MEDI.name}`, quantity: 12 }, { vendor_product_id: 'medi-1001', warehouse: 'Main Warehouse - MSE', quantity: 390 }] });
+  const inv = await v1(medi, 'sync.inventory', {
+    inventory: [
+      { sku: 'MEDI-SYR-3ML', warehouse: `Dock 7 - ${MEDI.name}`, quantity: 12 },
+      { vendor_product_id: 'medi-1001', warehouse: 'Main Warehouse - MSE', quantity: 390 },
+    ],
+  });
   t.like(inv.body.message, { succeeded: 2, failed: 0 });
   t.like(inv.body.message.results[1].result, { quantity: 390, previous_quantity: 400 });
   const rx = await vendorClient(app, RX);
-  const foreign = await v1(rx, 'sync.inventory', { inventory: [{ sku: 'RX-B12-30ML', warehouse: `Dock 7 - ${MEDI.name}`, quantity: 1 }, { sku: 'MEDI-SYR-3ML', warehouse: 'Pharmacy Vault - MSW', quantity: 1 }] });
+  const foreign = await v1(rx, 'sync.inventory', {
+    inventory: [
+      { sku: 'RX-B12-30ML', warehouse: `Dock 7 - ${MEDI.name}`, quantity: 1 },
+      { sku: 'MEDI-SYR-3ML', warehouse: 'Pharmacy Vault - MSW', quantity: 1 },
+    ],
+  });
   t.like(foreign.body.message, { succeeded: 0, failed: 2 });
   t.is(await count(db, `SELECT count(*) AS n FROM stock_ledger_entries WHERE item_code = 'MEDI-SYR-3ML' AND warehouse = $1`, [`Dock 7 - ${MEDI.name}`]), 1);
 });

@@ -58,7 +58,10 @@ async function changeOrders(): Promise<void> {
   await db.query(`UPDATE sales_orders SET status = 'y' WHERE name = 'PG-0202'`); // no sort-key change
   // a draft edit: its lines are deleted and inserted again, now without MEDI
   await db.query(`DELETE FROM sales_order_items WHERE parent = 'PG-0070'`);
-  await db.query(`INSERT INTO sales_order_items (parent, idx, item_code, item_name, qty, uom, rate, amount, warehouse, vendor) VALUES ('PG-0070', 1, 'RX-B12-30ML', 'B12', 1, 'Vial', 45, 45, 'Main Warehouse - MSE', $1)`, [RX.name]);
+  await db.query(
+    `INSERT INTO sales_order_items (parent, idx, item_code, item_name, qty, uom, rate, amount, warehouse, vendor) VALUES ('PG-0070', 1, 'RX-B12-30ML', 'B12', 1, 'Vial', 45, 45, 'Main Warehouse - MSE', $1)`,
+    [RX.name],
+  );
   // one of two MEDI lines removed: the order stays MEDI's; the only MEDI line removed: it leaves
   await db.query(`DELETE FROM sales_order_items WHERE parent = 'PG-0010' AND idx = 2`);
   await db.query(`DELETE FROM sales_order_items WHERE parent = 'PG-0012' AND idx = 1`);
@@ -92,10 +95,18 @@ async function checkAllPages(t: import('ava').ExecutionContext, client: Client, 
       const got: string[] = [];
       const pages = Math.ceil(expected.length / pageLength) + 1; // one page past the end
       for (let page = 1; page <= pages; page++) {
-        const res = await client.get('/api/method/svc.api.v1.sync.orders', { since: c.since, page, page_length: pageLength, ...(c.status ? { status: c.status } : {}) });
+        const res = await client.get('/api/method/svc.api.v1.sync.orders', {
+          since: c.since,
+          page,
+          page_length: pageLength,
+          ...(c.status ? { status: c.status } : {}),
+        });
         t.is(res.status, 200);
         t.is(res.body.message.total, expected.length, `${vendor} ${JSON.stringify(c)} page ${page}/${pageLength}: total`);
-        t.deepEqual(res.body.message.orders.map((o: { sales_order: string }) => o.sales_order), expected.slice((page - 1) * pageLength, page * pageLength));
+        t.deepEqual(
+          res.body.message.orders.map((o: { sales_order: string }) => o.sales_order),
+          expected.slice((page - 1) * pageLength, page * pageLength),
+        );
         got.push(...res.body.message.orders.map((o: { sales_order: string }) => o.sales_order));
       }
       t.deepEqual(got, expected);
@@ -113,7 +124,8 @@ test.serial('vendor_orders is backfilled/maintained on insert: every page and to
 test.serial('submit, cancel, touch, draft edit, line removal, line move and delete keep pages identical to the reference', async (t) => {
   await changeOrders();
   t.deepEqual((await db.query(DERIVED_DIFF)).rows, []);
-  const pair = async (vendor: string, order: string) => Number((await db.query(`SELECT count(*) AS n FROM vendor_orders WHERE vendor = $1 AND sales_order = $2`, [vendor, order])).rows[0].n);
+  const pair = async (vendor: string, order: string) =>
+    Number((await db.query(`SELECT count(*) AS n FROM vendor_orders WHERE vendor = $1 AND sales_order = $2`, [vendor, order])).rows[0].n);
   t.is(await pair(MEDI.name, 'PG-0070'), 0);
   t.is(await pair(RX.name, 'PG-0070'), 1);
   t.is(await pair(MEDI.name, 'PG-0010'), 1);

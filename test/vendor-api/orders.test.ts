@@ -13,13 +13,24 @@ let rx: Client;
 let sep: Client;
 const SENTINEL = 'ZZPHI-4f1c';
 
-async function order(name: string, opts: { docstatus?: number; modified?: string; is503a?: boolean; lines: [string, string, number, number][] }): Promise<void> {
+async function order(
+  name: string,
+  opts: { docstatus?: number; modified?: string; is503a?: boolean; lines: [string, string, number, number][] },
+): Promise<void> {
   const docstatus = opts.docstatus ?? 1;
   await db.query(
     `INSERT INTO sales_orders (name, customer, territory, transaction_date, price_list, shipping_address_name, shipping_method, docstatus, status, grand_total, is_503a, modified, cancelled_at,
        checkout_patient_first_name, checkout_patient_last_name, checkout_doctor_email)
      VALUES ($1, 'CUST-0001', 'East', '2026-11-20', 'Contract Pricing', 'CUST-0001-Shipping', 'Ground', $2::smallint, $3, 100, $4, COALESCE($5::timestamptz, now()), CASE WHEN $2::smallint = 2 THEN now() END, $6, $6, $7)`,
-    [name, docstatus, docstatus === 2 ? 'Cancelled' : docstatus === 1 ? 'To Deliver and Bill' : 'Draft', opts.is503a ?? false, opts.modified ?? null, opts.is503a ? SENTINEL : null, opts.is503a ? 'dr.who@clinic.example' : null],
+    [
+      name,
+      docstatus,
+      docstatus === 2 ? 'Cancelled' : docstatus === 1 ? 'To Deliver and Bill' : 'Draft',
+      opts.is503a ?? false,
+      opts.modified ?? null,
+      opts.is503a ? SENTINEL : null,
+      opts.is503a ? 'dr.who@clinic.example' : null,
+    ],
   );
   let idx = 1;
   for (const [code, vendor, qty, rate] of opts.lines) {
@@ -35,7 +46,14 @@ test.before(async () => {
   app = await startTestApp();
   db = await pgClient(app.dbUrl);
   [medi, rx, sep] = await Promise.all([vendorClient(app, MEDI), vendorClient(app, RX), vendorClient(app, SEP)]);
-  await order('SO-MIX-1', { lines: [['MEDI-GLV-NIT-M', MEDI.name, 2, 11.25], ['RX-SEMA-5MG', RX.name, 1, 179], ['MEDI-SYR-3ML', MEDI.name, 3, 16.2]], is503a: true });
+  await order('SO-MIX-1', {
+    lines: [
+      ['MEDI-GLV-NIT-M', MEDI.name, 2, 11.25],
+      ['RX-SEMA-5MG', RX.name, 1, 179],
+      ['MEDI-SYR-3ML', MEDI.name, 3, 16.2],
+    ],
+    is503a: true,
+  });
   await order('SO-RX-ONLY', { lines: [['RX-B12-30ML', RX.name, 1, 45]] });
   await order('SO-DRAFT', { docstatus: 0, lines: [['MEDI-GLV-NIT-M', MEDI.name, 1, 11.25]] });
   await order('SO-CANCEL', { docstatus: 2, modified: '2026-11-21T10:00:00-05:00', lines: [['MEDI-SYR-3ML', MEDI.name, 1, 16.2]] });
@@ -47,7 +65,7 @@ test.after.always(async () => {
   await app?.stop();
 });
 
-test('sync.orders: only the caller\'s lines, lines_total over them, every field and alias, no patient data (T20)', async (t) => {
+test("sync.orders: only the caller's lines, lines_total over them, every field and alias, no patient data (T20)", async (t) => {
   const res = await medi.get('/api/method/svc.api.v1.sync.orders', { since: '2026-01-02' });
   t.is(res.status, 200);
   const m = res.body.message;
@@ -58,12 +76,31 @@ test('sync.orders: only the caller\'s lines, lines_total over them, every field 
   t.false(names.includes('SO-RX-ONLY') || names.includes('SO-DRAFT') || names.includes('SO-OLD') || names.includes('SO-SEP'));
   t.is(m.total, names.length);
   const mix = m.orders.find((o: { sales_order: string }) => o.sales_order === 'SO-MIX-1');
-  t.like(mix, { status: 'submitted', docstatus: 1, transaction_date: '2026-11-20', order_date: '2026-11-20', currency: 'USD', shipping_method: 'Ground', lines_total: 71.1 });
-  t.deepEqual(mix.items.map((l: { item_code: string }) => l.item_code), ['MEDI-GLV-NIT-M', 'MEDI-SYR-3ML']);
+  t.like(mix, {
+    status: 'submitted',
+    docstatus: 1,
+    transaction_date: '2026-11-20',
+    order_date: '2026-11-20',
+    currency: 'USD',
+    shipping_method: 'Ground',
+    lines_total: 71.1,
+  });
+  t.deepEqual(
+    mix.items.map((l: { item_code: string }) => l.item_code),
+    ['MEDI-GLV-NIT-M', 'MEDI-SYR-3ML'],
+  );
   t.deepEqual(mix.line_items, mix.items);
   t.deepEqual(mix.ship_to, mix.shipping_address);
   t.like(mix.shipping_address, { name: 'Harbor Family Clinic', address_line1: '12 Harbor Street', city: 'Newark', pincode: '07102' });
-  t.like(mix.items[0], { sku: 'MEDI-GLV-NIT-M', medgrid_item_code: 'MEDI-GLV-NIT-M', vendor_product_id: 'medi-1001', qty: 2, rate: 11.25, amount: 22.5, warehouse: 'Main Warehouse - MSE' });
+  t.like(mix.items[0], {
+    sku: 'MEDI-GLV-NIT-M',
+    medgrid_item_code: 'MEDI-GLV-NIT-M',
+    vendor_product_id: 'medi-1001',
+    qty: 2,
+    rate: 11.25,
+    amount: 22.5,
+    warehouse: 'Main Warehouse - MSE',
+  });
   t.false(res.text.includes(SENTINEL));
   t.false(res.text.includes('RX-SEMA-5MG'));
   const cancelled = m.orders.find((o: { sales_order: string }) => o.sales_order === 'SO-CANCEL');
@@ -74,7 +111,10 @@ test('sync.orders: only the caller\'s lines, lines_total over them, every field 
 
 test('sync.orders: status filter, since with and without offset (US Eastern), newest first', async (t) => {
   const sub = await v1(medi, 'sync.orders', { status: 'cancelled', since: '2026-01-02' });
-  t.deepEqual(sub.body.message.orders.map((o: { sales_order: string }) => o.sales_order), ['SO-CANCEL']);
+  t.deepEqual(
+    sub.body.message.orders.map((o: { sales_order: string }) => o.sales_order),
+    ['SO-CANCEL'],
+  );
   // SO-CANCEL was modified at 10:00 Eastern = 15:00 UTC
   const eastern = await v1(medi, 'sync.orders', { status: 'cancelled', since: '2026-11-21T10:00:01' });
   t.is(eastern.body.message.orders.length, 0);
@@ -82,7 +122,10 @@ test('sync.orders: status filter, since with and without offset (US Eastern), ne
   t.is(utc.body.message.orders.length, 1);
   t.is(utc.body.message.since, '2026-11-21 09:59:00');
   const all = await v1(medi, 'sync.orders', { since: '2026-01-02' });
-  t.deepEqual(all.body.message.orders.map((o: { sales_order: string }) => o.sales_order), ['SO-MIX-1', 'SO-CANCEL']);
+  t.deepEqual(
+    all.body.message.orders.map((o: { sales_order: string }) => o.sales_order),
+    ['SO-MIX-1', 'SO-CANCEL'],
+  );
   const bad = await v1(medi, 'sync.orders', { since: 'yesterday' });
   t.is(bad.status, 400);
 });
@@ -98,7 +141,10 @@ test('T38: page_length is clamped at 100; 0, -1 and text are 400; paging works',
   }
   const p2 = await v1(medi, 'sync.orders', { page_length: 1, page: 2, since: '2026-01-02' });
   t.like(p2.body.message, { page: 2, page_length: 1, total: 2 });
-  t.deepEqual(p2.body.message.orders.map((o: { sales_order: string }) => o.sales_order), ['SO-CANCEL']);
+  t.deepEqual(
+    p2.body.message.orders.map((o: { sales_order: string }) => o.sales_order),
+    ['SO-CANCEL'],
+  );
   const p9 = await v1(medi, 'sync.orders', { page_length: 1, page: 9, since: '2026-01-02' });
   t.like(p9.body.message, { total: 2, orders: [] });
 });
@@ -110,22 +156,53 @@ test('separate SKUs: the order names the line by the vendor sku with the service
 });
 
 test.serial('sync.fulfillment: lots, derived tracking_url, shipped → Dispatched, notify e-mail; a re-send replaces lots', async (t) => {
-  const res = await v1(medi, 'sync.fulfillment', { data: {
-    sales_order: 'SO-MIX-1', tracking_number: '1Z999AA10123456784', carrier: 'UPS', status: 'shipped', estimated_delivery_date: '2026-11-25',
-    items: [{ sku: 'MEDI-GLV-NIT-M', qty: 1, lot_number: 'L-1', expiry_date: '2028-01-31' }, { sku: 'MEDI-GLV-NIT-M', qty: 1, lot_number: 42 }, { medgrid_item_code: 'MEDI-SYR-3ML', qty: 3, serial_numbers: ['S1', 'S2', 3] }],
-  } });
+  const res = await v1(medi, 'sync.fulfillment', {
+    data: {
+      sales_order: 'SO-MIX-1',
+      tracking_number: '1Z999AA10123456784',
+      carrier: 'UPS',
+      status: 'shipped',
+      estimated_delivery_date: '2026-11-25',
+      items: [
+        { sku: 'MEDI-GLV-NIT-M', qty: 1, lot_number: 'L-1', expiry_date: '2028-01-31' },
+        { sku: 'MEDI-GLV-NIT-M', qty: 1, lot_number: 42 },
+        { medgrid_item_code: 'MEDI-SYR-3ML', qty: 3, serial_numbers: ['S1', 'S2', 3] },
+      ],
+    },
+  });
   t.is(res.status, 200, res.text);
-  t.like(res.body.message, { sales_order: 'SO-MIX-1', tracking_status: 'Dispatched', lots_recorded: 3, tracking_url: 'https://www.ups.com/track?tracknum=1Z999AA10123456784' });
-  const ship = await one<{ id: number; status: string; status_text: string; vendor: string }>(db, `SELECT id, status, status_text, vendor FROM shipments WHERE sales_order = 'SO-MIX-1' AND tracking_number = '1Z999AA10123456784'`);
+  t.like(res.body.message, {
+    sales_order: 'SO-MIX-1',
+    tracking_status: 'Dispatched',
+    lots_recorded: 3,
+    tracking_url: 'https://www.ups.com/track?tracknum=1Z999AA10123456784',
+  });
+  const ship = await one<{ id: number; status: string; status_text: string; vendor: string }>(
+    db,
+    `SELECT id, status, status_text, vendor FROM shipments WHERE sales_order = 'SO-MIX-1' AND tracking_number = '1Z999AA10123456784'`,
+  );
   t.like(ship, { status: 'Dispatched', status_text: 'shipped', vendor: MEDI.name });
   t.is(await count(db, `SELECT count(*) AS n FROM shipment_lots WHERE shipment_id = $1`, [ship.id]), 3);
-  const mail = await one<{ target: string; payload: { text: string } }>(db, `SELECT target, payload FROM outbox WHERE kind = 'email' AND payload->>'subject' LIKE '%SO-MIX-1%' ORDER BY id DESC LIMIT 1`);
+  const mail = await one<{ target: string; payload: { text: string } }>(
+    db,
+    `SELECT target, payload FROM outbox WHERE kind = 'email' AND payload->>'subject' LIKE '%SO-MIX-1%' ORDER BY id DESC LIMIT 1`,
+  );
   t.is(mail.target, 'purchasing@harbor-clinic.example,dr.who@clinic.example');
   t.false(JSON.stringify(mail.payload).includes(SENTINEL));
-  const again = await v1(medi, 'sync.fulfillment', { data: { sales_order: 'SO-MIX-1', tracking_number: '1Z999AA10123456784', status: 'In_Transit', notify: false, items: [{ sku: 'MEDI-SYR-3ML', qty: 3, lot_number: 'L-9' }] } });
+  const again = await v1(medi, 'sync.fulfillment', {
+    data: {
+      sales_order: 'SO-MIX-1',
+      tracking_number: '1Z999AA10123456784',
+      status: 'In_Transit',
+      notify: false,
+      items: [{ sku: 'MEDI-SYR-3ML', qty: 3, lot_number: 'L-9' }],
+    },
+  });
   t.like(again.body.message, { tracking_status: 'In Transit', lots_recorded: 1 });
   t.is(await count(db, `SELECT count(*) AS n FROM shipment_lots WHERE shipment_id = $1`, [ship.id]), 1);
-  const noItems = await v1(medi, 'sync.fulfillment', { data: { sales_order: 'SO-MIX-1', tracking_number: '1Z999AA10123456784', status: 'delivered', notify: false } });
+  const noItems = await v1(medi, 'sync.fulfillment', {
+    data: { sales_order: 'SO-MIX-1', tracking_number: '1Z999AA10123456784', status: 'delivered', notify: false },
+  });
   t.is(noItems.body.message.lots_recorded, undefined);
   t.is(noItems.body.message.tracking_status, 'Delivered');
   t.is(await count(db, `SELECT count(*) AS n FROM shipment_lots WHERE shipment_id = $1`, [ship.id]), 1);
@@ -153,7 +230,9 @@ test.serial('each fulfilment fault refuses the whole call with 417 before anythi
     [{ sku: 'MEDI-SYR-3ML', qty: 1, lot_number: 'A', expiry_date: '2026-02-30' }, /expiry_date must be a real date/],
   ];
   for (const [bad, message] of faults) {
-    const res = await v1(medi, 'sync.fulfillment', { data: { sales_order: 'SO-MIX-1', tracking_number: 'T-FAULT', items: [{ sku: 'MEDI-SYR-3ML', qty: 1, lot_number: 'OK' }, bad] } });
+    const res = await v1(medi, 'sync.fulfillment', {
+      data: { sales_order: 'SO-MIX-1', tracking_number: 'T-FAULT', items: [{ sku: 'MEDI-SYR-3ML', qty: 1, lot_number: 'OK' }, bad] },
+    });
     t.is(res.status, 417, JSON.stringify(bad));
     t.is(res.body.exc_type, 'ValidationError');
     t.regex(serverMessages(res.body).join(' '), message);
@@ -162,7 +241,7 @@ test.serial('each fulfilment fault refuses the whole call with 417 before anythi
   t.is(await lots(), l0);
 });
 
-test.serial('another vendor\'s order is 404 (never data); pharmacy.fulfillment is 422 for a standard vendor', async (t) => {
+test.serial("another vendor's order is 404 (never data); pharmacy.fulfillment is 422 for a standard vendor", async (t) => {
   const foreign = await v1(medi, 'sync.fulfillment', { data: { sales_order: 'SO-RX-ONLY', tracking_number: '1' } });
   t.is(foreign.status, 404);
   t.is(foreign.body.exc_type, 'DoesNotExistError');
@@ -173,7 +252,14 @@ test.serial('another vendor\'s order is 404 (never data); pharmacy.fulfillment i
   const pharm = await v1(medi, 'pharmacy.fulfillment', { data: { sales_order: 'SO-MIX-1', tracking_number: '1' } });
   t.is(pharm.status, 422);
   t.is(pharm.body.exc_type, 'UnprocessableEntityError');
-  const ok = await v1(rx, 'pharmacy.fulfillment', { data: { sales_order: 'SO-RX-ONLY', tracking_number: '9400111899223', carrier: 'USPS', items: [{ sku: 'RX-B12-30ML', qty: 1, lot_number: 'RXL-1', expiry_date: '2027-06-30' }] } });
+  const ok = await v1(rx, 'pharmacy.fulfillment', {
+    data: {
+      sales_order: 'SO-RX-ONLY',
+      tracking_number: '9400111899223',
+      carrier: 'USPS',
+      items: [{ sku: 'RX-B12-30ML', qty: 1, lot_number: 'RXL-1', expiry_date: '2027-06-30' }],
+    },
+  });
   t.is(ok.status, 200);
   t.like(ok.body.message, { tracking_status: 'Dispatched', lots_recorded: 1 });
   t.regex(ok.body.message.tracking_url, /usps\.com/);

@@ -24,22 +24,64 @@ test.after.always(async () => {
 const item = (code: string) => one<Record<string, unknown>>(db, `SELECT * FROM items WHERE item_code = $1`, [code]);
 
 test.serial('a new product of a vendor without auto-approve is Pending and unpublished; the answer follows the spec', async (t) => {
-  const res = await v1(medi, 'sync.products', { products: { sku: 'P-NEW-1', name: 'Alcohol Prep Pads', description: '<p>Sterile</p><script>x()</script>', price: 3.5, cost: 1.2, uom: 'Box' } });
+  const res = await v1(medi, 'sync.products', {
+    products: { sku: 'P-NEW-1', name: 'Alcohol Prep Pads', description: '<p>Sterile</p><script>x()</script>', price: 3.5, cost: 1.2, uom: 'Box' },
+  });
   t.is(res.status, 200);
   t.deepEqual(res.body.message, {
-    total: 1, succeeded: 1, failed: 0,
-    results: [{ index: 0, sku: 'P-NEW-1', ok: true, status: 'Pending', error: null, result: { sku: 'P-NEW-1', medgrid_item_code: 'P-NEW-1', vendor_product_id: null, created: true, workflow_state: 'Pending', published: false, status: 'Pending' } }],
+    total: 1,
+    succeeded: 1,
+    failed: 0,
+    results: [
+      {
+        index: 0,
+        sku: 'P-NEW-1',
+        ok: true,
+        status: 'Pending',
+        error: null,
+        result: {
+          sku: 'P-NEW-1',
+          medgrid_item_code: 'P-NEW-1',
+          vendor_product_id: null,
+          created: true,
+          workflow_state: 'Pending',
+          published: false,
+          status: 'Pending',
+        },
+      },
+    ],
   });
   const row = await item('P-NEW-1');
-  t.like(row, { vendor: MEDI.name, vendor_sku: 'P-NEW-1', item_group: 'Needs classification', stock_uom: 'Box', standard_rate: 3.5, valuation_rate: 1.2, workflow_state: 'Pending', published: false });
+  t.like(row, {
+    vendor: MEDI.name,
+    vendor_sku: 'P-NEW-1',
+    item_group: 'Needs classification',
+    stock_uom: 'Box',
+    standard_rate: 3.5,
+    valuation_rate: 1.2,
+    workflow_state: 'Pending',
+    published: false,
+  });
   t.is(row.description, '<p>Sterile</p>');
 });
 
 test.serial('a product sent again unchanged is a success and is not rewritten; a change is written (price included)', async (t) => {
-  const record = { sku: 'P-SAME-1', vendor_product_id: 'VP-SAME-1', name: 'Sterile Gauze', description: 'Box of 10', price: 7.25, cost: 2, uom: 'Box', price_list: 'Standard Selling' };
+  const record = {
+    sku: 'P-SAME-1',
+    vendor_product_id: 'VP-SAME-1',
+    name: 'Sterile Gauze',
+    description: 'Box of 10',
+    price: 7.25,
+    cost: 2,
+    uom: 'Box',
+    price_list: 'Standard Selling',
+  };
   t.is((await v1(medi, 'sync.products', { products: [record] })).status, 200);
-  const version = () => one<{ x: string; updated_at: Date; px: string; rate: number }>(db,
-    `SELECT i.xmin::text AS x, i.updated_at, p.xmin::text AS px, p.rate::float8 AS rate FROM items i JOIN item_prices p ON p.item_code = i.item_code AND p.price_list = 'Standard Selling' WHERE i.item_code = 'P-SAME-1'`);
+  const version = () =>
+    one<{ x: string; updated_at: Date; px: string; rate: number }>(
+      db,
+      `SELECT i.xmin::text AS x, i.updated_at, p.xmin::text AS px, p.rate::float8 AS rate FROM items i JOIN item_prices p ON p.item_code = i.item_code AND p.price_list = 'Standard Selling' WHERE i.item_code = 'P-SAME-1'`,
+    );
   const first = await version();
   const again = await v1(medi, 'sync.products', { products: [record] });
   t.like(again.body.message, { total: 1, succeeded: 1, failed: 0 });
@@ -53,17 +95,32 @@ test.serial('a product sent again unchanged is a success and is not rewritten; a
 });
 
 test.serial('review transitions: Approved stays on price/cost, goes back to review on name; Rejected resubmits on price only', async (t) => {
-  await v1(medi, 'sync.products', { products: [{ sku: 'P-REV-1', name: 'Tongue Depressors', price: 5 }, { sku: 'P-REV-2', name: 'Cotton Balls', price: 4 }] });
+  await v1(medi, 'sync.products', {
+    products: [
+      { sku: 'P-REV-1', name: 'Tongue Depressors', price: 5 },
+      { sku: 'P-REV-2', name: 'Cotton Balls', price: 4 },
+    ],
+  });
   await db.query(`UPDATE items SET workflow_state = 'Approved', published = true WHERE item_code = 'P-REV-1'`);
   await db.query(`UPDATE items SET workflow_state = 'Rejected', published = false, rejection_reason = 'blurry image' WHERE item_code = 'P-REV-2'`);
-  let res = await v1(medi, 'sync.products', { products: [{ sku: 'P-REV-1', price: 6, cost: 2 }, { sku: 'P-REV-2', cost: 1 }] });
+  let res = await v1(medi, 'sync.products', {
+    products: [
+      { sku: 'P-REV-1', price: 6, cost: 2 },
+      { sku: 'P-REV-2', cost: 1 },
+    ],
+  });
   t.is(res.status, 200, app.logs.filter((l) => l.includes('unexpected')).join('\n'));
   t.is(res.body.message.results[0].result.workflow_state, 'Approved');
   t.true(res.body.message.results[0].result.published);
   t.is(res.body.message.results[1].result.workflow_state, 'Rejected');
   t.is((await item('P-REV-2')).rejection_reason, 'blurry image');
   t.is(res.status, 200, res.text);
-  res = await v1(medi, 'sync.products', { products: [{ sku: 'P-REV-1', name: 'Tongue Depressors, wood' }, { sku: 'P-REV-2', price: 4.5 }] });
+  res = await v1(medi, 'sync.products', {
+    products: [
+      { sku: 'P-REV-1', name: 'Tongue Depressors, wood' },
+      { sku: 'P-REV-2', price: 4.5 },
+    ],
+  });
   t.is(res.body.message.results[0].result.workflow_state, 'Pending');
   t.false(res.body.message.results[0].result.published);
   t.is(res.body.message.results[1].result.workflow_state, 'Pending');
@@ -74,7 +131,12 @@ test.serial('review transitions: Approved stays on price/cost, goes back to revi
 test.serial('auto-approve, separate SKUs and medgrid_item_code', async (t) => {
   const res = await v1(sep, 'sync.products', { products: [{ sku: 'BAND-1', name: 'Bandage', vendor_product_id: 'sep-1', group: 'Diagnostics' }] });
   t.is(res.status, 200);
-  t.like(res.body.message.results[0], { sku: 'BAND-1', ok: true, status: 'Approved', result: { sku: 'BAND-1', medgrid_item_code: 'SEP-BAND-1', created: true, workflow_state: 'Approved', published: true } });
+  t.like(res.body.message.results[0], {
+    sku: 'BAND-1',
+    ok: true,
+    status: 'Approved',
+    result: { sku: 'BAND-1', medgrid_item_code: 'SEP-BAND-1', created: true, workflow_state: 'Approved', published: true },
+  });
   t.like(await item('SEP-BAND-1'), { vendor_sku: 'BAND-1', item_group: 'Diagnostics', vendor: SEP.name });
   const byCode = await v1(sep, 'sync.products', { products: [{ medgrid_item_code: 'SEP-BAND-1', price: 2 }] });
   t.like(byCode.body.message.results[0], { ok: true, sku: 'BAND-1', result: { created: false, medgrid_item_code: 'SEP-BAND-1' } });
@@ -95,22 +157,27 @@ test.serial('dedupe by vendor_product_id keeps a corrected sku; item_code is an 
   t.like(clash.body.message.results[0], { ok: false, error_type: 'ValidationError' });
 });
 
-test.serial('units: set only at creation, unknown is refused; groups: unknown starts under Needs classification; price_list writes an Item Price', async (t) => {
-  const res = await v1(medi, 'sync.products', { products: [
-    { sku: 'P-UOM-1', uom: 'Parsec' },
-    { sku: 'P-UOM-2', uom: 'Box', group: 'No Such Group', price: 9, price_list: 'Wholesale' },
-    { sku: 'P-UOM-3', price: 1, price_list: 'No Such List' },
-  ] });
-  t.like(res.body.message, { total: 3, succeeded: 1, failed: 2 });
-  t.like(res.body.message.results[0], { ok: false, error_type: 'ValidationError', sku: 'P-UOM-1' });
-  t.regex(res.body.message.results[0].error, /Unit of measure Parsec not found/);
-  t.regex(res.body.message.results[2].error, /Price List No Such List not found/);
-  t.like(await item('P-UOM-2'), { item_group: 'Needs classification', stock_uom: 'Box' });
-  t.like(await one(db, `SELECT rate, uom FROM item_prices WHERE item_code = 'P-UOM-2' AND price_list = 'Wholesale'`), { rate: 9, uom: 'Box' });
-  await v1(medi, 'sync.products', { products: [{ sku: 'P-UOM-2', uom: 'Vial' }] });
-  t.is((await item('P-UOM-2')).stock_uom, 'Box');
-  t.is(await count(db, `SELECT count(*) AS n FROM items WHERE item_code IN ('P-UOM-1', 'P-UOM-3')`), 0);
-});
+test.serial(
+  'units: set only at creation, unknown is refused; groups: unknown starts under Needs classification; price_list writes an Item Price',
+  async (t) => {
+    const res = await v1(medi, 'sync.products', {
+      products: [
+        { sku: 'P-UOM-1', uom: 'Parsec' },
+        { sku: 'P-UOM-2', uom: 'Box', group: 'No Such Group', price: 9, price_list: 'Wholesale' },
+        { sku: 'P-UOM-3', price: 1, price_list: 'No Such List' },
+      ],
+    });
+    t.like(res.body.message, { total: 3, succeeded: 1, failed: 2 });
+    t.like(res.body.message.results[0], { ok: false, error_type: 'ValidationError', sku: 'P-UOM-1' });
+    t.regex(res.body.message.results[0].error, /Unit of measure Parsec not found/);
+    t.regex(res.body.message.results[2].error, /Price List No Such List not found/);
+    t.like(await item('P-UOM-2'), { item_group: 'Needs classification', stock_uom: 'Box' });
+    t.like(await one(db, `SELECT rate, uom FROM item_prices WHERE item_code = 'P-UOM-2' AND price_list = 'Wholesale'`), { rate: 9, uom: 'Box' });
+    await v1(medi, 'sync.products', { products: [{ sku: 'P-UOM-2', uom: 'Vial' }] });
+    t.is((await item('P-UOM-2')).stock_uom, 'Box');
+    t.is(await count(db, `SELECT count(*) AS n FROM items WHERE item_code IN ('P-UOM-1', 'P-UOM-3')`), 0);
+  },
+);
 
 test.serial('disabled: 1 takes an Approved product off the storefront through re-sends until 0', async (t) => {
   await v1(medi, 'sync.products', { products: { sku: 'P-DIS-1', name: 'Lancets' } });
@@ -130,18 +197,25 @@ test.serial('T35: Rx attributes from a non-pharmacy vendor are 422 and nothing i
   t.is(res.body.exc_type, 'UnprocessableEntityError');
   t.regex(serverMessages(res.body)[0], /503A\/503B/);
   t.is(await count(db, `SELECT count(*) AS n FROM items WHERE item_code LIKE 'P-RX-%'`), 0);
-  const ok = await v1(rx, 'sync.products', { products: [{ sku: 'RX-NEW-1', name: 'Testosterone Cypionate', ndc: '1234-5678-90', dea_schedule: 'III', is_controlled: true }] });
+  const ok = await v1(rx, 'sync.products', {
+    products: [{ sku: 'RX-NEW-1', name: 'Testosterone Cypionate', ndc: '1234-5678-90', dea_schedule: 'III', is_controlled: true }],
+  });
   t.is(ok.status, 200);
   t.true(ok.body.message.results[0].ok);
   t.like((await item('RX-NEW-1')).rx_attributes, { ndc: '1234-5678-90', dea_schedule: 'III', is_controlled: true });
   t.true((await item('RX-NEW-1')).is_503a);
 });
 
-test.serial('one failing record never rolls back the others; another vendor\'s code is refused for that record', async (t) => {
-  const res = await v1(medi, 'sync.products', { products: [{ sku: 'P-MIX-1', name: 'ok' }, { name: 'no code' }, { sku: 'RX-SEMA-5MG', name: 'hijack' }, 'junk', { sku: 'P-MIX-2', price: -1 }] });
+test.serial("one failing record never rolls back the others; another vendor's code is refused for that record", async (t) => {
+  const res = await v1(medi, 'sync.products', {
+    products: [{ sku: 'P-MIX-1', name: 'ok' }, { name: 'no code' }, { sku: 'RX-SEMA-5MG', name: 'hijack' }, 'junk', { sku: 'P-MIX-2', price: -1 }],
+  });
   t.is(res.status, 200);
   t.like(res.body.message, { total: 5, succeeded: 1, failed: 4 });
-  t.deepEqual(res.body.message.results.map((r: { ok: boolean }) => r.ok), [true, false, false, false, false]);
+  t.deepEqual(
+    res.body.message.results.map((r: { ok: boolean }) => r.ok),
+    [true, false, false, false, false],
+  );
   t.is(res.body.message.results[2].error_type, 'DuplicateEntryError');
   t.like(await item('RX-SEMA-5MG'), { vendor: RX.name, item_name: 'Semaglutide 5 mg/2 mL (compounded)' });
   t.truthy(await item('P-MIX-1'));
@@ -159,13 +233,20 @@ test.serial('T38: 501 records → 429 and nothing written; 500 records → 200',
   t.is(await count(db, `SELECT count(*) AS n FROM items WHERE item_code LIKE 'FULL-%'`), 500);
   for (const fn of ['sync.prices', 'sync.inventory']) {
     const key = fn === 'sync.prices' ? 'prices' : 'inventory';
-    const res = await v1(medi, fn, { [key]: Array.from({ length: 501 }, () => ({ sku: 'MEDI-SYR-3ML', price_list: 'Wholesale', price: 1, warehouse: 'Main Warehouse - MSE', quantity: 1 })) });
+    const res = await v1(medi, fn, {
+      [key]: Array.from({ length: 501 }, () => ({ sku: 'MEDI-SYR-3ML', price_list: 'Wholesale', price: 1, warehouse: 'Main Warehouse - MSE', quantity: 1 })),
+    });
     t.is(res.status, 429, fn);
   }
 });
 
 test.serial('product review: a Marketplace Admin approves or rejects with a reason; events go to the outbox; a sales rep is refused', async (t) => {
-  await v1(medi, 'sync.products', { products: [{ sku: 'P-REVIEW-A', name: 'Splint', vendor_product_id: 'rv-a' }, { sku: 'P-REVIEW-B', name: 'Sling' }] });
+  await v1(medi, 'sync.products', {
+    products: [
+      { sku: 'P-REVIEW-A', name: 'Splint', vendor_product_id: 'rv-a' },
+      { sku: 'P-REVIEW-B', name: 'Sling' },
+    ],
+  });
   const rep = await loginAs(app, 'rep@demo.svc.local');
   const refused = await rep.post('/api/method/svc.vendors.review_product', { item_code: 'P-REVIEW-A', action: 'approve' });
   t.is(refused.status, 403);
@@ -176,13 +257,28 @@ test.serial('product review: a Marketplace Admin approves or rejects with a reas
   t.like(ok.body.message, { workflow_state: 'Approved', published: true, previous_state: 'Pending' });
   const noReason = await admin.post('/api/method/svc.vendors.review_product', { item_code: 'P-REVIEW-B', action: 'reject' });
   t.is(noReason.status, 400);
-  const rejected = await admin.post('/api/method/svc.vendors.review_product', { item_code: 'P-REVIEW-B', action: 'reject', reason: 'Missing IFU', comment: 'attach the leaflet' });
+  const rejected = await admin.post('/api/method/svc.vendors.review_product', {
+    item_code: 'P-REVIEW-B',
+    action: 'reject',
+    reason: 'Missing IFU',
+    comment: 'attach the leaflet',
+  });
   t.is(rejected.status, 200);
-  const events = (await db.query(`SELECT topic, target, payload FROM outbox WHERE kind = 'vendor_webhook' AND payload->'data'->>'sku' IN ('P-REVIEW-A', 'P-REVIEW-B') ORDER BY id`)).rows;
+  const events = (
+    await db.query(
+      `SELECT topic, target, payload FROM outbox WHERE kind = 'vendor_webhook' AND payload->'data'->>'sku' IN ('P-REVIEW-A', 'P-REVIEW-B') ORDER BY id`,
+    )
+  ).rows;
   t.is(events.length, 2);
   t.like(events[0], { topic: 'product.approved', target: MEDI.name });
   t.like(events[0].payload.data, { sku: 'P-REVIEW-A', vendor_product_id: 'rv-a', item_name: 'Splint', workflow_state: 'Approved', previous_state: 'Pending' });
-  t.like(events[1].payload.data, { sku: 'P-REVIEW-B', workflow_state: 'Rejected', previous_state: 'Pending', reason: 'Missing IFU', rejection_reason: 'Missing IFU: attach the leaflet' });
+  t.like(events[1].payload.data, {
+    sku: 'P-REVIEW-B',
+    workflow_state: 'Rejected',
+    previous_state: 'Pending',
+    reason: 'Missing IFU',
+    rejection_reason: 'Missing IFU: attach the leaflet',
+  });
   const status = await v1(medi, 'sync.product_status', { items: [{ sku: 'P-REVIEW-A' }, { sku: 'P-REVIEW-B' }, { sku: 'RX-SEMA-5MG' }] });
   t.is(status.body.message.total, 3);
   t.like(status.body.message.results[0], { status: 'Approved', published: true, found: true, rejection_reason: null });
@@ -195,6 +291,13 @@ test.serial('product review: a Marketplace Admin approves or rejects with a reas
 test.serial('sync.product_status by query string (GET) answers the one item directly', async (t) => {
   const res = await medi.get('/api/method/svc.api.v1.sync.product_status', { sku: 'MEDI-SYR-3ML' });
   t.is(res.status, 200);
-  t.like(res.body.message, { sku: 'MEDI-SYR-3ML', item_name: 'Luer-Lock Syringe 3 mL (100)', workflow_state: 'Approved', published: true, status: 'Approved', found: true });
+  t.like(res.body.message, {
+    sku: 'MEDI-SYR-3ML',
+    item_name: 'Luer-Lock Syringe 3 mL (100)',
+    workflow_state: 'Approved',
+    published: true,
+    status: 'Approved',
+    found: true,
+  });
   t.is(res.body.message.total, undefined);
 });

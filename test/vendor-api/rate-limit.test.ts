@@ -19,7 +19,9 @@ test('T39: 200 calls of one vendor over two processes: exactly 120 accepted, the
   const statuses: number[] = [];
   const retryAfter: (string | null)[] = [];
   for (let wave = 0; wave < 10; wave++) {
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => clients[i % 2].post('/api/method/svc.api.v1.sync.product_status', { items: [{ sku: 'RX-B12-30ML' }] })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => clients[i % 2].post('/api/method/svc.api.v1.sync.product_status', { items: [{ sku: 'RX-B12-30ML' }] })),
+    );
     for (const a of answers) {
       statuses.push(a.status);
       if (a.status === 429) retryAfter.push(a.headers.get('retry-after'));

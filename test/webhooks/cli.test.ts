@@ -37,7 +37,12 @@ test.after.always(async () => {
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
   const err: string[] = [];
-  const io: Io = { out: (l) => out.push(l), err: (l) => err.push(l), env: { ...process.env, SVC_ENV: 'test', DATABASE_URL: app.dbUrl, SVC_LOG_LEVEL: 'silent' }, interactive: false };
+  const io: Io = {
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+    env: { ...process.env, SVC_ENV: 'test', DATABASE_URL: app.dbUrl, SVC_LOG_LEVEL: 'silent' },
+    interactive: false,
+  };
   const code = await run(argv, io);
   initRuntime(app.config);
   initDatabase(app.config);
@@ -49,7 +54,9 @@ async function failedDelivery(vendor: string): Promise<{ id: number; delivery_id
   receiver.answer = () => ({ status: 500, body: 'down for maintenance' });
   const worker = new OutboxWorker({ databaseUrl: app.dbUrl, ...app.config.worker, kinds: ['vendor_webhook'] });
   await worker.start();
-  const row = await withTransaction(undefined, (tx) => enqueueVendorEvent(tx, { event: 'order.cancelled', vendor, data: { sales_order: 'SO-9', status: 'cancelled' } }));
+  const row = await withTransaction(undefined, (tx) =>
+    enqueueVendorEvent(tx, { event: 'order.cancelled', vendor, data: { sales_order: 'SO-9', status: 'cancelled' } }),
+  );
   for (let attempt = 1; attempt <= 3; attempt++) {
     await eventually(async () => {
       const r = await selectOne<Pick<OutboxRow, 'attempts' | 'status'>>(`SELECT attempts, status FROM outbox WHERE id = $1`, [row.id]);
@@ -84,7 +91,9 @@ test.serial('list --status failed, show every attempt, redeliver with the same i
   t.is(show.code, 0, show.err);
   const attemptLines = show.out.split('\n').filter((l) => l.trim().startsWith('attempt'));
   t.is(attemptLines.length, 3);
-  attemptLines.forEach((line, i) => t.regex(line, new RegExp(`attempt ${i + 1} .*http_error\\s+http 500 .* ms .*receiver answered 500; answer: down for maintenance`)));
+  attemptLines.forEach((line, i) =>
+    t.regex(line, new RegExp(`attempt ${i + 1} .*http_error\\s+http 500 .* ms .*receiver answered 500; answer: down for maintenance`)),
+  );
 
   receiver.reset();
   const again = await cli('webhook', 'redeliver', delivery_id);
@@ -93,14 +102,19 @@ test.serial('list --status failed, show every attempt, redeliver with the same i
   const worker = new OutboxWorker({ databaseUrl: app.dbUrl, ...app.config.worker, kinds: ['vendor_webhook'] });
   await worker.start();
   const [req] = await receiver.waitFor(1);
-  await eventually(async () => (await selectOne<Pick<OutboxRow, 'status'>>(`SELECT status FROM outbox WHERE delivery_id = $1`, [delivery_id]))!.status === 'done');
+  await eventually(
+    async () => (await selectOne<Pick<OutboxRow, 'status'>>(`SELECT status FROM outbox WHERE delivery_id = $1`, [delivery_id]))!.status === 'done',
+  );
   await worker.stop(2000);
   t.is(req.headers['x-svc-delivery-id'], delivery_id);
   t.is(req.body.id, delivery_id);
   t.is(req.headers['x-svc-attempt'], '4');
   t.is(req.headers['x-svc-signature'], expectedSignature(vendor.webhook_secret!, req.raw));
   const logs = await selectRows<ApiLogRow>(`SELECT attempt, status FROM vendor_api_logs WHERE delivery_id = $1 ORDER BY id`, [delivery_id]);
-  t.deepEqual(logs.map((l) => `${l.attempt}:${l.status}`), ['1:http_error', '2:http_error', '3:http_error', '4:success']);
+  t.deepEqual(
+    logs.map((l) => `${l.attempt}:${l.status}`),
+    ['1:http_error', '2:http_error', '3:http_error', '4:success'],
+  );
 });
 
 test.serial('show and redeliver of an unknown id fail with exit code 1 and a message', async (t) => {
@@ -147,10 +161,13 @@ test.serial('test-fire without a URL or a secret answers ok:false with a reason,
   await createVendor('vendor-nosecret', receiver.url, null); // a URL without a secret: no service stores one
   t.deepEqual(await testFireWebhook(systemActor('test'), noUrl.name), { ok: false, reason: 'No Webhook URL is configured for this vendor' });
   t.deepEqual(await testFireWebhook(systemActor('test'), 'vendor-nosecret'), { ok: false, reason: 'No webhook secret is configured for this vendor' });
-  await t.throwsAsync(testFireWebhook(systemActor('test'), 'vendor-missing'), { instanceOf: NotFoundError, message: 'Vendor Profile vendor-missing not found' });
+  await t.throwsAsync(testFireWebhook(systemActor('test'), 'vendor-missing'), {
+    instanceOf: NotFoundError,
+    message: 'Vendor Profile vendor-missing not found',
+  });
 });
 
-test.serial('a vendor fires and lists only its own; other vendors\' are not found; customers are refused', async (t) => {
+test.serial("a vendor fires and lists only its own; other vendors' are not found; customers are refused", async (t) => {
   const { name: vendorA } = await buildVendor({ webhook_url: receiver.url });
   const { name: vendorB } = await buildVendor({ webhook_url: receiver.url });
   await withTransaction(undefined, async (tx) => {

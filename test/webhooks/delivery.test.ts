@@ -47,10 +47,13 @@ function outboxRow(id: number) {
 
 /** Waits until the row has `attempts` recorded and is no longer running. */
 function settled(id: number, attempts: number) {
-  return eventually(async () => {
-    const row = await outboxRow(id);
-    return row!.attempts >= attempts && row!.status !== 'running' ? row : undefined;
-  }, { message: `outbox ${id} attempt ${attempts}` });
+  return eventually(
+    async () => {
+      const row = await outboxRow(id);
+      return row!.attempts >= attempts && row!.status !== 'running' ? row : undefined;
+    },
+    { message: `outbox ${id} attempt ${attempts}` },
+  );
 }
 
 /** Seconds between the last recorded attempt and the next scheduled one (same transaction, exact). */
@@ -85,12 +88,20 @@ test.serial('a delivery is signed over the raw body and carries every header wit
   receiver.reset();
   const vendor = await buildVendor({ webhook_url: `${receiver.url}/hooks/svc` });
   const committedAt = Date.now();
-  const { id, delivery_id } = await emit(vendor.name, 'order.new', { sales_order: 'SO-1001', lines_total: 12.5, items: [{ sku: 'A-1', qty: 1, amount: 12.5 }] });
+  const { id, delivery_id } = await emit(vendor.name, 'order.new', {
+    sales_order: 'SO-1001',
+    lines_total: 12.5,
+    items: [{ sku: 'A-1', qty: 1, amount: 12.5 }],
+  });
   const [req] = await receiver.waitFor(1);
   t.true(req.at - committedAt < 2000, 'first attempt within 2 s of the commit');
   t.is(req.headers['x-svc-signature'], expectedSignature(vendor.webhook_secret!, req.raw));
   t.is(req.headers['svc-signature'], req.headers['x-svc-signature']);
-  for (const [prefixed, value] of [['x-svc-event', 'order.new'], ['x-svc-delivery-id', delivery_id], ['x-svc-attempt', '1']]) {
+  for (const [prefixed, value] of [
+    ['x-svc-event', 'order.new'],
+    ['x-svc-delivery-id', delivery_id],
+    ['x-svc-attempt', '1'],
+  ]) {
     t.is(req.headers[prefixed], value, prefixed);
     t.is(req.headers[prefixed.slice(2)], value, prefixed.slice(2));
   }
@@ -104,7 +115,10 @@ test.serial('a delivery is signed over the raw body and carries every header wit
   t.regex(body.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
   t.true(Math.abs(Date.parse(body.timestamp) - req.at) < 5000);
   t.regex(body.created_at, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}$/, 'server-local, no offset');
-  const local = await selectOne<{ l: string }>(`SELECT to_char(created_at AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS.US') AS l FROM outbox WHERE id = $1`, [id]);
+  const local = await selectOne<{ l: string }>(
+    `SELECT to_char(created_at AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS.US') AS l FROM outbox WHERE id = $1`,
+    [id],
+  );
   t.is(body.created_at, local!.l);
   t.deepEqual(body.data, { sales_order: 'SO-1001', lines_total: 12.5, items: [{ sku: 'A-1', qty: 1, amount: 12.5 }] });
 
@@ -112,7 +126,16 @@ test.serial('a delivery is signed over the raw body and carries every header wit
   t.is(row.status, 'done');
   const logs = await selectRows<ApiLogRow>(`SELECT * FROM vendor_api_logs WHERE delivery_id = $1`, [delivery_id]);
   t.is(logs.length, 1);
-  t.like(logs[0], { vendor: vendor.name, direction: 'outbound', function: 'order.new', status: 'success', http_status: 200, attempt: 1, excerpt: '{"received":true}', error: null });
+  t.like(logs[0], {
+    vendor: vendor.name,
+    direction: 'outbound',
+    function: 'order.new',
+    status: 'success',
+    http_status: 200,
+    attempt: 1,
+    excerpt: '{"received":true}',
+    error: null,
+  });
   t.true(logs[0].duration_ms >= 0);
 });
 
@@ -132,13 +155,21 @@ test.serial('T15: a 500 is retried about 60 s, then about 5 min later; three att
   const row = await settled(id, 3);
   t.is(row.status, 'failed');
   t.regex(row.last_error!, /receiver answered 500/);
-  t.deepEqual(receiver.requests.map((r) => [r.headers['x-svc-attempt'], r.headers['x-svc-delivery-id'], r.body.attempt, r.body.id]), [
-    ['1', delivery_id, 1, delivery_id],
-    ['2', delivery_id, 2, delivery_id],
-    ['3', delivery_id, 3, delivery_id],
+  t.deepEqual(
+    receiver.requests.map((r) => [r.headers['x-svc-attempt'], r.headers['x-svc-delivery-id'], r.body.attempt, r.body.id]),
+    [
+      ['1', delivery_id, 1, delivery_id],
+      ['2', delivery_id, 2, delivery_id],
+      ['3', delivery_id, 3, delivery_id],
+    ],
+  );
+  const logs = await selectRows<ApiLogRow>(`SELECT attempt, status, http_status, excerpt FROM vendor_api_logs WHERE delivery_id = $1 ORDER BY id`, [
+    delivery_id,
   ]);
-  const logs = await selectRows<ApiLogRow>(`SELECT attempt, status, http_status, excerpt FROM vendor_api_logs WHERE delivery_id = $1 ORDER BY id`, [delivery_id]);
-  t.deepEqual(logs, [1, 2, 3].map((attempt) => ({ attempt, status: 'http_error', http_status: 500, excerpt: 'boom' })));
+  t.deepEqual(
+    logs,
+    [1, 2, 3].map((attempt) => ({ attempt, status: 'http_error', http_status: 500, excerpt: 'boom' })),
+  );
   // no 4th attempt, even when the row would be "due" (it would be claimed before the next delivery)
   await execute(`UPDATE outbox SET next_attempt_at = now() - interval '1 minute' WHERE id = $1`, [id]);
   await workerPass();
@@ -186,7 +217,7 @@ test.serial('a redirect is not followed: the target behind it gets no connection
   t.deepEqual(log, { status: 'http_error', http_status: 302 });
 });
 
-test.serial('T20: data keeps only that vendor\'s lines and no patient field (sentinel PHI)', async (t) => {
+test.serial("T20: data keeps only that vendor's lines and no patient field (sentinel PHI)", async (t) => {
   receiver.reset();
   const vendor = await buildVendor({ webhook_url: receiver.url });
   const sentinel = `ZZPHI-${Date.now()}`;
@@ -206,7 +237,10 @@ test.serial('T20: data keeps only that vendor\'s lines and no patient field (sen
   const [req] = await receiver.waitFor(1);
   t.false(req.raw.includes(sentinel));
   t.false(req.raw.includes('1970-01-01'));
-  t.deepEqual(req.body.data.items.map((i: Json) => i.sku), ['MINE-1', 'MINE-2']);
+  t.deepEqual(
+    req.body.data.items.map((i: Json) => i.sku),
+    ['MINE-1', 'MINE-2'],
+  );
   t.deepEqual(req.body.data.shipping_address, { name: 'Harbor Family Clinic', city: 'Boston' });
   await settled(id, 1);
   const stored = await selectOne<{ p: string }>(`SELECT payload::text AS p FROM outbox WHERE id = $1`, [id]);
@@ -247,15 +281,21 @@ test.serial('an event enqueued in a transaction that rolls back is never sent (n
   receiver.reset();
   const { name } = await buildVendor({ webhook_url: receiver.url });
   const before = await selectOne<{ n: number }>(`SELECT count(*)::int AS n FROM outbox WHERE target = $1`, [name]);
-  await t.throwsAsync(withTransaction(undefined, async (tx) => {
-    await enqueueVendorEvent(tx, { event: 'order.cancelled', vendor: name, data: {} });
-    throw new Error('the order change failed');
-  }), { message: 'the order change failed' });
+  await t.throwsAsync(
+    withTransaction(undefined, async (tx) => {
+      await enqueueVendorEvent(tx, { event: 'order.cancelled', vendor: name, data: {} });
+      throw new Error('the order change failed');
+    }),
+    { message: 'the order change failed' },
+  );
   t.is((await selectOne<{ n: number }>(`SELECT count(*)::int AS n FROM outbox WHERE target = $1`, [name]))!.n, before!.n);
   await workerPass();
   t.is(receiver.requests.filter((r) => r.body.vendor === name).length, 0);
 });
 
 test.serial('an unknown event name is refused at enqueue (a programming error, never sent)', async (t) => {
-  await t.throwsAsync(withTransaction(undefined, (tx) => enqueueVendorEvent(tx, { event: 'order.exploded', vendor: 'v', data: {} })), { message: /unknown vendor event/ });
+  await t.throwsAsync(
+    withTransaction(undefined, (tx) => enqueueVendorEvent(tx, { event: 'order.exploded', vendor: 'v', data: {} })),
+    { message: /unknown vendor event/ },
+  );
 });

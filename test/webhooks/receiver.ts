@@ -81,7 +81,8 @@ export class Receiver {
           res.writeHead(a.status ?? 200, { 'content-type': 'application/json', ...(a.headers ?? {}) });
           res.end(a.body ?? '{"received":true}');
         };
-        if (a.delayMs) setTimeout(send, a.delayMs); // a slow receiver, as scripted (not a wait)
+        if (a.delayMs)
+          setTimeout(send, a.delayMs); // a slow receiver, as scripted (not a wait)
         else send();
       });
     });
@@ -101,11 +102,14 @@ export class Receiver {
 
   /** Resolves once `n` requests arrived (optionally matching `filter`); rejects after `timeoutMs`. */
   waitFor(n: number, timeoutMs = 15_000, filter: (r: Received) => boolean = () => true): Promise<Received[]> {
-    return eventually(() => {
-      const got = this.requests.filter(filter);
-      if (got.length < n) throw new Error(`the receiver got ${got.length} of ${n} requests`);
-      return got;
-    }, { timeoutMs, intervalMs: 20, message: `${n} requests at the receiver` });
+    return eventually(
+      () => {
+        const got = this.requests.filter(filter);
+        if (got.length < n) throw new Error(`the receiver got ${got.length} of ${n} requests`);
+        return got;
+      },
+      { timeoutMs, intervalMs: 20, message: `${n} requests at the receiver` },
+    );
   }
 
   reset(): void {

@@ -46,7 +46,9 @@ async function workerPass(): Promise<void> {
   const pass = await buildVendor({ webhook_url: receiver.url });
   receiver.answer = (req, i) => (req.body?.vendor === pass.name ? { status: 200 } : scripted(req, i));
   const { id } = await emit(pass.name);
-  await eventually(async () => (await selectOne<Pick<OutboxRow, 'status'>>(`SELECT status FROM outbox WHERE id = $1`, [id]))!.status === 'done', { message: 'the pass delivery' });
+  await eventually(async () => (await selectOne<Pick<OutboxRow, 'status'>>(`SELECT status FROM outbox WHERE id = $1`, [id]))!.status === 'done', {
+    message: 'the pass delivery',
+  });
   receiver.answer = scripted;
 }
 
@@ -62,15 +64,20 @@ test.serial('T17: a receiver that hangs is cut off at the timeout, logged as a t
   t.true(cutAfter <= TIMEOUT_MS + 500, `aborted ${cutAfter} ms after the request arrived`);
   t.is(second.headers['x-svc-attempt'], '2');
   t.is(second.headers['x-svc-delivery-id'], delivery_id);
-  const [log] = await selectRows<ApiLogRow>(`SELECT status, http_status, duration_ms, error FROM vendor_api_logs WHERE delivery_id = $1 AND attempt = 1`, [delivery_id]);
+  const [log] = await selectRows<ApiLogRow>(`SELECT status, http_status, duration_ms, error FROM vendor_api_logs WHERE delivery_id = $1 AND attempt = 1`, [
+    delivery_id,
+  ]);
   t.is(log.status, 'timeout');
   t.is(log.http_status, null);
   t.true(log.duration_ms >= TIMEOUT_MS - 100 && log.duration_ms <= TIMEOUT_MS + 500, `logged ${log.duration_ms} ms`);
   t.regex(log.error!, /timeout/);
-  const row = await eventually(async () => {
-    const r = await selectOne<OutboxRecord>(`SELECT * FROM outbox WHERE id = $1`, [id]);
-    return r!.status === 'failed' ? r : undefined;
-  }, { message: 'three timeouts' });
+  const row = await eventually(
+    async () => {
+      const r = await selectOne<OutboxRecord>(`SELECT * FROM outbox WHERE id = $1`, [id]);
+      return r!.status === 'failed' ? r : undefined;
+    },
+    { message: 'three timeouts' },
+  );
   t.is(row.attempts, 3);
 });
 
@@ -85,8 +92,13 @@ test.serial('the worker itself runs the scaled schedule: attempts at 0, +0.6 s, 
   // ±10 % of the scaled schedule, plus the worker's 50 ms poll and the recording time
   t.true(gap1 >= 0.54 && gap1 <= 0.66 + 0.25, `gap 1 = ${gap1}s`);
   t.true(gap2 >= 2.7 && gap2 <= 3.3 + 0.25, `gap 2 = ${gap2}s`);
-  t.deepEqual(reqs.map((r) => r.body.attempt), [1, 2, 3]);
-  await eventually(async () => (await selectOne<Pick<OutboxRow, 'status'>>(`SELECT status FROM outbox WHERE id = $1`, [id]))!.status === 'failed', { message: 'the row to fail' });
+  t.deepEqual(
+    reqs.map((r) => r.body.attempt),
+    [1, 2, 3],
+  );
+  await eventually(async () => (await selectOne<Pick<OutboxRow, 'status'>>(`SELECT status FROM outbox WHERE id = $1`, [id]))!.status === 'failed', {
+    message: 'the row to fail',
+  });
   await workerPass();
   t.is(receiver.requests.filter((r) => r.body?.vendor === name).length, 3, 'no 4th attempt');
   t.like(await selectOne<Pick<OutboxRow, 'attempts' | 'status'>>(`SELECT status, attempts FROM outbox WHERE id = $1`, [id]), { status: 'failed', attempts: 3 });

@@ -54,11 +54,16 @@ function countByStatus(vendor: string) {
  * loaded machine) is scheduled a minute later: its retry is moved to now instead of waited for.
  */
 async function allDone(vendor: string, n: number, timeoutMs: number): Promise<void> {
-  await eventually(async () => {
-    await execute(`UPDATE outbox SET next_attempt_at = now() WHERE target = $1 AND status = 'pending' AND attempts > 0 AND next_attempt_at > now()`, [vendor]);
-    const rows = await countByStatus(vendor);
-    return rows.length === 1 && rows[0].status === 'done' && rows[0].n === n;
-  }, { timeoutMs, intervalMs: 200, message: `${n} deliveries of ${vendor} done` });
+  await eventually(
+    async () => {
+      await execute(`UPDATE outbox SET next_attempt_at = now() WHERE target = $1 AND status = 'pending' AND attempts > 0 AND next_attempt_at > now()`, [
+        vendor,
+      ]);
+      const rows = await countByStatus(vendor);
+      return rows.length === 1 && rows[0].status === 'done' && rows[0].n === n;
+    },
+    { timeoutMs, intervalMs: 200, message: `${n} deliveries of ${vendor} done` },
+  );
 }
 
 test.serial('T18: two worker processes share 1,000 deliveries: none lost, none doubled', async (t) => {
@@ -93,7 +98,10 @@ test.serial('a worker killed with SIGKILL mid-batch: another completes every del
   const ids = await emitMany(vendor, 300);
   await receiver.waitFor(60, 30_000);
   await a.child.stop('SIGKILL');
-  const stranded = await selectOne<{ n: number }>(`SELECT count(*)::int AS n FROM outbox WHERE target = $1 AND status = 'running' AND locked_by = $2`, [vendor, a.id]);
+  const stranded = await selectOne<{ n: number }>(`SELECT count(*)::int AS n FROM outbox WHERE target = $1 AND status = 'running' AND locked_by = $2`, [
+    vendor,
+    a.id,
+  ]);
   const notDone = await selectOne<{ n: number }>(`SELECT count(*)::int AS n FROM outbox WHERE target = $1 AND status <> 'done'`, [vendor]);
   t.true(stranded!.n > 0, 'the kill left claimed deliveries behind');
   t.true(notDone!.n > 0);
@@ -105,7 +113,10 @@ test.serial('a worker killed with SIGKILL mid-batch: another completes every del
   t.deepEqual([...byId.keys()].sort(), [...ids].sort(), 'every delivery arrived, under its original id');
   const repeated = [...byId.entries()].filter(([, attempts]) => attempts.length > 1);
   t.true(repeated.length <= stranded!.n, `only deliveries in flight at the kill may repeat (${repeated.length} ≤ ${stranded!.n})`);
-  t.true(repeated.every(([, attempts]) => attempts.every((x) => x === '1')), 'an attempt cut by a crash is sent again with the same number');
+  t.true(
+    repeated.every(([, attempts]) => attempts.every((x) => x === '1')),
+    'an attempt cut by a crash is sent again with the same number',
+  );
   const finishers = await selectRows<{ worker: string }>(
     `SELECT DISTINCT a.worker FROM outbox_attempts a JOIN outbox o ON o.id = a.outbox_id WHERE o.target = $1 AND a.worker = $2`,
     [vendor, b.id],
@@ -136,7 +147,10 @@ test.serial('T14: emitters killed with SIGKILL at random points: one event per c
   await execute(`CREATE TABLE IF NOT EXISTS t14_orders (name text PRIMARY KEY)`);
   for (let run = 0; run < 5; run++) await emitUntilKilled(vendor, `run${run}`, 100 + Math.floor(Math.random() * 400));
   const orders = (await selectRows<{ name: string }>(`SELECT name FROM t14_orders`)).map((r) => r.name).sort();
-  const events = await selectRows<{ so: string; delivery_id: string }>(`SELECT payload->'data'->>'sales_order' AS so, delivery_id FROM outbox WHERE target = $1`, [vendor]);
+  const events = await selectRows<{ so: string; delivery_id: string }>(
+    `SELECT payload->'data'->>'sales_order' AS so, delivery_id FROM outbox WHERE target = $1`,
+    [vendor],
+  );
   t.true(orders.length > 0);
   t.deepEqual(events.map((e) => e.so).sort(), orders, 'exactly one event per committed order, none for uncommitted ones');
   const worker = new OutboxWorker({ databaseUrl: app.dbUrl, ...app.config.worker, kinds: ['vendor_webhook'] });
@@ -147,6 +161,10 @@ test.serial('T14: emitters killed with SIGKILL at random points: one event per c
     await worker.stop(2000);
   }
   const got = receiver.requests.filter((r) => r.body?.vendor === vendor);
-  t.deepEqual([...new Set(got.map((r) => r.body.id as string))].sort(), events.map((e) => e.delivery_id).sort(), '≥ 1 receipt per event; distinct delivery ids = events');
+  t.deepEqual(
+    [...new Set(got.map((r) => r.body.id as string))].sort(),
+    events.map((e) => e.delivery_id).sort(),
+    '≥ 1 receipt per event; distinct delivery ids = events',
+  );
   t.deepEqual(got.map((r) => r.body.data.sales_order).sort(), orders);
 });

@@ -22,7 +22,8 @@ definePolicy('Stock', {
  * token, or a user acting only as a vendor) only its own items.
  */
 export function canChangeStockOf(actor: Actor, item: { vendor: string | null }): boolean {
-  const vendorOnly = actor.type === 'vendor' || (actor.type !== 'system' && hasRole(actor, 'Vendor') && !hasRole(actor, 'Operations', 'Marketplace Officer', ...ADMIN_ROLES));
+  const vendorOnly =
+    actor.type === 'vendor' || (actor.type !== 'system' && hasRole(actor, 'Vendor') && !hasRole(actor, 'Operations', 'Marketplace Officer', ...ADMIN_ROLES));
   return !vendorOnly || (Boolean(actor.vendor) && item.vendor === actor.vendor);
 }
 
@@ -51,7 +52,9 @@ definePolicy('Item', {
 definePolicy('Item Price', {
   allow: { read: (actor) => actor.type === 'vendor' || hasRole(actor, ...STAFF, 'Vendor') },
   scope: (actor, t) =>
-    hasRole(actor, ...STAFF) || !actor.vendor ? { sql: 'TRUE', bind: {} } : { sql: `EXISTS (SELECT 1 FROM items i WHERE i.item_code = ${t}.item_code AND i.vendor = $scope_vendor)`, bind: { scope_vendor: actor.vendor } },
+    hasRole(actor, ...STAFF) || !actor.vendor
+      ? { sql: 'TRUE', bind: {} }
+      : { sql: `EXISTS (SELECT 1 FROM items i WHERE i.item_code = ${t}.item_code AND i.vendor = $scope_vendor)`, bind: { scope_vendor: actor.vendor } },
 });
 
 // Product mapping (which partner fulfils a product): maintained by the catalog team (spec "Product

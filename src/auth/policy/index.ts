@@ -6,7 +6,19 @@ import type { Actor } from '../actor.js';
 import { NotFoundError, PermissionError } from '../../shared/errors.js';
 import { hasRole, isAdmin, STAFF } from './roles.js';
 
-import { ALL, NONE, customerScope, definePolicy, policyOf, salesTeamOf, type Action, type Allow, type RouteAccess, type RoutePermission, type Scope } from './registry.js';
+import {
+  ALL,
+  NONE,
+  customerScope,
+  definePolicy,
+  policyOf,
+  salesTeamOf,
+  type Action,
+  type Allow,
+  type RouteAccess,
+  type RoutePermission,
+  type Scope,
+} from './registry.js';
 // The domains' rules register themselves with the registry when loaded; importing them here means
 // whoever asks the policy module a question has every rule.
 import './vendor.rules.js';
@@ -93,7 +105,10 @@ definePolicy('Price List', {
   scope: (actor, t) => {
     // a customer sees the standard list and its own assigned list, never another clinic's contract list
     if (hasRole(actor, 'Customer') && !hasRole(actor, ...STAFF)) {
-      return { sql: `(${t}.name = 'Standard Selling' OR ${t}.name IN (SELECT price_list FROM customers WHERE name = $scope_customer))`, bind: { scope_customer: actor.customer ?? '' } };
+      return {
+        sql: `(${t}.name = 'Standard Selling' OR ${t}.name IN (SELECT price_list FROM customers WHERE name = $scope_customer))`,
+        bind: { scope_customer: actor.customer ?? '' },
+      };
     }
     return ALL;
   },

@@ -11,7 +11,10 @@ export function orderScope(actor: Actor, t: string): Scope {
   if (actor.type === 'system' || isAdmin(actor)) return ALL;
   if (actor.type === 'vendor') {
     if (!actor.vendor) return NONE;
-    return { sql: `(${t}.docstatus > 0 AND EXISTS (SELECT 1 FROM sales_order_items soi WHERE soi.parent = ${t}.name AND soi.vendor = $scope_vendor))`, bind: { scope_vendor: actor.vendor } };
+    return {
+      sql: `(${t}.docstatus > 0 AND EXISTS (SELECT 1 FROM sales_order_items soi WHERE soi.parent = ${t}.name AND soi.vendor = $scope_vendor))`,
+      bind: { scope_vendor: actor.vendor },
+    };
   }
   const base = customerScope(actor, `${t}.customer`, `${t}.territory`, `${t}.created_by_sales_person`);
   if (hasRole(actor, 'Sales Rep', 'Sales Manager') && !hasRole(actor, 'Operations', 'Marketplace Officer')) {

@@ -21,6 +21,7 @@ definePolicy('Webhook Delivery', {
     update: ['Operations'],
     test_fire: ['Operations', 'Marketplace Officer', 'Vendor'],
   },
-  scope: (actor, t) => (isStaff(actor) ? { sql: 'TRUE', bind: {} } : { sql: `${t}.target = $scope_vendor`, bind: { scope_vendor: webhookVendorOf(actor) ?? '' } }),
+  scope: (actor, t) =>
+    isStaff(actor) ? { sql: 'TRUE', bind: {} } : { sql: `${t}.target = $scope_vendor`, bind: { scope_vendor: webhookVendorOf(actor) ?? '' } },
   check: (actor, _action, record) => isStaff(actor) || (webhookVendorOf(actor) !== null && record.vendor === webhookVendorOf(actor)),
 });

@@ -28,6 +28,10 @@ export function registerDoctor(program: Command, io: Io): void {
       await openDatabase(io);
       const s = await doctorStatus(systemActor('cli:doctor-status'), email);
       if (!s) throw new NotFoundError(`User ${email} not found`);
-      io.out(s.doctor_verified ? `${s.email}: verified (NPI ${s.doctor_npi}, DEA ${s.doctor_dea_number}, ${s.doctor_verified_at} by ${s.doctor_verified_by})` : `${s.email}: not verified`);
+      io.out(
+        s.doctor_verified
+          ? `${s.email}: verified (NPI ${s.doctor_npi}, DEA ${s.doctor_dea_number}, ${s.doctor_verified_at} by ${s.doctor_verified_by})`
+          : `${s.email}: not verified`,
+      );
     });
 }

@@ -37,11 +37,16 @@ async function promptMissing(io: Io, partner: PartnerKey, values: Record<string,
   const missing = PARTNERS[partner].credentials.filter((f) => !(f.name in values) && !stored.has(f.name));
   if (!io.interactive) {
     const required = missing.filter((f) => f.required);
-    if (required.length && Object.keys(values).length === 0) throw new CliError(`No credential given for ${partner}: pass ${required.map((f) => `--${f.flag}`).join(' ')}`, 2);
+    if (required.length && Object.keys(values).length === 0)
+      throw new CliError(`No credential given for ${partner}: pass ${required.map((f) => `--${f.flag}`).join(' ')}`, 2);
     return;
   }
   for (const f of missing) {
-    const value = await askValue(io, `${partner} ${f.name} (${f.description})${f.required ? '' : ', optional'}:`, { secret: f.secret, optional: !f.required, flag: f.flag });
+    const value = await askValue(io, `${partner} ${f.name} (${f.description})${f.required ? '' : ', optional'}:`, {
+      secret: f.secret,
+      optional: !f.required,
+      flag: f.flag,
+    });
     if (value !== undefined) values[f.name] = value;
   }
 }
@@ -52,7 +57,8 @@ function fieldLine(f: { name: string; flag: string; required: boolean; set: bool
 
 export function registerPartnerCredentials(program: Command, io: Io): void {
   const cmd = program.command('partner-credentials').description('Partner credentials (managed integration): stored encrypted, shown masked, tested');
-  const set = cmd.command('set')
+  const set = cmd
+    .command('set')
     .description('Store credentials of a partner (flags named after the spec fields); missing ones are prompted for on a terminal, secrets without echo')
     .argument('<partner>', PARTNER_KEYS.join(' | '));
   for (const [flag, description] of allFlags()) set.option(`--${flag} <value>`, description);
@@ -74,7 +80,8 @@ export function registerPartnerCredentials(program: Command, io: Io): void {
     io.out(r.missing.length ? `still missing: ${r.missing.join(', ')}` : 'complete');
     if (r.redriven) io.out(`${r.redriven} partner order(s) waiting for this configuration queued again`);
   });
-  cmd.command('show')
+  cmd
+    .command('show')
     .description('Each partner’s credential fields; secrets masked (never shown)')
     .argument('[partner]', PARTNER_KEYS.join(' | '))
     .option('--json', 'print JSON')
@@ -87,7 +94,8 @@ export function registerPartnerCredentials(program: Command, io: Io): void {
         for (const f of r.fields) io.out(fieldLine(f));
       }
     });
-  cmd.command('test')
+  cmd
+    .command('test')
     .description('One harmless authenticated call to the partner; says what it answered')
     .argument('<partner>', PARTNER_KEYS.join(' | '))
     .action(async (partner: string) => {

@@ -22,7 +22,8 @@ function orderLine(r: PartnerOrderRow): string {
 
 export function registerPartner(program: Command, io: Io): void {
   const partner = program.command('partner').description('Partner orders: where each order’s partner lines stand, re-driving them, the partner call log');
-  partner.command('orders')
+  partner
+    .command('orders')
     .description('Partner orders, newest first')
     .option('--partner <partner>', PARTNER_KEYS.join(' | '))
     .option('--status <status>', PARTNER_ORDER_STATUSES.join(' | '))
@@ -31,13 +32,21 @@ export function registerPartner(program: Command, io: Io): void {
     .option('--json', 'print JSON')
     .action(async (opts: { partner?: string; status?: string; order?: string; limit?: number; json?: boolean }) => {
       await openDatabase(io);
-      const rows = await listPartnerOrders(systemActor('cli:partner-orders'), { partner: opts.partner, status: opts.status, salesOrder: opts.order, limit: opts.limit });
+      const rows = await listPartnerOrders(systemActor('cli:partner-orders'), {
+        partner: opts.partner,
+        status: opts.status,
+        salesOrder: opts.order,
+        limit: opts.limit,
+      });
       if (opts.json) return io.out(JSON.stringify(rows, null, 2));
       if (rows.length === 0) return io.out('No partner orders');
-      io.out(`${'sales_order'.padEnd(22)} ${'partner'.padEnd(15)} ${'status'.padEnd(23)} ${'partner'.padEnd(10)} ${'reference'.padEnd(24)} ${'try'.padStart(3)}  updated`);
+      io.out(
+        `${'sales_order'.padEnd(22)} ${'partner'.padEnd(15)} ${'status'.padEnd(23)} ${'partner'.padEnd(10)} ${'reference'.padEnd(24)} ${'try'.padStart(3)}  updated`,
+      );
       for (const r of rows) io.out(orderLine(r));
     });
-  partner.command('retry')
+  partner
+    .command('retry')
     .description('Send an order’s partner orders that are not created yet again (same dedupe key; never a second partner order)')
     .argument('<sales_order>', 'the Sales Order')
     .option('--partner <partner>', `only this partner (${PARTNER_KEYS.join(' | ')})`)
@@ -45,11 +54,17 @@ export function registerPartner(program: Command, io: Io): void {
       await openDatabase(io);
       const results = await retryPartnerOrders(systemActor('cli:partner-retry'), salesOrder, { partner: opts.partner });
       for (const r of results) {
-        const what = r.outcome === 'queued' ? `queued again with dedupe key ${r.dedupe_key}` : r.outcome === 'created' ? 'already created at the partner: nothing sent' : 'an attempt is running now: left to it';
+        const what =
+          r.outcome === 'queued'
+            ? `queued again with dedupe key ${r.dedupe_key}`
+            : r.outcome === 'created'
+              ? 'already created at the partner: nothing sent'
+              : 'an attempt is running now: left to it';
         io.out(`${salesOrder} ${r.partner}: ${what}`);
       }
     });
-  partner.command('calls')
+  partner
+    .command('calls')
     .description('The partner call log, newest first (no headers, bodies or secrets)')
     .option('--partner <partner>', PARTNER_KEYS.join(' | '))
     .option('--order <sales_order>', 'only calls for this Sales Order')
@@ -61,7 +76,9 @@ export function registerPartner(program: Command, io: Io): void {
       if (opts.json) return io.out(JSON.stringify(rows, null, 2));
       if (rows.length === 0) return io.out('No partner calls');
       for (const r of rows) {
-        io.out(`${iso(r.created_at)}  ${r.partner.padEnd(15)} ${r.direction.padEnd(8)} ${r.endpoint.padEnd(48)} ${String(r.http_status ?? '-').padStart(3)} ${String(r.duration_ms ?? '-').padStart(6)} ms  ${r.outcome}${r.sales_order ? `  ${r.sales_order}` : ''}${r.error ? `  ${r.error}` : ''}`);
+        io.out(
+          `${iso(r.created_at)}  ${r.partner.padEnd(15)} ${r.direction.padEnd(8)} ${r.endpoint.padEnd(48)} ${String(r.http_status ?? '-').padStart(3)} ${String(r.duration_ms ?? '-').padStart(6)} ms  ${r.outcome}${r.sales_order ? `  ${r.sales_order}` : ''}${r.error ? `  ${r.error}` : ''}`,
+        );
       }
     });
 }

@@ -8,7 +8,9 @@ import { CliError, type Io } from '../io.js';
 /** `svc product review <item_code> --approve | --reject --reason <text>`. */
 export function registerProduct(program: Command, io: Io): void {
   const product = program.command('product').description('Vendor products');
-  product.command('review').description('Approve, or reject with a reason, a Pending vendor product (sends product.approved / product.rejected)')
+  product
+    .command('review')
+    .description('Approve, or reject with a reason, a Pending vendor product (sends product.approved / product.rejected)')
     .argument('<item_code>', 'the service item code')
     .option('--approve', 'approve the product')
     .option('--reject', 'reject the product (needs --reason)')
@@ -18,10 +20,17 @@ export function registerProduct(program: Command, io: Io): void {
       if (Boolean(opts.approve) === Boolean(opts.reject)) throw new CliError('Pass exactly one of --approve or --reject', 2);
       if (opts.reject && !opts.reason) throw new CliError('--reject needs --reason', 2);
       await openDatabase(io);
-      const r = await reviewProduct(systemActor('cli:product-review'), { item_code: itemCode, action: opts.approve ? 'approve' : 'reject', reason: opts.reason, comment: opts.comment });
+      const r = await reviewProduct(systemActor('cli:product-review'), {
+        item_code: itemCode,
+        action: opts.approve ? 'approve' : 'reject',
+        reason: opts.reason,
+        comment: opts.comment,
+      });
       io.out(`${itemCode}: ${r.previous_state} → ${r.workflow_state}${r.rejection_reason ? ` (${r.rejection_reason})` : ''}`);
     });
-  const map = product.command('map').description('Set the product mapping that routes a product’s lines to a fulfilment partner (an empty value clears a field)')
+  const map = product
+    .command('map')
+    .description('Set the product mapping that routes a product’s lines to a fulfilment partner (an empty value clears a field)')
     .argument('<item_code>', 'the service item code');
   for (const m of MAPPING_FIELDS) map.option(`--${m.field.replace(/_/g, '-')} <value>`, `${m.partner}: ${m.field}`);
   map.action(async (itemCode: string, opts: Record<string, string | undefined>) => {
@@ -30,10 +39,13 @@ export function registerProduct(program: Command, io: Io): void {
       const v = opts[m.field.replace(/_([a-z])/g, (_x, c: string) => c.toUpperCase())];
       if (v !== undefined) changes[m.field] = v;
     }
-    if (Object.keys(changes).length === 0) throw new CliError(`Pass at least one of ${MAPPING_FIELDS.map((m) => `--${m.field.replace(/_/g, '-')}`).join(' ')}`, 2);
+    if (Object.keys(changes).length === 0)
+      throw new CliError(`Pass at least one of ${MAPPING_FIELDS.map((m) => `--${m.field.replace(/_/g, '-')}`).join(' ')}`, 2);
     await openDatabase(io);
     const r = await setProductMapping(systemActor('cli:product-map'), itemCode, changes);
-    const set = Object.entries(r.mapping).filter(([, v]) => v).map(([k, v]) => `${k}=${v}`);
+    const set = Object.entries(r.mapping)
+      .filter(([, v]) => v)
+      .map(([k, v]) => `${k}=${v}`);
     io.out(`${itemCode}: ${set.length ? set.join(', ') : 'no mapping'}; its lines go to ${r.route}`);
   });
 }

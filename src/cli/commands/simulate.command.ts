@@ -1,6 +1,15 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { trapStopSignals } from '../../app/lifecycle.js';
-import { configureCommand, DEFAULT_PROVIDERS, DEMO_CREDENTIALS, PARTNERS, startNppesSimulator, startSimulator, type CredentialsByPartner, type PartnerKey } from '../../simulators/index.js';
+import {
+  configureCommand,
+  DEFAULT_PROVIDERS,
+  DEMO_CREDENTIALS,
+  PARTNERS,
+  startNppesSimulator,
+  startSimulator,
+  type CredentialsByPartner,
+  type PartnerKey,
+} from '../../simulators/index.js';
 import { CliError, type Io } from '../io.js';
 
 function port(value: string): number {
@@ -42,10 +51,14 @@ const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowe
 
 function credentialsFor(partner: PartnerKey, opts: SimulateOpts): CredentialsByPartner[PartnerKey] {
   const allowed = FLAGS[partner];
-  const stray = (['apiKey', 'apiSecret', 'webhookKey', 'webhookSecret', 'clientId', 'clientSecret', 'accessToken'] as const).filter((k) => opts[k] !== undefined && !allowed[k]);
-  if (stray.length) throw new CliError(`${partner} takes no ${stray.map(flagName).join(', ')} (its flags: ${Object.keys(allowed).map(flagName).join(', ')})`, 2);
+  const stray = (['apiKey', 'apiSecret', 'webhookKey', 'webhookSecret', 'clientId', 'clientSecret', 'accessToken'] as const).filter(
+    (k) => opts[k] !== undefined && !allowed[k],
+  );
+  if (stray.length)
+    throw new CliError(`${partner} takes no ${stray.map(flagName).join(', ')} (its flags: ${Object.keys(allowed).map(flagName).join(', ')})`, 2);
   const creds: Record<string, string | undefined> = { ...(DEMO_CREDENTIALS[partner] as unknown as Record<string, string>) };
-  for (const [flag, field] of Object.entries(allowed)) if (opts[flag as keyof SimulateOpts] !== undefined) creds[field] = String(opts[flag as keyof SimulateOpts]);
+  for (const [flag, field] of Object.entries(allowed))
+    if (opts[flag as keyof SimulateOpts] !== undefined) creds[field] = String(opts[flag as keyof SimulateOpts]);
   return creds as unknown as CredentialsByPartner[PartnerKey];
 }
 
@@ -53,10 +66,14 @@ export function registerSimulate(program: Command, io: Io): void {
   program
     .command('simulate')
     .description('Run one partner simulator in the foreground (loopback HTTP; Ctrl-C stops it)')
-    .addArgument(program.createArgument('<partner>', 'rxpartner, shipper, otcpartner, peptidepartner, storepartner, or nppes (the NPI registry)').choices([...PARTNERS, 'nppes']))
+    .addArgument(
+      program
+        .createArgument('<partner>', 'rxpartner, shipper, otcpartner, peptidepartner, storepartner, or nppes (the NPI registry)')
+        .choices([...PARTNERS, 'nppes']),
+    )
     .option('-p, --port <port>', 'port (default 0: a free one)', port)
     .option('-H, --host <host>', 'bind address (default 127.0.0.1)')
-    .option('--webhook-url <url>', 'where partner events are POSTed, signed the partner\'s way')
+    .option('--webhook-url <url>', "where partner events are POSTed, signed the partner's way")
     .option('--advance-every <seconds>', 'move every order one status forward this often (default: only on command)', secondsOption)
     .addOption(new Option('--api-key <key>', 'shipper, otcpartner, peptidepartner: the API key'))
     .addOption(new Option('--api-secret <secret>', 'shipper: the API secret'))
@@ -71,7 +88,10 @@ export function registerSimulate(program: Command, io: Io): void {
       const credentials = credentialsFor(partner, opts);
       const trap = trapStopSignals();
       const sim = await startSimulator(partner, {
-        host: opts.host, port: opts.port, credentials, webhookUrl: opts.webhookUrl,
+        host: opts.host,
+        port: opts.port,
+        credentials,
+        webhookUrl: opts.webhookUrl,
         advanceEveryMs: opts.advanceEvery === undefined ? undefined : Math.round(opts.advanceEvery * 1000),
       } as never);
       io.out(`${partner} simulator listening on ${sim.url}`);
@@ -79,7 +99,9 @@ export function registerSimulate(program: Command, io: Io): void {
       io.out(`Configure svc: ${configureCommand(partner, sim.url, credentials)}`);
       if (partner === 'peptidepartner') io.out('Webhooks: none (the partner has none; svc polls the order status)');
       else io.out(opts.webhookUrl ? `Webhooks: POST ${opts.webhookUrl}` : 'Webhooks: off (no --webhook-url)');
-      io.out(`Orders move ${opts.advanceEvery ? `every ${opts.advanceEvery} s and ` : ''}on POST ${sim.url}/_sim/orders/<ref>/advance; see GET ${sim.url}/_sim/orders`);
+      io.out(
+        `Orders move ${opts.advanceEvery ? `every ${opts.advanceEvery} s and ` : ''}on POST ${sim.url}/_sim/orders/<ref>/advance; see GET ${sim.url}/_sim/orders`,
+      );
       io.out(`Press Ctrl-C to stop (or POST ${sim.url}/_sim/shutdown).`);
       await Promise.race([trap.signalled, sim.stopped()]);
       await sim.close();
@@ -89,7 +111,9 @@ export function registerSimulate(program: Command, io: Io): void {
 
 /** The NPI registry (issue 13): no credentials, no orders, no webhooks. */
 async function simulateNppes(io: Io, opts: SimulateOpts): Promise<void> {
-  const extra = Object.entries(opts).filter(([k, v]) => v !== undefined && k !== 'port' && k !== 'host').map(([k]) => flagName(k));
+  const extra = Object.entries(opts)
+    .filter(([k, v]) => v !== undefined && k !== 'port' && k !== 'host')
+    .map(([k]) => flagName(k));
   if (extra.length) throw new CliError(`nppes takes only --port and --host (not ${extra.join(', ')})`, 2);
   const trap = trapStopSignals();
   const sim = await startNppesSimulator({ host: opts.host, port: opts.port });

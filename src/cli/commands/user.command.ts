@@ -7,7 +7,10 @@ import { CliError, type Io } from '../io.js';
 import { askPassword } from '../prompts.js';
 
 function parseRoles(value: string): Role[] {
-  const roles = value.split(',').map((r) => r.trim()).filter(Boolean);
+  const roles = value
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
   for (const r of roles) if (!(ROLES as readonly string[]).includes(r)) throw new CliError(`Unknown role "${r}" (roles: ${ROLES.join(', ')})`, 2);
   return roles as Role[];
 }
@@ -27,7 +30,14 @@ export function registerUser(program: Command, io: Io): void {
       const roles = parseRoles(opts.roles);
       const password = opts.password ?? io.env.SVC_PASSWORD ?? (await askPassword(io, `Password for ${email}`));
       await openDatabase(io);
-      const created = await createUser(systemActor('cli:user-create'), { email, full_name: opts.name, password, roles, customer: opts.customer, sales_person: opts.salesPerson });
+      const created = await createUser(systemActor('cli:user-create'), {
+        email,
+        full_name: opts.name,
+        password,
+        roles,
+        customer: opts.customer,
+        sales_person: opts.salesPerson,
+      });
       io.out(`Created ${created.email} (${created.roles.join(', ')})`);
     });
   user

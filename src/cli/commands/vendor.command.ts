@@ -2,7 +2,15 @@ import type { Command } from 'commander';
 import { systemActor } from '../../auth/actor.js';
 import { decideStockUpdateRequest, listStockUpdateRequests } from '../../vendors/stock-request.service.js';
 import {
-  approveVendor, generateCredentials, listVendors, rejectVendor, setApiEnabled, setSuspended, setWebhook, updateVendorSettings, type VendorProfileView,
+  approveVendor,
+  generateCredentials,
+  listVendors,
+  rejectVendor,
+  setApiEnabled,
+  setSuspended,
+  setWebhook,
+  updateVendorSettings,
+  type VendorProfileView,
 } from '../../vendors/vendor-profile.service.js';
 import { openDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';
@@ -11,12 +19,17 @@ import { CliError, type Io } from '../io.js';
 export function registerVendor(program: Command, io: Io): void {
   const vendor = program.command('vendor').description('Vendor Profiles: approval, suspension, API access, credentials, webhooks');
   const actor = (verb: string) => systemActor(`cli:vendor-${verb}`);
-  vendor.command('list').description('List Vendor Profiles').action(async () => {
-    await openDatabase(io);
-    for (const v of await listVendors(actor('list'))) {
-      io.out(`${String(v.name).padEnd(16)} ${String(v.status).padEnd(17)} ${v.suspended ? 'SUSPENDED ' : ''}api:${v.api_enabled ? 'on ' : 'off'} scope:${v.scope} auto-approve:${v.auto_approve ? 'yes' : 'no'} client_id:${v.client_id ?? '-'}  ${v.vendor_name}`);
-    }
-  });
+  vendor
+    .command('list')
+    .description('List Vendor Profiles')
+    .action(async () => {
+      await openDatabase(io);
+      for (const v of await listVendors(actor('list'))) {
+        io.out(
+          `${String(v.name).padEnd(16)} ${String(v.status).padEnd(17)} ${v.suspended ? 'SUSPENDED ' : ''}api:${v.api_enabled ? 'on ' : 'off'} scope:${v.scope} auto-approve:${v.auto_approve ? 'yes' : 'no'} client_id:${v.client_id ?? '-'}  ${v.vendor_name}`,
+        );
+      }
+    });
   const simple: [string, string, (name: string) => Promise<VendorProfileView>][] = [
     ['approve', 'Approve a Vendor Profile', (n) => approveVendor(actor('approve'), n)],
     ['reject', 'Reject a vendor registration', (n) => rejectVendor(actor('reject'), n)],
@@ -26,20 +39,31 @@ export function registerVendor(program: Command, io: Io): void {
     ['disable-api', 'Disable the vendor interface v1', (n) => setApiEnabled(actor('disable-api'), n, false)],
   ];
   for (const [verb, description, run] of simple) {
-    vendor.command(verb).description(description).argument('<vendor>', 'Vendor Profile name').action(async (name: string) => {
-      await openDatabase(io);
-      const v = await run(name);
-      io.out(`${name}: ${v.status}${v.suspended ? ', suspended' : ''}, API ${v.api_enabled ? 'enabled' : 'disabled'}`);
-    });
+    vendor
+      .command(verb)
+      .description(description)
+      .argument('<vendor>', 'Vendor Profile name')
+      .action(async (name: string) => {
+        await openDatabase(io);
+        const v = await run(name);
+        io.out(`${name}: ${v.status}${v.suspended ? ', suspended' : ''}, API ${v.api_enabled ? 'enabled' : 'disabled'}`);
+      });
   }
-  vendor.command('credentials').description('Generate (or regenerate) client_id and client_secret; the secret is shown once').argument('<vendor>').action(async (name: string) => {
-    await openDatabase(io);
-    const c = await generateCredentials(actor('credentials'), name);
-    io.out(`client_id:     ${c.client_id}`);
-    io.out(`client_secret: ${c.client_secret}`);
-    io.out('The secret is not shown again; earlier tokens and secrets no longer work.');
-  });
-  vendor.command('settings').description('Vendor settings').argument('<vendor>')
+  vendor
+    .command('credentials')
+    .description('Generate (or regenerate) client_id and client_secret; the secret is shown once')
+    .argument('<vendor>')
+    .action(async (name: string) => {
+      await openDatabase(io);
+      const c = await generateCredentials(actor('credentials'), name);
+      io.out(`client_id:     ${c.client_id}`);
+      io.out(`client_secret: ${c.client_secret}`);
+      io.out('The secret is not shown again; earlier tokens and secrets no longer work.');
+    });
+  vendor
+    .command('settings')
+    .description('Vendor settings')
+    .argument('<vendor>')
     .option('--auto-approve <yes|no>', 'approve new products without review')
     .option('--scope <scope>', 'standard, 503A or 503B')
     .option('--separate-skus <yes|no>', 'keep vendor SKUs separate from item codes')
@@ -47,12 +71,20 @@ export function registerVendor(program: Command, io: Io): void {
     .action(async (name: string, opts: { autoApprove?: string; scope?: string; separateSkus?: string; skuPrefix?: string }) => {
       const yes = (v?: string) => (v === undefined ? undefined : ['yes', 'true', '1', 'on'].includes(v.toLowerCase()));
       await openDatabase(io);
-      const settings = Object.fromEntries(Object.entries({ auto_approve: yes(opts.autoApprove), scope: opts.scope, separate_skus: yes(opts.separateSkus), sku_prefix: opts.skuPrefix }).filter(([, v]) => v !== undefined));
+      const settings = Object.fromEntries(
+        Object.entries({ auto_approve: yes(opts.autoApprove), scope: opts.scope, separate_skus: yes(opts.separateSkus), sku_prefix: opts.skuPrefix }).filter(
+          ([, v]) => v !== undefined,
+        ),
+      );
       const v = await updateVendorSettings(actor('settings'), name, settings);
       io.out(`${name}: scope ${v.scope}, auto-approve ${v.auto_approve ? 'on' : 'off'}, separate SKUs ${v.separate_skus ? `on (${v.sku_prefix}-)` : 'off'}`);
     });
   const webhook = vendor.command('webhook').description('The Webhook URL of a vendor');
-  webhook.command('set').description('Point a vendor\'s webhooks at a URL (a secret is generated and shown once when none exists)').argument('<vendor>').argument('<url>')
+  webhook
+    .command('set')
+    .description("Point a vendor's webhooks at a URL (a secret is generated and shown once when none exists)")
+    .argument('<vendor>')
+    .argument('<url>')
     .option('--rotate-secret', 'generate a new webhook secret')
     .action(async (name: string, url: string, opts: { rotateSecret?: boolean }) => {
       await openDatabase(io);
@@ -60,22 +92,34 @@ export function registerVendor(program: Command, io: Io): void {
       io.out(`${name}: webhook URL ${r.webhook_url}`);
       if (r.webhook_secret) io.out(`webhook secret: ${r.webhook_secret}  (verify X-Svc-Signature with it; not shown again)`);
     });
-  webhook.command('clear').description('Remove the Webhook URL of a vendor').argument('<vendor>').action(async (name: string) => {
-    await openDatabase(io);
-    await setWebhook(actor('webhook-clear'), name, null);
-    io.out(`${name}: webhook URL removed`);
-  });
-  const requests = vendor.command('stock-request').description('Stock update requests (Marketplace Officer)');
-  requests.command('list').option('--status <status>', 'Requested, Approved or Rejected').action(async (opts: { status?: string }) => {
-    await openDatabase(io);
-    for (const r of await listStockUpdateRequests(actor('stock-request-list'), opts)) io.out(`${r.name}  ${String(r.status).padEnd(9)} ${r.vendor} ${r.action} ${r.quantity} × ${r.item} @ ${r.warehouse}  ${r.reason ?? ''}`);
-  });
-  for (const decision of ['approve', 'reject'] as const) {
-    requests.command(decision).argument('<name>', 'e.g. SUR-00001').option('--reason <text>', 'note kept with the decision').action(async (name: string, opts: { reason?: string }) => {
+  webhook
+    .command('clear')
+    .description('Remove the Webhook URL of a vendor')
+    .argument('<vendor>')
+    .action(async (name: string) => {
       await openDatabase(io);
-      const r = await decideStockUpdateRequest(actor(`stock-request-${decision}`), name, decision, opts.reason);
-      io.out(`${name}: ${r.status}`);
+      await setWebhook(actor('webhook-clear'), name, null);
+      io.out(`${name}: webhook URL removed`);
     });
+  const requests = vendor.command('stock-request').description('Stock update requests (Marketplace Officer)');
+  requests
+    .command('list')
+    .option('--status <status>', 'Requested, Approved or Rejected')
+    .action(async (opts: { status?: string }) => {
+      await openDatabase(io);
+      for (const r of await listStockUpdateRequests(actor('stock-request-list'), opts))
+        io.out(`${r.name}  ${String(r.status).padEnd(9)} ${r.vendor} ${r.action} ${r.quantity} × ${r.item} @ ${r.warehouse}  ${r.reason ?? ''}`);
+    });
+  for (const decision of ['approve', 'reject'] as const) {
+    requests
+      .command(decision)
+      .argument('<name>', 'e.g. SUR-00001')
+      .option('--reason <text>', 'note kept with the decision')
+      .action(async (name: string, opts: { reason?: string }) => {
+        await openDatabase(io);
+        const r = await decideStockUpdateRequest(actor(`stock-request-${decision}`), name, decision, opts.reason);
+        io.out(`${name}: ${r.status}`);
+      });
   }
   void CliError;
 }

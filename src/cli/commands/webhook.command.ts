@@ -53,7 +53,9 @@ export function registerWebhook(program: Command, io: Io): void {
       } else io.out(`${id}  test event (not retried)`);
       for (const a of attempts) {
         const detail = [a.error, a.excerpt ? `answer: ${a.excerpt.replace(/\s+/g, ' ').slice(0, 200)}` : null].filter(Boolean).join('; ');
-        io.out(`  attempt ${a.attempt ?? '-'}  ${iso(a.created_at)}  ${a.status.padEnd(16)} http ${a.http_status ?? '-'}  ${a.duration_ms ?? '-'} ms${detail ? `  ${detail}` : ''}`);
+        io.out(
+          `  attempt ${a.attempt ?? '-'}  ${iso(a.created_at)}  ${a.status.padEnd(16)} http ${a.http_status ?? '-'}  ${a.duration_ms ?? '-'} ms${detail ? `  ${detail}` : ''}`,
+        );
       }
     });
   webhook
@@ -72,7 +74,11 @@ export function registerWebhook(program: Command, io: Io): void {
     .action(async (vendor: string) => {
       await openDatabase(io);
       const r = await testFireWebhook(systemActor('cli:webhook-test-fire'), vendor);
-      const parts = [`status ${r.status_code ?? '-'}`, r.duration_ms !== undefined ? `${r.duration_ms} ms` : null, r.delivery_id ? `delivery ${r.delivery_id}` : null].filter(Boolean);
+      const parts = [
+        `status ${r.status_code ?? '-'}`,
+        r.duration_ms !== undefined ? `${r.duration_ms} ms` : null,
+        r.delivery_id ? `delivery ${r.delivery_id}` : null,
+      ].filter(Boolean);
       if (!r.ok) throw new CliError(`test event not delivered: ${r.reason ?? 'unknown'}${r.delivery_id ? ` (${parts.join(', ')})` : ''}`, 1);
       io.out(`ok: ${parts.join(', ')}`);
     });

@@ -22,7 +22,9 @@ export async function testPartnerCredentials(actor: Actor, partnerName: string):
   if (!ready.ready) return { partner, ok: false, detail: ready.problem };
   const { connector, credentials } = ready;
   try {
-    const r = await connector.testCredentials(connectorContext(partner, credentials, { signal: AbortSignal.timeout(2 * runtime().config.partners.timeoutMs + 1000) }));
+    const r = await connector.testCredentials(
+      connectorContext(partner, credentials, { signal: AbortSignal.timeout(2 * runtime().config.partners.timeoutMs + 1000) }),
+    );
     return { partner, ok: r.ok, detail: r.detail, ...(r.httpStatus !== undefined ? { http_status: r.httpStatus } : {}) };
   } catch (err) {
     return { partner, ok: false, detail: err instanceof PartnerCallError ? err.message : `connector error: ${(err as Error).message}` };

@@ -104,7 +104,10 @@ export function maskSecret(value: string): string {
 }
 
 /** Each partner's credential fields as operators see them: values, secrets masked, what is missing. */
-export async function showPartnerCredentials(actor: Actor, partnerName?: string): Promise<{ partner: PartnerKey; label: string; complete: boolean; fields: ShownField[] }[]> {
+export async function showPartnerCredentials(
+  actor: Actor,
+  partnerName?: string,
+): Promise<{ partner: PartnerKey; label: string; complete: boolean; fields: ShownField[] }[]> {
   authorize(actor, 'read', 'Partner Credentials');
   const partners = partnerName ? [partnerOf(partnerName)] : [...PARTNER_KEYS];
   const rows = await PartnerCredential.findAll({ where: { partner: partners } });
@@ -113,7 +116,16 @@ export async function showPartnerCredentials(actor: Actor, partnerName?: string)
     const fields = PARTNERS[partner].credentials.map((f): ShownField => {
       const row = rows.find((r) => r.partner === partner && r.field === f.name);
       const value = row ? cipher.decrypt(row.valueEnc) : null;
-      return { name: f.name, flag: f.flag, required: f.required, secret: f.secret, set: Boolean(row), value: value === null ? null : f.secret ? maskSecret(value) : value, updated_at: row?.updatedAt ?? null, updated_by: row?.updatedBy ?? null };
+      return {
+        name: f.name,
+        flag: f.flag,
+        required: f.required,
+        secret: f.secret,
+        set: Boolean(row),
+        value: value === null ? null : f.secret ? maskSecret(value) : value,
+        updated_at: row?.updatedAt ?? null,
+        updated_by: row?.updatedBy ?? null,
+      };
     });
     return { partner, label: PARTNERS[partner].label, complete: fields.every((f) => !f.required || f.set), fields };
   });

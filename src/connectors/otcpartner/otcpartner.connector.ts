@@ -43,11 +43,13 @@ function outcomeOf(res: PartnerResponse, input: PartnerOrderInput): CreateOutcom
   const body = (res.json ?? {}) as { reference?: unknown; transactionId?: unknown };
   if (res.status === 201 || res.status === 200) {
     // a 2xx without the transaction id is not an answer we can record: asked again with the same reference
-    if (typeof body.transactionId !== 'string' || !body.transactionId) return { kind: 'retry', afterSeconds: null, reason: `otcpartner answered ${res.status} without a transactionId` };
+    if (typeof body.transactionId !== 'string' || !body.transactionId)
+      return { kind: 'retry', afterSeconds: null, reason: `otcpartner answered ${res.status} without a transactionId` };
     const reference = typeof body.reference === 'string' && body.reference ? body.reference : input.dedupeKey;
     return { kind: 'created', reference, status: 'Synced', fields: { otc_reference: reference, otc_transaction_id: body.transactionId } };
   }
-  if (res.status === 401 || res.status === 403) return { kind: 'awaiting_configuration', reason: `otcpartner refused the API key (${res.status}): check otc_api_key` };
+  if (res.status === 401 || res.status === 403)
+    return { kind: 'awaiting_configuration', reason: `otcpartner refused the API key (${res.status}): check otc_api_key` };
   if (res.status === 404) return { kind: 'awaiting_configuration', reason: `otcpartner has no ${INBOUND} at otc_api_url (404): check otc_api_url` };
   if (res.status === 429) return { kind: 'retry', afterSeconds: parseRetryAfter(res.headers['retry-after']), reason: 'otcpartner rate limited the call (429)' };
   if (res.status >= 500) return { kind: 'retry', afterSeconds: parseRetryAfter(res.headers['retry-after']), reason: `otcpartner answered ${res.status}` };
@@ -74,7 +76,8 @@ async function testCredentials(ctx: ConnectorContext): Promise<{ ok: boolean; de
     headers: { key: ctx.credentials.otc_api_key },
   });
   if (res.status === 401 || res.status === 403) return { ok: false, httpStatus: res.status, detail: `the partner refused otc_api_key (${res.status})` };
-  if (res.status === 404 || (res.status >= 200 && res.status < 300)) return { ok: true, httpStatus: res.status, detail: `authenticated: the partner answered ${res.status} to a read of a probe order` };
+  if (res.status === 404 || (res.status >= 200 && res.status < 300))
+    return { ok: true, httpStatus: res.status, detail: `authenticated: the partner answered ${res.status} to a read of a probe order` };
   return { ok: false, httpStatus: res.status, detail: `unexpected answer ${res.status}: ${partnerMessage(res)}` };
 }
 

@@ -9,7 +9,15 @@ import { hmacHex, safeEqual } from '../../shared/crypto.js';
 import { WebhookBodyError, type PartnerEvent, type WebhookRequest, type WebhookVerdict } from '../connector.js';
 
 /** The spec's otc_status of a partner status text (any case), or null when unknown. */
-const STATUS: Record<string, string> = { synced: 'Synced', pending: 'Pending', shipped: 'Shipped', completed: 'Completed', cancelled: 'Cancelled', canceled: 'Cancelled', failed: 'Failed' };
+const STATUS: Record<string, string> = {
+  synced: 'Synced',
+  pending: 'Pending',
+  shipped: 'Shipped',
+  completed: 'Completed',
+  cancelled: 'Cancelled',
+  canceled: 'Cancelled',
+  failed: 'Failed',
+};
 
 export function otcStatusOf(text: string | null | undefined): string | null {
   return text ? (STATUS[text.trim().toLowerCase()] ?? null) : null;
@@ -24,7 +32,8 @@ export function verifyOtcWebhook(req: WebhookRequest): WebhookVerdict {
   const signature = req.headers['x-webhook-signature'];
   if (!signature) return { ok: false, status: 401, message: 'X-Webhook-Signature is required' };
   const sent = signature.trim().toLowerCase();
-  if (!sent.startsWith('sha256=') || !safeEqual(sent, `sha256=${hmacHex(secret, req.rawBody)}`)) return { ok: false, status: 401, message: 'X-Webhook-Signature does not match the body' };
+  if (!sent.startsWith('sha256=') || !safeEqual(sent, `sha256=${hmacHex(secret, req.rawBody)}`))
+    return { ok: false, status: 401, message: 'X-Webhook-Signature does not match the body' };
   return { ok: true };
 }
 
@@ -54,15 +63,17 @@ export function parseOtcWebhook(req: WebhookRequest): PartnerEvent[] {
   // an unknown status text is kept as it is: stored, and ignored by the application as unknown
   const status = otcStatusOf(statusText) ?? statusText;
   const delivery = req.headers['x-webhook-id'] ?? req.headers['x-event-id'] ?? str(body.id) ?? str(body.eventId);
-  return [{
-    partner: 'otcpartner',
-    // the partner's own event id when it sends one, else the event's substance: a repeat is the same event
-    eventId: delivery ? `id:${delivery}` : `${reference}:${(statusText ?? '').toLowerCase()}:${tracking?.number ?? ''}`,
-    reference,
-    status,
-    statusText,
-    tracking,
-    rawType: type ?? 'status',
-    occurredAt: str(data.occurredAt) ?? str(body.occurredAt),
-  }];
+  return [
+    {
+      partner: 'otcpartner',
+      // the partner's own event id when it sends one, else the event's substance: a repeat is the same event
+      eventId: delivery ? `id:${delivery}` : `${reference}:${(statusText ?? '').toLowerCase()}:${tracking?.number ?? ''}`,
+      reference,
+      status,
+      statusText,
+      tracking,
+      rawType: type ?? 'status',
+      occurredAt: str(data.occurredAt) ?? str(body.occurredAt),
+    },
+  ];
 }

@@ -9,17 +9,37 @@ import { trackingUrlOf } from '../carriers.js';
 
 /** PENDING → Pending … DELIVERED → Delivered; the side statuses CANCELLED, REFUNDED, ON_HOLD. */
 const STATUS: Record<string, string> = {
-  PENDING: 'Pending', PROCESSING: 'Processing', LABEL_CREATED: 'Label Created', SHIPPED: 'Shipped', DELIVERED: 'Delivered',
-  CANCELLED: 'Cancelled', CANCELED: 'Cancelled', REFUNDED: 'Refunded', ON_HOLD: 'On Hold',
+  PENDING: 'Pending',
+  PROCESSING: 'Processing',
+  LABEL_CREATED: 'Label Created',
+  SHIPPED: 'Shipped',
+  DELIVERED: 'Delivered',
+  CANCELLED: 'Cancelled',
+  CANCELED: 'Cancelled',
+  REFUNDED: 'Refunded',
+  ON_HOLD: 'On Hold',
 };
 
 export function peptideStatusOf(text: unknown): string | null {
-  return typeof text === 'string' ? (STATUS[text.trim().toUpperCase().replace(/[\s-]+/g, '_')] ?? null) : null;
+  return typeof text === 'string'
+    ? (STATUS[
+        text
+          .trim()
+          .toUpperCase()
+          .replace(/[\s-]+/g, '_')
+      ] ?? null)
+    : null;
 }
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim().slice(0, 500) : typeof v === 'number' ? String(v) : null);
 
-interface Shipment { carrier?: unknown; trackingNumber?: unknown; trackingUrl?: unknown; shippedAt?: unknown; deliveredAt?: unknown }
+interface Shipment {
+  carrier?: unknown;
+  trackingNumber?: unknown;
+  trackingUrl?: unknown;
+  shippedAt?: unknown;
+  deliveredAt?: unknown;
+}
 
 export function peptideEvents(id: string, data: Record<string, unknown>): PartnerEvent[] {
   const statusText = str(data.status);
@@ -27,7 +47,9 @@ export function peptideEvents(id: string, data: Record<string, unknown>): Partne
   const status = peptideStatusOf(statusText) ?? statusText;
   const reference = str(data.orderId) ?? id;
   const occurredAt = str(data.updatedAt);
-  const shipments = (Array.isArray(data.shipments) ? data.shipments : []).filter((s): s is Shipment => Boolean(s) && typeof s === 'object' && str((s as Shipment).trackingNumber) !== null);
+  const shipments = (Array.isArray(data.shipments) ? data.shipments : []).filter(
+    (s): s is Shipment => Boolean(s) && typeof s === 'object' && str((s as Shipment).trackingNumber) !== null,
+  );
   const event = (tracking: PartnerEvent['tracking'], at: string | null): PartnerEvent => ({
     partner: 'peptidepartner',
     eventId: `poll:${reference}:${(statusText ?? '').toUpperCase()}:${tracking?.number ?? ''}`,

@@ -18,11 +18,15 @@ const MAX_RETRIES = 3;
 const MAX_SLEEP_SECONDS = 4;
 
 type Body = { success?: unknown; error?: unknown; details?: unknown; data?: Record<string, unknown>; orderId?: unknown; retryAfter?: unknown };
-const bodyOf = (res: PartnerResponse): Body => (res.json && typeof res.json === 'object' ? (res.json as Body) : {});
+const bodyOf = (res: PartnerResponse): Body => (res.json && typeof res.json === 'object' ? (res.json) : {});
 
 function errorText(res: PartnerResponse): string {
   const b = bodyOf(res);
-  const details = Array.isArray(b.details) ? b.details.map((d) => (d && typeof d === 'object' ? `${(d as { path?: string }).path ?? ''} ${(d as { message?: string }).message ?? ''}`.trim() : String(d))).join('; ') : '';
+  const details = Array.isArray(b.details)
+    ? b.details
+        .map((d) => (d && typeof d === 'object' ? `${(d as { path?: string }).path ?? ''} ${(d as { message?: string }).message ?? ''}`.trim() : String(d)))
+        .join('; ')
+    : '';
   const text = typeof b.error === 'string' ? b.error : res.text.slice(0, 200);
   return `${text}${details ? `: ${details}` : ''}`.slice(0, 500);
 }
@@ -35,10 +39,11 @@ function retryAfterOf(res: PartnerResponse): number | null {
   return Number.isFinite(n) && n >= 0 ? Math.ceil(n) : null;
 }
 
-const sleep = (seconds: number, signal: AbortSignal) => new Promise<void>((resolve) => {
-  const t = setTimeout(resolve, seconds * 1000);
-  signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-});
+const sleep = (seconds: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, seconds * 1000);
+    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+  });
 
 const headers = (ctx: ConnectorContext) => ({ 'x-api-key': ctx.credentials.peptide_api_key });
 
@@ -70,14 +75,22 @@ function created(orderId: string, data: Record<string, unknown> | undefined): Cr
 
 /** The existing order a duplicate partnerOrderId names, read once for its shipping tier (not needed to record it). */
 async function existing(orderId: string, ctx: ConnectorContext): Promise<CreateOutcome> {
-  const res = await ctx.http.request({ method: 'GET', url: `${ctx.credentials.peptide_api_url}${ORDERS}/${encodeURIComponent(orderId)}`, endpoint: `GET ${ORDERS}/{orderId}`, headers: headers(ctx) }).catch(() => undefined);
+  const res = await ctx.http
+    .request({
+      method: 'GET',
+      url: `${ctx.credentials.peptide_api_url}${ORDERS}/${encodeURIComponent(orderId)}`,
+      endpoint: `GET ${ORDERS}/{orderId}`,
+      headers: headers(ctx),
+    })
+    .catch(() => undefined);
   const data = res && res.status === 200 && bodyOf(res).success === true ? bodyOf(res).data : undefined;
   return created(orderId, data);
 }
 
 async function outcomeOf(res: PartnerResponse, ctx: ConnectorContext): Promise<CreateOutcome> {
   const b = bodyOf(res);
-  if (res.status === 401 || res.status === 403) return { kind: 'awaiting_configuration', reason: `peptidepartner refused the API key (${res.status}): ${errorText(res)}` };
+  if (res.status === 401 || res.status === 403)
+    return { kind: 'awaiting_configuration', reason: `peptidepartner refused the API key (${res.status}): ${errorText(res)}` };
   if ((res.status === 200 || res.status === 201) && b.success === true) {
     const orderId = b.data?.orderId;
     if ((typeof orderId === 'string' && orderId) || typeof orderId === 'number') return created(String(orderId), b.data);
@@ -85,13 +98,19 @@ async function outcomeOf(res: PartnerResponse, ctx: ConnectorContext): Promise<C
   }
   // a duplicate partnerOrderId: the channel already has our order (a re-send after a lost answer)
   if (res.status === 400 && (typeof b.orderId === 'string' || typeof b.orderId === 'number') && String(b.orderId)) return existing(String(b.orderId), ctx);
-  if (res.status === 404 && !b.error) return { kind: 'awaiting_configuration', reason: `peptidepartner has no ${ORDERS} at peptide_api_url (404): check peptide_api_url` };
+  if (res.status === 404 && !b.error)
+    return { kind: 'awaiting_configuration', reason: `peptidepartner has no ${ORDERS} at peptide_api_url (404): check peptide_api_url` };
   const where = res.status === 200 || res.status === 201 ? ` inside HTTP ${res.status}` : ` (${res.status})`;
   return { kind: 'failed', permanent: true, reason: `peptidepartner refused the order${where}: ${errorText(res)}` };
 }
 
 async function createOrder(input: PartnerOrderInput, ctx: ConnectorContext): Promise<CreateOutcome> {
-  const sent = await callWithRetries(ctx, { method: 'POST', url: `${ctx.credentials.peptide_api_url}${ORDERS}`, endpoint: `POST ${ORDERS}`, json: peptidePayload(input) });
+  const sent = await callWithRetries(ctx, {
+    method: 'POST',
+    url: `${ctx.credentials.peptide_api_url}${ORDERS}`,
+    endpoint: `POST ${ORDERS}`,
+    json: peptidePayload(input),
+  });
   // a rate limit is the partner's queue, not a failure of the order: it waits without spending an attempt
   if (!('res' in sent)) return { kind: 'retry', afterSeconds: sent.waitSeconds, reason: sent.reason, budget: sent.rateLimited };
   return outcomeOf(sent.res, ctx);
@@ -100,7 +119,11 @@ async function createOrder(input: PartnerOrderInput, ctx: ConnectorContext): Pro
 /** The partner's current status of an order, as events (applied forward only like webhooks). */
 async function poll(order: { reference: string | null; dedupeKey: string; salesOrder: string }, ctx: ConnectorContext) {
   const id = order.reference ?? order.dedupeKey;
-  const sent = await callWithRetries(ctx, { method: 'GET', url: `${ctx.credentials.peptide_api_url}${ORDERS}/${encodeURIComponent(id)}`, endpoint: `GET ${ORDERS}/{orderId}` });
+  const sent = await callWithRetries(ctx, {
+    method: 'GET',
+    url: `${ctx.credentials.peptide_api_url}${ORDERS}/${encodeURIComponent(id)}`,
+    endpoint: `GET ${ORDERS}/{orderId}`,
+  });
   if (!('res' in sent)) throw sent.rateLimited ? new PartnerBudgetWait(sent.waitSeconds, sent.reason) : new Error(sent.reason);
   const { res } = sent;
   const b = bodyOf(res);
@@ -111,9 +134,16 @@ async function poll(order: { reference: string | null; dedupeKey: string; salesO
 
 /** A read of an order that does not exist: 404 proves the key was accepted (the channel checks it first), 401/403 that it was not. */
 async function testCredentials(ctx: ConnectorContext): Promise<{ ok: boolean; detail: string; httpStatus?: number }> {
-  const res = await ctx.http.request({ method: 'GET', url: `${ctx.credentials.peptide_api_url}${ORDERS}/svc-credentials-check`, endpoint: `GET ${ORDERS}/{orderId}`, headers: headers(ctx) });
-  if (res.status === 401 || res.status === 403) return { ok: false, httpStatus: res.status, detail: `the partner refused peptide_api_key (${res.status}): ${errorText(res)}` };
-  if (res.status === 404 || res.status === 200) return { ok: true, httpStatus: res.status, detail: `authenticated: the partner answered ${res.status} to a read of a probe order` };
+  const res = await ctx.http.request({
+    method: 'GET',
+    url: `${ctx.credentials.peptide_api_url}${ORDERS}/svc-credentials-check`,
+    endpoint: `GET ${ORDERS}/{orderId}`,
+    headers: headers(ctx),
+  });
+  if (res.status === 401 || res.status === 403)
+    return { ok: false, httpStatus: res.status, detail: `the partner refused peptide_api_key (${res.status}): ${errorText(res)}` };
+  if (res.status === 404 || res.status === 200)
+    return { ok: true, httpStatus: res.status, detail: `authenticated: the partner answered ${res.status} to a read of a probe order` };
   return { ok: false, httpStatus: res.status, detail: `unexpected answer ${res.status}: ${errorText(res)}` };
 }
 
@@ -125,7 +155,16 @@ export const peptidepartnerConnector: Connector = {
     // before Shipped; Cancelled over anything before Shipped (On Hold included); Refunded over anything before Delivered
     rank: { Pending: 1, Processing: 2, 'Label Created': 3, 'On Hold': 3.5, Cancelled: 3.8, Shipped: 4, Refunded: 4.5, Delivered: 5 },
     terminal: ['Delivered', 'Cancelled', 'Refunded'],
-    stage: { Pending: 'Pending', Processing: 'Pending', 'Label Created': 'Label Created', 'On Hold': 'Pending', Shipped: 'Dispatched', Delivered: 'Delivered', Cancelled: 'Cancelled', Refunded: 'Cancelled' },
+    stage: {
+      Pending: 'Pending',
+      Processing: 'Pending',
+      'Label Created': 'Label Created',
+      'On Hold': 'Pending',
+      Shipped: 'Dispatched',
+      Delivered: 'Delivered',
+      Cancelled: 'Cancelled',
+      Refunded: 'Cancelled',
+    },
   },
   createOrder,
   testCredentials,

@@ -26,7 +26,8 @@ export function shipperKeyPair(credentials: Credentials, customer?: KeyPair | nu
   return apiKey && apiSecret ? { apiKey, apiSecret } : undefined;
 }
 
-export const MISSING_KEY_PAIR = 'shipper has no API key pair: set the marketplace account with `svc partner-credentials set shipper --api-key K --api-secret S` (a customer’s own pair comes with connect_shipper)';
+export const MISSING_KEY_PAIR =
+  'shipper has no API key pair: set the marketplace account with `svc partner-credentials set shipper --api-key K --api-secret S` (a customer’s own pair comes with connect_shipper)';
 
 /** `Basic base64(key:secret)` (doc vector: ShipStation:Rocks → U2hpcFN0YXRpb246Um9ja3M=). */
 export function basicAuth(pair: KeyPair): string {
@@ -65,12 +66,19 @@ export async function shipperCall(ctx: ConnectorContext, pair: KeyPair, req: Par
   const rule = { limit: ctx.limits.shipperLimit ?? 40, windowSeconds: (ctx.limits.shipperWindowSeconds ?? 60) + GUARD_SECONDS };
   for (let retry = 0; ; retry++) {
     const slot = await ctx.budget.slot(bucket, rule);
-    if (!slot.ok) return { ok: false, budget: true, waitSeconds: Math.max(1, Math.ceil(slot.waitMs / 1000)), reason: `waiting for the shipper rate budget (${rule.limit} requests per ${rule.windowSeconds - GUARD_SECONDS} s per key pair)` };
+    if (!slot.ok)
+      return {
+        ok: false,
+        budget: true,
+        waitSeconds: Math.max(1, Math.ceil(slot.waitMs / 1000)),
+        reason: `waiting for the shipper rate budget (${rule.limit} requests per ${rule.windowSeconds - GUARD_SECONDS} s per key pair)`,
+      };
     const res = await ctx.http.request({ ...req, headers: { ...(req.headers ?? {}), authorization: basicAuth(pair) } });
     if (res.status !== 429) return { ok: true, res };
     const wait = Math.max(resetSecondsOf(res) ?? 0, 2 ** retry);
     await ctx.budget.hold(bucket, wait); // every process waits, not only this one
-    if (retry >= MAX_429_RETRIES) return { ok: false, budget: false, waitSeconds: wait, reason: `shipper rate limited the call (429) ${retry + 1} times; next try in ${wait} s` };
+    if (retry >= MAX_429_RETRIES)
+      return { ok: false, budget: false, waitSeconds: wait, reason: `shipper rate limited the call (429) ${retry + 1} times; next try in ${wait} s` };
   }
 }
 
@@ -107,8 +115,13 @@ export function resourceUrlProblem(raw: unknown, baseUrl: string | undefined): s
 export function shipperMessage(res: PartnerResponse): string {
   const b = (res.json ?? {}) as { Message?: unknown; message?: unknown; ExceptionMessage?: unknown; ModelState?: Record<string, unknown> };
   const head = typeof b.Message === 'string' ? b.Message : typeof b.message === 'string' ? b.message : res.text.slice(0, 200);
-  const details = b.ModelState && typeof b.ModelState === 'object'
-    ? Object.entries(b.ModelState).map(([field, msgs]) => `${field}: ${Array.isArray(msgs) ? msgs.join(' ') : String(msgs)}`).join('; ')
-    : typeof b.ExceptionMessage === 'string' ? b.ExceptionMessage : '';
+  const details =
+    b.ModelState && typeof b.ModelState === 'object'
+      ? Object.entries(b.ModelState)
+          .map(([field, msgs]) => `${field}: ${Array.isArray(msgs) ? msgs.join(' ') : String(msgs)}`)
+          .join('; ')
+      : typeof b.ExceptionMessage === 'string'
+        ? b.ExceptionMessage
+        : '';
   return `${head}${details ? ` ${details}` : ''}`.trim().slice(0, 500);
 }

@@ -28,7 +28,18 @@ const money = (n: number) => Math.round(n * 100) / 100;
  */
 export function shipperPayload(input: PartnerOrderInput, credentials: Readonly<Record<string, string>>): Record<string, unknown> {
   const s = input.shipTo;
-  const address = { name: s.name, company: s.company, street1: s.street1, street2: s.street2, city: s.city, state: s.state, postalCode: s.postalCode, country: s.countryCode, phone: s.phone, residential: null };
+  const address = {
+    name: s.name,
+    company: s.company,
+    street1: s.street1,
+    street2: s.street2,
+    city: s.city,
+    state: s.state,
+    postalCode: s.postalCode,
+    country: s.countryCode,
+    phone: s.phone,
+    residential: null,
+  };
   const warehouseId = Number(credentials.warehouse_id);
   return {
     orderNumber: input.salesOrder,
@@ -46,7 +57,11 @@ export function shipperPayload(input: PartnerOrderInput, credentials: Readonly<R
 
 /** The partner's order with our orderKey, when a re-send was refused (e.g. it shipped since): found by its number. */
 async function findExisting(input: PartnerOrderInput, ctx: ConnectorContext, pair: KeyPair): Promise<number | undefined> {
-  const sent = await shipperCall(ctx, pair, { method: 'GET', url: `${ctx.credentials.base_url}/orders?orderNumber=${encodeURIComponent(input.salesOrder)}&pageSize=50`, endpoint: 'GET /orders' });
+  const sent = await shipperCall(ctx, pair, {
+    method: 'GET',
+    url: `${ctx.credentials.base_url}/orders?orderNumber=${encodeURIComponent(input.salesOrder)}&pageSize=50`,
+    endpoint: 'GET /orders',
+  });
   if (!sent.ok || sent.res.status !== 200) return undefined;
   const orders = (sent.res.json as { orders?: { orderId?: unknown; orderKey?: unknown }[] } | undefined)?.orders ?? [];
   const mine = orders.find((o) => o.orderKey === input.dedupeKey && typeof o.orderId === 'number');
@@ -77,7 +92,12 @@ async function outcomeOf(res: PartnerResponse, input: PartnerOrderInput, ctx: Co
 async function createOrder(input: PartnerOrderInput, ctx: ConnectorContext): Promise<CreateOutcome> {
   const pair = shipperKeyPair(ctx.credentials);
   if (!pair) return { kind: 'awaiting_configuration', reason: MISSING_KEY_PAIR };
-  const sent = await shipperCall(ctx, pair, { method: 'POST', url: `${ctx.credentials.base_url}${CREATE}`, endpoint: `POST ${CREATE}`, json: shipperPayload(input, ctx.credentials) });
+  const sent = await shipperCall(ctx, pair, {
+    method: 'POST',
+    url: `${ctx.credentials.base_url}${CREATE}`,
+    endpoint: `POST ${CREATE}`,
+    json: shipperPayload(input, ctx.credentials),
+  });
   if (!sent.ok) return { kind: 'retry', afterSeconds: sent.waitSeconds, reason: sent.reason, budget: sent.budget };
   return outcomeOf(sent.res, input, ctx, pair);
 }
@@ -92,7 +112,11 @@ async function testCredentials(ctx: ConnectorContext): Promise<{ ok: boolean; de
   if (res.status === 401 || res.status === 403) return { ok: false, httpStatus: res.status, detail: `shipper refused the API key pair (${res.status})` };
   if (res.status === 200) {
     const total = (res.json as { total?: unknown } | undefined)?.total;
-    return { ok: true, httpStatus: 200, detail: `authenticated: the partner listed its orders${typeof total === 'number' ? ` (${total} in the account)` : ''}` };
+    return {
+      ok: true,
+      httpStatus: 200,
+      detail: `authenticated: the partner listed its orders${typeof total === 'number' ? ` (${total} in the account)` : ''}`,
+    };
   }
   return { ok: false, httpStatus: res.status, detail: `unexpected answer ${res.status}: ${shipperMessage(res)}` };
 }

@@ -18,7 +18,8 @@ const MAX_PAGES = 5;
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined);
-const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim().slice(0, 200) : typeof v === 'number' && Number.isFinite(v) ? String(v) : null);
+const str = (v: unknown): string | null =>
+  typeof v === 'string' && v.trim() !== '' ? v.trim().slice(0, 200) : typeof v === 'number' && Number.isFinite(v) ? String(v) : null;
 
 /** Unsigned by the partner: nothing to verify before reading (the resource URL is checked when parsed). */
 export function verifyShipperWebhook(): WebhookVerdict {
@@ -40,17 +41,19 @@ export function parseShipperWebhook(req: WebhookRequest): PartnerEvent[] {
   const problem = resourceUrlProblem(body.resource_url, req.credentials.base_url);
   if (problem) throw new WebhookBodyError(problem);
   const url = String(body.resource_url);
-  return [{
-    partner: 'shipper',
-    eventId: `${type}:${url}`.slice(0, 500),
-    reference: url.slice(0, 500),
-    status: null,
-    statusText: type,
-    tracking: null,
-    rawType: type,
-    occurredAt: null,
-    resolveUrl: url,
-  }];
+  return [
+    {
+      partner: 'shipper',
+      eventId: `${type}:${url}`.slice(0, 500),
+      reference: url.slice(0, 500),
+      status: null,
+      statusText: type,
+      tracking: null,
+      rawType: type,
+      occurredAt: null,
+      resolveUrl: url,
+    },
+  ];
 }
 
 const base = (type: string, reference: string, eventId: string) => ({ partner: 'shipper' as const, eventId, reference, rawType: type });
@@ -65,30 +68,51 @@ function tracking(number: unknown, carrier: unknown): PartnerEvent['tracking'] {
 const referenceOf = (o: Obj) => str(o.orderKey) ?? str(o.orderId);
 
 function shipmentEvents(type: string, list: unknown[]): PartnerEvent[] {
-  return list.map(obj).filter((s): s is Obj => Boolean(s) && s!.voided !== true && referenceOf(s!) !== null).map((s) => ({
-    ...base(type, referenceOf(s)!, `shipment:${str(s.shipmentId) ?? `${referenceOf(s)}:${str(s.trackingNumber) ?? ''}`}`),
-    status: 'Shipped', statusText: 'shipped', tracking: tracking(s.trackingNumber, s.carrierCode), occurredAt: str(s.shipDate) ?? str(s.createDate),
-  }));
+  return list
+    .map(obj)
+    .filter((s): s is Obj => Boolean(s) && s!.voided !== true && referenceOf(s!) !== null)
+    .map((s) => ({
+      ...base(type, referenceOf(s)!, `shipment:${str(s.shipmentId) ?? `${referenceOf(s)}:${str(s.trackingNumber) ?? ''}`}`),
+      status: 'Shipped',
+      statusText: 'shipped',
+      tracking: tracking(s.trackingNumber, s.carrierCode),
+      occurredAt: str(s.shipDate) ?? str(s.createDate),
+    }));
 }
 
 function fulfillmentEvents(type: string, list: unknown[]): PartnerEvent[] {
-  return list.map(obj).filter((f): f is Obj => Boolean(f) && f!.voided !== true && referenceOf(f!) !== null).map((f) => {
-    const delivered = str(f.deliveryDate);
-    const id = str(f.fulfillmentId) ?? `${referenceOf(f)}:${str(f.trackingNumber) ?? ''}`;
-    return {
-      ...base(type, referenceOf(f)!, `fulfillment:${id}${delivered ? ':delivered' : ''}`),
-      status: delivered ? 'Delivered' : 'Shipped', statusText: delivered ? 'delivered' : 'shipped', tracking: tracking(f.trackingNumber, f.carrierCode), occurredAt: delivered ?? str(f.shipDate),
-    };
-  });
+  return list
+    .map(obj)
+    .filter((f): f is Obj => Boolean(f) && f!.voided !== true && referenceOf(f!) !== null)
+    .map((f) => {
+      const delivered = str(f.deliveryDate);
+      const id = str(f.fulfillmentId) ?? `${referenceOf(f)}:${str(f.trackingNumber) ?? ''}`;
+      return {
+        ...base(type, referenceOf(f)!, `fulfillment:${id}${delivered ? ':delivered' : ''}`),
+        status: delivered ? 'Delivered' : 'Shipped',
+        statusText: delivered ? 'delivered' : 'shipped',
+        tracking: tracking(f.trackingNumber, f.carrierCode),
+        occurredAt: delivered ?? str(f.shipDate),
+      };
+    });
 }
 
 /** An order notification: Awaiting Shipment (spec), unless the order itself says cancelled or shipped. */
 function orderEvents(type: string, list: unknown[]): PartnerEvent[] {
-  return list.map(obj).filter((o): o is Obj => Boolean(o) && referenceOf(o!) !== null).map((o) => {
-    const text = str(o.orderStatus) ?? 'awaiting_shipment';
-    const status = text === 'cancelled' ? 'Cancelled' : text === 'shipped' ? 'Shipped' : 'Awaiting Shipment';
-    return { ...base(type, referenceOf(o)!, `order:${str(o.orderId) ?? referenceOf(o)}:${text}`), status, statusText: text, tracking: null, occurredAt: str(o.modifyDate) };
-  });
+  return list
+    .map(obj)
+    .filter((o): o is Obj => Boolean(o) && referenceOf(o!) !== null)
+    .map((o) => {
+      const text = str(o.orderStatus) ?? 'awaiting_shipment';
+      const status = text === 'cancelled' ? 'Cancelled' : text === 'shipped' ? 'Shipped' : 'Awaiting Shipment';
+      return {
+        ...base(type, referenceOf(o)!, `order:${str(o.orderId) ?? referenceOf(o)}:${text}`),
+        status,
+        statusText: text,
+        tracking: null,
+        occurredAt: str(o.modifyDate),
+      };
+    });
 }
 
 /** The events of one page of a resource, by its shape. */

@@ -111,7 +111,17 @@ export const authPlugin: Plugin<{ config: Config }> = {
 
     // Frappe's readable side cookies (the SDK and desk read them); never credentials.
     for (const name of SIDE_COOKIES) {
-      server.state(name, { ttl: null, isSecure: config.env !== 'development', isHttpOnly: false, isSameSite: 'Lax', path: '/', encoding: 'none', strictHeader: false, ignoreErrors: true, clearInvalid: false });
+      server.state(name, {
+        ttl: null,
+        isSecure: config.env !== 'development',
+        isHttpOnly: false,
+        isSameSite: 'Lax',
+        path: '/',
+        encoding: 'none',
+        strictHeader: false,
+        ignoreErrors: true,
+        clearInvalid: false,
+      });
     }
 
     // Credentials, CSRF and the route's access are all settled inside the scheme: one lifecycle step

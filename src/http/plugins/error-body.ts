@@ -76,7 +76,10 @@ export function renderError(request: Request, h: ResponseToolkit, error: Error) 
   }
   if (status >= 500) {
     request.log(['error'], err);
-    request.server.app.logger?.error({ reqId: request.info.id, err: { type: err.name, message: scrubText(err.message), stack: err.stack && scrubText(err.stack) } }, 'unexpected error');
+    request.server.app.logger?.error(
+      { reqId: request.info.id, err: { type: err.name, message: scrubText(err.message), stack: err.stack && scrubText(err.stack) } },
+      'unexpected error',
+    );
   }
   const safe = messages.map((m) => scrubText(m));
   const body = errorBody(excType, safe);

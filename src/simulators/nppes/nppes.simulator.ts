@@ -24,10 +24,45 @@ export interface NppesProvider {
 }
 
 export const DEFAULT_PROVIDERS: NppesProvider[] = [
-  { number: '1063410173', firstName: 'ANTHONY', lastName: 'BARNES', credential: 'M.D', state: 'GA', city: 'ATLANTA', postalCode: '303157129', taxonomy: { code: '208800000X', desc: 'Urology', license: '041718' } },
-  { number: '1234567893', firstName: 'GREGORY', lastName: 'HOUSE', credential: 'M.D.', state: 'NJ', city: 'PRINCETON', postalCode: '085401234', taxonomy: { code: '207R00000X', desc: 'Internal Medicine', license: 'MD-1234' } },
-  { number: '1396949913', firstName: 'MEREDITH', lastName: 'GREY', credential: 'M.D.', state: 'WA', city: 'SEATTLE', postalCode: '981010000', taxonomy: { code: '208600000X', desc: 'Surgery', license: 'MD-5678' } },
-  { number: '1689872012', enumerationType: 'NPI-2', organizationName: 'HARBOR FAMILY CLINIC', state: 'TX', city: 'AUSTIN', postalCode: '733010000', taxonomy: { code: '261QP2300X', desc: 'Clinic/Center, Primary Care' } },
+  {
+    number: '1063410173',
+    firstName: 'ANTHONY',
+    lastName: 'BARNES',
+    credential: 'M.D',
+    state: 'GA',
+    city: 'ATLANTA',
+    postalCode: '303157129',
+    taxonomy: { code: '208800000X', desc: 'Urology', license: '041718' },
+  },
+  {
+    number: '1234567893',
+    firstName: 'GREGORY',
+    lastName: 'HOUSE',
+    credential: 'M.D.',
+    state: 'NJ',
+    city: 'PRINCETON',
+    postalCode: '085401234',
+    taxonomy: { code: '207R00000X', desc: 'Internal Medicine', license: 'MD-1234' },
+  },
+  {
+    number: '1396949913',
+    firstName: 'MEREDITH',
+    lastName: 'GREY',
+    credential: 'M.D.',
+    state: 'WA',
+    city: 'SEATTLE',
+    postalCode: '981010000',
+    taxonomy: { code: '208600000X', desc: 'Surgery', license: 'MD-5678' },
+  },
+  {
+    number: '1689872012',
+    enumerationType: 'NPI-2',
+    organizationName: 'HARBOR FAMILY CLINIC',
+    state: 'TX',
+    city: 'AUSTIN',
+    postalCode: '733010000',
+    taxonomy: { code: '261QP2300X', desc: 'Clinic/Center, Primary Care' },
+  },
 ];
 
 export interface RunningNppes {
@@ -40,15 +75,49 @@ export interface RunningNppes {
 
 function result(p: NppesProvider) {
   const type = p.enumerationType ?? 'NPI-1';
-  const basic = type === 'NPI-2'
-    ? { organization_name: p.organizationName ?? '', organizational_subpart: 'NO', enumeration_date: '2007-05-21', last_updated: '2020-01-15', status: p.status ?? 'A' }
-    : { first_name: p.firstName ?? '', last_name: p.lastName ?? '', credential: p.credential ?? '', sole_proprietor: 'NO', enumeration_date: '2005-07-12', last_updated: '2014-02-06', status: p.status ?? 'A' };
-  const address = (purpose: string) => ({ country_code: 'US', country_name: 'United States', address_purpose: purpose, address_type: 'DOM', address_1: '1 MAIN ST', city: p.city ?? '', state: p.state ?? '', postal_code: p.postalCode ?? '', telephone_number: '555-010-0000' });
+  const basic =
+    type === 'NPI-2'
+      ? {
+          organization_name: p.organizationName ?? '',
+          organizational_subpart: 'NO',
+          enumeration_date: '2007-05-21',
+          last_updated: '2020-01-15',
+          status: p.status ?? 'A',
+        }
+      : {
+          first_name: p.firstName ?? '',
+          last_name: p.lastName ?? '',
+          credential: p.credential ?? '',
+          sole_proprietor: 'NO',
+          enumeration_date: '2005-07-12',
+          last_updated: '2014-02-06',
+          status: p.status ?? 'A',
+        };
+  const address = (purpose: string) => ({
+    country_code: 'US',
+    country_name: 'United States',
+    address_purpose: purpose,
+    address_type: 'DOM',
+    address_1: '1 MAIN ST',
+    city: p.city ?? '',
+    state: p.state ?? '',
+    postal_code: p.postalCode ?? '',
+    telephone_number: '555-010-0000',
+  });
   return {
-    created_epoch: '1121126400000', enumeration_type: type, last_updated_epoch: '1391644800000', number: Number(p.number), basic,
+    created_epoch: '1121126400000',
+    enumeration_type: type,
+    last_updated_epoch: '1391644800000',
+    number: Number(p.number),
+    basic,
     addresses: [address('LOCATION'), address('MAILING')],
-    taxonomies: p.taxonomy ? [{ code: p.taxonomy.code, taxonomy_group: '', desc: p.taxonomy.desc, state: p.state ?? '', license: p.taxonomy.license ?? null, primary: true }] : [],
-    identifiers: [], endpoints: [], other_names: [], practiceLocations: [],
+    taxonomies: p.taxonomy
+      ? [{ code: p.taxonomy.code, taxonomy_group: '', desc: p.taxonomy.desc, state: p.state ?? '', license: p.taxonomy.license ?? null, primary: true }]
+      : [],
+    identifiers: [],
+    endpoints: [],
+    other_names: [],
+    practiceLocations: [],
   };
 }
 
@@ -70,9 +139,15 @@ export async function startNppesSimulator(options: { host?: string; port?: numbe
     if (!Number.isInteger(limit) || limit < 1 || limit > 200) return error('Field limit must be a number between 1 and 200', 'limit');
     const skip = Math.max(0, Number(q.get('skip') ?? 0) || 0);
     const like = (value: string | undefined, want: string | null) => !want || (value ?? '').toUpperCase().startsWith(want.replace(/\*$/, '').toUpperCase());
-    const found = [...providers.values()].filter((p) =>
-      (!number || p.number === number) && like(p.firstName, q.get('first_name')) && like(p.lastName, q.get('last_name')) && like(p.organizationName, q.get('organization_name')) &&
-      (!q.get('state') || p.state === q.get('state')!.toUpperCase()) && (!q.get('enumeration_type') || (p.enumerationType ?? 'NPI-1') === q.get('enumeration_type')));
+    const found = [...providers.values()].filter(
+      (p) =>
+        (!number || p.number === number) &&
+        like(p.firstName, q.get('first_name')) &&
+        like(p.lastName, q.get('last_name')) &&
+        like(p.organizationName, q.get('organization_name')) &&
+        (!q.get('state') || p.state === q.get('state')!.toUpperCase()) &&
+        (!q.get('enumeration_type') || (p.enumerationType ?? 'NPI-1') === q.get('enumeration_type')),
+    );
     const page = found.slice(skip, skip + limit).map(result);
     return json(200, { result_count: page.length, results: page });
   };
@@ -82,16 +157,27 @@ export async function startNppesSimulator(options: { host?: string; port?: numbe
     providers.set(p.number, p);
   };
   const server = await startSimServer({
-    host: options.host, port: options.port, handle: search,
+    host: options.host,
+    port: options.port,
+    handle: search,
     controls: [
       { method: 'GET', path: 'providers', handle: () => ({ providers: [...providers.values()] }) },
       { method: 'POST', path: 'providers', handle: (req) => (register(controlBody(req) as unknown as NppesProvider), { registered: true }) },
       { method: 'GET', path: 'requests', handle: () => ({ requests: server.requests() }) },
-      { method: 'POST', path: 'fail-next', handle: (req) => {
-        const b = controlBody(req);
-        server.failNext(Number(b.count ?? 1), { status: Number(b.status ?? 503), body: b.body, delayMs: typeof b.delayMs === 'number' ? b.delayMs : undefined, reset: b.reset === true });
-        return { ok: true };
-      } },
+      {
+        method: 'POST',
+        path: 'fail-next',
+        handle: (req) => {
+          const b = controlBody(req);
+          server.failNext(Number(b.count ?? 1), {
+            status: Number(b.status ?? 503),
+            body: b.body,
+            delayMs: typeof b.delayMs === 'number' ? b.delayMs : undefined,
+            reset: b.reset === true,
+          });
+          return { ok: true };
+        },
+      },
     ],
   });
   return { url: server.url, close: () => server.close(), register, failNext: (c, s) => server.failNext(c, s), requests: () => server.requests() };

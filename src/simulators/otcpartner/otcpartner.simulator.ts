@@ -31,7 +31,11 @@ export interface OtcOptions extends SimulatorOptions<OtcCredentials, OtcLimits> 
   webhookFormat?: 'flat' | 'nested';
 }
 
-export const OTC_STATUSES = { steps: ['synced', 'pending', 'shipped', 'completed'], side: ['cancelled', 'failed'], final: ['completed', 'cancelled', 'failed'] };
+export const OTC_STATUSES = {
+  steps: ['synced', 'pending', 'shipped', 'completed'],
+  side: ['cancelled', 'failed'],
+  final: ['completed', 'cancelled', 'failed'],
+};
 
 const INBOUND = '/api/receivers/orders/inbound';
 const ONE = /^\/api\/receivers\/orders\/([^/]+)$/;

@@ -22,7 +22,8 @@ export function validateInbound(body: unknown): { ok: true; value: InboundOrder 
     body.lineItems.forEach((item: unknown, i) => {
       const it = isObject(item) ? item : {};
       if (!text(it.serviceSKU)) details.push({ field: `lineItems[${i}].serviceSKU`, message: 'serviceSKU is required' });
-      if (!Number.isInteger(it.quantity) || (it.quantity as number) < 1) details.push({ field: `lineItems[${i}].quantity`, message: 'quantity must be a whole number of at least 1' });
+      if (!Number.isInteger(it.quantity) || (it.quantity as number) < 1)
+        details.push({ field: `lineItems[${i}].quantity`, message: 'quantity must be a whole number of at least 1' });
     });
   }
   const address = isObject(body.shippingAddress) ? body.shippingAddress : undefined;

@@ -59,7 +59,11 @@ function shapeErrors(b: Record<string, unknown>): { path: string; message: strin
 }
 
 /** Checks and prices a create body; the failure carries the partner's own message. */
-export function priceOrder(body: unknown, catalog: CatalogVariant[] | undefined, tiers: ShippingTier[]): { ok: true; data: Omit<PeptideData, 'orderNumber' | 'shipments' | 'trackingEvents'>; partnerOrderId: string } | ({ ok: false } & Failure) {
+export function priceOrder(
+  body: unknown,
+  catalog: CatalogVariant[] | undefined,
+  tiers: ShippingTier[],
+): { ok: true; data: Omit<PeptideData, 'orderNumber' | 'shipments' | 'trackingEvents'>; partnerOrderId: string } | ({ ok: false } & Failure) {
   if (!isObject(body)) return { ok: false, error: 'Validation error', details: [{ path: '', message: 'body must be a JSON object' }] };
   if (!Array.isArray(body.items) || body.items.length === 0) return { ok: false, error: 'Items array is required' };
   const details = shapeErrors(body);
@@ -76,11 +80,15 @@ export function priceOrder(body: unknown, catalog: CatalogVariant[] | undefined,
     items.push({ variantId: variant.variantId, sku: variant.sku, quantity, unitPrice: variant.price, totalPrice: money(variant.price * quantity) });
   }
   const wanted = body.shippingTierId ?? body.uniqueTierId;
-  const tier = wanted === undefined ? tiers[0] ?? null : tiers.find((t) => t.id === wanted || t.uniqueTierId === wanted);
+  const tier = wanted === undefined ? (tiers[0] ?? null) : tiers.find((t) => t.id === wanted || t.uniqueTierId === wanted);
   if (tier === undefined) return { ok: false, error: `Shipping tier ${String(wanted)} not found for this channel` };
   const subtotal = money(items.reduce((s, i) => s + i.totalPrice, 0));
   const shippingAmount = tier?.price ?? 0;
-  return { ok: true, partnerOrderId: String(body.partnerOrderId), data: { items, subtotal, shippingAmount, totalAmount: money(subtotal + shippingAmount), tier } };
+  return {
+    ok: true,
+    partnerOrderId: String(body.partnerOrderId),
+    data: { items, subtotal, shippingAmount, totalAmount: money(subtotal + shippingAmount), tier },
+  };
 }
 
 const tierView = (t: ShippingTier | null) => (t ? { id: t.id, uniqueTierId: t.uniqueTierId, name: t.name, serviceName: t.serviceName } : null);
@@ -88,15 +96,33 @@ const tierView = (t: ShippingTier | null) => (t ? { id: t.id, uniqueTierId: t.un
 /** The create answer's `data`. */
 export function createdView(o: PeptideOrder) {
   const d = o.data;
-  return { orderId: o.ref, orderNumber: d.orderNumber, status: o.status, subtotal: d.subtotal, shippingAmount: d.shippingAmount, totalAmount: d.totalAmount, shippingTierApplied: tierView(d.tier), items: d.items };
+  return {
+    orderId: o.ref,
+    orderNumber: d.orderNumber,
+    status: o.status,
+    subtotal: d.subtotal,
+    shippingAmount: d.shippingAmount,
+    totalAmount: d.totalAmount,
+    shippingTierApplied: tierView(d.tier),
+    items: d.items,
+  };
 }
 
 /** The status answer's `data`. */
 export function statusView(o: PeptideOrder) {
   const d = o.data;
   return {
-    orderId: o.ref, orderNumber: d.orderNumber, partnerOrderId: o.dedupeKey, status: o.status, trackingNumber: o.tracking?.number ?? null,
-    totalAmount: d.totalAmount, shippingTierApplied: tierView(d.tier), items: d.items, shipments: d.shipments, trackingEvents: d.trackingEvents,
-    createdAt: o.createdAt, updatedAt: o.updatedAt,
+    orderId: o.ref,
+    orderNumber: d.orderNumber,
+    partnerOrderId: o.dedupeKey,
+    status: o.status,
+    trackingNumber: o.tracking?.number ?? null,
+    totalAmount: d.totalAmount,
+    shippingTierApplied: tierView(d.tier),
+    items: d.items,
+    shipments: d.shipments,
+    trackingEvents: d.trackingEvents,
+    createdAt: o.createdAt,
+    updatedAt: o.updatedAt,
   };
 }

@@ -14,7 +14,16 @@ import { assemble, controlBody, uspsTracking } from '../shared/simulator.js';
 import { WebhookSender } from '../shared/webhooks.js';
 import { safeEqual } from '../shared/verify.js';
 import type { RunningSimulator, SimulatorOptions } from '../shared/types.js';
-import { createdView, DEFAULT_TIERS, priceOrder, statusView, type CatalogVariant, type PeptideData, type PeptideOrder, type ShippingTier } from './peptidepartner.orders.js';
+import {
+  createdView,
+  DEFAULT_TIERS,
+  priceOrder,
+  statusView,
+  type CatalogVariant,
+  type PeptideData,
+  type PeptideOrder,
+  type ShippingTier,
+} from './peptidepartner.orders.js';
 
 export interface PeptideCredentials {
   apiKey: string;
@@ -33,15 +42,25 @@ export interface PeptideOptions extends SimulatorOptions<PeptideCredentials, Pep
   inactive?: boolean;
 }
 
-export const PEPTIDE_STATUSES = { steps: ['PENDING', 'PROCESSING', 'LABEL_CREATED', 'SHIPPED', 'DELIVERED'], side: ['CANCELLED', 'REFUNDED', 'ON_HOLD'], final: ['DELIVERED', 'CANCELLED', 'REFUNDED'] };
+export const PEPTIDE_STATUSES = {
+  steps: ['PENDING', 'PROCESSING', 'LABEL_CREATED', 'SHIPPED', 'DELIVERED'],
+  side: ['CANCELLED', 'REFUNDED', 'ON_HOLD'],
+  final: ['DELIVERED', 'CANCELLED', 'REFUNDED'],
+};
 const BASE = '/sales-channels/integration/orders';
 const CANCELLABLE = ['PENDING', 'PROCESSING', 'LABEL_CREATED', 'ON_HOLD'];
 
-const fail = (status: number, error: string, extra: Record<string, unknown> = {}, headers?: Record<string, string | number>): SimReply => json(status, { success: false, error, ...extra }, headers);
+const fail = (status: number, error: string, extra: Record<string, unknown> = {}, headers?: Record<string, string | number>): SimReply =>
+  json(status, { success: false, error, ...extra }, headers);
 
 const EVENTS: Record<string, string> = {
-  PROCESSING: 'Order is being prepared', LABEL_CREATED: 'Shipping label created', SHIPPED: 'Picked up by the carrier', DELIVERED: 'Delivered',
-  CANCELLED: 'Order cancelled', REFUNDED: 'Order refunded', ON_HOLD: 'Order on hold',
+  PROCESSING: 'Order is being prepared',
+  LABEL_CREATED: 'Shipping label created',
+  SHIPPED: 'Picked up by the carrier',
+  DELIVERED: 'Delivered',
+  CANCELLED: 'Order cancelled',
+  REFUNDED: 'Order refunded',
+  ON_HOLD: 'Order on hold',
 };
 
 export async function startPeptidepartnerSimulator(options: PeptideOptions): Promise<RunningSimulator> {
@@ -84,7 +103,8 @@ export async function startPeptidepartnerSimulator(options: PeptideOptions): Pro
     const priced = priceOrder(body, options.catalog, tiers);
     if (!priced.ok) return fail(400, priced.error, priced.details ? { details: priced.details } : {});
     const existing = book.byDedupeKey(priced.partnerOrderId);
-    if (existing) return fail(400, 'An order with this partnerOrderId already exists for this channel.', { orderId: existing.ref, orderNumber: existing.data.orderNumber });
+    if (existing)
+      return fail(400, 'An order with this partnerOrderId already exists for this channel.', { orderId: existing.ref, orderNumber: existing.data.orderNumber });
     const data: PeptideData = { ...priced.data, orderNumber: `ORD-${Date.now()}-${++count}`, shipments: [], trackingEvents: [] };
     const order = book.add({ ref: randomUUID(), dedupeKey: priced.partnerOrderId, body, data });
     return json(201, { success: true, data: createdView(order) });
@@ -107,8 +127,13 @@ export async function startPeptidepartnerSimulator(options: PeptideOptions): Pro
     return fail(404, `Route ${req.method} ${req.path} not found`);
   };
 
-  const rateHeaders = (v: Verdict) => ({ 'X-RateLimit-Limit': v.limit, 'X-RateLimit-Remaining': v.remaining, 'X-RateLimit-Reset': Math.ceil((Date.now() + v.resetMs) / 1000) });
-  const limited = (v: Verdict) => fail(429, 'Rate limit exceeded', { retryAfter: seconds(v.resetMs) }, { ...rateHeaders(v), 'Retry-After': seconds(v.resetMs) });
+  const rateHeaders = (v: Verdict) => ({
+    'X-RateLimit-Limit': v.limit,
+    'X-RateLimit-Remaining': v.remaining,
+    'X-RateLimit-Reset': Math.ceil((Date.now() + v.resetMs) / 1000),
+  });
+  const limited = (v: Verdict) =>
+    fail(429, 'Rate limit exceeded', { retryAfter: seconds(v.resetMs) }, { ...rateHeaders(v), 'Retry-After': seconds(v.resetMs) });
 
   const handle = async (req: SimRequest): Promise<SimReply> => {
     const key = req.header('x-api-key');
@@ -131,7 +156,13 @@ export async function startPeptidepartnerSimulator(options: PeptideOptions): Pro
   };
 
   return assemble({
-    partner: 'peptidepartner', host: options.host, port: options.port, handle, book, webhooks, styleError,
+    partner: 'peptidepartner',
+    host: options.host,
+    port: options.port,
+    handle,
+    book,
+    webhooks,
+    styleError,
     controls: [
       {
         method: 'POST',

@@ -20,7 +20,9 @@ export function createPatients(onEvent: (event: 'PATIENT_CREATION_SUCCESS' | 'PA
   const patients = new Map<string, RxPatient>();
   let failing = 0;
   const identity = (b: Record<string, unknown>) =>
-    typeof b.externalId === 'string' && b.externalId ? `ext:${b.externalId}` : `who:${String(b.firstName).toLowerCase()}|${String(b.lastName).toLowerCase()}|${String(b.dateOfBirth)}`;
+    typeof b.externalId === 'string' && b.externalId
+      ? `ext:${b.externalId}`
+      : `who:${String(b.firstName).toLowerCase()}|${String(b.lastName).toLowerCase()}|${String(b.dateOfBirth)}`;
   const byIdentity = new Map<string, string>();
 
   return {
@@ -36,8 +38,12 @@ export function createPatients(onEvent: (event: 'PATIENT_CREATION_SUCCESS' | 'PA
       const fails = String(b.lastName).toLowerCase() === 'fail' || failing > 0;
       if (failing > 0) failing--;
       const patient: RxPatient = {
-        patientId: `PAT-${randomUUID()}`, externalId: typeof b.externalId === 'string' ? b.externalId : null,
-        firstName: String(b.firstName), lastName: String(b.lastName), dateOfBirth: String(b.dateOfBirth), status: fails ? 'FAILED' : 'ACTIVE',
+        patientId: `PAT-${randomUUID()}`,
+        externalId: typeof b.externalId === 'string' ? b.externalId : null,
+        firstName: String(b.firstName),
+        lastName: String(b.lastName),
+        dateOfBirth: String(b.dateOfBirth),
+        status: fails ? 'FAILED' : 'ACTIVE',
       };
       if (fails) patient.reason = 'Patient could not be verified with the pharmacy system';
       patients.set(patient.patientId, patient);

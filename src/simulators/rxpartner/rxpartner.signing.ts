@@ -7,7 +7,9 @@ import { createHash, createHmac, randomUUID } from 'node:crypto';
 
 export function rxSignature(clientSecret: string, nonce: string, timestamp: string, rawBody: string): string {
   const bodyHash = createHash('sha256').update(rawBody).digest('hex');
-  return createHmac('sha256', clientSecret).update(nonce + timestamp + bodyHash).digest('hex');
+  return createHmac('sha256', clientSecret)
+    .update(nonce + timestamp + bodyHash)
+    .digest('hex');
 }
 
 /** The three headers for one delivery (a fresh nonce, the current time). */

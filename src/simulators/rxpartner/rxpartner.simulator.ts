@@ -32,19 +32,34 @@ export interface RxOptions extends SimulatorOptions<RxCredentials, RxLimits> {
   tokenTtlSeconds?: number;
 }
 
-export const RX_STATUSES = { steps: ['ORDER_RECEIVED', 'ORDER_SHIPPED', 'ORDER_DELIVERED'], side: ['ORDER_RESHIPPED', 'ORDER_CANCELED'], final: ['ORDER_DELIVERED', 'ORDER_CANCELED'] };
+export const RX_STATUSES = {
+  steps: ['ORDER_RECEIVED', 'ORDER_SHIPPED', 'ORDER_DELIVERED'],
+  side: ['ORDER_RESHIPPED', 'ORDER_CANCELED'],
+  final: ['ORDER_DELIVERED', 'ORDER_CANCELED'],
+};
 
 type RxData = { kind: 'escript' | 'otc'; patientId: string | null; rxNumber: string | null };
 type RxOrder = OrderRecord<RxData>;
 
-const nest = (status: number, message: string | string[], error?: string): SimReply => json(status, { statusCode: status, message, ...(error ? { error } : {}) });
-const BAD_GATEWAY: SimReply = { status: 502, contentType: 'text/html', text: '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>' };
+const nest = (status: number, message: string | string[], error?: string): SimReply =>
+  json(status, { statusCode: status, message, ...(error ? { error } : {}) });
+const BAD_GATEWAY: SimReply = {
+  status: 502,
+  contentType: 'text/html',
+  text: '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>',
+};
 
 /** What the order endpoints and the events show of an order. */
 function orderView(o: RxOrder) {
   return {
-    referenceId: o.ref, orderId: o.dedupeKey, patientId: o.data.patientId, status: o.status.replace(/^ORDER_/, ''),
-    trackingNumber: o.tracking?.number ?? null, carrier: o.tracking?.carrier ?? null, trackingUrl: o.tracking?.url ?? null, rxNumber: o.data.rxNumber,
+    referenceId: o.ref,
+    orderId: o.dedupeKey,
+    patientId: o.data.patientId,
+    status: o.status.replace(/^ORDER_/, ''),
+    trackingNumber: o.tracking?.number ?? null,
+    carrier: o.tracking?.carrier ?? null,
+    trackingUrl: o.tracking?.url ?? null,
+    rxNumber: o.data.rxNumber,
   };
 }
 
@@ -87,15 +102,26 @@ export async function startRxpartnerSimulator(options: RxOptions): Promise<Runni
     // the spec: a standard grant_type (form) body is answered 502 by the partner's gateway
     if (body === undefined || 'grant_type' in b || !b.credentials || typeof b.credentials !== 'object') return BAD_GATEWAY;
     const c = b.credentials as Record<string, unknown>;
-    if (typeof c.clientId !== 'string' || typeof c.clientSecret !== 'string' || !safeEqual(c.clientId, creds.clientId) || !safeEqual(c.clientSecret, creds.clientSecret)) {
+    if (
+      typeof c.clientId !== 'string' ||
+      typeof c.clientSecret !== 'string' ||
+      !safeEqual(c.clientId, creds.clientId) ||
+      !safeEqual(c.clientSecret, creds.clientSecret)
+    ) {
       return nest(401, 'Invalid client credentials', 'Unauthorized');
     }
     const limited = limit(c.clientId);
     if (limited) return limited;
     const jti = randomUUID();
     live.add(jti);
-    const accessToken = await new SignJWT({ scope: 'orders patients' }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(c.clientId)
-      .setIssuer('rxpartner-simulator').setIssuedAt().setExpirationTime(`${ttl}s`).setJti(jti).sign(key);
+    const accessToken = await new SignJWT({ scope: 'orders patients' })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(c.clientId)
+      .setIssuer('rxpartner-simulator')
+      .setIssuedAt()
+      .setExpirationTime(`${ttl}s`)
+      .setJti(jti)
+      .sign(key);
     return json(200, { accessToken, tokenType: 'Bearer', expiresIn: ttl });
   };
 
@@ -122,11 +148,17 @@ export async function startRxpartnerSimulator(options: RxOptions): Promise<Runni
     if (errors.length) return nest(400, errors, 'Bad Request');
     const patientId = typeof b.patientId === 'string' ? b.patientId : null;
     if (patientId && !patients.get(patientId)) return nest(404, `Patient ${patientId} not found`, 'Not Found');
-    if (patientId && patients.get(patientId)!.status !== 'ACTIVE') return nest(422, `Patient ${patientId} is ${patients.get(patientId)!.status}`, 'Unprocessable Entity');
+    if (patientId && patients.get(patientId)!.status !== 'ACTIVE')
+      return nest(422, `Patient ${patientId} is ${patients.get(patientId)!.status}`, 'Unprocessable Entity');
     const existing = book.byDedupeKey(String(b.externalOrderId));
     // the same Sales Order again is the same partner order [infer]
     if (existing) return json(200, { referenceId: existing.ref, status: 'RECEIVED', duplicate: true });
-    const order = book.add({ ref: `RX-${++serial}`, dedupeKey: String(b.externalOrderId), body: b, data: { kind, patientId, rxNumber: kind === 'escript' ? `RX${randomDigits(7)}` : null } });
+    const order = book.add({
+      ref: `RX-${++serial}`,
+      dedupeKey: String(b.externalOrderId),
+      body: b,
+      data: { kind, patientId, rxNumber: kind === 'escript' ? `RX${randomDigits(7)}` : null },
+    });
     void emit('ORDER_RECEIVED', order.ref, orderView(order));
     return json(201, { referenceId: order.ref, status: 'RECEIVED' });
   };
@@ -157,10 +189,20 @@ export async function startRxpartnerSimulator(options: RxOptions): Promise<Runni
   };
 
   const styleError = (status: number): SimReply =>
-    status === 502 ? BAD_GATEWAY : status === 429 ? { ...nest(429, 'ThrottlerException: Too Many Requests'), headers: { 'Retry-After': 60 } } : nest(status, status >= 500 ? 'Internal server error' : 'Request failed');
+    status === 502
+      ? BAD_GATEWAY
+      : status === 429
+        ? { ...nest(429, 'ThrottlerException: Too Many Requests'), headers: { 'Retry-After': 60 } }
+        : nest(status, status >= 500 ? 'Internal server error' : 'Request failed');
 
   return assemble({
-    partner: 'rxpartner', host: options.host, port: options.port, handle, book, webhooks, styleError,
+    partner: 'rxpartner',
+    host: options.host,
+    port: options.port,
+    handle,
+    book,
+    webhooks,
+    styleError,
     controls: [
       { method: 'GET', path: 'patients', handle: () => ({ patients: patients.list() }) },
       {
@@ -168,8 +210,7 @@ export async function startRxpartnerSimulator(options: RxOptions): Promise<Runni
         path: 'patients/fail-next', // the next patient creations end in PATIENT_CREATION_FAILURE
         handle: (req) => ({ failing: patients.failNext(Number(controlBody(req).count ?? 1)) }),
       },
-      { method: 'POST', path: 'tokens/revoke', handle: () => ((live.clear(), { revoked: true })) },
+      { method: 'POST', path: 'tokens/revoke', handle: () => (live.clear(), { revoked: true }) },
     ],
   });
 }
-

@@ -79,7 +79,8 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
     let size = 0;
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > MAX_BODY) resolve(undefined); // answered 413; the rest is drained and dropped
+      if (size > MAX_BODY)
+        resolve(undefined); // answered 413; the rest is drained and dropped
       else chunks.push(c);
     });
     req.on('end', () => resolve(Buffer.concat(chunks)));
@@ -120,10 +121,11 @@ export async function startSimServer(opts: {
   const log: SimRequestLog[] = [];
   const failures: { left: number; spec: FailSpec }[] = [];
   const delays = new Set<NodeJS.Timeout>();
-  const wait = (ms: number) => new Promise<void>((resolve) => {
-    const t = setTimeout(() => (delays.delete(t), resolve()), ms);
-    delays.add(t);
-  });
+  const wait = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const t = setTimeout(() => (delays.delete(t), resolve()), ms);
+      delays.add(t);
+    });
 
   const takeFailure = (path: string): FailSpec | undefined => {
     const i = failures.findIndex((f) => !f.spec.path || path.startsWith(f.spec.path));
@@ -148,7 +150,12 @@ export async function startSimServer(opts: {
         return 0;
       }
       const styled = fail.body === undefined ? opts.styleError?.(fail.status) : undefined;
-      return reply(res, { status: fail.status, body: fail.body ?? styled?.body ?? {}, text: styled?.text, headers: { ...(styled?.headers ?? {}), ...(fail.headers ?? {}) } });
+      return reply(res, {
+        status: fail.status,
+        body: fail.body ?? styled?.body ?? {},
+        text: styled?.text,
+        headers: { ...(styled?.headers ?? {}), ...(fail.headers ?? {}) },
+      });
     }
     return reply(res, await opts.handle(req));
   };

@@ -15,7 +15,10 @@ export interface Verdict {
 export class FixedWindow {
   private readonly windows = new Map<string, { start: number; used: number }>();
 
-  constructor(readonly limit: number, readonly windowMs: number) {}
+  constructor(
+    readonly limit: number,
+    readonly windowMs: number,
+  ) {}
 
   take(key: string, now = Date.now()): Verdict {
     let w = this.windows.get(key);
@@ -30,7 +33,10 @@ export class FixedWindow {
 export class RollingWindow {
   private readonly hits = new Map<string, number[]>();
 
-  constructor(readonly limit: number, readonly windowMs: number) {}
+  constructor(
+    readonly limit: number,
+    readonly windowMs: number,
+  ) {}
 
   take(key: string, now = Date.now()): Verdict {
     const list = (this.hits.get(key) ?? []).filter((t) => now - t < this.windowMs);

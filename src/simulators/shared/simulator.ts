@@ -69,7 +69,13 @@ export async function assemble<X>(opts: {
       },
     },
   ];
-  const server = await startSimServer({ host: opts.host, port: opts.port, handle: opts.handle, controls: [...shared, ...(opts.controls ?? [])], styleError: opts.styleError });
+  const server = await startSimServer({
+    host: opts.host,
+    port: opts.port,
+    handle: opts.handle,
+    controls: [...shared, ...(opts.controls ?? [])],
+    styleError: opts.styleError,
+  });
   let closing: Promise<void> | undefined;
   let markStopped!: () => void;
   const stopped = new Promise<void>((resolve) => (markStopped = resolve));

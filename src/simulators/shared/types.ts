@@ -96,7 +96,10 @@ export interface RunningSimulator {
 
 /** A control call that cannot be done (unknown order, a move the partner does not allow). */
 export class SimError extends Error {
-  constructor(message: string, readonly status: number) {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
     super(message);
   }
 }

@@ -44,17 +44,26 @@ export class WebhookSender {
     const entry: SimDelivery = { event: out.event, ref: out.ref, url, attempt, status: 0, at: new Date().toISOString(), body: out.body, headers: out.headers };
     this.log.push(entry);
     try {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...out.headers }, body: out.body, redirect: 'manual', signal: AbortSignal.timeout(5_000) });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...out.headers },
+        body: out.body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(5_000),
+      });
       entry.status = res.status;
       await res.arrayBuffer().catch(() => undefined);
     } catch (err) {
       entry.error = (err as Error).message;
     }
     if ((entry.status < 200 || entry.status > 299) && attempt <= RETRY_AFTER_MS.length && !this.closed) {
-      const t = setTimeout(() => {
-        this.timers.delete(t);
-        if (!this.closed) void this.attempt(url, out, attempt + 1);
-      }, RETRY_AFTER_MS[attempt - 1]);
+      const t = setTimeout(
+        () => {
+          this.timers.delete(t);
+          if (!this.closed) void this.attempt(url, out, attempt + 1);
+        },
+        RETRY_AFTER_MS[attempt - 1],
+      );
       t.unref();
       this.timers.add(t);
     }

@@ -21,8 +21,14 @@ export function ssDate(d = new Date()): string {
   return `${d.toISOString().slice(0, 23)}0000`;
 }
 
-export const invalid = (modelState: Record<string, string[]>): SimReply => ({ status: 400, body: { Message: 'The request is invalid.', ModelState: modelState } });
-export const serverError = (exceptionMessage: string): SimReply => ({ status: 500, body: { Message: 'An error has occurred.', ExceptionMessage: exceptionMessage, ExceptionType: 'System.InvalidOperationException', StackTrace: null } });
+export const invalid = (modelState: Record<string, string[]>): SimReply => ({
+  status: 400,
+  body: { Message: 'The request is invalid.', ModelState: modelState },
+});
+export const serverError = (exceptionMessage: string): SimReply => ({
+  status: 500,
+  body: { Message: 'An error has occurred.', ExceptionMessage: exceptionMessage, ExceptionType: 'System.InvalidOperationException', StackTrace: null },
+});
 
 const isObject = (v: unknown): v is Record<string, unknown> => Boolean(v) && typeof v === 'object' && !Array.isArray(v);
 
@@ -33,10 +39,13 @@ export function validateOrder(body: unknown): Record<string, string[]> | undefin
   for (const f of REQUIRED) if (body[f] === undefined || body[f] === null || body[f] === '') errors[`apiOrder.${f}`] = [`The ${f} field is required.`];
   for (const f of ['orderDate', 'paymentDate', 'shipByDate']) {
     const v = body[f];
-    if (v !== undefined && v !== null && (typeof v !== 'string' || Number.isNaN(Date.parse(v)))) errors[`apiOrder.${f}`] = [`Could not convert string to DateTime: ${String(v)}.`];
+    if (v !== undefined && v !== null && (typeof v !== 'string' || Number.isNaN(Date.parse(v))))
+      errors[`apiOrder.${f}`] = [`Could not convert string to DateTime: ${String(v)}.`];
   }
-  if (typeof body.orderStatus === 'string' && !ORDER_STATUSES.includes(body.orderStatus)) errors['apiOrder.orderStatus'] = [`Error converting value "${body.orderStatus}" to type 'OrderStatus'.`];
-  for (const f of ['billTo', 'shipTo']) if (body[f] !== undefined && body[f] !== null && !isObject(body[f])) errors[`apiOrder.${f}`] = [`Error converting value to type 'Address'.`];
+  if (typeof body.orderStatus === 'string' && !ORDER_STATUSES.includes(body.orderStatus))
+    errors['apiOrder.orderStatus'] = [`Error converting value "${body.orderStatus}" to type 'OrderStatus'.`];
+  for (const f of ['billTo', 'shipTo'])
+    if (body[f] !== undefined && body[f] !== null && !isObject(body[f])) errors[`apiOrder.${f}`] = [`Error converting value to type 'Address'.`];
   if (body.items !== undefined && body.items !== null && !Array.isArray(body.items)) errors['apiOrder.items'] = ["Error converting value to type 'List`1'."];
   return Object.keys(errors).length ? errors : undefined;
 }
@@ -112,7 +121,15 @@ export function buildOrder(input: Record<string, unknown>, previous?: Record<str
     holdUntilDate: null,
     weight: input.weight ?? { value: 0, units: 'ounces', WeightUnits: 1 },
     dimensions: input.dimensions ?? null,
-    advancedOptions: { warehouseId: advanced.warehouseId ?? 1, storeId: advanced.storeId ?? 1, customField1: advanced.customField1 ?? null, customField2: advanced.customField2 ?? null, customField3: advanced.customField3 ?? null, source: null, mergedOrSplit: false },
+    advancedOptions: {
+      warehouseId: advanced.warehouseId ?? 1,
+      storeId: advanced.storeId ?? 1,
+      customField1: advanced.customField1 ?? null,
+      customField2: advanced.customField2 ?? null,
+      customField3: advanced.customField3 ?? null,
+      source: null,
+      mergedOrSplit: false,
+    },
     tagIds: null,
     userId: null,
     externallyFulfilled: false,

@@ -26,10 +26,15 @@ export interface ShipperLimits {
 export type ShipperOptions = SimulatorOptions<ShipperCredentials, ShipperLimits>;
 
 /** ShipStation V1 has no delivered order status: an order ends at shipped (or cancelled). */
-export const SHIPPER_STATUSES = { steps: ['awaiting_payment', 'awaiting_shipment', 'shipped'], side: ['on_hold', 'cancelled'], final: ['shipped', 'cancelled'] };
+export const SHIPPER_STATUSES = {
+  steps: ['awaiting_payment', 'awaiting_shipment', 'shipped'],
+  side: ['on_hold', 'cancelled'],
+  final: ['shipped', 'cancelled'],
+};
 
 const notFound = (path: string): SimReply => json(404, { Message: `No HTTP resource was found that matches the request URI '${path}'.` });
-const unauthorized = (): SimReply => json(401, { Message: 'Authorization has been denied for this request.' }, { 'WWW-Authenticate': 'Basic realm="ShipStation"' });
+const unauthorized = (): SimReply =>
+  json(401, { Message: 'Authorization has been denied for this request.' }, { 'WWW-Authenticate': 'Basic realm="ShipStation"' });
 
 function basicPair(header: string | undefined): [string, string] | undefined {
   const m = header?.match(/^Basic\s+([A-Za-z0-9+/=]+)$/i);
@@ -51,7 +56,10 @@ export async function startShipperSimulator(options: ShipperOptions): Promise<Ru
   let base = '';
 
   const notify = async (order: ShipperOrder, event: string, resourceUrl: string) => {
-    const targets = [...(options.webhookUrl && ['SHIP_NOTIFY', 'FULFILLMENT_SHIPPED'].includes(event) ? [options.webhookUrl] : []), ...subscriptions.filter((s) => s.HookType === event).map((s) => s.Url)];
+    const targets = [
+      ...(options.webhookUrl && ['SHIP_NOTIFY', 'FULFILLMENT_SHIPPED'].includes(event) ? [options.webhookUrl] : []),
+      ...subscriptions.filter((s) => s.HookType === event).map((s) => s.Url),
+    ];
     const body = JSON.stringify({ resource_url: resourceUrl, resource_type: event });
     for (const url of new Set(targets)) await webhooks.send({ url, event, ref: order.ref, body, headers: { 'User-Agent': 'ShipStation' } });
   };
@@ -59,14 +67,42 @@ export async function startShipperSimulator(options: ShipperOptions): Promise<Ru
   /** A label: a new shipment with tracking, then SHIP_NOTIFY (and ITEM_SHIP_NOTIFY to its subscribers). */
   const ship = async (order: ShipperOrder, input: { carrierCode?: string; trackingNumber?: string } = {}) => {
     const o = order.data.order;
-    const tracking = input.trackingNumber ? { number: input.trackingNumber, carrier: input.carrierCode ?? 'ups_walleted' } : { ...upsTracking(), carrier: 'ups_walleted' };
+    const tracking = input.trackingNumber
+      ? { number: input.trackingNumber, carrier: input.carrierCode ?? 'ups_walleted' }
+      : { ...upsTracking(), carrier: 'ups_walleted' };
     const batchId = randomInt(100_000_000, 999_999_999);
     const shipment = {
-      shipmentId: randomInt(100_000_000, 999_999_999), orderId: o.orderId, orderKey: o.orderKey, userId: null, customerEmail: o.customerEmail, orderNumber: o.orderNumber,
-      createDate: ssDate(), shipDate: ssDate().slice(0, 10), shipmentCost: 9.87, insuranceCost: 0, trackingNumber: tracking.number, isReturnLabel: false, batchNumber: String(batchId),
-      carrierCode: input.carrierCode ?? 'ups_walleted', serviceCode: 'ups_ground', packageCode: 'package', confirmation: 'none', warehouseId: (o.advancedOptions as { warehouseId: number }).warehouseId,
-      voided: false, voidDate: null, marketplaceNotified: false, notifyErrorMessage: null, shipTo: o.shipTo, weight: o.weight, dimensions: null, insuranceOptions: null,
-      advancedOptions: { storeId: (o.advancedOptions as { storeId: number }).storeId }, shipmentItems: null, labelData: null, formData: null, batchId,
+      shipmentId: randomInt(100_000_000, 999_999_999),
+      orderId: o.orderId,
+      orderKey: o.orderKey,
+      userId: null,
+      customerEmail: o.customerEmail,
+      orderNumber: o.orderNumber,
+      createDate: ssDate(),
+      shipDate: ssDate().slice(0, 10),
+      shipmentCost: 9.87,
+      insuranceCost: 0,
+      trackingNumber: tracking.number,
+      isReturnLabel: false,
+      batchNumber: String(batchId),
+      carrierCode: input.carrierCode ?? 'ups_walleted',
+      serviceCode: 'ups_ground',
+      packageCode: 'package',
+      confirmation: 'none',
+      warehouseId: (o.advancedOptions as { warehouseId: number }).warehouseId,
+      voided: false,
+      voidDate: null,
+      marketplaceNotified: false,
+      notifyErrorMessage: null,
+      shipTo: o.shipTo,
+      weight: o.weight,
+      dimensions: null,
+      insuranceOptions: null,
+      advancedOptions: { storeId: (o.advancedOptions as { storeId: number }).storeId },
+      shipmentItems: null,
+      labelData: null,
+      formData: null,
+      batchId,
     };
     shipments.push(shipment);
     order.tracking = { number: tracking.number, carrier: shipment.carrierCode };
@@ -118,9 +154,25 @@ export async function startShipperSimulator(options: ShipperOptions): Promise<Ru
     const o = order.data.order;
     const trackingNumber = typeof b.trackingNumber === 'string' ? b.trackingNumber : null;
     fulfillments.push({
-      fulfillmentId: randomInt(10_000_000, 99_999_999), orderId: o.orderId, orderNumber: o.orderNumber, userId: null, customerEmail: o.customerEmail, trackingNumber,
-      createDate: ssDate(), shipDate: typeof b.shipDate === 'string' ? b.shipDate : ssDate().slice(0, 10), voidDate: null, deliveryDate: null, carrierCode: b.carrierCode ?? null,
-      fulfillmentProviderCode: null, fulfillmentServiceCode: null, fulfillmentFee: 0, voidRequested: false, voided: false, marketplaceNotified: Boolean(b.notifySalesChannel), notifyErrorMessage: null, shipTo: o.shipTo,
+      fulfillmentId: randomInt(10_000_000, 99_999_999),
+      orderId: o.orderId,
+      orderNumber: o.orderNumber,
+      userId: null,
+      customerEmail: o.customerEmail,
+      trackingNumber,
+      createDate: ssDate(),
+      shipDate: typeof b.shipDate === 'string' ? b.shipDate : ssDate().slice(0, 10),
+      voidDate: null,
+      deliveryDate: null,
+      carrierCode: b.carrierCode ?? null,
+      fulfillmentProviderCode: null,
+      fulfillmentServiceCode: null,
+      fulfillmentFee: 0,
+      voidRequested: false,
+      voided: false,
+      marketplaceNotified: Boolean(b.notifySalesChannel),
+      notifyErrorMessage: null,
+      shipTo: o.shipTo,
     });
     if (trackingNumber) order.tracking = { number: trackingNumber, carrier: String(b.carrierCode ?? '') };
     order.data.via = 'fulfillment';
@@ -129,11 +181,26 @@ export async function startShipperSimulator(options: ShipperOptions): Promise<Ru
   };
 
   const byOrder = (list: Record<string, unknown>[], q: URLSearchParams) =>
-    list.filter((s) => (!q.get('orderNumber') || s.orderNumber === q.get('orderNumber')) && (!q.get('orderId') || String(s.orderId) === q.get('orderId')) && (!q.get('batchId') || String(s.batchId) === q.get('batchId')));
+    list.filter(
+      (s) =>
+        (!q.get('orderNumber') || s.orderNumber === q.get('orderNumber')) &&
+        (!q.get('orderId') || String(s.orderId) === q.get('orderId')) &&
+        (!q.get('batchId') || String(s.batchId) === q.get('batchId')),
+    );
 
   const withItems = (s: Record<string, unknown>) => {
     const items = book.get(String(s.orderId))?.data.order.items as Record<string, unknown>[] | undefined;
-    return { ...s, shipmentItems: (items ?? []).map((it) => ({ orderItemId: it.orderItemId, lineItemKey: it.lineItemKey, sku: it.sku, name: it.name, quantity: it.quantity, unitPrice: it.unitPrice })) };
+    return {
+      ...s,
+      shipmentItems: (items ?? []).map((it) => ({
+        orderItemId: it.orderItemId,
+        lineItemKey: it.lineItemKey,
+        sku: it.sku,
+        name: it.name,
+        quantity: it.quantity,
+        unitPrice: it.unitPrice,
+      })),
+    };
   };
 
   const route = async (req: SimRequest): Promise<SimReply> => {
@@ -141,7 +208,14 @@ export async function startShipperSimulator(options: ShipperOptions): Promise<Ru
     if (method === 'POST' && path === '/orders/createorder') return createOrder(req);
     if (method === 'POST' && path === '/orders/markasshipped') return markShipped(req);
     if (method === 'GET' && path === '/orders') {
-      const all = book.all().map((o) => o.data.order).filter((o) => (!query.get('orderNumber') || String(o.orderNumber).startsWith(query.get('orderNumber')!)) && (!query.get('orderStatus') || o.orderStatus === query.get('orderStatus')));
+      const all = book
+        .all()
+        .map((o) => o.data.order)
+        .filter(
+          (o) =>
+            (!query.get('orderNumber') || String(o.orderNumber).startsWith(query.get('orderNumber')!)) &&
+            (!query.get('orderStatus') || o.orderStatus === query.get('orderStatus')),
+        );
       return json(200, page('orders', all, query));
     }
     const one = method === 'GET' ? path.match(/^\/orders\/(\d+)$/) : null;
@@ -156,16 +230,38 @@ export async function startShipperSimulator(options: ShipperOptions): Promise<Ru
     if (method === 'GET' && path === '/fulfillments') return json(200, page('fulfillments', byOrder(fulfillments, query), query));
     if (method === 'POST' && path === '/webhooks/subscribe') {
       const b = req.json() as Record<string, unknown>;
-      if (typeof b?.target_url !== 'string' || typeof b.event !== 'string') return invalid({ 'request.target_url': ['The target_url and event fields are required.'] });
-      const sub = { WebHookID: randomInt(100_000, 999_999), Url: b.target_url, HookType: b.event, Name: String(b.friendly_name ?? ''), StoreID: typeof b.store_id === 'number' ? b.store_id : null };
+      if (typeof b?.target_url !== 'string' || typeof b.event !== 'string')
+        return invalid({ 'request.target_url': ['The target_url and event fields are required.'] });
+      const sub = {
+        WebHookID: randomInt(100_000, 999_999),
+        Url: b.target_url,
+        HookType: b.event,
+        Name: String(b.friendly_name ?? ''),
+        StoreID: typeof b.store_id === 'number' ? b.store_id : null,
+      };
       subscriptions.push(sub);
       return json(201, { id: sub.WebHookID });
     }
-    if (method === 'GET' && path === '/webhooks') return json(200, { webhooks: subscriptions.map((s) => ({ ...s, IsLabelAPIHook: false, BulkCopyBatchID: null, BulkCopyRecordID: null, Active: true, WebhookLogs: [], Seller: null })) });
+    if (method === 'GET' && path === '/webhooks')
+      return json(200, {
+        webhooks: subscriptions.map((s) => ({
+          ...s,
+          IsLabelAPIHook: false,
+          BulkCopyBatchID: null,
+          BulkCopyRecordID: null,
+          Active: true,
+          WebhookLogs: [],
+          Seller: null,
+        })),
+      });
     return notFound(path);
   };
 
-  const rateHeaders = (v: { limit: number; remaining: number; resetMs: number }) => ({ 'X-Rate-Limit-Limit': v.limit, 'X-Rate-Limit-Remaining': v.remaining, 'X-Rate-Limit-Reset': seconds(v.resetMs) });
+  const rateHeaders = (v: { limit: number; remaining: number; resetMs: number }) => ({
+    'X-Rate-Limit-Limit': v.limit,
+    'X-Rate-Limit-Remaining': v.remaining,
+    'X-Rate-Limit-Reset': seconds(v.resetMs),
+  });
 
   const handle = async (req: SimRequest): Promise<SimReply> => {
     const pair = basicPair(req.header('authorization'));
@@ -195,7 +291,13 @@ export async function startShipperSimulator(options: ShipperOptions): Promise<Ru
   };
 
   const sim = await assemble({
-    partner: 'shipper', host: options.host, port: options.port, handle, book, webhooks, styleError,
+    partner: 'shipper',
+    host: options.host,
+    port: options.port,
+    handle,
+    book,
+    webhooks,
+    styleError,
     controls: [
       {
         method: 'POST',

@@ -3,7 +3,18 @@
  * connection 2 plus its page size times the cost of one node, a mutation 10. The requested cost
  * must be available up front; the difference to the actual cost (the real page sizes) is refunded.
  */
-import { getNamedType, isLeafType, isObjectType, Kind, type FieldNode, type FragmentDefinitionNode, type GraphQLObjectType, type GraphQLSchema, type SelectionSetNode, type ValueNode } from 'graphql';
+import {
+  getNamedType,
+  isLeafType,
+  isObjectType,
+  Kind,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLObjectType,
+  type GraphQLSchema,
+  type SelectionSetNode,
+  type ValueNode,
+} from 'graphql';
 
 export interface ThrottleStatus {
   maximumAvailable: number;
@@ -70,7 +81,12 @@ export function selectionCost(type: GraphQLObjectType, set: SelectionSetNode | u
 }
 
 /** The requested (or, with data, actual) cost of an operation. */
-export function operationCost(schema: GraphQLSchema, op: { operation: string; selectionSet: SelectionSetNode }, ctx: { vars: Vars; fragments: Fragments }, data?: unknown): number {
+export function operationCost(
+  schema: GraphQLSchema,
+  op: { operation: string; selectionSet: SelectionSetNode },
+  ctx: { vars: Vars; fragments: Fragments },
+  data?: unknown,
+): number {
   if (op.operation === 'mutation') return fieldsOf(op.selectionSet, ctx.fragments).length * 10;
   return selectionCost(schema.getQueryType()!, op.selectionSet, ctx, data);
 }
@@ -80,7 +96,10 @@ export class CostBucket {
   private available: number;
   private at = Date.now();
 
-  constructor(readonly maximum: number, readonly restoreRate: number) {
+  constructor(
+    readonly maximum: number,
+    readonly restoreRate: number,
+  ) {
     this.available = maximum;
   }
 

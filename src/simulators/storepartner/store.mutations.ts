@@ -55,7 +55,8 @@ const TRACKING_URLS: Record<string, string> = {
   'DHL Express': 'https://www.dhl.com/us-en/home/tracking/tracking-express.html?submit=1&tracking-id=',
   OnTrac: 'https://www.ontrac.com/tracking/?number=',
 };
-export const trackingUrl = (company: string | null | undefined, number: string) => (company && TRACKING_URLS[company] ? `${TRACKING_URLS[company]}${encodeURIComponent(number)}` : undefined);
+export const trackingUrl = (company: string | null | undefined, number: string) =>
+  company && TRACKING_URLS[company] ? `${TRACKING_URLS[company]}${encodeURIComponent(number)}` : undefined;
 
 function orderCreate(shop: Shop, args: OrderCreateArgs): unknown {
   const input = args.order;
@@ -71,14 +72,22 @@ function orderCreate(shop: Shop, args: OrderCreateArgs): unknown {
     }
     const found = variantOf(shop, l.variantId);
     if (!found) errors.push(err(['order', 'lineItems', i, 'variantId'], `Product variant ${l.variantId} does not exist`, 'INVALID'));
-    else if (behaviour === 'DECREMENT_OBEYING_POLICY' && found.v.available < l.quantity) errors.push(err(['order', 'lineItems', i, 'quantity'], `Not enough inventory for ${found.v.sku}`, 'INVALID'));
+    else if (behaviour === 'DECREMENT_OBEYING_POLICY' && found.v.available < l.quantity)
+      errors.push(err(['order', 'lineItems', i, 'quantity'], `Not enough inventory for ${found.v.sku}`, 'INVALID'));
     return found;
   });
   if (errors.length) return { order: null, userErrors: errors };
   const storeLines = lines.map((l, i) => {
     const f = resolved[i];
     if (f && behaviour !== 'BYPASS') f.v.available -= l.quantity;
-    return { id: shop.next(), variantId: f?.v.id ?? null, sku: f?.v.sku ?? l.sku ?? null, title: f ? `${f.p.title}${f.v.title === 'Default Title' ? '' : ` - ${f.v.title}`}` : String(l.title), quantity: l.quantity, price: f?.v.price ?? '0.00' };
+    return {
+      id: shop.next(),
+      variantId: f?.v.id ?? null,
+      sku: f?.v.sku ?? l.sku ?? null,
+      title: f ? `${f.p.title}${f.v.title === 'Default Title' ? '' : ` - ${f.v.title}`}` : String(l.title),
+      quantity: l.quantity,
+      price: f?.v.price ?? '0.00',
+    };
   });
   const legacyId = nextOrderId();
   const name = `#${shop.orderNumber()}`;
@@ -89,9 +98,21 @@ function orderCreate(shop: Shop, args: OrderCreateArgs): unknown {
     dedupeKey: soTag ? soTag.slice(4) : (input.sourceIdentifier ?? name),
     body: args,
     data: {
-      legacyId, name, email: input.email ?? null, note: input.note ?? null, tags, financialStatus: input.financialStatus ?? 'PENDING', lines: storeLines,
-      fulfillmentOrder: { id: shop.next(), status: 'OPEN', lines: storeLines.map((l) => ({ id: shop.next(), lineItemId: l.id, total: l.quantity, remaining: l.quantity })) },
-      fulfillments: [], cancelledAt: null, cancelReason: null,
+      legacyId,
+      name,
+      email: input.email ?? null,
+      note: input.note ?? null,
+      tags,
+      financialStatus: input.financialStatus ?? 'PENDING',
+      lines: storeLines,
+      fulfillmentOrder: {
+        id: shop.next(),
+        status: 'OPEN',
+        lines: storeLines.map((l) => ({ id: shop.next(), lineItemId: l.id, total: l.quantity, remaining: l.quantity })),
+      },
+      fulfillments: [],
+      cancelledAt: null,
+      cancelReason: null,
     },
   });
   return { order: orderView(order, (id) => variantOf(shop, id)), userErrors: [] };
@@ -105,10 +126,15 @@ async function fulfillmentCreate(shop: Shop, args: FulfillmentCreateArgs): Promi
   const order = orderByFulfillmentOrder(shop, groups[0].fulfillmentOrderId);
   if (!order) return fail(['fulfillment', 'lineItemsByFulfillmentOrder', 0, 'fulfillmentOrderId'], 'Fulfillment order does not exist.');
   const fo = order.data.fulfillmentOrder;
-  if (fo.status !== 'OPEN') return fail(['fulfillment'], `Fulfillment order ${groups[0].fulfillmentOrderId} has an unfulfillable status= ${fo.status.toLowerCase()}.`);
-  const wanted = (groups[0].fulfillmentOrderLineItems ?? []).map((w) => ({ line: fo.lines.find((l) => gid('FulfillmentOrderLineItem', l.id) === w.id), quantity: w.quantity }));
+  if (fo.status !== 'OPEN')
+    return fail(['fulfillment'], `Fulfillment order ${groups[0].fulfillmentOrderId} has an unfulfillable status= ${fo.status.toLowerCase()}.`);
+  const wanted = (groups[0].fulfillmentOrderLineItems ?? []).map((w) => ({
+    line: fo.lines.find((l) => gid('FulfillmentOrderLineItem', l.id) === w.id),
+    quantity: w.quantity,
+  }));
   const take = wanted.length ? wanted : fo.lines.map((line) => ({ line, quantity: line.remaining })); // none listed: the whole fulfillment order
-  if (take.some((t) => !t.line || t.quantity < 1 || t.quantity > t.line.remaining)) return fail(['fulfillment', 'lineItemsByFulfillmentOrder', 0, 'fulfillmentOrderLineItems'], 'Invalid fulfillment order line item quantity requested.');
+  if (take.some((t) => !t.line || t.quantity < 1 || t.quantity > t.line.remaining))
+    return fail(['fulfillment', 'lineItemsByFulfillmentOrder', 0, 'fulfillmentOrderLineItems'], 'Invalid fulfillment order line item quantity requested.');
   for (const t of take) t.line!.remaining -= t.quantity;
   const f = addFulfillment(shop, order, input.trackingInfo);
   if (fulfillmentStatusOf(order) === 'FULFILLED') {
@@ -127,8 +153,17 @@ export function addFulfillment(shop: Shop, order: StoreOrder, tracking: Maybe<Tr
   const now = new Date().toISOString();
   const numbers = [tracking?.number, ...(tracking?.numbers ?? [])].filter(Boolean) as string[];
   const f: StoreFulfillment = {
-    id: shop.next(), name: `${order.data.name}.${order.data.fulfillments.length + 1}`, status: 'SUCCESS', shipmentStatus: null, createdAt: now, updatedAt: now,
-    tracking: numbers.map((number, i) => ({ number, carrier: tracking?.company ?? '', url: (i === 0 ? tracking?.url : tracking?.urls?.[i - 1]) ?? trackingUrl(tracking?.company, number) })),
+    id: shop.next(),
+    name: `${order.data.name}.${order.data.fulfillments.length + 1}`,
+    status: 'SUCCESS',
+    shipmentStatus: null,
+    createdAt: now,
+    updatedAt: now,
+    tracking: numbers.map((number, i) => ({
+      number,
+      carrier: tracking?.company ?? '',
+      url: (i === 0 ? tracking?.url : tracking?.urls?.[i - 1]) ?? trackingUrl(tracking?.company, number),
+    })),
   };
   order.data.fulfillments.push(f);
   if (f.tracking[0]) order.tracking = { ...f.tracking[0] };
@@ -148,22 +183,51 @@ async function fulfillmentTrackingInfoUpdate(shop: Shop, args: TrackingInfoUpdat
   return { fulfillment: fulfillmentView(f), userErrors: [] };
 }
 
-const REASONS = ['correction', 'cycle_count_available', 'damaged', 'movement_created', 'movement_updated', 'movement_received', 'movement_canceled', 'other', 'promotion', 'quality_control', 'received', 'reservation_created', 'reservation_deleted', 'reservation_updated', 'restock', 'safety_stock', 'shrinkage'];
+const REASONS = [
+  'correction',
+  'cycle_count_available',
+  'damaged',
+  'movement_created',
+  'movement_updated',
+  'movement_received',
+  'movement_canceled',
+  'other',
+  'promotion',
+  'quality_control',
+  'received',
+  'reservation_created',
+  'reservation_deleted',
+  'reservation_updated',
+  'restock',
+  'safety_stock',
+  'shrinkage',
+];
 
 function inventorySetQuantities(shop: Shop, args: InventorySetQuantitiesArgs): unknown {
   const input = args.input;
   const errors: UserError[] = [];
-  if (!['available', 'on_hand'].includes(input.name)) errors.push(err(['input', 'name'], 'The quantity name must be either \'available\' or \'on_hand\'.', 'INVALID_NAME'));
+  if (!['available', 'on_hand'].includes(input.name))
+    errors.push(err(['input', 'name'], "The quantity name must be either 'available' or 'on_hand'.", 'INVALID_NAME'));
   if (!REASONS.includes(input.reason)) errors.push(err(['input', 'reason'], 'The specified reason is invalid.', 'INVALID_REASON'));
   const rows = input.quantities.map((q, i) => {
     const v = variantByItem(shop, q.inventoryItemId);
     if (!v) errors.push(err(['input', 'quantities', i, 'inventoryItemId'], 'The specified inventory item could not be found.', 'INVALID_INVENTORY_ITEM'));
-    if (q.locationId !== LOCATION.id) errors.push(err(['input', 'quantities', i, 'locationId'], 'The specified location could not be found.', 'INVALID_LOCATION'));
+    if (q.locationId !== LOCATION.id)
+      errors.push(err(['input', 'quantities', i, 'locationId'], 'The specified location could not be found.', 'INVALID_LOCATION'));
     // 2026-04: every quantity states what it changes from (null opts out of the compare)
-    if (!('changeFromQuantity' in q)) errors.push(err(['input', 'quantities', i, 'changeFromQuantity'], 'changeFromQuantity is required: pass the quantity you expect, or null to skip the check.', 'CHANGE_FROM_QUANTITY_REQUIRED'));
+    if (!('changeFromQuantity' in q))
+      errors.push(
+        err(
+          ['input', 'quantities', i, 'changeFromQuantity'],
+          'changeFromQuantity is required: pass the quantity you expect, or null to skip the check.',
+          'CHANGE_FROM_QUANTITY_REQUIRED',
+        ),
+      );
     const current = v ? (input.name === 'on_hand' ? v.onHand : v.available) : 0;
     if (v && q.changeFromQuantity !== null && q.changeFromQuantity !== undefined && q.changeFromQuantity !== current) {
-      errors.push(err(['input', 'quantities', i, 'changeFromQuantity'], 'The specified compare quantity does not match the current quantity.', 'COMPARE_QUANTITY_STALE'));
+      errors.push(
+        err(['input', 'quantities', i, 'changeFromQuantity'], 'The specified compare quantity does not match the current quantity.', 'COMPARE_QUANTITY_STALE'),
+      );
     }
     return { v, q, current };
   });
@@ -177,15 +241,21 @@ function inventorySetQuantities(shop: Shop, args: InventorySetQuantitiesArgs): u
     }
     return { name: input.name, delta, quantityAfterChange: q.quantity, item: itemView(v!), location: LOCATION };
   });
-  return { inventoryAdjustmentGroup: { id: gid('InventoryAdjustmentGroup', shop.next()), createdAt: new Date().toISOString(), reason: input.reason, changes }, userErrors: [] };
+  return {
+    inventoryAdjustmentGroup: { id: gid('InventoryAdjustmentGroup', shop.next()), createdAt: new Date().toISOString(), reason: input.reason, changes },
+    userErrors: [],
+  };
 }
 
 /** The Mutation root, bound to one shop. */
 export function mutationRoot(shop: Shop) {
   return {
     orderCreate: (args: OrderCreateArgs, _ctx: unknown, info: GraphQLResolveInfo) => once(shop, info, args, false, () => orderCreate(shop, args)),
-    fulfillmentCreate: (args: FulfillmentCreateArgs, _ctx: unknown, info: GraphQLResolveInfo) => once(shop, info, args, false, () => fulfillmentCreate(shop, args)),
-    fulfillmentTrackingInfoUpdate: (args: TrackingInfoUpdateArgs, _ctx: unknown, info: GraphQLResolveInfo) => once(shop, info, args, false, () => fulfillmentTrackingInfoUpdate(shop, args)),
-    inventorySetQuantities: (args: InventorySetQuantitiesArgs, _ctx: unknown, info: GraphQLResolveInfo) => once(shop, info, args, true, () => inventorySetQuantities(shop, args)),
+    fulfillmentCreate: (args: FulfillmentCreateArgs, _ctx: unknown, info: GraphQLResolveInfo) =>
+      once(shop, info, args, false, () => fulfillmentCreate(shop, args)),
+    fulfillmentTrackingInfoUpdate: (args: TrackingInfoUpdateArgs, _ctx: unknown, info: GraphQLResolveInfo) =>
+      once(shop, info, args, false, () => fulfillmentTrackingInfoUpdate(shop, args)),
+    inventorySetQuantities: (args: InventorySetQuantitiesArgs, _ctx: unknown, info: GraphQLResolveInfo) =>
+      once(shop, info, args, true, () => inventorySetQuantities(shop, args)),
   };
 }

@@ -17,7 +17,10 @@ export function callbackHmac(secret: string, params: Record<string, string> | UR
 
 /** Drops `read_x` where `write_x` is granted, as the token answer does. */
 const grantedScope = (scope: string) => {
-  const all = scope.split(',').map((s) => s.trim()).filter(Boolean);
+  const all = scope
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   return all.filter((s) => !(s.startsWith('read_') && all.includes(`write_${s.slice(5)}`))).join(',');
 };
 
@@ -28,7 +31,8 @@ export function createOAuth(opts: { clientId: string; clientSecret: string; shop
     const q = req.query;
     if (q.get('client_id') !== opts.clientId) return { status: 400, text: 'Oauth error invalid_request: The client_id is invalid or missing' };
     const redirect = q.get('redirect_uri');
-    if (!redirect || !/^https?:\/\//.test(redirect)) return { status: 400, text: 'Oauth error invalid_request: The redirect_uri is missing or not whitelisted' };
+    if (!redirect || !/^https?:\/\//.test(redirect))
+      return { status: 400, text: 'Oauth error invalid_request: The redirect_uri is missing or not whitelisted' };
     const code = randomBytes(16).toString('hex');
     codes.set(code, { scope: q.get('scope') ?? '', expires: Date.now() + 10 * 60_000 });
     const params: Record<string, string> = {
@@ -48,15 +52,23 @@ export function createOAuth(opts: { clientId: string; clientSecret: string; shop
     const type = req.header('content-type') ?? '';
     let b: Record<string, unknown>;
     try {
-      b = type.includes('application/x-www-form-urlencoded') ? Object.fromEntries(new URLSearchParams(req.raw.toString('utf8'))) : (req.json() as Record<string, unknown>);
+      b = type.includes('application/x-www-form-urlencoded')
+        ? Object.fromEntries(new URLSearchParams(req.raw.toString('utf8')))
+        : (req.json() as Record<string, unknown>);
     } catch {
       return json(400, { error: 'invalid_request', error_description: 'The request body could not be read' });
     }
-    if (typeof b?.client_id !== 'string' || typeof b.client_secret !== 'string' || !safeEqual(b.client_id, opts.clientId) || !safeEqual(b.client_secret, opts.clientSecret)) {
+    if (
+      typeof b?.client_id !== 'string' ||
+      typeof b.client_secret !== 'string' ||
+      !safeEqual(b.client_id, opts.clientId) ||
+      !safeEqual(b.client_secret, opts.clientSecret)
+    ) {
       return json(400, { error: 'invalid_client', error_description: 'Client authentication failed' });
     }
     const grant = typeof b.code === 'string' ? codes.get(b.code) : undefined;
-    if (!grant || grant.expires < Date.now()) return json(400, { error: 'invalid_request', error_description: 'The authorization code was not found or was already used' });
+    if (!grant || grant.expires < Date.now())
+      return json(400, { error: 'invalid_request', error_description: 'The authorization code was not found or was already used' });
     codes.delete(b.code as string);
     return json(200, { access_token: opts.issue(), scope: grantedScope(grant.scope) });
   };

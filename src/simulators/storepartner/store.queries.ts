@@ -8,10 +8,12 @@ type Filter = { key: string; value: string }[];
 
 /** Shopify's search syntax, the small part served here: `key:value` terms, all must match. */
 function terms(query: string | null | undefined): Filter {
-  return (query ?? '').match(/\S+:(?:'[^']*'|"[^"]*"|\S+)/g)?.map((t) => {
-    const i = t.indexOf(':');
-    return { key: t.slice(0, i).toLowerCase(), value: t.slice(i + 1).replace(/^['"]|['"]$/g, '') };
-  }) ?? [];
+  return (
+    (query ?? '').match(/\S+:(?:'[^']*'|"[^"]*"|\S+)/g)?.map((t) => {
+      const i = t.indexOf(':');
+      return { key: t.slice(0, i).toLowerCase(), value: t.slice(i + 1).replace(/^['"]|['"]$/g, '') };
+    }) ?? []
+  );
 }
 
 function orderMatches(o: StoreOrder, filter: Filter): boolean {
@@ -31,10 +33,19 @@ export function queryRoot(shop: Shop) {
       const o = shop.book.get(id);
       return o ? view(o) : null;
     },
-    orders: (args: PageArgs & { query?: string | null }) => connection(shop.book.all().filter((o) => orderMatches(o, terms(args.query))), args, view),
+    orders: (args: PageArgs & { query?: string | null }) =>
+      connection(
+        shop.book.all().filter((o) => orderMatches(o, terms(args.query))),
+        args,
+        view,
+      ),
     products: (args: PageArgs & { query?: string | null }) => {
       const filter = terms(args.query);
-      const products = shop.products.filter((p) => filter.every(({ key, value }) => (key === 'sku' ? p.variants.some((v) => v.sku === value) : key === 'title' ? p.title.toLowerCase().includes(value.toLowerCase()) : true)));
+      const products = shop.products.filter((p) =>
+        filter.every(({ key, value }) =>
+          key === 'sku' ? p.variants.some((v) => v.sku === value) : key === 'title' ? p.title.toLowerCase().includes(value.toLowerCase()) : true,
+        ),
+      );
       return connection(products, args, productView);
     },
     productVariant: ({ id }: { id: string }) => {

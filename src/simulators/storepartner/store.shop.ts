@@ -58,10 +58,15 @@ export function once<T>(shop: Shop, info: GraphQLResolveInfo, args: unknown, req
     if (required) throw new GraphQLError(`The @idempotent directive is required for the ${info.fieldName} mutation.`, { extensions: { code: 'BAD_REQUEST' } });
     return run();
   }
-  const digest = createHash('sha256').update(`${info.fieldName}\n${JSON.stringify(args)}`).digest('hex');
+  const digest = createHash('sha256')
+    .update(`${info.fieldName}\n${JSON.stringify(args)}`)
+    .digest('hex');
   const seen = shop.idempotency.get(key);
   if (seen) {
-    if (seen.digest !== digest) throw new GraphQLError(`The idempotency key ${key} was already used with different arguments.`, { extensions: { code: 'IDEMPOTENCY_KEY_PARAMETER_MISMATCH' } });
+    if (seen.digest !== digest)
+      throw new GraphQLError(`The idempotency key ${key} was already used with different arguments.`, {
+        extensions: { code: 'IDEMPOTENCY_KEY_PARAMETER_MISMATCH' },
+      });
     return seen.result as T;
   }
   const result = run();

@@ -12,7 +12,13 @@ export interface CatalogProduct {
 }
 
 export const DEFAULT_CATALOG: CatalogProduct[] = [
-  { title: 'Nitrile Exam Gloves', variants: [{ sku: 'STORE-GLOVE-M', title: 'Medium', price: '12.50', available: 500 }, { sku: 'STORE-GLOVE-L', title: 'Large', price: '12.50', available: 500 }] },
+  {
+    title: 'Nitrile Exam Gloves',
+    variants: [
+      { sku: 'STORE-GLOVE-M', title: 'Medium', price: '12.50', available: 500 },
+      { sku: 'STORE-GLOVE-L', title: 'Large', price: '12.50', available: 500 },
+    ],
+  },
   { title: 'Digital Thermometer', variants: [{ sku: 'STORE-THERM-1', price: '24.00', available: 100 }] },
   { title: 'Sterile Gauze Pads 4x4', variants: [{ sku: 'STORE-GAUZE-4X4', price: '8.75', available: 1000 }] },
 ];
@@ -36,8 +42,23 @@ export interface Product {
   variants: Variant[];
 }
 
-export interface StoreLine { id: number; variantId: string | null; sku: string | null; title: string; quantity: number; price: string }
-export interface StoreFulfillment { id: number; name: string; status: 'SUCCESS' | 'CANCELLED'; shipmentStatus: string | null; tracking: SimTracking[]; createdAt: string; updatedAt: string }
+export interface StoreLine {
+  id: number;
+  variantId: string | null;
+  sku: string | null;
+  title: string;
+  quantity: number;
+  price: string;
+}
+export interface StoreFulfillment {
+  id: number;
+  name: string;
+  status: 'SUCCESS' | 'CANCELLED';
+  shipmentStatus: string | null;
+  tracking: SimTracking[];
+  createdAt: string;
+  updatedAt: string;
+}
 export interface StoreOrderData {
   legacyId: bigint;
   name: string;
@@ -65,10 +86,22 @@ export function buildCatalog(products: CatalogProduct[]): Product[] {
     return {
       id: productId,
       title: p.title,
-      handle: p.title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, ''),
+      handle: p.title
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-|-$/g, ''),
       variants: p.variants.map((v, k) => {
         const n = 44_100_000_001 + i * 100 + k;
-        return { id: gid('ProductVariant', n), productId, title: v.title ?? 'Default Title', sku: v.sku, price: v.price, inventoryItemId: gid('InventoryItem', n + 1_000_000_000), available: v.available ?? 100, onHand: v.available ?? 100 };
+        return {
+          id: gid('ProductVariant', n),
+          productId,
+          title: v.title ?? 'Default Title',
+          sku: v.sku,
+          price: v.price,
+          inventoryItemId: gid('InventoryItem', n + 1_000_000_000),
+          available: v.available ?? 100,
+          onHand: v.available ?? 100,
+        };
       }),
     };
   });
@@ -101,11 +134,28 @@ export function restOrderJson(o: StoreOrder): string {
     fulfillment_status: fulfilled ? 'fulfilled' : d.fulfillments.length ? 'partial' : null,
     tags: d.tags.join(', '),
     note: d.note,
-    line_items: d.lines.map((l) => ({ id: l.id, admin_graphql_api_id: gid('LineItem', l.id), variant_id: l.variantId ? Number(gidNumber(l.variantId, 'ProductVariant')) : null, sku: l.sku, title: l.title, quantity: l.quantity, price: l.price })),
+    line_items: d.lines.map((l) => ({
+      id: l.id,
+      admin_graphql_api_id: gid('LineItem', l.id),
+      variant_id: l.variantId ? Number(gidNumber(l.variantId, 'ProductVariant')) : null,
+      sku: l.sku,
+      title: l.title,
+      quantity: l.quantity,
+      price: l.price,
+    })),
     fulfillments: d.fulfillments.map((f) => ({
-      id: f.id, admin_graphql_api_id: gid('Fulfillment', f.id), name: f.name, status: f.status.toLowerCase(), shipment_status: f.shipmentStatus,
-      tracking_company: f.tracking[0]?.carrier ?? null, tracking_number: f.tracking[0]?.number ?? null, tracking_numbers: f.tracking.map((t) => t.number),
-      tracking_url: f.tracking[0]?.url ?? null, tracking_urls: f.tracking.map((t) => t.url ?? null), created_at: restTime(f.createdAt), updated_at: restTime(f.updatedAt),
+      id: f.id,
+      admin_graphql_api_id: gid('Fulfillment', f.id),
+      name: f.name,
+      status: f.status.toLowerCase(),
+      shipment_status: f.shipmentStatus,
+      tracking_company: f.tracking[0]?.carrier ?? null,
+      tracking_number: f.tracking[0]?.number ?? null,
+      tracking_numbers: f.tracking.map((t) => t.number),
+      tracking_url: f.tracking[0]?.url ?? null,
+      tracking_urls: f.tracking.map((t) => t.url ?? null),
+      created_at: restTime(f.createdAt),
+      updated_at: restTime(f.updatedAt),
     })),
   };
   return JSON.stringify(body, (_k, v: unknown) => (typeof v === 'bigint' ? `__big__${v}` : v)).replace(/"__big__(\d+)"/g, '$1');

@@ -14,7 +14,9 @@ export interface PageArgs {
 const cursor = (i: number) => Buffer.from(`i:${i}`).toString('base64');
 function position(after: string | null | undefined): number {
   if (!after) return 0;
-  const m = Buffer.from(after, 'base64').toString().match(/^i:(\d+)$/);
+  const m = Buffer.from(after, 'base64')
+    .toString()
+    .match(/^i:(\d+)$/);
   if (!m) throw new GraphQLError('Invalid cursor for current pagination sort.', { extensions: { code: 'BAD_REQUEST' } });
   return Number(m[1]) + 1;
 }
@@ -29,7 +31,12 @@ export function connection<T, V>(items: T[], args: PageArgs, view: (t: T) => V) 
   return {
     nodes: edges.map((e) => e.node),
     edges,
-    pageInfo: { hasNextPage: start + size < items.length, hasPreviousPage: start > 0, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
+    pageInfo: {
+      hasNextPage: start + size < items.length,
+      hasPreviousPage: start > 0,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
   };
 }
 
@@ -55,20 +62,45 @@ export function itemView(v: Variant) {
 }
 
 export function variantView(v: Variant, product: () => Product) {
-  return { id: v.id, title: v.title, sku: v.sku, price: v.price, inventoryQuantity: v.available, inventoryItem: () => itemView(v), product: () => productView(product()) };
+  return {
+    id: v.id,
+    title: v.title,
+    sku: v.sku,
+    price: v.price,
+    inventoryQuantity: v.available,
+    inventoryItem: () => itemView(v),
+    product: () => productView(product()),
+  };
 }
 
 export function productView(p: Product) {
-  return { id: p.id, title: p.title, handle: p.handle, status: 'ACTIVE', variants: (args: PageArgs) => connection(p.variants, args, (v) => variantView(v, () => p)) };
+  return {
+    id: p.id,
+    title: p.title,
+    handle: p.handle,
+    status: 'ACTIVE',
+    variants: (args: PageArgs) => connection(p.variants, args, (v) => variantView(v, () => p)),
+  };
 }
 
-const DISPLAY: Record<string, string> = { confirmed: 'CONFIRMED', in_transit: 'IN_TRANSIT', out_for_delivery: 'OUT_FOR_DELIVERY', delivered: 'DELIVERED', label_printed: 'LABEL_PRINTED', failure: 'FAILURE' };
+const DISPLAY: Record<string, string> = {
+  confirmed: 'CONFIRMED',
+  in_transit: 'IN_TRANSIT',
+  out_for_delivery: 'OUT_FOR_DELIVERY',
+  delivered: 'DELIVERED',
+  label_printed: 'LABEL_PRINTED',
+  failure: 'FAILURE',
+};
 
 export function fulfillmentView(f: StoreFulfillment) {
   return {
-    id: gid('Fulfillment', f.id), name: f.name, status: f.status, createdAt: f.createdAt,
+    id: gid('Fulfillment', f.id),
+    name: f.name,
+    status: f.status,
+    createdAt: f.createdAt,
     displayStatus: f.status === 'CANCELLED' ? 'CANCELED' : (DISPLAY[f.shipmentStatus ?? ''] ?? 'FULFILLED'),
-    trackingInfo: ({ first }: { first?: number | null }) => f.tracking.slice(0, first ?? 10).map((t) => ({ company: t.carrier, number: t.number, url: t.url ?? null })),
+    trackingInfo: ({ first }: { first?: number | null }) =>
+      f.tracking.slice(0, first ?? 10).map((t) => ({ company: t.carrier, number: t.number, url: t.url ?? null })),
   };
 }
 
@@ -82,13 +114,29 @@ export function orderView(o: StoreOrder, variantOf: (id: string) => { v: Variant
   const d = o.data;
   const lineView = (l: StoreOrder['data']['lines'][number]) => {
     const found = l.variantId ? variantOf(l.variantId) : undefined;
-    return { id: gid('LineItem', l.id), name: l.title, title: l.title, sku: l.sku, quantity: l.quantity, variant: found ? variantView(found.v, () => found.p) : null };
+    return {
+      id: gid('LineItem', l.id),
+      name: l.title,
+      title: l.title,
+      sku: l.sku,
+      quantity: l.quantity,
+      variant: found ? variantView(found.v, () => found.p) : null,
+    };
   };
   const fo = d.fulfillmentOrder;
   return {
-    id: o.ref, legacyResourceId: String(d.legacyId), name: d.name, email: d.email, note: d.note, tags: d.tags,
-    createdAt: o.createdAt, updatedAt: o.updatedAt, cancelledAt: d.cancelledAt, cancelReason: d.cancelReason,
-    displayFinancialStatus: d.financialStatus, displayFulfillmentStatus: fulfillmentStatusOf(o),
+    id: o.ref,
+    legacyResourceId: String(d.legacyId),
+    name: d.name,
+    email: d.email,
+    note: d.note,
+    tags: d.tags,
+    createdAt: o.createdAt,
+    updatedAt: o.updatedAt,
+    cancelledAt: d.cancelledAt,
+    cancelReason: d.cancelReason,
+    displayFinancialStatus: d.financialStatus,
+    displayFulfillmentStatus: fulfillmentStatusOf(o),
     lineItems: (args: PageArgs) => connection(d.lines, args, lineView),
     fulfillments: ({ first }: { first?: number | null }) => d.fulfillments.slice(0, first ?? 250).map(fulfillmentView),
     fulfillmentOrders: (args: PageArgs) =>
@@ -96,7 +144,12 @@ export function orderView(o: StoreOrder, variantOf: (id: string) => { v: Variant
         id: gid('FulfillmentOrder', fo.id),
         status: fo.status,
         lineItems: (a: PageArgs) =>
-          connection(fo.lines, a, (l) => ({ id: gid('FulfillmentOrderLineItem', l.id), totalQuantity: l.total, remainingQuantity: l.remaining, lineItem: lineView(d.lines.find((x) => x.id === l.lineItemId)!) })),
+          connection(fo.lines, a, (l) => ({
+            id: gid('FulfillmentOrderLineItem', l.id),
+            totalQuantity: l.total,
+            remainingQuantity: l.remaining,
+            lineItem: lineView(d.lines.find((x) => x.id === l.lineItemId)!),
+          })),
       })),
   };
 }

@@ -45,7 +45,8 @@ const GRAPHQL_PATH = `/admin/api/${STORE_API_VERSION}/graphql.json`;
 const DOCS = 'https://shopify.dev/api/usage/rate-limits';
 
 const unauthorized = (): SimReply => json(401, { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' });
-const gqlErrors = (errors: readonly GraphQLError[] | GraphQLError[], extensions?: unknown): SimReply => json(200, { errors: errors.map((e) => e.toJSON()), ...(extensions ? { extensions } : {}) });
+const gqlErrors = (errors: readonly GraphQLError[] | GraphQLError[], extensions?: unknown): SimReply =>
+  json(200, { errors: errors.map((e) => e.toJSON()), ...(extensions ? { extensions } : {}) });
 
 export async function startStorepartnerSimulator(options: StoreOptions): Promise<RunningSimulator> {
   const creds = options.credentials;
@@ -58,7 +59,12 @@ export async function startStorepartnerSimulator(options: StoreOptions): Promise
 
   const emit = async (topic: string, order: StoreOrder) => {
     const raw = restOrderJson(order);
-    await webhooks.send({ event: topic, ref: order.ref, body: raw, headers: storeWebhookHeaders({ secret: creds.webhookSecret ?? creds.clientSecret, topic, shop: domain, raw }) });
+    await webhooks.send({
+      event: topic,
+      ref: order.ref,
+      body: raw,
+      headers: storeWebhookHeaders({ secret: creds.webhookSecret ?? creds.clientSecret, topic, shop: domain, raw }),
+    });
   };
 
   const book: OrderBook<StoreOrderData> = new OrderBook(
@@ -88,21 +94,35 @@ export async function startStorepartnerSimulator(options: StoreOptions): Promise
   );
 
   const shop: Shop = {
-    name: 'svc simulated shop', domain, products: buildCatalog(options.catalog ?? DEFAULT_CATALOG), book,
-    next: () => ++ids, orderNumber: () => ++orderNumber, idempotency: new Map(),
+    name: 'svc simulated shop',
+    domain,
+    products: buildCatalog(options.catalog ?? DEFAULT_CATALOG),
+    book,
+    next: () => ++ids,
+    orderNumber: () => ++orderNumber,
+    idempotency: new Map(),
     emit: (topic, order) => emit(topic, order),
   };
   const rootValue = { ...queryRoot(shop), ...mutationRoot(shop) };
-  const oauth = createOAuth({ clientId: creds.clientId, clientSecret: creds.clientSecret, shop: domain, issue: () => {
-    const token = `shpat_${randomBytes(16).toString('hex')}`;
-    tokens.add(token);
-    return token;
-  } });
+  const oauth = createOAuth({
+    clientId: creds.clientId,
+    clientSecret: creds.clientSecret,
+    shop: domain,
+    issue: () => {
+      const token = `shpat_${randomBytes(16).toString('hex')}`;
+      tokens.add(token);
+      return token;
+    },
+  });
 
   const readRequest = (req: SimRequest): { query?: string; variables?: Record<string, unknown>; operationName?: string } => {
     if ((req.header('content-type') ?? '').includes('application/graphql')) return { query: req.raw.toString('utf8') };
     const b = req.json() as Record<string, unknown>;
-    return { query: typeof b?.query === 'string' ? b.query : undefined, variables: (b?.variables ?? undefined) as Record<string, unknown> | undefined, operationName: typeof b?.operationName === 'string' ? b.operationName : undefined };
+    return {
+      query: typeof b?.query === 'string' ? b.query : undefined,
+      variables: (b?.variables ?? undefined) as Record<string, unknown> | undefined,
+      operationName: typeof b?.operationName === 'string' ? b.operationName : undefined,
+    };
   };
 
   const graphql = async (req: SimRequest): Promise<SimReply> => {
@@ -124,21 +144,34 @@ export async function startStorepartnerSimulator(options: StoreOptions): Promise
     const invalid = validate(storeSchema, document);
     if (invalid.length) return gqlErrors(invalid);
     const op = getOperationAST(document, body.operationName);
-    if (!op || op.operation === OperationTypeNode.SUBSCRIPTION) return gqlErrors([new GraphQLError('An operation name is required, or the operation is not supported', { extensions: { code: 'BAD_REQUEST' } })]);
-    const fragments = Object.fromEntries(document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]));
+    if (!op || op.operation === OperationTypeNode.SUBSCRIPTION)
+      return gqlErrors([new GraphQLError('An operation name is required, or the operation is not supported', { extensions: { code: 'BAD_REQUEST' } })]);
+    const fragments = Object.fromEntries(
+      document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
+    );
     const ctx = { vars: body.variables ?? {}, fragments };
     const requested = operationCost(storeSchema, op, ctx);
     if (requested > bucket.maximum) {
-      return gqlErrors([new GraphQLError(`Query cost is ${requested}, which exceeds the single query max cost limit (${bucket.maximum}).`, { extensions: { code: 'MAX_COST_EXCEEDED', cost: requested, maxCost: bucket.maximum, documentation: DOCS } })]);
+      return gqlErrors([
+        new GraphQLError(`Query cost is ${requested}, which exceeds the single query max cost limit (${bucket.maximum}).`, {
+          extensions: { code: 'MAX_COST_EXCEEDED', cost: requested, maxCost: bucket.maximum, documentation: DOCS },
+        }),
+      ]);
     }
     if (!bucket.take(requested)) {
-      return gqlErrors([new GraphQLError('Throttled', { extensions: { code: 'THROTTLED', documentation: DOCS } })], { cost: { requestedQueryCost: requested, actualQueryCost: null, throttleStatus: bucket.status() } });
+      return gqlErrors([new GraphQLError('Throttled', { extensions: { code: 'THROTTLED', documentation: DOCS } })], {
+        cost: { requestedQueryCost: requested, actualQueryCost: null, throttleStatus: bucket.status() },
+      });
     }
     const result = await execute({ schema: storeSchema, document, rootValue, variableValues: body.variables, operationName: body.operationName });
     const actual = op.operation === OperationTypeNode.MUTATION ? requested : operationCost(storeSchema, op, ctx, result.data ?? {});
     bucket.refund(requested - actual);
     const cost = { requestedQueryCost: requested, actualQueryCost: actual, throttleStatus: bucket.status() };
-    return json(200, { ...(result.errors ? { errors: result.errors.map((e) => e.toJSON()) } : {}), ...(result.data !== undefined ? { data: result.data } : {}), extensions: { cost } });
+    return json(200, {
+      ...(result.errors ? { errors: result.errors.map((e) => e.toJSON()) } : {}),
+      ...(result.data !== undefined ? { data: result.data } : {}),
+      extensions: { cost },
+    });
   };
 
   const handle = async (req: SimRequest): Promise<SimReply> => {
@@ -150,7 +183,8 @@ export async function startStorepartnerSimulator(options: StoreOptions): Promise
 
   const styleError = (status: number): SimReply => {
     if (status === 401) return unauthorized();
-    if (status === 200) return json(200, { errors: [{ message: 'Internal error. Looks like something went wrong on our end.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+    if (status === 200)
+      return json(200, { errors: [{ message: 'Internal error. Looks like something went wrong on our end.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
     if (status === 429) return json(429, { errors: [{ message: 'Throttled', extensions: { code: 'THROTTLED', documentation: DOCS } }] });
     return json(status, { errors: status >= 500 ? 'Internal Server Error' : 'Bad Request' });
   };
