@@ -42,7 +42,7 @@ test('ShipStation codes, Shopify names and free spellings resolve to one carrier
     ['Pigeon Post', undefined],
     ['', undefined],
   ];
-  for (const [text, key] of cases) t.is(carrierOf(text), key, text);
+  for (const [text, key] of cases) t.is<string | undefined, string | undefined>(carrierOf(text), key, text);
   t.is(carrierOf(null), undefined);
   t.is(carrierName('ups_walleted'), 'UPS');
   t.is(carrierName('dhl_global_mail'), 'DHL eCommerce');
@@ -128,7 +128,7 @@ test('status texts map to stages, any case, `_`, `-` and spaces alike; shipped â
     ['teleported', undefined],
     ['', undefined],
   ];
-  for (const [text, stage] of cases) t.is(stageOf(text), stage, text);
+  for (const [text, stage] of cases) t.is<string | undefined, string | undefined>(stageOf(text), stage, text);
   t.is(resolveStage('shipped', true, null), 'Dispatched', 'the vendor interface reads the same table');
 });
 

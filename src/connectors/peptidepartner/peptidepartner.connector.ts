@@ -18,7 +18,7 @@ const MAX_RETRIES = 3;
 const MAX_SLEEP_SECONDS = 4;
 
 type Body = { success?: unknown; error?: unknown; details?: unknown; data?: Record<string, unknown>; orderId?: unknown; retryAfter?: unknown };
-const bodyOf = (res: PartnerResponse): Body => (res.json && typeof res.json === 'object' ? (res.json) : {});
+const bodyOf = (res: PartnerResponse): Body => (res.json && typeof res.json === 'object' ? res.json : {});
 
 function errorText(res: PartnerResponse): string {
   const b = bodyOf(res);
