@@ -11,6 +11,11 @@ import { registerOutbox } from './commands/outbox.command.js';
 import { registerPartner } from './commands/partner.command.js';
 import { registerPartnerCredentials } from './commands/partner-credentials.command.js';
 import { registerSimulate } from './commands/simulate.command.js';
+import { registerPriceList } from './commands/price-list.command.js';
+import { registerCustomerRead } from './commands/customer-read.command.js';
+import { registerCheck } from './commands/check.command.js';
+import { registerCompletion } from './commands/completion.command.js';
+import { applyExamples } from './examples.js';
 // the composition root: the registrations every process role shares (handlers, jobs, doc types)
 import '../modules.js';
 
@@ -32,6 +37,11 @@ export function createProgram(io: Io): Command {
   registerPartnerCredentials(program, io);
   registerPartner(program, io);
   registerSimulate(program, io);
+  registerPriceList(program, io);
+  registerCustomerRead(program, io);
+  registerCheck(program, io);
+  registerCompletion(program, io);
+  applyExamples(program);
   // later domains: registerVendor, registerProduct, registerWebhook, …
   return program;
 }

@@ -4,7 +4,10 @@ import { generateApiKeys, setPassword } from '../../auth/credentials.service.js'
 import { createUser } from '../../users/users.service.js';
 import { openDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';
-import { askPassword } from '../prompts.js';
+import { askPassword, confirmOrAbort } from '../prompts.js';
+import { listUsers } from '../../users/accounts.service.js';
+import { revokeApiKeys, setUserEnabled } from '../../audit/user-admin.service.js';
+import { actorOf, common, json, say, table, type CommonOptions } from '../conventions.js';
 
 function parseRoles(value: string): Role[] {
   const roles = value
@@ -62,4 +65,60 @@ export function registerUser(program: Command, io: Io): void {
       await setPassword(systemActor('cli:user-set-password'), email, password);
       io.out(`Password set for ${email}`);
     });
+  common(
+    user
+      .command('list')
+      .description('List users with their roles and whether they are enabled')
+      .option('--role <role>', `only users holding this role (${ROLES.join(', ')})`),
+    { json: true },
+  ).action(async (opts: CommonOptions & { role?: string }) => {
+    if (opts.role) parseRoles(opts.role);
+    await openDatabase(io);
+    const rows = await listUsers(await actorOf(io, opts), { role: opts.role });
+    if (opts.json) return json(io, rows);
+    table(
+      io,
+      ['email', 'name', 'roles', 'enabled', 'customer / sales person / vendor', 'last login'],
+      rows.map((u) => [
+        u.email,
+        u.full_name,
+        u.roles.join(','),
+        u.enabled ? 'yes' : 'no',
+        u.customer ?? u.sales_person ?? u.vendor,
+        u.last_login_at?.toISOString().slice(0, 16),
+      ]),
+    );
+  });
+  for (const enabled of [false, true]) {
+    common(
+      user
+        .command(enabled ? 'enable' : 'disable')
+        .description(enabled ? 'Enable a disabled user (it may sign in again)' : 'Disable a user: its sessions end and its API keys stop working at once')
+        .argument('<email>', 'the user'),
+      { json: true, yes: !enabled },
+    ).action(async (email: string, opts: CommonOptions) => {
+      if (!enabled && !opts.yes) await confirmOrAbort(io, `Disable ${email}? Its sessions end and its API keys stop working.`);
+      await openDatabase(io);
+      const r = await setUserEnabled(await actorOf(io, opts), email, enabled);
+      if (opts.json) return json(io, r);
+      say(
+        io,
+        opts,
+        `${email}: ${enabled ? 'enabled' : 'disabled'}${r.changed ? '' : ' (already)'}${r.sessions_ended ? `, ${r.sessions_ended} session(s) ended` : ''}`,
+      );
+    });
+  }
+  common(
+    user.command('revoke-keys').description('Revoke every API key of a user (its scripts stop at once; sign-in is unaffected)').argument('<email>', 'the user'),
+    {
+      json: true,
+      yes: true,
+    },
+  ).action(async (email: string, opts: CommonOptions) => {
+    if (!opts.yes) await confirmOrAbort(io, `Revoke every API key of ${email}?`);
+    await openDatabase(io);
+    const r = await revokeApiKeys(await actorOf(io, opts), email);
+    if (opts.json) return json(io, r);
+    say(io, opts, `${email}: ${r.revoked} API key(s) revoked`);
+  });
 }

@@ -8,12 +8,16 @@ import {
   rejectVendor,
   setApiEnabled,
   setSuspended,
+  rotateWebhookSecret,
   setWebhook,
   updateVendorSettings,
   type VendorProfileView,
 } from '../../vendors/vendor-profile.service.js';
 import { openDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';
+import { confirmOrAbort } from '../prompts.js';
+import { vendorOverview } from '../../vendor-api/vendor-overview.service.js';
+import { actorOf, common, fields, json, table, type CommonOptions } from '../conventions.js';
 
 /** `svc vendor list|approve|reject|suspend|unsuspend|enable-api|disable-api|credentials|settings|webhook set|stock-request …`. */
 export function registerVendor(program: Command, io: Io): void {
@@ -79,7 +83,60 @@ export function registerVendor(program: Command, io: Io): void {
       const v = await updateVendorSettings(actor('settings'), name, settings);
       io.out(`${name}: scope ${v.scope}, auto-approve ${v.auto_approve ? 'on' : 'off'}, separate SKUs ${v.separate_skus ? `on (${v.sku_prefix}-)` : 'off'}`);
     });
+  common(vendor.command('show').description('One vendor: profile, status, API and webhook state, last API calls, failed deliveries').argument('<vendor>'), {
+    json: true,
+  }).action(async (name: string, opts: CommonOptions) => {
+    await openDatabase(io);
+    const v = await vendorOverview(await actorOf(io, opts), name);
+    if (opts.json) return json(io, v);
+    const p = v.profile;
+    fields(io, {
+      vendor: p.name,
+      name: p.vendor_name,
+      email: p.email,
+      status: `${p.status}${p.suspended ? ', SUSPENDED' : ''}`,
+      scope: p.scope,
+      'auto-approve': p.auto_approve ? 'yes' : 'no',
+      api: v.api_state,
+      client_id: p.client_id,
+      webhook: v.webhook_state,
+      approved: p.approved_at ? `${new Date(p.approved_at).toISOString().slice(0, 16)} by ${p.approved_by ?? '-'}` : null,
+    });
+    io.out('');
+    io.out(`Last API calls (${v.last_calls.length}):`);
+    if (v.last_calls.length)
+      table(
+        io,
+        ['at', 'function', 'status', 'http', 'ms'],
+        v.last_calls.map((c) => [new Date(c.at).toISOString().slice(0, 19), c.function, c.status, c.http_status, c.duration_ms]),
+      );
+    io.out('');
+    io.out(`Failed webhook deliveries (${v.failed_deliveries.length}):`);
+    if (v.failed_deliveries.length)
+      table(
+        io,
+        ['id', 'event', 'attempts', 'last http', 'error'],
+        v.failed_deliveries.map((d) => [d.delivery_id, d.event, d.attempts, d.last_http_status, d.last_error]),
+      );
+  });
   const webhook = vendor.command('webhook').description('The Webhook URL of a vendor');
+  common(
+    webhook
+      .command('rotate-secret')
+      .description("A new webhook secret for the vendor's URL (shown once; the old one stops signing at once)")
+      .argument('<vendor>'),
+    {
+      json: true,
+      yes: true,
+    },
+  ).action(async (name: string, opts: CommonOptions) => {
+    if (!opts.yes) await confirmOrAbort(io, `Rotate the webhook secret of ${name}? Its receiver must switch to the new secret.`);
+    await openDatabase(io);
+    const r = await rotateWebhookSecret(await actorOf(io, opts), name);
+    if (opts.json) return json(io, r);
+    io.out(`${name}: new webhook secret for ${r.webhook_url}`);
+    io.out(`webhook secret: ${r.webhook_secret}  (verify X-Svc-Signature with it; not shown again)`);
+  });
   webhook
     .command('set')
     .description("Point a vendor's webhooks at a URL (a secret is generated and shown once when none exists)")
