@@ -32,7 +32,7 @@ export interface ColumnSpec {
 export interface StageResult {
   /** data rows read (the header not counted) */
   rows: number;
-  /** format issues (rows left out of the staging table) */
+  /** format issues (such rows are staged with bad = true and the malformed values as NULL) */
   issues: ImportIssue[];
   /** the file's header name of each staged column */
   headers: Map<string, string>;
@@ -87,7 +87,7 @@ export async function stageTable(
   for (const c of columns)
     if (c.required && !headers.has(c.name)) throw new InputError(`Missing column ${[c.name, ...(c.aliases ?? [])].join(' | ')} (line 1)`);
   const staged = columns.filter((c) => headers.has(c.name));
-  await execute(`CREATE TEMP TABLE ${table} (line int NOT NULL, ${staged.map((c) => `${c.name} ${c.type}`).join(', ')}) ON COMMIT DROP`, [], { transaction });
+  await execute(`CREATE TEMP TABLE ${table} (line int NOT NULL, bad boolean NOT NULL, ${staged.map((c) => `${c.name} ${c.type}`).join(', ')}) ON COMMIT DROP`, [], { transaction });
 
   const issues: ImportIssue[] = [];
   let count = 0;
@@ -106,6 +106,7 @@ export async function stageTable(
         const reason = v === '' ? (spec.required ? 'required' : undefined) : spec.check?.(v);
         if (reason) {
           issues.push({ line, column: headers.get(spec.name)!, reason });
+          values.set(spec.name, ''); // staged as NULL: the row's other values are still checked against the database
           bad = true;
         }
       }
@@ -116,11 +117,10 @@ export async function stageTable(
           bad = true;
         }
       }
-      if (bad) continue;
-      yield `${line}\t${staged.map((s) => copyText(values.get(s.name) || null)).join('\t')}\n`;
+      yield `${line}\t${bad ? 't' : 'f'}\t${staged.map((s) => copyText(values.get(s.name) || null)).join('\t')}\n`;
     }
   }
-  await copyInto(transaction, `COPY ${table} (line, ${staged.map((c) => c.name).join(', ')}) FROM STDIN`, lines());
+  await copyInto(transaction, `COPY ${table} (line, bad, ${staged.map((c) => c.name).join(', ')}) FROM STDIN`, lines());
   opts.onRow?.(count);
   await execute(`ANALYZE ${table}`, [], { transaction });
   return { rows: count, issues, headers };

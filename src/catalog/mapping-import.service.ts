@@ -57,10 +57,10 @@ export async function importProductMappings(actor: Actor, path: string, opts: Im
     const s = sqlFor({ i: Item });
     const found = await selectRows<{ line: number; col: string; reason: string }>(
       s(`SELECT line, 'item_code' AS col, format('unknown item "%s"', st.item_code) AS reason FROM ${STAGE} st
-          WHERE NOT EXISTS (SELECT 1 FROM {i} WHERE {i.itemCode} = st.item_code)
+          WHERE st.item_code IS NOT NULL AND NOT EXISTS (SELECT 1 FROM {i} WHERE {i.itemCode} = st.item_code)
          UNION ALL
          SELECT line, 'item_code', format('duplicate: %s is also on line %s', item_code, first) FROM
-           (SELECT line, item_code, min(line) OVER (PARTITION BY item_code) AS first FROM ${STAGE}) d WHERE line <> first`),
+           (SELECT line, item_code, min(line) OVER (PARTITION BY item_code) AS first FROM ${STAGE} WHERE item_code IS NOT NULL) d WHERE line <> first`),
       [],
       { transaction },
     );
@@ -78,7 +78,7 @@ export async function importProductMappings(actor: Actor, path: string, opts: Im
       fields: fields.map((f) => f.field),
     };
     if (badLines.length && !opts.skipInvalid) return result;
-    if (badLines.length) await execute(`DELETE FROM ${STAGE} WHERE line = ANY($1::int[])`, [badLines], { transaction });
+    await execute(`DELETE FROM ${STAGE} WHERE bad OR line = ANY($1::int[])`, [badLines], { transaction });
     const cols = (prefix: string) => fields.map((f) => `${prefix}${f.field}`).join(', ');
     const same = fields.length ? s(`ROW(${fields.map((f) => `{i.${f.attribute}}`).join(', ')}) IS NOT DISTINCT FROM ROW(${cols('st.')})`) : 'TRUE';
     const [counts] = await selectRows<{ changed: number; unchanged: number }>(

@@ -65,16 +65,16 @@ const q = once(() => {
   return {
     issues: s(`
       SELECT line, 'price_list' AS col, format('unknown price list "%s"', st.price_list) AS reason FROM ${STAGE} st
-       WHERE NOT EXISTS (SELECT 1 FROM {pl} WHERE {pl.name} = st.price_list)
+       WHERE st.price_list IS NOT NULL AND NOT EXISTS (SELECT 1 FROM {pl} WHERE {pl.name} = st.price_list)
       UNION ALL
       SELECT line, 'item_code', format('unknown item "%s"', st.item_code) FROM ${STAGE} st
-       WHERE NOT EXISTS (SELECT 1 FROM {i} WHERE {i.itemCode} = st.item_code)
+       WHERE st.item_code IS NOT NULL AND NOT EXISTS (SELECT 1 FROM {i} WHERE {i.itemCode} = st.item_code)
       UNION ALL
       SELECT line, 'uom', format('unknown UOM "%s"', st.uom) FROM ${STAGE} st
        WHERE st.uom IS NOT NULL AND NOT EXISTS (SELECT 1 FROM {u} WHERE {u.name} = st.uom)
       UNION ALL
       SELECT line, 'item_code', format('duplicate: %s in %s is also on line %s', item_code, price_list, first) FROM
-        (SELECT line, item_code, price_list, min(line) OVER (PARTITION BY price_list, item_code) AS first FROM ${STAGE}) d
+        (SELECT line, item_code, price_list, min(line) OVER (PARTITION BY price_list, item_code) AS first FROM ${STAGE} WHERE item_code IS NOT NULL AND price_list IS NOT NULL) d
        WHERE line <> first`),
     counts: s(`
       SELECT count(*) FILTER (WHERE p.{p:id} IS NULL)::int AS new,
@@ -100,7 +100,7 @@ const q = once(() => {
       DELETE FROM {@p} p WHERE p.{p:priceList} IN (SELECT price_list FROM ${STAGE})
          AND NOT EXISTS (SELECT 1 FROM ${STAGE} st WHERE ${match})
       RETURNING p.{p:priceList} || '/' || p.{p:itemCode} AS name`),
-    dropBad: `DELETE FROM ${STAGE} WHERE line = ANY($1::int[])`,
+    dropBad: `DELETE FROM ${STAGE} WHERE bad OR line = ANY($1::int[])`,
   };
 });
 
@@ -145,7 +145,7 @@ export async function importPriceList(actor: Actor, path: string, opts: ImportOp
       price_lists: [],
     };
     if (badLines.length && !opts.skipInvalid) return result;
-    if (badLines.length) await execute(q().dropBad, [badLines], { transaction });
+    await execute(q().dropBad, [badLines], { transaction });
     result.price_lists = (await selectRows<{ price_list: string }>(q().lists, [], { transaction })).map((r) => r.price_list);
     const [counts] = await selectRows<{ new: number; changed: number; unchanged: number }>(q().counts, [], { transaction });
     Object.assign(result, counts);

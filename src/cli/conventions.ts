@@ -26,7 +26,7 @@ export function common(cmd: Command, extra: { json?: boolean; yes?: boolean } = 
 
 /** The operating-system user running svc. */
 export function osUser(io: Io): string {
-  const named = io.env.SVC_CLI_USER ?? io.env.USER ?? io.env.LOGNAME;
+  const named = io.env.USER ?? io.env.LOGNAME;
   if (named) return named;
   try {
     return userInfo().username;
