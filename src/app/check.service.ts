@@ -29,7 +29,8 @@ export const HEARTBEAT_MAX_AGE_SECONDS = 60;
 /** A due outbox row waiting longer than this means the workers are not keeping up. */
 export const OUTBOX_MAX_WAIT_SECONDS = 600;
 
-const ago = (s: number) => (s < 120 ? `${s}s ago` : s < 7200 ? `${Math.round(s / 60)} min ago` : `${Math.round(s / 3600)} h ago`);
+const dur = (s: number) => (s < 120 ? `${s}s` : s < 7200 ? `${Math.round(s / 60)} min` : `${Math.round(s / 3600)} h`);
+const ago = (s: number) => `${dur(s)} ago`;
 
 /** Every check after the configuration loaded and the database opened (the caller reports those two). */
 export async function runChecks(config: Config): Promise<Finding[]> {
@@ -77,10 +78,10 @@ export async function runChecks(config: Config): Promise<Finding[]> {
       ? {
           check: 'outbox',
           level: 'fail',
-          detail: `${backlog.pending} pending; the oldest due row has waited ${ago(waiting)}`,
+          detail: `${backlog.pending} pending; the oldest due row has waited ${dur(waiting)}`,
           fix: 'check that workers run (svc check: worker) and svc outbox status for kinds without a handler; add workers if they cannot keep up',
         }
-      : { check: 'outbox', level: 'ok', detail: `${backlog.pending} pending${backlog.oldest_due_seconds !== null ? `, oldest due ${ago(waiting)}` : ''}` },
+      : { check: 'outbox', level: 'ok', detail: `${backlog.pending} pending${backlog.oldest_due_seconds !== null ? `, the oldest due has waited ${dur(waiting)}` : ''}` },
   );
   if (backlog.failed > 0)
     findings.push({
