@@ -81,7 +81,11 @@ export async function runChecks(config: Config): Promise<Finding[]> {
           detail: `${backlog.pending} pending; the oldest due row has waited ${dur(waiting)}`,
           fix: 'check that workers run (svc check: worker) and svc outbox status for kinds without a handler; add workers if they cannot keep up',
         }
-      : { check: 'outbox', level: 'ok', detail: `${backlog.pending} pending${backlog.oldest_due_seconds !== null ? `, the oldest due has waited ${dur(waiting)}` : ''}` },
+      : {
+          check: 'outbox',
+          level: 'ok',
+          detail: `${backlog.pending} pending${backlog.oldest_due_seconds !== null ? `, the oldest due has waited ${dur(waiting)}` : ''}`,
+        },
   );
   if (backlog.failed > 0)
     findings.push({

@@ -88,7 +88,11 @@ export async function stageTable(
     if (c.required && !headers.has(c.name)) throw new InputError(`Missing column ${[c.name, ...(c.aliases ?? [])].join(' | ')} (line 1)`);
   const staged = columns.filter((c) => headers.has(c.name));
   // every column (one the file leaves out is NULL), so the checks and merges name them all
-  await execute(`CREATE TEMP TABLE ${table} (line int NOT NULL, bad boolean NOT NULL, ${columns.map((c) => `${c.name} ${c.type}`).join(', ')}) ON COMMIT DROP`, [], { transaction });
+  await execute(
+    `CREATE TEMP TABLE ${table} (line int NOT NULL, bad boolean NOT NULL, ${columns.map((c) => `${c.name} ${c.type}`).join(', ')}) ON COMMIT DROP`,
+    [],
+    { transaction },
+  );
 
   const issues: ImportIssue[] = [];
   let count = 0;

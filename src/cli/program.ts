@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command } from 'commander';
+import { projectRoot } from '../config/index.js';
 import type { Io } from './io.js';
 import { registerServe } from './commands/serve.command.js';
 import { registerDb } from './commands/db.command.js';
@@ -23,7 +26,7 @@ import '../modules.js';
 export function createProgram(io: Io): Command {
   const program = new Command('svc')
     .description('Healthcare supply marketplace service: API, worker and admin commands')
-    .version('0.1.0')
+    .version((JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version)
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s.replace(/\n$/, '')), writeErr: (s) => io.err(s.replace(/\n$/, '')) });
   registerServe(program, io);

@@ -81,7 +81,9 @@ test.serial('user list --role, disable (sessions end, audited), enable, revoke-k
   const on = await svc(['user', 'enable', 'west.rep@demo.svc.local', '--json', '--as', 'admin@demo.svc.local'], env());
   t.like(JSON.parse(on.out.join('\n')), { enabled: true, changed: true });
   const admin = ((await pgc.query(`SELECT id FROM users WHERE email = 'admin@demo.svc.local'`)).rows[0] as { id: string }).id;
-  const trail = (await pgc.query(`SELECT actor_id, action FROM audit_events WHERE object_type = 'User' AND object_name = 'west.rep@demo.svc.local' ORDER BY id`)).rows;
+  const trail = (
+    await pgc.query(`SELECT actor_id, action FROM audit_events WHERE object_type = 'User' AND object_name = 'west.rep@demo.svc.local' ORDER BY id`)
+  ).rows;
   t.deepEqual(trail, [
     { actor_id: 'cli:bob', action: 'disable' },
     { actor_id: admin, action: 'enable' },
@@ -114,14 +116,16 @@ test.serial('vendor show: profile, API and webhook state, last calls, failed del
   t.is(none.code, 1);
   t.regex(none.err.join('\n'), /has no webhook URL/);
   t.is((await svc(['vendor', 'webhook', 'set', 'VEN-DEMO-MEDI', 'http://127.0.0.1:9/hooks'], env())).code, 0);
-  const before = ((await pgc.query(`SELECT webhook_secret_enc FROM vendor_profiles WHERE name = 'VEN-DEMO-MEDI'`)).rows[0] as { webhook_secret_enc: string }).webhook_secret_enc;
+  const before = ((await pgc.query(`SELECT webhook_secret_enc FROM vendor_profiles WHERE name = 'VEN-DEMO-MEDI'`)).rows[0] as { webhook_secret_enc: string })
+    .webhook_secret_enc;
   t.is((await svc(['vendor', 'webhook', 'rotate-secret', 'VEN-DEMO-MEDI'], env())).code, 2, 'needs --yes without a terminal');
   const rot = await svc(['vendor', 'webhook', 'rotate-secret', 'VEN-DEMO-MEDI', '--yes', '--json'], env());
   t.is(rot.code, 0, rot.err.join('\n'));
   const doc = JSON.parse(rot.out.join('\n')) as { webhook_secret: string; webhook_url: string };
   t.regex(doc.webhook_secret, /^whsec_/);
   t.is(doc.webhook_url, 'http://127.0.0.1:9/hooks');
-  const after = ((await pgc.query(`SELECT webhook_secret_enc FROM vendor_profiles WHERE name = 'VEN-DEMO-MEDI'`)).rows[0] as { webhook_secret_enc: string }).webhook_secret_enc;
+  const after = ((await pgc.query(`SELECT webhook_secret_enc FROM vendor_profiles WHERE name = 'VEN-DEMO-MEDI'`)).rows[0] as { webhook_secret_enc: string })
+    .webhook_secret_enc;
   t.not(after, before);
   const show = await svc(['vendor', 'show', 'VEN-DEMO-MEDI', '--json'], env());
   t.like(JSON.parse(show.out.join('\n')), { webhook_state: 'http://127.0.0.1:9/hooks (signed)', profile: { name: 'VEN-DEMO-MEDI' } });

@@ -36,7 +36,8 @@ test.serial('no worker ever ran: worker fails with its fix, exit 1; the table na
   const res = await svc(['check'], { DATABASE_URL: dbUrl });
   t.is(res.code, 1);
   const text = res.out.join('\n');
-  for (const name of ['configuration', 'database', 'migrations', 'worker', 'outbox', 'partner rxpartner', 'mail']) t.regex(text, new RegExp(`^(ok  |WARN|FAIL)  ${name}\\s`, 'm'), name);
+  for (const name of ['configuration', 'database', 'migrations', 'worker', 'outbox', 'partner rxpartner', 'mail'])
+    t.regex(text, new RegExp(`^(ok  |WARN|FAIL)  ${name}\\s`, 'm'), name);
   t.regex(text, /^FAIL {2}worker\s+no worker has ever run\n\s+fix: start a worker: svc worker/m);
   t.deepEqual(res.err, ['error: 1 problem(s) found']);
 });

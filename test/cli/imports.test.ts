@@ -21,7 +21,12 @@ const file = (name: string, text: string) => {
 };
 const env = () => ({ DATABASE_URL: dbUrl, USER: 'alice' });
 const prices = async (list: string) =>
-  (await pgc.query<{ item_code: string; rate: string; updated_at: Date }>('SELECT item_code, rate::text, updated_at FROM item_prices WHERE price_list = $1 ORDER BY item_code', [list])).rows;
+  (
+    await pgc.query<{ item_code: string; rate: string; updated_at: Date }>(
+      'SELECT item_code, rate::text, updated_at FROM item_prices WHERE price_list = $1 ORDER BY item_code',
+      [list],
+    )
+  ).rows;
 const auditCount = async () => Number((await pgc.query<{ n: string }>(`SELECT count(*) AS n FROM audit_events WHERE object_type = 'Item Price'`)).rows[0].n);
 
 test.before(async () => {
@@ -57,7 +62,11 @@ test.serial('a price-list CSV: dry run counts, import, and a re-import that writ
   t.is(run.code, 0, run.err.join('\n'));
   t.regex(run.out.join('\n'), /3 rows read in [\d.]+s: \d+ new, \d+ changed, \d+ unchanged \[Standard Selling, Wholesale\]/);
   t.is((await prices('Wholesale')).find((p) => p.item_code === 'MEDI-GLV-NIT-M')?.rate, '99.5000');
-  const gauze = (await pgc.query(`SELECT rate::text, valid_from::text, valid_upto::text FROM item_prices WHERE price_list = 'Standard Selling' AND item_code = 'MEDI-GAUZE-4X4'`)).rows[0];
+  const gauze = (
+    await pgc.query(
+      `SELECT rate::text, valid_from::text, valid_upto::text FROM item_prices WHERE price_list = 'Standard Selling' AND item_code = 'MEDI-GAUZE-4X4'`,
+    )
+  ).rows[0];
   t.deepEqual(gauze, { rate: '7.2500', valid_from: '2026-01-01', valid_upto: '2026-12-31' });
   const audit = (await pgc.query(`SELECT actor_id, action, object_name FROM audit_events WHERE object_type = 'Item Price' ORDER BY id DESC`)).rows;
   t.is(audit.length - audits, report.new + report.changed, 'one audit row per price written');
@@ -139,7 +148,9 @@ test.serial('--replace removes the list prices the file does not name; it needs 
     (await prices('Sales Channel')).map((p) => [p.item_code, p.rate]),
     [['DEMO-N95', '2.5000']],
   );
-  const deleted = (await pgc.query(`SELECT count(*)::int AS n FROM audit_events WHERE object_type = 'Item Price' AND action = 'delete'`)).rows[0] as { n: number };
+  const deleted = (await pgc.query(`SELECT count(*)::int AS n FROM audit_events WHERE object_type = 'Item Price' AND action = 'delete'`)).rows[0] as {
+    n: number;
+  };
   t.is(deleted.n, others);
 });
 
@@ -181,12 +192,15 @@ test.serial('product-mapping import: validated like prices, present columns set 
   t.like(JSON.parse(dry.out.join('\n')), { rows: 3, invalid: 1, changed: 2, written: false, fields: ['otc_sku', 'shipper_product_id'] });
   const res = await svc(['product-mapping', 'import', csv, '--skip-invalid'], env());
   t.is(res.code, 0, res.err.join('\n'));
-  const rows = (await pgc.query(`SELECT item_code, otc_sku, shipper_product_id, store_variant_id FROM items WHERE item_code IN ('DEMO-N95', 'DEMO-BP-CUFF') ORDER BY 1`)).rows;
+  const rows = (
+    await pgc.query(`SELECT item_code, otc_sku, shipper_product_id, store_variant_id FROM items WHERE item_code IN ('DEMO-N95', 'DEMO-BP-CUFF') ORDER BY 1`)
+  ).rows;
   t.deepEqual(rows, [
     { item_code: 'DEMO-BP-CUFF', otc_sku: null, shipper_product_id: 'SHIP-7', store_variant_id: null },
     { item_code: 'DEMO-N95', otc_sku: 'OTC-95', shipper_product_id: null, store_variant_id: 'SV-1' },
   ]);
-  const audit = (await pgc.query(`SELECT object_name, fields FROM audit_events WHERE object_type = 'Item' AND detail->>'via' = 'import' ORDER BY object_name`)).rows;
+  const audit = (await pgc.query(`SELECT object_name, fields FROM audit_events WHERE object_type = 'Item' AND detail->>'via' = 'import' ORDER BY object_name`))
+    .rows;
   t.deepEqual(audit, [
     { object_name: 'DEMO-BP-CUFF', fields: ['otc_sku', 'shipper_product_id'] },
     { object_name: 'DEMO-N95', fields: ['otc_sku', 'shipper_product_id'] },
