@@ -31,9 +31,9 @@ function reportIssues(io: Io, opts: CommonOptions, issues: ImportIssue[], writte
 }
 
 /** Exit code of an import: 1 when bad rows stopped it (nothing written), else 0. */
-function finish(io: Io, opts: ImportFlags, result: PriceImportResult | MappingImportResult, summary: string): void {
+function finish(io: Io, opts: ImportFlags, result: PriceImportResult | MappingImportResult, summary: string, started: number): void {
   reportIssues(io, opts, result.issues, result.written, Boolean(opts.skipInvalid));
-  if (opts.json) json(io, result);
+  if (opts.json) json(io, { ...result, seconds: Math.round((Date.now() - started) / 100) / 10 });
   else io.out(summary);
   if (result.invalid && !opts.skipInvalid)
     throw new CliError(`${result.invalid} bad row(s): nothing written (fix them, or pass --skip-invalid to import the rest)`, 1);
@@ -86,6 +86,7 @@ export function registerPriceList(program: Command, io: Io): void {
         result.invalid && !opts.skipInvalid
           ? `${result.rows} rows read, ${result.invalid} bad: nothing written`
           : `${result.rows} rows read in ${secs}s${result.invalid ? `, ${result.invalid} bad skipped` : ''}: ${counts}${verb ? ` (dry run: nothing written)` : ''} [${result.price_lists.join(', ')}]`,
+        started,
       );
     });
   common(
@@ -117,6 +118,7 @@ export function registerPriceList(program: Command, io: Io): void {
     await openDatabase(io);
     const actor = await actorOf(io, opts);
     const bar = progressBar(io, size);
+    const started = Date.now();
     const result = await importProductMappings(actor, file, {
       format,
       dryRun: opts.dryRun,
@@ -130,7 +132,8 @@ export function registerPriceList(program: Command, io: Io): void {
       result,
       result.invalid && !opts.skipInvalid
         ? `${result.rows} rows read, ${result.invalid} bad: nothing written`
-        : `${result.rows} rows read${result.invalid ? `, ${result.invalid} bad skipped` : ''}: ${result.changed} changed, ${result.unchanged} unchanged${result.dry_run ? ' (dry run: nothing written)' : ''} [${result.fields.join(', ') || 'no mapping column'}]`,
+        : `${result.rows} rows read in ${((Date.now() - started) / 1000).toFixed(1)}s${result.invalid ? `, ${result.invalid} bad skipped` : ''}: ${result.changed} changed, ${result.unchanged} unchanged${result.dry_run ? ' (dry run: nothing written)' : ''} [${result.fields.join(', ') || 'no mapping column'}]`,
+      started,
     );
   });
 }
