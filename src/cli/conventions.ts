@@ -24,6 +24,33 @@ export function common(cmd: Command, extra: { json?: boolean; yes?: boolean } = 
   return cmd;
 }
 
+// `--as` of the command being run, remembered by the program's preAction hook (applyConventions), so
+// the commands written before --as existed ask cliActor(io) instead of threading their options through.
+let invokedAs: string | undefined;
+
+/**
+ * Gives every command that acts on data `--as <email>` (those that lack it) and remembers, before each
+ * action, the value given. Runs once the whole tree is registered.
+ */
+export function applyConventions(program: Command, acting: string[]): void {
+  const walk = (cmd: Command): Command[] => cmd.commands.flatMap((c) => [c, ...walk(c)]);
+  for (const noun of program.commands.filter((c) => acting.includes(c.name()))) {
+    for (const cmd of [noun, ...walk(noun)]) {
+      const runs = (cmd as unknown as { _actionHandler: unknown })._actionHandler !== null;
+      if (runs && !cmd.options.some((o) => o.long === '--as'))
+        cmd.option('--as <email>', 'act as this user (checked by the policy like any actor); default cli:<os-user>');
+    }
+  }
+  program.hook('preAction', (_program, action) => {
+    invokedAs = action.optsWithGlobals<{ as?: string }>().as; // a parent’s --as too (svc product review --as … list)
+  });
+}
+
+/** The actor of the command being run: its `--as` user, else cli:<os-user> (the database must be open). */
+export function cliActor(io: Io): Promise<Actor> {
+  return actorOf(io, { as: invokedAs });
+}
+
 /** The operating-system user running svc. */
 export function osUser(io: Io): string {
   const named = io.env.USER ?? io.env.LOGNAME;

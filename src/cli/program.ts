@@ -19,6 +19,7 @@ import { registerCustomerRead } from './commands/customer-read.command.js';
 import { registerCheck } from './commands/check.command.js';
 import { registerCompletion } from './commands/completion.command.js';
 import { applyExamples } from './examples.js';
+import { applyConventions } from './conventions.js';
 // the composition root: the registrations every process role shares (handlers, jobs, doc types)
 import '../modules.js';
 
@@ -44,6 +45,7 @@ export function createProgram(io: Io): Command {
   registerCustomerRead(program, io);
   registerCheck(program, io);
   registerCompletion(program, io);
+  applyConventions(program, ['user', 'vendor', 'product', 'doctor', 'partner-credentials', 'partner', 'webhook', 'price-list', 'product-mapping', 'customer']);
   applyExamples(program);
   // later domains: registerVendor, registerProduct, registerWebhook, …
   return program;

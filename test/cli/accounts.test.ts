@@ -145,3 +145,18 @@ test.serial('product review list: pending products with vendor and age; the poli
   const approve = await svc(['product', 'review', 'MEDI-GAUZE-4X4', '--approve'], env());
   t.is(approve.code, 0, approve.err.join('\n'));
 });
+
+test.serial('the commands that existed before --as take it too, and record cli:<os-user> without it', async (t) => {
+  const refused = await svc(['vendor', 'suspend', 'VEN-DEMO-SEP', '--as', 'rep@demo.svc.local'], env());
+  t.is(refused.code, 1);
+  t.deepEqual(refused.err, ['error: Not permitted to update Vendor Profile']);
+  t.is((await svc(['vendor', 'suspend', 'VEN-DEMO-SEP'], env())).code, 0);
+  const admin = await svc(['vendor', 'unsuspend', 'VEN-DEMO-SEP', '--as', 'marketplace.admin@demo.svc.local'], env());
+  t.is(admin.code, 0, admin.err.join('\n'));
+  const id = ((await pgc.query(`SELECT id FROM users WHERE email = 'marketplace.admin@demo.svc.local'`)).rows[0] as { id: string }).id;
+  const trail = (await pgc.query(`SELECT actor_id, action FROM audit_events WHERE object_name = 'VEN-DEMO-SEP' ORDER BY id`)).rows;
+  t.deepEqual(trail.slice(-2), [
+    { actor_id: 'cli:bob', action: 'suspend' },
+    { actor_id: id, action: 'unsuspend' },
+  ]);
+});

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { systemActor } from '../../auth/actor.js';
 import { listPendingProducts, reviewProduct } from '../../vendors/product-review.service.js';
-import { actorOf, common, json, table, type CommonOptions } from '../conventions.js';
+import { common, json, table, type CommonOptions, cliActor } from '../conventions.js';
 import { MAPPING_FIELDS, setProductMapping, type ProductMapping } from '../../catalog/product-mapping.js';
 import { openDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';
@@ -21,7 +20,7 @@ export function registerProduct(program: Command, io: Io): void {
       if (Boolean(opts.approve) === Boolean(opts.reject)) throw new CliError('Pass exactly one of --approve or --reject', 2);
       if (opts.reject && !opts.reason) throw new CliError('--reject needs --reason', 2);
       await openDatabase(io);
-      const r = await reviewProduct(systemActor('cli:product-review'), {
+      const r = await reviewProduct(await cliActor(io), {
         item_code: itemCode,
         action: opts.approve ? 'approve' : 'reject',
         reason: opts.reason,
@@ -38,7 +37,7 @@ export function registerProduct(program: Command, io: Io): void {
     { json: true },
   ).action(async (opts: CommonOptions & { vendor?: string }) => {
     await openDatabase(io);
-    const rows = await listPendingProducts(await actorOf(io, opts), { vendor: opts.vendor });
+    const rows = await listPendingProducts(await cliActor(io), { vendor: opts.vendor });
     if (opts.json) return json(io, rows);
     if (!rows.length) return io.out('No product waits for review');
     table(
@@ -67,7 +66,7 @@ export function registerProduct(program: Command, io: Io): void {
     if (Object.keys(changes).length === 0)
       throw new CliError(`Pass at least one of ${MAPPING_FIELDS.map((m) => `--${m.field.replace(/_/g, '-')}`).join(' ')}`, 2);
     await openDatabase(io);
-    const r = await setProductMapping(systemActor('cli:product-map'), itemCode, changes);
+    const r = await setProductMapping(await cliActor(io), itemCode, changes);
     const set = Object.entries(r.mapping)
       .filter(([, v]) => v)
       .map(([k, v]) => `${k}=${v}`);

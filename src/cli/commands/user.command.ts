@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { systemActor, ROLES, type Role } from '../../auth/actor.js';
+import { ROLES, type Role } from '../../auth/actor.js';
 import { generateApiKeys, setPassword } from '../../auth/credentials.service.js';
 import { createUser } from '../../users/users.service.js';
 import { openDatabase } from '../context.js';
@@ -7,7 +7,7 @@ import { CliError, type Io } from '../io.js';
 import { askPassword, confirmOrAbort } from '../prompts.js';
 import { listUsers } from '../../users/accounts.service.js';
 import { revokeApiKeys, setUserEnabled } from '../../audit/user-admin.service.js';
-import { actorOf, common, json, say, table, type CommonOptions } from '../conventions.js';
+import { actorOf, common, json, say, table, type CommonOptions, cliActor } from '../conventions.js';
 
 function parseRoles(value: string): Role[] {
   const roles = value
@@ -33,7 +33,7 @@ export function registerUser(program: Command, io: Io): void {
       const roles = parseRoles(opts.roles);
       const password = opts.password ?? io.env.SVC_PASSWORD ?? (await askPassword(io, `Password for ${email}`));
       await openDatabase(io);
-      const created = await createUser(systemActor('cli:user-create'), {
+      const created = await createUser(await cliActor(io), {
         email,
         full_name: opts.name,
         password,
@@ -49,7 +49,7 @@ export function registerUser(program: Command, io: Io): void {
     .argument('<email>', 'the user')
     .action(async (email: string) => {
       await openDatabase(io);
-      const keys = await generateApiKeys(systemActor('cli:user-generate-keys'), { email });
+      const keys = await generateApiKeys(await cliActor(io), { email });
       io.out(`api_key:    ${keys.api_key}`);
       io.out(`api_secret: ${keys.api_secret}`);
       io.out(`Send: Authorization: token ${keys.api_key}:<api_secret>  (the secret is not shown again)`);
@@ -62,7 +62,7 @@ export function registerUser(program: Command, io: Io): void {
     .action(async (email: string, opts: { password?: string }) => {
       const password = opts.password ?? io.env.SVC_PASSWORD ?? (await askPassword(io, `New password for ${email}`));
       await openDatabase(io);
-      await setPassword(systemActor('cli:user-set-password'), email, password);
+      await setPassword(await cliActor(io), email, password);
       io.out(`Password set for ${email}`);
     });
   common(
