@@ -51,8 +51,9 @@ export async function importProductMappings(actor: Actor, path: string, opts: Im
       STAGE,
       MAPPING_COLUMNS,
       readTable(path, opts.format, (b) => (bytes = b)),
-      { onRow: (rows) => opts.onProgress?.({ rows, bytes }) },
+      { onRow: (rows) => opts.onProgress?.({ rows, bytes, phase: 'reading' }) },
     );
+    opts.onProgress?.({ rows: stage.rows, bytes, phase: 'merging' });
     const fields = MAPPING_FIELDS.filter((m) => stage.headers.has(m.field));
     const s = sqlFor({ i: Item });
     const found = await selectRows<{ line: number; col: string; reason: string }>(

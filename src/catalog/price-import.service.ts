@@ -31,6 +31,8 @@ export const PRICE_COLUMNS: ColumnSpec[] = [
 export interface ImportProgress {
   rows: number;
   bytes: number;
+  /** reading the file, then checking it against the catalog and merging (no progress to show) */
+  phase: 'reading' | 'merging';
 }
 
 export interface ImportOptions {
@@ -124,9 +126,10 @@ export async function importPriceList(actor: Actor, path: string, opts: ImportOp
           const upto = v.get('valid_upto');
           return from && upto && upto < from ? { line: 0, column: 'valid_upto', reason: `${upto} is before valid_from ${from}` } : undefined;
         },
-        onRow: (rows) => opts.onProgress?.({ rows, bytes }),
+        onRow: (rows) => opts.onProgress?.({ rows, bytes, phase: 'reading' }),
       },
     );
+    opts.onProgress?.({ rows: stage.rows, bytes, phase: 'merging' });
     const rename = (col: string) => stage.headers.get(col) ?? col;
     const found = await selectRows<{ line: number; col: string; reason: string }>(q().issues, [], { transaction });
     const issues = sortIssues([...stage.issues, ...found.map((r) => ({ line: r.line, column: rename(r.col), reason: r.reason }))]);

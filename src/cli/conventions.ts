@@ -110,14 +110,19 @@ export function say(io: Io, opts: { json?: boolean }, line: string): void {
  * A progress bar on stderr when it is a terminal: share of the file read, rows, rows/s and ETA,
  * redrawn at most 10 times a second; `done()` clears it.
  */
-export function progressBar(io: Io, totalBytes: number): { update(rows: number, bytes: number): void; done(): void } {
+export function progressBar(io: Io, totalBytes: number): { update(rows: number, bytes: number, merging?: boolean): void; done(): void } {
   if (!io.progress) return { update: () => undefined, done: () => undefined };
   const started = Date.now();
   let drawn = 0;
   const write = (s: string) => process.stderr.write(s);
   return {
-    update(rows, bytes) {
+    update(rows, bytes, merging) {
       const now = Date.now();
+      if (merging) {
+        const secs = Math.round((now - started) / 1000);
+        write(`\r[${'#'.repeat(24)}] ${rows.toLocaleString('en-US')} rows read in ${secs}s; checking them and writing the changes…\x1b[K`);
+        return;
+      }
       if (now - drawn < 100) return;
       drawn = now;
       const share = totalBytes > 0 ? Math.min(1, bytes / totalBytes) : 0;

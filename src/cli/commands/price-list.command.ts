@@ -73,7 +73,7 @@ export function registerPriceList(program: Command, io: Io): void {
         dryRun: opts.dryRun,
         skipInvalid: opts.skipInvalid,
         replace: opts.replace,
-        onProgress: (p) => bar.update(p.rows, p.bytes),
+        onProgress: (p) => bar.update(p.rows, p.bytes, p.phase === 'merging'),
       });
       bar.done();
       const secs = ((Date.now() - started) / 1000).toFixed(1);
@@ -123,7 +123,7 @@ export function registerPriceList(program: Command, io: Io): void {
       format,
       dryRun: opts.dryRun,
       skipInvalid: opts.skipInvalid,
-      onProgress: (p) => bar.update(p.rows, p.bytes),
+      onProgress: (p) => bar.update(p.rows, p.bytes, p.phase === 'merging'),
     });
     bar.done();
     finish(
