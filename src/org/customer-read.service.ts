@@ -2,7 +2,8 @@
  * Customer accounts as the sales team and operations read them (`svc customer list|show`): within the
  * policy's customer scope (a rep sees the territory's and the team's customers, operations all).
  */
-import { Op, literal, type WhereOptions } from 'sequelize';
+import { Op, type WhereOptions } from 'sequelize';
+import { boundLiteral } from '../db/sql-names.js';
 import { authorize, scopeOf, type AccessActor as Actor } from '../shared/access.js';
 import { NotFoundError } from '../shared/errors.js';
 import { Address } from './address.model.js';
@@ -19,15 +20,10 @@ export interface CustomerSummary {
   disabled: boolean;
 }
 
-/** The policy's scope on customers as a Sequelize condition (its named binds inlined as literals). */
+/** The policy's scope on customers as a Sequelize condition. */
 function scoped(actor: Actor): WhereOptions {
-  const scope = scopeOf(actor, 'Customer', '"Customer"');
-  let sql = scope.sql;
-  for (const [k, v] of Object.entries(scope.bind)) {
-    const lit = Array.isArray(v) ? `ARRAY[${v.map((x) => Customer.sequelize!.escape(String(x))).join(',')}]::text[]` : Customer.sequelize!.escape(String(v));
-    sql = sql.split(`$${k}`).join(lit);
-  }
-  return literal(sql);
+  const scope = scopeOf(actor, 'Customer', `"${Customer.name}"`);
+  return boundLiteral(scope.sql, scope.bind);
 }
 
 const summary = (c: Customer): CustomerSummary => ({
