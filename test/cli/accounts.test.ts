@@ -53,6 +53,10 @@ test.serial('customer show: fields and addresses; another territory’s customer
   t.is(hidden.code, 1);
   t.deepEqual(hidden.err, ['error: Customer CUST-0002 not found']);
   t.is((await svc(['customer', 'list', '--as', 'vendor@demo.svc.local'], env())).code, 1, 'a vendor may not list customers');
+  const missing = await svc(['customer', 'show'], env());
+  t.is(missing.code, 2, 'without a terminal a left-out argument is a usage error naming it');
+  t.deepEqual(missing.err, ["error: missing required argument 'customer'"]);
+  t.deepEqual((await svc(['price-list', 'import'], env())).err, ["error: missing required argument 'file'"]);
 });
 
 test.serial('user list --role, disable (sessions end, audited), enable, revoke-keys', async (t) => {

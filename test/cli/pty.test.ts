@@ -112,3 +112,14 @@ test.serial('an import on a terminal: --replace asks first, then prints its summ
   const rows = (await pgc.query(`SELECT item_code FROM item_prices WHERE price_list = 'Sales Channel' ORDER BY 1`)).rows;
   t.deepEqual(rows, [{ item_code: 'DEMO-BP-CUFF' }, { item_code: 'DEMO-N95' }]);
 });
+
+test.serial('a left-out argument is asked for on a terminal (then the confirmation)', async (t) => {
+  const pane = start(['user', 'disable']);
+  await waitFor(pane, /User e-mail/);
+  pane.keys('-l', 'rep@demo.svc.local');
+  pane.keys('Enter');
+  await waitFor(pane, /Disable rep@demo\.svc\.local\? .*\(y\/N\)/);
+  pane.keys('y', 'Enter');
+  t.is(await pane.exit(), 0);
+  t.false(((await pgc.query(`SELECT enabled FROM users WHERE email = 'rep@demo.svc.local'`)).rows[0] as { enabled: boolean }).enabled);
+});

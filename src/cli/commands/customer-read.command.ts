@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { getCustomer, listCustomers } from '../../org/customer-read.service.js';
 import { openDatabase } from '../context.js';
 import type { Io } from '../io.js';
+import { askArgument } from '../prompts.js';
 import { actorOf, common, fields, json, table, type CommonOptions } from '../conventions.js';
 
 /** The `customer` noun of the program, created once by whichever file registers first. */
@@ -34,9 +35,16 @@ export function registerCustomerRead(program: Command, io: Io): void {
       rows.map((r) => [r.name, r.customer_name, r.territory, r.price_list, r.assigned_rep, r.disabled ? 'yes' : 'no']),
     );
   });
-  common(customer.command('show').description('One customer account with its addresses').argument('<customer>', 'customer id, e.g. CUST-0001'), {
-    json: true,
-  }).action(async (name: string, opts: CommonOptions) => {
+  common(
+    customer
+      .command('show')
+      .description('One customer account with its addresses')
+      .argument('[customer]', 'customer id, e.g. CUST-0001 (asked for on a terminal when left out)'),
+    {
+      json: true,
+    },
+  ).action(async (given: string | undefined, opts: CommonOptions) => {
+    const name = await askArgument(io, given, 'customer', 'Customer id');
     await openDatabase(io);
     const c = await getCustomer(await actorOf(io, opts), name);
     if (opts.json) return json(io, c);

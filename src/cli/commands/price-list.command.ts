@@ -6,7 +6,7 @@ import { formatOf } from '../../catalog/tabular.js';
 import type { ImportIssue } from '../../catalog/import-stage.js';
 import { openDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';
-import { confirmOrAbort } from '../prompts.js';
+import { askArgument, confirmOrAbort } from '../prompts.js';
 import { actorOf, common, json, progressBar, say, type CommonOptions } from '../conventions.js';
 
 interface ImportFlags extends CommonOptions {
@@ -55,11 +55,12 @@ export function registerPriceList(program: Command, io: Io): void {
       .description(
         'Import prices (columns price_list, item_code | sku, rate, uom, valid_from, valid_upto); every row is checked first, all or nothing in one transaction',
       )
-      .argument('<file>', 'a .csv or .xlsx file'),
+      .argument('[file]', 'a .csv or .xlsx file (asked for on a terminal when left out)'),
   )
     .option('--replace', "also remove the prices of the file's price lists that the file does not name")
     .option('--yes', 'skip the confirmation of --replace')
-    .action(async (file: string, opts: ImportFlags) => {
+    .action(async (given: string | undefined, opts: ImportFlags) => {
+      const file = await askArgument(io, given, 'file', 'Price list file (.csv or .xlsx)');
       const format = formatOf(file, opts.format);
       const size = fileSize(file);
       if (opts.replace && !opts.dryRun && !opts.yes)

@@ -4,7 +4,7 @@ import { generateApiKeys, setPassword } from '../../auth/credentials.service.js'
 import { createUser } from '../../users/users.service.js';
 import { openDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';
-import { askPassword, confirmOrAbort } from '../prompts.js';
+import { askArgument, askPassword, confirmOrAbort } from '../prompts.js';
 import { listUsers } from '../../users/accounts.service.js';
 import { revokeApiKeys, setUserEnabled } from '../../audit/user-admin.service.js';
 import { actorOf, common, json, say, table, type CommonOptions, cliActor } from '../conventions.js';
@@ -94,9 +94,10 @@ export function registerUser(program: Command, io: Io): void {
       user
         .command(enabled ? 'enable' : 'disable')
         .description(enabled ? 'Enable a disabled user (it may sign in again)' : 'Disable a user: its sessions end and its API keys stop working at once')
-        .argument('<email>', 'the user'),
+        .argument('[email]', 'the user (asked for on a terminal when left out)'),
       { json: true, yes: !enabled },
-    ).action(async (email: string, opts: CommonOptions) => {
+    ).action(async (given: string | undefined, opts: CommonOptions) => {
+      const email = await askArgument(io, given, 'email', 'User e-mail');
       if (!enabled && !opts.yes) await confirmOrAbort(io, `Disable ${email}? Its sessions end and its API keys stop working.`);
       await openDatabase(io);
       const r = await setUserEnabled(await actorOf(io, opts), email, enabled);
@@ -109,12 +110,16 @@ export function registerUser(program: Command, io: Io): void {
     });
   }
   common(
-    user.command('revoke-keys').description('Revoke every API key of a user (its scripts stop at once; sign-in is unaffected)').argument('<email>', 'the user'),
+    user
+      .command('revoke-keys')
+      .description('Revoke every API key of a user (its scripts stop at once; sign-in is unaffected)')
+      .argument('[email]', 'the user (asked for on a terminal when left out)'),
     {
       json: true,
       yes: true,
     },
-  ).action(async (email: string, opts: CommonOptions) => {
+  ).action(async (given: string | undefined, opts: CommonOptions) => {
+    const email = await askArgument(io, given, 'email', 'User e-mail');
     if (!opts.yes) await confirmOrAbort(io, `Revoke every API key of ${email}?`);
     await openDatabase(io);
     const r = await revokeApiKeys(await actorOf(io, opts), email);
