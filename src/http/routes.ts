@@ -16,6 +16,7 @@ import { v1Routes } from '../vendor-api/v1.routes.js';
 import { vendorRoutes } from '../vendors/vendor.routes.js';
 import { vendorDashboardRoutes } from '../orders/vendor-dashboard.routes.js';
 import { partnerWebhookRoutes } from '../connectors/partner-webhooks.routes.js';
+import { salesRoutes } from '../sales/sales.routes.js';
 
 export function routes(): ServerRoute[] {
   return [
@@ -29,6 +30,7 @@ export function routes(): ServerRoute[] {
     ...v1Routes,
     ...vendorRoutes,
     ...vendorDashboardRoutes,
+    ...salesRoutes,
     ...partnerWebhookRoutes,
     ...fallbackRoutes,
   ];
