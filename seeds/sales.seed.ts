@@ -19,10 +19,28 @@ import { addDays, easternDay } from '../src/sales/eastern.js';
 import { DEMO_PASSWORD } from './foundation.seed.js';
 
 export const SALES_DEMO_USERS = [
-  { email: 'sales.manager@demo.svc.local', full_name: 'Sofia Sterling', sales_person: 'Sofia Sterling', roles: ['Sales Manager' as const], what: 'sales manager (Central): team commission summary' },
-  { email: 'sales.rep@demo.svc.local', full_name: 'Riley Rivera', sales_person: 'Riley Rivera', roles: ['Sales Rep' as const], what: 'sales rep: KPIs, streak, badges, leaderboard' },
+  {
+    email: 'sales.manager@demo.svc.local',
+    full_name: 'Sofia Sterling',
+    sales_person: 'Sofia Sterling',
+    roles: ['Sales Manager' as const],
+    what: 'sales manager (Central): team commission summary',
+  },
+  {
+    email: 'sales.rep@demo.svc.local',
+    full_name: 'Riley Rivera',
+    sales_person: 'Riley Rivera',
+    roles: ['Sales Rep' as const],
+    what: 'sales rep: KPIs, streak, badges, leaderboard',
+  },
   { email: 'sales.rep2@demo.svc.local', full_name: 'Casey Chen', sales_person: 'Casey Chen', roles: ['Sales Rep' as const], what: 'sales rep (Central)' },
-  { email: 'subrep@demo.svc.local', full_name: 'Sam Sub', sales_person: 'Sam Sub', roles: ['Sales Rep' as const], what: "sub-rep of Riley Rivera (30% of the base commission)" },
+  {
+    email: 'subrep@demo.svc.local',
+    full_name: 'Sam Sub',
+    sales_person: 'Sam Sub',
+    roles: ['Sales Rep' as const],
+    what: 'sub-rep of Riley Rivera (30% of the base commission)',
+  },
 ];
 
 const CUSTOMERS = [
@@ -65,7 +83,10 @@ export async function seedSales(transaction: Tx): Promise<void> {
     ],
     once,
   );
-  await SalesPerson.bulkCreate([{ name: 'Sam Sub', fullName: 'Sam Sub', parentSalesPerson: 'Riley Rivera', territory: 'Central', subrepPct: 30, commissionPlan: 'standard' }], once);
+  await SalesPerson.bulkCreate(
+    [{ name: 'Sam Sub', fullName: 'Sam Sub', parentSalesPerson: 'Riley Rivera', territory: 'Central', subrepPct: 30, commissionPlan: 'standard' }],
+    once,
+  );
   await Customer.bulkCreate(
     CUSTOMERS.map((c) => ({ name: c.name, customerName: c.customerName, territory: 'Central', priceList: 'Standard Selling', assignedRep: c.rep })),
     once,

@@ -146,5 +146,12 @@ export async function findPriceList(
 ): Promise<{ name: string; enabled: boolean; selling: boolean; is_contract: boolean; valid_from: string | null; valid_upto: string | null } | undefined> {
   const list = await PriceList.findByPk(name, { transaction: opts.transaction });
   if (!list) return undefined;
-  return { name: list.name, enabled: list.enabled, selling: list.selling, is_contract: list.isContract, valid_from: list.validFrom, valid_upto: list.validUpto };
+  return {
+    name: list.name,
+    enabled: list.enabled,
+    selling: list.selling,
+    is_contract: list.isContract,
+    valid_from: list.validFrom,
+    valid_upto: list.validUpto,
+  };
 }

@@ -97,7 +97,15 @@ export async function postalAddressOf(name: string, opts: { transaction?: Tx } =
 
 /** Customers whose assigned rep is `rep`, newest first, as get_my_customers shows them. */
 export async function customersAssignedTo(rep: string, limit: number, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>[]> {
-  const rows = await Customer.findAll({ where: { assignedRep: rep }, order: [['createdAt', 'DESC'], ['name', 'ASC']], limit, transaction: opts.transaction });
+  const rows = await Customer.findAll({
+    where: { assignedRep: rep },
+    order: [
+      ['createdAt', 'DESC'],
+      ['name', 'ASC'],
+    ],
+    limit,
+    transaction: opts.transaction,
+  });
   return rows.map((c) => ({
     name: c.name,
     customer_name: c.customerName,
@@ -117,7 +125,7 @@ export async function territorySubtree(roots: string[], opts: { transaction?: Tx
   if (roots.length === 0) return [];
   const all = await Territory.findAll({ attributes: ['name', 'parentTerritory'], transaction: opts.transaction });
   const out = new Set(roots.filter((r) => all.some((t) => t.name === r)));
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const t of all) {
       if (t.parentTerritory && out.has(t.parentTerritory) && !out.has(t.name)) {

@@ -44,7 +44,7 @@ const addressFields = {
 };
 
 /** Frappe clients send the whole document (doctype, naming_series, customer_group…): unknown fields are ignored. */
-const customerSchema = Joi.object({
+const customerSchema = Joi.object<CustomerInput>({
   customer_name: text().required(),
   customer_type: Joi.string().valid('Company', 'Individual').default('Company'),
   territory: text().allow(null),
@@ -58,17 +58,20 @@ const customerSchema = Joi.object({
   shipping_address: Joi.object(addressFields).unknown(true),
 }).unknown(true);
 
-const addressSchema = Joi.object({
+const addressSchema = Joi.object<AddressInput & { customer?: string; links?: { link_doctype: string; link_name: string }[] }>({
   ...addressFields,
   customer: text(),
   links: Joi.array().items(Joi.object({ link_doctype: Joi.string().required(), link_name: Joi.string().required() }).unknown(true)),
 }).unknown(true);
 
-function validated<T>(schema: Joi.ObjectSchema, body: unknown): T {
-  const { error, value } = schema.validate(body, { abortEarly: true });
-  if (error) throw new InputError(error.details[0].message.replace(/"/g, ''));
-  return value as T;
+function validated<T>(schema: Joi.ObjectSchema<T>, body: unknown): T {
+  const result = schema.validate(body, { abortEarly: true });
+  if (result.error) throw new InputError(result.error.details[0].message.replace(/"/g, ''));
+  return result.value;
 }
+
+/** The document type an Address links to (Frappe's `links[].link_doctype`). */
+const CUSTOMER_LINK = { doctype: 'Customer' } as const;
 
 const flag = (v: unknown, dflt: boolean) => (v === undefined ? dflt : v === true || v === 1);
 const blank = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
@@ -131,11 +134,14 @@ async function chooseTerritory(actor: Actor, named: string | null | undefined, t
     [...team.values()].map((p: { territory: string | null }) => p.territory).filter((t): t is string => Boolean(t)),
   );
   const territory = named ?? scope.territories?.[0] ?? null;
-  if (territory !== null && !(await territoryExists(territory, { transaction }))) throw new BusinessRuleError(`Territory ${territory} not found`, 'LinkValidationError');
+  if (territory !== null && !(await territoryExists(territory, { transaction })))
+    throw new BusinessRuleError(`Territory ${territory} not found`, 'LinkValidationError');
   if (scope.territories === null) return territory;
   const allowed = await territorySubtree(scope.territories, { transaction });
   if (territory === null || !allowed.includes(territory)) {
-    throw new PermissionError(`Not permitted to create a Customer in territory ${territory ?? '(none)'}: yours ${allowed.length ? allowed.join(', ') : '(none)'}`);
+    throw new PermissionError(
+      `Not permitted to create a Customer in territory ${territory ?? '(none)'}: yours ${allowed.length ? allowed.join(', ') : '(none)'}`,
+    );
   }
   return territory;
 }
@@ -200,7 +206,7 @@ export async function createCustomerAccount(actor: Actor, body: Doc): Promise<Do
 export async function createCustomerAddress(actor: Actor, body: Doc): Promise<Doc> {
   authorize(actor, 'create', 'Address');
   const input = validated<AddressInput & { customer?: string; links?: { link_doctype: string; link_name: string }[] }>(addressSchema, body);
-  const customerName = input.customer ?? input.links?.find((l) => l.link_doctype === 'Customer')?.link_name;
+  const customerName = input.customer ?? input.links?.find((l) => l.link_doctype === CUSTOMER_LINK.doctype)?.link_name;
   if (!customerName) throw new InputError('customer is required (or links with a Customer)');
   const name = await withTransaction(undefined, async (transaction) => {
     const customer = await findCustomer(customerName, { transaction });

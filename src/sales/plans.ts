@@ -51,7 +51,10 @@ export function tierOf(plan: CommissionPlan, sales: number): { tier: CommissionP
 }
 
 /** Level by lifetime credited sales. */
-export function levelOf(settings: SalesSettings, lifetime: number): { level: number; name: string; next: { level: number; name: string; fromSales: number } | null } {
+export function levelOf(
+  settings: SalesSettings,
+  lifetime: number,
+): { level: number; name: string; next: { level: number; name: string; fromSales: number } | null } {
   const levels = [...settings.levels].sort((a, b) => a.fromSales - b.fromSales);
   let at = 0;
   levels.forEach((l, k) => {
@@ -93,7 +96,13 @@ export function descendantsOf(name: string, children: Map<string, Person[]>): Pe
  * - the inviting rep earns the rest of that base commission, (100 − subrep_pct) %;
  * - a manager earns its plan's override % of the sales of everyone below it.
  */
-export function commissionOf(settings: SalesSettings, person: Person, people: Map<string, Person>, figures: (name: string) => Figures, children: Map<string, Person[]>): Commission {
+export function commissionOf(
+  settings: SalesSettings,
+  person: Person,
+  people: Map<string, Person>,
+  figures: (name: string) => Figures,
+  children: Map<string, Person[]>,
+): Commission {
   const own = figures(person.name).sales;
   const { plan } = planOf(settings, person.plan);
   let ownCommission: number;
@@ -115,7 +124,9 @@ export function commissionOf(settings: SalesSettings, person: Person, people: Ma
     if (sub.subrep_pct === null) continue;
     subrepShare += (((figures(sub.name).sales * plan.baseRatePct) / 100) * (100 - sub.subrep_pct)) / 100;
   }
-  const override = person.is_manager ? (descendantsOf(person.name, children).reduce((s, p) => s + figures(p.name).sales, 0) * plan.managerOverridePct) / 100 : 0;
+  const override = person.is_manager
+    ? (descendantsOf(person.name, children).reduce((s, p) => s + figures(p.name).sales, 0) * plan.managerOverridePct) / 100
+    : 0;
   return {
     own: round2(ownCommission),
     subrep_share: round2(subrepShare),
@@ -149,7 +160,12 @@ export const BADGE_RULES: { badge: string; title: string; description: string; e
   { badge: 'on_fire', title: 'On Fire', description: 'Sales on 10 business days in a row', earned: (f) => f.streak_days >= 10 },
   { badge: 'ten_orders', title: 'Ten in a Month', description: '10 orders this month', earned: (f) => f.mtd_orders >= 10 },
   { badge: 'tier_climber', title: 'Tier Climber', description: 'Above the first tier this month', earned: (f) => f.tier_index >= 1 },
-  { badge: 'top_tier', title: 'Top Tier', description: "The plan's highest tier this month", earned: (f) => f.tier_count > 1 && f.tier_index === f.tier_count - 1 },
+  {
+    badge: 'top_tier',
+    title: 'Top Tier',
+    description: "The plan's highest tier this month",
+    earned: (f) => f.tier_count > 1 && f.tier_index === f.tier_count - 1,
+  },
   { badge: 'team_builder', title: 'Team Builder', description: 'Invited a sub-rep', earned: (f) => f.sub_reps >= 1 },
   { badge: 'book_of_business', title: 'Book of Business', description: '10 customers assigned', earned: (f) => f.customer_count >= 10 },
 ];

@@ -84,12 +84,20 @@ export async function getRepKpis(actor: Actor, args: { sales_person?: string } =
     mtd_orders: me.orders,
     today_sales: round2(facts.today?.sales ?? 0),
     commission_estimate: commission.total,
-    commission: { own: commission.own, subrep_share: commission.subrep_share, manager_override: commission.manager_override, rate_pct: commission.rate_pct, plan: key },
+    commission: {
+      own: commission.own,
+      subrep_share: commission.subrep_share,
+      manager_override: commission.manager_override,
+      rate_pct: commission.rate_pct,
+      plan: key,
+    },
     tier: isSubrep ? null : tier.name,
     next_tier: isSubrep || !next ? null : { tier: next.name, from_mtd: next.fromMtd, to_go: round2(next.fromMtd - me.sales) },
     level: level.level,
     level_name: level.name,
-    next_level: level.next ? { level: level.next.level, name: level.next.name, from_sales: level.next.fromSales, to_go: round2(level.next.fromSales - facts.lifetime.sales) } : null,
+    next_level: level.next
+      ? { level: level.next.level, name: level.next.name, from_sales: level.next.fromSales, to_go: round2(level.next.fromSales - facts.lifetime.sales) }
+      : null,
     lifetime_sales: round2(facts.lifetime.sales),
     streak_days: streak,
     customer_count: facts.customer_count,

@@ -19,7 +19,7 @@ export const salesRoutes: ServerRoute[] = [
     access: permission('Sales Dashboard', 'read'),
     tags,
     description:
-      "Month-to-date sales, commission estimate, tier, level, streak, customer count and badges of the caller (a manager may name one of its team, an admin anyone: sales_person)",
+      'Month-to-date sales, commission estimate, tier, level, streak, customer count and badges of the caller (a manager may name one of its team, an admin anyone: sales_person)',
     args: Joi.object<{ sales_person?: string }>({ sales_person: Joi.string().max(140) }),
     handler: ({ actor, args }) => getRepKpis(actor!, args),
   }),
@@ -58,7 +58,8 @@ export const salesRoutes: ServerRoute[] = [
     methods: ['POST'],
     access: permission('Sales Dashboard', 'invite'),
     tags,
-    description: "Invites a sub-representative below the calling rep: creates the User and Sales Person and e-mails the invitation; subrep_pct is bounded by the rep's plan",
+    description:
+      "Invites a sub-representative below the calling rep: creates the User and Sales Person and e-mails the invitation; subrep_pct is bounded by the rep's plan",
     args: Joi.object<InviteInput>({
       email: Joi.string().email({ tlds: false }).max(254).required(),
       full_name: Joi.string().trim().min(1).max(140).required(),

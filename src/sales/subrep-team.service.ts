@@ -8,7 +8,7 @@
 import { Op } from 'sequelize';
 import { systemActor, type Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
-import { canInviteSubrep } from '../auth/policy/sales.rules.js';
+import { canInviteSubrep, SUBREP_ROLES } from '../auth/policy/sales.rules.js';
 import { withTransaction } from '../db/sequelize.js';
 import { queueMail } from '../mail/mail.service.js';
 import { findSalesPersons, freeSalesPersonName, insertSalesPerson } from '../org/org.service.js';
@@ -29,7 +29,15 @@ export interface InviteInput {
 export async function inviteSubrep(
   actor: Actor,
   input: InviteInput,
-): Promise<{ email: string; full_name: string; sales_person: string; parent_sales_person: string; subrep_pct: number; territory: string | null; invitation_expires_at: string }> {
+): Promise<{
+  email: string;
+  full_name: string;
+  sales_person: string;
+  parent_sales_person: string;
+  subrep_pct: number;
+  territory: string | null;
+  invitation_expires_at: string;
+}> {
   authorize(actor, 'invite', 'Sales Dashboard');
   const { config } = runtime();
   return withTransaction(undefined, async (transaction) => {
@@ -48,10 +56,17 @@ export async function inviteSubrep(
       { transaction },
     );
     // the policy allowed the invitation; the account itself is made as the system makes accounts
-    const user = await createUser(systemActor('sales:invite_subrep', 'job'), { email: input.email, full_name: input.full_name, roles: ['Sales Rep'], sales_person: name }, { transaction });
+    const user = await createUser(
+      systemActor('sales:invite_subrep', 'job'),
+      { email: input.email, full_name: input.full_name, roles: SUBREP_ROLES, sales_person: name },
+      { transaction },
+    );
     const token = randomToken(32);
     const expiresAt = new Date(Date.now() + config.sales.invitationHours * 3_600_000);
-    await SalesInvitation.create({ tokenHash: sha256Hex(token), userId: user.id, email: user.email, salesPerson: name, invitedBy: inviter!.name, expiresAt }, { transaction });
+    await SalesInvitation.create(
+      { tokenHash: sha256Hex(token), userId: user.id, email: user.email, salesPerson: name, invitedBy: inviter!.name, expiresAt },
+      { transaction },
+    );
     await queueMail(transaction, {
       to: user.email,
       category: 'subrep-invitation',

@@ -117,7 +117,10 @@ test.serial('leaderboard: ranked by each metric, ties share a rank, limit, and t
   t.is(sales.me?.sales_person, tree.rep2);
   t.true(sales.entries.find((e) => e.sales_person === tree.rep2)!.is_me);
   const ranks = sales.entries.map((e) => e.rank);
-  t.deepEqual(ranks, [...ranks].sort((a, b) => a - b));
+  t.deepEqual(
+    ranks,
+    [...ranks].sort((a, b) => a - b),
+  );
   const zero = sales.entries.filter((e) => e.value === 0).map((e) => e.rank);
   t.true(zero.length > 1 && new Set(zero).size === 1, 'equal values share one rank');
   const commission = await getLeaderboard(tree.actors.rep2, { metric: 'commission_estimate', limit: 100 }, now);
@@ -141,7 +144,15 @@ test.serial('team_commission_summary: per-rep and manager totals over the last p
   t.like(byName[tree.rep1], { role: 'rep', sales: 12000, orders: 1, commission: 755, tier: 'Silver' });
   t.like(byName[tree.rep2], { sales: 2000, commission: 100 });
   t.like(byName[sub], { role: 'sub-rep', parent_sales_person: tree.rep1, sales: 1000, commission: 15 });
-  t.like(team, { manager: tree.manager, team_sales: 15000, team_orders: 3, rep_commission: 870, manager_override: 150, manager_total: 150, total_commission: 1020 });
+  t.like(team, {
+    manager: tree.manager,
+    team_sales: 15000,
+    team_orders: 3,
+    rep_commission: 870,
+    manager_override: 150,
+    manager_total: 150,
+    total_commission: 1020,
+  });
   // a shorter period: only the days in it (Nov 30 alone)
   const lastDay = await teamCommissionSummary(tree.actors.manager, { period_days: 1 }, at('2026-11-30T17:00:00Z'));
   t.like(lastDay.teams[0], { team_sales: 2000, manager_override: 20 });

@@ -87,7 +87,10 @@ test.serial('get_my_customers: the customers whose assigned_rep is the caller, l
   t.deepEqual(res.body.message.map((c: { name: string }) => c.name).sort(), ['CUST-0101', 'CUST-0102']);
   t.true(res.body.message.every((c: { assigned_rep: string }) => c.assigned_rep === 'Riley Rivera'));
   t.is((await riley.get(`${M}svc.rep_dashboard.get_my_customers`, { limit: '1' })).body.message.length, 1);
-  t.deepEqual((await sam.get(`${M}svc.rep_dashboard.get_my_customers`)).body.message.map((c: { name: string }) => c.name), ['CUST-0105']);
+  t.deepEqual(
+    (await sam.get(`${M}svc.rep_dashboard.get_my_customers`)).body.message.map((c: { name: string }) => c.name),
+    ['CUST-0105'],
+  );
   t.is((await riley.get(`${M}svc.rep_dashboard.get_my_customers`, { limit: '-1' })).status, 400);
 });
 
@@ -97,7 +100,10 @@ test.serial('team_commission_summary: managers only; per-team rep and manager to
   const [team] = res.body.message.teams;
   t.is(res.body.message.teams.length, 1);
   t.is(team.manager, 'Sofia Sterling');
-  t.deepEqual(team.reps.map((r: { sales_person: string }) => r.sales_person), ['Casey Chen', 'Riley Rivera', 'Sam Sub']);
+  t.deepEqual(
+    team.reps.map((r: { sales_person: string }) => r.sales_person),
+    ['Casey Chen', 'Riley Rivera', 'Sam Sub'],
+  );
   t.true(team.team_sales > 0 && team.manager_override > 0);
   t.is(team.total_commission, Math.round((team.rep_commission + team.manager_total) * 100) / 100);
   const refused = await riley.get(`${M}svc.team_commission.team_commission_summary`, { period_days: '7' });
@@ -123,7 +129,13 @@ test.serial('invite_subrep: creates the User and Sales Person below the rep, e-m
   t.is((await riley.get(url, { email: 'g@example.test', full_name: 'G', subrep_pct: '10' })).status, 405);
   const ok = await riley.post(url, { email: 'nina.new@example.test', full_name: 'Nina New', subrep_pct: 25 });
   t.is(ok.status, 200);
-  t.like(ok.body.message, { email: 'nina.new@example.test', sales_person: 'Nina New', parent_sales_person: 'Riley Rivera', subrep_pct: 25, territory: 'Central' });
+  t.like(ok.body.message, {
+    email: 'nina.new@example.test',
+    sales_person: 'Nina New',
+    parent_sales_person: 'Riley Rivera',
+    subrep_pct: 25,
+    territory: 'Central',
+  });
   t.is((await riley.post(url, { email: 'nina.new@example.test', full_name: 'Nina Again', subrep_pct: 25 })).status, 409);
   const mail = await selectOne<{ text: string; target: string }>(
     `SELECT payload->>'text' AS text, target FROM outbox WHERE kind = 'email' AND topic = 'subrep-invitation' AND target = 'nina.new@example.test'`,
@@ -152,7 +164,13 @@ test.serial('POST /api/resource/Customer: a rep creates in its territory and bec
     shipping_address: { address_line1: '9 Prairie Road', city: 'Wichita', state: 'KS', pincode: '67202' },
   });
   t.is(res.status, 200);
-  t.like(res.body.data, { customer_name: 'Prairie Eye Center', territory: 'Central', assigned_rep: 'Riley Rivera', price_list: 'Standard Selling', email: 'eyes@prairie.example' });
+  t.like(res.body.data, {
+    customer_name: 'Prairie Eye Center',
+    territory: 'Central',
+    assigned_rep: 'Riley Rivera',
+    price_list: 'Standard Selling',
+    email: 'eyes@prairie.example',
+  });
   t.regex(res.body.data.name, /^CUST-\d{4}$/);
   const address = await riley.get(`/api/resource/Address/${res.body.data.name}-Shipping`);
   t.like(address.body.data, { customer: res.body.data.name, city: 'Wichita', is_shipping_address: true, is_primary_address: true });
@@ -190,7 +208,14 @@ test.serial('a contract price list is given only by whoever may: managers and ad
 });
 
 test.serial('POST /api/resource/Address: a Frappe client links it to a customer the caller may see', async (t) => {
-  const body = { doctype: 'Address', address_title: 'Prairie annex', address_type: 'Shipping', address_line1: '2 Annex Way', city: 'Topeka', links: [{ link_doctype: 'Customer', link_name: 'CUST-0101' }] };
+  const body = {
+    doctype: 'Address',
+    address_title: 'Prairie annex',
+    address_type: 'Shipping',
+    address_line1: '2 Annex Way',
+    city: 'Topeka',
+    links: [{ link_doctype: 'Customer', link_name: 'CUST-0101' }],
+  };
   const res = await riley.post('/api/resource/Address', body);
   t.is(res.status, 200);
   t.like(res.body.data, { name: 'CUST-0101-Shipping-2', customer: 'CUST-0101', address_title: 'Prairie annex', is_primary_address: false });
@@ -202,26 +227,37 @@ test.serial('POST /api/resource/Address: a Frappe client links it to a customer 
   t.is((await riley.post('/api/resource/Address', { ...body, city: undefined })).status, 400);
 });
 
-test.serial('scoping: an internal sales rep sees only orders of its territory or created by it, cannot review vendor products or read vendor payments', async (t) => {
-  const orders = await casey.get('/api/resource/Sales Order', { fields: ['name', 'customer', 'territory'], limit_page_length: 0 });
-  t.is(orders.status, 200);
-  t.true(orders.body.data.length > 10);
-  t.true(orders.body.data.every((o: { territory: string }) => o.territory === 'Central'), 'Casey sees the Central orders, Riley’s included');
-  t.false(orders.body.data.some((o: { customer: string }) => o.customer === 'CUST-0001'));
-  const demoOrder = orders.body.data[0].name;
-  t.is((await rick.get(`/api/resource/Sales Order/${demoOrder}`)).status, 404, 'an East rep does not see a Central order');
-  t.is((await admin.get(`/api/resource/Sales Order/${demoOrder}`)).status, 200);
-  const review = await riley.post(`${M}svc.vendors.review_product`, { item_code: 'DEMO-N95', action: 'approve' });
-  t.is(review.status, 403);
-  const rep = await actorOf('sales.rep@demo.svc.local');
-  t.false(can(rep, 'read', 'Vendor Payment'));
-  t.false(can(await actorOf('sales.manager@demo.svc.local'), 'read', 'Vendor Payment'));
-  t.true(can(await actorOf('admin@demo.svc.local'), 'read', 'Vendor Payment'));
-  t.false(can(rep, 'review', 'Product Review'));
-  // reps see their own customers' figures, managers their team's (the Sales Person tree)
-  t.deepEqual((await riley.get('/api/resource/Sales Person')).body.data.map((p: { name: string }) => p.name), ['Riley Rivera']);
-  t.deepEqual(
-    (await sofia.get('/api/resource/Sales Person', { limit_page_length: 0 })).body.data.map((p: { name: string }) => p.name).filter((n: string) => n !== 'Nina New'),
-    ['Casey Chen', 'Riley Rivera', 'Sam Sub', 'Sofia Sterling'],
-  );
-});
+test.serial(
+  'scoping: an internal sales rep sees only orders of its territory or created by it, cannot review vendor products or read vendor payments',
+  async (t) => {
+    const orders = await casey.get('/api/resource/Sales Order', { fields: ['name', 'customer', 'territory'], limit_page_length: 0 });
+    t.is(orders.status, 200);
+    t.true(orders.body.data.length > 10);
+    t.true(
+      orders.body.data.every((o: { territory: string }) => o.territory === 'Central'),
+      'Casey sees the Central orders, Riley’s included',
+    );
+    t.false(orders.body.data.some((o: { customer: string }) => o.customer === 'CUST-0001'));
+    const demoOrder = orders.body.data[0].name;
+    t.is((await rick.get(`/api/resource/Sales Order/${demoOrder}`)).status, 404, 'an East rep does not see a Central order');
+    t.is((await admin.get(`/api/resource/Sales Order/${demoOrder}`)).status, 200);
+    const review = await riley.post(`${M}svc.vendors.review_product`, { item_code: 'DEMO-N95', action: 'approve' });
+    t.is(review.status, 403);
+    const rep = await actorOf('sales.rep@demo.svc.local');
+    t.false(can(rep, 'read', 'Vendor Payment'));
+    t.false(can(await actorOf('sales.manager@demo.svc.local'), 'read', 'Vendor Payment'));
+    t.true(can(await actorOf('admin@demo.svc.local'), 'read', 'Vendor Payment'));
+    t.false(can(rep, 'review', 'Product Review'));
+    // reps see their own customers' figures, managers their team's (the Sales Person tree)
+    t.deepEqual(
+      (await riley.get('/api/resource/Sales Person')).body.data.map((p: { name: string }) => p.name),
+      ['Riley Rivera'],
+    );
+    t.deepEqual(
+      (await sofia.get('/api/resource/Sales Person', { limit_page_length: 0 })).body.data
+        .map((p: { name: string }) => p.name)
+        .filter((n: string) => n !== 'Nina New'),
+      ['Casey Chen', 'Riley Rivera', 'Sam Sub', 'Sofia Sterling'],
+    );
+  },
+);

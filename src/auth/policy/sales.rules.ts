@@ -4,11 +4,14 @@
  * customer accounts (territory, assigned rep, price list). Reps see their own data, managers their
  * team (the sales-person tree below them, themselves included), admins everyone.
  */
-import type { Actor } from '../actor.js';
+import type { Actor, Role } from '../actor.js';
 import { definePolicy, salesTeamOf } from './registry.js';
 import { hasRole, isAdmin } from './roles.js';
 
 const SALES = ['Sales Rep', 'Sales Manager'] as const;
+
+/** The roles an invited sub-rep's account is given (a grant, like VENDOR_ROLE): it sells as a rep, below its inviter. */
+export const SUBREP_ROLES: Role[] = ['Sales Rep'];
 
 definePolicy('Sales Dashboard', {
   allow: {

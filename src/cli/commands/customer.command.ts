@@ -85,7 +85,14 @@ export function registerCustomer(program: Command, io: Io): void {
         shipping_address:
           opts.addressLine1 === undefined
             ? undefined
-            : { address_line1: opts.addressLine1, address_line2: opts.addressLine2, city: opts.city, state: opts.state, pincode: opts.pincode, country: opts.country },
+            : {
+                address_line1: opts.addressLine1,
+                address_line2: opts.addressLine2,
+                city: opts.city,
+                state: opts.state,
+                pincode: opts.pincode,
+                country: opts.country,
+              },
       });
       io.out(
         `Created ${String(doc.name)} ${String(doc.customer_name)} (territory ${String(doc.territory ?? '-')}, price list ${String(doc.price_list)}, assigned rep ${String(doc.assigned_rep ?? '-')})`,
