@@ -52,7 +52,7 @@ INSERT INTO sales_orders (name, customer, territory, transaction_date, price_lis
 SELECT 'SBO-' || lpad(g.n::text, 7, '0'), 'SBC-' || lpad((1 + (g.n * 7919) % ${CUSTOMERS})::text, 5, '0'), 'Bench', (t.ts AT TIME ZONE 'America/New_York')::date,
        'Standard Selling', CASE WHEN g.n % 50 = 0 THEN 2 ELSE 1 END, CASE WHEN g.n % 50 = 0 THEN 'Cancelled' ELSE 'Completed' END,
        50 + (g.n * 37) % 950, 1, t.ts, CASE WHEN g.n % 50 = 0 THEN t.ts END, t.ts, t.ts, t.ts
-  FROM generate_series(1, ${ORDERS}) AS g(n)
+  FROM generate_series(1::bigint, ${ORDERS}) AS g(n)
   CROSS JOIN LATERAL (SELECT now() - ((g.n % 180) * interval '1 day') - (((g.n * 13) % 600) * interval '1 minute') AS ts) t;
 `;
 
