@@ -176,6 +176,7 @@ export const scenario: BenchScenario = {
         p99: res.p99,
         note: `goal p99 ≤ 20 ms: ${res.p99 <= 20 ? 'met' : 'NOT met'}; errors ${res.errors}; ${load()}`,
       });
+      ctx.log(`${name}: ${res.rps} req/s, p50 ${res.p50} ms, p99 ${res.p99} ms, errors ${res.errors}, ${load()}`);
     }
     await r.close();
 
@@ -203,6 +204,7 @@ export const scenario: BenchScenario = {
         await settle();
         const res = await ctx.loop(() => o.place(++n), { connections: 8, seconds });
         (on ? withRuns : withoutRuns).push(res);
+        ctx.log(`create-then-submit, triggers ${on ? 'on' : 'off'}, round ${round + 1}: ${res.rps} orders/s, p99 ${res.p99} ms, errors ${res.errors}`);
         if (on) creditedExpected += res.total - res.errors;
       }
     }
