@@ -10,7 +10,7 @@ import { customersAssignedTo } from '../org/org.service.js';
 import { BusinessRuleError, NotFoundError } from '../shared/errors.js';
 import { runtime } from '../shared/runtime.js';
 import { currentStreak, easternDay, monthOf } from './eastern.js';
-import { badgesOf, childrenOf, commissionOf, levelOf, planOf, tierOf, type Badge, type Figures, type Person } from './plans.js';
+import { badgesOf, childrenOf, commissionOf, levelOf, planOf, tierOf, type Badge, type Figures } from './plans.js';
 import { loadBoard, loadKpiFacts } from './sales-sql.js';
 
 export interface Clock {
@@ -137,27 +137,14 @@ export async function getLeaderboard(
 ): Promise<{ metric: LeaderboardMetric; month: string; as_of: string; entries: LeaderboardEntry[]; me: LeaderboardEntry | null }> {
   authorize(actor, 'read', 'Sales Dashboard');
   const metric = args.metric ?? 'mtd_sales';
-  const limit = args.limit ?? 10;
   const settings = runtime().config.sales;
   const today = easternDay(clock.now ?? new Date());
   const month = monthOf(today);
-  const rows = await loadBoard(month);
-  const people = new Map<string, Person & Figures>(rows.map((r) => [r.name, r]));
-  const children = metric === 'commission_estimate' ? childrenOf(rows) : new Map<string, Person[]>();
-  const figures = (n: string): Figures => people.get(n) ?? { orders: 0, sales: 0 };
-  const valueOf = (r: (typeof rows)[number]): number => {
-    if (metric === 'mtd_sales') return round2(r.sales);
-    if (metric === 'streak_days') return currentStreak(r.streak_days, r.last_day, today);
-    return commissionOf(settings, r, people, figures, children).total;
-  };
-  const scored = rows.map((r) => ({ sales_person: r.name, full_name: r.full_name, value: valueOf(r) }));
-  scored.sort((a, b) => b.value - a.value || (a.sales_person < b.sales_person ? -1 : 1));
-  const ranked: LeaderboardEntry[] = [];
-  scored.forEach((s, k) => {
-    const rank = k > 0 && scored[k - 1].value === s.value ? ranked[k - 1].rank : k + 1;
-    ranked.push({ rank, ...s, is_me: s.sales_person === actor.salesPerson });
-  });
-  return { metric, month: month.slice(0, 7), as_of: today, entries: ranked.slice(0, limit), me: ranked.find((e) => e.is_me) ?? null };
+  const me = actor.salesPerson ?? null;
+  const rows = await loadBoard(metric, { month, limit: args.limit ?? 10, me, today, plans: settings.plans, defaultPlan: settings.defaultPlan });
+  const entries = rows.map((r) => ({ rank: r.rank, sales_person: r.sales_person, full_name: r.full_name, value: r.value, is_me: r.sales_person === me }));
+  const mine = entries.find((e) => e.is_me) ?? null;
+  return { metric, month: month.slice(0, 7), as_of: today, entries: entries.slice(0, args.limit ?? 10), me: mine };
 }
 
 /** Customers whose assigned rep is the caller (newest first). */

@@ -19,24 +19,70 @@ const personColumns = () =>
   salesSql(`{sp.name} AS name, {sp.fullName} AS full_name, {sp.parentSalesPerson} AS parent, {sp.isManager} AS is_manager,
             {sp.subrepPct}::float8 AS subrep_pct, {sp.commissionPlan} AS plan, {sp.territory} AS territory`);
 
-export interface PersonRow extends Person, Figures {
-  streak_days: number;
-  last_day: string | null;
+// ---- the leaderboard: ranked in SQL, only the top rows and the caller's travel ------------------
+
+/** b: every enabled sales person with its resolved plan and this month's sales ($plans: the config's plans as JSON). */
+const boardBase = () =>
+  salesSql(`b AS (
+    SELECT {sp.name} AS name, {sp.fullName} AS full_name, {sp.parentSalesPerson} AS parent, {sp.isManager} AS is_manager,
+           {sp.subrepPct}::float8 AS pct, CASE WHEN $5::jsonb ? {sp.commissionPlan} THEN {sp.commissionPlan} ELSE $6 END AS plan,
+           COALESCE({m.sales}, 0)::float8 AS sales
+      FROM {sp} LEFT JOIN {m} ON {m.salesPerson} = {sp.name} AND {m.month} = $1::date
+     WHERE {sp.enabled})`);
+
+/** The ranking tail over v(name, full_name, value): equal values share a rank; the top $2 and the caller ($3). */
+const ranked = `r AS (SELECT name, full_name, value, rank() OVER (ORDER BY value DESC)::int AS rank,
+                        row_number() OVER (ORDER BY value DESC, name COLLATE "C") AS pos FROM v)
+  SELECT name AS sales_person, full_name, value, rank FROM r WHERE pos <= $2 OR name = $3 ORDER BY pos`;
+
+const BOARD_VALUE = {
+  mtd_sales: () => `v AS (SELECT name, full_name, round(sales::numeric, 2)::float8 AS value FROM b)`,
+  // the current run: its last day is today ($4) or the business day before
+  streak_days: () =>
+    salesSql(`v AS (SELECT b.name, b.full_name,
+         CASE WHEN {st.lastDay} IS NOT NULL AND sales_business_day($4::date) - sales_business_day({st.lastDay}) <= 1 THEN {st.streakDays} ELSE 0 END::float8 AS value
+         FROM b LEFT JOIN {st} ON {st.salesPerson} = b.name)`),
+  // plans.ts commissionOf in SQL: own sales at the reached tier's rate (a sub-rep: its slice of its
+  // inviter's base rate), the rest of the sub-reps' base commission, a manager's override on everyone below
+  commission_estimate: () =>
+    salesSql(`anc AS (SELECT name AS person, parent AS ancestor, 1 AS depth FROM b WHERE parent IS NOT NULL
+          UNION ALL SELECT anc.person, p.parent, anc.depth + 1 FROM anc JOIN b p ON p.name = anc.ancestor WHERE p.parent IS NOT NULL AND anc.depth < 32),
+     below AS (SELECT anc.ancestor AS name, sum(b.sales) AS sales FROM anc JOIN b ON b.name = anc.person GROUP BY 1),
+     subs AS (SELECT parent AS name, sum(sales * (100 - pct)) AS weighted FROM b WHERE pct IS NOT NULL AND parent IS NOT NULL GROUP BY 1),
+     v AS (SELECT b.name, b.full_name, round((
+              CASE WHEN b.pct IS NOT NULL
+                   THEN b.sales * ($5::jsonb -> CASE WHEN inviter.plan IS NULL THEN b.plan WHEN $5::jsonb ? inviter.plan THEN inviter.plan ELSE $6 END ->> 'baseRatePct')::float8 * b.pct / 10000
+                   ELSE b.sales * COALESCE(tier.rate, ($5::jsonb -> b.plan -> 'tiers' -> 0 ->> 'ratePct')::float8) / 100 END
+            + COALESCE(subs.weighted, 0) * ($5::jsonb -> b.plan ->> 'baseRatePct')::float8 / 10000
+            + CASE WHEN b.is_manager THEN COALESCE(below.sales, 0) * ($5::jsonb -> b.plan ->> 'managerOverridePct')::float8 / 100 ELSE 0 END)::numeric, 2)::float8 AS value
+       FROM b LEFT JOIN LATERAL (SELECT {sp.commissionPlan} AS plan FROM {sp} WHERE {sp.name} = b.parent) inviter ON true
+       LEFT JOIN subs ON subs.name = b.name LEFT JOIN below ON below.name = b.name
+       LEFT JOIN LATERAL (SELECT (t ->> 'ratePct')::float8 AS rate FROM jsonb_array_elements($5::jsonb -> b.plan -> 'tiers') t
+                           WHERE (t ->> 'fromMtd')::float8 <= b.sales ORDER BY (t ->> 'fromMtd')::float8 DESC LIMIT 1) tier ON true)`),
+};
+
+export type BoardMetric = keyof typeof BOARD_VALUE;
+
+const boardSql = new Map<BoardMetric, string>();
+
+export interface BoardRow {
+  sales_person: string;
+  full_name: string;
+  value: number;
+  rank: number;
 }
 
-// Every enabled sales person with the month's figures and its streak (the leaderboard: one index
-// range of sales_rep_months per month, one lookup per person in the others).
-const boardSql = once(() =>
-  salesSql(`SELECT ${personColumns()}, COALESCE({m.orders}, 0)::int AS orders, COALESCE({m.sales}, 0)::float8 AS sales,
-                   COALESCE({st.streakDays}, 0)::int AS streak_days, to_char({st.lastDay}, 'YYYY-MM-DD') AS last_day
-              FROM {sp} LEFT JOIN {m} ON {m.salesPerson} = {sp.name} AND {m.month} = $1::date
-              LEFT JOIN {st} ON {st.salesPerson} = {sp.name}
-             WHERE {sp.enabled}`),
-);
-
-/** Every enabled sales person with its figures for the month starting `month` and its streak. */
-export function loadBoard(month: string, opts: { transaction?: Tx } = {}): Promise<PersonRow[]> {
-  return selectRows<PersonRow>(boardSql(), [month], opts);
+/**
+ * Every enabled sales person ranked by `metric` for the month starting `month` (as of `today`):
+ * the first `limit` rows and the caller's own. `plans` are config sales.plans, `defaultPlan` its default.
+ */
+export function loadBoard(
+  metric: BoardMetric,
+  args: { month: string; limit: number; me: string | null; today: string; plans: object; defaultPlan: string },
+  opts: { transaction?: Tx } = {},
+): Promise<BoardRow[]> {
+  if (!boardSql.has(metric)) boardSql.set(metric, `WITH RECURSIVE ${boardBase()}, ${BOARD_VALUE[metric]()}, ${ranked}`);
+  return selectRows<BoardRow>(boardSql.get(metric)!, [args.month, args.limit, args.me ?? '', args.today, JSON.stringify(args.plans), args.defaultPlan], opts);
 }
 
 // One person's tree (itself, its inviter, everyone below it) with the month's figures, plus its

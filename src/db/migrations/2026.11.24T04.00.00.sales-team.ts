@@ -12,6 +12,8 @@ import type { QueryInterface } from 'sequelize';
 // sales_invitations holds the one-time token of a sub-rep's invitation (sha256 only).
 const UP = `
 ALTER TABLE sales_persons ADD COLUMN commission_plan text;
+-- the team below a manager (every request's actor of a manager, KPIs, the team summary) walks the tree downwards
+CREATE INDEX sales_persons_parent_idx ON sales_persons (parent_sales_person);
 
 CREATE TABLE sales_credits (
   sales_order text PRIMARY KEY,
@@ -175,6 +177,7 @@ DROP TRIGGER IF EXISTS sales_orders_credit_insert ON sales_orders;
 DROP FUNCTION IF EXISTS sales_orders_credit(), sales_rebuild_aggregates(), sales_uncredit_order(text), sales_credit_order(sales_orders),
   sales_recompute_streak(text), sales_business_day(date);
 DROP TABLE IF EXISTS sales_invitations, sales_rep_streaks, sales_rep_months, sales_rep_days, sales_credits;
+DROP INDEX IF EXISTS sales_persons_parent_idx;
 ALTER TABLE sales_persons DROP COLUMN IF EXISTS commission_plan;
 `;
 
