@@ -3,7 +3,8 @@
  * read together with the sales-person tree and the customer count in one statement per answer, the
  * org tables named through their models (hot reads: KPIs and the leaderboard, docs/decisions.md).
  */
-import { selectOne, selectRows, type Tx } from '../db/sequelize.js';
+import { selectRows, type Tx } from '../db/sequelize.js';
+import { prepare, runPrepared, runPreparedOne, type Prepared } from '../db/prepared.js';
 import { once, sqlFor } from '../db/sql-names.js';
 import { Customer } from '../org/customer.model.js';
 import { SalesPerson } from '../org/sales-person.model.js';
@@ -63,7 +64,9 @@ const BOARD_VALUE = {
 
 export type BoardMetric = keyof typeof BOARD_VALUE;
 
-const boardSql = new Map<BoardMetric, string>();
+// every parameter typed once (a metric's statement leaves some unused, which PostgreSQL cannot type)
+const BOARD_PARAMS = `params AS (SELECT $1::date AS month, $2::int AS lim, $3::text AS me, $4::date AS today, $5::jsonb AS plans, $6::text AS default_plan)`;
+const boardSql = new Map<BoardMetric, Prepared>();
 
 export interface BoardRow {
   sales_person: string;
@@ -81,8 +84,10 @@ export function loadBoard(
   args: { month: string; limit: number; me: string | null; today: string; plans: object; defaultPlan: string },
   opts: { transaction?: Tx } = {},
 ): Promise<BoardRow[]> {
-  if (!boardSql.has(metric)) boardSql.set(metric, `WITH RECURSIVE ${boardBase()}, ${BOARD_VALUE[metric]()}, ${ranked}`);
-  return selectRows<BoardRow>(boardSql.get(metric)!, [args.month, args.limit, args.me ?? '', args.today, JSON.stringify(args.plans), args.defaultPlan], opts);
+  // hot (every leaderboard call): a named statement, parsed once per connection
+  if (!boardSql.has(metric))
+    boardSql.set(metric, prepare(`svc_sales_board_${metric}`, `WITH RECURSIVE ${BOARD_PARAMS}, ${boardBase()}, ${BOARD_VALUE[metric]()}, ${ranked}`));
+  return runPrepared<BoardRow>(boardSql.get(metric)!, [args.month, args.limit, args.me ?? '', args.today, JSON.stringify(args.plans), args.defaultPlan], opts);
 }
 
 // One person's tree (itself, its inviter, everyone below it) with the month's figures, plus its
@@ -102,6 +107,8 @@ const kpiSql = once(() =>
          (SELECT count(*)::int FROM {c} WHERE {c.assignedRep} = $1) AS customer_count`),
 );
 
+const kpiStmt = once(() => prepare('svc_sales_kpis', kpiSql()));
+
 export interface KpiFacts {
   people: (Person & Figures)[] | null;
   lifetime: Figures;
@@ -111,7 +118,7 @@ export interface KpiFacts {
 }
 
 export async function loadKpiFacts(salesPerson: string, month: string, today: string, opts: { transaction?: Tx } = {}): Promise<KpiFacts> {
-  return (await selectOne<KpiFacts>(kpiSql(), [salesPerson, month, today], opts))!;
+  return (await runPreparedOne<KpiFacts>(kpiStmt(), [salesPerson, month, today], opts))!;
 }
 
 // The teams below the given roots (each root included) and each member's figures over a day range.
