@@ -7,8 +7,8 @@ import type { AccessActor } from '../shared/access.js';
 import type { Doc } from '../shared/doctype.js';
 
 export interface CustomerAccounts {
-  createCustomer(actor: AccessActor, body: Doc): Promise<Doc>;
-  createAddress(actor: AccessActor, body: Doc): Promise<Doc>;
+  createCustomer: (actor: AccessActor, body: Doc) => Promise<Doc>;
+  createAddress: (actor: AccessActor, body: Doc) => Promise<Doc>;
 }
 
 let plugged: CustomerAccounts | undefined;
