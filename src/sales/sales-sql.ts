@@ -26,7 +26,7 @@ const personColumns = () =>
 const boardBase = () =>
   salesSql(`b AS (
     SELECT {sp.name} AS name, {sp.fullName} AS full_name, {sp.parentSalesPerson} AS parent, {sp.isManager} AS is_manager,
-           {sp.subrepPct}::float8 AS pct, CASE WHEN $5::jsonb ? {sp.commissionPlan} THEN {sp.commissionPlan} ELSE $6 END AS plan,
+           {sp.subrepPct}::float8 AS pct, CASE WHEN $5::jsonb ? {sp.commissionPlan} THEN {sp.commissionPlan} ELSE $6 END AS plan, {sp.commissionPlan} AS raw_plan,
            COALESCE({m.sales}, 0)::float8 AS sales
       FROM {sp} LEFT JOIN {m} ON {m.salesPerson} = {sp.name} AND {m.month} = $1::date
      WHERE {sp.enabled})`);
@@ -46,20 +46,26 @@ const BOARD_VALUE = {
   // plans.ts commissionOf in SQL: own sales at the reached tier's rate (a sub-rep: its slice of its
   // inviter's base rate), the rest of the sub-reps' base commission, a manager's override on everyone below
   commission_estimate: () =>
-    salesSql(`anc AS (SELECT name AS person, parent AS ancestor, 1 AS depth FROM b WHERE parent IS NOT NULL
+    salesSql(`plan AS (SELECT key AS plan, (value ->> 'baseRatePct')::float8 AS base, (value ->> 'managerOverridePct')::float8 AS override FROM jsonb_each($5::jsonb)),
+     tier AS (SELECT plan, from_mtd, rate, lead(from_mtd) OVER (PARTITION BY plan ORDER BY from_mtd) AS next_from,
+                     row_number() OVER (PARTITION BY plan ORDER BY from_mtd) AS k
+                FROM (SELECT p.key AS plan, (t ->> 'fromMtd')::float8 AS from_mtd, (t ->> 'ratePct')::float8 AS rate
+                        FROM jsonb_each($5::jsonb) p, jsonb_array_elements(p.value -> 'tiers') t) x),
+     anc AS (SELECT name AS person, parent AS ancestor, 1 AS depth FROM b WHERE parent IS NOT NULL
           UNION ALL SELECT anc.person, p.parent, anc.depth + 1 FROM anc JOIN b p ON p.name = anc.ancestor WHERE p.parent IS NOT NULL AND anc.depth < 32),
      below AS (SELECT anc.ancestor AS name, sum(b.sales) AS sales FROM anc JOIN b ON b.name = anc.person GROUP BY 1),
      subs AS (SELECT parent AS name, sum(sales * (100 - pct)) AS weighted FROM b WHERE pct IS NOT NULL AND parent IS NOT NULL GROUP BY 1),
      v AS (SELECT b.name, b.full_name, round((
-              CASE WHEN b.pct IS NOT NULL
-                   THEN b.sales * ($5::jsonb -> CASE WHEN inviter.plan IS NULL THEN b.plan WHEN $5::jsonb ? inviter.plan THEN inviter.plan ELSE $6 END ->> 'baseRatePct')::float8 * b.pct / 10000
-                   ELSE b.sales * COALESCE(tier.rate, ($5::jsonb -> b.plan -> 'tiers' -> 0 ->> 'ratePct')::float8) / 100 END
-            + COALESCE(subs.weighted, 0) * ($5::jsonb -> b.plan ->> 'baseRatePct')::float8 / 10000
-            + CASE WHEN b.is_manager THEN COALESCE(below.sales, 0) * ($5::jsonb -> b.plan ->> 'managerOverridePct')::float8 / 100 ELSE 0 END)::numeric, 2)::float8 AS value
-       FROM b LEFT JOIN LATERAL (SELECT {sp.commissionPlan} AS plan FROM {sp} WHERE {sp.name} = b.parent) inviter ON true
-       LEFT JOIN subs ON subs.name = b.name LEFT JOIN below ON below.name = b.name
-       LEFT JOIN LATERAL (SELECT (t ->> 'ratePct')::float8 AS rate FROM jsonb_array_elements($5::jsonb -> b.plan -> 'tiers') t
-                           WHERE (t ->> 'fromMtd')::float8 <= b.sales ORDER BY (t ->> 'fromMtd')::float8 DESC LIMIT 1) tier ON true)`),
+              CASE WHEN b.pct IS NOT NULL THEN b.sales * ip.base * b.pct / 10000 ELSE b.sales * t.rate / 100 END
+            + COALESCE(subs.weighted, 0) * pl.base / 10000
+            + CASE WHEN b.is_manager THEN COALESCE(below.sales, 0) * pl.override / 100 ELSE 0 END)::numeric, 2)::float8 AS value
+       FROM b JOIN plan pl ON pl.plan = b.plan
+       -- the tier its sales reach (the first one when they reach none)
+       JOIN tier t ON t.plan = b.plan AND (b.sales >= t.from_mtd OR t.k = 1) AND (t.next_from IS NULL OR b.sales < t.next_from)
+       -- a sub-rep's base rate is its inviter's plan's (the inviter's own plan when it names one)
+       LEFT JOIN b inviter ON inviter.name = b.parent
+       LEFT JOIN plan ip ON ip.plan = CASE WHEN inviter.raw_plan IS NULL THEN b.plan WHEN $5::jsonb ? inviter.raw_plan THEN inviter.raw_plan ELSE $6 END
+       LEFT JOIN subs ON subs.name = b.name LEFT JOIN below ON below.name = b.name)`),
 };
 
 export type BoardMetric = keyof typeof BOARD_VALUE;
