@@ -6,6 +6,7 @@
 import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { methodRoute } from '../../http/method.js';
+import { isRealDate } from '../../orders/npi.js';
 import { listFollowUps } from '../follow-ups.service.js';
 import { ensurePatient, pollRxpartnerStatus, registerWebhook, syncToRxpartner, type PartnerTime } from './emr.service.js';
 
@@ -25,7 +26,10 @@ export const emrRoutes: ServerRoute[] = [
       customer: customerName.required(),
       first_name: Joi.string().trim().max(140),
       last_name: Joi.string().trim().max(140),
-      date_of_birth: Joi.string().isoDate().pattern(/^\d{4}-\d{2}-\d{2}$/),
+      date_of_birth: Joi.string().custom((v: string) => {
+        if (!isRealDate(v)) throw new Error('must be a real date YYYY-MM-DD');
+        return v;
+      }),
       gender: Joi.string().trim().max(40),
     }),
     handler: async ({ args, actor, h }) => {
@@ -69,7 +73,7 @@ export const emrRoutes: ServerRoute[] = [
     description: 'One-time setup: asks the pharmacy partner to push status events to {public_base_url}/api/method/svc.rxpartner.webhook (https outside development).',
     args: Joi.object<{ public_base_url: string; contact_email: string }>({
       public_base_url: Joi.string().trim().max(2000).required(),
-      contact_email: Joi.string().trim().email().max(254).required(),
+      contact_email: Joi.string().trim().email({ tlds: { allow: false } }).max(254).required(),
     }),
     handler: ({ args, actor }) => registerWebhook(actor!, args),
   }),

@@ -220,7 +220,8 @@ async function createPatientOnce(
     const text = typeof body.status === 'string' ? body.status.toUpperCase() : 'ACTIVE';
     const status: 'failed' | 'active' | 'pending' =
       text === 'FAILED' || text === 'FAILURE' ? 'failed' : text === 'ACTIVE' || text === 'SUCCESS' || text === 'CREATED' ? 'active' : 'pending';
-    await rememberPartnerPatient(customer, PARTNER, CUSTOMER_AS_PATIENT, { id: body.patientId, status, salesOrder: null }, { transaction });
+    // committed at once (not with this transaction): the partner's PATIENT_CREATION_* event may arrive before our commit
+    await rememberPartnerPatient(customer, PARTNER, CUSTOMER_AS_PATIENT, { id: body.patientId, status, salesOrder: null });
     await recordAudit(transaction, actor, {
       action: 'send',
       object_type: 'Customer',
