@@ -247,7 +247,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       throw new ConfigError('Invalid setting SVC_WEBHOOK_ALLOW_PRIVATE: private webhook targets are refused in production');
   }
   // a prescription is never sent unchecked in production: the NPI registry must be configured there
-  if (value.env === 'production' && !value.nppes.baseUrl) throw new ConfigError('Invalid setting SVC_NPPES_URL: the NPI registry check is required in production');
+  if (value.env === 'production' && !value.nppes.baseUrl)
+    throw new ConfigError('Invalid setting SVC_NPPES_URL: the NPI registry check is required in production');
   // spec: sandbox orders are never fulfilled or charged, so a sandbox talks only to simulators
   if (value.env === 'sandbox' && !value.partners.simulatorsOnly)
     throw new ConfigError('Invalid setting SVC_PARTNER_SIMULATORS_ONLY: a sandbox talks only to partner simulators');

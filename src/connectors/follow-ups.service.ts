@@ -45,7 +45,8 @@ export interface FollowUpRow {
 const sql = once(() => {
   const n = sqlFor({ f: PartnerFollowUp });
   return {
-    raise: n(`INSERT INTO {@f} ({f:partner}, {f:kind}, {f:customer}, {f:salesOrder}, {f:partnerOrderId}, {f:partnerPatientId}, {f:detail}, {f:status}, {f:createdAt}, {f:updatedAt})
+    raise:
+      n(`INSERT INTO {@f} ({f:partner}, {f:kind}, {f:customer}, {f:salesOrder}, {f:partnerOrderId}, {f:partnerPatientId}, {f:detail}, {f:status}, {f:createdAt}, {f:updatedAt})
        VALUES ($1, $2, $3, $4, $5, $6, $7, 'open', now(), now()) ON CONFLICT DO NOTHING RETURNING {f:id} AS id`),
   };
 });

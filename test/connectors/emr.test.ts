@@ -85,8 +85,8 @@ test.serial('the EMR flow: register_webhook, ensure_patient, order, sync_to_rxpa
   t.like(again.body.message, { rxpartner_patient_id: patientId, status: 'active', created: false });
   t.is(creates(), before, 'a known patient costs no partner call');
   t.is(
-    (await db.query(`SELECT partner_patient_id FROM customer_partner_patients WHERE customer = 'CUST-0001' AND partner = 'rxpartner' AND patient_key = ''`)).rows[0]
-      .partner_patient_id,
+    (await db.query(`SELECT partner_patient_id FROM customer_partner_patients WHERE customer = 'CUST-0001' AND partner = 'rxpartner' AND patient_key = ''`))
+      .rows[0].partner_patient_id,
     patientId,
   );
 
@@ -98,7 +98,7 @@ test.serial('the EMR flow: register_webhook, ensure_patient, order, sync_to_rxpa
   const ref = sync.body.message.rxpartner_reference_id as string;
   t.regex(ref, /^RX-\d+$/);
   const [order] = sent(name);
-  t.like(order.body as Record<string, unknown>, { externalOrderId: name, practiceId: 'PRACTICE-7', prescriber: { npi: DOCTOR_NPI } });
+  t.like(order.body, { externalOrderId: name, practiceId: 'PRACTICE-7', prescriber: { npi: DOCTOR_NPI } });
   t.is(registryAsked(DOCTOR_NPI), 1, 'the registry was asked once');
   t.is((await db.query(`SELECT outcome FROM npi_registry_entries WHERE npi = $1`, [DOCTOR_NPI])).rows[0].outcome, 'active');
 
@@ -264,7 +264,8 @@ test.serial('a patient the pharmacy cannot create (PATIENT_CREATION_FAILURE) is 
   t.false(mine[0].detail.includes('1960-10-10'));
   // the partner's PATIENT_CREATION_FAILURE webhook for the same patient adds no second item
   await eventually(
-    async () => (await db.query(`SELECT outcome FROM partner_events WHERE event_key LIKE 'PATIENT_CREATION_FAILURE:%' AND outcome LIKE '%${c.name}%'`)).rows.length === 1,
+    async () =>
+      (await db.query(`SELECT outcome FROM partner_events WHERE event_key LIKE 'PATIENT_CREATION_FAILURE:%' AND outcome LIKE '%${c.name}%'`)).rows.length === 1,
     { message: 'the webhook was applied to the Customer’s patient', timeoutMs: 45_000 },
   );
   t.is(await count(`SELECT count(*)::int AS n FROM partner_follow_ups WHERE customer = $1`, [c.name]), 1);

@@ -57,7 +57,8 @@ export const emrRoutes: ServerRoute[] = [
     methods: ['GET'],
     access: { resource: 'Rxpartner EMR', action: 'poll' },
     tags: ['emr'],
-    description: 'Reads the order’s status at the pharmacy partner: Received / Shipped / Delivered plus tracking when available. Safe to repeat; never moves a status back.',
+    description:
+      'Reads the order’s status at the pharmacy partner: Received / Shipped / Delivered plus tracking when available. Safe to repeat; never moves a status back.',
     args: Joi.object<{ sales_order: string }>({ sales_order: orderName.required() }),
     handler: async ({ args, actor, h }) => {
       const t: PartnerTime = { ms: 0 };
@@ -70,10 +71,15 @@ export const emrRoutes: ServerRoute[] = [
     methods: ['POST'],
     access: { resource: 'Rxpartner EMR', action: 'register_webhook' },
     tags: ['emr'],
-    description: 'One-time setup: asks the pharmacy partner to push status events to {public_base_url}/api/method/svc.rxpartner.webhook (https outside development).',
+    description:
+      'One-time setup: asks the pharmacy partner to push status events to {public_base_url}/api/method/svc.rxpartner.webhook (https outside development).',
     args: Joi.object<{ public_base_url: string; contact_email: string }>({
       public_base_url: Joi.string().trim().max(2000).required(),
-      contact_email: Joi.string().trim().email({ tlds: { allow: false } }).max(254).required(),
+      contact_email: Joi.string()
+        .trim()
+        .email({ tlds: { allow: false } })
+        .max(254)
+        .required(),
     }),
     handler: ({ args, actor }) => registerWebhook(actor!, args),
   }),

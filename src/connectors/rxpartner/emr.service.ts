@@ -277,7 +277,9 @@ export async function syncToRxpartner(actor: Actor, salesOrder: string, time: Pa
   const head = await loadVisibleOrder(actor, salesOrder);
   if (!canSyncPrescriptions(actor, head)) throw new NotFoundError(`Sales Order ${salesOrder} not found`);
   if (head.docstatus !== 1)
-    throw new BusinessRuleError(`Sales Order ${salesOrder} is ${head.docstatus === 2 ? 'cancelled' : 'not submitted'}: only a submitted order can be sent to rxpartner`);
+    throw new BusinessRuleError(
+      `Sales Order ${salesOrder} is ${head.docstatus === 2 ? 'cancelled' : 'not submitted'}: only a submitted order can be sent to rxpartner`,
+    );
   const lines = await routingLinesOf(salesOrder);
   const rxItems = await prescriptionItemsOf(lines.map((l) => l.item_code));
   const rxLines = lines.filter((l) => rxItems.has(l.item_code) && (l.fulfilment_partner === null || l.fulfilment_partner === PARTNER));
@@ -459,7 +461,8 @@ export async function registerWebhook(actor: Actor, args: { public_base_url: str
     if (err instanceof RxStop) throw stopError(err);
     throw err;
   }
-  if (res.status !== 200 && res.status !== 201) throw new BusinessRuleError(`rxpartner refused the webhook registration (${res.status}): ${partnerMessage(res)}`);
+  if (res.status !== 200 && res.status !== 201)
+    throw new BusinessRuleError(`rxpartner refused the webhook registration (${res.status}): ${partnerMessage(res)}`);
   const body = (res.json ?? {}) as { webhookId?: unknown; id?: unknown };
   await recordAudit(undefined, actor, {
     action: 'register_webhook',
