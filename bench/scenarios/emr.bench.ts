@@ -33,7 +33,11 @@ interface Timed {
 
 async function call(url: string, token: string, body: unknown): Promise<Timed> {
   const t0 = performance.now();
-  const res = await fetch(url, { method: 'POST', headers: { authorization: token, 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: token, 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify(body),
+  });
   await res.arrayBuffer();
   const total = performance.now() - t0;
   const partner = Number(/partner;dur=(\d+(?:\.\d+)?)/.exec(res.headers.get('server-timing') ?? '')?.[1] ?? 0);
@@ -98,13 +102,21 @@ export const scenario: BenchScenario = {
     try {
       await setStock(admin, { item_code: ITEM, warehouse: WAREHOUSE, qty: 100_000, reason: 'bench emr' });
       await setProductMapping(admin, ITEM, { rxpartner_drug_description: 'Testosterone cypionate 200 mg/mL, 10 mL vial' });
-      await setPartnerCredentials(admin, 'rxpartner', { base_url: rx.url, client_id: RX.clientId, client_secret: RX.clientSecret, default_practice_id: RX.practiceId });
+      await setPartnerCredentials(admin, 'rxpartner', {
+        base_url: rx.url,
+        client_id: RX.clientId,
+        client_secret: RX.clientSecret,
+        default_practice_id: RX.practiceId,
+      });
       const tag = String(Date.now() % 1e6);
       ctx.log(`creating ${n + warm} submitted 503A orders`);
       const orders = await makeOrders(n + warm, tag);
       const customers = Array.from({ length: n + warm }, (_, i) => `BENCH-EMR-${tag}-${i}`);
       for (const c of customers)
-        await ctx.pool.query(`INSERT INTO customers (name, customer_name, territory, price_list) VALUES ($1, $2, 'East', 'Standard Selling')`, [c, `Clinic Bench ${c}`]);
+        await ctx.pool.query(`INSERT INTO customers (name, customer_name, territory, price_list) VALUES ($1, $2, 'East', 'Standard Selling')`, [
+          c,
+          `Clinic Bench ${c}`,
+        ]);
       const [url] = await ctx.serve(1, { SVC_NPPES_URL: nppes.url, SVC_RXPARTNER_RATE_LIMIT: '1000000' });
       const ops = await ctx.tokenFor('ops@demo.svc.local');
       const doctor = await ctx.tokenFor(DOCTOR);
@@ -138,11 +150,20 @@ export const scenario: BenchScenario = {
       await Promise.all(pending);
       const elapsed = (performance.now() - start) / 1000;
       const sent = rx.orders().length;
-      const p99 = percentile(perOrder.map((x) => Math.max(0, x.total - x.partner)).sort((a, b) => a - b), 99);
+      const p99 = percentile(
+        perOrder.map((x) => Math.max(0, x.total - x.partner)).sort((a, b) => a - b),
+        99,
+      );
       const rows = [
         row('ensure_patient', `new Customer each, ${RATE}/s`, ensures, elapsed),
         row('sync_to_rxpartner', `503A order, ${RATE}/s`, syncs, elapsed),
-        row('order (both calls)', `${RATE} orders/s for ${seconds} s`, perOrder, elapsed, `; ${sent} e-scripts at the simulator; goal p99 ≤ 1 s: ${p99 <= 1000 ? 'met' : 'NOT met'}`),
+        row(
+          'order (both calls)',
+          `${RATE} orders/s for ${seconds} s`,
+          perOrder,
+          elapsed,
+          `; ${sent} e-scripts at the simulator; goal p99 ≤ 1 s: ${p99 <= 1000 ? 'met' : 'NOT met'}`,
+        ),
       ];
       await ctx.stopChildren();
       return rows;

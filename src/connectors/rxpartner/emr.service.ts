@@ -1,10 +1,10 @@
 /**
  * The EMR endpoints of the pharmacy partner (issue 13; spec "Endpoints / EMR and prescription"):
  * - ensurePatient: the Customer's own patient at rxpartner (POST /v1/patients/create), its id kept by
- *   org under the Customer (customer_partner_patients, key ''); one caller per Customer asks the
- *   partner (a tried advisory lock, the others re-read), and the externalId derived from the Customer
- *   makes the partner answer the same patient to any repeat, so a crash between the partner's answer
- *   and our commit loses nothing: the next call gets the same id.
+ *   org under the Customer (customer_partner_patients, key ''); concurrent callers in a process share
+ *   one partner call, and the externalId derived from the Customer makes the partner answer the same
+ *   patient to any repeat (another process, or after a crash between the partner's answer and our
+ *   write): one patient, one id. No database connection is held while the partner answers.
  * - syncToRxpartner: a submitted order's prescription items, after the prescriber's NPI passed the
  *   check digit and the NPI registry (417 naming the NPI otherwise, nothing sent). The send is the
  *   order's one rxpartner partner order and its outbox row, run now by this request (claimed like a
@@ -23,7 +23,7 @@ import { authorize } from '../../auth/policy/index.js';
 import { canEnsurePatient, canSyncPrescriptions } from '../../auth/policy/emr.rules.js';
 import { recordAudit } from '../../audit/audit.service.js';
 import { prescriptionItemsOf } from '../../catalog/product-mapping.js';
-import { selectOne, withTransaction } from '../../db/sequelize.js';
+import { withTransaction } from '../../db/sequelize.js';
 import { loadVisibleOrder } from '../../orders/order-doc.js';
 import { verifyNpi } from '../../orders/npi-registry.service.js';
 import { routingLinesOf } from '../../orders/partner-fulfilment.service.js';
@@ -144,106 +144,91 @@ async function knownPatient(actor: Actor, customer: string, id: string, status: 
   return { customer, rxpartner_patient_id: id, status, created };
 }
 
+/** Patient creations in flight in this process, by Customer: concurrent callers share one partner call. */
+const inFlight = new Map<string, Promise<EnsurePatientResult>>();
+
 /**
  * Creates or looks up the Customer's patient at rxpartner and keeps its id for the Customer.
- * Idempotent: an active patient is answered from the registry without a partner call.
+ * Idempotent: an active patient is answered from the registry without a partner call; concurrent
+ * calls in one process share one partner call; across processes the partner's dedupe on our
+ * externalId answers the same patient (so one patient, one id, whoever races). No database
+ * connection is held while the partner answers.
  */
 export async function ensurePatient(actor: Actor, args: EnsurePatientArgs, time: PartnerTime = { ms: 0 }): Promise<EnsurePatientResult> {
   authorize(actor, 'ensure_patient', 'Rxpartner EMR');
   const customer = args.customer;
   const display = (await customerNames([customer])).get(customer);
   if (display === undefined || !canEnsurePatient(actor, customer)) throw new NotFoundError(`Customer ${customer} not found`);
-  const deadline = Date.now() + runtime().config.partners.timeoutMs * 3 + 5_000;
-  for (;;) {
-    const known = await findPartnerPatient(customer, PARTNER, CUSTOMER_AS_PATIENT);
-    if (known?.status === 'active') return knownPatient(actor, customer, known.partner_patient_id, 'active', false);
-    const mine = await createPatientOnce(actor, customer, display, args, time);
-    if (mine) return mine;
-    // another request is creating this Customer's patient: its answer is read again shortly
-    if (Date.now() > deadline) throw new BusinessRuleError(`The patient of Customer ${customer} is being created by another request; try again`);
-    await sleep(50 + Math.floor(Math.random() * 100));
+  const known = await findPartnerPatient(customer, PARTNER, CUSTOMER_AS_PATIENT);
+  if (known?.status === 'active') return knownPatient(actor, customer, known.partner_patient_id, 'active', false);
+  const running = inFlight.get(customer);
+  if (running) {
+    // another request of this process is asking the partner: its answer is ours (read, not created, by this caller)
+    const r = await running;
+    return knownPatient(actor, customer, r.rxpartner_patient_id, r.status, false);
   }
+  const mine = createPatient(actor, customer, display, args, time).finally(() => inFlight.delete(customer));
+  inFlight.set(customer, mine);
+  return mine;
 }
 
-/** Under the Customer's tried lock: asks the partner and stores its answer; undefined when another request holds the lock. */
-async function createPatientOnce(
-  actor: Actor,
-  customer: string,
-  display: string,
-  args: EnsurePatientArgs,
-  time: PartnerTime,
-): Promise<EnsurePatientResult | undefined> {
-  let failed: { id: string } | undefined;
-  const result = await withTransaction(undefined, async (transaction): Promise<EnsurePatientResult | undefined> => {
-    const lock = await selectOne<{ locked: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked`, [`svc:rx-patient:${customer}`], {
-      transaction,
+/** Asks the partner for the Customer's patient and stores its answer (the row at once, the audit and any follow-up in one transaction). */
+async function createPatient(actor: Actor, customer: string, display: string, args: EnsurePatientArgs, time: PartnerTime): Promise<EnsurePatientResult> {
+  const names = namesOf(display);
+  const firstName = args.first_name?.trim() || names.first;
+  const lastName = args.last_name?.trim() || names.last;
+  if (!args.date_of_birth)
+    throw new BusinessRuleError(
+      `date_of_birth is required to create the patient of Customer ${customer} at rxpartner (the Customer record holds no birth date)`,
+      'MandatoryError',
+    );
+  const ctx = await rxContext({}, time);
+  let res;
+  try {
+    res = await rxCall(ctx, {
+      method: 'POST',
+      path: PATIENTS,
+      endpoint: `POST ${PATIENTS}`,
+      json: { externalId: customerExternalId(customer), firstName, lastName, dateOfBirth: args.date_of_birth, ...(args.gender ? { gender: args.gender } : {}) },
     });
-    if (!lock?.locked) return undefined;
-    const known = await findPartnerPatient(customer, PARTNER, CUSTOMER_AS_PATIENT, { transaction });
-    if (known?.status === 'active') return { customer, rxpartner_patient_id: known.partner_patient_id, status: 'active' as const, created: false };
-    const names = namesOf(display);
-    const firstName = args.first_name?.trim() || names.first;
-    const lastName = args.last_name?.trim() || names.last;
-    if (!args.date_of_birth && !known)
-      throw new BusinessRuleError(
-        `date_of_birth is required to create the patient of Customer ${customer} at rxpartner (the Customer record holds no birth date)`,
-        'MandatoryError',
-      );
-    const ctx = await rxContext({}, time);
-    let res;
-    try {
-      res = await rxCall(ctx, {
-        method: 'POST',
-        path: PATIENTS,
-        endpoint: `POST ${PATIENTS}`,
-        json: {
-          externalId: customerExternalId(customer),
-          firstName,
-          lastName,
-          ...(args.date_of_birth ? { dateOfBirth: args.date_of_birth } : {}),
-          ...(args.gender ? { gender: args.gender } : {}),
-        },
-      });
-    } catch (err) {
-      if (err instanceof RxStop) throw stopError(err);
-      throw err;
-    }
-    const body = (res.json ?? {}) as { patientId?: unknown; status?: unknown };
-    if (res.status !== 200 && res.status !== 201) {
-      // the partner may echo the patient's values: they are blanked out of the error
-      let text = partnerMessage(res);
-      for (const v of [firstName, lastName, args.date_of_birth ?? ''].filter((x) => x.length > 1)) text = text.split(v).join('[patient]');
-      throw new BusinessRuleError(`rxpartner refused the patient of Customer ${customer} (${res.status}): ${text}`);
-    }
-    if (typeof body.patientId !== 'string' || !body.patientId)
-      throw new BusinessRuleError(`rxpartner answered ${res.status} to ${PATIENTS} without a patientId; nothing was stored, try again`);
-    const text = typeof body.status === 'string' ? body.status.toUpperCase() : 'ACTIVE';
-    const status: 'failed' | 'active' | 'pending' =
-      text === 'FAILED' || text === 'FAILURE' ? 'failed' : text === 'ACTIVE' || text === 'SUCCESS' || text === 'CREATED' ? 'active' : 'pending';
-    // committed at once (not with this transaction): the partner's PATIENT_CREATION_* event may arrive before our commit
-    await rememberPartnerPatient(customer, PARTNER, CUSTOMER_AS_PATIENT, { id: body.patientId, status, salesOrder: null });
+  } catch (err) {
+    if (err instanceof RxStop) throw stopError(err);
+    throw err;
+  }
+  const body = (res.json ?? {}) as { patientId?: unknown; status?: unknown };
+  if (res.status !== 200 && res.status !== 201) {
+    // the partner may echo the patient's values: they are blanked out of the error
+    let text = partnerMessage(res);
+    for (const v of [firstName, lastName, args.date_of_birth].filter((x) => x.length > 1)) text = text.split(v).join('[patient]');
+    throw new BusinessRuleError(`rxpartner refused the patient of Customer ${customer} (${res.status}): ${text}`);
+  }
+  if (typeof body.patientId !== 'string' || !body.patientId)
+    throw new BusinessRuleError(`rxpartner answered ${res.status} to ${PATIENTS} without a patientId; nothing was stored, try again`);
+  const patientId = body.patientId;
+  const text = typeof body.status === 'string' ? body.status.toUpperCase() : 'ACTIVE';
+  const status: 'failed' | 'active' | 'pending' =
+    text === 'FAILED' || text === 'FAILURE' ? 'failed' : text === 'ACTIVE' || text === 'SUCCESS' || text === 'CREATED' ? 'active' : 'pending';
+  // written at once: the partner's PATIENT_CREATION_* event may be applied before anything else commits
+  await rememberPartnerPatient(customer, PARTNER, CUSTOMER_AS_PATIENT, { id: patientId, status, salesOrder: null });
+  await withTransaction(undefined, async (transaction) => {
     await recordAudit(transaction, actor, {
       action: 'send',
       object_type: 'Customer',
       object_name: customer,
-      fields: ['first_name', 'last_name', ...(args.date_of_birth ? ['date_of_birth'] : []), ...(args.gender ? ['gender'] : []), 'rxpartner_patient_id'],
+      fields: ['first_name', 'last_name', 'date_of_birth', ...(args.gender ? ['gender'] : []), 'rxpartner_patient_id'],
       detail: { purpose: 'svc.rxpartner.ensure_patient', partner: PARTNER, outcome: status },
     });
-    if (status === 'failed') {
+    if (status === 'failed')
       await raiseFollowUp(
-        { partner: PARTNER, kind: PATIENT_CREATION_FAILURE, customer, partnerPatientId: body.patientId, detail: customerPatientFollowUp(customer) },
+        { partner: PARTNER, kind: PATIENT_CREATION_FAILURE, customer, partnerPatientId: patientId, detail: customerPatientFollowUp(customer) },
         { transaction },
       );
-      failed = { id: body.patientId };
-      return undefined;
-    }
-    return { customer, rxpartner_patient_id: body.patientId, status, created: res.status === 201 || !known };
   });
-  if (failed)
+  if (status === 'failed')
     throw new BusinessRuleError(
-      `rxpartner could not create the patient of Customer ${customer} (PATIENT_CREATION_FAILURE, patient ${failed.id}); operations were asked to follow up`,
+      `rxpartner could not create the patient of Customer ${customer} (PATIENT_CREATION_FAILURE, patient ${patientId}); operations were asked to follow up`,
     );
-  return result;
+  return { customer, rxpartner_patient_id: patientId, status, created: res.status === 201 };
 }
 
 // ---- sync_to_rxpartner ------------------------------------------------------------------------
