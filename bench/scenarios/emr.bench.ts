@@ -30,6 +30,8 @@ interface Timed {
   total: number;
   partner: number;
   ok: boolean;
+  /** HTTP status, and for sync_to_rxpartner "queued" when the partner order was left to the worker */
+  outcome: string;
 }
 
 async function call(url: string, token: string, body: unknown): Promise<Timed> {
@@ -39,10 +41,11 @@ async function call(url: string, token: string, body: unknown): Promise<Timed> {
     headers: { authorization: token, 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify(body),
   });
-  await res.arrayBuffer();
+  const text = await res.text();
   const total = performance.now() - t0;
   const partner = Number(/partner;dur=(\d+(?:\.\d+)?)/.exec(res.headers.get('server-timing') ?? '')?.[1] ?? 0);
-  return { total, partner, ok: res.status === 200 };
+  const queued = res.status === 200 && text.includes('"status":"queued"');
+  return { total, partner, ok: res.status === 200 && !queued, outcome: queued ? 'queued' : String(res.status) };
 }
 
 /** Submitted 503A orders of the demo doctor, one patient each. */
@@ -78,14 +81,16 @@ function row(name: string, variant: string, list: Timed[], seconds: number, extr
   const totals = list.map((x) => x.total).sort((a, b) => a - b);
   const partner = list.map((x) => x.partner).sort((a, b) => a - b);
   const p99 = percentile(own, 99);
-  const errors = list.filter((x) => !x.ok).length;
+  const counts = new Map<string, number>();
+  for (const x of list) counts.set(x.outcome, (counts.get(x.outcome) ?? 0) + 1);
+  const outcomes = [...counts].map(([k, v]) => `${k}×${v}`).join(' ');
   return {
     case: name,
     variant,
     rps: Math.round(list.length / seconds),
     p50: Number(percentile(own, 50).toFixed(1)),
     p99: Number(p99.toFixed(1)),
-    note: `excluding partner time; with it p50 ${percentile(totals, 50).toFixed(1)} / p99 ${percentile(totals, 99).toFixed(1)} ms (partner p99 ${percentile(partner, 99).toFixed(1)} ms); ${errors} errors${extra}`,
+    note: `excluding partner time; with it p50 ${percentile(totals, 50).toFixed(1)} / p99 ${percentile(totals, 99).toFixed(1)} ms (partner p99 ${percentile(partner, 99).toFixed(1)} ms); answers ${outcomes}${extra}`,
   };
 }
 
@@ -145,7 +150,12 @@ export const scenario: BenchScenario = {
             const s = await sync(i);
             ensures.push(e);
             syncs.push(s);
-            perOrder.push({ total: e.total + s.total, partner: e.partner + s.partner, ok: e.ok && s.ok });
+            perOrder.push({
+              total: e.total + s.total,
+              partner: e.partner + s.partner,
+              ok: e.ok && s.ok,
+              outcome: e.ok && s.ok ? '200' : `${e.outcome}/${s.outcome}`,
+            });
           })(),
         );
       }
