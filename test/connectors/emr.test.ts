@@ -11,7 +11,7 @@
  */
 import test from 'ava';
 import type pg from 'pg';
-import { startTestApp, tokenClient, type TestApp } from '../helpers/app.js';
+import { startTestApp, testConfig, tokenClient, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { eventually } from '../helpers/eventually.js';
 import { buildCustomer, buildUser } from '../helpers/factories.js';
@@ -19,6 +19,10 @@ import { serverMessages, type Client } from '../helpers/http.js';
 import type { OutboxWorker } from '../../src/jobs/outbox-worker.js';
 import { startNppesSimulator, type RunningNppes, type RunningSimulator } from '../../src/simulators/index.js';
 import { closePartnerAgent } from '../../src/connectors/partner-http.js';
+import { run } from '../../src/cli/main.js';
+import type { Io } from '../../src/cli/io.js';
+import { initDatabase } from '../../src/db/sequelize.js';
+import { createLogger, initRuntime } from '../../src/shared/runtime.js';
 import { startWorker } from './helpers.js';
 import { configureRx, DOCTOR_NPI, rxFields, rxOrder, rxSimulator } from './rx-helpers.js';
 
@@ -272,4 +276,34 @@ test.serial('a patient the pharmacy cannot create (PATIENT_CREATION_FAILURE) is 
   // asked again: the same failed patient, still one open item
   t.is((await opsClient.post(M('ensure_patient'), { customer: c.name, date_of_birth: '1960-10-10' })).status, 417);
   t.is(await count(`SELECT count(*)::int AS n FROM partner_follow_ups WHERE customer = $1 AND status = 'open'`, [c.name]), 1);
+
+  // operations work it from the CLI: listed, then resolved
+  const id = (await db.query(`SELECT id::int FROM partner_follow_ups WHERE customer = $1`, [c.name])).rows[0].id as number;
+  const listed = await cli(['partner', 'follow-ups']);
+  t.is(listed.code, 0, listed.out);
+  t.regex(listed.out, new RegExp(`#${id} .*patient_creation_failure +open +customer ${c.name}`));
+  const resolved = await cli(['partner', 'follow-ups', '--resolve', String(id)]);
+  t.is(resolved.code, 0, resolved.out);
+  t.is(resolved.out, `follow-up ${id}: resolved`);
+  const open = (await opsClient.get(M('list_follow_ups'))).body.message as { customer: string }[];
+  t.false(open.some((f) => f.customer === c.name));
+  t.is(
+    (await db.query(`SELECT action FROM audit_events WHERE object_type = 'Partner Follow-up' AND object_name = $1`, [String(id)])).rows[0]?.action,
+    'resolve',
+  );
 });
+
+/** Runs the CLI as an operator would; run() closes the pool, so the test's is reopened. */
+async function cli(argv: string[]): Promise<{ code: number; out: string }> {
+  const out: string[] = [];
+  const io: Io = {
+    out: (l) => out.push(l),
+    err: (l) => out.push(l),
+    env: { ...process.env, SVC_ENV: 'test', DATABASE_URL: app.dbUrl, SVC_LOG_LEVEL: 'silent' },
+    interactive: false,
+  };
+  const code = await run(argv, io);
+  initRuntime(app.config, { logger: createLogger({ ...testConfig(app.dbUrl), logLevel: 'silent' }) });
+  initDatabase(app.config);
+  return { code, out: out.join('\n') };
+}
