@@ -94,6 +94,11 @@ test.serial('the EMR flow: register_webhook, ensure_patient, order, sync_to_rxpa
     patientId,
   );
 
+  // stored on the Customer: GET /api/resource/Customer shows it
+  const customerDoc = await clinic.get('/api/resource/Customer/CUST-0001');
+  t.is(customerDoc.status, 200, customerDoc.text);
+  t.is(customerDoc.body.data.rxpartner_patient_id, patientId);
+
   // a 503A order, then its prescription sent on request
   const name = await rxOrder(PATIENT);
   const sync = await doctor.post(M('sync_to_rxpartner'), { sales_order: name });

@@ -34,6 +34,7 @@ import { BusinessRuleError, ConflictError, InputError, NotFoundError, RateLimitE
 import { claimRow, redeliver, runClaimedRow } from '../../shared/outbox.js';
 import { runtime } from '../../shared/runtime.js';
 import type { ConnectorContext, PartnerHttp, PartnerEvent } from '../connector.js';
+import { allowedTrackingUrl, trackingUrlFor } from '../carriers.js';
 import { connectorContext } from '../context.js';
 import { customerPatientFollowUp } from '../follow-up.js';
 import { PATIENT_CREATION_FAILURE, raiseFollowUp } from '../follow-ups.service.js';
@@ -392,14 +393,17 @@ export async function pollRxpartnerStatus(actor: Actor, salesOrder: string, time
   // forward only: the reply shows the further of what the order has and what the partner said
   const move = polled ? moveOf(rxpartnerConnector.statuses, po.partnerStatus, polled) : 'unknown';
   const status = move === 'advance' ? polled : po.partnerStatus;
-  const newer = move === 'advance' || move === 'same';
+  const newer = (move === 'advance' || move === 'same') && tracking.number !== null && tracking.number !== po.trackingNumber;
+  const carrier = (newer ? tracking.carrier : null) ?? po.carrier;
+  const number = (newer ? tracking.number : null) ?? po.trackingNumber;
   return {
     sales_order: salesOrder,
     rxpartner_reference_id: po.partnerReference,
     status,
-    tracking_number: (newer ? tracking.number : null) ?? po.trackingNumber,
-    carrier: (newer ? tracking.carrier : null) ?? po.carrier,
-    tracking_url: po.trackingUrl ?? (newer ? tracking.url : null),
+    tracking_number: number,
+    carrier,
+    // a partner's link only when it points at a carrier's own host, else derived (as the event application does)
+    tracking_url: newer ? allowedTrackingUrl(tracking.url) || trackingUrlFor(carrier, number) : (po.trackingUrl ?? trackingUrlFor(carrier, number)),
   };
 }
 
