@@ -217,6 +217,29 @@ test.serial('the automatic route checks the NPI too: a prescription with an unre
   }
 });
 
+test.serial('sync_to_rxpartner racing the workers’ automatic send: one e-script at the partner, whoever sends it', async (t) => {
+  const workers = await Promise.all([startWorker(app, ['fulfilment_route', 'partner_order']), startWorker(app, ['fulfilment_route', 'partner_order'])]);
+  try {
+    const names = await Promise.all([1, 2, 3].map((i) => rxOrder({ first: 'Gail', last: `Race${i}`, dob: '1977-03-0' + String(i) })));
+    const answers = await Promise.all(names.map((name) => doctor.post(M('sync_to_rxpartner'), { sales_order: name })));
+    for (const [i, name] of names.entries()) {
+      const a = answers[i];
+      // the request sent it, waited for a worker's attempt, or found it sent: never a second order
+      t.true(a.status === 200 || a.status === 409, a.text);
+      if (a.status === 200) t.is(a.body.message.status, 'sent', a.text);
+      const po = await eventually(
+        async () => (await db.query(`SELECT status, partner_reference FROM partner_orders WHERE sales_order = $1 AND status = 'created'`, [name])).rows[0],
+        { message: `${name} created` },
+      );
+      t.is(sent(name).length, 1, `${name}: one e-script`);
+      t.is(sent(name)[0].ref, po.partner_reference);
+      if (a.status === 200) t.is(a.body.message.rxpartner_reference_id, po.partner_reference);
+    }
+  } finally {
+    await Promise.all(workers.map((w) => w.stop(2000)));
+  }
+});
+
 test.serial('who may call: another clinic’s order is not found, reps and vendors may not sync, only operations register the webhook', async (t) => {
   const name = await rxOrder({ first: 'Dan', last: 'Permission', dob: '1985-07-08' });
   const other = await buildCustomer();
