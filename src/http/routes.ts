@@ -17,6 +17,7 @@ import { vendorRoutes } from '../vendors/vendor.routes.js';
 import { vendorDashboardRoutes } from '../orders/vendor-dashboard.routes.js';
 import { partnerWebhookRoutes } from '../connectors/partner-webhooks.routes.js';
 import { salesRoutes } from '../sales/sales.routes.js';
+import { emrRoutes } from '../connectors/rxpartner/emr.routes.js';
 
 export function routes(): ServerRoute[] {
   return [
@@ -32,6 +33,7 @@ export function routes(): ServerRoute[] {
     ...vendorDashboardRoutes,
     ...salesRoutes,
     ...partnerWebhookRoutes,
+    ...emrRoutes,
     ...fallbackRoutes,
   ];
 }

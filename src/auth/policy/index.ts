@@ -27,6 +27,7 @@ import './orders.rules.js';
 import './webhooks.rules.js';
 import './partners.rules.js';
 import './sales.rules.js';
+import './emr.rules.js';
 
 export type { Action, Allow, ResourcePolicy, RouteAccess, RoutePermission, Scope } from './registry.js';
 export { ALL, NONE, customerScope, definePolicy, policyOf, salesTeamOf } from './registry.js';
