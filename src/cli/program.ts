@@ -14,6 +14,7 @@ import { registerOutbox } from './commands/outbox.command.js';
 import { registerPartner } from './commands/partner.command.js';
 import { registerPartnerCredentials } from './commands/partner-credentials.command.js';
 import { registerSimulate } from './commands/simulate.command.js';
+import { registerCustomer } from './commands/customer.command.js';
 import { registerPriceList } from './commands/price-list.command.js';
 import { registerCustomerRead } from './commands/customer-read.command.js';
 import { registerCheck } from './commands/check.command.js';
@@ -42,6 +43,7 @@ export function createProgram(io: Io): Command {
   registerPartner(program, io);
   registerSimulate(program, io);
   registerPriceList(program, io);
+  registerCustomer(program, io); // svc customer create; customer-read attaches list|show to the same noun
   registerCustomerRead(program, io);
   registerCheck(program, io);
   registerCompletion(program, io);
