@@ -34,6 +34,9 @@ import { partnerPollHandler } from './connectors/partner-poll.service.js';
 import { peptidePollJob } from './connectors/peptidepartner/peptide-poll.job.js';
 import { rxpartnerConnector } from './connectors/rxpartner/rxpartner.connector.js';
 import { storepartnerConnector } from './connectors/storepartner/storepartner.connector.js';
+import { plugCustomerKeyPairs } from './connectors/shipper/shipper.client.js';
+import { customerShipperKeyPair } from './integrations/shipper-connect.service.js';
+import { storeCatalogSyncJob, storeInventorySyncJob } from './integrations/store-sync.job.js';
 // document types at /api/resource (each file registers the types of its domain)
 import './org/org.doctypes.js';
 import './vendors/vendor.doctypes.js';
@@ -46,6 +49,8 @@ registerBearerVerifier((token) => verifyBearer(token));
 // ports of a lower domain, filled by a higher one (docs/decisions.md "Domain dependency order")
 plugOrderParties(orderParties); // files ← orders: a file's order decides who reads it
 // webhooks ← vendors (the target) and vendor-api (the attempt log)
+// connectors ← integrations: a customer's own shipper key pair (svc.integrations.connect_shipper)
+plugCustomerKeyPairs(customerShipperKeyPair);
 plugWebhookPorts({ targetOf: webhookTargetOf, logAttempt: logOutboundAttempt, lastHttpStatusOf, attemptsOf: deliveryAttempts });
 
 registerOutboxHandler(mailHandler);
@@ -64,3 +69,5 @@ registerConnector(storepartnerConnector);
 registerJob(housekeepingJob);
 registerJob(idempotencyPurgeJob);
 registerJob(peptidePollJob);
+registerJob(storeCatalogSyncJob);
+registerJob(storeInventorySyncJob);

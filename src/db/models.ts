@@ -44,6 +44,9 @@ import { IdempotencyKey } from '../vendor-api/idempotency-key.model.js';
 import { VendorApiLog } from '../vendor-api/vendor-api-log.model.js';
 import { StockUpdateRequest } from '../vendors/stock-update-request.model.js';
 import { VendorProfile } from '../vendors/vendor-profile.model.js';
+import { IntegrationConnection } from '../integrations/integration-connection.model.js';
+import { OAuthState } from '../integrations/oauth-state.model.js';
+import { StoreVariant } from '../integrations/store-variant.model.js';
 
 /** Every model, in no particular order; one per table of the public schema (but umzug's). */
 export const MODELS = [
@@ -86,6 +89,9 @@ export const MODELS = [
   PartnerToken,
   PartnerWebhookNonce,
   CustomerPartnerPatient,
+  IntegrationConnection,
+  OAuthState,
+  StoreVariant,
 ] as const;
 
 /** Binds every model to `sequelize` and declares the associations (again for each new instance). */

@@ -16,6 +16,8 @@ import { v1Routes } from '../vendor-api/v1.routes.js';
 import { vendorRoutes } from '../vendors/vendor.routes.js';
 import { vendorDashboardRoutes } from '../orders/vendor-dashboard.routes.js';
 import { partnerWebhookRoutes } from '../connectors/partner-webhooks.routes.js';
+import { integrationsRoutes } from '../integrations/integrations.routes.js';
+import { portalRoutes } from '../integrations/portal.routes.js';
 
 export function routes(): ServerRoute[] {
   return [
@@ -30,6 +32,8 @@ export function routes(): ServerRoute[] {
     ...vendorRoutes,
     ...vendorDashboardRoutes,
     ...partnerWebhookRoutes,
+    ...integrationsRoutes,
+    ...portalRoutes,
     ...fallbackRoutes,
   ];
 }

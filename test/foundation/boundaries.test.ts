@@ -93,6 +93,7 @@ const DOMAIN_ORDER = [
   'orders', // Sales Orders, shipments, doctors, the vendor dashboard
   'vendor-api', // the vendor interface v1
   'connectors', // the fulfilment router, partner orders and credentials, inbound partner webhooks, one folder per partner
+  'integrations', // self-service shipper and storefront connections, storefront sync, the /portal pages
   'simulators', // the partners' sides (svc simulate, the demo, tests): imports no domain
 ];
 

@@ -375,6 +375,7 @@ export const STORE_SDL = /* GraphQL */ `
     order(id: ID!): Order
     orders(first: Int, after: String, query: String): OrderConnection!
     products(first: Int, after: String, query: String): ProductConnection!
+    product(id: ID!): Product
     productVariant(id: ID!): ProductVariant
     inventoryItem(id: ID!): InventoryItem
     location(id: ID!): Location

@@ -14,6 +14,7 @@ import { WebhookSender } from '../shared/webhooks.js';
 import type { RunningSimulator, SimulatorOptions } from '../shared/types.js';
 import { CostBucket, operationCost } from './store.cost.js';
 import { addFulfillment, mutationRoot } from './store.mutations.js';
+import { catalogControls, generatedCatalog } from './store.catalog.js';
 import { createOAuth } from './store.oauth.js';
 import { queryRoot } from './store.queries.js';
 import { storeSchema } from './store.schema.js';
@@ -37,6 +38,8 @@ export interface StoreOptions extends SimulatorOptions<StoreCredentials, StoreLi
   /** the shop's domain (default svc-sim.myshopify.com) */
   shop?: string;
   catalog?: CatalogProduct[];
+  /** a generated catalog instead (the bench: 10,000 products of 3 variants) */
+  generate?: { products: number; variantsPerProduct: number };
 }
 
 export const STORE_STATUSES = { steps: ['UNFULFILLED', 'FULFILLED', 'IN_TRANSIT', 'DELIVERED'], side: ['CANCELLED'], final: ['DELIVERED', 'CANCELLED'] };
@@ -96,7 +99,7 @@ export async function startStorepartnerSimulator(options: StoreOptions): Promise
   const shop: Shop = {
     name: 'svc simulated shop',
     domain,
-    products: buildCatalog(options.catalog ?? DEFAULT_CATALOG),
+    products: buildCatalog(options.generate ? generatedCatalog(options.generate.products, options.generate.variantsPerProduct) : (options.catalog ?? DEFAULT_CATALOG)),
     book,
     next: () => ++ids,
     orderNumber: () => ++orderNumber,
@@ -189,5 +192,5 @@ export async function startStorepartnerSimulator(options: StoreOptions): Promise
     return json(status, { errors: status >= 500 ? 'Internal Server Error' : 'Bad Request' });
   };
 
-  return assemble({ partner: 'storepartner', host: options.host, port: options.port, handle, book, webhooks, styleError });
+  return assemble({ partner: 'storepartner', host: options.host, port: options.port, handle, book, webhooks, styleError, controls: catalogControls(shop) });
 }
