@@ -11,7 +11,7 @@ import { storeGraphql, StoreStop, type StoreOperation } from '../connectors/stor
 /** Products per page and variants per product on that page: requested cost 2 + 75 × (3 + 10) = 977 ≤ 1000. */
 export const PRODUCTS_PER_PAGE = 75;
 export const VARIANTS_PER_PRODUCT = 10;
-const VARIANT_PAGE = 250;
+const VARIANT_PAGE = 100;
 
 export interface StoreVariantRow {
   id: string;

@@ -6,11 +6,11 @@
  * (keyed with the app secret), the shop and the timestamp, exchanges the code for a permanent
  * (offline) token at the shop and stores it encrypted as the owner's storefront connection.
  */
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { Op } from 'sequelize';
 import type { Actor } from '../auth/actor.js';
 import { withTransaction } from '../db/sequelize.js';
-import { randomToken, safeEqual, sha256Hex } from '../shared/crypto.js';
+import { safeEqual, sha256Hex } from '../shared/crypto.js';
 import { AuthenticationError, BusinessRuleError, InputError, PermissionError } from '../shared/errors.js';
 import { runtime } from '../shared/runtime.js';
 import { PartnerCallError } from '../connectors/connector.js';
@@ -82,7 +82,7 @@ export async function startStoreInstall(actor: Actor, input: { shop_domain: stri
   if (!actor.sessionId) throw new PermissionError('The storefront install runs in a logged-in browser session (log in, then start it from /portal/integrations)');
   const shop = normaliseShopDomain(input.shop_domain);
   const app = await appSettings();
-  const state = randomToken(32);
+  const state = randomBytes(32).toString('hex');
   await OAuthState.create({
     stateHash: sha256Hex(state),
     sessionHash: actor.sessionId,

@@ -116,16 +116,19 @@ async function writeCatalogChanges(conn: IntegrationConnection, changed: StoreVa
   });
 }
 
-/** Variants gone from the store: their items are disabled (never deleted: orders may name them). */
-async function retireMissing(conn: IntegrationConnection, gone: Known[], goneIds: string[]): Promise<number> {
-  if (gone.length === 0) return 0;
+/**
+ * Items no variant of the store leads to any more (the variant is gone, or its SKU changed and so
+ * its item code): disabled, never deleted (orders may name them); the gone variants' rows dropped.
+ */
+async function retireItems(conn: IntegrationConnection, codes: string[], goneIds: string[]): Promise<number> {
+  if (codes.length === 0 && goneIds.length === 0) return 0;
   return db().transaction(async (transaction) => {
     const vendor = conn.ownerType === 'vendor' ? conn.owner : null;
-    const items = await lookupVendorItems(vendor ?? '', { skus: [], vpids: [], codes: gone.map((g) => g.itemCode) }, { transaction, lock: true });
+    const items = codes.length ? await lookupVendorItems(vendor ?? '', { skus: [], vpids: [], codes }, { transaction, lock: true }) : [];
     const rows = items.filter((r) => r.vendor === vendor && !r.disabled).map((r) => ({ ...r, disabled: true, published: false }));
     if (rows.length) await upsertVendorItems(JSON.stringify(rows), { transaction });
     const t = StoreVariant.getTableName() as string;
-    await execute(`DELETE FROM ${t} WHERE connection_id = $1 AND variant_id = ANY($2::text[])`, [conn.id, goneIds], { transaction });
+    if (goneIds.length) await execute(`DELETE FROM ${t} WHERE connection_id = $1 AND variant_id = ANY($2::text[])`, [conn.id, goneIds], { transaction });
     return rows.length;
   });
 }
@@ -141,6 +144,7 @@ async function runCatalog(conn: IntegrationConnection, signal: AbortSignal): Pro
   const log = runtime().logger;
   const known = await knownVariants(conn.id);
   const seen = new Set<string>();
+  const renamed: string[] = [];
   const c = { products: 0, variants: 0, new: 0, changed: 0, unchanged: 0, written: 0, refused: 0, retired: 0 };
   let nextLog = PROGRESS_EVERY;
   await readStoreCatalog(storeContext(conn, signal), async (rows, products) => {
@@ -150,6 +154,7 @@ async function runCatalog(conn: IntegrationConnection, signal: AbortSignal): Pro
       const k = known.get(v.id);
       if (k && k.digest === digestOf(v)) c.unchanged++;
       else (k ? c.changed++ : c.new++, changed.push(v));
+      if (k && k.itemCode !== itemCodeOf(conn.owner, v)) renamed.push(k.itemCode); // its SKU changed: a new item code
     }
     const w = await writeCatalogChanges(conn, changed);
     c.written += w.written;
@@ -162,11 +167,7 @@ async function runCatalog(conn: IntegrationConnection, signal: AbortSignal): Pro
     }
   });
   const goneIds = [...known.keys()].filter((id) => !seen.has(id));
-  c.retired = await retireMissing(
-    conn,
-    goneIds.map((id) => known.get(id)!),
-    goneIds,
-  );
+  c.retired = await retireItems(conn, [...goneIds.map((id) => known.get(id)!.itemCode), ...renamed], goneIds);
   return c;
 }
 

@@ -8,6 +8,9 @@ import type { ControlRoute, SimRequest } from '../shared/http.js';
 import type { Shop } from './store.shop.js';
 import { buildCatalog, type CatalogProduct } from './store.state.js';
 
+/** Generated products are numbered after the default catalog's, so their ids never meet. */
+export const GENERATED_FIRST = 1000;
+
 /** `products` products of `variantsPerProduct` variants each: SKU GEN-<product>-<variant>. */
 export function generatedCatalog(products: number, variantsPerProduct: number): CatalogProduct[] {
   return Array.from({ length: products }, (_, i) => ({
@@ -42,7 +45,7 @@ export function catalogControls(shop: Shop): ControlRoute[] {
         const variants = Number(b.variants_per_product ?? 1);
         if (!Number.isInteger(products) || products < 0 || products > 100_000) throw new SimError('products must be an integer 0..100000', 400);
         if (!Number.isInteger(variants) || variants < 1 || variants > 100) throw new SimError('variants_per_product must be an integer 1..100', 400);
-        shop.products = buildCatalog(generatedCatalog(products, variants));
+        shop.products = buildCatalog(generatedCatalog(products, variants), GENERATED_FIRST);
         return counts(shop);
       },
     },

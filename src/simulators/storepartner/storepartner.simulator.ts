@@ -14,7 +14,7 @@ import { WebhookSender } from '../shared/webhooks.js';
 import type { RunningSimulator, SimulatorOptions } from '../shared/types.js';
 import { CostBucket, operationCost } from './store.cost.js';
 import { addFulfillment, mutationRoot } from './store.mutations.js';
-import { catalogControls, generatedCatalog } from './store.catalog.js';
+import { catalogControls, generatedCatalog, GENERATED_FIRST } from './store.catalog.js';
 import { createOAuth } from './store.oauth.js';
 import { queryRoot } from './store.queries.js';
 import { storeSchema } from './store.schema.js';
@@ -99,7 +99,9 @@ export async function startStorepartnerSimulator(options: StoreOptions): Promise
   const shop: Shop = {
     name: 'svc simulated shop',
     domain,
-    products: buildCatalog(options.generate ? generatedCatalog(options.generate.products, options.generate.variantsPerProduct) : (options.catalog ?? DEFAULT_CATALOG)),
+    products: options.generate
+      ? buildCatalog(generatedCatalog(options.generate.products, options.generate.variantsPerProduct), GENERATED_FIRST)
+      : buildCatalog(options.catalog ?? DEFAULT_CATALOG),
     book,
     next: () => ++ids,
     orderNumber: () => ++orderNumber,
