@@ -16,7 +16,7 @@ const STYLE = [
   '.error{background:#fdecea;border:1px solid #f0a8a0;padding:.5rem 1rem;border-radius:4px}',
   'form{margin:.5rem 0}label{display:inline-block;min-width:8rem}input[type=text],input[type=password]{width:18rem;padding:.2rem}',
   'button{padding:.3rem .8rem;margin-top:.3rem}dl{display:grid;grid-template-columns:11rem 1fr;gap:.2rem .8rem}dt{color:#5a6472}dd{margin:0}',
-  'header{display:flex;justify-content:space-between;align-items:center}',
+  'header{display:flex;justify-content:space-between;align-items:center}.actions form{display:inline-block;margin-right:.5rem}',
 ].join('');
 const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
 
@@ -114,14 +114,14 @@ function storeSection(c: ConnectionView, csrf: string): string {
   return `<section id="storefront"><h2>Storefront (storepartner)</h2>
 <p>Status: <span class="status ${on ? 'connected' : 'off'}" id="store-status">${on ? 'Connected' : c.status === 'disconnected' ? 'Disconnected' : 'Not connected'}</span>
 ${on ? ` to <strong id="store-shop">${esc(c.shop_domain)}</strong> since ${esc(when(c.connected_at))}` : ''}</p>
-<dl>${on ? `<dt>Permissions</dt><dd id="store-scope">${esc(c.scope)}</dd>` : ''}
+<dl>${on ? `<dt>Permissions</dt><dd id="store-scope">${esc((c.scope ?? '').split(',').join(', '))}</dd>` : ''}
 ${syncLine('Last catalog sync', c.last_catalog_sync, 'last-catalog-sync')}
 ${syncLine('Last inventory sync', c.last_inventory_sync, 'last-inventory-sync')}</dl>
 ${
   on
-    ? `${post('storefront/sync-catalog', csrf, '<button type="submit">Sync catalog now</button>', 'store-sync-catalog')}
+    ? `<div class="actions">${post('storefront/sync-catalog', csrf, '<button type="submit">Sync catalog now</button>', 'store-sync-catalog')}
 ${post('storefront/sync-inventory', csrf, '<button type="submit">Sync inventory now</button>', 'store-sync-inventory')}
-${post('storefront/disconnect', csrf, '<button type="submit">Disconnect storefront</button>', 'store-disconnect')}`
+${post('storefront/disconnect', csrf, '<button type="submit">Disconnect storefront</button>', 'store-disconnect')}</div>`
     : ''
 }
 ${install}
