@@ -60,7 +60,9 @@ export async function saveConnection(
     connectedAt: new Date(),
     updatedAt: new Date(),
   };
-  const row = existing ? await existing.update(fields, { transaction }) : await IntegrationConnection.create({ ...owner, integration, ...fields }, { transaction });
+  const row = existing
+    ? await existing.update(fields, { transaction })
+    : await IntegrationConnection.create({ ...owner, integration, ...fields }, { transaction });
   await recordAudit(transaction, actor, {
     action: 'connect',
     object_type: 'Integration',

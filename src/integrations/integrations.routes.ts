@@ -25,14 +25,11 @@ const sync = { resource: 'Integration', action: 'sync' } as const;
 async function callback(request: Request, h: ResponseToolkit, actor: Parameters<typeof completeStoreInstall>[0]) {
   const html = wantsHtml(request);
   try {
-    const done = await completeStoreInstall(actor, request.query as Record<string, unknown>);
+    const done = await completeStoreInstall(actor, request.query);
     return html ? h.redirect('/portal/integrations?notice=storefront-connected').code(303) : done;
   } catch (err) {
     if (!html || !(err instanceof DomainError)) throw err;
-    return h
-      .response(messagePage('The storefront was not connected', err.message))
-      .code(err.status)
-      .type('text/html; charset=utf-8');
+    return h.response(messagePage('The storefront was not connected', err.message)).code(err.status).type('text/html; charset=utf-8');
   }
 }
 
@@ -54,7 +51,10 @@ export const integrationsRoutes: ServerRoute[] = [
     access: connect,
     description: 'Connect your own shipper account: the key pair is checked with the partner, then stored encrypted',
     tags: ['integrations'],
-    args: Joi.object<ConnectShipperInput>({ api_key: Joi.string().trim().min(1).max(255).required(), api_secret: Joi.string().trim().min(1).max(255).required() }),
+    args: Joi.object<ConnectShipperInput>({
+      api_key: Joi.string().trim().min(1).max(255).required(),
+      api_secret: Joi.string().trim().min(1).max(255).required(),
+    }),
     handler: ({ actor, args }) => connectShipper(actor!, args),
   }),
   methodRoute({

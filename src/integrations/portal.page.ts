@@ -55,7 +55,10 @@ ${body}
 
 /** A one-message page (a callback that failed), with the way back. */
 export function messagePage(title: string, message: string): string {
-  return layout(title, `<main><h1>${esc(title)}</h1><p class="error" id="error">${esc(message)}</p><p><a href="/portal/integrations">Back to integrations</a></p></main>`);
+  return layout(
+    title,
+    `<main><h1>${esc(title)}</h1><p class="error" id="error">${esc(message)}</p><p><a href="/portal/integrations">Back to integrations</a></p></main>`,
+  );
 }
 
 export function loginPage(opts: { csrf: string; error?: string; email?: string }): string {
@@ -77,7 +80,12 @@ const post = (action: string, csrf: string, inner: string, id: string) =>
   `<form method="post" action="/portal/integrations/${action}" id="${id}">${hidden(csrf)}${inner}</form>`;
 
 function when(d: Date | string | null): string {
-  return d ? new Date(d).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : '';
+  return d
+    ? new Date(d)
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, ' UTC')
+    : '';
 }
 
 function syncLine(label: string, s: SyncRecord | null, id: string): string {

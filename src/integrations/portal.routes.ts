@@ -84,7 +84,11 @@ async function formSession(request: Request, h: ResponseToolkit): Promise<{ acto
   if (!session) return h.redirect('/portal/login').code(303);
   const sent = field((request.payload ?? {}) as Form, 'csrf_token');
   if (!sent || !safeEqual(sent, session.csrfToken))
-    return html(h, messagePage('Form refused', 'The form was not sent by this session’s page (CSRF token missing or wrong): reload the page and try again.'), 403);
+    return html(
+      h,
+      messagePage('Form refused', 'The form was not sent by this session’s page (CSRF token missing or wrong): reload the page and try again.'),
+      403,
+    );
   return { actor: { ...session.actor, requestId: request.info.id, ip: request.info.remoteAddress }, csrf: session.csrfToken };
 }
 
@@ -106,7 +110,7 @@ const ACTIONS: Record<string, Action> = {
 };
 
 async function runAction(request: Request, h: ResponseToolkit) {
-  const action = ACTIONS[`${request.params.area}/${request.params.action}`];
+  const action = ACTIONS[`${String(request.params.area)}/${String(request.params.action)}`];
   if (!action) return html(h, messagePage('Not found', 'No such form.'), 404);
   const session = await formSession(request, h);
   if (!('actor' in session)) return session;

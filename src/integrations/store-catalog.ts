@@ -86,8 +86,13 @@ const rowsOf = (p: { id: string; title: string; status: string }, variants: Vari
 async function remainingVariants(ctx: ConnectorContext, p: ProductNode): Promise<VariantNode[]> {
   const out: VariantNode[] = [];
   let after = p.variants.pageInfo.endCursor;
-  for (let more = p.variants.pageInfo.hasNextPage; more; ) {
-    const data = await askStore(ctx, { name: 'SvcProductVariants', query: MORE_VARIANTS, variables: { id: p.id, first: VARIANT_PAGE, after }, cost: 3 + VARIANT_PAGE });
+  for (let more = p.variants.pageInfo.hasNextPage; more;) {
+    const data = await askStore(ctx, {
+      name: 'SvcProductVariants',
+      query: MORE_VARIANTS,
+      variables: { id: p.id, first: VARIANT_PAGE, after },
+      cost: 3 + VARIANT_PAGE,
+    });
     const page = (data.product as { variants: Page<VariantNode> } | null)?.variants;
     if (!page) break; // the product went away meanwhile
     out.push(...page.nodes);
@@ -100,7 +105,7 @@ async function remainingVariants(ctx: ConnectorContext, p: ProductNode): Promise
 /** Every variant of the store, a page of products at a time (`onPage` gets each page's variants in order). */
 export async function readStoreCatalog(ctx: ConnectorContext, onPage: (rows: StoreVariantRow[], products: number) => Promise<void>): Promise<void> {
   let after: string | null = null;
-  for (let more = true; more; ) {
+  for (let more = true; more;) {
     const data = await askStore(ctx, {
       name: 'SvcCatalogPage',
       query: PRODUCTS,

@@ -79,7 +79,8 @@ export function shopBaseUrl(shop: string, shopUrl: string | undefined): string {
 /** store_start_install: `{ ok, authorize_url, state }` for the actor's organisation and session. */
 export async function startStoreInstall(actor: Actor, input: { shop_domain: string }): Promise<{ ok: true; authorize_url: string; state: string }> {
   const owner = ownerOf(actor, 'connect');
-  if (!actor.sessionId) throw new PermissionError('The storefront install runs in a logged-in browser session (log in, then start it from /portal/integrations)');
+  if (!actor.sessionId)
+    throw new PermissionError('The storefront install runs in a logged-in browser session (log in, then start it from /portal/integrations)');
   const shop = normaliseShopDomain(input.shop_domain);
   const app = await appSettings();
   const state = randomBytes(32).toString('hex');
@@ -121,7 +122,8 @@ function flatQuery(query: Record<string, unknown>): Record<string, string> {
 function verifyCallback(app: AppSettings, raw: Record<string, unknown>): Record<string, string> {
   const q = flatQuery(raw);
   for (const k of ['code', 'hmac', 'shop', 'state', 'timestamp']) if (!q[k]) throw new InputError(`callback parameter ${k} is missing`);
-  if (!safeEqual(q.hmac.toLowerCase(), callbackHmacOf(app.clientSecret, q))) throw new AuthenticationError('The callback’s HMAC does not match: not sent by the storefront');
+  if (!safeEqual(q.hmac.toLowerCase(), callbackHmacOf(app.clientSecret, q)))
+    throw new AuthenticationError('The callback’s HMAC does not match: not sent by the storefront');
   const ts = Number(q.timestamp);
   if (!Number.isFinite(ts) || Math.abs(Date.now() / 1000 - ts) > CALLBACK_SKEW_SECONDS) throw new AuthenticationError('The callback is too old (timestamp)');
   normaliseShopDomain(q.shop);

@@ -109,7 +109,13 @@ async function writeCatalogChanges(conn: IntegrationConnection, changed: StoreVa
     const ours = changed.map((v, i) => ({ v, row: rows[i] })).filter((x): x is { v: StoreVariantRow; row: VendorItemRow } => x.row !== null);
     // an item row that is already exactly so is not rewritten by the upsert (no row version)
     const written = ours.length ? await upsertVendorItems(JSON.stringify(ours.map((x) => x.row)), { transaction }) : new Set<string>();
-    const variants = ours.map(({ v, row }) => ({ variant_id: v.id, product_id: v.productId, item_code: row.item_code, digest: digestOf(v), available: v.available }));
+    const variants = ours.map(({ v, row }) => ({
+      variant_id: v.id,
+      product_id: v.productId,
+      item_code: row.item_code,
+      digest: digestOf(v),
+      available: v.available,
+    }));
     if (variants.length) await execute(upsertVariantsSql(), [conn.id, JSON.stringify(variants)], { transaction });
     // a code held by another owner's item is counted and tried again on the next run
     return { written: written.size, refused: changed.length - ours.length };
@@ -152,8 +158,13 @@ async function runCatalog(conn: IntegrationConnection, signal: AbortSignal): Pro
     for (const v of rows) {
       seen.add(v.id);
       const k = known.get(v.id);
-      if (k && k.digest === digestOf(v)) c.unchanged++;
-      else (k ? c.changed++ : c.new++, changed.push(v));
+      if (k && k.digest === digestOf(v)) {
+        c.unchanged++;
+        continue;
+      }
+      if (k) c.changed++;
+      else c.new++;
+      changed.push(v);
       if (k && k.itemCode !== itemCodeOf(conn.owner, v)) renamed.push(k.itemCode); // its SKU changed: a new item code
     }
     const w = await writeCatalogChanges(conn, changed);

@@ -124,7 +124,16 @@ test.serial('store_start_install validates the shop domain and asks the spec’s
   t.is(u.searchParams.get('grant_options[]'), '');
   const scopes = u.searchParams.get('scope')!.split(',');
   t.deepEqual(scopes, [...STORE_SCOPES]);
-  for (const s of ['read_products', 'write_products', 'read_orders', 'write_orders', 'write_merchant_managed_fulfillment_orders', 'read_inventory', 'write_inventory', 'read_locations'])
+  for (const s of [
+    'read_products',
+    'write_products',
+    'read_orders',
+    'write_orders',
+    'write_merchant_managed_fulfillment_orders',
+    'read_inventory',
+    'write_inventory',
+    'read_locations',
+  ])
     t.true(scopes.includes(s), s);
 });
 
@@ -182,7 +191,9 @@ test.serial('sync_catalog makes the store’s variants catalog items under revie
   const first = await clinic.post('/api/method/svc.storepartner.sync_catalog');
   t.is(first.status, 200, first.text);
   t.like(first.body.message, { ok: true, kind: 'catalog', shop_domain: SHOP, counts: { products: 3, variants: 4, new: 4, changed: 0, unchanged: 0 } });
-  const items = (await db.query(`SELECT item_code, item_name, workflow_state, published, vendor, standard_rate FROM items WHERE item_code LIKE 'CUST-0001-%' ORDER BY 1`)).rows;
+  const items = (
+    await db.query(`SELECT item_code, item_name, workflow_state, published, vendor, standard_rate FROM items WHERE item_code LIKE 'CUST-0001-%' ORDER BY 1`)
+  ).rows;
   t.deepEqual(
     items.map((i) => [i.item_code, i.item_name, i.workflow_state, i.published, i.vendor]),
     [
@@ -197,7 +208,11 @@ test.serial('sync_catalog makes the store’s variants catalog items under revie
   t.like(again.body.message, { ok: true, counts: { variants: 4, new: 0, changed: 0, unchanged: 4, written: 0 } });
   t.deepEqual(await snapshot(), before, 'no item and no variant row was written');
   // one price changes at the shop: that item only is written
-  await fetch(`${shop.url}/_sim/catalog/variant`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sku: 'STORE-THERM-1', price: '26.00' }) });
+  await fetch(`${shop.url}/_sim/catalog/variant`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ sku: 'STORE-THERM-1', price: '26.00' }),
+  });
   const third = await clinic.post('/api/method/svc.storepartner.sync_catalog');
   t.like(third.body.message, { counts: { changed: 1, unchanged: 3, written: 1 } });
   const after = await snapshot();
@@ -215,7 +230,11 @@ test.serial('sync_inventory records the store’s stock per variant, and only wh
   const first = await clinic.post('/api/method/svc.storepartner.sync_inventory');
   t.like(first.body.message, { ok: true, kind: 'inventory', counts: { variants: 4, changed: 0, unchanged: 4 } });
   const before = await snapshot();
-  await fetch(`${shop.url}/_sim/catalog/variant`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sku: 'STORE-GLOVE-M', available: 7 }) });
+  await fetch(`${shop.url}/_sim/catalog/variant`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ sku: 'STORE-GLOVE-M', available: 7 }),
+  });
   t.deepEqual(await snapshot(), before, 'a run with no change wrote nothing');
   const third = await clinic.post('/api/method/svc.storepartner.sync_inventory');
   t.like(third.body.message, { counts: { changed: 1, unchanged: 3 } });
@@ -223,7 +242,11 @@ test.serial('sync_inventory records the store’s stock per variant, and only wh
 });
 
 test.serial('products of more variants than a page holds are read whole; variants gone from the store retire their items', async (t) => {
-  await fetch(`${shop.url}/_sim/catalog/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ products: 20, variants_per_product: 12 }) });
+  await fetch(`${shop.url}/_sim/catalog/generate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ products: 20, variants_per_product: 12 }),
+  });
   const res = await clinic.post('/api/method/svc.storepartner.sync_catalog');
   t.like(res.body.message, { ok: true, counts: { products: 20, variants: 240, new: 240, retired: 4 } });
   t.is((await db.query(`SELECT count(*)::int AS n FROM store_variants`)).rows[0].n, 240);
