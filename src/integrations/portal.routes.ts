@@ -53,7 +53,7 @@ async function renderPage(h: ResponseToolkit, actor: Actor, csrf: string, extra:
   const s = await integrationStatus(actor);
   const page = integrationsPage({
     who: actor.fullName ?? actor.email ?? actor.id,
-    org: `${s.owner.ownerType === 'customer' ? 'Customer' : 'Vendor'} ${s.owner.owner}`,
+    org: `${s.owner.ownerType} ${s.owner.owner}`,
     csrf,
     shipper: s.shipper,
     storefront: s.storefront,
