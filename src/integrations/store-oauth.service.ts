@@ -56,19 +56,30 @@ interface AppSettings {
   shopUrl: string | undefined;
 }
 
-/** svc_store_api_key, svc_store_api_secret and svc_store_redirect_uri (spec "Partner credentials"), or a 417 saying which is missing. */
+const LOOPBACK = /^https?:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/|$)/i;
+
+/**
+ * svc_store_api_key, svc_store_api_secret and svc_store_redirect_uri (spec "Partner credentials"),
+ * or a 417 saying which is missing. Outside production two defaults serve the demo and the
+ * simulators: the redirect URI is this service's store_callback under its base URL, and when the
+ * admin-managed store's api_url is a loopback simulator (one shop), shops are reached there.
+ */
 async function appSettings(): Promise<AppSettings> {
   const c: Credentials = await loadPartnerCredentials('storepartner');
+  const { config } = runtime();
+  const production = config.env === 'production';
+  const redirectUri = c.redirect_uri || (production ? '' : `${config.baseUrl.replace(/\/+$/, '')}/api/method/svc.integrations.store_callback`);
   const missing = [
-    ['api_key', 'svc_store_api_key'],
-    ['api_secret', 'svc_store_api_secret'],
-    ['redirect_uri', 'svc_store_redirect_uri'],
-  ].filter(([f]) => !c[f]);
+    ['svc_store_api_key', c.api_key],
+    ['svc_store_api_secret', c.api_secret],
+    ['svc_store_redirect_uri', redirectUri],
+  ].filter(([, v]) => !v);
   if (missing.length)
     throw new BusinessRuleError(
-      `The storefront self-connect is not set up: operations must set ${missing.map(([, s]) => s).join(', ')} (svc partner-credentials set storepartner)`,
+      `The storefront self-connect is not set up: operations must set ${missing.map(([name]) => name).join(', ')} (svc partner-credentials set storepartner)`,
     );
-  return { clientId: c.api_key, clientSecret: c.api_secret, redirectUri: c.redirect_uri, shopUrl: c.shop_url || undefined };
+  const shopUrl = c.shop_url || (!production && c.api_url && LOOPBACK.test(c.api_url) ? c.api_url : undefined);
+  return { clientId: c.api_key, clientSecret: c.api_secret, redirectUri, shopUrl };
 }
 
 /** Where a shop is reached: https://{shop}, or the configured shop_url (a simulator). */

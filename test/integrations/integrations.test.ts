@@ -15,9 +15,10 @@ import { closePartnerAgent } from '../../src/connectors/partner-http.js';
 import { startShipperSimulator, type RunningSimulator } from '../../src/simulators/index.js';
 import { callbackHmacOf, STORE_SCOPES } from '../../src/integrations/store-oauth.service.js';
 import { registeredJobs } from '../../src/jobs/index.js';
+import { setPartnerCredentials } from '../../src/connectors/credentials/credentials.service.js';
 import '../../src/modules.js';
 import { configureShipper, mappedOrder, partnerOrderWhen, SHIPPER } from '../connectors/shipper.helpers.js';
-import { startWorker } from '../connectors/helpers.js';
+import { ops, startWorker } from '../connectors/helpers.js';
 import type { OutboxWorker } from '../../src/jobs/outbox-worker.js';
 import { APP, configureStoreApp, SHOP, storeShop } from './helpers.js';
 
@@ -97,8 +98,8 @@ test.serial('connect_shipper verifies the pair, stores it encrypted; the custome
 });
 
 test.serial('only customer and vendor accounts manage integrations; a session write needs its CSRF token', async (t) => {
-  const ops = await loginAs(app, 'ops@demo.svc.local');
-  t.is((await ops.post(CONNECT, { api_key: 'k', api_secret: 's' })).status, 403);
+  const operations = await loginAs(app, 'ops@demo.svc.local');
+  t.is((await operations.post(CONNECT, { api_key: 'k', api_secret: 's' })).status, 403);
   const noCsrf = await clinic.request('POST', CONNECT, { json: { api_key: 'k', api_secret: 's' }, csrf: false });
   t.is(noCsrf.status, 403);
   t.is((await clinic.with({ cookie: '' }).post(CONNECT, { api_key: 'k', api_secret: 's' })).status, 401);
@@ -107,7 +108,7 @@ test.serial('only customer and vendor accounts manage integrations; a session wr
 test.serial('store_start_install validates the shop domain and asks the spec’s permissions plus tracking and inventory', async (t) => {
   const unset = await clinic.post('/api/method/svc.integrations.store_start_install', { shop_domain: SHOP });
   t.is(unset.status, 417);
-  t.regex(serverMessages(unset.body)[0], /svc_store_api_key, svc_store_api_secret, svc_store_redirect_uri/);
+  t.regex(serverMessages(unset.body)[0], /operations must set svc_store_api_key, svc_store_api_secret \(svc partner-credentials set storepartner\)/);
   await configureStoreApp(app, shop);
   for (const bad of ['evil.example.com', 'shop.myshopify.com.evil.com', '-x.myshopify.com', 'a b.myshopify.com'])
     t.is((await clinic.post('/api/method/svc.integrations.store_start_install', { shop_domain: bad })).status, 400, bad);
@@ -167,6 +168,16 @@ test.serial('the callback refuses a forged HMAC, another session, an expired or 
   t.false(String(row.secret_enc).includes('shpat_'), 'the token is stored encrypted');
   const exchanges = shop.requests().filter((r) => r.path === '/admin/oauth/access_token');
   t.true(exchanges.length >= 1);
+});
+
+test.serial('outside production the redirect URI defaults to this service’s callback, and a loopback api_url is the shop', async (t) => {
+  await db.query(`DELETE FROM partner_credentials WHERE partner = 'storepartner' AND field IN ('redirect_uri', 'shop_url')`);
+  await setPartnerCredentials(ops, 'storepartner', { api_url: shop.url, access_token: 'shpat_admin_managed' });
+  const res = await clinic.post('/api/method/svc.integrations.store_start_install', { shop_domain: SHOP });
+  const u = new URL(res.body.message.authorize_url);
+  t.is(`${u.origin}${u.pathname}`, `${shop.url}/admin/oauth/authorize`);
+  t.is(u.searchParams.get('redirect_uri'), `${app.config.baseUrl}/api/method/svc.integrations.store_callback`);
+  await configureStoreApp(app, shop);
 });
 
 test.serial('svc.storepartner.oauth_callback verifies and connects the same way', async (t) => {
