@@ -16,9 +16,12 @@ import { connectorContext } from '../connectors/context.js';
 import { findConnection, openSecret, ownerOf } from './connections.service.js';
 import { IntegrationConnection, type SyncRecord } from './integration-connection.model.js';
 import { readStoreCatalog, type StoreVariantRow } from './store-catalog.js';
+import { readStoreCatalogBulk } from './store-bulk.js';
 import { StoreVariant } from './store-variant.model.js';
 
 export type SyncKind = 'catalog' | 'inventory';
+/** how the catalog is read: one bulk operation (the default), or GraphQL pages (small shops, a shop refusing bulk reads) */
+export type ReadMode = 'bulk' | 'pages';
 const PROGRESS_EVERY = 1000;
 const NEEDS_CLASSIFICATION = 'Needs classification';
 
@@ -146,14 +149,16 @@ function storeContext(conn: IntegrationConnection, signal: AbortSignal) {
   });
 }
 
-async function runCatalog(conn: IntegrationConnection, signal: AbortSignal): Promise<Record<string, number>> {
+const read = (mode: ReadMode) => (mode === 'bulk' ? readStoreCatalogBulk : readStoreCatalog);
+
+async function runCatalog(conn: IntegrationConnection, signal: AbortSignal, mode: ReadMode): Promise<Record<string, number>> {
   const log = runtime().logger;
   const known = await knownVariants(conn.id);
   const seen = new Set<string>();
   const renamed: string[] = [];
   const c = { products: 0, variants: 0, new: 0, changed: 0, unchanged: 0, written: 0, refused: 0, retired: 0 };
   let nextLog = PROGRESS_EVERY;
-  await readStoreCatalog(storeContext(conn, signal), async (rows, products) => {
+  await read(mode)(storeContext(conn, signal), async (rows, products) => {
     const changed: StoreVariantRow[] = [];
     for (const v of rows) {
       seen.add(v.id);
@@ -182,10 +187,10 @@ async function runCatalog(conn: IntegrationConnection, signal: AbortSignal): Pro
   return c;
 }
 
-async function runInventory(conn: IntegrationConnection, signal: AbortSignal): Promise<Record<string, number>> {
+async function runInventory(conn: IntegrationConnection, signal: AbortSignal, mode: ReadMode): Promise<Record<string, number>> {
   const known = await knownVariants(conn.id);
   const c = { variants: 0, changed: 0, unchanged: 0, unknown: 0 };
-  await readStoreCatalog(storeContext(conn, signal), async (rows) => {
+  await read(mode)(storeContext(conn, signal), async (rows) => {
     const changed = rows.filter((v) => {
       c.variants++;
       const k = known.get(v.id);
@@ -222,14 +227,20 @@ async function alone<T>(key: string, busy: string, work: () => Promise<T>): Prom
 }
 
 /** Runs one sync of one connection, alone (per connection and kind); records and logs its result. */
-export async function syncConnection(conn: IntegrationConnection, kind: SyncKind, signal = new AbortController().signal): Promise<SyncResult> {
+export async function syncConnection(
+  conn: IntegrationConnection,
+  kind: SyncKind,
+  opts: { signal?: AbortSignal; mode?: ReadMode } = {},
+): Promise<SyncResult> {
+  const signal = opts.signal ?? new AbortController().signal;
+  const mode = opts.mode ?? 'bulk';
   const log = runtime().logger;
   return alone(`svc:store-sync:${conn.id}:${kind}`, `A ${kind} sync of ${conn.shopDomain} is already running`, async () => {
     const started = Date.now();
     let result: SyncResult;
     log.info({ shop: conn.shopDomain, kind }, 'storefront sync started');
     try {
-      const counts = kind === 'catalog' ? await runCatalog(conn, signal) : await runInventory(conn, signal);
+      const counts = kind === 'catalog' ? await runCatalog(conn, signal, mode) : await runInventory(conn, signal, mode);
       result = { ok: true, kind, shop_domain: conn.shopDomain ?? '', summary: summaryOf(kind, counts), counts, seconds: (Date.now() - started) / 1000 };
     } catch (err) {
       const reason = (err as Error).message.slice(0, 300);
@@ -243,11 +254,11 @@ export async function syncConnection(conn: IntegrationConnection, kind: SyncKind
 }
 
 /** svc.storepartner.sync_catalog / sync_inventory for the actor's own store. */
-export async function syncOwnStore(actor: Actor, kind: SyncKind): Promise<SyncResult> {
+export async function syncOwnStore(actor: Actor, kind: SyncKind, mode?: ReadMode): Promise<SyncResult> {
   const owner = ownerOf(actor, 'sync');
   const conn = await findConnection(owner, 'storefront');
   if (!conn || conn.status !== 'connected') throw new NotFoundError('No storefront is connected: install one from /portal/integrations');
-  return syncConnection(conn, kind);
+  return syncConnection(conn, kind, { mode });
 }
 
 /** The daily jobs: every connected store, one after the other. */

@@ -15,6 +15,9 @@ import { closePartnerAgent } from '../../src/connectors/partner-http.js';
 import { startShipperSimulator, type RunningSimulator } from '../../src/simulators/index.js';
 import { callbackHmacOf, STORE_SCOPES } from '../../src/integrations/store-oauth.service.js';
 import { registeredJobs } from '../../src/jobs/index.js';
+import { IntegrationConnection } from '../../src/integrations/integration-connection.model.js';
+import { syncConnection } from '../../src/integrations/store-sync.service.js';
+import { bulkUrlProblem } from '../../src/integrations/store-bulk.js';
 import { setPartnerCredentials } from '../../src/connectors/credentials/credentials.service.js';
 import '../../src/modules.js';
 import { configureShipper, mappedOrder, partnerOrderWhen, SHIPPER } from '../connectors/shipper.helpers.js';
@@ -252,16 +255,33 @@ test.serial('sync_inventory records the store’s stock per variant, and only wh
   t.is((await db.query(`SELECT available FROM store_variants WHERE item_code = 'CUST-0001-STORE-GLOVE-M'`)).rows[0].available, 7);
 });
 
-test.serial('products of more variants than a page holds are read whole; variants gone from the store retire their items', async (t) => {
-  await fetch(`${shop.url}/_sim/catalog/generate`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ products: 20, variants_per_product: 12 }),
-  });
-  const res = await clinic.post('/api/method/svc.storepartner.sync_catalog');
-  t.like(res.body.message, { ok: true, counts: { products: 20, variants: 240, new: 240, retired: 4 } });
+test.serial('paging and the bulk operation read the same catalog: products of more variants than a page, variants gone retire their items', async (t) => {
+  await fetch(`${shop.url}/_sim/catalog/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ products: 20, variants_per_product: 12 }) });
+  const conn = (await IntegrationConnection.findOne({ where: { integration: 'storefront', status: 'connected' } }))!;
+  const paged = await syncConnection(conn, 'catalog', { mode: 'pages' });
+  t.like(paged, { ok: true, counts: { products: 20, variants: 240, new: 240, retired: 4 } });
+  const pages = (await db.query(`SELECT count(*)::int AS n FROM partner_calls WHERE endpoint LIKE '%SvcProductVariants'`)).rows[0].n;
+  t.is(pages, 20, 'the 11th and 12th variants of each product came from a product(id) page');
   t.is((await db.query(`SELECT count(*)::int AS n FROM store_variants`)).rows[0].n, 240);
   t.true((await db.query(`SELECT disabled FROM items WHERE item_code = 'CUST-0001-STORE-GLOVE-M'`)).rows[0].disabled);
+  const before = await snapshot();
+  const bulk = await clinic.post('/api/method/svc.storepartner.sync_catalog'); // the method reads with a bulk operation
+  t.like(bulk.body.message, { ok: true, counts: { products: 20, variants: 240, new: 0, changed: 0, unchanged: 240, written: 0 } });
+  t.deepEqual(await snapshot(), before, 'the bulk read found exactly what the pages wrote');
+  const calls = (await db.query(`SELECT endpoint, http_status FROM partner_calls WHERE endpoint LIKE '%Bulk%' OR endpoint LIKE 'GET bulk%' ORDER BY id`)).rows;
+  t.deepEqual(
+    calls.slice(-3).map((c) => c.endpoint.split(' ').pop()),
+    ['SvcBulkCatalog', 'SvcBulkStatus', 'file'],
+  );
+});
+
+test('the bulk file is fetched only from the partner’s storage or the shop itself', (t) => {
+  const shopAt = 'http://127.0.0.1:4105';
+  t.is(bulkUrlProblem('https://storage.googleapis.com/shopify-tiers-assets-prod-us-east1/x.jsonl?X-Goog-Signature=1', shopAt), undefined);
+  t.is(bulkUrlProblem('http://127.0.0.1:4105/_bulk/1.jsonl', shopAt), undefined);
+  t.regex(bulkUrlProblem('https://storage.googleapis.com/x.jsonl', shopAt, true)!, /neither/);
+  t.regex(bulkUrlProblem('http://169.254.169.254/latest/meta-data', shopAt)!, /neither the partner's storage nor the shop/);
+  t.regex(bulkUrlProblem('https://user:pw@storage.googleapis.com/x', shopAt)!, /credentials/);
 });
 
 test.serial('the daily syncs are registered singleton jobs; disconnect forgets the token', async (t) => {

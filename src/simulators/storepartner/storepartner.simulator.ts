@@ -14,6 +14,7 @@ import { WebhookSender } from '../shared/webhooks.js';
 import type { RunningSimulator, SimulatorOptions } from '../shared/types.js';
 import { CostBucket, operationCost } from './store.cost.js';
 import { addFulfillment, mutationRoot } from './store.mutations.js';
+import { createBulk } from './store.bulk.js';
 import { catalogControls, generatedCatalog, GENERATED_FIRST } from './store.catalog.js';
 import { createOAuth } from './store.oauth.js';
 import { queryRoot } from './store.queries.js';
@@ -108,7 +109,9 @@ export async function startStorepartnerSimulator(options: StoreOptions): Promise
     idempotency: new Map(),
     emit: (topic, order) => emit(topic, order),
   };
-  const rootValue = { ...queryRoot(shop), ...mutationRoot(shop) };
+  let baseUrl = '';
+  const bulk = createBulk(shop, () => baseUrl);
+  const rootValue = { ...queryRoot(shop), ...mutationRoot(shop), currentBulkOperation: () => bulk.current(), bulkOperationRunQuery: bulk.run };
   const oauth = createOAuth({
     clientId: creds.clientId,
     clientSecret: creds.clientSecret,
@@ -183,6 +186,8 @@ export async function startStorepartnerSimulator(options: StoreOptions): Promise
     if (req.method === 'GET' && req.path === '/admin/oauth/authorize') return oauth.authorize(req);
     if (req.method === 'POST' && req.path === '/admin/oauth/access_token') return oauth.accessToken(req);
     if (req.method === 'POST' && req.path === GRAPHQL_PATH) return graphql(req);
+    const file = req.method === 'GET' ? bulk.file(req.path) : undefined;
+    if (file) return file;
     return json(404, { errors: 'Not Found' });
   };
 
@@ -194,5 +199,7 @@ export async function startStorepartnerSimulator(options: StoreOptions): Promise
     return json(status, { errors: status >= 500 ? 'Internal Server Error' : 'Bad Request' });
   };
 
-  return assemble({ partner: 'storepartner', host: options.host, port: options.port, handle, book, webhooks, styleError, controls: catalogControls(shop) });
+  const sim = await assemble({ partner: 'storepartner', host: options.host, port: options.port, handle, book, webhooks, styleError, controls: catalogControls(shop) });
+  baseUrl = sim.url;
+  return sim;
 }
