@@ -58,7 +58,8 @@ async function runOperation(ctx: ConnectorContext): Promise<Operation> {
     const op = data.currentBulkOperation as Operation | null;
     if (op && op.id === payload.bulkOperation.id) {
       if (op.status === 'COMPLETED') return op;
-      if (['FAILED', 'CANCELED', 'EXPIRED'].includes(op.status)) throw new BusinessRuleError(`storepartner's bulk read ${op.status}${op.errorCode ? ` (${op.errorCode})` : ''}`);
+      if (['FAILED', 'CANCELED', 'EXPIRED'].includes(op.status))
+        throw new BusinessRuleError(`storepartner's bulk read ${op.status}${op.errorCode ? ` (${op.errorCode})` : ''}`);
     }
     await sleep(POLL_MS);
   }

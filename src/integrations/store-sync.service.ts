@@ -227,11 +227,7 @@ async function alone<T>(key: string, busy: string, work: () => Promise<T>): Prom
 }
 
 /** Runs one sync of one connection, alone (per connection and kind); records and logs its result. */
-export async function syncConnection(
-  conn: IntegrationConnection,
-  kind: SyncKind,
-  opts: { signal?: AbortSignal; mode?: ReadMode } = {},
-): Promise<SyncResult> {
+export async function syncConnection(conn: IntegrationConnection, kind: SyncKind, opts: { signal?: AbortSignal; mode?: ReadMode } = {}): Promise<SyncResult> {
   const signal = opts.signal ?? new AbortController().signal;
   const mode = opts.mode ?? 'bulk';
   const log = runtime().logger;

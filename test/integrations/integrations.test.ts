@@ -256,7 +256,11 @@ test.serial('sync_inventory records the store’s stock per variant, and only wh
 });
 
 test.serial('paging and the bulk operation read the same catalog: products of more variants than a page, variants gone retire their items', async (t) => {
-  await fetch(`${shop.url}/_sim/catalog/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ products: 20, variants_per_product: 12 }) });
+  await fetch(`${shop.url}/_sim/catalog/generate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ products: 20, variants_per_product: 12 }),
+  });
   const conn = (await IntegrationConnection.findOne({ where: { integration: 'storefront', status: 'connected' } }))!;
   const paged = await syncConnection(conn, 'catalog', { mode: 'pages' });
   t.like(paged, { ok: true, counts: { products: 20, variants: 240, new: 240, retired: 4 } });

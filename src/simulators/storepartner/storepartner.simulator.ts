@@ -199,7 +199,16 @@ export async function startStorepartnerSimulator(options: StoreOptions): Promise
     return json(status, { errors: status >= 500 ? 'Internal Server Error' : 'Bad Request' });
   };
 
-  const sim = await assemble({ partner: 'storepartner', host: options.host, port: options.port, handle, book, webhooks, styleError, controls: catalogControls(shop) });
+  const sim = await assemble({
+    partner: 'storepartner',
+    host: options.host,
+    port: options.port,
+    handle,
+    book,
+    webhooks,
+    styleError,
+    controls: catalogControls(shop),
+  });
   baseUrl = sim.url;
   return sim;
 }
