@@ -7,7 +7,13 @@
  * fetched only from the partner's storage host (https) or the shop's own address (a simulator), with
  * no redirects and no credentials (the URL is signed), and the download is in the call log.
  */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { pipeline } from 'node:stream/promises';
 import { request } from 'undici';
 import type { ConnectorContext } from '../connectors/connector.js';
 import { logPartnerCall, outcomeOfStatus } from '../connectors/call-log.service.js';
@@ -83,37 +89,62 @@ export async function readStoreCatalogBulk(ctx: ConnectorContext, onPage: (rows:
   const shop = shopUrl(ctx.credentials.api_url);
   const problem = bulkUrlProblem(op.url, shop, runtime().config.partners.simulatorsOnly);
   if (problem) throw new BusinessRuleError(problem);
+  const dir = await mkdtemp(join(tmpdir(), 'svc-store-bulk-'));
+  try {
+    const file = join(dir, 'catalog.jsonl');
+    await download(op.url, file, ctx.signal);
+    await parseFile(file, onPage);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The file first, to a private temporary folder, then the parse: the partner's storage closes a
+ * connection left idle, and the writes a batch waits for would leave it idle.
+ */
+async function download(url: string, file: string, signal: AbortSignal): Promise<void> {
   const t0 = performance.now();
-  // undici's request follows no redirect
-  const res = await request(op.url, { method: 'GET', signal: ctx.signal });
-  await logPartnerCall({
-    partner: 'storepartner',
-    direction: 'outbound',
-    method: 'GET',
-    endpoint: 'GET bulk operation file',
-    httpStatus: res.statusCode,
-    durationMs: Math.round(performance.now() - t0),
-    outcome: outcomeOfStatus(res.statusCode),
-    error: res.statusCode >= 400 ? `partner answered ${res.statusCode}` : undefined,
-  });
+  const res = await request(url, { method: 'GET', signal });
+  const log = (error?: string) =>
+    logPartnerCall({
+      partner: 'storepartner',
+      direction: 'outbound',
+      method: 'GET',
+      endpoint: 'GET bulk operation file',
+      httpStatus: res.statusCode,
+      durationMs: Math.round(performance.now() - t0),
+      outcome: error && res.statusCode < 400 ? 'connection_error' : outcomeOfStatus(res.statusCode),
+      error,
+    });
   if (res.statusCode !== 200) {
     await res.body.dump();
+    await log(`partner answered ${res.statusCode}`);
     throw new BusinessRuleError(`storepartner's bulk file answered ${res.statusCode}`);
   }
+  try {
+    await pipeline(res.body, createWriteStream(file, { mode: 0o600 }));
+  } catch (err) {
+    await log((err as Error).message.slice(0, 200));
+    throw err;
+  }
+  await log();
+}
+
+async function parseFile(file: string, onPage: (rows: StoreVariantRow[], products: number) => Promise<void>): Promise<void> {
   const products = new Map<string, { title: string; status: string }>();
   let rows: StoreVariantRow[] = [];
   let newProducts = 0;
-  let rest = '';
-  const take = async (text: string) => {
-    if (!text.trim()) return;
+  for await (const text of createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity })) {
+    if (!text.trim()) continue;
     const l = JSON.parse(text) as Line;
     if (!l.__parentId) {
       products.set(l.id, { title: l.title ?? '', status: l.status ?? 'ACTIVE' });
       newProducts++;
-      return;
+      continue;
     }
     const p = products.get(l.__parentId);
-    if (!p) return; // a child of something that is not a product
+    if (!p) continue; // a child of something that is not a product
     rows.push({
       id: l.id,
       productId: l.__parentId,
@@ -125,19 +156,10 @@ export async function readStoreCatalogBulk(ctx: ConnectorContext, onPage: (rows:
       available: typeof l.inventoryQuantity === 'number' ? l.inventoryQuantity : null,
     });
     if (rows.length >= BATCH) {
-      const batch = rows;
+      await onPage(rows, newProducts);
       rows = [];
-      const n = newProducts;
       newProducts = 0;
-      await onPage(batch, n);
     }
-  };
-  for await (const chunk of res.body) {
-    const text = rest + (chunk as Buffer).toString('utf8');
-    const lines = text.split('\n');
-    rest = lines.pop() ?? '';
-    for (const line of lines) await take(line);
   }
-  await take(rest);
   if (rows.length || newProducts) await onPage(rows, newProducts);
 }
