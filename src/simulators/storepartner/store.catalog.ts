@@ -1,7 +1,7 @@
 /**
  * The shop's catalog as tests and the bench shape it: a generated catalog of any size (products ×
  * variants, stable ids and SKUs), and the `/_sim/catalog` controls: read the counts, replace the
- * catalog with a generated one, change one variant's price or stock (a sync must notice exactly that).
+ * catalog with a generated one, change one variant's price, title or stock (a sync must notice exactly that).
  */
 import { SimError } from '../shared/types.js';
 import type { ControlRoute, SimRequest } from '../shared/http.js';
@@ -57,8 +57,9 @@ export function catalogControls(shop: Shop): ControlRoute[] {
         const v = shop.products.flatMap((p) => p.variants).find((x) => x.sku === b.sku || x.id === b.id);
         if (!v) throw new SimError('no variant with that sku or id', 404);
         if (typeof b.price === 'string') v.price = b.price;
+        if (typeof b.title === 'string') v.title = b.title;
         if (typeof b.available === 'number') v.available = v.onHand = b.available;
-        return { id: v.id, sku: v.sku, price: v.price, available: v.available };
+        return { id: v.id, sku: v.sku, title: v.title, price: v.price, available: v.available };
       },
     },
   ];
