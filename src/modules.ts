@@ -36,7 +36,7 @@ import { rxpartnerConnector } from './connectors/rxpartner/rxpartner.connector.j
 import { storepartnerConnector } from './connectors/storepartner/storepartner.connector.js';
 import { plugCustomerKeyPairs } from './connectors/shipper/shipper.client.js';
 import { customerShipperKeyPair } from './integrations/shipper-connect.service.js';
-import { storeCatalogSyncJob, storeInventorySyncJob } from './integrations/store-sync.job.js';
+import { storeCatalogSyncJob, storeInventorySyncJob, storeOrdersImportJob } from './integrations/store-sync.job.js';
 // document types at /api/resource (each file registers the types of its domain)
 import './org/org.doctypes.js';
 import './vendors/vendor.doctypes.js';
@@ -71,3 +71,4 @@ registerJob(idempotencyPurgeJob);
 registerJob(peptidePollJob);
 registerJob(storeCatalogSyncJob);
 registerJob(storeInventorySyncJob);
+registerJob(storeOrdersImportJob);

@@ -47,6 +47,7 @@ import { VendorProfile } from '../vendors/vendor-profile.model.js';
 import { IntegrationConnection } from '../integrations/integration-connection.model.js';
 import { OAuthState } from '../integrations/oauth-state.model.js';
 import { StoreVariant } from '../integrations/store-variant.model.js';
+import { StoreOrderImport } from '../integrations/store-order.model.js';
 
 /** Every model, in no particular order; one per table of the public schema (but umzug's). */
 export const MODELS = [
@@ -92,6 +93,7 @@ export const MODELS = [
   IntegrationConnection,
   OAuthState,
   StoreVariant,
+  StoreOrderImport,
 ] as const;
 
 /** Binds every model to `sequelize` and declares the associations (again for each new instance). */

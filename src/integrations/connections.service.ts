@@ -91,6 +91,7 @@ export interface ConnectionView {
   connected_by: string | null;
   last_catalog_sync: SyncRecord | null;
   last_inventory_sync: SyncRecord | null;
+  last_orders_sync: SyncRecord | null;
 }
 
 function viewOf(integration: IntegrationKey, row: IntegrationConnection | null): ConnectionView {
@@ -103,6 +104,7 @@ function viewOf(integration: IntegrationKey, row: IntegrationConnection | null):
     connected_by: row?.connectedBy ?? null,
     last_catalog_sync: row?.lastCatalogSync ?? null,
     last_inventory_sync: row?.lastInventorySync ?? null,
+    last_orders_sync: row?.lastOrdersSync ?? null,
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * A customer's or vendor's own connection to a partner (table integration_connections; owner:
  * integrations): its shipper key pair or its storefront's access token, Cipher ciphertext of a JSON
- * object, never shown back; and the last catalog and inventory syncs with their result.
+ * object, never shown back; and the last catalog, inventory and orders syncs with their result.
  */
 import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
 
@@ -30,6 +30,7 @@ export class IntegrationConnection extends Model<InferAttributes<IntegrationConn
   declare updatedAt: CreationOptional<Date>;
   declare lastCatalogSync: CreationOptional<SyncRecord | null>;
   declare lastInventorySync: CreationOptional<SyncRecord | null>;
+  declare lastOrdersSync: CreationOptional<SyncRecord | null>;
 
   static initModel(sequelize: Sequelize): void {
     IntegrationConnection.init(
@@ -48,6 +49,7 @@ export class IntegrationConnection extends Model<InferAttributes<IntegrationConn
         updatedAt: { type: DataTypes.DATE, allowNull: false, defaultValue: DataTypes.NOW },
         lastCatalogSync: { type: DataTypes.JSONB },
         lastInventorySync: { type: DataTypes.JSONB },
+        lastOrdersSync: { type: DataTypes.JSONB },
       },
       { sequelize, tableName: 'integration_connections', underscored: true, timestamps: false },
     );

@@ -114,4 +114,12 @@ export const integrationsRoutes: ServerRoute[] = [
     tags: ['integrations'],
     handler: ({ actor }) => syncOwnStore(actor!, 'inventory'),
   }),
+  methodRoute({
+    name: 'svc.storepartner.import_orders',
+    methods: ['POST'],
+    access: sync,
+    description: 'Import your storefront’s new orders as Sales Orders now (also every 10 minutes); lines are matched by SKU = item code',
+    tags: ['integrations'],
+    handler: ({ actor }) => syncOwnStore(actor!, 'orders'),
+  }),
 ];

@@ -124,11 +124,13 @@ function storeSection(c: ConnectionView, csrf: string): string {
 ${on ? ` to <strong id="store-shop">${esc(c.shop_domain)}</strong> since ${esc(when(c.connected_at))}` : ''}</p>
 <dl>${on ? `<dt>Permissions</dt><dd id="store-scope">${esc((c.scope ?? '').split(',').join(', '))}</dd>` : ''}
 ${syncLine('Last catalog sync', c.last_catalog_sync, 'last-catalog-sync')}
-${syncLine('Last inventory sync', c.last_inventory_sync, 'last-inventory-sync')}</dl>
+${syncLine('Last inventory sync', c.last_inventory_sync, 'last-inventory-sync')}
+${syncLine('Last orders import', c.last_orders_sync, 'last-orders-sync')}</dl>
 ${
   on
     ? `<div class="actions">${post('storefront/sync-catalog', csrf, '<button type="submit">Sync catalog now</button>', 'store-sync-catalog')}
 ${post('storefront/sync-inventory', csrf, '<button type="submit">Sync inventory now</button>', 'store-sync-inventory')}
+${post('storefront/import-orders', csrf, '<button type="submit">Import orders now</button>', 'store-import-orders')}
 ${post('storefront/disconnect', csrf, '<button type="submit">Disconnect storefront</button>', 'store-disconnect')}</div>`
     : ''
 }
@@ -143,6 +145,7 @@ export const NOTICES: Readonly<Record<string, string>> = {
   'storefront-disconnected': 'Storefront disconnected.',
   'catalog-synced': 'Catalog sync finished (see the result below).',
   'inventory-synced': 'Inventory sync finished (see the result below).',
+  'orders-imported': 'Orders import finished (see the result below).',
 };
 
 export function integrationsPage(opts: {

@@ -107,6 +107,7 @@ const ACTIONS: Record<string, Action> = {
   'storefront/disconnect': async (actor) => (await disconnectStore(actor), 'storefront-disconnected'),
   'storefront/sync-catalog': async (actor) => (await syncOwnStore(actor, 'catalog'), 'catalog-synced'),
   'storefront/sync-inventory': async (actor) => (await syncOwnStore(actor, 'inventory'), 'inventory-synced'),
+  'storefront/import-orders': async (actor) => (await syncOwnStore(actor, 'orders'), 'orders-imported'),
 };
 
 async function runAction(request: Request, h: ResponseToolkit) {

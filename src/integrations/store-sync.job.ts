@@ -20,3 +20,11 @@ export const storeInventorySyncJob: Job = {
   singleton: true,
   run: () => syncAllStores('inventory'),
 };
+
+/** Orders of customers' stores become Sales Orders every 10 minutes (an order waits at most that long). */
+export const storeOrdersImportJob: Job = {
+  name: 'storepartner-import-orders',
+  schedule: '0 */10 * * * *',
+  singleton: true,
+  run: () => syncAllStores('orders'),
+};

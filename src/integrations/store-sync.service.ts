@@ -17,9 +17,10 @@ import { findConnection, openSecret, ownerOf } from './connections.service.js';
 import { IntegrationConnection, type SyncRecord } from './integration-connection.model.js';
 import { readStoreCatalog, type StoreVariantRow } from './store-catalog.js';
 import { readStoreCatalogBulk } from './store-bulk.js';
+import { importStoreOrders } from './store-orders.service.js';
 import { StoreVariant } from './store-variant.model.js';
 
-export type SyncKind = 'catalog' | 'inventory';
+export type SyncKind = 'catalog' | 'inventory' | 'orders';
 /** how the catalog is read: one bulk operation (the default), or GraphQL pages (small shops, a shop refusing bulk reads) */
 export type ReadMode = 'bulk' | 'pages';
 const PROGRESS_EVERY = 1000;
@@ -212,7 +213,17 @@ async function runInventory(conn: IntegrationConnection, signal: AbortSignal, mo
 const summaryOf = (kind: SyncKind, c: Record<string, number>) =>
   kind === 'catalog'
     ? `${c.products} products, ${c.variants} variants: ${c.new} new, ${c.changed} changed, ${c.unchanged} unchanged, ${c.retired} retired${c.refused ? `, ${c.refused} refused (item code in use)` : ''}`
-    : `${c.variants} variants: ${c.changed} stock changes, ${c.unchanged} unchanged${c.unknown ? `, ${c.unknown} not in the catalog yet` : ''}`;
+    : kind === 'inventory'
+      ? `${c.variants} variants: ${c.changed} stock changes, ${c.unchanged} unchanged${c.unknown ? `, ${c.unknown} not in the catalog yet` : ''}`
+      : `${c.orders} orders: ${c.imported} imported as Sales Orders, ${c.refused} refused, ${c.already} imported before, ${c.skipped} not for import`;
+
+const RECORD_FIELD = { catalog: 'lastCatalogSync', inventory: 'lastInventorySync', orders: 'lastOrdersSync' } as const;
+
+function runKind(conn: IntegrationConnection, kind: SyncKind, signal: AbortSignal, mode: ReadMode): Promise<Record<string, number>> {
+  if (kind === 'catalog') return runCatalog(conn, signal, mode);
+  if (kind === 'inventory') return runInventory(conn, signal, mode);
+  return importStoreOrders(conn, signal);
+}
 
 /**
  * Runs `work` while this process holds the sync's advisory lock, else a 409: the lock is
@@ -236,14 +247,14 @@ export async function syncConnection(conn: IntegrationConnection, kind: SyncKind
     let result: SyncResult;
     log.info({ shop: conn.shopDomain, kind }, 'storefront sync started');
     try {
-      const counts = kind === 'catalog' ? await runCatalog(conn, signal, mode) : await runInventory(conn, signal, mode);
+      const counts = await runKind(conn, kind, signal, mode);
       result = { ok: true, kind, shop_domain: conn.shopDomain ?? '', summary: summaryOf(kind, counts), counts, seconds: (Date.now() - started) / 1000 };
     } catch (err) {
       const reason = (err as Error).message.slice(0, 300);
       result = { ok: false, kind, shop_domain: conn.shopDomain ?? '', summary: `failed: ${reason}`, counts: {}, seconds: (Date.now() - started) / 1000 };
     }
     const record: SyncRecord = { at: new Date().toISOString(), ok: result.ok, summary: result.summary, counts: result.counts };
-    await IntegrationConnection.update(kind === 'catalog' ? { lastCatalogSync: record } : { lastInventorySync: record }, { where: { id: conn.id } });
+    await IntegrationConnection.update({ [RECORD_FIELD[kind]]: record }, { where: { id: conn.id } });
     log[result.ok ? 'info' : 'warn']({ shop: conn.shopDomain, kind, seconds: result.seconds, ...result.counts }, `storefront ${kind} sync: ${result.summary}`);
     return result;
   });
@@ -257,7 +268,7 @@ export async function syncOwnStore(actor: Actor, kind: SyncKind, mode?: ReadMode
   return syncConnection(conn, kind, { mode });
 }
 
-/** The daily jobs: every connected store, one after the other. */
+/** The jobs: every connected store, one after the other. */
 export async function syncAllStores(kind: SyncKind): Promise<SyncResult[]> {
   const conns = await IntegrationConnection.findAll({ where: { integration: 'storefront', status: 'connected' }, order: [['id', 'ASC']] });
   const results: SyncResult[] = [];

@@ -23,7 +23,8 @@ import '../../src/modules.js';
 import { configureShipper, mappedOrder, partnerOrderWhen, SHIPPER } from '../connectors/shipper.helpers.js';
 import { ops, startWorker } from '../connectors/helpers.js';
 import type { OutboxWorker } from '../../src/jobs/outbox-worker.js';
-import { APP, configureStoreApp, SHOP, storeShop } from './helpers.js';
+import { APP, configureStoreApp, SHOP, shopOrder, storeShop } from './helpers.js';
+import { buildItem } from '../helpers/factories.js';
 
 let app: TestApp;
 let db: pg.Client;
@@ -288,13 +289,39 @@ test('the bulk file is fetched only from the partner’s storage or the shop its
   t.regex(bulkUrlProblem('https://user:pw@storage.googleapis.com/x', shopAt)!, /credentials/);
 });
 
+test.serial('orders of the customer’s store become its submitted Sales Orders, once; unknown SKUs are refused, the service’s own orders skipped', async (t) => {
+  const gen = (p: number, v: number) => `gid://shopify/ProductVariant/${44_100_000_001 + (1000 + p - 1) * 100 + (v - 1)}`;
+  await buildItem({ vendor: null, sku: 'GEN-1-1' }); // the marketplace item the store sells under the same SKU
+  const a = await shopOrder(shop, [[gen(1, 1), 2]]);
+  const b = await shopOrder(shop, [[gen(2, 1), 1]]);
+  await shopOrder(shop, [[gen(1, 1), 1]], ['svc:SO-0001']);
+  const first = await clinic.post('/api/method/svc.storepartner.import_orders');
+  t.is(first.status, 200, first.text);
+  t.like(first.body.message, { ok: true, kind: 'orders', counts: { orders: 3, imported: 1, refused: 1, skipped: 1 } });
+  const rows = (await db.query(`SELECT order_id, order_name, sales_order, status, detail FROM store_orders ORDER BY order_name`)).rows;
+  const imported = rows.find((r) => r.order_id === a.id)!;
+  t.is(imported.status, 'imported');
+  const so = (await db.query(`SELECT customer, docstatus FROM sales_orders WHERE name = $1`, [imported.sales_order])).rows[0];
+  t.like(so, { customer: 'CUST-0001', docstatus: 1 });
+  const line = (await db.query(`SELECT item_code, qty FROM sales_order_items WHERE parent = $1`, [imported.sales_order])).rows[0];
+  t.like(line, { item_code: 'GEN-1-1' });
+  t.is(Number(line.qty), 2);
+  const refused = rows.find((r) => r.order_id === b.id)!;
+  t.is(refused.status, 'refused');
+  t.truthy(refused.detail);
+  const again = await clinic.post('/api/method/svc.storepartner.import_orders');
+  t.like(again.body.message, { counts: { orders: 3, imported: 0, already: 1, refused: 1, skipped: 1 } });
+  t.is((await db.query(`SELECT count(*)::int AS n FROM sales_orders WHERE customer = 'CUST-0001' AND name = $1`, [imported.sales_order])).rows[0].n, 1);
+});
+
 test.serial('the daily syncs are registered singleton jobs; disconnect forgets the token', async (t) => {
-  const jobs = registeredJobs().filter((j) => j.name.startsWith('storepartner-sync'));
+  const jobs = registeredJobs().filter((j) => j.name.startsWith('storepartner-sync') || j.name === 'storepartner-import-orders');
   t.deepEqual(
     jobs.map((j) => [j.name, j.singleton]),
     [
       ['storepartner-sync-catalog', true],
       ['storepartner-sync-inventory', true],
+      ['storepartner-import-orders', true],
     ],
   );
   const res = await clinic.post('/api/method/svc.integrations.disconnect_store');

@@ -22,6 +22,7 @@ CREATE TABLE integration_connections (
   -- the last sync of each kind: {at, ok, summary, counts}
   last_catalog_sync jsonb,
   last_inventory_sync jsonb,
+  last_orders_sync jsonb,
   UNIQUE (owner_type, owner, integration)
 );
 -- a shop is connected to one owner at a time
@@ -53,9 +54,22 @@ CREATE TABLE store_variants (
   synced_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (connection_id, variant_id)
 );
+
+-- An order of a customer's store and the Sales Order it became (keyed on the order's global id, so a
+-- re-read never makes a second); a refused import keeps its reason and is tried again next time.
+CREATE TABLE store_orders (
+  connection_id bigint NOT NULL REFERENCES integration_connections(id) ON DELETE CASCADE,
+  order_id text NOT NULL,
+  order_name text,
+  sales_order text,
+  status text NOT NULL CHECK (status IN ('imported', 'refused')),
+  detail text,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (connection_id, order_id)
+);
 `;
 
-const DOWN = `DROP TABLE IF EXISTS store_variants, integration_oauth_states, integration_connections;`;
+const DOWN = `DROP TABLE IF EXISTS store_orders, store_variants, integration_oauth_states, integration_connections;`;
 
 export async function up({ context }: { context: QueryInterface }): Promise<void> {
   await context.sequelize.query(UP);
