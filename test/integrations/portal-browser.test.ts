@@ -101,6 +101,8 @@ test.serial('the storefront install end to end: the page → the shop’s consen
   t.regex(await text('#last-catalog-sync'), /^OK at .*: 3 products, 4 variants: 4 new, 0 changed, 0 unchanged, 0 retired$/);
   await page.click('#store-sync-inventory button');
   t.regex(await text('#last-inventory-sync'), /^OK at .*: 4 variants: 0 stock changes, 4 unchanged/);
+  await page.click('#store-import-orders button');
+  t.regex(await text('#last-orders-sync'), /^OK at .*: 0 orders: 0 imported as Sales Orders/);
   t.is((await db.query(`SELECT count(*)::int AS n FROM items WHERE item_code LIKE 'CUST-0001-STORE-%' AND workflow_state = 'Pending'`)).rows[0].n, 4);
   await screenshot(page, 'portal-3-connected-synced');
 });
