@@ -10,14 +10,13 @@ import type { Request, ResponseObject, ResponseToolkit, ServerRoute } from '@hap
 import { endSession, login, resumeSession } from '../auth/credentials.service.js';
 import type { Actor } from '../auth/actor.js';
 import { actorOf } from '../http/plugins/auth.js';
-import { loadPartnerCredentials } from '../connectors/credentials/credentials.service.js';
 import { randomToken, safeEqual } from '../shared/crypto.js';
 import { DomainError, PermissionError } from '../shared/errors.js';
 import { runtime } from '../shared/runtime.js';
 import { integrationStatus } from './connections.service.js';
 import { integrationsPage, loginPage, messagePage, portalCsp } from './portal.page.js';
 import { connectShipper, disconnectShipper } from './shipper-connect.service.js';
-import { disconnectStore, startStoreInstall } from './store-oauth.service.js';
+import { disconnectStore, installFormTargets, startStoreInstall } from './store-oauth.service.js';
 import { syncOwnStore } from './store-sync.service.js';
 
 const LOGIN_COOKIE = 'svc_portal_login';
@@ -37,18 +36,6 @@ function html(h: ResponseToolkit, body: string, status = 200, formTargets: strin
     .header('referrer-policy', 'same-origin');
 }
 
-/** The origins the install form's redirect may go to: Shopify's shops, and a configured shop_url (a simulator). */
-async function installTargets(): Promise<string[]> {
-  const shopUrl = (await loadPartnerCredentials('storepartner')).shop_url;
-  let origin: string | undefined;
-  try {
-    origin = shopUrl ? new URL(shopUrl).origin : undefined;
-  } catch {
-    origin = undefined;
-  }
-  return ['https://*.myshopify.com', ...(origin ? [origin] : [])];
-}
-
 async function renderPage(h: ResponseToolkit, actor: Actor, csrf: string, extra: { notice?: string; error?: string; status?: number } = {}) {
   const s = await integrationStatus(actor);
   const page = integrationsPage({
@@ -60,7 +47,7 @@ async function renderPage(h: ResponseToolkit, actor: Actor, csrf: string, extra:
     notice: extra.notice,
     error: extra.error,
   });
-  return html(h, page, extra.status ?? 200, await installTargets());
+  return html(h, page, extra.status ?? 200, await installFormTargets());
 }
 
 async function showIntegrations(request: Request, h: ResponseToolkit) {

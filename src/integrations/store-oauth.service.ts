@@ -78,8 +78,24 @@ async function appSettings(): Promise<AppSettings> {
     throw new BusinessRuleError(
       `The storefront self-connect is not set up: operations must set ${missing.map(([name]) => name).join(', ')} (svc partner-credentials set storepartner)`,
     );
-  const shopUrl = c.shop_url || (!production && c.api_url && LOOPBACK.test(c.api_url) ? c.api_url : undefined);
-  return { clientId: c.api_key, clientSecret: c.api_secret, redirectUri, shopUrl };
+  return { clientId: c.api_key, clientSecret: c.api_secret, redirectUri, shopUrl: effectiveShopUrl(c, production) };
+}
+
+/** shop_url, else (outside production) a loopback api_url: the simulator every shop is reached at; undefined for https://{shop}. */
+function effectiveShopUrl(c: Credentials, production: boolean): string | undefined {
+  return c.shop_url || (!production && c.api_url && LOOPBACK.test(c.api_url) ? c.api_url : undefined);
+}
+
+/** Where the install form's redirect may go (the page's CSP form-action): Shopify's shops, and the simulator's origin if one serves. */
+export async function installFormTargets(): Promise<string[]> {
+  const shopUrl = effectiveShopUrl(await loadPartnerCredentials('storepartner'), runtime().config.env === 'production');
+  let origin: string | undefined;
+  try {
+    origin = shopUrl ? new URL(shopUrl).origin : undefined;
+  } catch {
+    origin = undefined;
+  }
+  return ['https://*.myshopify.com', ...(origin ? [origin] : [])];
 }
 
 /** Where a shop is reached: https://{shop}, or the configured shop_url (a simulator). */

@@ -181,6 +181,10 @@ test.serial('outside production the redirect URI defaults to this service’s ca
   const u = new URL(res.body.message.authorize_url);
   t.is(`${u.origin}${u.pathname}`, `${shop.url}/admin/oauth/authorize`);
   t.is(u.searchParams.get('redirect_uri'), `${app.config.baseUrl}/api/method/svc.integrations.store_callback`);
+  // the page lets its install form's redirect go to that shop (CSP form-action)
+  const page = await clinic.get('/portal/integrations', undefined, { accept: 'text/html' });
+  t.is(page.status, 200);
+  t.regex(page.headers.get('content-security-policy') ?? '', new RegExp(`form-action 'self' https://\\*\\.myshopify\\.com ${new URL(shop.url).origin}`));
   await configureStoreApp(app, shop);
 });
 
