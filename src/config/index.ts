@@ -31,6 +31,18 @@ export interface Config {
   worker: { pollMs: number; leaseSeconds: number; concurrency: number; batchSize: number };
   webhook: { timeoutMs: number; allowPrivateTargets: boolean; retryTimeScale: number };
   partners: PartnerSettings;
+  nppes: NppesSettings;
+}
+
+/** The national provider registry (NPPES API) that prescriber NPIs are checked against (issue 13). */
+export interface NppesSettings {
+  /** registry address (`{baseUrl}/api/?version=2.1&number=<npi>`); '' = no registry check (development and test only) */
+  baseUrl: string;
+  timeoutMs: number;
+  /** how long a registry answer (found) is kept */
+  ttlSeconds: number;
+  /** how long "not in the registry" is kept (a new provider appears within a day) */
+  notFoundTtlSeconds: number;
 }
 
 /** Partner connectors (issue 12): timeouts, the sandbox rule and the partners' rate budgets. */
@@ -89,6 +101,8 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
   SVC_RXPARTNER_RATE_LIMIT: { path: 'partners.rxpartnerLimit', type: 'number', doc: 'rxpartner requests per sliding window (spec: 300)' },
   SVC_RXPARTNER_RATE_WINDOW_SECONDS: { path: 'partners.rxpartnerWindowSeconds', type: 'number', doc: 'rxpartner sliding window (spec: 300 s)' },
   SVC_SHIPPER_RATE_LIMIT: { path: 'partners.shipperLimit', type: 'number', doc: 'shipper requests per minute per key pair (spec: 40)' },
+  SVC_NPPES_URL: { path: 'nppes.baseUrl', type: 'string', doc: "NPI registry (NPPES API) base URL; '' skips the registry check (development/test only)" },
+  SVC_NPPES_TTL_SECONDS: { path: 'nppes.ttlSeconds', type: 'number', doc: 'How long an NPI registry answer is cached' },
   SVC_STORE_COST_RATE: { path: 'partners.storeRestorePerSecond', type: 'number', doc: 'storepartner GraphQL cost units restored per second (spec: 50)' },
 };
 
@@ -146,6 +160,15 @@ const schema = Joi.object<Config>({
     shipperWindowSeconds: Joi.number().min(1).required(),
     storeCapacity: Joi.number().positive().required(),
     storeRestorePerSecond: Joi.number().positive().required(),
+  }).required(),
+  nppes: Joi.object({
+    baseUrl: Joi.string()
+      .allow('')
+      .uri({ scheme: ['http', 'https'] })
+      .required(),
+    timeoutMs: Joi.number().integer().min(100).required(),
+    ttlSeconds: Joi.number().integer().min(0).required(),
+    notFoundTtlSeconds: Joi.number().integer().min(0).required(),
   }).required(),
 });
 
@@ -223,6 +246,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     if (value.webhook.allowPrivateTargets)
       throw new ConfigError('Invalid setting SVC_WEBHOOK_ALLOW_PRIVATE: private webhook targets are refused in production');
   }
+  // a prescription is never sent unchecked in production: the NPI registry must be configured there
+  if (value.env === 'production' && !value.nppes.baseUrl)
+    throw new ConfigError('Invalid setting SVC_NPPES_URL: the NPI registry check is required in production');
   // spec: sandbox orders are never fulfilled or charged, so a sandbox talks only to simulators
   if (value.env === 'sandbox' && !value.partners.simulatorsOnly)
     throw new ConfigError('Invalid setting SVC_PARTNER_SIMULATORS_ONLY: a sandbox talks only to partner simulators');

@@ -19,12 +19,14 @@ import { Warehouse } from '../catalog/warehouse.model.js';
 import { PartnerCall } from '../connectors/partner-call.model.js';
 import { PartnerCredential } from '../connectors/credentials/partner-credential.model.js';
 import { PartnerEventRecord } from '../connectors/partner-event.model.js';
+import { PartnerFollowUp } from '../connectors/partner-follow-up.model.js';
 import { PartnerOrder } from '../connectors/partner-order.model.js';
 import { PartnerToken } from '../connectors/partner-token.model.js';
 import { PartnerWebhookNonce } from '../connectors/partner-webhook-nonce.model.js';
 import { StoredFile } from '../files/file.model.js';
 import { SalesOrderItem } from '../orders/sales-order-item.model.js';
 import { SalesOrder } from '../orders/sales-order.model.js';
+import { NpiRegistryEntry } from '../orders/npi-registry-entry.model.js';
 import { ShipmentLot } from '../orders/shipment-lot.model.js';
 import { Shipment } from '../orders/shipment.model.js';
 import { VendorOrder } from '../orders/vendor-order.model.js';
@@ -90,6 +92,8 @@ export const MODELS = [
   PartnerToken,
   PartnerWebhookNonce,
   CustomerPartnerPatient,
+  NpiRegistryEntry,
+  PartnerFollowUp,
   IntegrationConnection,
   OAuthState,
   StoreVariant,
@@ -184,5 +188,6 @@ function associateOrders(): void {
 function associatePartners(): void {
   PartnerOrder.belongsTo(SalesOrder, fk('salesOrder', 'order'));
   PartnerOrder.hasMany(PartnerCall, many('partnerOrderId', 'calls', 'id'));
+  PartnerFollowUp.belongsTo(PartnerOrder, fk('partnerOrderId', 'partnerOrder', 'id'));
   PartnerCall.belongsTo(PartnerOrder, fk('partnerOrderId', 'partnerOrder', 'id'));
 }

@@ -2,11 +2,19 @@
 import { registerDocType } from '../shared/doctype.js';
 import { Address } from './address.model.js';
 import { Company } from './company.model.js';
+import { namesOf } from '../db/sql-names.js';
 import { Customer } from './customer.model.js';
+import { CustomerPartnerPatient } from './customer-partner-patient.model.js';
 import { SalesPerson } from './sales-person.model.js';
 import { Territory } from './territory.model.js';
 
 const stamps = { creation: 'createdAt', modified: 'updatedAt' };
+
+/** The Customer's own patient at rxpartner (ensure_patient, issue 13): the partner's opaque id when active, else null. */
+function rxpartnerPatientId(alias: string): string {
+  const { t, c } = namesOf(CustomerPartnerPatient);
+  return `(SELECT p.${c.partnerPatientId} FROM ${t} p WHERE p.${c.customer} = ${alias}.name AND p.${c.partner} = 'rxpartner' AND p.${c.patientKey} = '' AND p.${c.status} = 'active')`;
+}
 const byName: [string, 'ASC'][] = [['name', 'ASC']];
 
 registerDocType({
@@ -23,6 +31,7 @@ registerDocType({
     email: 'email',
     phone: 'phone',
     disabled: 'disabled',
+    rxpartner_patient_id: rxpartnerPatientId,
     ...stamps,
   },
   listFields: ['name', 'customer_name'],

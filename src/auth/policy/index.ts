@@ -26,6 +26,7 @@ import './catalog.rules.js';
 import './orders.rules.js';
 import './webhooks.rules.js';
 import './partners.rules.js';
+import './emr.rules.js';
 import './integrations.rules.js';
 
 export type { Action, Allow, ResourcePolicy, RouteAccess, RoutePermission, Scope } from './registry.js';
