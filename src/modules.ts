@@ -34,6 +34,8 @@ import { partnerPollHandler } from './connectors/partner-poll.service.js';
 import { peptidePollJob } from './connectors/peptidepartner/peptide-poll.job.js';
 import { rxpartnerConnector } from './connectors/rxpartner/rxpartner.connector.js';
 import { storepartnerConnector } from './connectors/storepartner/storepartner.connector.js';
+import { plugCustomerAccounts } from './org/customer-accounts.port.js';
+import { createCustomerAccount, createCustomerAddress } from './sales/customer-accounts.service.js';
 import { plugCustomerKeyPairs } from './connectors/shipper/shipper.client.js';
 import { customerShipperKeyPair } from './integrations/shipper-connect.service.js';
 import { storeCatalogSyncJob, storeInventorySyncJob, storeOrdersImportJob } from './integrations/store-sync.job.js';
@@ -52,6 +54,8 @@ plugOrderParties(orderParties); // files ← orders: a file's order decides who 
 // connectors ← integrations: a customer's own shipper key pair (svc.integrations.connect_shipper)
 plugCustomerKeyPairs(customerShipperKeyPair);
 plugWebhookPorts({ targetOf: webhookTargetOf, logAttempt: logOutboundAttempt, lastHttpStatusOf, attemptsOf: deliveryAttempts });
+// org ← sales: POST /api/resource/Customer and /Address are the sales team's account service
+plugCustomerAccounts({ createCustomer: createCustomerAccount, createAddress: createCustomerAddress });
 
 registerOutboxHandler(mailHandler);
 registerOutboxHandler(vendorWebhookHandler);

@@ -31,7 +31,29 @@ export interface Config {
   worker: { pollMs: number; leaseSeconds: number; concurrency: number; batchSize: number };
   webhook: { timeoutMs: number; allowPrivateTargets: boolean; retryTimeScale: number };
   partners: PartnerSettings;
+  sales: SalesSettings;
   nppes: NppesSettings;
+}
+
+/** A commission plan (issue 14): base rate, tiers by month-to-date sales, the sub-rep slice bound, the manager override. */
+export interface CommissionPlan {
+  /** % of a sale: the base commission (a sub-rep's sales earn this, split with the inviting rep) */
+  baseRatePct: number;
+  /** by month-to-date own sales, ascending `fromMtd`; the reached tier's rate applies to all of the month's own sales */
+  tiers: { name: string; fromMtd: number; ratePct: number }[];
+  /** the largest `subrep_pct` a rep on this plan may give a sub-rep it invites */
+  maxSubrepPct: number;
+  /** % of the month's sales of everyone below a manager on this plan */
+  managerOverridePct: number;
+}
+
+/** The sales team (issue 14): commission plans, levels by lifetime sales, invitation lifetime. */
+export interface SalesSettings {
+  defaultPlan: string;
+  plans: Record<string, CommissionPlan>;
+  /** ascending `fromSales` (lifetime credited sales) */
+  levels: { level: number; name: string; fromSales: number }[];
+  invitationHours: number;
 }
 
 /** The national provider registry (NPPES API) that prescriber NPIs are checked against (issue 13). */
@@ -161,6 +183,32 @@ const schema = Joi.object<Config>({
     storeCapacity: Joi.number().positive().required(),
     storeRestorePerSecond: Joi.number().positive().required(),
   }).required(),
+  sales: Joi.object({
+    defaultPlan: Joi.string().required(),
+    plans: Joi.object()
+      .pattern(
+        Joi.string(),
+        Joi.object({
+          baseRatePct: Joi.number().min(0).max(100).required(),
+          tiers: Joi.array()
+            .items(Joi.object({ name: Joi.string().required(), fromMtd: Joi.number().min(0).required(), ratePct: Joi.number().min(0).max(100).required() }))
+            .min(1)
+            .required(),
+          maxSubrepPct: Joi.number().min(0).max(100).required(),
+          managerOverridePct: Joi.number().min(0).max(100).required(),
+        }),
+      )
+      .min(1)
+      .required(),
+    levels: Joi.array()
+      .items(Joi.object({ level: Joi.number().integer().min(1).required(), name: Joi.string().required(), fromSales: Joi.number().min(0).required() }))
+      .min(1)
+      .required(),
+    invitationHours: Joi.number().positive().required(),
+  })
+    .custom((v: SalesSettings, h) => (v.plans[v.defaultPlan] ? v : h.error('any.invalid')))
+    .messages({ 'any.invalid': '"sales.defaultPlan" must name one of sales.plans' })
+    .required(),
   nppes: Joi.object({
     baseUrl: Joi.string()
       .allow('')

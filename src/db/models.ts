@@ -36,6 +36,11 @@ import { Customer } from '../org/customer.model.js';
 import { CustomerPartnerPatient } from '../org/customer-partner-patient.model.js';
 import { SalesPerson } from '../org/sales-person.model.js';
 import { Territory } from '../org/territory.model.js';
+import { SalesCredit } from '../sales/sales-credit.model.js';
+import { SalesInvitation } from '../sales/sales-invitation.model.js';
+import { SalesRepDay } from '../sales/sales-rep-day.model.js';
+import { SalesRepMonth } from '../sales/sales-rep-month.model.js';
+import { SalesRepStreak } from '../sales/sales-rep-streak.model.js';
 import { OutboxAttempt } from '../shared/outbox-attempt.model.js';
 import { Outbox } from '../shared/outbox.model.js';
 import { RateBudgetHit } from '../shared/rate-budget-hit.model.js';
@@ -92,6 +97,11 @@ export const MODELS = [
   PartnerToken,
   PartnerWebhookNonce,
   CustomerPartnerPatient,
+  SalesCredit,
+  SalesRepDay,
+  SalesRepMonth,
+  SalesRepStreak,
+  SalesInvitation,
   NpiRegistryEntry,
   PartnerFollowUp,
   IntegrationConnection,
