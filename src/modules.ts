@@ -36,6 +36,9 @@ import { rxpartnerConnector } from './connectors/rxpartner/rxpartner.connector.j
 import { storepartnerConnector } from './connectors/storepartner/storepartner.connector.js';
 import { plugCustomerAccounts } from './org/customer-accounts.port.js';
 import { createCustomerAccount, createCustomerAddress } from './sales/customer-accounts.service.js';
+import { plugCustomerKeyPairs } from './connectors/shipper/shipper.client.js';
+import { customerShipperKeyPair } from './integrations/shipper-connect.service.js';
+import { storeCatalogSyncJob, storeInventorySyncJob, storeOrdersImportJob } from './integrations/store-sync.job.js';
 // document types at /api/resource (each file registers the types of its domain)
 import './org/org.doctypes.js';
 import './vendors/vendor.doctypes.js';
@@ -48,6 +51,8 @@ registerBearerVerifier((token) => verifyBearer(token));
 // ports of a lower domain, filled by a higher one (docs/decisions.md "Domain dependency order")
 plugOrderParties(orderParties); // files ← orders: a file's order decides who reads it
 // webhooks ← vendors (the target) and vendor-api (the attempt log)
+// connectors ← integrations: a customer's own shipper key pair (svc.integrations.connect_shipper)
+plugCustomerKeyPairs(customerShipperKeyPair);
 plugWebhookPorts({ targetOf: webhookTargetOf, logAttempt: logOutboundAttempt, lastHttpStatusOf, attemptsOf: deliveryAttempts });
 // org ← sales: POST /api/resource/Customer and /Address are the sales team's account service
 plugCustomerAccounts({ createCustomer: createCustomerAccount, createAddress: createCustomerAddress });
@@ -68,3 +73,6 @@ registerConnector(storepartnerConnector);
 registerJob(housekeepingJob);
 registerJob(idempotencyPurgeJob);
 registerJob(peptidePollJob);
+registerJob(storeCatalogSyncJob);
+registerJob(storeInventorySyncJob);
+registerJob(storeOrdersImportJob);

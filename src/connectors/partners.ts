@@ -128,6 +128,7 @@ export const PARTNERS: Readonly<Record<PartnerKey, PartnerSpec>> = {
       field('api_key', 'app client id (svc_store_api_key)', { required: false }),
       field('api_secret', 'app client secret (svc_store_api_secret); signs webhooks when webhook_secret is not set', { secret: true, required: false }),
       field('redirect_uri', 'OAuth redirect URI (svc_store_redirect_uri)', { url: true, required: false }),
+      field('shop_url', 'self-connect: the address every shop is reached at instead of https://{shop} (a simulator)', { url: true, required: false }),
       field('webhook_secret', 'key of the webhook HMAC (the shop’s signing key for webhooks made in its admin)', { secret: true, required: false }),
       field('api_url', 'the shop’s address, e.g. https://my-shop.myshopify.com (Admin GraphQL 2026-04 under it)', { url: true }),
       field('access_token', 'Admin API access token (X-Shopify-Access-Token) of the admin-managed store', { secret: true }),

@@ -52,6 +52,10 @@ import { IdempotencyKey } from '../vendor-api/idempotency-key.model.js';
 import { VendorApiLog } from '../vendor-api/vendor-api-log.model.js';
 import { StockUpdateRequest } from '../vendors/stock-update-request.model.js';
 import { VendorProfile } from '../vendors/vendor-profile.model.js';
+import { IntegrationConnection } from '../integrations/integration-connection.model.js';
+import { OAuthState } from '../integrations/oauth-state.model.js';
+import { StoreVariant } from '../integrations/store-variant.model.js';
+import { StoreOrderImport } from '../integrations/store-order.model.js';
 
 /** Every model, in no particular order; one per table of the public schema (but umzug's). */
 export const MODELS = [
@@ -102,6 +106,10 @@ export const MODELS = [
   SalesInvitation,
   NpiRegistryEntry,
   PartnerFollowUp,
+  IntegrationConnection,
+  OAuthState,
+  StoreVariant,
+  StoreOrderImport,
 ] as const;
 
 /** Binds every model to `sequelize` and declares the associations (again for each new instance). */

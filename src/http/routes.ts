@@ -18,6 +18,8 @@ import { vendorDashboardRoutes } from '../orders/vendor-dashboard.routes.js';
 import { partnerWebhookRoutes } from '../connectors/partner-webhooks.routes.js';
 import { salesRoutes } from '../sales/sales.routes.js';
 import { emrRoutes } from '../connectors/rxpartner/emr.routes.js';
+import { integrationsRoutes } from '../integrations/integrations.routes.js';
+import { portalRoutes } from '../integrations/portal.routes.js';
 
 export function routes(): ServerRoute[] {
   return [
@@ -34,6 +36,8 @@ export function routes(): ServerRoute[] {
     ...salesRoutes,
     ...partnerWebhookRoutes,
     ...emrRoutes,
+    ...integrationsRoutes,
+    ...portalRoutes,
     ...fallbackRoutes,
   ];
 }

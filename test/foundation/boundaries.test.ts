@@ -94,6 +94,7 @@ const DOMAIN_ORDER = [
   'sales', // the sales team: KPIs, commission, leaderboard, sub-reps, customer accounts (aggregates kept by order triggers)
   'vendor-api', // the vendor interface v1
   'connectors', // the fulfilment router, partner orders and credentials, inbound partner webhooks, one folder per partner
+  'integrations', // self-service shipper and storefront connections, storefront sync, the /portal pages
   'simulators', // the partners' sides (svc simulate, the demo, tests): imports no domain
 ];
 

@@ -195,9 +195,9 @@ test('authorizeApiKeysFor: anyone its own keys, an admin anyone’s; a rep or a 
   );
 });
 
-test('hasDeskAccess: a clinic buyer is no system user, staff are; both land on / until the portal exists', async (t) => {
+test('hasDeskAccess: a clinic buyer is no system user and lands on the portal; staff are, and land on /', async (t) => {
   const clinic = await new Client(app.url).post('/api/method/login', { usr: 'clinic2@demo.svc.local', pwd: DEMO_PASSWORD });
-  t.is(clinic.body.home_page, '/');
+  t.is(clinic.body.home_page, '/portal');
   t.true(clinic.headers.getSetCookie().some((c) => c.startsWith('system_user=no')));
   const rep = await new Client(app.url).post('/api/method/login', { usr: 'west.rep@demo.svc.local', pwd: DEMO_PASSWORD });
   t.is(rep.body.home_page, '/');

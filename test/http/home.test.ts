@@ -32,8 +32,8 @@ test('a browser opening / gets an HTML page naming the service, linking the docs
   t.regex(page, /Authorization: token/);
   t.regex(page, /README/);
   const links = [...page.matchAll(/href="([^"]+)"/g)].map((m) => m[1]);
-  t.deepEqual(links, ['/docs', '/openapi.json', '/api/method/ping']);
-  // no portal yet, so no portal link; every link the page shows answers
+  t.deepEqual(links, ['/portal', '/docs', '/openapi.json', '/api/method/ping']);
+  // every link the page shows answers (the portal, through its login page)
   for (const link of links) {
     const linked = await fetch(`${app.url}${link}`);
     t.is(linked.status, 200, link);
@@ -58,26 +58,18 @@ test('curl (Accept: */*) gets the page; a client asking only for JSON gets the s
   t.regex(json.headers.get('content-type') ?? '', /^application\/json/);
   t.deepEqual(json.body, {
     service: 'svc',
-    links: { docs: '/docs', openapi: '/openapi.json', ping: '/api/method/ping' },
+    links: { portal: '/portal', docs: '/docs', openapi: '/openapi.json', ping: '/api/method/ping' },
     authentication: 'README.md, section Authentication',
   });
 });
 
-test('the portal link appears once a /portal route exists, and a customer then lands there', async (t) => {
-  // a second server of its own: the shared one must keep its route table
-  const { createServer } = await import('../../src/http/server.js');
-  const { runtime } = await import('../../src/shared/runtime.js');
-  const server = await createServer({ config: app.config, logger: runtime().logger, port: 0, host: '127.0.0.1' });
-  server.route({ method: 'GET', path: '/portal', options: { auth: false, app: { access: 'public' }, handler: () => 'portal' } });
-  await server.start();
-  t.teardown(() => server.stop());
-  const url = `http://127.0.0.1:${server.info.port}`;
-  const json = await new Client(url).get('/');
+test('the portal (issue 13) is linked from /, and a customer lands there after login; staff land on /', async (t) => {
+  const json = await new Client(app.url).get('/');
   t.is(json.body.links.portal, '/portal');
-  t.regex(await (await fetch(`${url}/`)).text(), /href="\/portal"/);
-  const clinic = await new Client(url).post('/api/method/login', { usr: 'clinic@demo.svc.local', pwd: DEMO_PASSWORD });
+  t.regex(await (await fetch(`${app.url}/`)).text(), /href="\/portal"/);
+  const clinic = await new Client(app.url).post('/api/method/login', { usr: 'clinic@demo.svc.local', pwd: DEMO_PASSWORD });
   t.is(clinic.body.home_page, '/portal');
-  const admin = await new Client(url).post('/api/method/login', { usr: 'admin@demo.svc.local', pwd: DEMO_PASSWORD });
+  const admin = await new Client(app.url).post('/api/method/login', { usr: 'admin@demo.svc.local', pwd: DEMO_PASSWORD });
   t.is(admin.body.home_page, '/');
 });
 

@@ -28,9 +28,11 @@ import './webhooks.rules.js';
 import './partners.rules.js';
 import './sales.rules.js';
 import './emr.rules.js';
+import './integrations.rules.js';
 
 export type { Action, Allow, ResourcePolicy, RouteAccess, RoutePermission, Scope } from './registry.js';
 export { ALL, NONE, customerScope, definePolicy, policyOf, salesTeamOf } from './registry.js';
+export { integrationOwnerOf } from './integrations.rules.js';
 
 function allowed(actor: Actor, allow: Allow | undefined): boolean {
   if (allow === undefined) return false;

@@ -26,6 +26,20 @@ export function shipperKeyPair(credentials: Credentials, customer?: KeyPair | nu
   return apiKey && apiSecret ? { apiKey, apiSecret } : undefined;
 }
 
+/** A customer's own key pair (svc.integrations.connect_shipper), or null; the port integrations fills in src/modules.ts. */
+export type CustomerKeyPairs = (customer: string) => Promise<KeyPair | null>;
+let customerKeyPairs: CustomerKeyPairs | undefined;
+
+/** Plugs in where a customer's own key pair is kept (integrations, a higher domain). */
+export function plugCustomerKeyPairs(port: CustomerKeyPairs): void {
+  customerKeyPairs = port;
+}
+
+/** The customer's own key pair when it connected one (and a release plugged the port), else null. */
+export async function customerKeyPairOf(customer: string | null | undefined): Promise<KeyPair | null> {
+  return customer && customerKeyPairs ? customerKeyPairs(customer) : null;
+}
+
 export const MISSING_KEY_PAIR =
   'shipper has no API key pair: set the marketplace account with `svc partner-credentials set shipper --api-key K --api-secret S` (a customer’s own pair comes with connect_shipper)';
 

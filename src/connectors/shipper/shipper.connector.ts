@@ -8,7 +8,7 @@
  */
 import type { Connector, ConnectorContext, CreateOutcome, PartnerOrderInput, PartnerResponse } from '../connector.js';
 import { PARTNERS } from '../partners.js';
-import { MISSING_KEY_PAIR, shipperCall, shipperKeyPair, shipperMessage, type KeyPair } from './shipper.client.js';
+import { customerKeyPairOf, MISSING_KEY_PAIR, shipperCall, shipperKeyPair, shipperMessage, type KeyPair } from './shipper.client.js';
 import { parseShipperWebhook, resolveShipperEvent, verifyShipperWebhook } from './shipper.webhook.js';
 
 const CREATE = '/orders/createorder';
@@ -90,7 +90,8 @@ async function outcomeOf(res: PartnerResponse, input: PartnerOrderInput, ctx: Co
 }
 
 async function createOrder(input: PartnerOrderInput, ctx: ConnectorContext): Promise<CreateOutcome> {
-  const pair = shipperKeyPair(ctx.credentials);
+  // the customer's own ShipStation account when it connected one (issue 13), else the marketplace's
+  const pair = shipperKeyPair(ctx.credentials, await customerKeyPairOf(input.order.customer));
   if (!pair) return { kind: 'awaiting_configuration', reason: MISSING_KEY_PAIR };
   const sent = await shipperCall(ctx, pair, {
     method: 'POST',

@@ -24,6 +24,29 @@ const grantedScope = (scope: string) => {
   return all.filter((s) => !(s.startsWith('read_') && all.includes(`write_${s.slice(5)}`))).join(',');
 };
 
+const esc = (v: string) => v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * The merchant's consent page a browser sees (Accept: text/html): the app, the shop, the scopes
+ * asked, and an "Install app" button that sends the same query back with confirm=1. A client that
+ * does not ask for HTML is redirected at once (the consent taken as given).
+ */
+function consentPage(shop: string, q: URLSearchParams): SimReply {
+  const hidden = [...q.entries()].map(([k, v]) => `<input type="hidden" name="${esc(k)}" value="${esc(v)}">`).join('');
+  const scopes = (q.get('scope') ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((s) => `<li><code>${esc(s)}</code></li>`)
+    .join('');
+  const html = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Install app – ${esc(shop)}</title></head>
+<body style="font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto">
+<h1>Install app</h1><p>The app <strong>${esc(q.get('client_id') ?? '')}</strong> asks to connect to <strong>${esc(shop)}</strong> (storefront simulator) with these permissions:</p>
+<ul id="scopes">${scopes}</ul>
+<form method="get" action="/admin/oauth/authorize">${hidden}<input type="hidden" name="confirm" value="1"><button type="submit" id="install">Install app</button></form>
+</body></html>`;
+  return { status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8' }, text: html };
+}
+
 export function createOAuth(opts: { clientId: string; clientSecret: string; shop: string; issue: () => string }) {
   const codes = new Map<string, { scope: string; expires: number }>();
 
@@ -33,6 +56,7 @@ export function createOAuth(opts: { clientId: string; clientSecret: string; shop
     const redirect = q.get('redirect_uri');
     if (!redirect || !/^https?:\/\//.test(redirect))
       return { status: 400, text: 'Oauth error invalid_request: The redirect_uri is missing or not whitelisted' };
+    if ((req.header('accept') ?? '').includes('text/html') && q.get('confirm') !== '1') return consentPage(opts.shop, q);
     const code = randomBytes(16).toString('hex');
     codes.set(code, { scope: q.get('scope') ?? '', expires: Date.now() + 10 * 60_000 });
     const params: Record<string, string> = {

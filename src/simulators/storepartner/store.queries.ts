@@ -48,6 +48,10 @@ export function queryRoot(shop: Shop) {
       );
       return connection(products, args, productView);
     },
+    product: ({ id }: { id: string }) => {
+      const p = shop.products.find((x) => x.id === id);
+      return p ? productView(p) : null;
+    },
     productVariant: ({ id }: { id: string }) => {
       const found = variantOf(shop, id);
       return found ? variantView(found.v, () => found.p) : null;

@@ -370,17 +370,52 @@ export const STORE_SDL = /* GraphQL */ `
     quantities: [InventoryQuantityInput!]!
   }
 
+  enum BulkOperationStatus {
+    CANCELED
+    CANCELING
+    COMPLETED
+    CREATED
+    EXPIRED
+    FAILED
+    RUNNING
+  }
+  enum BulkOperationType {
+    QUERY
+    MUTATION
+  }
+  type BulkOperation {
+    id: ID!
+    status: BulkOperationStatus!
+    errorCode: String
+    objectCount: String!
+    rootObjectCount: String!
+    fileSize: String
+    url: URL
+    partialDataUrl: URL
+    createdAt: DateTime!
+    completedAt: DateTime
+    query: String!
+    type: BulkOperationType!
+  }
+  type BulkOperationRunQueryPayload {
+    bulkOperation: BulkOperation
+    userErrors: [UserError!]!
+  }
+
   type Query {
+    currentBulkOperation(type: BulkOperationType): BulkOperation
     shop: Shop!
     order(id: ID!): Order
     orders(first: Int, after: String, query: String): OrderConnection!
     products(first: Int, after: String, query: String): ProductConnection!
+    product(id: ID!): Product
     productVariant(id: ID!): ProductVariant
     inventoryItem(id: ID!): InventoryItem
     location(id: ID!): Location
   }
 
   type Mutation {
+    bulkOperationRunQuery(query: String!, groupObjects: Boolean): BulkOperationRunQueryPayload
     orderCreate(order: OrderCreateOrderInput!, options: OrderCreateOptionsInput): OrderCreatePayload
     fulfillmentCreate(fulfillment: FulfillmentInput!, message: String): FulfillmentCreatePayload
     fulfillmentTrackingInfoUpdate(

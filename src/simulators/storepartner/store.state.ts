@@ -80,8 +80,9 @@ export const gid = (type: string, id: number | bigint | string) => `gid://shopif
 export const gidNumber = (value: string, type: string): string | undefined => value.match(new RegExp(`^gid://shopify/${type}/(\\d+)$`))?.[1];
 
 /** Products and variants with stable ids (the demo's mappings name them). */
-export function buildCatalog(products: CatalogProduct[]): Product[] {
-  return products.map((p, i) => {
+export function buildCatalog(products: CatalogProduct[], firstIndex = 0): Product[] {
+  return products.map((p, j) => {
+    const i = firstIndex + j;
     const productId = gid('Product', 8_100_000_001 + i);
     return {
       id: productId,

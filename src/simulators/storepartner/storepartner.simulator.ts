@@ -14,6 +14,8 @@ import { WebhookSender } from '../shared/webhooks.js';
 import type { RunningSimulator, SimulatorOptions } from '../shared/types.js';
 import { CostBucket, operationCost } from './store.cost.js';
 import { addFulfillment, mutationRoot } from './store.mutations.js';
+import { createBulk } from './store.bulk.js';
+import { catalogControls, generatedCatalog, GENERATED_FIRST } from './store.catalog.js';
 import { createOAuth } from './store.oauth.js';
 import { queryRoot } from './store.queries.js';
 import { storeSchema } from './store.schema.js';
@@ -37,6 +39,8 @@ export interface StoreOptions extends SimulatorOptions<StoreCredentials, StoreLi
   /** the shop's domain (default svc-sim.myshopify.com) */
   shop?: string;
   catalog?: CatalogProduct[];
+  /** a generated catalog instead (the bench: 10,000 products of 3 variants) */
+  generate?: { products: number; variantsPerProduct: number };
 }
 
 export const STORE_STATUSES = { steps: ['UNFULFILLED', 'FULFILLED', 'IN_TRANSIT', 'DELIVERED'], side: ['CANCELLED'], final: ['DELIVERED', 'CANCELLED'] };
@@ -96,14 +100,18 @@ export async function startStorepartnerSimulator(options: StoreOptions): Promise
   const shop: Shop = {
     name: 'svc simulated shop',
     domain,
-    products: buildCatalog(options.catalog ?? DEFAULT_CATALOG),
+    products: options.generate
+      ? buildCatalog(generatedCatalog(options.generate.products, options.generate.variantsPerProduct), GENERATED_FIRST)
+      : buildCatalog(options.catalog ?? DEFAULT_CATALOG),
     book,
     next: () => ++ids,
     orderNumber: () => ++orderNumber,
     idempotency: new Map(),
     emit: (topic, order) => emit(topic, order),
   };
-  const rootValue = { ...queryRoot(shop), ...mutationRoot(shop) };
+  let baseUrl = '';
+  const bulk = createBulk(shop, () => baseUrl);
+  const rootValue = { ...queryRoot(shop), ...mutationRoot(shop), currentBulkOperation: () => bulk.current(), bulkOperationRunQuery: bulk.run };
   const oauth = createOAuth({
     clientId: creds.clientId,
     clientSecret: creds.clientSecret,
@@ -178,6 +186,8 @@ export async function startStorepartnerSimulator(options: StoreOptions): Promise
     if (req.method === 'GET' && req.path === '/admin/oauth/authorize') return oauth.authorize(req);
     if (req.method === 'POST' && req.path === '/admin/oauth/access_token') return oauth.accessToken(req);
     if (req.method === 'POST' && req.path === GRAPHQL_PATH) return graphql(req);
+    const file = req.method === 'GET' ? bulk.file(req.path) : undefined;
+    if (file) return file;
     return json(404, { errors: 'Not Found' });
   };
 
@@ -189,5 +199,16 @@ export async function startStorepartnerSimulator(options: StoreOptions): Promise
     return json(status, { errors: status >= 500 ? 'Internal Server Error' : 'Bad Request' });
   };
 
-  return assemble({ partner: 'storepartner', host: options.host, port: options.port, handle, book, webhooks, styleError });
+  const sim = await assemble({
+    partner: 'storepartner',
+    host: options.host,
+    port: options.port,
+    handle,
+    book,
+    webhooks,
+    styleError,
+    controls: catalogControls(shop),
+  });
+  baseUrl = sim.url;
+  return sim;
 }
