@@ -94,3 +94,32 @@ export async function auditTrailOf(objectType: string, objectName: string, opts:
     transaction: opts.transaction,
   }) as unknown as Promise<AuditRow[]>;
 }
+
+// One row per object name in one statement (bulk imports: one row per changed record).
+const insertManySql = once(() =>
+  sqlFor({
+    e: AuditEvent,
+  })(`INSERT INTO {@e} ({e:actorType}, {e:actorId}, {e:actorRoles}, {e:action}, {e:objectType}, {e:objectName}, {e:fields}, {e:requestId}, {e:ip}, {e:detail})
+     SELECT $1, $2, $3, $4, $5, n, $6, $7, $8, $9 FROM unnest($10::text[]) AS n`),
+);
+
+/** The same entry for many objects (their names), written by one statement in the caller's transaction. */
+export async function recordAuditForEach(transaction: Tx, actor: Actor, entry: Omit<AuditEntry, 'object_name'>, objectNames: string[]): Promise<void> {
+  if (objectNames.length === 0) return;
+  await execute(
+    insertManySql(),
+    [
+      actor.type,
+      actor.id,
+      actor.roles ?? [],
+      entry.action,
+      entry.object_type,
+      entry.fields ?? [],
+      actor.requestId ?? null,
+      actor.ip ?? null,
+      entry.detail ? JSON.stringify(entry.detail) : null,
+      objectNames,
+    ],
+    { transaction },
+  );
+}

@@ -101,3 +101,19 @@ export async function itemRefsOf(
   });
   return rows.map((i) => ({ item_code: i.itemCode, vendor_sku: i.vendorSku, vendor_product_id: i.vendorProductId }));
 }
+
+/** Products waiting for review (Pending), oldest first, with their vendor and when they arrived. */
+export async function pendingItems(
+  opts: { vendor?: string; limit?: number } = {},
+): Promise<{ item_code: string; item_name: string; vendor: string | null; created_at: Date }[]> {
+  const rows = await Item.findAll({
+    attributes: ['itemCode', 'itemName', 'vendor', 'createdAt'],
+    where: { workflowState: 'Pending', ...(opts.vendor ? { vendor: opts.vendor } : {}) },
+    order: [
+      ['createdAt', 'ASC'],
+      ['itemCode', 'ASC'],
+    ],
+    limit: opts.limit ?? 500,
+  });
+  return rows.map((r) => ({ item_code: r.itemCode, item_name: r.itemName, vendor: r.vendor, created_at: r.createdAt }));
+}

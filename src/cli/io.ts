@@ -5,6 +5,8 @@ export interface Io {
   env: NodeJS.ProcessEnv;
   /** prompts allowed (a TTY and no --yes) */
   interactive: boolean;
+  /** stderr is a terminal: progress bars are drawn there */
+  progress?: boolean;
 }
 
 export const processIo: Io = {
@@ -12,6 +14,7 @@ export const processIo: Io = {
   err: (line) => process.stderr.write(`${line}\n`),
   env: process.env,
   interactive: Boolean(process.stdin.isTTY),
+  progress: Boolean(process.stderr.isTTY),
 };
 
 /** An error the CLI reports in one line with its exit code. */

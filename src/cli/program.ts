@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command } from 'commander';
+import { projectRoot } from '../config/index.js';
 import type { Io } from './io.js';
 import { registerServe } from './commands/serve.command.js';
 import { registerDb } from './commands/db.command.js';
@@ -12,6 +15,12 @@ import { registerPartner } from './commands/partner.command.js';
 import { registerPartnerCredentials } from './commands/partner-credentials.command.js';
 import { registerSimulate } from './commands/simulate.command.js';
 import { registerCustomer } from './commands/customer.command.js';
+import { registerPriceList } from './commands/price-list.command.js';
+import { registerCustomerRead } from './commands/customer-read.command.js';
+import { registerCheck } from './commands/check.command.js';
+import { registerCompletion } from './commands/completion.command.js';
+import { applyExamples } from './examples.js';
+import { applyConventions } from './conventions.js';
 // the composition root: the registrations every process role shares (handlers, jobs, doc types)
 import '../modules.js';
 
@@ -19,7 +28,7 @@ import '../modules.js';
 export function createProgram(io: Io): Command {
   const program = new Command('svc')
     .description('Healthcare supply marketplace service: API, worker and admin commands')
-    .version('0.1.0')
+    .version((JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version)
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s.replace(/\n$/, '')), writeErr: (s) => io.err(s.replace(/\n$/, '')) });
   registerServe(program, io);
@@ -33,7 +42,13 @@ export function createProgram(io: Io): Command {
   registerPartnerCredentials(program, io);
   registerPartner(program, io);
   registerSimulate(program, io);
-  registerCustomer(program, io);
+  registerPriceList(program, io);
+  registerCustomer(program, io); // svc customer create; customer-read attaches list|show to the same noun
+  registerCustomerRead(program, io);
+  registerCheck(program, io);
+  registerCompletion(program, io);
+  applyConventions(program, ['user', 'vendor', 'product', 'doctor', 'partner-credentials', 'partner', 'webhook', 'price-list', 'product-mapping', 'customer']);
+  applyExamples(program);
   // later domains: registerVendor, registerProduct, registerWebhook, …
   return program;
 }

@@ -22,3 +22,13 @@ export async function askValue(io: Io, message: string, opts: { secret: boolean;
   const value = opts.secret ? await passwordPrompt({ message, validate }) : await input({ message, validate }); // a secret shows nothing as it is typed
   return value.trim() === '' ? undefined : value.trim();
 }
+
+/**
+ * A required argument left out: asked on a terminal, else the usage error commander would give
+ * (exit 2, naming the argument).
+ */
+export async function askArgument(io: Io, given: string | undefined, name: string, message: string): Promise<string> {
+  if (given !== undefined && given.trim() !== '') return given;
+  if (!io.interactive) throw new CliError(`missing required argument '${name}'`, 2);
+  return (await input({ message, validate: (v: string) => v.trim() !== '' || 'required' })).trim();
+}

@@ -46,6 +46,7 @@ import { Outbox } from '../shared/outbox.model.js';
 import { RateBudgetHit } from '../shared/rate-budget-hit.model.js';
 import { RateBudget } from '../shared/rate-budget.model.js';
 import { RateCounter } from '../shared/rate-counter.model.js';
+import { WorkerHeartbeat } from '../shared/worker-heartbeat.model.js';
 import { User } from '../users/user.model.js';
 import { IdempotencyKey } from '../vendor-api/idempotency-key.model.js';
 import { VendorApiLog } from '../vendor-api/vendor-api-log.model.js';
@@ -89,6 +90,7 @@ export const MODELS = [
   ShipmentLot,
   VendorOrder,
   RateBudgetHit,
+  WorkerHeartbeat,
   RateBudget,
   PartnerCredential,
   PartnerOrder,

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { claimDue, releaseLeases, runClaimedRow, unhandledBacklog } from '../shared/outbox.js';
+import { HEARTBEAT_SECONDS, recordHeartbeat } from '../shared/heartbeat.js';
 import { runtime } from '../shared/runtime.js';
 
 export interface OutboxWorkerOptions {
@@ -25,14 +26,28 @@ export class OutboxWorker {
   private loop?: Promise<void>;
   private readonly inflight = new Map<number, Promise<unknown>>();
   private readonly abort = new AbortController();
+  private heartbeat?: NodeJS.Timeout;
+  private readonly startedAt = new Date();
 
   constructor(private readonly opts: OutboxWorkerOptions) {}
 
   async start(): Promise<void> {
     this.running = true;
+    await this.beat();
+    this.heartbeat = setInterval(() => void this.beat(), HEARTBEAT_SECONDS * 1000);
+    this.heartbeat.unref();
     await this.reportUnhandled();
     await this.listen();
     this.loop = this.run();
+  }
+
+  /** Stamps this worker's heartbeat (svc check); a failure is logged, never fatal. */
+  private async beat(): Promise<void> {
+    try {
+      await recordHeartbeat(this.id, this.startedAt);
+    } catch (err) {
+      runtime().logger.warn({ err: (err as Error).message }, 'worker heartbeat not recorded');
+    }
   }
 
   /** Once per start: the pending rows per kind no handler here runs (they wait, untouched, for a release that brings one). */
@@ -112,6 +127,7 @@ export class OutboxWorker {
   /** Stops claiming; waits up to `graceMs` for in-flight rows, then releases what is left. */
   async stop(graceMs = 10_000): Promise<void> {
     this.running = false;
+    clearInterval(this.heartbeat);
     this.kick();
     await this.loop;
     const pending = [...this.inflight.values()];

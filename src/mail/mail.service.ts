@@ -1,4 +1,5 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
@@ -60,3 +61,34 @@ export const mailHandler: OutboxHandler = {
   run: sendMail,
   retryDelaySeconds: (next) => 60 * 2 ** (next - 2),
 };
+
+/**
+ * Whether mail can leave (`svc check`): with SMTP_URL, the server answers and accepts the login
+ * (nodemailer's verify, 10 s at most); without it, the mail folder is writable.
+ */
+export async function verifyMailTransport(config: { smtpUrl?: string; mailDir: string }): Promise<{ ok: boolean; detail: string }> {
+  if (config.smtpUrl) {
+    const host = new URL(config.smtpUrl).host;
+    const probe = nodemailer.createTransport(config.smtpUrl, {
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 10_000,
+    } as SMTPTransport.Options);
+    try {
+      await probe.verify();
+      return { ok: true, detail: `SMTP server ${host} answers` };
+    } catch (err) {
+      return { ok: false, detail: `SMTP server ${host}: ${(err as Error).message}` };
+    } finally {
+      probe.close();
+    }
+  }
+  const dir = resolve(projectRoot, config.mailDir);
+  try {
+    await mkdir(dir, { recursive: true });
+    await access(dir, constants.W_OK);
+    return { ok: true, detail: `no SMTP_URL: mail is written as .eml files to ${dir}` };
+  } catch (err) {
+    return { ok: false, detail: `mail folder ${dir} is not writable: ${(err as Error).message}` };
+  }
+}

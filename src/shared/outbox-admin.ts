@@ -31,3 +31,11 @@ export async function findOutboxRows(f: OutboxFilter): Promise<Outbox[]> {
   }
   return Outbox.findAll({ where: { [Op.and]: where }, order: [['id', 'DESC']], limit: f.limit });
 }
+
+/** The pending rows (all kinds) and how long the oldest due one has been waiting, in seconds. */
+export async function outboxBacklog(): Promise<{ pending: number; failed: number; oldest_due_seconds: number | null }> {
+  const pending = await Outbox.count({ where: { status: { [Op.in]: ['pending', 'running'] } } });
+  const failed = await Outbox.count({ where: { status: 'failed' } });
+  const oldest = await Outbox.min<Date | null, Outbox>('nextAttemptAt', { where: { status: 'pending', nextAttemptAt: { [Op.lte]: new Date() } } });
+  return { pending, failed, oldest_due_seconds: oldest ? Math.round((Date.now() - new Date(oldest).getTime()) / 1000) : null };
+}

@@ -7,7 +7,7 @@ import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
 import { recordAudit } from '../audit/audit.service.js';
 import { withTransaction, type Tx } from '../db/sequelize.js';
-import { lockItemForReview, setReviewState } from '../catalog/items.service.js';
+import { lockItemForReview, pendingItems, setReviewState } from '../catalog/items.service.js';
 import { BusinessRuleError, InputError, NotFoundError } from '../shared/errors.js';
 import { enqueueVendorEvent } from '../webhooks/webhook.service.js';
 import { isPublished, reportedStatus } from './product-state.js';
@@ -60,4 +60,15 @@ export async function reviewProduct(actor: Actor, input: ReviewInput, opts: { tr
       rejection_reason: rejection,
     };
   });
+}
+
+/** The review queue: Pending products with their vendor and age (hours), oldest first. */
+export async function listPendingProducts(actor: Actor, opts: { vendor?: string; limit?: number } = {}) {
+  authorize(actor, 'read', 'Product Review');
+  const now = Date.now();
+  return (await pendingItems(opts)).map((r) => ({
+    ...r,
+    created_at: new Date(r.created_at).toISOString(),
+    age_hours: Math.floor((now - new Date(r.created_at).getTime()) / 3_600_000),
+  }));
 }

@@ -315,3 +315,11 @@ export async function setWebhook(
     return { vendor: name, webhook_url: clean, ...(secret ? { webhook_secret: secret } : {}) };
   });
 }
+
+/** A new webhook secret for the vendor's current URL (shown once; deliveries sign with it from now on). */
+export async function rotateWebhookSecret(actor: Actor, name: string): Promise<{ vendor: string; webhook_url: string | null; webhook_secret?: string }> {
+  authorize(actor, 'update', 'Vendor Profile');
+  const current = await getVendor(actor, name);
+  if (!current.webhook_url) throw new BusinessRuleError(`Vendor ${name} has no webhook URL: set one with svc vendor webhook set`);
+  return setWebhook(actor, name, current.webhook_url, { rotateSecret: true });
+}

@@ -153,7 +153,7 @@ test('doctor verification: admin endpoint (400 on a bad NPI, 403 for others) and
 
   const cli = await spawnSvc(
     ['doctor', 'verify', 'cli.doctor@demo.svc.local', '--npi', '1234567893', '--dea', 'AB1234563'],
-    { DATABASE_URL: app.dbUrl },
+    { DATABASE_URL: app.dbUrl, USER: 'dora' },
     /Verified/,
   );
   const code = cli.proc.exitCode ?? (await new Promise<number | null>((r) => cli.proc.on('exit', (c) => r(c))));
@@ -161,5 +161,5 @@ test('doctor verification: admin endpoint (400 on a bad NPI, 403 for others) and
   const { rows } = await db.query(
     `SELECT doctor_npi, doctor_verified_at IS NOT NULL AS v, doctor_verified_by FROM users WHERE email = 'cli.doctor@demo.svc.local'`,
   );
-  t.deepEqual(rows[0], { doctor_npi: '1234567893', v: true, doctor_verified_by: 'cli:doctor-verify' });
+  t.deepEqual(rows[0], { doctor_npi: '1234567893', v: true, doctor_verified_by: 'cli:dora' }); // the CLI acts as cli:<os-user>
 });

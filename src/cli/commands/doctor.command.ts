@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { systemActor } from '../../auth/actor.js';
 import { verifyDoctor, doctorStatus } from '../../orders/doctor.service.js';
 import { openDatabase } from '../context.js';
+import { cliActor } from '../conventions.js';
 import type { Io } from '../io.js';
 import { NotFoundError } from '../../shared/errors.js';
 
@@ -17,7 +17,7 @@ export function registerDoctor(program: Command, io: Io): void {
     .option('--dea-license-file <file>', 'uploaded DEA certificate (file name or file_url)')
     .action(async (email: string, opts: { npi: string; dea: string; deaLicenseFile?: string }) => {
       await openDatabase(io);
-      const s = await verifyDoctor(systemActor('cli:doctor-verify'), { email, npi: opts.npi, dea: opts.dea, dea_license_file: opts.deaLicenseFile });
+      const s = await verifyDoctor(await cliActor(io), { email, npi: opts.npi, dea: opts.dea, dea_license_file: opts.deaLicenseFile });
       io.out(`Verified ${s.email}: NPI ${s.doctor_npi}, DEA ${s.doctor_dea_number} (${s.doctor_verified_at})`);
     });
   doctor
@@ -26,7 +26,7 @@ export function registerDoctor(program: Command, io: Io): void {
     .argument('<email>', 'the user')
     .action(async (email: string) => {
       await openDatabase(io);
-      const s = await doctorStatus(systemActor('cli:doctor-status'), email);
+      const s = await doctorStatus(await cliActor(io), email);
       if (!s) throw new NotFoundError(`User ${email} not found`);
       io.out(
         s.doctor_verified

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { systemActor } from '../../auth/actor.js';
 import { partnerOf, setPartnerCredentials, showPartnerCredentials } from '../../connectors/credentials/credentials.service.js';
 import { testPartnerCredentials } from '../../connectors/credentials/credentials-test.service.js';
 import { PARTNERS, PARTNER_KEYS, type PartnerKey } from '../../connectors/partners.js';
 import { openDatabase } from '../context.js';
+import { cliActor } from '../conventions.js';
 import { CliError, type Io } from '../io.js';
 import { askValue } from '../prompts.js';
 
@@ -71,7 +71,7 @@ export function registerPartnerCredentials(program: Command, io: Io): void {
     }
     const values = givenValues(partner, opts);
     await openDatabase(io);
-    const actor = systemActor('cli:partner-credentials-set');
+    const actor = await cliActor(io);
     const [shown] = await showPartnerCredentials(actor, partner);
     await promptMissing(io, partner, values, new Set(shown.fields.filter((f) => f.set).map((f) => f.name)));
     if (Object.keys(values).length === 0) throw new CliError('Nothing to store', 2);
@@ -87,7 +87,7 @@ export function registerPartnerCredentials(program: Command, io: Io): void {
     .option('--json', 'print JSON')
     .action(async (partner: string | undefined, opts: { json?: boolean }) => {
       await openDatabase(io);
-      const rows = await showPartnerCredentials(systemActor('cli:partner-credentials-show'), partner);
+      const rows = await showPartnerCredentials(await cliActor(io), partner);
       if (opts.json) return io.out(JSON.stringify(rows, null, 2));
       for (const r of rows) {
         io.out(`${r.partner} (${r.label}): ${r.complete ? 'complete' : 'incomplete'}`);
@@ -100,7 +100,7 @@ export function registerPartnerCredentials(program: Command, io: Io): void {
     .argument('<partner>', PARTNER_KEYS.join(' | '))
     .action(async (partner: string) => {
       await openDatabase(io);
-      const r = await testPartnerCredentials(systemActor('cli:partner-credentials-test'), partner);
+      const r = await testPartnerCredentials(await cliActor(io), partner);
       const line = `${r.partner}: ${r.detail}${r.http_status ? ` (HTTP ${r.http_status})` : ''}`;
       if (!r.ok) throw new CliError(line, 1);
       io.out(`ok: ${line}`);

@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { systemActor } from '../../auth/actor.js';
 import { listPartnerCalls } from '../../connectors/call-log.service.js';
 import { listFollowUps, resolveFollowUp } from '../../connectors/follow-ups.service.js';
 import { listPartnerOrders, retryPartnerOrders, type PartnerOrderRow } from '../../connectors/partner-orders.service.js';
 import { PARTNER_ORDER_STATUSES } from '../../connectors/partner-order.model.js';
 import { PARTNER_KEYS } from '../../connectors/partners.js';
 import { openDatabase } from '../context.js';
+import { cliActor } from '../conventions.js';
 import type { Io } from '../io.js';
 
 function positiveInt(value: string): number {
@@ -33,7 +33,7 @@ export function registerPartner(program: Command, io: Io): void {
     .option('--json', 'print JSON')
     .action(async (opts: { partner?: string; status?: string; order?: string; limit?: number; json?: boolean }) => {
       await openDatabase(io);
-      const rows = await listPartnerOrders(systemActor('cli:partner-orders'), {
+      const rows = await listPartnerOrders(await cliActor(io), {
         partner: opts.partner,
         status: opts.status,
         salesOrder: opts.order,
@@ -53,7 +53,7 @@ export function registerPartner(program: Command, io: Io): void {
     .option('--partner <partner>', `only this partner (${PARTNER_KEYS.join(' | ')})`)
     .action(async (salesOrder: string, opts: { partner?: string }) => {
       await openDatabase(io);
-      const results = await retryPartnerOrders(systemActor('cli:partner-retry'), salesOrder, { partner: opts.partner });
+      const results = await retryPartnerOrders(await cliActor(io), salesOrder, { partner: opts.partner });
       for (const r of results) {
         const what =
           r.outcome === 'queued'
@@ -73,7 +73,7 @@ export function registerPartner(program: Command, io: Io): void {
     .option('--json', 'print JSON')
     .action(async (opts: { status?: string; resolve?: number; limit?: number; json?: boolean }) => {
       await openDatabase(io);
-      const actor = systemActor('cli:partner-follow-ups');
+      const actor = await cliActor(io);
       if (opts.resolve !== undefined) {
         const r = await resolveFollowUp(actor, opts.resolve);
         return io.out(opts.json ? JSON.stringify(r, null, 2) : `follow-up ${r.id}: ${r.status}`);
@@ -97,7 +97,7 @@ export function registerPartner(program: Command, io: Io): void {
     .option('--json', 'print JSON')
     .action(async (opts: { partner?: string; order?: string; limit?: number; json?: boolean }) => {
       await openDatabase(io);
-      const rows = await listPartnerCalls(systemActor('cli:partner-calls'), { partner: opts.partner, salesOrder: opts.order, limit: opts.limit ?? 50 });
+      const rows = await listPartnerCalls(await cliActor(io), { partner: opts.partner, salesOrder: opts.order, limit: opts.limit ?? 50 });
       if (opts.json) return io.out(JSON.stringify(rows, null, 2));
       if (rows.length === 0) return io.out('No partner calls');
       for (const r of rows) {

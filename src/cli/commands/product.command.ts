@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { systemActor } from '../../auth/actor.js';
-import { reviewProduct } from '../../vendors/product-review.service.js';
+import { listPendingProducts, reviewProduct } from '../../vendors/product-review.service.js';
+import { common, json, table, type CommonOptions, cliActor } from '../conventions.js';
 import { MAPPING_FIELDS, setProductMapping, type ProductMapping } from '../../catalog/product-mapping.js';
 import { openDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';
@@ -20,7 +20,7 @@ export function registerProduct(program: Command, io: Io): void {
       if (Boolean(opts.approve) === Boolean(opts.reject)) throw new CliError('Pass exactly one of --approve or --reject', 2);
       if (opts.reject && !opts.reason) throw new CliError('--reject needs --reason', 2);
       await openDatabase(io);
-      const r = await reviewProduct(systemActor('cli:product-review'), {
+      const r = await reviewProduct(await cliActor(io), {
         item_code: itemCode,
         action: opts.approve ? 'approve' : 'reject',
         reason: opts.reason,
@@ -28,6 +28,30 @@ export function registerProduct(program: Command, io: Io): void {
       });
       io.out(`${itemCode}: ${r.previous_state} → ${r.workflow_state}${r.rejection_reason ? ` (${r.rejection_reason})` : ''}`);
     });
+  const review = product.commands.find((c) => c.name() === 'review')!;
+  common(
+    review
+      .command('list')
+      .description('Products waiting for review (Pending), oldest first, with vendor and age')
+      .option('--vendor <vendor>', 'only this vendor'),
+    { json: true },
+  ).action(async (opts: CommonOptions & { vendor?: string }) => {
+    await openDatabase(io);
+    const rows = await listPendingProducts(await cliActor(io), { vendor: opts.vendor });
+    if (opts.json) return json(io, rows);
+    if (!rows.length) return io.out('No product waits for review');
+    table(
+      io,
+      ['item code', 'name', 'vendor', 'submitted', 'age'],
+      rows.map((r) => [
+        r.item_code,
+        r.item_name,
+        r.vendor,
+        r.created_at.slice(0, 16),
+        r.age_hours < 48 ? `${r.age_hours} h` : `${Math.floor(r.age_hours / 24)} d`,
+      ]),
+    );
+  });
   const map = product
     .command('map')
     .description('Set the product mapping that routes a product’s lines to a fulfilment partner (an empty value clears a field)')
@@ -42,7 +66,7 @@ export function registerProduct(program: Command, io: Io): void {
     if (Object.keys(changes).length === 0)
       throw new CliError(`Pass at least one of ${MAPPING_FIELDS.map((m) => `--${m.field.replace(/_/g, '-')}`).join(' ')}`, 2);
     await openDatabase(io);
-    const r = await setProductMapping(systemActor('cli:product-map'), itemCode, changes);
+    const r = await setProductMapping(await cliActor(io), itemCode, changes);
     const set = Object.entries(r.mapping)
       .filter(([, v]) => v)
       .map(([k, v]) => `${k}=${v}`);

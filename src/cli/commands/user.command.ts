@@ -1,10 +1,13 @@
 import type { Command } from 'commander';
-import { systemActor, ROLES, type Role } from '../../auth/actor.js';
+import { ROLES, type Role } from '../../auth/actor.js';
 import { generateApiKeys, setPassword } from '../../auth/credentials.service.js';
 import { createUser } from '../../users/users.service.js';
 import { openDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';
-import { askPassword } from '../prompts.js';
+import { askArgument, askPassword, confirmOrAbort } from '../prompts.js';
+import { listUsers } from '../../users/accounts.service.js';
+import { revokeApiKeys, setUserEnabled } from '../../audit/user-admin.service.js';
+import { actorOf, common, json, say, table, type CommonOptions, cliActor } from '../conventions.js';
 
 function parseRoles(value: string): Role[] {
   const roles = value
@@ -30,7 +33,7 @@ export function registerUser(program: Command, io: Io): void {
       const roles = parseRoles(opts.roles);
       const password = opts.password ?? io.env.SVC_PASSWORD ?? (await askPassword(io, `Password for ${email}`));
       await openDatabase(io);
-      const created = await createUser(systemActor('cli:user-create'), {
+      const created = await createUser(await cliActor(io), {
         email,
         full_name: opts.name,
         password,
@@ -46,7 +49,7 @@ export function registerUser(program: Command, io: Io): void {
     .argument('<email>', 'the user')
     .action(async (email: string) => {
       await openDatabase(io);
-      const keys = await generateApiKeys(systemActor('cli:user-generate-keys'), { email });
+      const keys = await generateApiKeys(await cliActor(io), { email });
       io.out(`api_key:    ${keys.api_key}`);
       io.out(`api_secret: ${keys.api_secret}`);
       io.out(`Send: Authorization: token ${keys.api_key}:<api_secret>  (the secret is not shown again)`);
@@ -59,7 +62,68 @@ export function registerUser(program: Command, io: Io): void {
     .action(async (email: string, opts: { password?: string }) => {
       const password = opts.password ?? io.env.SVC_PASSWORD ?? (await askPassword(io, `New password for ${email}`));
       await openDatabase(io);
-      await setPassword(systemActor('cli:user-set-password'), email, password);
+      await setPassword(await cliActor(io), email, password);
       io.out(`Password set for ${email}`);
     });
+  common(
+    user
+      .command('list')
+      .description('List users with their roles and whether they are enabled')
+      .option('--role <role>', `only users holding this role (${ROLES.join(', ')})`),
+    { json: true },
+  ).action(async (opts: CommonOptions & { role?: string }) => {
+    if (opts.role) parseRoles(opts.role);
+    await openDatabase(io);
+    const rows = await listUsers(await actorOf(io, opts), { role: opts.role });
+    if (opts.json) return json(io, rows);
+    table(
+      io,
+      ['email', 'name', 'roles', 'enabled', 'customer / sales person / vendor', 'last login'],
+      rows.map((u) => [
+        u.email,
+        u.full_name,
+        u.roles.join(','),
+        u.enabled ? 'yes' : 'no',
+        u.customer ?? u.sales_person ?? u.vendor,
+        u.last_login_at?.toISOString().slice(0, 16),
+      ]),
+    );
+  });
+  for (const enabled of [false, true]) {
+    common(
+      user
+        .command(enabled ? 'enable' : 'disable')
+        .description(enabled ? 'Enable a disabled user (it may sign in again)' : 'Disable a user: its sessions end and its API keys stop working at once')
+        .argument('[email]', 'the user (asked for on a terminal when left out)'),
+      { json: true, yes: !enabled },
+    ).action(async (given: string | undefined, opts: CommonOptions) => {
+      const email = await askArgument(io, given, 'email', 'User e-mail');
+      if (!enabled && !opts.yes) await confirmOrAbort(io, `Disable ${email}? Its sessions end and its API keys stop working.`);
+      await openDatabase(io);
+      const r = await setUserEnabled(await actorOf(io, opts), email, enabled);
+      if (opts.json) return json(io, r);
+      say(
+        io,
+        opts,
+        `${email}: ${enabled ? 'enabled' : 'disabled'}${r.changed ? '' : ' (already)'}${r.sessions_ended ? `, ${r.sessions_ended} session(s) ended` : ''}`,
+      );
+    });
+  }
+  common(
+    user
+      .command('revoke-keys')
+      .description('Revoke every API key of a user (its scripts stop at once; sign-in is unaffected)')
+      .argument('[email]', 'the user (asked for on a terminal when left out)'),
+    {
+      json: true,
+      yes: true,
+    },
+  ).action(async (given: string | undefined, opts: CommonOptions) => {
+    const email = await askArgument(io, given, 'email', 'User e-mail');
+    if (!opts.yes) await confirmOrAbort(io, `Revoke every API key of ${email}?`);
+    await openDatabase(io);
+    const r = await revokeApiKeys(await actorOf(io, opts), email);
+    if (opts.json) return json(io, r);
+    say(io, opts, `${email}: ${r.revoked} API key(s) revoked`);
+  });
 }

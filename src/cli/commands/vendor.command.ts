@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { systemActor } from '../../auth/actor.js';
 import { decideStockUpdateRequest, listStockUpdateRequests } from '../../vendors/stock-request.service.js';
 import {
   approveVendor,
@@ -8,35 +7,38 @@ import {
   rejectVendor,
   setApiEnabled,
   setSuspended,
+  rotateWebhookSecret,
   setWebhook,
   updateVendorSettings,
   type VendorProfileView,
 } from '../../vendors/vendor-profile.service.js';
 import { openDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';
+import { confirmOrAbort } from '../prompts.js';
+import { vendorOverview } from '../../vendor-api/vendor-overview.service.js';
+import { actorOf, common, fields, json, table, type CommonOptions, cliActor } from '../conventions.js';
 
 /** `svc vendor list|approve|reject|suspend|unsuspend|enable-api|disable-api|credentials|settings|webhook set|stock-request …`. */
 export function registerVendor(program: Command, io: Io): void {
   const vendor = program.command('vendor').description('Vendor Profiles: approval, suspension, API access, credentials, webhooks');
-  const actor = (verb: string) => systemActor(`cli:vendor-${verb}`);
   vendor
     .command('list')
     .description('List Vendor Profiles')
     .action(async () => {
       await openDatabase(io);
-      for (const v of await listVendors(actor('list'))) {
+      for (const v of await listVendors(await cliActor(io))) {
         io.out(
           `${String(v.name).padEnd(16)} ${String(v.status).padEnd(17)} ${v.suspended ? 'SUSPENDED ' : ''}api:${v.api_enabled ? 'on ' : 'off'} scope:${v.scope} auto-approve:${v.auto_approve ? 'yes' : 'no'} client_id:${v.client_id ?? '-'}  ${v.vendor_name}`,
         );
       }
     });
   const simple: [string, string, (name: string) => Promise<VendorProfileView>][] = [
-    ['approve', 'Approve a Vendor Profile', (n) => approveVendor(actor('approve'), n)],
-    ['reject', 'Reject a vendor registration', (n) => rejectVendor(actor('reject'), n)],
-    ['suspend', 'Suspend a vendor (its tokens stop working at once)', (n) => setSuspended(actor('suspend'), n, true)],
-    ['unsuspend', 'Lift a suspension', (n) => setSuspended(actor('unsuspend'), n, false)],
-    ['enable-api', 'Enable the vendor interface v1', (n) => setApiEnabled(actor('enable-api'), n, true)],
-    ['disable-api', 'Disable the vendor interface v1', (n) => setApiEnabled(actor('disable-api'), n, false)],
+    ['approve', 'Approve a Vendor Profile', async (n) => approveVendor(await cliActor(io), n)],
+    ['reject', 'Reject a vendor registration', async (n) => rejectVendor(await cliActor(io), n)],
+    ['suspend', 'Suspend a vendor (its tokens stop working at once)', async (n) => setSuspended(await cliActor(io), n, true)],
+    ['unsuspend', 'Lift a suspension', async (n) => setSuspended(await cliActor(io), n, false)],
+    ['enable-api', 'Enable the vendor interface v1', async (n) => setApiEnabled(await cliActor(io), n, true)],
+    ['disable-api', 'Disable the vendor interface v1', async (n) => setApiEnabled(await cliActor(io), n, false)],
   ];
   for (const [verb, description, run] of simple) {
     vendor
@@ -55,7 +57,7 @@ export function registerVendor(program: Command, io: Io): void {
     .argument('<vendor>')
     .action(async (name: string) => {
       await openDatabase(io);
-      const c = await generateCredentials(actor('credentials'), name);
+      const c = await generateCredentials(await cliActor(io), name);
       io.out(`client_id:     ${c.client_id}`);
       io.out(`client_secret: ${c.client_secret}`);
       io.out('The secret is not shown again; earlier tokens and secrets no longer work.');
@@ -76,10 +78,63 @@ export function registerVendor(program: Command, io: Io): void {
           ([, v]) => v !== undefined,
         ),
       );
-      const v = await updateVendorSettings(actor('settings'), name, settings);
+      const v = await updateVendorSettings(await cliActor(io), name, settings);
       io.out(`${name}: scope ${v.scope}, auto-approve ${v.auto_approve ? 'on' : 'off'}, separate SKUs ${v.separate_skus ? `on (${v.sku_prefix}-)` : 'off'}`);
     });
+  common(vendor.command('show').description('One vendor: profile, status, API and webhook state, last API calls, failed deliveries').argument('<vendor>'), {
+    json: true,
+  }).action(async (name: string, opts: CommonOptions) => {
+    await openDatabase(io);
+    const v = await vendorOverview(await actorOf(io, opts), name);
+    if (opts.json) return json(io, v);
+    const p = v.profile;
+    fields(io, {
+      vendor: p.name,
+      name: p.vendor_name,
+      email: p.email,
+      status: `${p.status}${p.suspended ? ', SUSPENDED' : ''}`,
+      scope: p.scope,
+      'auto-approve': p.auto_approve ? 'yes' : 'no',
+      api: v.api_state,
+      client_id: p.client_id,
+      webhook: v.webhook_state,
+      approved: p.approved_at ? `${new Date(p.approved_at).toISOString().slice(0, 16)} by ${p.approved_by ?? '-'}` : null,
+    });
+    io.out('');
+    io.out(`Last API calls (${v.last_calls.length}):`);
+    if (v.last_calls.length)
+      table(
+        io,
+        ['at', 'function', 'status', 'http', 'ms'],
+        v.last_calls.map((c) => [new Date(c.at).toISOString().slice(0, 19), c.function, c.status, c.http_status, c.duration_ms]),
+      );
+    io.out('');
+    io.out(`Failed webhook deliveries (${v.failed_deliveries.length}):`);
+    if (v.failed_deliveries.length)
+      table(
+        io,
+        ['id', 'event', 'attempts', 'last http', 'error'],
+        v.failed_deliveries.map((d) => [d.delivery_id, d.event, d.attempts, d.last_http_status, d.last_error]),
+      );
+  });
   const webhook = vendor.command('webhook').description('The Webhook URL of a vendor');
+  common(
+    webhook
+      .command('rotate-secret')
+      .description("A new webhook secret for the vendor's URL (shown once; the old one stops signing at once)")
+      .argument('<vendor>'),
+    {
+      json: true,
+      yes: true,
+    },
+  ).action(async (name: string, opts: CommonOptions) => {
+    if (!opts.yes) await confirmOrAbort(io, `Rotate the webhook secret of ${name}? Its receiver must switch to the new secret.`);
+    await openDatabase(io);
+    const r = await rotateWebhookSecret(await actorOf(io, opts), name);
+    if (opts.json) return json(io, r);
+    io.out(`${name}: new webhook secret for ${r.webhook_url}`);
+    io.out(`webhook secret: ${r.webhook_secret}  (verify X-Svc-Signature with it; not shown again)`);
+  });
   webhook
     .command('set')
     .description("Point a vendor's webhooks at a URL (a secret is generated and shown once when none exists)")
@@ -88,7 +143,7 @@ export function registerVendor(program: Command, io: Io): void {
     .option('--rotate-secret', 'generate a new webhook secret')
     .action(async (name: string, url: string, opts: { rotateSecret?: boolean }) => {
       await openDatabase(io);
-      const r = await setWebhook(actor('webhook-set'), name, url, { rotateSecret: opts.rotateSecret });
+      const r = await setWebhook(await cliActor(io), name, url, { rotateSecret: opts.rotateSecret });
       io.out(`${name}: webhook URL ${r.webhook_url}`);
       if (r.webhook_secret) io.out(`webhook secret: ${r.webhook_secret}  (verify X-Svc-Signature with it; not shown again)`);
     });
@@ -98,7 +153,7 @@ export function registerVendor(program: Command, io: Io): void {
     .argument('<vendor>')
     .action(async (name: string) => {
       await openDatabase(io);
-      await setWebhook(actor('webhook-clear'), name, null);
+      await setWebhook(await cliActor(io), name, null);
       io.out(`${name}: webhook URL removed`);
     });
   const requests = vendor.command('stock-request').description('Stock update requests (Marketplace Officer)');
@@ -107,7 +162,7 @@ export function registerVendor(program: Command, io: Io): void {
     .option('--status <status>', 'Requested, Approved or Rejected')
     .action(async (opts: { status?: string }) => {
       await openDatabase(io);
-      for (const r of await listStockUpdateRequests(actor('stock-request-list'), opts))
+      for (const r of await listStockUpdateRequests(await cliActor(io), opts))
         io.out(`${r.name}  ${String(r.status).padEnd(9)} ${r.vendor} ${r.action} ${r.quantity} × ${r.item} @ ${r.warehouse}  ${r.reason ?? ''}`);
     });
   for (const decision of ['approve', 'reject'] as const) {
@@ -117,7 +172,7 @@ export function registerVendor(program: Command, io: Io): void {
       .option('--reason <text>', 'note kept with the decision')
       .action(async (name: string, opts: { reason?: string }) => {
         await openDatabase(io);
-        const r = await decideStockUpdateRequest(actor(`stock-request-${decision}`), name, decision, opts.reason);
+        const r = await decideStockUpdateRequest(await cliActor(io), name, decision, opts.reason);
         io.out(`${name}: ${r.status}`);
       });
   }

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { systemActor } from '../../auth/actor.js';
 import { getWebhookDelivery, listWebhookDeliveries, redeliverWebhook, testFireWebhook, type DeliverySummary } from '../../webhooks/webhook.service.js';
 import { openDatabase } from '../context.js';
+import { cliActor } from '../conventions.js';
 import { CliError, type Io } from '../io.js';
 
 function iso(value: Date | string | null | undefined): string {
@@ -32,7 +32,7 @@ export function registerWebhook(program: Command, io: Io): void {
     .option('--json', 'print JSON')
     .action(async (opts: { vendor?: string; status?: string; limit?: number; json?: boolean }) => {
       await openDatabase(io);
-      const rows = await listWebhookDeliveries(systemActor('cli:webhook-list'), opts);
+      const rows = await listWebhookDeliveries(await cliActor(io), opts);
       if (opts.json) return io.out(JSON.stringify(rows, null, 2));
       if (rows.length === 0) return io.out('No deliveries');
       io.out('delivery_id                           event            vendor               status  tries  last   created');
@@ -45,7 +45,7 @@ export function registerWebhook(program: Command, io: Io): void {
     .option('--json', 'print JSON')
     .action(async (id: string, opts: { json?: boolean }) => {
       await openDatabase(io);
-      const { delivery, attempts } = await getWebhookDelivery(systemActor('cli:webhook-show'), id);
+      const { delivery, attempts } = await getWebhookDelivery(await cliActor(io), id);
       if (opts.json) return io.out(JSON.stringify({ delivery, attempts }, null, 2));
       if (delivery) {
         io.out(summaryLine(delivery));
@@ -64,7 +64,7 @@ export function registerWebhook(program: Command, io: Io): void {
     .argument('<id>', 'delivery id (or outbox number)')
     .action(async (id: string) => {
       await openDatabase(io);
-      const d = await redeliverWebhook(systemActor('cli:webhook-redeliver'), id);
+      const d = await redeliverWebhook(await cliActor(io), id);
       io.out(`Queued attempt ${d.attempts + 1} of ${d.delivery_id} (${d.event} to ${d.vendor})`);
     });
   webhook
@@ -73,7 +73,7 @@ export function registerWebhook(program: Command, io: Io): void {
     .argument('<vendor>', 'Vendor Profile')
     .action(async (vendor: string) => {
       await openDatabase(io);
-      const r = await testFireWebhook(systemActor('cli:webhook-test-fire'), vendor);
+      const r = await testFireWebhook(await cliActor(io), vendor);
       const parts = [
         `status ${r.status_code ?? '-'}`,
         r.duration_ms !== undefined ? `${r.duration_ms} ms` : null,

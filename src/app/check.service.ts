@@ -1,0 +1,134 @@
+/**
+ * `svc check`: is this installation healthy? Each finding says what was checked, what was found and,
+ * when something is wrong, how to fix it. `fail` findings make the command exit 1; `warn` ones do not.
+ */
+import type { Config } from '../config/index.js';
+import { systemActor } from '../auth/actor.js';
+import { listPartnerCalls } from '../connectors/call-log.service.js';
+import { loadPartnerCredentials } from '../connectors/credentials/credentials.service.js';
+import { PARTNER_KEYS } from '../connectors/partners.js';
+import { partnerReadiness } from '../connectors/readiness.js';
+import { migrationStatus } from '../db/migrator.js';
+import { db, selectOne } from '../db/sequelize.js';
+import { verifyMailTransport } from '../mail/mail.service.js';
+import { workerHeartbeats } from '../shared/heartbeat.js';
+import { outboxBacklog } from '../shared/outbox-admin.js';
+
+export type Level = 'ok' | 'warn' | 'fail';
+
+export interface Finding {
+  check: string;
+  level: Level;
+  detail: string;
+  /** what to do about it (warn and fail findings) */
+  fix?: string;
+}
+
+/** A worker is alive when its heartbeat is at most this old. */
+export const HEARTBEAT_MAX_AGE_SECONDS = 60;
+/** A due outbox row waiting longer than this means the workers are not keeping up. */
+export const OUTBOX_MAX_WAIT_SECONDS = 600;
+
+const dur = (s: number) => (s < 120 ? `${s}s` : s < 7200 ? `${Math.round(s / 60)} min` : `${Math.round(s / 3600)} h`);
+const ago = (s: number) => `${dur(s)} ago`;
+
+/** Every check after the configuration loaded and the database opened (the caller reports those two). */
+export async function runChecks(config: Config): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  try {
+    await selectOne('SELECT 1 AS ok');
+    findings.push({ check: 'database', level: 'ok', detail: 'reachable' });
+  } catch (err) {
+    findings.push({
+      check: 'database',
+      level: 'fail',
+      detail: `not reachable: ${(err as Error).message}`,
+      fix: 'check DATABASE_URL and that PostgreSQL is running and accepts this user',
+    });
+    return findings;
+  }
+
+  const { pending } = await migrationStatus(db());
+  findings.push(
+    pending.length
+      ? { check: 'migrations', level: 'fail', detail: `${pending.length} not applied: ${pending.join(', ')}`, fix: 'run svc db migrate up' }
+      : { check: 'migrations', level: 'ok', detail: 'all applied' },
+  );
+  if (pending.length) return findings; // the tables the other checks read may not exist yet
+
+  const beats = await workerHeartbeats();
+  const alive = beats.filter((b) => b.age_seconds <= HEARTBEAT_MAX_AGE_SECONDS);
+  findings.push(
+    alive.length
+      ? { check: 'worker', level: 'ok', detail: `${alive.length} alive (latest ${alive[0].worker_id}, ${ago(alive[0].age_seconds)})` }
+      : {
+          check: 'worker',
+          level: 'fail',
+          detail: beats.length
+            ? `no heartbeat within ${HEARTBEAT_MAX_AGE_SECONDS}s (last: ${beats[0].worker_id}, ${ago(beats[0].age_seconds)})`
+            : 'no worker has ever run',
+          fix: 'start a worker: svc worker (webhooks, partner calls and mail wait in the outbox until one runs)',
+        },
+  );
+
+  const backlog = await outboxBacklog();
+  const waiting = backlog.oldest_due_seconds ?? 0;
+  findings.push(
+    waiting > OUTBOX_MAX_WAIT_SECONDS
+      ? {
+          check: 'outbox',
+          level: 'fail',
+          detail: `${backlog.pending} pending; the oldest due row has waited ${dur(waiting)}`,
+          fix: 'check that workers run (svc check: worker) and svc outbox status for kinds without a handler; add workers if they cannot keep up',
+        }
+      : {
+          check: 'outbox',
+          level: 'ok',
+          detail: `${backlog.pending} pending${backlog.oldest_due_seconds !== null ? `, the oldest due has waited ${dur(waiting)}` : ''}`,
+        },
+  );
+  if (backlog.failed > 0)
+    findings.push({
+      check: 'outbox failures',
+      level: 'warn',
+      detail: `${backlog.failed} row(s) failed for good`,
+      fix: 'svc webhook list --status failed, then svc webhook redeliver <id> once the receiver is fixed; svc partner orders for partner calls',
+    });
+
+  const actor = systemActor('cli:check');
+  for (const partner of PARTNER_KEYS) {
+    const stored = Object.values(await loadPartnerCredentials(partner)).some((v) => v);
+    const [last] = await listPartnerCalls(actor, { partner, limit: 1 });
+    const lastCall = last
+      ? `last call ${ago(Math.round((Date.now() - new Date(last.created_at).getTime()) / 1000))}: ${last.method} ${last.endpoint} → ${last.outcome}${last.http_status ? ` (${last.http_status})` : ''}`
+      : 'never called';
+    if (!stored) {
+      findings.push({
+        check: `partner ${partner}`,
+        level: 'warn',
+        detail: `no credentials (${lastCall})`,
+        fix: `svc partner-credentials set ${partner} when products are mapped to it (their lines wait otherwise)`,
+      });
+      continue;
+    }
+    const ready = await partnerReadiness(partner);
+    findings.push(
+      ready.ready
+        ? { check: `partner ${partner}`, level: 'ok', detail: `credentials present; ${lastCall}` }
+        : {
+            check: `partner ${partner}`,
+            level: 'fail',
+            detail: `${ready.problem}; ${lastCall}`,
+            fix: `svc partner-credentials set ${partner}, then svc partner-credentials test ${partner}`,
+          },
+    );
+  }
+
+  const mail = await verifyMailTransport(config);
+  findings.push(
+    mail.ok
+      ? { check: 'mail', level: 'ok', detail: mail.detail }
+      : { check: 'mail', level: 'fail', detail: mail.detail, fix: 'check SMTP_URL (host, port, user, password) or SVC_MAIL_DIR' },
+  );
+  return findings;
+}

@@ -1,0 +1,137 @@
+/**
+ * The shared first half of the catalog imports: read a tabular file row by row, check each row's
+ * format in passing (required values, numbers, dates), and COPY the well-formed rows into a
+ * temporary staging table of the import's transaction. The checks against the database (unknown
+ * price list, item, UOM; duplicates) then run set-based on the staging table, in the import itself.
+ */
+import { copyInto, copyText } from '../db/copy.js';
+import { execute, type Tx } from '../db/sequelize.js';
+import { InputError } from '../shared/errors.js';
+import type { TableRow } from './tabular.js';
+
+export interface ImportIssue {
+  /** the file's line (the header is line 1) */
+  line: number;
+  /** the column as the file names it */
+  column: string;
+  reason: string;
+}
+
+export interface ColumnSpec {
+  /** the staging column and the documented header */
+  name: string;
+  /** other accepted headers (e.g. sku for item_code) */
+  aliases?: string[];
+  required: boolean;
+  /** SQL type in the staging table */
+  type: 'text' | 'numeric' | 'date';
+  /** a reason when the (non-empty) value is malformed */
+  check?: (value: string) => string | undefined;
+}
+
+export interface StageResult {
+  /** data rows read (the header not counted) */
+  rows: number;
+  /** format issues (such rows are staged with bad = true and the malformed values as NULL) */
+  issues: ImportIssue[];
+  /** the file's header name of each staged column */
+  headers: Map<string, string>;
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** A reason when `v` is not a real calendar date written YYYY-MM-DD. */
+export function checkDate(v: string): string | undefined {
+  const m = DATE.exec(v);
+  if (!m) return `"${v}" is not a date (YYYY-MM-DD)`;
+  const d = new Date(Date.UTC(+m[1], +m[2] - 1, +m[3]));
+  if (d.getUTCFullYear() !== +m[1] || d.getUTCMonth() !== +m[2] - 1 || d.getUTCDate() !== +m[3]) return `"${v}" is not a calendar date`;
+  return undefined;
+}
+
+/** A reason when `v` is not a rate: a number ≥ 0 with at most 4 decimals. */
+export function checkRate(v: string): string | undefined {
+  if (!/^\d{1,14}(\.\d{1,4})?$/.test(v)) return `"${v}" is not a rate (a number ≥ 0, at most 4 decimals)`;
+  return undefined;
+}
+
+/** A reason when a text value is longer than `max`. */
+export const maxLength = (max: number) => (v: string) => (v.length > max ? `longer than ${max} characters` : undefined);
+
+/**
+ * Creates the temporary staging table `table` (dropped at commit) and COPYs the file's well-formed rows
+ * into it with their line; answers the rows read and the format issues. A missing required column or
+ * an unknown one fails the whole file (an InputError naming it).
+ */
+export async function stageTable(
+  transaction: Tx,
+  table: string,
+  columns: ColumnSpec[],
+  rows: AsyncIterable<TableRow>,
+  opts: { rowCheck?: (values: Map<string, string>) => ImportIssue | undefined; onRow?: (n: number) => void } = {},
+): Promise<StageResult> {
+  const iterator = rows[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  if (first.done) throw new InputError('The file is empty (no header row)');
+  const header = first.value.cells.map((c) => c.trim().toLowerCase());
+  const headers = new Map<string, string>();
+  const position: (ColumnSpec | undefined)[] = header.map((h) => {
+    const spec = columns.find((c) => c.name === h || c.aliases?.includes(h));
+    if (!h) return undefined;
+    if (!spec)
+      throw new InputError(`Unknown column "${h}" (line 1); the columns are ${columns.map((c) => [c.name, ...(c.aliases ?? [])].join(' | ')).join(', ')}`);
+    if (headers.has(spec.name)) throw new InputError(`Column ${spec.name} appears twice (line 1)`);
+    headers.set(spec.name, h);
+    return spec;
+  });
+  for (const c of columns)
+    if (c.required && !headers.has(c.name)) throw new InputError(`Missing column ${[c.name, ...(c.aliases ?? [])].join(' | ')} (line 1)`);
+  const staged = columns.filter((c) => headers.has(c.name));
+  // every column (one the file leaves out is NULL), so the checks and merges name them all
+  await execute(
+    `CREATE TEMP TABLE ${table} (line int NOT NULL, bad boolean NOT NULL, ${columns.map((c) => `${c.name} ${c.type}`).join(', ')}) ON COMMIT DROP`,
+    [],
+    { transaction },
+  );
+
+  const issues: ImportIssue[] = [];
+  let count = 0;
+  async function* lines(): AsyncGenerator<string> {
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+      const { line, cells } = next.value;
+      count++;
+      if (count % 1000 === 0) opts.onRow?.(count);
+      const values = new Map<string, string>();
+      position.forEach((spec, i) => {
+        if (spec) values.set(spec.name, (cells[i] ?? '').trim());
+      });
+      let bad = false;
+      for (const spec of staged) {
+        const v = values.get(spec.name) ?? '';
+        const reason = v === '' ? (spec.required ? 'required' : undefined) : spec.check?.(v);
+        if (reason) {
+          issues.push({ line, column: headers.get(spec.name)!, reason });
+          values.set(spec.name, ''); // staged as NULL: the row's other values are still checked against the database
+          bad = true;
+        }
+      }
+      if (!bad && opts.rowCheck) {
+        const issue = opts.rowCheck(values);
+        if (issue) {
+          issues.push({ ...issue, line, column: headers.get(issue.column) ?? issue.column });
+          bad = true;
+        }
+      }
+      yield `${line}\t${bad ? 't' : 'f'}\t${staged.map((s) => copyText(values.get(s.name) || null)).join('\t')}\n`;
+    }
+  }
+  await copyInto(transaction, `COPY ${table} (line, bad, ${staged.map((c) => c.name).join(', ')}) FROM STDIN`, lines());
+  opts.onRow?.(count);
+  await execute(`ANALYZE ${table}`, [], { transaction });
+  return { rows: count, issues, headers };
+}
+
+/** Issues sorted by line, then column. */
+export function sortIssues(issues: ImportIssue[]): ImportIssue[] {
+  return issues.sort((a, b) => a.line - b.line || a.column.localeCompare(b.column));
+}

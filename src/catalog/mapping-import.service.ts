@@ -1,0 +1,113 @@
+/**
+ * `svc product-mapping import <file>`: the product mappings of many products from a CSV or XLSX file
+ * (columns item_code and the spec's mapping fields), validated like a price-list import and merged
+ * in one statement. A mapping column present in the file sets that field for every row (an empty
+ * cell clears it); a column left out of the file leaves that field as it is.
+ */
+import type { Actor } from '../auth/actor.js';
+import { authorize } from '../auth/policy/index.js';
+import { recordAuditForEach } from '../audit/audit.service.js';
+import { execute, selectRows, withTransaction } from '../db/sequelize.js';
+import { sqlFor } from '../db/sql-names.js';
+import { maxLength, sortIssues, stageTable, type ColumnSpec, type ImportIssue } from './import-stage.js';
+import { Item } from './item.model.js';
+import { MAPPING_FIELDS } from './product-mapping.js';
+import { readTable } from './tabular.js';
+import type { ImportOptions } from './price-import.service.js';
+
+/** item_code, then the mapping fields in the spec's order. */
+export const MAPPING_COLUMNS: ColumnSpec[] = [
+  { name: 'item_code', aliases: ['sku'], required: true, type: 'text' },
+  ...['rxpartner_drug_description', 'shipper_product_id', 'otc_sku', 'peptide_partner_product_id', 'store_variant_id'].map((name): ColumnSpec => ({
+    name,
+    required: false,
+    type: 'text',
+    check: maxLength(500),
+  })),
+];
+
+export interface MappingImportResult {
+  file: string;
+  rows: number;
+  invalid: number;
+  issues: ImportIssue[];
+  changed: number;
+  unchanged: number;
+  written: boolean;
+  dry_run: boolean;
+  /** the mapping columns the file sets */
+  fields: string[];
+}
+
+const STAGE = 'svc_mapping_import';
+
+/** Imports product mappings; every row checked first, all or nothing (see importPriceList). */
+export async function importProductMappings(actor: Actor, path: string, opts: ImportOptions): Promise<MappingImportResult> {
+  authorize(actor, 'update', 'Product Mapping');
+  let bytes = 0;
+  return withTransaction(undefined, async (transaction) => {
+    const stage = await stageTable(
+      transaction,
+      STAGE,
+      MAPPING_COLUMNS,
+      readTable(path, opts.format, (b) => (bytes = b)),
+      { onRow: (rows) => opts.onProgress?.({ rows, bytes, phase: 'reading' }) },
+    );
+    opts.onProgress?.({ rows: stage.rows, bytes, phase: 'merging' });
+    const fields = MAPPING_FIELDS.filter((m) => stage.headers.has(m.field));
+    const s = sqlFor({ i: Item });
+    const found = await selectRows<{ line: number; col: string; reason: string }>(
+      s(`SELECT line, 'item_code' AS col, format('unknown item "%s"', st.item_code) AS reason FROM ${STAGE} st
+          WHERE st.item_code IS NOT NULL AND NOT EXISTS (SELECT 1 FROM {i} WHERE {i.itemCode} = st.item_code)
+         UNION ALL
+         SELECT line, 'item_code', format('duplicate: %s is also on line %s', item_code, first) FROM
+           (SELECT line, item_code, min(line) OVER (PARTITION BY item_code) AS first FROM ${STAGE} WHERE item_code IS NOT NULL) d WHERE line <> first`),
+      [],
+      { transaction },
+    );
+    const issues = sortIssues([...stage.issues, ...found.map((r) => ({ line: r.line, column: stage.headers.get(r.col) ?? r.col, reason: r.reason }))]);
+    const badLines = [...new Set(issues.map((i) => i.line))];
+    const result: MappingImportResult = {
+      file: path,
+      rows: stage.rows,
+      invalid: badLines.length,
+      issues,
+      changed: 0,
+      unchanged: 0,
+      written: false,
+      dry_run: Boolean(opts.dryRun),
+      fields: fields.map((f) => f.field),
+    };
+    if (badLines.length && !opts.skipInvalid) return result;
+    await execute(`DELETE FROM ${STAGE} WHERE bad OR line = ANY($1::int[])`, [badLines], { transaction });
+    const cols = (prefix: string) => fields.map((f) => `${prefix}${f.field}`).join(', ');
+    const same = fields.length ? s(`ROW(${fields.map((f) => `{i.${f.attribute}}`).join(', ')}) IS NOT DISTINCT FROM ROW(${cols('st.')})`) : 'TRUE';
+    const [counts] = await selectRows<{ changed: number; unchanged: number }>(
+      s(`SELECT count(*) FILTER (WHERE NOT ${same})::int AS changed, count(*) FILTER (WHERE ${same})::int AS unchanged
+           FROM ${STAGE} st JOIN {i} ON {i.itemCode} = st.item_code`),
+      [],
+      { transaction },
+    );
+    Object.assign(result, counts);
+    if (opts.dryRun || !fields.length) return result;
+    const updated = await execute<{ item_code: string }>(
+      s(`UPDATE {@i} i SET ${fields
+        .map((f) => `{i:${f.attribute}}`)
+        .map((c, k) => `${c} = st.${fields[k].field}`)
+        .join(', ')}, {i:updatedAt} = now()
+           FROM ${STAGE} st WHERE {i.itemCode} = st.item_code AND NOT ${same}
+         RETURNING {i.itemCode} AS item_code`),
+      [],
+      { transaction },
+    );
+    await recordAuditForEach(
+      transaction,
+      actor,
+      { action: 'update', object_type: 'Item', fields: result.fields, detail: { what: 'product mapping', via: 'import', file: path.split('/').pop() } },
+      updated.map((r) => r.item_code),
+    );
+    result.changed = updated.length;
+    result.written = updated.length > 0;
+    return result;
+  });
+}

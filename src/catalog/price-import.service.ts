@@ -1,0 +1,222 @@
+/**
+ * `svc price-list import|export`: a price list from a CSV or XLSX file, all or nothing in one
+ * transaction. The file is streamed into a staging table (COPY), checked set-based against the
+ * catalog, then merged in three statements (update the changed, insert the new, and with `replace`
+ * delete the list's prices the file does not name). Prices whose values are unchanged are not
+ * written at all, so re-importing the same file writes no row. docs/decisions.md "Operations toolkit (issue 15)".
+ */
+import type { Actor } from '../auth/actor.js';
+import { authorize } from '../auth/policy/index.js';
+import { recordAuditForEach } from '../audit/audit.service.js';
+import { selectRows, withTransaction, execute } from '../db/sequelize.js';
+import { once, sqlFor } from '../db/sql-names.js';
+import { InputError, NotFoundError } from '../shared/errors.js';
+import { checkDate, checkRate, sortIssues, stageTable, type ColumnSpec, type ImportIssue } from './import-stage.js';
+import { Item } from './item.model.js';
+import { ItemPrice } from './item-price.model.js';
+import { PriceList } from './price-list.model.js';
+import { readTable, writeTable, type TableFormat } from './tabular.js';
+import { Uom } from './uom.model.js';
+
+/** The columns of a price-list file (README "Price list files"). */
+export const PRICE_COLUMNS: ColumnSpec[] = [
+  { name: 'price_list', required: true, type: 'text' },
+  { name: 'item_code', aliases: ['sku'], required: true, type: 'text' },
+  { name: 'rate', required: true, type: 'numeric', check: checkRate },
+  { name: 'uom', required: false, type: 'text' },
+  { name: 'valid_from', required: false, type: 'date', check: checkDate },
+  { name: 'valid_upto', required: false, type: 'date', check: checkDate },
+];
+
+export interface ImportProgress {
+  rows: number;
+  bytes: number;
+  /** reading the file, then checking it against the catalog and merging (no progress to show) */
+  phase: 'reading' | 'merging';
+}
+
+export interface ImportOptions {
+  format: TableFormat;
+  dryRun?: boolean;
+  /** write the valid rows even when some are bad (the bad ones are reported and left out) */
+  skipInvalid?: boolean;
+  onProgress?: (p: ImportProgress) => void;
+}
+
+export interface PriceImportResult {
+  file: string;
+  rows: number;
+  invalid: number;
+  issues: ImportIssue[];
+  new: number;
+  changed: number;
+  unchanged: number;
+  removed: number;
+  /** false when nothing was written (a dry run, or bad rows without --skip-invalid) */
+  written: boolean;
+  dry_run: boolean;
+  price_lists: string[];
+}
+
+const STAGE = 'svc_price_import';
+
+const q = once(() => {
+  const s = sqlFor({ p: ItemPrice, pl: PriceList, i: Item, u: Uom });
+  const match = s('{p.priceList} = st.price_list AND {p.itemCode} = st.item_code');
+  const same = s(`({p.rate}, {p.uom}, {p.validFrom}, {p.validUpto}) IS NOT DISTINCT FROM (st.rate, st.uom, st.valid_from, st.valid_upto)`);
+  return {
+    issues: s(`
+      SELECT line, 'price_list' AS col, format('unknown price list "%s"', st.price_list) AS reason FROM ${STAGE} st
+       WHERE st.price_list IS NOT NULL AND NOT EXISTS (SELECT 1 FROM {pl} WHERE {pl.name} = st.price_list)
+      UNION ALL
+      SELECT line, 'item_code', format('unknown item "%s"', st.item_code) FROM ${STAGE} st
+       WHERE st.item_code IS NOT NULL AND NOT EXISTS (SELECT 1 FROM {i} WHERE {i.itemCode} = st.item_code)
+      UNION ALL
+      SELECT line, 'uom', format('unknown UOM "%s"', st.uom) FROM ${STAGE} st
+       WHERE st.uom IS NOT NULL AND NOT EXISTS (SELECT 1 FROM {u} WHERE {u.name} = st.uom)
+      UNION ALL
+      SELECT line, 'item_code', format('duplicate: %s in %s is also on line %s', item_code, price_list, first) FROM
+        (SELECT line, item_code, price_list, min(line) OVER (PARTITION BY price_list, item_code) AS first FROM ${STAGE} WHERE item_code IS NOT NULL AND price_list IS NOT NULL) d
+       WHERE line <> first`),
+    counts: s(`
+      SELECT count(*) FILTER (WHERE p.{p:id} IS NULL)::int AS new,
+             count(*) FILTER (WHERE p.{p:id} IS NOT NULL AND NOT ${same})::int AS changed,
+             count(*) FILTER (WHERE p.{p:id} IS NOT NULL AND ${same})::int AS unchanged
+        FROM ${STAGE} st LEFT JOIN {p} ON ${match}`),
+    lists: `SELECT DISTINCT price_list FROM ${STAGE} ORDER BY 1`,
+    removable: s(`
+      SELECT count(*)::int AS n FROM {p}
+       WHERE {p.priceList} IN (SELECT price_list FROM ${STAGE})
+         AND NOT EXISTS (SELECT 1 FROM ${STAGE} st WHERE ${match})`),
+    update: s(`
+      UPDATE {@p} p SET {p:rate} = st.rate, {p:uom} = st.uom, {p:validFrom} = st.valid_from, {p:validUpto} = st.valid_upto, {p:updatedAt} = now()
+        FROM ${STAGE} st WHERE ${match} AND NOT ${same}
+      RETURNING p.{p:priceList} || '/' || p.{p:itemCode} AS name`),
+    insert: s(`
+      INSERT INTO {@p} ({p:priceList}, {p:itemCode}, {p:rate}, {p:uom}, {p:currency}, {p:validFrom}, {p:validUpto}, {p:createdAt}, {p:updatedAt})
+      SELECT st.price_list, st.item_code, st.rate, st.uom, {pl.currency}, st.valid_from, st.valid_upto, now(), now()
+        FROM ${STAGE} st JOIN {pl} ON {pl.name} = st.price_list
+       WHERE NOT EXISTS (SELECT 1 FROM {p} WHERE ${match})
+      RETURNING {p:priceList} || '/' || {p:itemCode} AS name`),
+    remove: s(`
+      DELETE FROM {@p} p WHERE p.{p:priceList} IN (SELECT price_list FROM ${STAGE})
+         AND NOT EXISTS (SELECT 1 FROM ${STAGE} st WHERE ${match})
+      RETURNING p.{p:priceList} || '/' || p.{p:itemCode} AS name`),
+    dropBad: `DELETE FROM ${STAGE} WHERE bad OR line = ANY($1::int[])`,
+  };
+});
+
+/**
+ * Imports a price-list file. Every row is checked first; with any bad row nothing is written (unless
+ * `skipInvalid`), and every bad row is reported (line, column, reason). `replace` also removes the
+ * prices of the file's lists that the file does not name. One transaction: all of it or none.
+ */
+export async function importPriceList(actor: Actor, path: string, opts: ImportOptions & { replace?: boolean }): Promise<PriceImportResult> {
+  authorize(actor, 'update', 'Price List');
+  let bytes = 0;
+  return withTransaction(undefined, async (transaction) => {
+    const stage = await stageTable(
+      transaction,
+      STAGE,
+      PRICE_COLUMNS,
+      readTable(path, opts.format, (b) => (bytes = b)),
+      {
+        rowCheck: (v) => {
+          const from = v.get('valid_from');
+          const upto = v.get('valid_upto');
+          return from && upto && upto < from ? { line: 0, column: 'valid_upto', reason: `${upto} is before valid_from ${from}` } : undefined;
+        },
+        onRow: (rows) => opts.onProgress?.({ rows, bytes, phase: 'reading' }),
+      },
+    );
+    opts.onProgress?.({ rows: stage.rows, bytes, phase: 'merging' });
+    const rename = (col: string) => stage.headers.get(col) ?? col;
+    const found = await selectRows<{ line: number; col: string; reason: string }>(q().issues, [], { transaction });
+    const issues = sortIssues([...stage.issues, ...found.map((r) => ({ line: r.line, column: rename(r.col), reason: r.reason }))]);
+    const badLines = [...new Set(issues.map((i) => i.line))];
+    const result: PriceImportResult = {
+      file: path,
+      rows: stage.rows,
+      invalid: badLines.length,
+      issues,
+      new: 0,
+      changed: 0,
+      unchanged: 0,
+      removed: 0,
+      written: false,
+      dry_run: Boolean(opts.dryRun),
+      price_lists: [],
+    };
+    if (badLines.length && !opts.skipInvalid) return result;
+    await execute(q().dropBad, [badLines], { transaction });
+    result.price_lists = (await selectRows<{ price_list: string }>(q().lists, [], { transaction })).map((r) => r.price_list);
+    const [counts] = await selectRows<{ new: number; changed: number; unchanged: number }>(q().counts, [], { transaction });
+    Object.assign(result, counts);
+    if (opts.replace) result.removed = (await selectRows<{ n: number }>(q().removable, [], { transaction }))[0].n;
+    if (opts.dryRun) return result;
+    const detail = { via: 'import', file: path.split('/').pop() };
+    const changed = await execute<{ name: string }>(q().update, [], { transaction });
+    await recordAuditForEach(
+      transaction,
+      actor,
+      { action: 'update', object_type: 'Item Price', fields: ['rate', 'uom', 'valid_from', 'valid_upto'], detail },
+      changed.map((r) => r.name),
+    );
+    const inserted = await execute<{ name: string }>(q().insert, [], { transaction });
+    await recordAuditForEach(
+      transaction,
+      actor,
+      { action: 'create', object_type: 'Item Price', detail },
+      inserted.map((r) => r.name),
+    );
+    if (opts.replace) {
+      const removed = await execute<{ name: string }>(q().remove, [], { transaction });
+      await recordAuditForEach(
+        transaction,
+        actor,
+        { action: 'delete', object_type: 'Item Price', detail },
+        removed.map((r) => r.name),
+      );
+      result.removed = removed.length;
+    }
+    result.changed = changed.length;
+    result.new = inserted.length;
+    result.written = changed.length + inserted.length + result.removed > 0;
+    return result;
+  });
+}
+
+const exportSql = once(() =>
+  sqlFor({ p: ItemPrice })(`
+    SELECT {p.id} AS id, {p.priceList} AS price_list, {p.itemCode} AS item_code, {p.rate} AS rate, {p.uom} AS uom, {p.validFrom} AS valid_from, {p.validUpto} AS valid_upto
+      FROM {p} WHERE {p.priceList} = $1 AND {p.id} > $2 ORDER BY {p.id} LIMIT 5000`),
+);
+
+/** Writes a price list to a CSV or XLSX file in the import's columns (so an export re-imports unchanged); answers the row count. */
+export async function exportPriceList(actor: Actor, list: string, path: string, format: TableFormat): Promise<number> {
+  authorize(actor, 'read', 'Item Price');
+  if (!(await PriceList.findByPk(list))) throw new NotFoundError(`Price List ${list} not found`);
+  async function* rows(): AsyncGenerator<(string | number | null)[]> {
+    for (let after = 0; ;) {
+      const page = await selectRows<{
+        id: number;
+        price_list: string;
+        item_code: string;
+        rate: number;
+        uom: string | null;
+        valid_from: string | null;
+        valid_upto: string | null;
+      }>(exportSql(), [list, after]);
+      for (const r of page) yield [r.price_list, r.item_code, r.rate, r.uom, r.valid_from, r.valid_upto];
+      if (page.length < 5000) return;
+      after = page[page.length - 1].id;
+    }
+  }
+  if (format !== 'csv' && format !== 'xlsx') throw new InputError(`Unknown format ${String(format)}`);
+  return writeTable(
+    path,
+    format,
+    PRICE_COLUMNS.map((c) => c.name),
+    rows(),
+  );
+}

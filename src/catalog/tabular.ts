@@ -1,0 +1,100 @@
+/**
+ * Tabular files of the catalog imports and exports: CSV (csv-parse, streamed) and XLSX (exceljs's
+ * streaming reader and writer, first worksheet). Rows come out one at a time with their line number
+ * (the header is line 1), so a file of any size is read in flat memory.
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { parse } from 'csv-parse';
+import ExcelJS from 'exceljs';
+import { InputError } from '../shared/errors.js';
+
+export type TableFormat = 'csv' | 'xlsx';
+
+export interface TableRow {
+  /** 1-based line (CSV record number, or XLSX row number); the header is line 1 */
+  line: number;
+  cells: string[];
+}
+
+export function formatOf(path: string, given?: string): TableFormat {
+  const f = (given ?? (/\.xlsx$/i.test(path) ? 'xlsx' : 'csv')).toLowerCase();
+  if (f !== 'csv' && f !== 'xlsx') throw new InputError(`Unknown format ${f} (csv or xlsx)`);
+  return f;
+}
+
+/** A cell value as text: dates as YYYY-MM-DD, numbers as written, rich text and formulas as their text. */
+function cellText(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (v instanceof Date) return v.toISOString().slice(0, 10);
+  if (typeof v === 'object') {
+    const o = v as { text?: unknown; result?: unknown; richText?: { text: string }[] };
+    if (o.richText) return o.richText.map((r) => r.text).join('');
+    if (o.result !== undefined) return cellText(o.result);
+    if (o.text !== undefined) return String(o.text);
+    return '';
+  }
+  return String(v);
+}
+
+/** Reads a CSV or XLSX file row by row (every row, the header first); `bytes` reports progress through the file. */
+export async function* readTable(path: string, format: TableFormat, onBytes?: (bytes: number) => void): AsyncGenerator<TableRow> {
+  const input = createReadStream(path);
+  if (onBytes) input.on('data', () => onBytes(input.bytesRead));
+  if (format === 'csv') {
+    const parser = input.pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true, trim: true, info: true }));
+    for await (const rec of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+      yield { line: rec.info.lines, cells: rec.record };
+    }
+    return;
+  }
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, { sharedStrings: 'cache', worksheets: 'emit', hyperlinks: 'ignore', styles: 'ignore' });
+  for await (const sheet of reader) {
+    for await (const row of sheet as AsyncIterable<ExcelJS.Row>) {
+      const values = Array.isArray(row.values) ? row.values.slice(1) : [];
+      const cells = values.map(cellText).map((s) => s.trim());
+      if (cells.every((c) => c === '')) continue;
+      yield { line: row.number, cells };
+    }
+    break; // the first worksheet only
+  }
+}
+
+/** CSV text of one record (RFC 4180 quoting). */
+export function csvLine(cells: (string | number | null | undefined)[]): string {
+  return cells
+    .map((c) => {
+      const s = c === null || c === undefined ? '' : String(c);
+      return /[",\r\n]/.test(s) || /^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+    })
+    .join(',');
+}
+
+/** Writes rows to a CSV or XLSX file, streamed. */
+export async function writeTable(path: string, format: TableFormat, header: string[], rows: AsyncIterable<(string | number | null)[]>): Promise<number> {
+  let n = 0;
+  if (format === 'csv') {
+    const out = createWriteStream(path);
+    const write = async (s: string) => {
+      if (!out.write(s)) await once(out, 'drain');
+    };
+    await write(`${csvLine(header)}\n`);
+    for await (const r of rows) {
+      await write(`${csvLine(r)}\n`);
+      n++;
+    }
+    out.end();
+    await once(out, 'finish');
+    return n;
+  }
+  const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: path, useStyles: false, useSharedStrings: false });
+  const ws = wb.addWorksheet('Prices');
+  ws.addRow(header).commit();
+  for await (const r of rows) {
+    ws.addRow(r).commit();
+    n++;
+  }
+  ws.commit();
+  await wb.commit();
+  return n;
+}

@@ -1,0 +1,9 @@
+/** `npm run docs:cli`: writes the README's CLI reference from the commands' help. */
+import { join } from 'node:path';
+import { projectRoot } from '../config/index.js';
+import { createProgram } from './program.js';
+import { writeReference } from './reference.js';
+
+const program = createProgram({ out: () => undefined, err: () => undefined, env: {}, interactive: false });
+const changed = writeReference(join(projectRoot, 'README.md'), program);
+process.stdout.write(changed ? 'README.md: CLI reference rewritten\n' : 'README.md: CLI reference up to date\n');

@@ -1,0 +1,97 @@
+/**
+ * `svc check` on real PostgreSQL with a real `svc worker`: each finding with its fix, exit 1 while
+ * something is wrong (no worker heartbeat, pending migrations, a stuck outbox, unreachable SMTP),
+ * exit 0 once a worker runs; --json for monitors.
+ */
+import test from 'ava';
+import { createServer } from 'node:net';
+import type pg from 'pg';
+import { createEmptyDatabase, createTestDatabase, pgClient } from '../helpers/db.js';
+import { spawnWorker } from '../helpers/processes.js';
+import { svc } from '../foundation/cli-io.js';
+
+interface Report {
+  ok: boolean;
+  findings: { check: string; level: string; detail: string; fix?: string }[];
+}
+
+let dbUrl: string;
+let pgc: pg.Client;
+
+test.before(async () => {
+  dbUrl = await createTestDatabase();
+  pgc = await pgClient(dbUrl);
+});
+test.after.always(async () => {
+  await pgc?.end();
+});
+
+const check = async (env: Record<string, string>) => {
+  const res = await svc(['check', '--json'], env);
+  return { code: res.code, report: JSON.parse(res.out.join('\n')) as Report, res };
+};
+const finding = (r: Report, name: string) => r.findings.find((f) => f.check === name);
+
+test.serial('no worker ever ran: worker fails with its fix, exit 1; the table names every check', async (t) => {
+  const res = await svc(['check'], { DATABASE_URL: dbUrl });
+  t.is(res.code, 1);
+  const text = res.out.join('\n');
+  for (const name of ['configuration', 'database', 'migrations', 'worker', 'outbox', 'partner rxpartner', 'mail'])
+    t.regex(text, new RegExp(`^(ok  |WARN|FAIL)  ${name}\\s`, 'm'), name);
+  t.regex(text, /^FAIL {2}worker\s+no worker has ever run\n\s+fix: start a worker: svc worker/m);
+  t.deepEqual(res.err, ['error: 1 problem(s) found']);
+});
+
+test.serial('a running worker records a heartbeat: check passes (partners without credentials only warn)', async (t) => {
+  const worker = await spawnWorker(dbUrl);
+  try {
+    const { code, report } = await check({ DATABASE_URL: dbUrl });
+    t.is(code, 0, JSON.stringify(report.findings.filter((f) => f.level === 'fail')));
+    t.true(report.ok);
+    t.is(finding(report, 'worker')?.level, 'ok');
+    t.regex(finding(report, 'worker')!.detail, /^1 alive/);
+    t.is(finding(report, 'partner shipper')?.level, 'warn');
+  } finally {
+    await worker.stop();
+  }
+  const beats = (await pgc.query(`SELECT host, pid FROM worker_heartbeats`)).rows;
+  t.is(beats.length, 1);
+  // a heartbeat older than a minute is a dead worker
+  await pgc.query(`UPDATE worker_heartbeats SET seen_at = now() - interval '5 minutes'`);
+  const { code, report } = await check({ DATABASE_URL: dbUrl });
+  t.is(code, 1);
+  t.regex(finding(report, 'worker')!.detail, /no heartbeat within 60s \(last: .*, 5 min ago\)/);
+});
+
+test.serial('a stuck outbox, failed rows and an unreachable SMTP server are findings', async (t) => {
+  await pgc.query(`UPDATE worker_heartbeats SET seen_at = now()`);
+  await pgc.query(
+    `INSERT INTO outbox (kind, target, payload, status, next_attempt_at) VALUES ('email', 'x', '{}', 'pending', now() - interval '20 minutes'), ('email', 'y', '{}', 'failed', now())`,
+  );
+  const closed = createServer();
+  await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+  const port = (closed.address() as { port: number }).port;
+  await new Promise((r) => closed.close(r)); // nothing listens there now
+  const { code, report } = await check({ DATABASE_URL: dbUrl, SMTP_URL: `smtp://127.0.0.1:${port}` });
+  t.is(code, 1);
+  t.is(finding(report, 'outbox')?.level, 'fail');
+  t.regex(finding(report, 'outbox')!.detail, /^1 pending; the oldest due row has waited 2\d min$/);
+  t.is(finding(report, 'outbox failures')?.level, 'warn');
+  t.regex(finding(report, 'outbox failures')!.fix!, /svc webhook redeliver/);
+  t.is(finding(report, 'mail')?.level, 'fail');
+  t.regex(finding(report, 'mail')!.detail, new RegExp(`SMTP server 127.0.0.1:${port}: .*ECONNREFUSED`));
+});
+
+test.serial('pending migrations and a bad configuration fail with their fix', async (t) => {
+  const empty = await createEmptyDatabase();
+  const { code, report } = await check({ DATABASE_URL: empty });
+  t.is(code, 1);
+  t.like(finding(report, 'migrations'), { level: 'fail', fix: 'run svc db migrate up' });
+  t.is(finding(report, 'worker'), undefined, 'checks that need the tables are not run');
+  const bad = await check({ DATABASE_URL: dbUrl, SVC_ENV: 'production' });
+  t.is(bad.code, 1);
+  t.is(finding(bad.report, 'configuration')?.level, 'fail');
+  const down = await check({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' });
+  t.is(down.code, 1);
+  t.like(finding(down.report, 'database'), { level: 'fail' });
+});

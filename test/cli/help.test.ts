@@ -1,0 +1,80 @@
+/**
+ * The CLI's own documentation: an example for every command (in its help and its noun's help), the
+ * README's CLI reference equal to what the help generates, `--version`, and shell completion that
+ * bash really runs.
+ */
+import test from 'ava';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { projectRoot } from '../../src/config/index.js';
+import { createProgram } from '../../src/cli/program.js';
+import { EXAMPLES, pathOf, runnableCommands } from '../../src/cli/examples.js';
+import { cliReference, END, START, withReference } from '../../src/cli/reference.js';
+import { svc } from '../foundation/cli-io.js';
+
+const program = () => createProgram({ out: () => undefined, err: () => undefined, env: {}, interactive: false });
+
+test('every command has an example, shown by its help and by its noun’s help', async (t) => {
+  const commands = runnableCommands(program());
+  t.true(commands.length > 50, String(commands.length));
+  for (const cmd of commands) {
+    const path = pathOf(cmd);
+    t.true((EXAMPLES[path] ?? []).length > 0, `${path} has an example in src/cli/examples.ts`);
+    const help = (await svc([...path.split(' '), '--help'])).out.join('\n');
+    t.true(help.includes(`$ ${EXAMPLES[path][0]}`), `svc ${path} --help shows its example`);
+    if (cmd.parent?.parent) {
+      const nounHelp = (await svc([...pathOf(cmd.parent).split(' '), '--help'])).out.join('\n');
+      t.true(nounHelp.includes(`$ ${EXAMPLES[path][0]}`), `svc ${pathOf(cmd.parent)} --help shows the example of ${path}`);
+    }
+  }
+  t.deepEqual(
+    Object.keys(EXAMPLES).filter((p) => !commands.some((c) => pathOf(c) === p)),
+    [],
+    'no example for a command that does not exist',
+  );
+});
+
+test('the README’s CLI reference is the one the commands’ help generates (npm run docs:cli)', (t) => {
+  const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
+  t.true(readme.includes(START) && readme.includes(END));
+  t.is(withReference(readme, cliReference(program())), readme, 'README.md differs from the help: run npm run docs:cli');
+  t.regex(cliReference(program()), /^\| `svc price-list import \[file\]` \| Import prices .* Example: `svc price-list import prices.csv --dry-run`/m);
+});
+
+test('svc --version prints the package version', async (t) => {
+  const pkg = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string };
+  const res = await svc(['--version']);
+  t.is(res.code, 0);
+  t.deepEqual(res.out, [pkg.version]);
+});
+
+test('svc completion bash: bash completes nouns, verbs and options from the command tree', async (t) => {
+  const res = await svc(['completion', 'bash']);
+  t.is(res.code, 0);
+  const script = join(mkdtempSync(join(tmpdir(), 'svc-completion-')), 'svc.bash');
+  writeFileSync(script, res.out.join('\n'));
+  const complete = (...words: string[]) =>
+    execFileSync(
+      'bash',
+      [
+        '-c',
+        `source "$0"; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _svc_complete; echo "\${COMPREPLY[*]}"`,
+        script,
+      ],
+      {
+        encoding: 'utf8',
+      },
+    ).trim();
+  t.is(complete('svc', 'price'), 'price-list');
+  t.is(complete('svc', 'price-list', 'im'), 'import');
+  t.is(complete('svc', 'vendor', 'webhook', 'ro'), 'rotate-secret');
+  t.deepEqual(complete('svc', 'price-list', 'import', 'x.csv', '--dr').split(' '), ['--dry-run']);
+  t.deepEqual(complete('svc', 'user', 'disable', 'a@b.c', '--y').split(' '), ['--yes']);
+  const zsh = await svc(['completion', 'zsh']);
+  t.regex(zsh.out.join('\n'), /bashcompinit[\s\S]*complete -o default -F _svc_complete svc/);
+  const bad = await svc(['completion', 'fish']);
+  t.is(bad.code, 2);
+  t.deepEqual(bad.err, ['error: Unknown shell "fish" (bash or zsh)']);
+});

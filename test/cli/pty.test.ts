@@ -1,0 +1,125 @@
+/**
+ * The CLI on a real terminal: `svc` runs in a tmux pane (a pseudo-terminal), keys are typed with
+ * `tmux send-keys` and the screen read with `capture-pane`. Prompts for missing input (a secret is
+ * not echoed), confirmations of destructive steps, Ctrl-C → exit 130, and the import's summary.
+ */
+import test from 'ava';
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type pg from 'pg';
+import { projectRoot } from '../../src/config/index.js';
+import { verifyPassword } from '../../src/shared/crypto.js';
+import { createTestDatabase, pgClient } from '../helpers/db.js';
+import { eventually } from '../helpers/eventually.js';
+
+let dbUrl: string;
+let pgc: pg.Client;
+const socket = join(mkdtempSync(join(tmpdir(), 'svc-tmux-')), 'sock');
+const tmux = (...args: string[]) => execFileSync('tmux', ['-S', socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+test.before(async () => {
+  dbUrl = await createTestDatabase();
+  pgc = await pgClient(dbUrl);
+});
+test.after.always(async () => {
+  await pgc?.end();
+  try {
+    tmux('kill-server');
+  } catch {
+    // no session left
+  }
+});
+
+/** Starts `svc <args>` in a new tmux pane; the pane prints `EXIT:<code>` when svc ends. */
+function start(args: string[]): { screen: () => string; keys: (...k: string[]) => void; exit: () => Promise<number>; final: () => string } {
+  const name = `svc-${randomBytes(4).toString('hex')}`;
+  const quoted = args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const command = `cd '${projectRoot}' && env DATABASE_URL='${dbUrl}' SVC_ENV=test SVC_LOG_LEVEL=silent USER=carol node bin/svc ${quoted}; echo "EXIT:$?"; sleep 600`;
+  tmux('new-session', '-d', '-s', name, '-x', '160', '-y', '40', 'bash', '-c', command);
+  const screen = () => tmux('capture-pane', '-p', '-t', name);
+  let last = '';
+  return {
+    final: () => last,
+    screen,
+    keys: (...k) => void tmux('send-keys', '-t', name, ...k),
+    exit: async () => {
+      const code = await eventually(() => /EXIT:(\d+)/.exec(screen())?.[1], { timeoutMs: 60_000, message: `svc ${args.join(' ')} to end` });
+      last = screen();
+      tmux('kill-session', '-t', name);
+      return Number(code);
+    },
+  };
+}
+
+const waitFor = (pane: { screen: () => string }, text: RegExp) =>
+  eventually(() => text.test(pane.screen()) && pane.screen(), { timeoutMs: 60_000, message: String(text) });
+
+test.serial('a missing password is asked on a terminal and not echoed', async (t) => {
+  const pane = start(['user', 'set-password', 'west.rep@demo.svc.local']);
+  await waitFor(pane, /New password for west\.rep@demo\.svc\.local/);
+  pane.keys('-l', 'Typed-on-tty-42');
+  pane.keys('Enter');
+  t.is(await pane.exit(), 0);
+  const hash = ((await pgc.query(`SELECT password_hash FROM users WHERE email = 'west.rep@demo.svc.local'`)).rows[0] as { password_hash: string })
+    .password_hash;
+  t.true(await verifyPassword('Typed-on-tty-42', hash));
+});
+
+test.serial('the screen never shows the typed secret', async (t) => {
+  const pane = start(['user', 'set-password', 'rep@demo.svc.local']);
+  await waitFor(pane, /New password for rep@demo\.svc\.local/);
+  pane.keys('-l', 'Never-shown-77');
+  const typed = await waitFor(pane, /New password for rep@demo\.svc\.local.*\*{14}/);
+  t.false(typed.includes('Never-shown-77'));
+  pane.keys('Enter');
+  t.is(await pane.exit(), 0);
+});
+
+test.serial('a destructive step asks for confirmation: "n" aborts, "y" goes ahead', async (t) => {
+  const no = start(['user', 'disable', 'west.rep@demo.svc.local']);
+  await waitFor(no, /Disable west\.rep@demo\.svc\.local\? .*\(y\/N\)/);
+  no.keys('n', 'Enter');
+  t.is(await no.exit(), 1);
+  t.true(((await pgc.query(`SELECT enabled FROM users WHERE email = 'west.rep@demo.svc.local'`)).rows[0] as { enabled: boolean }).enabled);
+  const yes = start(['user', 'disable', 'west.rep@demo.svc.local']);
+  await waitFor(yes, /\(y\/N\)/);
+  yes.keys('y', 'Enter');
+  t.is(await yes.exit(), 0);
+  t.false(((await pgc.query(`SELECT enabled FROM users WHERE email = 'west.rep@demo.svc.local'`)).rows[0] as { enabled: boolean }).enabled);
+  const audit = (await pgc.query(`SELECT actor_id FROM audit_events WHERE object_name = 'west.rep@demo.svc.local' AND action = 'disable'`)).rows;
+  t.deepEqual(audit, [{ actor_id: 'cli:carol' }]);
+});
+
+test.serial('Ctrl-C at a prompt exits 130 and changes nothing', async (t) => {
+  const pane = start(['vendor', 'webhook', 'rotate-secret', 'VEN-DEMO-MEDI']);
+  await waitFor(pane, /Rotate the webhook secret of VEN-DEMO-MEDI\?/);
+  pane.keys('C-c');
+  t.is(await pane.exit(), 130);
+});
+
+test.serial('an import on a terminal: --replace asks first, then prints its summary', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-pty-import-'));
+  const file = join(dir, 'prices.csv');
+  writeFileSync(file, ['price_list,item_code,rate', 'Sales Channel,DEMO-N95,1.5', 'Sales Channel,DEMO-BP-CUFF,20'].join('\n'));
+  const pane = start(['price-list', 'import', file, '--replace']);
+  await waitFor(pane, /--replace removes every price .* Continue\? \(y\/N\)/s);
+  pane.keys('y', 'Enter');
+  t.is(await pane.exit(), 0);
+  t.regex(pane.final(), /^2 rows read in [\d.]+s: \d+ new, \d+ changed, \d+ unchanged, \d+ removed \[Sales Channel\]$/m);
+  const rows = (await pgc.query(`SELECT item_code FROM item_prices WHERE price_list = 'Sales Channel' ORDER BY 1`)).rows;
+  t.deepEqual(rows, [{ item_code: 'DEMO-BP-CUFF' }, { item_code: 'DEMO-N95' }]);
+});
+
+test.serial('a left-out argument is asked for on a terminal (then the confirmation)', async (t) => {
+  const pane = start(['user', 'disable']);
+  await waitFor(pane, /User e-mail/);
+  pane.keys('-l', 'rep@demo.svc.local');
+  pane.keys('Enter');
+  await waitFor(pane, /Disable rep@demo\.svc\.local\? .*\(y\/N\)/);
+  pane.keys('y', 'Enter');
+  t.is(await pane.exit(), 0);
+  t.false(((await pgc.query(`SELECT enabled FROM users WHERE email = 'rep@demo.svc.local'`)).rows[0] as { enabled: boolean }).enabled);
+});
