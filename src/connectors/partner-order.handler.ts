@@ -8,7 +8,8 @@
  */
 import { systemActor } from '../auth/actor.js';
 import { withTransaction } from '../db/sequelize.js';
-import { recordPartnerShipment, writePartnerFields } from '../orders/partner-fulfilment.service.js';
+import { partnerOrderHead, recordPartnerShipment, writePartnerFields } from '../orders/partner-fulfilment.service.js';
+import { requestPartnerCancellation } from './partner-cancel.service.js';
 import { extendLease, settleAsFailed, type AttemptContext, type AttemptOutcome, type OutboxHandler, type OutboxRow } from '../shared/outbox.js';
 import { runtime } from '../shared/runtime.js';
 import { PartnerCallError, type Connector, type CreateOutcome, type PartnerFields } from './connector.js';
@@ -54,6 +55,11 @@ async function recordCreated(connector: Connector, po: PartnerOrder, outcome: Ex
       { transaction },
     );
     await writePartnerFields(po.salesOrder, createdFields(connector, fresh, outcome), { transaction });
+    // the Sales Order was cancelled while this send was in flight: the partner must hear of it too
+    if ((await partnerOrderHead(po.salesOrder, { transaction }))?.docstatus === 2) {
+      const now = (await loadPartnerOrder(po.id, { transaction }))!;
+      await requestPartnerCancellation(now, { transaction });
+    }
     if (fresh.partnerStatus === null) {
       // the partner has it, nothing shipped yet: the order shows the partner's shipment awaiting tracking
       const { stage, shipped, delivered } = stageOf(connector.statuses, outcome.status);

@@ -155,12 +155,20 @@ test.serial('credentials set while the partner is refusing the old ones: the 401
   t.is(set.redriven, 0, 'nothing was awaiting when the credentials were set');
   const p = await otcPartnerOrder(name, (x) => x.status === 'created' || x.status === 'awaiting_configuration', 'an outcome');
   t.is(p.status, 'created', 'sent again with the new credentials, not left awaiting configuration');
-  const outcomes = (
-    await db.query(
-      `SELECT a.error FROM outbox_attempts a JOIN outbox o ON o.id = a.outbox_id WHERE o.kind = 'partner_order' AND o.target = $1 ORDER BY a.id`,
-      [name],
-    )
-  ).rows.map((r) => r.error as string | null);
+  // the attempt is recorded after the partner order (the outbox's own write): its row is done once it is
+  const outcomes = await eventually(
+    async () => {
+      const done = (await db.query(`SELECT status FROM outbox WHERE kind = 'partner_order' AND target = $1`, [name])).rows[0]?.status === 'done';
+      if (!done) return undefined;
+      return (
+        await db.query(
+          `SELECT a.error FROM outbox_attempts a JOIN outbox o ON o.id = a.outbox_id WHERE o.kind = 'partner_order' AND o.target = $1 ORDER BY a.id`,
+          [name],
+        )
+      ).rows.map((r) => r.error as string | null);
+    },
+    { message: 'the send recorded' },
+  );
   t.deepEqual(outcomes, [null], 'one attempt recorded (the send with the new credentials); the refused one was not an attempt');
   t.is(sim.orders().filter((o) => o.dedupeKey === name).length, 1);
 });
