@@ -49,17 +49,15 @@ export async function startDemoPartners(config: Config, serviceUrl: string): Pro
     fleet = await startPartnerFleet({ serviceUrl, basePort: port || undefined, advanceEveryMs: config.demo.advanceSeconds * 1000 });
   } catch (err) {
     return {
-      lines: [
-        `Demo partners not started (${(err as Error).message}): set SVC_DEMO_PARTNERS_PORT to free ports (0 = any) or SVC_DEMO_PARTNERS=false.`,
-      ],
-      close: async () => undefined,
+      lines: [`Demo partners not started (${(err as Error).message}): set SVC_DEMO_PARTNERS_PORT to free ports (0 = any) or SVC_DEMO_PARTNERS=false.`],
+      close: () => Promise.resolve(),
     };
   }
   try {
     return { lines: await configureDemo(config, fleet), close: () => fleet.close() };
   } catch (err) {
     await fleet.close();
-    return { lines: [`Demo partners not configured (${(err as Error).message}); the service runs without them.`], close: async () => undefined };
+    return { lines: [`Demo partners not configured (${(err as Error).message}); the service runs without them.`], close: () => Promise.resolve() };
   }
 }
 
@@ -76,8 +74,6 @@ async function configureDemo(config: Config, fleet: PartnerFleet): Promise<strin
   }
   const bin = await getBin(THERMOMETER_STOCK.item_code, THERMOMETER_STOCK.warehouse);
   if (bin.actual_qty === 0) await setStock(actor, { ...THERMOMETER_STOCK, reason: 'demo partners' });
-  lines.push(
-    `  Order those items (the 503A testosterone as doctor@demo.svc.local) and watch each line travel: README "Demo: the five partners".`,
-  );
+  lines.push(`  Order those items (the 503A testosterone as doctor@demo.svc.local) and watch each line travel: README "Demo: the five partners".`);
   return lines;
 }

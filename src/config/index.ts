@@ -92,7 +92,11 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
   SVC_RXPARTNER_RATE_WINDOW_SECONDS: { path: 'partners.rxpartnerWindowSeconds', type: 'number', doc: 'rxpartner sliding window (spec: 300 s)' },
   SVC_SHIPPER_RATE_LIMIT: { path: 'partners.shipperLimit', type: 'number', doc: 'shipper requests per minute per key pair (spec: 40)' },
   SVC_DEMO_PARTNERS: { path: 'demo.partners', type: 'boolean', doc: 'npm start also runs the five partner simulators and points svc at them (development)' },
-  SVC_DEMO_PARTNERS_PORT: { path: 'demo.partnersPort', type: 'number', doc: 'First port of the demo partner simulators (the five take it and the next four; 0 = free ports)' },
+  SVC_DEMO_PARTNERS_PORT: {
+    path: 'demo.partnersPort',
+    type: 'number',
+    doc: 'First port of the demo partner simulators (the five take it and the next four; 0 = free ports)',
+  },
   SVC_DEMO_ADVANCE_SECONDS: { path: 'demo.advanceSeconds', type: 'number', doc: 'The demo partner simulators move each order one status on this often' },
   SVC_STORE_COST_RATE: { path: 'partners.storeRestorePerSecond', type: 'number', doc: 'storepartner GraphQL cost units restored per second (spec: 50)' },
 };

@@ -27,7 +27,10 @@ const actor = systemActor('job:partner-cancel', 'job');
 /** Marks a partner order for manual cancellation: visible on it (follow-up) and logged, ids only. */
 async function markManual(po: PartnerOrder, reason: string, opts: { transaction: Tx }): Promise<void> {
   const text = `cancel by hand: ${reason}`.slice(0, 1000);
-  await PartnerOrder.update({ cancellation: 'manual', cancellationDetail: reason.slice(0, 1000), followUp: text }, { where: { id: po.id }, transaction: opts.transaction });
+  await PartnerOrder.update(
+    { cancellation: 'manual', cancellationDetail: reason.slice(0, 1000), followUp: text },
+    { where: { id: po.id }, transaction: opts.transaction },
+  );
   runtime().logger.warn({ partner: po.partner, salesOrder: po.salesOrder, partnerOrderId: po.id }, 'partner order needs manual cancellation');
 }
 
@@ -46,7 +49,11 @@ export async function requestPartnerCancellation(po: PartnerOrder, opts: { trans
   }
   const connector = connectorOf(po.partner);
   if (!connector?.cancelOrder) {
-    await markManual(po, `${connector?.label ?? po.partner} has no cancellation API: cancel order ${po.partnerReference ?? po.dedupeKey} with the partner`, opts);
+    await markManual(
+      po,
+      `${connector?.label ?? po.partner} has no cancellation API: cancel order ${po.partnerReference ?? po.dedupeKey} with the partner`,
+      opts,
+    );
     return `${po.partner}: manual`;
   }
   await PartnerOrder.update({ cancellation: 'requested', cancellationDetail: null }, { where: { id: po.id }, transaction: opts.transaction });
@@ -131,7 +138,11 @@ async function partnerCancelRun(row: OutboxRow, ctx: AttemptContext): Promise<At
   return outcome.kind === 'cancelled' ? { ok: true, excerpt: outcome.detail } : { ok: false, giveUp: true, error: `manual cancellation: ${outcome.reason}` };
 }
 
-export const fulfilmentCancelHandler: OutboxHandler = { kind: FULFILMENT_CANCEL_KIND, run: cancelRun, retryDelaySeconds: (next) => Math.min(600, 15 * 2 ** (next - 2)) };
+export const fulfilmentCancelHandler: OutboxHandler = {
+  kind: FULFILMENT_CANCEL_KIND,
+  run: cancelRun,
+  retryDelaySeconds: (next) => Math.min(600, 15 * 2 ** (next - 2)),
+};
 export const partnerCancelHandler: OutboxHandler = {
   kind: PARTNER_CANCEL_KIND,
   run: partnerCancelRun,

@@ -109,14 +109,7 @@ async function recordFailure(
  * the outbox row settled in the same transaction, so a credentials change either sees this partner
  * order awaiting with its row re-drivable, or is seen here: never a partner order left waiting.
  */
-async function recordAwaiting(
-  po: PartnerOrder,
-  reason: string,
-  attempts: number,
-  stamp: string,
-  row: OutboxRow,
-  ctx: AttemptContext,
-): Promise<AttemptOutcome> {
+async function recordAwaiting(po: PartnerOrder, reason: string, attempts: number, stamp: string, row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome> {
   const partner = po.partner as PartnerKey;
   const error = `awaiting configuration: ${reason}`;
   const recorded = await withTransaction(undefined, async (transaction) => {

@@ -64,10 +64,18 @@ async function cancel(name: string): Promise<void> {
 
 const cancellations = async (name: string) =>
   (
-    await db.query(`SELECT partner, status, partner_status, cancellation, cancellation_detail, follow_up FROM partner_orders WHERE sales_order = $1 ORDER BY partner`, [
-      name,
-    ])
-  ).rows as { partner: string; status: string; partner_status: string | null; cancellation: string | null; cancellation_detail: string | null; follow_up: string | null }[];
+    await db.query(
+      `SELECT partner, status, partner_status, cancellation, cancellation_detail, follow_up FROM partner_orders WHERE sales_order = $1 ORDER BY partner`,
+      [name],
+    )
+  ).rows as {
+    partner: string;
+    status: string;
+    partner_status: string | null;
+    cancellation: string | null;
+    cancellation_detail: string | null;
+    follow_up: string | null;
+  }[];
 
 const settled = (rows: { cancellation: string | null }[]) => rows.length > 0 && rows.every((r) => r.cancellation !== null && r.cancellation !== 'requested');
 
@@ -95,7 +103,8 @@ test.serial('a cancelled order: peptidepartner and shipper cancel it; the others
       ['storepartner', 'manual', 'Open'],
     ],
   );
-  for (const r of rows.filter((x) => x.cancellation === 'manual')) t.regex(r.follow_up!, /^cancel by hand: .* has no cancellation API: cancel order \S+ with the partner$/);
+  for (const r of rows.filter((x) => x.cancellation === 'manual'))
+    t.regex(r.follow_up!, /^cancel by hand: .* has no cancellation API: cancel order \S+ with the partner$/);
   t.is(fleet.sims.peptidepartner.orders().find((o) => o.dedupeKey === name)?.status, 'CANCELLED');
   t.is(fleet.sims.shipper.orders().find((o) => o.dedupeKey === name)?.status, 'cancelled');
   t.is(fleet.sims.otcpartner.orders().find((o) => o.dedupeKey === name)?.status, 'synced', 'not pretended cancelled at the partner');

@@ -193,7 +193,13 @@ test.serial('one order, five partners, two workers and one killed: created once 
 
   const agg = await clinic.post('/api/method/svc.fulfillment_router.aggregate_shipments', { sales_order: name });
   t.is(agg.status, 200);
-  const shipments = agg.body.message.shipments as { vendor: string; status: string; tracking_number: string | null; carrier: string | null; tracking_url: string | null }[];
+  const shipments = agg.body.message.shipments as {
+    vendor: string;
+    status: string;
+    tracking_number: string | null;
+    carrier: string | null;
+    tracking_url: string | null;
+  }[];
   t.deepEqual(
     shipments.map((s) => s.vendor),
     FIVE,

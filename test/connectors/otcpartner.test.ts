@@ -150,7 +150,14 @@ test.serial('credentials set while the partner is refusing the old ones: the 401
   sim.failNext(1, { status: 401, delayMs: 3000 });
   const before = sim.requests().length;
   const name = await otcOrder();
-  await eventually(() => sim.requests().slice(before).some((r) => r.method === 'POST'), { message: 'the send reached the partner' });
+  await eventually(
+    () =>
+      sim
+        .requests()
+        .slice(before)
+        .some((r) => r.method === 'POST'),
+    { message: 'the send reached the partner' },
+  );
   const set = await setPartnerCredentials(ops, 'otcpartner', { otc_api_key: OTC.apiKey });
   t.is(set.redriven, 0, 'nothing was awaiting when the credentials were set');
   const p = await otcPartnerOrder(name, (x) => x.status === 'created' || x.status === 'awaiting_configuration', 'an outcome');

@@ -78,7 +78,13 @@ export function registerServe(program: Command, io: Io): void {
         const base = config.baseUrl.replace(/:\d+$/, `:${serve.server.info.port}`);
         // development: the five partner simulators, svc pointed at them, demo items mapped (README "Demo: the five partners")
         const partners: DemoPartners | undefined = config.demo.partners ? await startDemoPartners(config, base) : undefined;
-        const banner = [`svc is running at ${base}`, `API docs: ${base}/docs`, ...(await demoBanner(base)), ...(partners?.lines ?? []), 'Press Ctrl-C to stop.'];
+        const banner = [
+          `svc is running at ${base}`,
+          `API docs: ${base}/docs`,
+          ...(await demoBanner(base)),
+          ...(partners?.lines ?? []),
+          'Press Ctrl-C to stop.',
+        ];
         for (const line of banner) io.out(line);
         // the order matters: no request or job may be cut off by the database going away under it
         await untilSignal(async () => {

@@ -58,7 +58,12 @@ export async function lockPartnerConfiguration(partner: PartnerKey, mode: 'exclu
 
 /** A fingerprint of the partner's stored credentials: any set changes it (each value is encrypted afresh). */
 export async function partnerCredentialsStamp(partner: PartnerKey, opts: { transaction?: Tx } = {}): Promise<string> {
-  const rows = await PartnerCredential.findAll({ where: { partner }, attributes: ['field', 'valueEnc'], order: [['field', 'ASC']], transaction: opts.transaction });
+  const rows = await PartnerCredential.findAll({
+    where: { partner },
+    attributes: ['field', 'valueEnc'],
+    order: [['field', 'ASC']],
+    transaction: opts.transaction,
+  });
   return createHash('sha256')
     .update(rows.map((r) => `${r.field}=${r.valueEnc}`).join('\n'))
     .digest('hex');

@@ -7,7 +7,15 @@
  * body's retryAfter. The partner has no webhooks: the worker polls open orders (peptide-poll.job.ts).
  */
 import { parseRetryAfter } from '../../webhooks/webhook.sender.js';
-import { PartnerBudgetWait, type CancelOutcome, type Connector, type ConnectorContext, type CreateOutcome, type PartnerOrderInput, type PartnerResponse } from '../connector.js';
+import {
+  PartnerBudgetWait,
+  type CancelOutcome,
+  type Connector,
+  type ConnectorContext,
+  type CreateOutcome,
+  type PartnerOrderInput,
+  type PartnerResponse,
+} from '../connector.js';
 import { PARTNERS } from '../partners.js';
 import { peptidePayload } from './peptide.payload.js';
 import { peptideEvents } from './peptide.status.js';
@@ -50,7 +58,10 @@ const headers = (ctx: ConnectorContext) => ({ 'x-api-key': ctx.credentials.pepti
 /** A call, retried on 429 and 5xx (1, 2, 4 s at least, or what the partner asks); a long wait ends the attempt. */
 type Answer = { res: PartnerResponse } | { waitSeconds: number; reason: string; rateLimited: boolean };
 
-async function callWithRetries(ctx: ConnectorContext, req: { method: 'GET' | 'POST' | 'DELETE'; url: string; endpoint: string; json?: unknown }): Promise<Answer> {
+async function callWithRetries(
+  ctx: ConnectorContext,
+  req: { method: 'GET' | 'POST' | 'DELETE'; url: string; endpoint: string; json?: unknown },
+): Promise<Answer> {
   for (let retry = 0; ; retry++) {
     const res = await ctx.http.request({ ...req, headers: headers(ctx) });
     if (res.status !== 429 && res.status < 500) return { res };

@@ -111,7 +111,11 @@ async function cancelOrder(order: { reference: string | null; dedupeKey: string 
   const pair = shipperKeyPair(ctx.credentials);
   if (!pair) return { kind: 'retry', afterSeconds: 300, reason: MISSING_KEY_PAIR };
   if (!order.reference) return { kind: 'refused', reason: 'shipper gave no orderId for this order: cancel it in ShipStation by its orderKey' };
-  const read = await shipperCall(ctx, pair, { method: 'GET', url: `${ctx.credentials.base_url}/orders/${encodeURIComponent(order.reference)}`, endpoint: 'GET /orders/{orderId}' });
+  const read = await shipperCall(ctx, pair, {
+    method: 'GET',
+    url: `${ctx.credentials.base_url}/orders/${encodeURIComponent(order.reference)}`,
+    endpoint: 'GET /orders/{orderId}',
+  });
   if (!read.ok) return { kind: 'retry', afterSeconds: read.waitSeconds, reason: read.reason, budget: read.budget };
   if (read.res.status >= 500) return { kind: 'retry', afterSeconds: null, reason: `shipper answered ${read.res.status}: ${shipperMessage(read.res)}` };
   const current = read.res.json as Record<string, unknown> | undefined;

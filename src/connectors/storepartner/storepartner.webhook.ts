@@ -94,7 +94,11 @@ export function parseStoreWebhook(req: WebhookRequest): PartnerEvent[] {
       eventId: delivery ? `id:${delivery}` : `${gid ?? reference}:${topic}:${str(body.updated_at) ?? ''}`,
       reference,
       status,
-      statusText: `${topic} ${String(body.fulfillment_status ?? 'unfulfilled')}${status === 'Delivered' ? ' delivered' : ''}${body.cancelled_at ? ' cancelled' : ''}`.slice(0, 200),
+      statusText:
+        `${topic} ${String(body.fulfillment_status ?? 'unfulfilled')}${status === 'Delivered' ? ' delivered' : ''}${body.cancelled_at ? ' cancelled' : ''}`.slice(
+          0,
+          200,
+        ),
       tracking,
       rawType: topic,
       occurredAt: first(req, ['x-shopify-triggered-at', 'shopify-triggered-at']) ?? str(body.updated_at),

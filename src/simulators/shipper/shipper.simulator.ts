@@ -300,6 +300,17 @@ export async function startShipperSimulator(options: ShipperOptions): Promise<Ru
     styleError,
     controls: [
       {
+        // a benchmark drains its backlog with a raised budget (documented where used)
+        method: 'POST',
+        path: 'limits',
+        handle: (req) => {
+          const b = controlBody(req) as { requests?: unknown };
+          if (typeof b.requests !== 'number' || !Number.isInteger(b.requests) || b.requests < 1) throw new SimError('requests must be a positive integer', 400);
+          limiter.limit = b.requests;
+          return { limits: { requests: limiter.limit, windowMs: limiter.windowMs } };
+        },
+      },
+      {
         method: 'POST',
         path: 'orders/:ref/shipments', // one more label on an order (an order can have several shipments)
         handle: async (req, p) => {
