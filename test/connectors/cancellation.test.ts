@@ -4,7 +4,8 @@
  * status moves to Cancelled; one without a cancel API (rxpartner, otcpartner, storepartner) is marked
  * for manual cancellation, visibly (`svc partner orders` FOLLOW-UP), never pretended cancelled; a
  * partner order that never reached its partner is marked not_sent and is never sent; one the partner
- * can no longer cancel (it shipped) is left for manual cancellation with the partner's words.
+ * can no longer cancel (it shipped) is left for manual cancellation with the partner's words; a
+ * send in flight when the order is cancelled asks for the cancellation once the partner has it.
  */
 import test from 'ava';
 import type pg from 'pg';
@@ -18,7 +19,7 @@ import { pgClient } from '../helpers/db.js';
 import { eventually } from '../helpers/eventually.js';
 import { buildItem, buildOrder } from '../helpers/factories.js';
 import type { Client } from '../helpers/http.js';
-import { configureFleet, ops, partnerOrdersOf, startWorker } from './helpers.js';
+import { configureFleet, ops, partnerOrdersOf, partnerProxy, startWorker } from './helpers.js';
 import { GLOVE_M } from './store-helpers.js';
 
 let app: TestApp;
@@ -149,4 +150,29 @@ test.serial('a partner that can no longer cancel (shipped) leaves it for manual 
   t.is(row.cancellation, 'manual');
   t.regex(row.cancellation_detail!, /peptidepartner did not cancel order .* \(400\): Order cannot be cancelled in status SHIPPED/);
   t.regex(row.follow_up!, /^cancel by hand: peptidepartner did not cancel/);
+});
+
+test.serial('cancelled while its send is in flight: once the partner has the order, its cancellation is asked for', async (t) => {
+  const proxy = await partnerProxy(fleet.sims.otcpartner.url);
+  try {
+    await configureFleet(fleet, { otcpartner: { otc_api_url: proxy.url } });
+    const held = proxy.holdNext();
+    const name = await orderFor(['otcpartner']);
+    await held; // the partner has the order; the worker waits for its answer
+    await cancel(name);
+    await eventually(async () => (await cancellations(name))[0]?.cancellation === 'not_sent', { message: 'not sent yet when the order was cancelled' });
+    proxy.releaseHeld();
+    const [row] = await eventually(
+      async () => {
+        const r = await cancellations(name);
+        return r[0]?.status === 'created' && r[0].cancellation === 'manual' ? r : undefined;
+      },
+      { message: 'created, then marked for manual cancellation' },
+    );
+    t.regex(row.follow_up!, /^cancel by hand: .* has no cancellation API: cancel order \S+ with the partner$/);
+    t.is(fleet.sims.otcpartner.orders().filter((o) => o.dedupeKey === name).length, 1);
+  } finally {
+    await configureFleet(fleet);
+    await proxy.close();
+  }
 });

@@ -77,8 +77,10 @@ export interface PartnerProxy {
   /** the next `n` POSTs reach the partner, whose answer is then dropped (the connection is cut) */
   loseNext(n: number): void;
   lost(): number;
-  /** the next POST reaches the partner, whose answer is withheld until close (the caller never hears back): resolves with the request body */
+  /** the next POST reaches the partner, whose answer is withheld until released or closed (the caller never hears back): resolves with the request body */
   holdNext(): Promise<Buffer>;
+  /** sends the withheld answers after all (a slow partner rather than a lost answer) */
+  releaseHeld(): void;
   close(): Promise<void>;
 }
 
@@ -87,7 +89,7 @@ export async function partnerProxy(target: string): Promise<PartnerProxy> {
   let toLose = 0;
   let lost = 0;
   let hold: ((body: Buffer) => void) | undefined;
-  const held: ServerResponse[] = [];
+  const held: { res: ServerResponse; status: number; headers: IncomingMessage['headers']; body: Buffer }[] = [];
   const forward = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -99,7 +101,7 @@ export async function partnerProxy(target: string): Promise<PartnerProxy> {
         answer.on('data', (c: Buffer) => back.push(c));
         answer.on('end', () => {
           if (hold && req.method === 'POST') {
-            held.push(res);
+            held.push({ res, status: answer.statusCode ?? 502, headers: answer.headers, body: Buffer.concat(back) });
             const resolve = hold;
             hold = undefined;
             resolve(body);
@@ -126,9 +128,12 @@ export async function partnerProxy(target: string): Promise<PartnerProxy> {
     },
     lost: () => lost,
     holdNext: () => new Promise<Buffer>((resolve) => (hold = resolve)),
+    releaseHeld: () => {
+      for (const h of held.splice(0)) h.res.writeHead(h.status, h.headers).end(h.body);
+    },
     close: () =>
       new Promise<void>((resolve) => {
-        for (const r of held) r.destroy();
+        for (const h of held.splice(0)) h.res.destroy();
         server.closeAllConnections();
         server.close(() => resolve());
       }),
