@@ -7,6 +7,7 @@ import { User } from '../src/users/user.model.js';
 import { seedFoundation, foundationBanner } from './foundation.seed.js';
 import { seedVendors, vendorBanner } from './vendor.seed.js';
 import { seedCatalog, catalogBanner } from './catalog.seed.js';
+import { seedSales, salesBanner } from './sales.seed.js';
 
 export interface Seed {
   name: string;
@@ -20,6 +21,7 @@ const seeds: Seed[] = [
   { name: 'foundation', run: seedFoundation, banner: foundationBanner },
   { name: 'vendor', run: seedVendors, banner: vendorBanner },
   { name: 'catalog', run: seedCatalog, banner: catalogBanner },
+  { name: 'sales', run: seedSales, banner: salesBanner },
 ];
 
 export function registerSeed(seed: Seed): void {

@@ -35,6 +35,8 @@ import { fulfilmentCancelHandler, partnerCancelHandler } from './connectors/part
 import { peptidePollJob } from './connectors/peptidepartner/peptide-poll.job.js';
 import { rxpartnerConnector } from './connectors/rxpartner/rxpartner.connector.js';
 import { storepartnerConnector } from './connectors/storepartner/storepartner.connector.js';
+import { plugCustomerAccounts } from './org/customer-accounts.port.js';
+import { createCustomerAccount, createCustomerAddress } from './sales/customer-accounts.service.js';
 // document types at /api/resource (each file registers the types of its domain)
 import './org/org.doctypes.js';
 import './vendors/vendor.doctypes.js';
@@ -48,6 +50,8 @@ registerBearerVerifier((token) => verifyBearer(token));
 plugOrderParties(orderParties); // files ← orders: a file's order decides who reads it
 // webhooks ← vendors (the target) and vendor-api (the attempt log)
 plugWebhookPorts({ targetOf: webhookTargetOf, logAttempt: logOutboundAttempt, lastHttpStatusOf, attemptsOf: deliveryAttempts });
+// org ← sales: POST /api/resource/Customer and /Address are the sales team's account service
+plugCustomerAccounts({ createCustomer: createCustomerAccount, createAddress: createCustomerAddress });
 
 registerOutboxHandler(mailHandler);
 registerOutboxHandler(vendorWebhookHandler);

@@ -138,3 +138,20 @@ export async function upsertItemPriceRows(rows: ItemPriceRow[], opts: { transact
   if (!rows.length) return;
   await execute(upsertPricesSql(), [JSON.stringify(rows)], opts);
 }
+
+/** A price list's facts for assigning it to a customer (issue 14), or undefined when there is none of that name. */
+export async function findPriceList(
+  name: string,
+  opts: { transaction?: Tx } = {},
+): Promise<{ name: string; enabled: boolean; selling: boolean; is_contract: boolean; valid_from: string | null; valid_upto: string | null } | undefined> {
+  const list = await PriceList.findByPk(name, { transaction: opts.transaction });
+  if (!list) return undefined;
+  return {
+    name: list.name,
+    enabled: list.enabled,
+    selling: list.selling,
+    is_contract: list.isContract,
+    valid_from: list.validFrom,
+    valid_upto: list.validUpto,
+  };
+}

@@ -11,6 +11,7 @@ import { registerOutbox } from './commands/outbox.command.js';
 import { registerPartner } from './commands/partner.command.js';
 import { registerPartnerCredentials } from './commands/partner-credentials.command.js';
 import { registerSimulate } from './commands/simulate.command.js';
+import { registerCustomer } from './commands/customer.command.js';
 // the composition root: the registrations every process role shares (handlers, jobs, doc types)
 import '../modules.js';
 
@@ -32,6 +33,7 @@ export function createProgram(io: Io): Command {
   registerPartnerCredentials(program, io);
   registerPartner(program, io);
   registerSimulate(program, io);
+  registerCustomer(program, io);
   // later domains: registerVendor, registerProduct, registerWebhook, …
   return program;
 }

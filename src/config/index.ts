@@ -33,6 +33,40 @@ export interface Config {
   partners: PartnerSettings;
   /** `svc start` (npm start) in development: the five partner simulators and demo mappings */
   demo: { partners: boolean; partnersPort: number; advanceSeconds: number };
+  sales: SalesSettings;
+  nppes: NppesSettings;
+}
+
+/** A commission plan (issue 14): base rate, tiers by month-to-date sales, the sub-rep slice bound, the manager override. */
+export interface CommissionPlan {
+  /** % of a sale: the base commission (a sub-rep's sales earn this, split with the inviting rep) */
+  baseRatePct: number;
+  /** by month-to-date own sales, ascending `fromMtd`; the reached tier's rate applies to all of the month's own sales */
+  tiers: { name: string; fromMtd: number; ratePct: number }[];
+  /** the largest `subrep_pct` a rep on this plan may give a sub-rep it invites */
+  maxSubrepPct: number;
+  /** % of the month's sales of everyone below a manager on this plan */
+  managerOverridePct: number;
+}
+
+/** The sales team (issue 14): commission plans, levels by lifetime sales, invitation lifetime. */
+export interface SalesSettings {
+  defaultPlan: string;
+  plans: Record<string, CommissionPlan>;
+  /** ascending `fromSales` (lifetime credited sales) */
+  levels: { level: number; name: string; fromSales: number }[];
+  invitationHours: number;
+}
+
+/** The national provider registry (NPPES API) that prescriber NPIs are checked against (issue 13). */
+export interface NppesSettings {
+  /** registry address (`{baseUrl}/api/?version=2.1&number=<npi>`); '' = no registry check (development and test only) */
+  baseUrl: string;
+  timeoutMs: number;
+  /** how long a registry answer (found) is kept */
+  ttlSeconds: number;
+  /** how long "not in the registry" is kept (a new provider appears within a day) */
+  notFoundTtlSeconds: number;
 }
 
 /** Partner connectors (issue 12): timeouts, the sandbox rule and the partners' rate budgets. */
@@ -98,6 +132,8 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
     doc: 'First port of the demo partner simulators (the five take it and the next four; 0 = free ports)',
   },
   SVC_DEMO_ADVANCE_SECONDS: { path: 'demo.advanceSeconds', type: 'number', doc: 'The demo partner simulators move each order one status on this often' },
+  SVC_NPPES_URL: { path: 'nppes.baseUrl', type: 'string', doc: "NPI registry (NPPES API) base URL; '' skips the registry check (development/test only)" },
+  SVC_NPPES_TTL_SECONDS: { path: 'nppes.ttlSeconds', type: 'number', doc: 'How long an NPI registry answer is cached' },
   SVC_STORE_COST_RATE: { path: 'partners.storeRestorePerSecond', type: 'number', doc: 'storepartner GraphQL cost units restored per second (spec: 50)' },
 };
 
@@ -160,6 +196,41 @@ const schema = Joi.object<Config>({
     partners: Joi.boolean().required(),
     partnersPort: Joi.number().integer().min(0).max(65531).required(),
     advanceSeconds: Joi.number().positive().required(),
+  }).required(),
+  sales: Joi.object({
+    defaultPlan: Joi.string().required(),
+    plans: Joi.object()
+      .pattern(
+        Joi.string(),
+        Joi.object({
+          baseRatePct: Joi.number().min(0).max(100).required(),
+          tiers: Joi.array()
+            .items(Joi.object({ name: Joi.string().required(), fromMtd: Joi.number().min(0).required(), ratePct: Joi.number().min(0).max(100).required() }))
+            .min(1)
+            .required(),
+          maxSubrepPct: Joi.number().min(0).max(100).required(),
+          managerOverridePct: Joi.number().min(0).max(100).required(),
+        }),
+      )
+      .min(1)
+      .required(),
+    levels: Joi.array()
+      .items(Joi.object({ level: Joi.number().integer().min(1).required(), name: Joi.string().required(), fromSales: Joi.number().min(0).required() }))
+      .min(1)
+      .required(),
+    invitationHours: Joi.number().positive().required(),
+  })
+    .custom((v: SalesSettings, h) => (v.plans[v.defaultPlan] ? v : h.error('any.invalid')))
+    .messages({ 'any.invalid': '"sales.defaultPlan" must name one of sales.plans' })
+    .required(),
+  nppes: Joi.object({
+    baseUrl: Joi.string()
+      .allow('')
+      .uri({ scheme: ['http', 'https'] })
+      .required(),
+    timeoutMs: Joi.number().integer().min(100).required(),
+    ttlSeconds: Joi.number().integer().min(0).required(),
+    notFoundTtlSeconds: Joi.number().integer().min(0).required(),
   }).required(),
 });
 
@@ -237,6 +308,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     if (value.webhook.allowPrivateTargets)
       throw new ConfigError('Invalid setting SVC_WEBHOOK_ALLOW_PRIVATE: private webhook targets are refused in production');
   }
+  // a prescription is never sent unchecked in production: the NPI registry must be configured there
+  if (value.env === 'production' && !value.nppes.baseUrl)
+    throw new ConfigError('Invalid setting SVC_NPPES_URL: the NPI registry check is required in production');
   // spec: sandbox orders are never fulfilled or charged, so a sandbox talks only to simulators
   if (value.env === 'sandbox' && !value.partners.simulatorsOnly)
     throw new ConfigError('Invalid setting SVC_PARTNER_SIMULATORS_ONLY: a sandbox talks only to partner simulators');

@@ -217,7 +217,12 @@ export interface ConnectorContext {
   tokens?: TokenCache;
   /** the partner's ids of patients (connectorContext() gives them when sending an order) */
   patients?: PatientRegistry;
+  /** checks a prescriber's NPI (check digit, then the NPI registry, cached) before a prescription is sent (issue 13) */
+  npi?: (npi: string) => Promise<PrescriberCheck>;
 }
+
+/** The verdict on a prescriber's NPI; `retry`: the registry could not answer (nothing was sent, asked again later). */
+export type PrescriberCheck = { ok: true } | { ok: false; retry: boolean; message: string };
 
 /** A webhook as received: the raw body bytes, before anything parsed them. */
 export interface WebhookRequest {

@@ -4,8 +4,9 @@
  * limits, the shared token cache, and (when an order is sent) the patient registry kept by org.
  */
 import { findPartnerPatient, rememberPartnerPatient } from '../org/partner-patients.service.js';
+import { verifyNpi } from '../orders/npi-registry.service.js';
 import { partnerBudget, partnerLimits } from './budget.js';
-import type { ConnectorContext, Credentials, PatientRegistry } from './connector.js';
+import type { ConnectorContext, Credentials, PatientRegistry, PrescriberCheck } from './connector.js';
 import { partnerHttp, type CallScope } from './partner-http.js';
 import type { PartnerKey } from './partners.js';
 import { tokenCache } from './token-cache.service.js';
@@ -23,6 +24,12 @@ function patientRegistry(partner: PartnerKey, salesOrder: string | null): Patien
   };
 }
 
+/** A prescriber's NPI through the registry check of orders (issue 13): a registry that cannot answer is a retry. */
+async function checkPrescriber(npi: string): Promise<PrescriberCheck> {
+  const v = await verifyNpi(npi);
+  return v.ok ? { ok: true } : { ok: false, retry: v.reason === 'unavailable', message: v.message };
+}
+
 export function connectorContext(partner: PartnerKey, credentials: Credentials, scope: Omit<CallScope, 'partner'> & { signal: AbortSignal }): ConnectorContext {
   return {
     credentials,
@@ -31,6 +38,7 @@ export function connectorContext(partner: PartnerKey, credentials: Credentials, 
     signal: scope.signal,
     limits: partnerLimits(),
     tokens: tokenCache(partner),
+    npi: checkPrescriber,
     ...(scope.salesOrder ? { patients: patientRegistry(partner, scope.salesOrder) } : {}),
   };
 }

@@ -20,7 +20,7 @@ import { partnerHttp } from './partner-http.js';
 import { PartnerEventRecord } from './partner-event.model.js';
 import type { PartnerOrder } from './partner-order.model.js';
 import { updatePartnerOrder } from './partner-orders.service.js';
-import { applyPatientEvent, lockPartnerOrderOfEvent, recordFollowUp } from './follow-up.js';
+import { applyCustomerPatientEvent, applyPatientEvent, lockPartnerOrderOfEvent, recordFollowUp } from './follow-up.js';
 import { moveOf, stageOf } from './partner-status.js';
 import { PARTNER_EVENT_KIND, storePartnerEvents } from './partner-events.service.js';
 import type { PartnerKey } from './partners.js';
@@ -145,6 +145,12 @@ async function run(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome>
     if (rec.appliedAt) return { ok: true, excerpt: rec.outcome ?? 'applied' };
     const po = await lockPartnerOrderOfEvent(rec.partner, rec.event, rec.reference, { transaction });
     if (!po) {
+      // a Customer's own patient (ensure_patient) has no order: recorded on the patient, follow-up raised (issue 13)
+      const customerPatient = await applyCustomerPatientEvent(rec.partner, rec.event, rec.reference, { transaction });
+      if (customerPatient) {
+        await markEvent(rec, customerPatient, null, transaction);
+        return { ok: true, excerpt: customerPatient };
+      }
       // the event may outrun the order it names (routing not done yet): tried again, then kept as unmatched
       if (!last) return { ok: false, error: `no ${rec.partner} partner order ${rec.reference} yet`, retryInSeconds: 30 };
       await markEvent(rec, 'unmatched: no partner order has this reference', null, transaction);

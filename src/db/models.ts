@@ -19,12 +19,14 @@ import { Warehouse } from '../catalog/warehouse.model.js';
 import { PartnerCall } from '../connectors/partner-call.model.js';
 import { PartnerCredential } from '../connectors/credentials/partner-credential.model.js';
 import { PartnerEventRecord } from '../connectors/partner-event.model.js';
+import { PartnerFollowUp } from '../connectors/partner-follow-up.model.js';
 import { PartnerOrder } from '../connectors/partner-order.model.js';
 import { PartnerToken } from '../connectors/partner-token.model.js';
 import { PartnerWebhookNonce } from '../connectors/partner-webhook-nonce.model.js';
 import { StoredFile } from '../files/file.model.js';
 import { SalesOrderItem } from '../orders/sales-order-item.model.js';
 import { SalesOrder } from '../orders/sales-order.model.js';
+import { NpiRegistryEntry } from '../orders/npi-registry-entry.model.js';
 import { ShipmentLot } from '../orders/shipment-lot.model.js';
 import { Shipment } from '../orders/shipment.model.js';
 import { VendorOrder } from '../orders/vendor-order.model.js';
@@ -34,6 +36,11 @@ import { Customer } from '../org/customer.model.js';
 import { CustomerPartnerPatient } from '../org/customer-partner-patient.model.js';
 import { SalesPerson } from '../org/sales-person.model.js';
 import { Territory } from '../org/territory.model.js';
+import { SalesCredit } from '../sales/sales-credit.model.js';
+import { SalesInvitation } from '../sales/sales-invitation.model.js';
+import { SalesRepDay } from '../sales/sales-rep-day.model.js';
+import { SalesRepMonth } from '../sales/sales-rep-month.model.js';
+import { SalesRepStreak } from '../sales/sales-rep-streak.model.js';
 import { OutboxAttempt } from '../shared/outbox-attempt.model.js';
 import { Outbox } from '../shared/outbox.model.js';
 import { RateBudgetHit } from '../shared/rate-budget-hit.model.js';
@@ -86,6 +93,13 @@ export const MODELS = [
   PartnerToken,
   PartnerWebhookNonce,
   CustomerPartnerPatient,
+  SalesCredit,
+  SalesRepDay,
+  SalesRepMonth,
+  SalesRepStreak,
+  SalesInvitation,
+  NpiRegistryEntry,
+  PartnerFollowUp,
 ] as const;
 
 /** Binds every model to `sequelize` and declares the associations (again for each new instance). */
@@ -176,5 +190,6 @@ function associateOrders(): void {
 function associatePartners(): void {
   PartnerOrder.belongsTo(SalesOrder, fk('salesOrder', 'order'));
   PartnerOrder.hasMany(PartnerCall, many('partnerOrderId', 'calls', 'id'));
+  PartnerFollowUp.belongsTo(PartnerOrder, fk('partnerOrderId', 'partnerOrder', 'id'));
   PartnerCall.belongsTo(PartnerOrder, fk('partnerOrderId', 'partnerOrder', 'id'));
 }

@@ -16,6 +16,8 @@ import { v1Routes } from '../vendor-api/v1.routes.js';
 import { vendorRoutes } from '../vendors/vendor.routes.js';
 import { vendorDashboardRoutes } from '../orders/vendor-dashboard.routes.js';
 import { partnerWebhookRoutes } from '../connectors/partner-webhooks.routes.js';
+import { salesRoutes } from '../sales/sales.routes.js';
+import { emrRoutes } from '../connectors/rxpartner/emr.routes.js';
 
 export function routes(): ServerRoute[] {
   return [
@@ -29,7 +31,9 @@ export function routes(): ServerRoute[] {
     ...v1Routes,
     ...vendorRoutes,
     ...vendorDashboardRoutes,
+    ...salesRoutes,
     ...partnerWebhookRoutes,
+    ...emrRoutes,
     ...fallbackRoutes,
   ];
 }

@@ -1,12 +1,24 @@
-/** Organisation records reachable at /api/resource (read-only through the API; the seed and CLI write them). */
+/**
+ * Organisation records reachable at /api/resource (read-only through the API, but for the sales
+ * team's Customer and Address creation, served through the customer-accounts port).
+ */
 import { registerDocType } from '../shared/doctype.js';
 import { Address } from './address.model.js';
 import { Company } from './company.model.js';
+import { namesOf } from '../db/sql-names.js';
 import { Customer } from './customer.model.js';
+import { CustomerPartnerPatient } from './customer-partner-patient.model.js';
 import { SalesPerson } from './sales-person.model.js';
 import { Territory } from './territory.model.js';
+import { customerAccounts } from './customer-accounts.port.js';
 
 const stamps = { creation: 'createdAt', modified: 'updatedAt' };
+
+/** The Customer's own patient at rxpartner (ensure_patient, issue 13): the partner's opaque id when active, else null. */
+function rxpartnerPatientId(alias: string): string {
+  const { t, c } = namesOf(CustomerPartnerPatient);
+  return `(SELECT p.${c.partnerPatientId} FROM ${t} p WHERE p.${c.customer} = ${alias}.name AND p.${c.partner} = 'rxpartner' AND p.${c.patientKey} = '' AND p.${c.status} = 'active')`;
+}
 const byName: [string, 'ASC'][] = [['name', 'ASC']];
 
 registerDocType({
@@ -23,10 +35,12 @@ registerDocType({
     email: 'email',
     phone: 'phone',
     disabled: 'disabled',
+    rxpartner_patient_id: rxpartnerPatientId,
     ...stamps,
   },
   listFields: ['name', 'customer_name'],
   defaultOrder: byName,
+  create: (actor, body) => customerAccounts().createCustomer(actor, body),
 });
 
 registerDocType({
@@ -46,9 +60,11 @@ registerDocType({
     email: 'email',
     is_shipping_address: 'isShippingAddress',
     is_primary_address: 'isPrimaryAddress',
+    contact_name: 'contactName',
     ...stamps,
   },
   defaultOrder: byName,
+  create: (actor, body) => customerAccounts().createAddress(actor, body),
 });
 
 registerDocType({ name: 'Company', model: Company, fields: { name: 'name', company_name: 'name', abbr: 'abbr', ...stamps }, defaultOrder: byName });
@@ -70,6 +86,8 @@ registerDocType({
     is_group: 'isManager',
     territory: 'territory',
     commission_rate: 'commissionRate',
+    commission_plan: 'commissionPlan',
+    subrep_pct: 'subrepPct',
     enabled: 'enabled',
     ...stamps,
   },

@@ -9,6 +9,8 @@ export class SalesPerson extends Model<InferAttributes<SalesPerson>, InferCreati
   declare territory: CreationOptional<string | null>;
   declare commissionRate: CreationOptional<number>;
   declare subrepPct: CreationOptional<number | null>;
+  /** a key of config sales.plans; null: the default plan */
+  declare commissionPlan: CreationOptional<string | null>;
   declare enabled: CreationOptional<boolean>;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
@@ -23,6 +25,7 @@ export class SalesPerson extends Model<InferAttributes<SalesPerson>, InferCreati
         territory: { type: DataTypes.TEXT },
         commissionRate: { type: DataTypes.DECIMAL(6, 3), allowNull: false, defaultValue: 0, validate: { min: 0, max: 100 } },
         subrepPct: { type: DataTypes.DECIMAL(6, 3), validate: { min: 0, max: 100 } },
+        commissionPlan: { type: DataTypes.TEXT },
         enabled: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: true },
         // timestamps: named here for the typings; Sequelize sets them
         createdAt: { type: DataTypes.DATE, allowNull: false },

@@ -182,6 +182,10 @@ const sql = once(() => {
     settle: `UPDATE ${t} SET ${c.status} = 'failed', ${c.attempts} = GREATEST(${c.attempts}, $3), ${c.lastError} = $4, ${c.lockedUntil} = NULL, ${c.lockedBy} = NULL,
             ${c.completedAt} = now(), ${c.updatedAt} = now()
       WHERE ${c.id} = $1 AND ${c.lockedBy} = $2 AND ${c.status} = 'running' RETURNING ${c.id} AS id`,
+    // one row by id, for a caller running it now (an API call: svc.rxpartner.sync_to_rxpartner); due or not, only with a free lease
+    claimOne: `UPDATE ${t} SET ${c.status} = 'running', ${c.lockedBy} = $2, ${c.lockedUntil} = now() + make_interval(secs => $3), ${c.updatedAt} = now()
+      WHERE ${c.id} = $1 AND ${c.status} IN ('pending', 'running') AND (${c.lockedUntil} IS NULL OR ${c.lockedUntil} < now())
+      RETURNING ${row('')}`,
     redeliver: `UPDATE ${t} SET ${c.status} = 'pending', ${c.nextAttemptAt} = now(), ${c.maxAttempts} = GREATEST(${c.maxAttempts}, ${c.attempts} + $2),
             ${c.lockedUntil} = NULL, ${c.lockedBy} = NULL, ${c.completedAt} = NULL, ${c.updatedAt} = now()
       WHERE ${c.id} = $1 AND ${c.status} <> 'running' RETURNING ${row('')}`,
@@ -327,6 +331,15 @@ export async function runClaimedRow(row: OutboxRow, workerId: string, signal: Ab
     }
   }
   return recordAttempt(row, workerId, attempt, startedAt, outcome);
+}
+
+/**
+ * Claims one row by id for `workerId` (a caller that runs it now with runClaimedRow rather than
+ * waiting for a worker), whether due or not; undefined when it is done, failed, or leased by someone
+ * else. The lease and the attempt record are the worker's: a crash leaves the row to a worker.
+ */
+export async function claimRow(id: number, workerId: string, leaseSeconds: number): Promise<OutboxRow | undefined> {
+  return (await execute<OutboxRow>(sql().claimOne, [id, workerId, leaseSeconds]))[0];
 }
 
 /** Gives the worker's unfinished rows back (graceful stop): another worker may claim them at once. */

@@ -91,6 +91,7 @@ const DOMAIN_ORDER = [
   'webhooks', // vendor webhook delivery (target and attempt log plugged in)
   'vendors', // vendor profiles, product review, stock requests
   'orders', // Sales Orders, shipments, doctors, the vendor dashboard
+  'sales', // the sales team: KPIs, commission, leaderboard, sub-reps, customer accounts (aggregates kept by order triggers)
   'vendor-api', // the vendor interface v1
   'connectors', // the fulfilment router, partner orders and credentials, inbound partner webhooks, one folder per partner
   'simulators', // the partners' sides (svc simulate, the demo, tests): imports no domain
@@ -169,6 +170,7 @@ test('every job, outbox handler, partner connector and plug-in is registered in 
     'plugAccessPolicy',
     'plugOrderParties',
     'plugWebhookPorts',
+    'plugCustomerAccounts',
     'registerConnector',
   ]);
   const calls = src.flatMap((s) =>

@@ -98,6 +98,13 @@ test('list: default fields, default order and the {data} envelope', async (t) =>
   t.deepEqual(customers.body.data, [
     { name: 'CUST-0001', customer_name: 'Harbor Family Clinic' },
     { name: 'CUST-0002', customer_name: 'Sunset Wellness Center' },
+    // the demo sales team's clinics (seeds/sales.seed.ts)
+    { name: 'CUST-0101', customer_name: 'Prairie Pediatrics' },
+    { name: 'CUST-0102', customer_name: 'Lakeside Dental Group' },
+    { name: 'CUST-0103', customer_name: 'Heartland Urgent Care' },
+    { name: 'CUST-0104', customer_name: 'Riverbend Family Practice' },
+    { name: 'CUST-0105', customer_name: 'Maple Street Clinic' },
+    { name: 'CUST-0106', customer_name: 'Central Wellness Partners' },
   ]);
 });
 
@@ -336,7 +343,7 @@ test('/api/method arguments: a non-empty JSON body is the only source; otherwise
   t.deepEqual(json.body, { message: 4 });
   // an empty JSON object falls back to the query
   const empty = await admin.request('POST', '/api/method/frappe.client.get_count?doctype=Customer', { json: {} });
-  t.deepEqual(empty.body, { message: 2 });
+  t.deepEqual(empty.body, { message: 8 }); // 2 clinics and the demo sales team's 6
   const merged = await admin.request('POST', '/api/method/frappe.client.get_count?doctype=Customer', { form: { doctype: 'Warehouse' } });
   t.deepEqual(merged.body, { message: 4 });
   // Frappe's cache busters are ignored

@@ -13,7 +13,9 @@ import { PermissionError, NotFoundError } from '../../src/shared/errors.js';
 let app: TestApp;
 const clients: Record<string, Client> = {};
 
-const ALL_CUSTOMERS = ['CUST-0001', 'CUST-0002', 'CUST-T1', 'CUST-T2', 'CUST-T3', 'CUST-T4'];
+// CUST-0101…0106: the demo sales team's clinics in Central (seeds/sales.seed.ts), seen by staff of every territory only
+const CENTRAL = ['CUST-0101', 'CUST-0102', 'CUST-0103', 'CUST-0104', 'CUST-0105', 'CUST-0106'];
+const ALL_CUSTOMERS = ['CUST-0001', 'CUST-0002', ...CENTRAL, 'CUST-T1', 'CUST-T2', 'CUST-T3', 'CUST-T4'];
 /** Who sees which customers: own clinic; rep = territory or assigned to it; manager = territory or team. */
 const SEES: Record<string, string[]> = {
   'clinic@demo.svc.local': ['CUST-0001'],
@@ -103,7 +105,15 @@ test('Sales Person: a rep sees itself, a manager its team; customers may not rea
   t.deepEqual(names(await clients['rep@demo.svc.local'].get('/api/resource/Sales Person')), ['Rick Rep']);
   t.deepEqual(names(await clients['manager@demo.svc.local'].get('/api/resource/Sales Person')), ['Mary Manager', 'Rick Rep']);
   t.is((await clients['rep@demo.svc.local'].get('/api/resource/Sales Person/Wendy West')).status, 404);
-  t.deepEqual(names(await clients['ops@demo.svc.local'].get('/api/resource/Sales Person')), ['Mary Manager', 'Rick Rep', 'Wendy West']);
+  t.deepEqual(names(await clients['ops@demo.svc.local'].get('/api/resource/Sales Person')), [
+    'Casey Chen',
+    'Mary Manager',
+    'Rick Rep',
+    'Riley Rivera',
+    'Sam Sub',
+    'Sofia Sterling',
+    'Wendy West',
+  ]);
   const refused = await clients['clinic@demo.svc.local'].get('/api/resource/Sales Person');
   t.is(refused.status, 403);
   t.is(refused.body.exc_type, 'PermissionError');

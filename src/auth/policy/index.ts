@@ -26,6 +26,8 @@ import './catalog.rules.js';
 import './orders.rules.js';
 import './webhooks.rules.js';
 import './partners.rules.js';
+import './sales.rules.js';
+import './emr.rules.js';
 
 export type { Action, Allow, ResourcePolicy, RouteAccess, RoutePermission, Scope } from './registry.js';
 export { ALL, NONE, customerScope, definePolicy, policyOf, salesTeamOf } from './registry.js';
@@ -84,13 +86,13 @@ export function mayCall(actor: Actor, access: RouteAccess): boolean {
 // ---- foundation resources ----------------------------------------------------------------------
 
 definePolicy('Customer', {
-  allow: { read: [...STAFF, 'Customer'], create: ['Sales Manager'], update: ['Sales Manager'] },
+  allow: { read: [...STAFF, 'Customer'], create: ['Sales Rep', 'Sales Manager'], update: ['Sales Manager'] },
   scope: (actor, t) => customerScope(actor, `${t}.name`, `${t}.territory`, `${t}.assigned_rep`),
   check: (actor, _action, r) => customerMatches(actor, r.name as string, r.territory as string | null, r.assigned_rep as string | null),
 });
 
 definePolicy('Address', {
-  allow: { read: [...STAFF, 'Customer'] },
+  allow: { read: [...STAFF, 'Customer'], create: ['Sales Rep', 'Sales Manager'] },
   scope: (actor, t) => {
     const inner = customerScope(actor, 'c.name', 'c.territory', 'c.assigned_rep');
     return { sql: `EXISTS (SELECT 1 FROM customers c WHERE c.name = ${t}.customer AND ${inner.sql})`, bind: inner.bind };

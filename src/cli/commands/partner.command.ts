@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { systemActor } from '../../auth/actor.js';
 import { listPartnerCalls } from '../../connectors/call-log.service.js';
+import { listFollowUps, resolveFollowUp } from '../../connectors/follow-ups.service.js';
 import { listPartnerOrders, retryPartnerOrders, type PartnerOrderRow } from '../../connectors/partner-orders.service.js';
 import { PARTNER_ORDER_STATUSES } from '../../connectors/partner-order.model.js';
 import { PARTNER_KEYS } from '../../connectors/partners.js';
@@ -62,6 +63,30 @@ export function registerPartner(program: Command, io: Io): void {
               : 'an attempt is running now: left to it';
         io.out(`${salesOrder} ${r.partner}: ${what}`);
       }
+    });
+  partner
+    .command('follow-ups')
+    .description('What partners asked operations to follow up by hand (PATIENT_CREATION_FAILURE), newest first; --resolve <id> closes one')
+    .option('--status <status>', 'open (default) | resolved | all')
+    .option('--resolve <id>', 'mark this follow-up resolved', positiveInt)
+    .option('--limit <n>', 'at most n rows (default 100)', positiveInt)
+    .option('--json', 'print JSON')
+    .action(async (opts: { status?: string; resolve?: number; limit?: number; json?: boolean }) => {
+      await openDatabase(io);
+      const actor = systemActor('cli:partner-follow-ups');
+      if (opts.resolve !== undefined) {
+        const r = await resolveFollowUp(actor, opts.resolve);
+        return io.out(opts.json ? JSON.stringify(r, null, 2) : `follow-up ${r.id}: ${r.status}`);
+      }
+      const status = opts.status ?? 'open';
+      if (!['open', 'resolved', 'all'].includes(status)) throw new InvalidArgumentError('--status must be open, resolved or all');
+      const rows = await listFollowUps(actor, { status: status as 'open' | 'resolved' | 'all', limit: opts.limit });
+      if (opts.json) return io.out(JSON.stringify(rows, null, 2));
+      if (rows.length === 0) return io.out(`No ${status === 'all' ? '' : `${status} `}follow-ups`);
+      for (const r of rows)
+        io.out(
+          `#${r.id}  ${r.created_at}  ${r.partner.padEnd(10)} ${r.kind.padEnd(26)} ${r.status.padEnd(8)} ${r.customer ? `customer ${r.customer}  ` : ''}${r.sales_order ? `order ${r.sales_order}  ` : ''}${r.detail}`,
+        );
     });
   partner
     .command('calls')

@@ -81,6 +81,11 @@ async function send(input: PartnerOrderInput, ctx: ConnectorContext): Promise<Cr
       reason: `line ${rx[0].idx} (${rx[0].item_code}) is a prescription: only a 503A order (patient and checkout_npi_number) can be sent to rxpartner as an e-prescription`,
     };
   }
+  // the prescriber's NPI is checked (check digit, then the registry) before anything is sent (issue 13)
+  if (rx.length && input.prescriberNpi && ctx.npi) {
+    const check = await ctx.npi(input.prescriberNpi);
+    if (!check.ok) return check.retry ? { kind: 'retry', afterSeconds: 60, reason: check.message } : { kind: 'failed', permanent: true, reason: check.message };
+  }
   const account = ctx.credentials.partner_account ? { partnerAccount: ctx.credentials.partner_account } : {};
   const patientId = input.patient ? await ensurePatient(input, ctx) : undefined;
   const refs: string[] = [];

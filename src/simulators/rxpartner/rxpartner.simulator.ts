@@ -163,6 +163,22 @@ export async function startRxpartnerSimulator(options: RxOptions): Promise<Runni
     return json(201, { referenceId: order.ref, status: 'RECEIVED' });
   };
 
+  // webhook registrations (issue 13's register_webhook) [infer]: one per URL, a repeat updates it; deliveries still go to `webhookUrl`
+  const registrations = new Map<string, { webhookId: string; url: string; contactEmail: string; events: string[] }>();
+  const registerWebhook = (req: SimRequest): SimReply => {
+    const b = req.json() as Record<string, unknown>;
+    const errs: string[] = [];
+    if (typeof b.url !== 'string' || !/^https?:\/\/\S+$/.test(b.url)) errs.push('url must be a URL');
+    if (typeof b.contactEmail !== 'string' || !/^[^@\s]+@[^@\s]+$/.test(b.contactEmail)) errs.push('contactEmail must be an email');
+    if (errs.length) return nest(400, errs, 'Bad Request');
+    const url = String(b.url);
+    const known = registrations.get(url);
+    const events = Array.isArray(b.events) ? b.events.map(String) : [];
+    const reg = { webhookId: known?.webhookId ?? `WH-${randomUUID()}`, url, contactEmail: String(b.contactEmail), events };
+    registrations.set(url, reg);
+    return json(known ? 200 : 201, reg);
+  };
+
   const route = (req: SimRequest): SimReply => {
     const { method, path } = req;
     if (method === 'POST' && path === '/v1/patients/create') {
@@ -171,6 +187,8 @@ export async function startRxpartnerSimulator(options: RxOptions): Promise<Runni
       const { patient, created } = patients.create(req.json() as Record<string, unknown>);
       return json(created ? 201 : 200, { patientId: patient.patientId, status: patient.status });
     }
+    if (method === 'POST' && path === '/v1/webhooks') return registerWebhook(req);
+    if (method === 'GET' && path === '/v1/webhooks') return json(200, { webhooks: [...registrations.values()] });
     if (method === 'POST' && path === '/v1/prescriptions/transmitEScript') return createOrder(req, 'escript');
     if (method === 'POST' && path === '/v1/otc/transfer') return createOrder(req, 'otc');
     const one = method === 'GET' ? path.match(/^\/v1\/orders\/([^/]+)$/) : null;

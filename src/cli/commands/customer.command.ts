@@ -1,0 +1,102 @@
+import type { Command } from 'commander';
+import { systemActor, type Actor } from '../../auth/actor.js';
+import { loadUserActor } from '../../auth/credentials.service.js';
+import { createCustomerAccount } from '../../sales/customer-accounts.service.js';
+import { findUserByEmail } from '../../users/users.service.js';
+import { openDatabase } from '../context.js';
+import { CliError, type Io } from '../io.js';
+import { askValue } from '../prompts.js';
+
+interface CreateOpts {
+  customerName?: string;
+  customerType?: string;
+  territory?: string;
+  priceList?: string;
+  assignedRep?: string;
+  email?: string;
+  phone?: string;
+  addressLine1?: string;
+  addressLine2?: string;
+  city?: string;
+  state?: string;
+  pincode?: string;
+  country?: string;
+  as?: string;
+}
+
+/** The actor the command runs as: the system (an admin), or a sales user named with --as (its territory and plan apply). */
+async function actorFor(opts: CreateOpts): Promise<Actor> {
+  if (!opts.as) return systemActor('cli:customer-create');
+  const user = await findUserByEmail(opts.as);
+  const actor = user && (await loadUserActor(user.id, 'cli'));
+  if (!actor) throw new CliError(`No enabled user ${opts.as}`, 1);
+  return actor;
+}
+
+/** On a terminal, asks for what is required and missing (the name, and the address when one was begun or none given). */
+async function promptMissing(io: Io, opts: CreateOpts): Promise<void> {
+  if (!opts.customerName) {
+    if (!io.interactive) throw new CliError('No customer name: pass --customer-name', 2);
+    opts.customerName = await askValue(io, 'Customer name:', { secret: false, optional: false, flag: 'customer-name' });
+  }
+  if (!io.interactive) {
+    if ((opts.addressLine1 === undefined) !== (opts.city === undefined)) throw new CliError('A shipping address needs both --address-line1 and --city', 2);
+    return;
+  }
+  opts.addressLine1 ??= await askValue(io, 'Shipping address line 1 (empty: none):', { secret: false, optional: true, flag: 'address-line1' });
+  if (opts.addressLine1 !== undefined) {
+    opts.city ??= await askValue(io, 'City:', { secret: false, optional: false, flag: 'city' });
+    opts.state ??= await askValue(io, 'State (optional):', { secret: false, optional: true, flag: 'state' });
+    opts.pincode ??= await askValue(io, 'ZIP code (optional):', { secret: false, optional: true, flag: 'pincode' });
+  }
+}
+
+export function registerCustomer(program: Command, io: Io): void {
+  const customer = program.command('customer').description('Customer accounts (created by the sales team)');
+  customer
+    .command('create')
+    .description('Create a customer account (the service behind POST /api/resource/Customer); prompts for missing input on a terminal')
+    .option('--customer-name <name>', 'the clinic or practice (prompted on a terminal)')
+    .option('--customer-type <type>', 'Company (default) or Individual')
+    .option('--territory <territory>', "territory (default: the acting rep's own)")
+    .option('--price-list <list>', 'Price List (default Standard Selling); a rep gives a contract list only if it already governs one of its customers')
+    .option('--assigned-rep <sales person>', 'assigned rep (a rep acting with --as becomes it)')
+    .option('--email <email>', 'contact e-mail')
+    .option('--phone <phone>', 'phone')
+    .option('--address-line1 <line>', 'shipping address, first line')
+    .option('--address-line2 <line>', 'shipping address, second line')
+    .option('--city <city>', 'shipping address city')
+    .option('--state <state>', 'shipping address state')
+    .option('--pincode <zip>', 'shipping address ZIP code')
+    .option('--country <country>', 'shipping address country (default United States)')
+    .option('--as <email>', 'act as this sales user (its territory, team and price-list rules apply); default: the system')
+    .action(async (opts: CreateOpts) => {
+      await promptMissing(io, opts);
+      await openDatabase(io);
+      const actor = await actorFor(opts);
+      const doc = await createCustomerAccount(actor, {
+        customer_name: opts.customerName,
+        customer_type: opts.customerType,
+        territory: opts.territory,
+        default_price_list: opts.priceList,
+        assigned_rep: opts.assignedRep,
+        email_id: opts.email,
+        mobile_no: opts.phone,
+        shipping_address:
+          opts.addressLine1 === undefined
+            ? undefined
+            : {
+                address_line1: opts.addressLine1,
+                address_line2: opts.addressLine2,
+                city: opts.city,
+                state: opts.state,
+                pincode: opts.pincode,
+                country: opts.country,
+              },
+      });
+      io.out(
+        `Created ${String(doc.name)} ${String(doc.customer_name)} (territory ${String(doc.territory ?? '-')}, price list ${String(doc.price_list)}, assigned rep ${String(doc.assigned_rep ?? '-')})`,
+      );
+      if (opts.addressLine1 !== undefined) io.out(`Shipping address ${String(doc.name)}-Shipping`);
+    });
+}

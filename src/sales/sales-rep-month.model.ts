@@ -1,0 +1,22 @@
+/** A rep's credited orders and sales in one US Eastern month (table sales_rep_months; owner: sales; kept by triggers). */
+import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+
+export class SalesRepMonth extends Model<InferAttributes<SalesRepMonth>, InferCreationAttributes<SalesRepMonth>> {
+  declare salesPerson: string;
+  /** first day of the month, YYYY-MM-DD */
+  declare month: string;
+  declare orders: CreationOptional<number>;
+  declare sales: CreationOptional<number>;
+
+  static initModel(sequelize: Sequelize): void {
+    SalesRepMonth.init(
+      {
+        salesPerson: { type: DataTypes.TEXT, primaryKey: true },
+        month: { type: DataTypes.DATEONLY, primaryKey: true },
+        orders: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
+        sales: { type: DataTypes.DECIMAL(18, 2), allowNull: false, defaultValue: 0 },
+      },
+      { sequelize, tableName: 'sales_rep_months', underscored: true, timestamps: false },
+    );
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * svc.subrep_team (issue 14): a rep invites a sub-representative. One transaction creates the Sales
+ * Person below the rep (its territory, its fixed slice `subrep_pct` of the base commission, bounded
+ * by the rep's own plan), the User (Sales Rep, no password yet) and the invitation e-mail (outbox);
+ * the e-mail carries a one-time token (72 h by default, only its sha256 stored) with which the
+ * invitee sets its password (accept_invitation).
+ */
+import { Op } from 'sequelize';
+import { systemActor, type Actor } from '../auth/actor.js';
+import { authorize } from '../auth/policy/index.js';
+import { canInviteSubrep, SUBREP_ROLES } from '../auth/policy/sales.rules.js';
+import { withTransaction } from '../db/sequelize.js';
+import { queueMail } from '../mail/mail.service.js';
+import { findSalesPersons, freeSalesPersonName, insertSalesPerson } from '../org/org.service.js';
+import { hashPassword, randomToken, sha256Hex } from '../shared/crypto.js';
+import { BusinessRuleError, InputError, PermissionError } from '../shared/errors.js';
+import { runtime } from '../shared/runtime.js';
+import { createUser, storePasswordHash } from '../users/users.service.js';
+import { planOf } from './plans.js';
+import { SalesInvitation } from './sales-invitation.model.js';
+
+export interface InviteInput {
+  email: string;
+  full_name: string;
+  subrep_pct: number;
+}
+
+/** Invites a sub-rep below the calling rep: Sales Person, User and invitation e-mail in one transaction. */
+export async function inviteSubrep(
+  actor: Actor,
+  input: InviteInput,
+): Promise<{
+  email: string;
+  full_name: string;
+  sales_person: string;
+  parent_sales_person: string;
+  subrep_pct: number;
+  territory: string | null;
+  invitation_expires_at: string;
+}> {
+  authorize(actor, 'invite', 'Sales Dashboard');
+  const { config } = runtime();
+  return withTransaction(undefined, async (transaction) => {
+    const inviterName = actor.salesPerson ?? '';
+    const inviter = (await findSalesPersons([inviterName], { transaction })).get(inviterName);
+    if (!canInviteSubrep(actor, inviter && { isSubrep: inviter.subrep_pct !== null })) {
+      throw new PermissionError('Only a sales rep (not a sub-rep) invites sub-representatives');
+    }
+    const { key, plan } = planOf(config.sales, inviter!.plan);
+    if (input.subrep_pct > plan.maxSubrepPct) {
+      throw new BusinessRuleError(`subrep_pct must be at most ${plan.maxSubrepPct} (the limit of your ${key} plan)`);
+    }
+    const name = await freeSalesPersonName(input.full_name, { transaction });
+    await insertSalesPerson(
+      { name, fullName: input.full_name, parent: inviter!.name, territory: inviter!.territory, subrepPct: input.subrep_pct, plan: inviter!.plan },
+      { transaction },
+    );
+    // the policy allowed the invitation; the account itself is made as the system makes accounts
+    const user = await createUser(
+      systemActor('sales:invite_subrep', 'job'),
+      { email: input.email, full_name: input.full_name, roles: SUBREP_ROLES, sales_person: name },
+      { transaction },
+    );
+    const token = randomToken(32);
+    const expiresAt = new Date(Date.now() + config.sales.invitationHours * 3_600_000);
+    await SalesInvitation.create(
+      { tokenHash: sha256Hex(token), userId: user.id, email: user.email, salesPerson: name, invitedBy: inviter!.name, expiresAt },
+      { transaction },
+    );
+    await queueMail(transaction, {
+      to: user.email,
+      category: 'subrep-invitation',
+      subject: `${inviter!.full_name} invites you to the sales team`,
+      text: [
+        `Hello ${input.full_name},`,
+        '',
+        `${inviter!.full_name} invites you to join the sales team as a sub-representative${inviter!.territory ? ` in ${inviter!.territory}` : ''}.`,
+        `Your share: ${input.subrep_pct}% of the base commission of your own sales.`,
+        '',
+        `Set your password to accept (the invitation expires ${expiresAt.toISOString()}):`,
+        `POST ${config.baseUrl}/api/method/svc.subrep_team.accept_invitation with {"token": "${token}", "password": "<at least 10 characters>"}`,
+        `Then sign in as ${user.email}.`,
+      ].join('\n'),
+    });
+    return {
+      email: user.email,
+      full_name: input.full_name,
+      sales_person: name,
+      parent_sales_person: inviter!.name,
+      subrep_pct: input.subrep_pct,
+      territory: inviter!.territory,
+      invitation_expires_at: expiresAt.toISOString(),
+    };
+  });
+}
+
+/** Sets the invited sub-rep's password with the invitation's one-time token (a used, expired or unknown token is refused alike). */
+export async function acceptInvitation(input: { token: string; password: string }): Promise<{ email: string; sales_person: string }> {
+  if (input.password.length < 10) throw new InputError('Password must have at least 10 characters');
+  const hash = await hashPassword(input.password);
+  return withTransaction(undefined, async (transaction) => {
+    const invitation = await SalesInvitation.findOne({
+      where: { tokenHash: sha256Hex(input.token), acceptedAt: null, expiresAt: { [Op.gt]: new Date() } },
+      lock: transaction.LOCK.UPDATE,
+      transaction,
+    });
+    if (!invitation) throw new BusinessRuleError('This invitation is unknown, used or expired');
+    await storePasswordHash(invitation.email, hash, { transaction });
+    invitation.acceptedAt = new Date();
+    await invitation.save({ transaction });
+    return { email: invitation.email, sales_person: invitation.salesPerson };
+  });
+}
