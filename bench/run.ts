@@ -37,7 +37,7 @@ async function loadScenarios(filter: string[]): Promise<BenchScenario[]> {
     .sort();
   const all: BenchScenario[] = [];
   for (const f of files) all.push(((await import(pathToFileURL(join(dir, f)).href)) as { scenario: BenchScenario }).scenario);
-  const order = ['ping', 'catalog', 'orders', 'vendor', 'webhooks', 'import'];
+  const order = ['ping', 'catalog', 'orders', 'vendor', 'webhooks', 'import', 'partners'];
   all.sort((a, b) => (order.indexOf(a.name) + 1 || 99) - (order.indexOf(b.name) + 1 || 99));
   return filter.length ? all.filter((s) => filter.includes(s.name)) : all;
 }

@@ -31,6 +31,7 @@ import { otcpartnerConnector } from './connectors/otcpartner/otcpartner.connecto
 import { shipperConnector } from './connectors/shipper/shipper.connector.js';
 import { peptidepartnerConnector } from './connectors/peptidepartner/peptidepartner.connector.js';
 import { partnerPollHandler } from './connectors/partner-poll.service.js';
+import { fulfilmentCancelHandler, partnerCancelHandler } from './connectors/partner-cancel.service.js';
 import { peptidePollJob } from './connectors/peptidepartner/peptide-poll.job.js';
 import { rxpartnerConnector } from './connectors/rxpartner/rxpartner.connector.js';
 import { storepartnerConnector } from './connectors/storepartner/storepartner.connector.js';
@@ -63,6 +64,8 @@ registerOutboxHandler(fulfilmentRouteHandler);
 registerOutboxHandler(partnerOrderHandler);
 registerOutboxHandler(partnerEventHandler);
 registerOutboxHandler(partnerPollHandler);
+registerOutboxHandler(fulfilmentCancelHandler);
+registerOutboxHandler(partnerCancelHandler);
 
 registerConnector(otcpartnerConnector);
 registerConnector(shipperConnector);

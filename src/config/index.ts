@@ -31,6 +31,8 @@ export interface Config {
   worker: { pollMs: number; leaseSeconds: number; concurrency: number; batchSize: number };
   webhook: { timeoutMs: number; allowPrivateTargets: boolean; retryTimeScale: number };
   partners: PartnerSettings;
+  /** `svc start` (npm start) in development: the five partner simulators and demo mappings */
+  demo: { partners: boolean; partnersPort: number; advanceSeconds: number };
   sales: SalesSettings;
   nppes: NppesSettings;
 }
@@ -123,6 +125,13 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
   SVC_RXPARTNER_RATE_LIMIT: { path: 'partners.rxpartnerLimit', type: 'number', doc: 'rxpartner requests per sliding window (spec: 300)' },
   SVC_RXPARTNER_RATE_WINDOW_SECONDS: { path: 'partners.rxpartnerWindowSeconds', type: 'number', doc: 'rxpartner sliding window (spec: 300 s)' },
   SVC_SHIPPER_RATE_LIMIT: { path: 'partners.shipperLimit', type: 'number', doc: 'shipper requests per minute per key pair (spec: 40)' },
+  SVC_DEMO_PARTNERS: { path: 'demo.partners', type: 'boolean', doc: 'npm start also runs the five partner simulators and points svc at them (development)' },
+  SVC_DEMO_PARTNERS_PORT: {
+    path: 'demo.partnersPort',
+    type: 'number',
+    doc: 'First port of the demo partner simulators (the five take it and the next four; 0 = free ports)',
+  },
+  SVC_DEMO_ADVANCE_SECONDS: { path: 'demo.advanceSeconds', type: 'number', doc: 'The demo partner simulators move each order one status on this often' },
   SVC_NPPES_URL: { path: 'nppes.baseUrl', type: 'string', doc: "NPI registry (NPPES API) base URL; '' skips the registry check (development/test only)" },
   SVC_NPPES_TTL_SECONDS: { path: 'nppes.ttlSeconds', type: 'number', doc: 'How long an NPI registry answer is cached' },
   SVC_STORE_COST_RATE: { path: 'partners.storeRestorePerSecond', type: 'number', doc: 'storepartner GraphQL cost units restored per second (spec: 50)' },
@@ -182,6 +191,11 @@ const schema = Joi.object<Config>({
     shipperWindowSeconds: Joi.number().min(1).required(),
     storeCapacity: Joi.number().positive().required(),
     storeRestorePerSecond: Joi.number().positive().required(),
+  }).required(),
+  demo: Joi.object({
+    partners: Joi.boolean().required(),
+    partnersPort: Joi.number().integer().min(0).max(65531).required(),
+    advanceSeconds: Joi.number().positive().required(),
   }).required(),
   sales: Joi.object({
     defaultPlan: Joi.string().required(),

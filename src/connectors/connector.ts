@@ -121,6 +121,15 @@ export type CreateOutcome =
   /** missing or wrong configuration: nothing is retried until operators act */
   | { kind: 'awaiting_configuration'; reason: string };
 
+/** What a partner said to a cancellation of an order it has. */
+export type CancelOutcome =
+  /** the partner cancelled it; `status` the spec status to record (e.g. peptide Cancelled), when the partner has one */
+  | { kind: 'cancelled'; status: string | null; detail: string }
+  /** the partner cannot cancel it (e.g. it shipped): operations must act, the reason says why */
+  | { kind: 'refused'; reason: string }
+  /** ask again later (5xx, 429, a spent budget: `budget` spends no attempt) */
+  | { kind: 'retry'; afterSeconds: number | null; reason: string; budget?: boolean };
+
 /** One HTTP call to a partner, logged (method, endpoint, status, duration, outcome; never headers or bodies). */
 export interface PartnerRequest {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -284,6 +293,11 @@ export interface Connector extends PartnerSpec {
   createOrder(input: PartnerOrderInput, ctx: ConnectorContext): Promise<CreateOutcome>;
   /** One harmless authenticated call (`svc partner-credentials test`): what the partner answered. */
   testCredentials(ctx: ConnectorContext): Promise<{ ok: boolean; detail: string; httpStatus?: number }>;
+  /**
+   * Cancels an order the partner has (the Sales Order was cancelled). A partner without a cancel API
+   * has none: its orders are marked for manual cancellation, never pretended cancelled.
+   */
+  cancelOrder?(order: { reference: string | null; dedupeKey: string; salesOrder: string }, ctx: ConnectorContext): Promise<CancelOutcome>;
   /** The partner's current status of an order, for partners that are polled. */
   poll?(order: { reference: string | null; dedupeKey: string; salesOrder: string }, ctx: ConnectorContext): Promise<PartnerEvent[]>;
   /** Checks a webhook's authenticity from the raw bytes and headers, before anything reads the body. */

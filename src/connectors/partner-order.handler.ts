@@ -8,11 +8,13 @@
  */
 import { systemActor } from '../auth/actor.js';
 import { withTransaction } from '../db/sequelize.js';
-import { recordPartnerShipment, writePartnerFields } from '../orders/partner-fulfilment.service.js';
-import { extendLease, type AttemptContext, type AttemptOutcome, type OutboxHandler, type OutboxRow } from '../shared/outbox.js';
+import { partnerOrderHead, recordPartnerShipment, writePartnerFields } from '../orders/partner-fulfilment.service.js';
+import { requestPartnerCancellation } from './partner-cancel.service.js';
+import { extendLease, settleAsFailed, type AttemptContext, type AttemptOutcome, type OutboxHandler, type OutboxRow } from '../shared/outbox.js';
 import { runtime } from '../shared/runtime.js';
 import { PartnerCallError, type Connector, type CreateOutcome, type PartnerFields } from './connector.js';
 import { partnerOrderInput } from './order-input.js';
+import { lockPartnerConfiguration, partnerCredentialsStamp } from './credentials/credentials.service.js';
 import { connectorContext } from './context.js';
 import type { PartnerOrder } from './partner-order.model.js';
 import { loadPartnerOrder, PARTNER_ORDER_KIND, updatePartnerOrder } from './partner-orders.service.js';
@@ -53,6 +55,11 @@ async function recordCreated(connector: Connector, po: PartnerOrder, outcome: Ex
       { transaction },
     );
     await writePartnerFields(po.salesOrder, createdFields(connector, fresh, outcome), { transaction });
+    // the Sales Order was cancelled while this send was in flight: the partner must hear of it too
+    if ((await partnerOrderHead(po.salesOrder, { transaction }))?.docstatus === 2) {
+      const now = (await loadPartnerOrder(po.id, { transaction }))!;
+      await requestPartnerCancellation(now, { transaction });
+    }
     if (fresh.partnerStatus === null) {
       // the partner has it, nothing shipped yet: the order shows the partner's shipment awaiting tracking
       const { stage, shipped, delivered } = stageOf(connector.statuses, outcome.status);
@@ -80,7 +87,7 @@ async function recordCreated(connector: Connector, po: PartnerOrder, outcome: Ex
 async function recordFailure(
   connector: Connector | undefined,
   po: PartnerOrder,
-  status: 'retrying' | 'failed' | 'awaiting_configuration',
+  status: 'retrying' | 'failed',
   reason: string,
   attempt: number,
   fields?: PartnerFields,
@@ -95,6 +102,27 @@ async function recordFailure(
   });
 }
 
+/**
+ * Marks the partner order awaiting configuration, unless the partner's credentials changed since this
+ * attempt read them (`stamp`): then it is sent again at once, without spending an attempt. Under the
+ * partner's configuration lock (shared; `svc partner-credentials set` takes it exclusively) and with
+ * the outbox row settled in the same transaction, so a credentials change either sees this partner
+ * order awaiting with its row re-drivable, or is seen here: never a partner order left waiting.
+ */
+async function recordAwaiting(po: PartnerOrder, reason: string, attempts: number, stamp: string, row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome> {
+  const partner = po.partner as PartnerKey;
+  const error = `awaiting configuration: ${reason}`;
+  const recorded = await withTransaction(undefined, async (transaction) => {
+    await lockPartnerConfiguration(partner, 'shared', { transaction });
+    if ((await partnerCredentialsStamp(partner, { transaction })) !== stamp) return false;
+    await updatePartnerOrder(po, { status: 'awaiting_configuration', lastError: reason.slice(0, 1000), attempts }, { transaction });
+    await settleAsFailed(row.id, ctx.workerId, ctx.attempt, error, { transaction });
+    return true;
+  });
+  if (!recorded) return { ok: false, deferred: true, retryInSeconds: 0, error: `${partner} credentials changed during the attempt (${reason}): sent again` };
+  return { ok: false, giveUp: true, error };
+}
+
 async function send(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome> {
   const id = Number(row.payload.partner_order_id);
   const { timeoutMs, budgetWaitMs } = runtime().config.partners;
@@ -105,11 +133,9 @@ async function send(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome
   if (!po) return { ok: false, giveUp: true, error: `partner order ${id} not found` };
   if (po.status === 'created') return { ok: true, excerpt: `already created at ${po.partner} (${po.partnerReference ?? 'no reference'})` };
   const partner = po.partner as PartnerKey;
+  const stamp = await partnerCredentialsStamp(partner); // before the credentials are read: a later change is seen when recording
   const config = await partnerReadiness(partner);
-  if (!config.ready) {
-    await recordFailure(config.connector, po, 'awaiting_configuration', config.problem, po.attempts);
-    return { ok: false, giveUp: true, error: `awaiting configuration: ${config.problem}` };
-  }
+  if (!config.ready) return recordAwaiting(po, config.problem, po.attempts, stamp, row, ctx);
   const { connector } = config;
   const prepared = await partnerOrderInput(po, ctx.attempt);
   if ('problem' in prepared) {
@@ -124,17 +150,23 @@ async function send(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome
     // a timeout, a refused connection or a connector's own error: sent again, same dedupe key
     outcome = { kind: 'retry', afterSeconds: null, reason: err instanceof PartnerCallError ? err.message : `connector error: ${(err as Error).message}` };
   }
-  return record(connector, po, outcome, row, ctx);
+  return record(connector, po, outcome, row, ctx, stamp);
 }
 
-async function record(connector: Connector, po: PartnerOrder, outcome: CreateOutcome, row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome> {
+async function record(
+  connector: Connector,
+  po: PartnerOrder,
+  outcome: CreateOutcome,
+  row: OutboxRow,
+  ctx: AttemptContext,
+  stamp: string,
+): Promise<AttemptOutcome> {
   switch (outcome.kind) {
     case 'created':
       await recordCreated(connector, po, outcome, ctx.attempt);
       return { ok: true, excerpt: `created at ${po.partner}: ${outcome.reference}` };
     case 'awaiting_configuration':
-      await recordFailure(connector, po, 'awaiting_configuration', outcome.reason, ctx.attempt);
-      return { ok: false, giveUp: true, error: `awaiting configuration: ${outcome.reason}` };
+      return recordAwaiting(po, outcome.reason, ctx.attempt, stamp, row, ctx);
     case 'failed':
       if (outcome.permanent || ctx.attempt >= row.max_attempts) {
         await recordFailure(connector, po, 'failed', outcome.reason, ctx.attempt, outcome.fields);

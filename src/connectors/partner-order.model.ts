@@ -8,6 +8,14 @@ import type { PartnerLine } from './connector.js';
 export const PARTNER_ORDER_STATUSES = ['pending', 'retrying', 'awaiting_configuration', 'created', 'failed'] as const;
 export type PartnerOrderStatus = (typeof PARTNER_ORDER_STATUSES)[number];
 
+/**
+ * What became of a cancelled Sales Order at the partner: requested (queued to the partner), cancelled
+ * (the partner cancelled it), not_sent (it never reached the partner), manual (the partner has no
+ * cancel API or refused: cancel it there by hand).
+ */
+export const PARTNER_CANCELLATIONS = ['requested', 'cancelled', 'not_sent', 'manual'] as const;
+export type PartnerCancellation = (typeof PARTNER_CANCELLATIONS)[number];
+
 export class PartnerOrder extends Model<InferAttributes<PartnerOrder>, InferCreationAttributes<PartnerOrder>> {
   declare id: CreationOptional<number>;
   declare salesOrder: string;
@@ -33,6 +41,10 @@ export class PartnerOrder extends Model<InferAttributes<PartnerOrder>, InferCrea
   declare shippedAt: CreationOptional<Date | null>;
   /** when the worker last asked the partner for its status (polled partners only) */
   declare polledAt: CreationOptional<Date | null>;
+  /** the Sales Order was cancelled: what became of it at the partner (null: not cancelled) */
+  declare cancellation: CreationOptional<PartnerCancellation | null>;
+  /** the partner's answer, or what operations must do */
+  declare cancellationDetail: CreationOptional<string | null>;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
 
@@ -57,6 +69,8 @@ export class PartnerOrder extends Model<InferAttributes<PartnerOrder>, InferCrea
         sentAt: { type: DataTypes.DATE },
         shippedAt: { type: DataTypes.DATE },
         polledAt: { type: DataTypes.DATE },
+        cancellation: { type: DataTypes.TEXT, validate: { isIn: [[...PARTNER_CANCELLATIONS]] } },
+        cancellationDetail: { type: DataTypes.TEXT },
         // timestamps: named here for the typings; Sequelize sets them
         createdAt: { type: DataTypes.DATE, allowNull: false },
         updatedAt: { type: DataTypes.DATE, allowNull: false },

@@ -129,6 +129,8 @@ export interface PartnerOrderRow {
   last_error: string | null;
   /** what operations must do by hand (a partner event asked it), or null */
   follow_up: string | null;
+  /** the Sales Order was cancelled: requested, cancelled, not_sent or manual (null otherwise) */
+  cancellation: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -146,6 +148,7 @@ const rowOf = (p: PartnerOrder): PartnerOrderRow => ({
   attempts: p.attempts,
   last_error: p.lastError,
   follow_up: p.followUp,
+  cancellation: p.cancellation,
   created_at: p.createdAt,
   updated_at: p.updatedAt,
 });

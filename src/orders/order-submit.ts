@@ -57,7 +57,7 @@ const shippedSql = once(() =>
 const cancelSql = once(() => ({
   lines:
     orderSql(`SELECT {soi.idx} AS idx, {soi.itemCode} AS item_code, {soi.warehouse} AS warehouse, {soi.qty}::float8 AS qty, {soi.reservedQty}::float8 AS reserved_qty,
-                          {soi.vendor} AS vendor FROM {soi} WHERE {soi.parent} = $1 ORDER BY {soi.idx}`),
+                          {soi.vendor} AS vendor, {soi.fulfilmentPartner} AS route FROM {soi} WHERE {soi.parent} = $1 ORDER BY {soi.idx}`),
   cancel: orderSql(`UPDATE {so} SET {so:docstatus} = 2, {so:status} = $2, {so:cancelledAt} = now(), {so:modified} = now(), {so:updatedAt} = now()
       WHERE {so.name} = $1 AND {so.docstatus} = 1 AND NOT ${shippedSql()} RETURNING {so.name} AS name`),
   state: orderSql(`SELECT {so.docstatus} AS docstatus, ${shippedSql()} AS shipped FROM {so} WHERE {so.name} = $1`),
@@ -71,7 +71,12 @@ interface Line {
   qty: number;
   reserved_qty: number;
   vendor: string | null;
+  /** the line's recorded route: a partner key, vendor or marketplace (null: not recorded, the router decides) */
+  route: string | null;
 }
+
+/** The outbox kind that tells the order's fulfilment partners about a cancellation (handled by connectors). */
+export const FULFILMENT_CANCEL_KIND = 'fulfilment_cancel';
 
 async function orderLines(name: string, transaction: Tx): Promise<Line[]> {
   return selectRows<Line>(cancelSql().lines, [name], { transaction });
@@ -315,7 +320,7 @@ export async function submitOrder(actor: Actor, name: string, opts: { transactio
   throw new BusinessRuleError('Document has been modified after you have opened it. Please refresh to get the latest document.');
 }
 
-/** docstatus 1 → 2 for an order not yet shipped: release reservations, status Cancelled, order.cancelled rows. */
+/** docstatus 1 → 2 for an order not yet shipped: release reservations, status Cancelled, order.cancelled rows, the partners' cancellation row. */
 export async function cancelOrder(actor: Actor, name: string, opts: { transaction: Tx }): Promise<Record<string, unknown>> {
   const { transaction } = opts;
   const head = await loadVisibleOrder(actor, name, { transaction });
@@ -331,6 +336,10 @@ export async function cancelOrder(actor: Actor, name: string, opts: { transactio
   const held = lines.map((l) => ({ ...l, qty: Number(l.reserved_qty) })).filter((l) => l.qty > 0);
   await releaseStock(actor, held, { reason: 'Sales Order cancel', voucher_type: 'Sales Order', voucher_no: name }, { transaction });
   await execute(cancelSql().unreserve, [name], { transaction });
-  await enqueue(transaction, await vendorEvents('order.cancelled', name, lines, transaction));
+  const entries = await vendorEvents('order.cancelled', name, lines, transaction);
+  // partner lines (or lines the router may still route): their partners are told through the outbox
+  if (lines.some((l) => l.route !== 'vendor' && l.route !== 'marketplace'))
+    entries.push({ kind: FULFILMENT_CANCEL_KIND, topic: 'order.cancel', target: name, payload: { sales_order: name } });
+  await enqueue(transaction, entries);
   return orderDoc(actor, await loadVisibleOrder(actor, name, { transaction }), { transaction, audit: 'cancel' });
 }

@@ -179,6 +179,9 @@ const sql = once(() => {
     lease: `UPDATE ${t} SET ${c.lockedUntil} = GREATEST(${c.lockedUntil}, now() + make_interval(secs => $3))
       WHERE ${c.id} = $1 AND ${c.lockedBy} = $2 AND ${c.status} = 'running'
       RETURNING ${c.id} AS id, ${c.target} AS target, to_char(${c.createdAt} AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS.US') AS created_local`,
+    settle: `UPDATE ${t} SET ${c.status} = 'failed', ${c.attempts} = GREATEST(${c.attempts}, $3), ${c.lastError} = $4, ${c.lockedUntil} = NULL, ${c.lockedBy} = NULL,
+            ${c.completedAt} = now(), ${c.updatedAt} = now()
+      WHERE ${c.id} = $1 AND ${c.lockedBy} = $2 AND ${c.status} = 'running' RETURNING ${c.id} AS id`,
     // one row by id, for a caller running it now (an API call: svc.rxpartner.sync_to_rxpartner); due or not, only with a free lease
     claimOne: `UPDATE ${t} SET ${c.status} = 'running', ${c.lockedBy} = $2, ${c.lockedUntil} = now() + make_interval(secs => $3), ${c.updatedAt} = now()
       WHERE ${c.id} = $1 AND ${c.status} IN ('pending', 'running') AND (${c.lockedUntil} IS NULL OR ${c.lockedUntil} < now())
@@ -353,6 +356,17 @@ export async function redeliver(id: number, opts: { transaction?: Tx; attempts?:
   const rows = await execute<OutboxRow>(sql().redeliver, [id, Math.max(1, opts.attempts ?? 1)], { transaction: opts.transaction });
   if (rows[0]) wakeWorkersAfter(opts.transaction);
   return rows[0];
+}
+
+/**
+ * Ends a claimed row as failed (given up) inside the handler's own transaction, while this worker
+ * still holds it: for a handler whose outcome must commit with its own writes (a partner order
+ * marked "awaiting configuration" is re-driven only once its row is no longer running). The
+ * attempt is still recorded afterwards; the row's later outcome update finds it settled and changes
+ * nothing. Answers whether the row was ours to settle.
+ */
+export async function settleAsFailed(id: number, workerId: string, attempt: number, error: string, opts: { transaction: Tx }): Promise<boolean> {
+  return (await execute(sql().settle, [id, workerId, attempt, scrubText(error).slice(0, 1000)], { transaction: opts.transaction })).length > 0;
 }
 
 /**

@@ -6,8 +6,6 @@
  * partner recognises it: still one order there, and ours records it.
  */
 import test from 'ava';
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type pg from 'pg';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
@@ -15,56 +13,24 @@ import { buildItem, buildOrder } from '../helpers/factories.js';
 import { eventually } from '../helpers/eventually.js';
 import { spawnWorker, type Child } from '../helpers/processes.js';
 import type { RunningSimulator } from '../../src/simulators/index.js';
-import { configureOtc, otcSimulator, partnerOrdersOf } from './helpers.js';
+import { configureOtc, otcSimulator, partnerOrdersOf, partnerProxy, type PartnerProxy } from './helpers.js';
 
 let app: TestApp;
 let db: pg.Client;
 let sim: RunningSimulator;
-let proxy: Server;
-let proxyUrl: string;
+let proxy: PartnerProxy;
 const children: Child[] = [];
-/** true: the next order POST is forwarded to the partner, its answer withheld (the worker never hears back) */
-let holdNext = false;
-let held: ((order: string) => void) | undefined;
-const heldSockets: ServerResponse[] = [];
-
-/** A pass-through to the simulator that can withhold one answer (the crash window: the partner has it, we do not). */
-function forward(req: IncomingMessage, res: ServerResponse): void {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    const body = Buffer.concat(chunks);
-    const target = new URL(req.url ?? '/', sim.url);
-    const out = httpRequest(target, { method: req.method, headers: { ...req.headers, host: target.host } }, (answer) => {
-      const back: Buffer[] = [];
-      answer.on('data', (c: Buffer) => back.push(c));
-      answer.on('end', () => {
-        if (holdNext && req.method === 'POST') {
-          holdNext = false;
-          heldSockets.push(res);
-          held?.(JSON.parse(body.toString()).reference);
-          return;
-        }
-        res.writeHead(answer.statusCode ?? 502, answer.headers).end(Buffer.concat(back));
-      });
-    });
-    out.end(body);
-  });
-}
 
 test.before(async () => {
   app = await startTestApp();
   db = await pgClient(app.dbUrl);
   sim = await otcSimulator(app);
-  proxy = createServer(forward);
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-  await configureOtc(proxyUrl);
+  proxy = await partnerProxy(sim.url);
+  await configureOtc(proxy.url);
 });
 test.after.always(async () => {
   for (const c of children) await c.stop('SIGKILL').catch(() => undefined);
-  for (const r of heldSockets) r.destroy();
-  await new Promise<void>((resolve) => proxy?.close(() => resolve()));
+  await proxy?.close();
   await sim?.close();
   await db?.end();
   await app?.stop();
@@ -124,10 +90,9 @@ test.serial('a worker killed after the partner took the order: another sends it 
   // a short partner timeout keeps the lease on the send (3 calls + budget wait + 5 s) near 13 s
   const first = await worker({ SVC_PARTNER_TIMEOUT_MS: '2000' });
   const postsBefore = sim.requests().filter((r) => r.method === 'POST' && r.path === '/api/receivers/orders/inbound').length;
-  holdNext = true;
-  const reached = new Promise<string>((resolve) => (held = resolve));
+  const reached = proxy.holdNext();
   const { name } = await buildOrder({ submitted: true, lines: [{ item_code: item, qty: 1 }] });
-  t.is(await reached, name);
+  t.is((JSON.parse((await reached).toString()) as { reference: string }).reference, name);
   await first.stop('SIGKILL');
   t.is(sim.orders().filter((o) => o.dedupeKey === name).length, 1, 'the partner has the order');
   t.not((await partnerOrdersOf(db, name))[0].status, 'created', 'but we never heard back');

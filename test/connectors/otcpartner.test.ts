@@ -14,6 +14,7 @@ import { eventually } from '../helpers/eventually.js';
 import type { OutboxWorker } from '../../src/jobs/outbox-worker.js';
 import type { RunningSimulator } from '../../src/simulators/index.js';
 import { retryPartnerOrders } from '../../src/connectors/partner-orders.service.js';
+import { setPartnerCredentials } from '../../src/connectors/credentials/credentials.service.js';
 import { closePartnerAgent } from '../../src/connectors/partner-http.js';
 import { configureOtc, OTC, ops, otcFields, otcSimulator, partnerOrdersOf, startWorker, type PartnerOrderDb } from './helpers.js';
 
@@ -141,6 +142,42 @@ test.serial('a 401 from the partner leaves the order awaiting configuration with
   // setting the credentials again re-drives it
   await configureOtc(sim.url);
   await otcPartnerOrder(name, (x) => x.status === 'created', 're-driven by the new credentials');
+});
+
+test.serial('credentials set while the partner is refusing the old ones: the 401 is not left waiting, the order is sent with the new ones', async (t) => {
+  // the partner takes its time to refuse; the credentials are set meanwhile: their re-drive finds no
+  // partner order awaiting yet (it is being sent), so the worker must see the change when it records the 401
+  sim.failNext(1, { status: 401, delayMs: 3000 });
+  const before = sim.requests().length;
+  const name = await otcOrder();
+  await eventually(
+    () =>
+      sim
+        .requests()
+        .slice(before)
+        .some((r) => r.method === 'POST'),
+    { message: 'the send reached the partner' },
+  );
+  const set = await setPartnerCredentials(ops, 'otcpartner', { otc_api_key: OTC.apiKey });
+  t.is(set.redriven, 0, 'nothing was awaiting when the credentials were set');
+  const p = await otcPartnerOrder(name, (x) => x.status === 'created' || x.status === 'awaiting_configuration', 'an outcome');
+  t.is(p.status, 'created', 'sent again with the new credentials, not left awaiting configuration');
+  // the attempt is recorded after the partner order (the outbox's own write): its row is done once it is
+  const outcomes = await eventually(
+    async () => {
+      const done = (await db.query(`SELECT status FROM outbox WHERE kind = 'partner_order' AND target = $1`, [name])).rows[0]?.status === 'done';
+      if (!done) return undefined;
+      return (
+        await db.query(
+          `SELECT a.error FROM outbox_attempts a JOIN outbox o ON o.id = a.outbox_id WHERE o.kind = 'partner_order' AND o.target = $1 ORDER BY a.id`,
+          [name],
+        )
+      ).rows.map((r) => r.error as string | null);
+    },
+    { message: 'the send recorded' },
+  );
+  t.deepEqual(outcomes, [null], 'one attempt recorded (the send with the new credentials); the refused one was not an attempt');
+  t.is(sim.orders().filter((o) => o.dedupeKey === name).length, 1);
 });
 
 test.serial('the call log names calls and never holds a secret', async (t) => {

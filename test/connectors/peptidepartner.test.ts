@@ -19,8 +19,8 @@ import { withTransaction } from '../../src/db/sequelize.js';
 import { storePartnerEvents } from '../../src/connectors/partner-events.service.js';
 import { peptidePollJob } from '../../src/connectors/peptidepartner/peptide-poll.job.js';
 import { splitName, stateCodeOf } from '../../src/connectors/peptidepartner/peptide.payload.js';
-import { startWorker } from './helpers.js';
-import { configurePeptide, lossyProxy, mappedOrder, orderFields, partnerOrderWhen, PEPTIDE } from './shipper.helpers.js';
+import { partnerProxy, startWorker } from './helpers.js';
+import { configurePeptide, mappedOrder, orderFields, partnerOrderWhen, PEPTIDE } from './shipper.helpers.js';
 
 let app: TestApp;
 let db: pg.Client;
@@ -94,7 +94,7 @@ test.serial('201: the spec body (no price), peptide_order_id, Pending and the sh
 });
 
 test.serial('a lost answer: the re-send meets the duplicate partnerOrderId (400 with orderId) and records that order', async (t) => {
-  const proxy = await lossyProxy(sim.url);
+  const proxy = await partnerProxy(sim.url);
   try {
     await configurePeptide(proxy.url);
     proxy.loseNext(1);

@@ -1,6 +1,4 @@
-/** What the shipper and peptidepartner tests share: simulator credentials, configuring them, orders for them, a lossy proxy. */
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+/** What the shipper and peptidepartner tests share: simulator credentials, configuring them, orders for them. */
 import type pg from 'pg';
 import { setPartnerCredentials } from '../../src/connectors/credentials/credentials.service.js';
 import { buildItem, buildOrder } from '../helpers/factories.js';
@@ -47,53 +45,4 @@ export async function orderFields(db: pg.Client, name: string, prefix: 'shipper'
       ? 'shipper_order_id, shipper_status, shipper_tracking_number, shipper_carrier, shipper_tracking_url, shipper_label_url, shipper_sync_date'
       : 'peptide_order_id, peptide_status, peptide_tracking_number, peptide_carrier, peptide_tracking_url, peptide_shipping_tier, peptide_sync_date';
   return (await db.query(`SELECT status, ${cols} FROM sales_orders WHERE name = $1`, [name])).rows[0];
-}
-
-export interface LossyProxy {
-  url: string;
-  /** the next `n` POSTs reach the partner, whose answer is then dropped (the connection is cut) */
-  loseNext(n: number): void;
-  lost(): number;
-  close(): Promise<void>;
-}
-
-/** A pass-through to a simulator that can lose answers: the partner has the order, we never hear back. */
-export async function lossyProxy(target: string): Promise<LossyProxy> {
-  let toLose = 0;
-  let lost = 0;
-  const forward = (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const url = new URL(req.url ?? '/', target);
-      const out = httpRequest(url, { method: req.method, headers: { ...req.headers, host: url.host } }, (answer) => {
-        const back: Buffer[] = [];
-        answer.on('data', (c: Buffer) => back.push(c));
-        answer.on('end', () => {
-          if (toLose > 0 && req.method === 'POST') {
-            toLose--;
-            lost++;
-            res.socket?.destroy();
-            return;
-          }
-          res.writeHead(answer.statusCode ?? 502, answer.headers).end(Buffer.concat(back));
-        });
-      });
-      out.end(Buffer.concat(chunks));
-    });
-  };
-  const server: Server = createServer(forward);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    loseNext: (n) => {
-      toLose = n;
-    },
-    lost: () => lost,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }

@@ -19,8 +19,8 @@ import { partnerBudget, partnerLimits } from '../../src/connectors/budget.js';
 import { loadPartnerCredentials } from '../../src/connectors/credentials/credentials.service.js';
 import { basicAuth, budgetBucket, resourceUrlProblem } from '../../src/connectors/shipper/shipper.client.js';
 import { resolveShipperEvent } from '../../src/connectors/shipper/shipper.webhook.js';
-import { ops, startWorker } from './helpers.js';
-import { configureShipper, lossyProxy, mappedOrder, orderFields, partnerOrderWhen, SHIPPER } from './shipper.helpers.js';
+import { ops, partnerProxy, startWorker } from './helpers.js';
+import { configureShipper, mappedOrder, orderFields, partnerOrderWhen, SHIPPER } from './shipper.helpers.js';
 
 let app: TestApp;
 let db: pg.Client;
@@ -79,7 +79,7 @@ test.serial('without a key pair the order awaits configuration; with it, createo
 });
 
 test.serial('an answer lost on the way back: the re-send (same orderKey) updates the same partner order', async (t) => {
-  const proxy = await lossyProxy(sim.url);
+  const proxy = await partnerProxy(sim.url);
   try {
     await configureShipper(proxy.url);
     proxy.loseNext(1);

@@ -94,7 +94,7 @@ test('the HMAC of the partners.md vector', (t) => {
 });
 
 test.serial(
-  'the simulator’s webhooks: orders/fulfilled → Fulfilled with UPS tracking (To Bill); a later orders/updated changes nothing; orders/cancelled → Cancelled',
+  'the simulator’s webhooks: orders/fulfilled → Fulfilled with UPS tracking (To Bill); in transit changes nothing; delivered → Delivered (Completed); orders/cancelled → Cancelled',
   async (t) => {
     const { name } = await sentOrder();
     await sim.advance(name);
@@ -106,6 +106,12 @@ test.serial(
     await sim.advance(name); // IN_TRANSIT: orders/updated
     const rows = await applied(name, 2);
     t.regex(rows[1].outcome, /^ignored: already Fulfilled/);
+    await sim.advance(name); // DELIVERED: orders/updated with shipment_status delivered
+    const delivered = await applied(name, 3);
+    t.is(delivered[2].status, 'Delivered');
+    t.like(await storeFields(db, name), { store_status: 'Delivered', store_tracking_number: shop.tracking!.number, status: 'Completed' });
+    const rows2 = (await db.query(`SELECT status FROM shipments WHERE sales_order = $1 AND source = 'storepartner'`, [name])).rows;
+    t.deepEqual(rows2, [{ status: 'Delivered' }]);
     const other = await sentOrder();
     await sim.advance(other.name, 'CANCELLED');
     await applied(other.name, 1);

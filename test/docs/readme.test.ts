@@ -50,6 +50,7 @@ test.before(async () => {
     SVC_MAIL_DIR: join(scratch, 'mail'),
     SVC_FILES_DIR: join(scratch, 'files'),
     SVC_LOG_LEVEL: 'warn',
+    SVC_DEMO_PARTNERS_PORT: '0', // the demo's partner simulators on free ports (8801–8805 may be taken on a shared machine)
   };
   service = await spawnSvc(['start', '--port', '0'], env, /Press Ctrl-C to stop/, 120_000);
   url = service.output().match(/svc is running at (http:\/\/[\d.:]+)/)![1];

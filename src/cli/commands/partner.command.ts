@@ -18,7 +18,7 @@ function positiveInt(value: string): number {
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : '-');
 
 function orderLine(r: PartnerOrderRow): string {
-  return `${r.sales_order.padEnd(22)} ${r.partner.padEnd(15)} ${r.status.padEnd(23)} ${(r.partner_status ?? '-').padEnd(10)} ${(r.partner_reference ?? '-').padEnd(24)} ${String(r.attempts).padStart(3)}  ${iso(r.updated_at)}${r.last_error ? `  ${r.last_error}` : ''}${r.follow_up ? `  FOLLOW-UP: ${r.follow_up}` : ''}`;
+  return `${r.sales_order.padEnd(22)} ${r.partner.padEnd(15)} ${r.status.padEnd(23)} ${(r.partner_status ?? '-').padEnd(10)} ${(r.partner_reference ?? '-').padEnd(24)} ${String(r.attempts).padStart(3)}  ${iso(r.updated_at)}${r.last_error ? `  ${r.last_error}` : ''}${r.cancellation ? `  CANCELLATION: ${r.cancellation}` : ''}${r.follow_up ? `  FOLLOW-UP: ${r.follow_up}` : ''}`;
 }
 
 export function registerPartner(program: Command, io: Io): void {

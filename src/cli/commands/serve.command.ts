@@ -7,6 +7,7 @@ import { demoBanner, isEmptyDatabase, seedDemo } from '../seed-step.js';
 import { migrationStatus } from '../../db/migrator.js';
 import { openDatabase, releaseDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';
+import { startDemoPartners, type DemoPartners } from '../demo-partners.js';
 
 function port(value: string): number {
   const n = Number(value);
@@ -75,9 +76,19 @@ export function registerServe(program: Command, io: Io): void {
         const serve = await startServe(config, { port: opts.port });
         const work = await startWorker(config, url);
         const base = config.baseUrl.replace(/:\d+$/, `:${serve.server.info.port}`);
-        for (const line of [`svc is running at ${base}`, `API docs: ${base}/docs`, ...(await demoBanner(base)), 'Press Ctrl-C to stop.']) io.out(line);
+        // development: the five partner simulators, svc pointed at them, demo items mapped (README "Demo: the five partners")
+        const partners: DemoPartners | undefined = config.demo.partners ? await startDemoPartners(config, base) : undefined;
+        const banner = [
+          `svc is running at ${base}`,
+          `API docs: ${base}/docs`,
+          ...(await demoBanner(base)),
+          ...(partners?.lines ?? []),
+          'Press Ctrl-C to stop.',
+        ];
+        for (const line of banner) io.out(line);
         // the order matters: no request or job may be cut off by the database going away under it
         await untilSignal(async () => {
+          await partners?.close();
           await serve.stop();
           await work.stop();
           await closeAll();

@@ -7,7 +7,8 @@
 import type { Actor } from '../../auth/actor.js';
 import { authorize } from '../../auth/policy/index.js';
 import { recordAudit } from '../../audit/audit.service.js';
-import { withTransaction, type Tx } from '../../db/sequelize.js';
+import { createHash } from 'node:crypto';
+import { execute, withTransaction, type Tx } from '../../db/sequelize.js';
 import { InputError } from '../../shared/errors.js';
 import { runtime } from '../../shared/runtime.js';
 import { isPartnerKey, PARTNERS, PARTNER_KEYS, type CredentialField, type PartnerKey } from '../partners.js';
@@ -45,6 +46,29 @@ export async function loadPartnerCredentials(partner: PartnerKey, opts: { transa
   return Object.freeze(Object.fromEntries(rows.map((r) => [r.field, cipher.decrypt(r.valueEnc)])));
 }
 
+/**
+ * The partner's configuration lock (a transaction-scoped advisory lock): setting credentials takes it
+ * exclusively, a worker recording "awaiting configuration" shares it, so the two never interleave
+ * (docs/decisions.md, "awaiting configuration and a credentials change").
+ */
+export async function lockPartnerConfiguration(partner: PartnerKey, mode: 'exclusive' | 'shared', opts: { transaction: Tx }): Promise<void> {
+  const fn = mode === 'exclusive' ? 'pg_advisory_xact_lock' : 'pg_advisory_xact_lock_shared';
+  await execute(`SELECT ${fn}(hashtextextended($1, 0))`, [`svc:partner-config:${partner}`], opts);
+}
+
+/** A fingerprint of the partner's stored credentials: any set changes it (each value is encrypted afresh). */
+export async function partnerCredentialsStamp(partner: PartnerKey, opts: { transaction?: Tx } = {}): Promise<string> {
+  const rows = await PartnerCredential.findAll({
+    where: { partner },
+    attributes: ['field', 'valueEnc'],
+    order: [['field', 'ASC']],
+    transaction: opts.transaction,
+  });
+  return createHash('sha256')
+    .update(rows.map((r) => `${r.field}=${r.valueEnc}`).join('\n'))
+    .digest('hex');
+}
+
 /** Required fields of a partner that `credentials` lacks. */
 export function missingCredentials(partner: PartnerKey, credentials: Credentials): string[] {
   return PARTNERS[partner].credentials.filter((f) => f.required && !credentials[f.name]).map((f) => f.name);
@@ -75,6 +99,9 @@ export async function setPartnerCredentials(
   if (checked.length === 0) throw new InputError('No credential given');
   const { cipher } = runtime();
   return withTransaction(opts, async (transaction) => {
+    // a worker recording "awaiting configuration" holds this shared: it finishes first (and its
+    // partner order is re-driven below) or sees these credentials and sends again
+    await lockPartnerConfiguration(partner, 'exclusive', { transaction });
     await PartnerCredential.bulkCreate(
       checked.map(([f, v]) => ({ partner, field: f.name, valueEnc: cipher.encrypt(v), secret: f.secret, updatedBy: actor.id, updatedAt: new Date() })),
       { updateOnDuplicate: ['valueEnc', 'secret', 'updatedBy', 'updatedAt'], transaction },

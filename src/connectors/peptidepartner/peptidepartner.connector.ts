@@ -7,7 +7,15 @@
  * body's retryAfter. The partner has no webhooks: the worker polls open orders (peptide-poll.job.ts).
  */
 import { parseRetryAfter } from '../../webhooks/webhook.sender.js';
-import { PartnerBudgetWait, type Connector, type ConnectorContext, type CreateOutcome, type PartnerOrderInput, type PartnerResponse } from '../connector.js';
+import {
+  PartnerBudgetWait,
+  type CancelOutcome,
+  type Connector,
+  type ConnectorContext,
+  type CreateOutcome,
+  type PartnerOrderInput,
+  type PartnerResponse,
+} from '../connector.js';
 import { PARTNERS } from '../partners.js';
 import { peptidePayload } from './peptide.payload.js';
 import { peptideEvents } from './peptide.status.js';
@@ -50,7 +58,10 @@ const headers = (ctx: ConnectorContext) => ({ 'x-api-key': ctx.credentials.pepti
 /** A call, retried on 429 and 5xx (1, 2, 4 s at least, or what the partner asks); a long wait ends the attempt. */
 type Answer = { res: PartnerResponse } | { waitSeconds: number; reason: string; rateLimited: boolean };
 
-async function callWithRetries(ctx: ConnectorContext, req: { method: 'GET' | 'POST'; url: string; endpoint: string; json?: unknown }): Promise<Answer> {
+async function callWithRetries(
+  ctx: ConnectorContext,
+  req: { method: 'GET' | 'POST' | 'DELETE'; url: string; endpoint: string; json?: unknown },
+): Promise<Answer> {
   for (let retry = 0; ; retry++) {
     const res = await ctx.http.request({ ...req, headers: headers(ctx) });
     if (res.status !== 429 && res.status < 500) return { res };
@@ -132,6 +143,23 @@ async function poll(order: { reference: string | null; dedupeKey: string; salesO
   throw new Error(`peptidepartner status of ${id}: ${res.status} ${errorText(res)}`);
 }
 
+/** `DELETE …/orders/{orderId}` (partners.md: it cancels; the partner refuses once the order has shipped). */
+async function cancelOrder(order: { reference: string | null; dedupeKey: string }, ctx: ConnectorContext): Promise<CancelOutcome> {
+  const id = order.reference ?? order.dedupeKey;
+  const sent = await callWithRetries(ctx, {
+    method: 'DELETE',
+    url: `${ctx.credentials.peptide_api_url}${ORDERS}/${encodeURIComponent(id)}`,
+    endpoint: `DELETE ${ORDERS}/{orderId}`,
+  });
+  if (!('res' in sent)) return { kind: 'retry', afterSeconds: sent.waitSeconds, reason: sent.reason, budget: sent.rateLimited };
+  const { res } = sent;
+  if ((res.status === 200 || res.status === 204) && (res.status === 204 || bodyOf(res).success === true))
+    return { kind: 'cancelled', status: 'Cancelled', detail: `peptidepartner cancelled order ${id}` };
+  if (res.status === 401 || res.status === 403)
+    return { kind: 'retry', afterSeconds: 300, reason: `peptidepartner refused the API key (${res.status}): ${errorText(res)}` };
+  return { kind: 'refused', reason: `peptidepartner did not cancel order ${id} (${res.status}): ${errorText(res)}` };
+}
+
 /** A read of an order that does not exist: 404 proves the key was accepted (the channel checks it first), 401/403 that it was not. */
 async function testCredentials(ctx: ConnectorContext): Promise<{ ok: boolean; detail: string; httpStatus?: number }> {
   const res = await ctx.http.request({
@@ -168,6 +196,7 @@ export const peptidepartnerConnector: Connector = {
   },
   createOrder,
   testCredentials,
+  cancelOrder,
   poll,
   // the partner sends no webhooks (none documented); no route is published for it
   verifyWebhook: () => ({ ok: false, status: 400, message: 'peptidepartner sends no webhooks: its orders are polled' }),

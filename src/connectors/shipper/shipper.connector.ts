@@ -6,7 +6,7 @@
  * its 40-a-minute budget (shipper.client.ts). Statuses arrive by unsigned webhooks whose
  * resource_url the worker reads (shipper.webhook.ts).
  */
-import type { Connector, ConnectorContext, CreateOutcome, PartnerOrderInput, PartnerResponse } from '../connector.js';
+import type { CancelOutcome, Connector, ConnectorContext, CreateOutcome, PartnerOrderInput, PartnerResponse } from '../connector.js';
 import { PARTNERS } from '../partners.js';
 import { customerKeyPairOf, MISSING_KEY_PAIR, shipperCall, shipperKeyPair, shipperMessage, type KeyPair } from './shipper.client.js';
 import { parseShipperWebhook, resolveShipperEvent, verifyShipperWebhook } from './shipper.webhook.js';
@@ -103,6 +103,39 @@ async function createOrder(input: PartnerOrderInput, ctx: ConnectorContext): Pro
   return outcomeOf(sent.res, input, ctx, pair);
 }
 
+/**
+ * ShipStation V1 cancels by updating the order's status: the order is read (`GET /orders/{orderId}`)
+ * and sent back through createorder, same orderKey, with orderStatus cancelled. The partner refuses
+ * orders that shipped (locked): then operations must act.
+ */
+async function cancelOrder(order: { reference: string | null; dedupeKey: string }, ctx: ConnectorContext): Promise<CancelOutcome> {
+  const pair = shipperKeyPair(ctx.credentials);
+  if (!pair) return { kind: 'retry', afterSeconds: 300, reason: MISSING_KEY_PAIR };
+  if (!order.reference) return { kind: 'refused', reason: 'shipper gave no orderId for this order: cancel it in ShipStation by its orderKey' };
+  const read = await shipperCall(ctx, pair, {
+    method: 'GET',
+    url: `${ctx.credentials.base_url}/orders/${encodeURIComponent(order.reference)}`,
+    endpoint: 'GET /orders/{orderId}',
+  });
+  if (!read.ok) return { kind: 'retry', afterSeconds: read.waitSeconds, reason: read.reason, budget: read.budget };
+  if (read.res.status >= 500) return { kind: 'retry', afterSeconds: null, reason: `shipper answered ${read.res.status}: ${shipperMessage(read.res)}` };
+  const current = read.res.json as Record<string, unknown> | undefined;
+  if (read.res.status !== 200 || !current || typeof current !== 'object')
+    return { kind: 'refused', reason: `shipper could not read order ${order.reference} (${read.res.status}): ${shipperMessage(read.res)}` };
+  if (current.orderStatus === 'cancelled') return { kind: 'cancelled', status: 'Cancelled', detail: `shipper order ${order.reference} was already cancelled` };
+  const sent = await shipperCall(ctx, pair, {
+    method: 'POST',
+    url: `${ctx.credentials.base_url}${CREATE}`,
+    endpoint: `POST ${CREATE}`,
+    json: { ...current, orderKey: order.dedupeKey, orderStatus: 'cancelled' },
+  });
+  if (!sent.ok) return { kind: 'retry', afterSeconds: sent.waitSeconds, reason: sent.reason, budget: sent.budget };
+  const res = sent.res;
+  if (res.status === 200 || res.status === 201) return { kind: 'cancelled', status: 'Cancelled', detail: `shipper order ${order.reference} set to cancelled` };
+  if (res.status >= 500) return { kind: 'retry', afterSeconds: null, reason: `shipper answered ${res.status}: ${shipperMessage(res)}` };
+  return { kind: 'refused', reason: `shipper did not cancel order ${order.reference} (${res.status}): ${shipperMessage(res)}` };
+}
+
 /** A harmless read (one order of the list): 200 proves the key pair, 401 refuses it. */
 async function testCredentials(ctx: ConnectorContext): Promise<{ ok: boolean; detail: string; httpStatus?: number }> {
   const pair = shipperKeyPair(ctx.credentials);
@@ -133,6 +166,7 @@ export const shipperConnector: Connector = {
   },
   createOrder,
   testCredentials,
+  cancelOrder,
   verifyWebhook: verifyShipperWebhook,
   parseWebhook: parseShipperWebhook,
   resolveEvent: resolveShipperEvent,

@@ -127,10 +127,11 @@ export const storepartnerConnector: Connector = {
   statuses: {
     created: 'Open',
     // Pending: reserved for an order not at the shop yet (never reported by the shop); Cancelled
-    // and Failed end an order before it is fulfilled, never after
-    rank: { Pending: 0, Open: 1, Cancelled: 1.5, Failed: 1.5, Fulfilled: 2 },
-    terminal: ['Fulfilled', 'Cancelled', 'Failed'],
-    stage: { Pending: 'Pending', Open: 'Pending', Fulfilled: 'Dispatched', Cancelled: 'Cancelled', Failed: 'Exception' },
+    // and Failed end an order before it is fulfilled, never after; Delivered: the fulfilment's
+    // shipment_status delivered (orders/updated), after Fulfilled
+    rank: { Pending: 0, Open: 1, Cancelled: 1.5, Failed: 1.5, Fulfilled: 2, Delivered: 3 },
+    terminal: ['Delivered', 'Cancelled', 'Failed'],
+    stage: { Pending: 'Pending', Open: 'Pending', Fulfilled: 'Dispatched', Delivered: 'Delivered', Cancelled: 'Cancelled', Failed: 'Exception' },
   },
   createOrder,
   testCredentials,

@@ -6,7 +6,8 @@
  * orders/cancelled, orders/fulfilled; others answered 200 and ignored), the event's identity from
  * X-Shopify-Event-Id (else the delivery's webhook id). The order is keyed on our `svc:<Sales Order>`
  * tag, else admin_graphql_api_id (numeric ids exceed 2^53 and JSON.parse rounds them). store_status:
- * cancelled_at set → Cancelled; fulfillment_status fulfilled → Fulfilled; else Open. Tracking from
+ * cancelled_at set → Cancelled; fulfillment_status fulfilled → Fulfilled, or Delivered once the latest
+ * fulfilment's shipment_status is delivered (orders/updated; docs/decisions.md); else Open. Tracking from
  * the latest fulfilment with a number (its URL shown only on a carrier's own host, else derived).
  */
 import { createHmac } from 'node:crypto';
@@ -18,8 +19,15 @@ export const STORE_TOPICS = ['orders/updated', 'orders/cancelled', 'orders/fulfi
 const first = (req: WebhookRequest, names: string[]) => names.map((n) => req.headers[n]?.trim()).find((v) => v);
 
 /** The spec's store_status of an order. */
-export function storeStatusOf(o: { cancelled: boolean; fulfilled: boolean }): string {
-  return o.cancelled ? 'Cancelled' : o.fulfilled ? 'Fulfilled' : 'Open';
+export function storeStatusOf(o: { cancelled: boolean; fulfilled: boolean; delivered?: boolean }): string {
+  return o.cancelled ? 'Cancelled' : o.fulfilled ? (o.delivered ? 'Delivered' : 'Fulfilled') : 'Open';
+}
+
+/** The latest (not cancelled) fulfilment's shipment_status is delivered. */
+function deliveredOf(body: Obj): boolean {
+  const list = Array.isArray(body.fulfillments) ? (body.fulfillments as Obj[]) : [];
+  const live = list.filter((f) => f && typeof f === 'object' && f.status !== 'cancelled');
+  return live.at(-1)?.shipment_status === 'delivered';
 }
 
 export function storeWebhookHmac(secret: string, rawBody: Buffer | string): string {
@@ -76,6 +84,7 @@ export function parseStoreWebhook(req: WebhookRequest): PartnerEvent[] {
   const status = storeStatusOf({
     cancelled: Boolean(str(body.cancelled_at)) || topic === 'orders/cancelled',
     fulfilled: body.fulfillment_status === 'fulfilled',
+    delivered: deliveredOf(body),
   });
   const tracking = trackingOf(body);
   const delivery = first(req, ['x-shopify-event-id', 'shopify-event-id']) ?? first(req, ['x-shopify-webhook-id', 'shopify-webhook-id']);
@@ -85,7 +94,11 @@ export function parseStoreWebhook(req: WebhookRequest): PartnerEvent[] {
       eventId: delivery ? `id:${delivery}` : `${gid ?? reference}:${topic}:${str(body.updated_at) ?? ''}`,
       reference,
       status,
-      statusText: `${topic} ${String(body.fulfillment_status ?? 'unfulfilled')}${body.cancelled_at ? ' cancelled' : ''}`.slice(0, 200),
+      statusText:
+        `${topic} ${String(body.fulfillment_status ?? 'unfulfilled')}${status === 'Delivered' ? ' delivered' : ''}${body.cancelled_at ? ' cancelled' : ''}`.slice(
+          0,
+          200,
+        ),
       tracking,
       rawType: topic,
       occurredAt: first(req, ['x-shopify-triggered-at', 'shopify-triggered-at']) ?? str(body.updated_at),

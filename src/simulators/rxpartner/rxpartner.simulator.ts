@@ -14,7 +14,7 @@ import { RollingWindow, seconds } from '../shared/rate-limit.js';
 import { assemble, controlBody, randomDigits, upsTracking } from '../shared/simulator.js';
 import { WebhookSender } from '../shared/webhooks.js';
 import { safeEqual } from '../shared/verify.js';
-import type { RunningSimulator, SimulatorOptions } from '../shared/types.js';
+import { SimError, type RunningSimulator, type SimulatorOptions } from '../shared/types.js';
 import { rxSignedHeaders } from './rxpartner.signing.js';
 import { escriptErrors, patientErrors, transferErrors } from './rxpartner.validate.js';
 import { createPatients } from './rxpartner.patients.js';
@@ -222,6 +222,17 @@ export async function startRxpartnerSimulator(options: RxOptions): Promise<Runni
     webhooks,
     styleError,
     controls: [
+      {
+        // a benchmark drains its backlog with a raised budget (documented where used)
+        method: 'POST',
+        path: 'limits',
+        handle: (req) => {
+          const b = controlBody(req) as { requests?: unknown };
+          if (typeof b.requests !== 'number' || !Number.isInteger(b.requests) || b.requests < 1) throw new SimError('requests must be a positive integer', 400);
+          limiter.limit = b.requests;
+          return { limits: { requests: limiter.limit, windowMs: limiter.windowMs } };
+        },
+      },
       { method: 'GET', path: 'patients', handle: () => ({ patients: patients.list() }) },
       {
         method: 'POST',

@@ -16,7 +16,8 @@ export class FixedWindow {
   private readonly windows = new Map<string, { start: number; used: number }>();
 
   constructor(
-    readonly limit: number,
+    /** changeable at run time (`POST /_sim/limits`: a benchmark drains its backlog with a raised budget) */
+    public limit: number,
     readonly windowMs: number,
   ) {}
 
@@ -34,7 +35,8 @@ export class RollingWindow {
   private readonly hits = new Map<string, number[]>();
 
   constructor(
-    readonly limit: number,
+    /** changeable at run time (`POST /_sim/limits`: a benchmark drains its backlog with a raised budget) */
+    public limit: number,
     readonly windowMs: number,
   ) {}
 

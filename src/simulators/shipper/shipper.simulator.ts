@@ -300,6 +300,17 @@ export async function startShipperSimulator(options: ShipperOptions): Promise<Ru
     styleError,
     controls: [
       {
+        // a benchmark drains its backlog with a raised budget (documented where used)
+        method: 'POST',
+        path: 'limits',
+        handle: (req) => {
+          const b = controlBody(req) as { requests?: unknown };
+          if (typeof b.requests !== 'number' || !Number.isInteger(b.requests) || b.requests < 1) throw new SimError('requests must be a positive integer', 400);
+          limiter.limit = b.requests;
+          return { limits: { requests: limiter.limit, windowMs: limiter.windowMs } };
+        },
+      },
+      {
         method: 'POST',
         path: 'orders/:ref/shipments', // one more label on an order (an order can have several shipments)
         handle: async (req, p) => {
@@ -308,6 +319,47 @@ export async function startShipperSimulator(options: ShipperOptions): Promise<Ru
           if (order.status !== 'shipped') await book.advance(order.ref, 'shipped');
           else await ship(order, b);
           return { shipment: shipments[shipments.length - 1] };
+        },
+      },
+      {
+        // V1 has no delivered order status; a fulfillment's deliveryDate is where it shows delivery. This
+        // stamps it (making the fulfillment from the latest label when markasshipped made none) and sends
+        // FULFILLMENT_SHIPPED pointing at the order's fulfillments (docs/decisions.md, issue 12 finish)
+        method: 'POST',
+        path: 'orders/:ref/deliver',
+        handle: async (_req, p) => {
+          const order = findOrder(p.ref);
+          if (order.status !== 'shipped') throw new SimError(`order ${p.ref} is ${order.status}, not shipped`, 409);
+          const o = order.data.order;
+          let f = fulfillments.filter((x) => x.orderId === o.orderId && !x.voided).at(-1);
+          if (!f) {
+            const label = shipments.filter((x) => x.orderId === o.orderId && !x.voided).at(-1);
+            f = {
+              fulfillmentId: randomInt(10_000_000, 99_999_999),
+              orderId: o.orderId,
+              orderNumber: o.orderNumber,
+              userId: null,
+              customerEmail: o.customerEmail,
+              trackingNumber: label?.trackingNumber ?? order.tracking?.number ?? null,
+              createDate: ssDate(),
+              shipDate: label?.shipDate ?? ssDate().slice(0, 10),
+              voidDate: null,
+              deliveryDate: null,
+              carrierCode: label?.carrierCode ?? order.tracking?.carrier ?? null,
+              fulfillmentProviderCode: null,
+              fulfillmentServiceCode: null,
+              fulfillmentFee: 0,
+              voidRequested: false,
+              voided: false,
+              marketplaceNotified: false,
+              notifyErrorMessage: null,
+              shipTo: o.shipTo,
+            };
+            fulfillments.push(f);
+          }
+          f.deliveryDate = ssDate();
+          await notify(order, 'FULFILLMENT_SHIPPED', `${base}/fulfillments?orderId=${String(o.orderId)}`);
+          return { fulfillment: f };
         },
       },
       {
