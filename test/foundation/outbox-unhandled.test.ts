@@ -58,7 +58,7 @@ test.serial('src/modules.ts registers the e-mail, webhook, routing and partner h
     registeredJobs()
       .map((j) => j.name)
       .sort(),
-    ['housekeeping', 'idempotency-purge', 'peptidepartner-poll'],
+    ['housekeeping', 'idempotency-purge', 'peptidepartner-poll', 'storepartner-import-orders', 'storepartner-sync-catalog', 'storepartner-sync-inventory'],
   );
 });
 
