@@ -8,6 +8,8 @@ export class RateBudget extends Model<InferAttributes<RateBudget>, InferCreation
   declare updatedAt: CreationOptional<Date>;
   /** no request before this instant (the partner answered 429 with a reset time) */
   declare heldUntil: CreationOptional<Date | null>;
+  /** the last wait handed to a refused taker: the next refused one is told one slot interval later */
+  declare queueUntil: CreationOptional<Date | null>;
 
   static initModel(sequelize: Sequelize): void {
     RateBudget.init(
@@ -16,6 +18,7 @@ export class RateBudget extends Model<InferAttributes<RateBudget>, InferCreation
         tokens: { type: DataTypes.DECIMAL(18, 6) },
         updatedAt: { type: DataTypes.DATE, allowNull: false },
         heldUntil: { type: DataTypes.DATE },
+        queueUntil: { type: DataTypes.DATE },
       },
       { sequelize, tableName: 'rate_budgets', underscored: true, timestamps: false },
     );

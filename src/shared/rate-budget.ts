@@ -8,6 +8,12 @@
  * - a token bucket: `capacity` units refilled at `restorePerSecond`, a request costing `cost`.
  * Both honour a hold (`holdBudget`: the partner said 429, wait until its reset) and answer how long
  * to wait when the budget is spent, never blocking a connection meanwhile.
+ *
+ * Refused takers queue: each is told a wait one slot interval (window / limit, or cost / refill rate)
+ * after the one told before it, so N deferred partner orders wake about as fast as slots free rather
+ * than all together on the first free slot (where one would win and N-1 be deferred again, every slot:
+ * the churn the partners benchmark found). The queue never reaches further than one window (or one
+ * full refill) past the plain wait, so takers that never come back cannot push the others far out.
  */
 import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
 import { once, sqlFor } from '../db/sql-names.js';
@@ -43,6 +49,12 @@ const sql = once(() => {
        ON CONFLICT ({b:bucket}) DO UPDATE SET {b:tokens} = EXCLUDED.{b:tokens}, {b:updatedAt} = EXCLUDED.{b:updatedAt}`),
     hold: n(`INSERT INTO {@b} ({b:bucket}, {b:updatedAt}, {b:heldUntil}) VALUES ($1, clock_timestamp(), clock_timestamp() + make_interval(secs => $2))
        ON CONFLICT ({b:bucket}) DO UPDATE SET {b:heldUntil} = GREATEST({@b}.{b:heldUntil}, EXCLUDED.{b:heldUntil})`),
+    // the refused taker's place: after the last one told, never before the plain wait, at most `cap` past it
+    queue:
+      n(`UPDATE {@b} SET {b:queueUntil} = LEAST(GREATEST(COALESCE({b:queueUntil}, clock_timestamp()), clock_timestamp() + make_interval(secs => $2::float8)),
+                                                clock_timestamp() + make_interval(secs => $2::float8 + $4::float8)) + make_interval(secs => $3::float8)
+               WHERE {b:bucket} = $1
+               RETURNING GREATEST(0, extract(epoch FROM {b:queueUntil} - clock_timestamp()) - $3::float8)::float8 AS wait`),
     purge: n(`DELETE FROM {@h} WHERE {h:takenAt} < now() - interval '1 day' RETURNING 1`),
   };
 });
@@ -59,26 +71,35 @@ async function locked<T>(
   });
 }
 
-/** Counts one request of a sliding window if a slot is free (ok), else says how long until one frees. */
+/** A refused taker's wait: its place in the bucket's queue, from the plain wait `seconds` on. */
+async function queued(bucket: string, seconds: number, intervalSeconds: number, capSeconds: number, transaction: Tx): Promise<BudgetAnswer> {
+  const row = (await selectOne<{ wait: number }>(sql().queue, [bucket, seconds, intervalSeconds, capSeconds], { transaction }))!;
+  return { ok: false, waitMs: Math.max(1, Math.ceil(row.wait * 1000)) };
+}
+
+/** Counts one request of a sliding window if a slot is free (ok), else says how long until this taker's turn. */
 export async function takeSlot(bucket: string, rule: SlidingRule): Promise<BudgetAnswer> {
+  const interval = rule.windowSeconds / Math.max(1, rule.limit);
   return locked(bucket, null, async (state, transaction) => {
-    if (state.held > 0) return { ok: false, waitMs: Math.ceil(state.held * 1000) };
+    if (state.held > 0) return queued(bucket, state.held, interval, rule.windowSeconds, transaction);
     const row = (await selectOne<{ taken: number; wait: number }>(sql().slot, [bucket, rule.limit, rule.windowSeconds], { transaction }))!;
-    return row.taken === 1 ? { ok: true } : { ok: false, waitMs: Math.max(1, Math.ceil(row.wait * 1000)) };
+    return row.taken === 1 ? { ok: true } : queued(bucket, row.wait, interval, rule.windowSeconds, transaction);
   });
 }
 
-/** Takes `cost` units of a token bucket if it holds them (ok), else says how long until it will. */
+/** Takes `cost` units of a token bucket if it holds them (ok), else says how long until this taker's turn. */
 export async function takeTokens(bucket: string, rule: BucketRule): Promise<BudgetAnswer> {
+  const interval = rule.cost / rule.restorePerSecond;
+  const fullRefill = rule.capacity / rule.restorePerSecond;
   return locked(bucket, rule.capacity, async (state, transaction) => {
     const level = Math.min(rule.capacity, (state.tokens ?? rule.capacity) + state.idle * rule.restorePerSecond);
     if (state.held > 0) {
       await execute(sql().level, [bucket, level], { transaction });
-      return { ok: false, waitMs: Math.ceil(state.held * 1000) };
+      return queued(bucket, state.held, interval, fullRefill, transaction);
     }
     const enough = level >= rule.cost;
     await execute(sql().level, [bucket, enough ? level - rule.cost : level], { transaction });
-    return enough ? { ok: true } : { ok: false, waitMs: Math.max(1, Math.ceil(((rule.cost - level) / rule.restorePerSecond) * 1000)) };
+    return enough ? { ok: true } : queued(bucket, (rule.cost - level) / rule.restorePerSecond, interval, fullRefill, transaction);
   });
 }
 

@@ -46,7 +46,8 @@ test('sliding window: two processes and this one’s pool contend; exactly the l
   t.is(granted, 50, `granted ${a} + ${b} + ${here.filter((x) => x.ok).length}`);
   const refused = await takeSlot('test:window', rule);
   t.false(refused.ok);
-  if (!refused.ok) t.true(refused.waitMs > 0 && refused.waitMs <= 600_000, String(refused.waitMs)); // until the oldest of the 50 leaves the window
+  // until the oldest of the 50 leaves the window, plus this taker's place behind the 30 refused before it (at most one more window)
+  if (!refused.ok) t.true(refused.waitMs > 0 && refused.waitMs <= 1_200_000, String(refused.waitMs));
   t.is(Number((await db.query(`SELECT count(*) AS n FROM rate_budget_hits WHERE bucket = 'test:window'`)).rows[0].n), 50);
 });
 
@@ -101,4 +102,35 @@ test('takeWithin waits out a short wait, and answers a long one instead of sleep
   t.true(long.ok);
   const refused = await takeWithin(() => takeSlot('test:within-long', { limit: 1, windowSeconds: 600 }), 1000);
   t.false(refused.ok);
+});
+
+test('refused takers are told waits one slot apart, so a backlog wakes as slots free; the queue restarts once it has passed', async (t) => {
+  const rule = { limit: 3, windowSeconds: 60 }; // a slot every 20 s
+  for (let i = 0; i < 3; i++) t.true((await takeSlot('test:queue', rule)).ok);
+  const waits: number[] = [];
+  for (let i = 0; i < 4; i++) {
+    const answer = await takeSlot('test:queue', rule);
+    t.false(answer.ok);
+    if (!answer.ok) waits.push(answer.waitMs);
+  }
+  // the first waits for the oldest to leave the window (about 60 s), each next one 20 s after the one before
+  t.true(waits[0] > 55_000 && waits[0] <= 60_000, String(waits));
+  for (let i = 1; i < waits.length; i++) t.true(Math.abs(waits[i] - waits[i - 1] - 20_000) < 1_000, String(waits));
+  // never further than one window past the plain wait, however many are refused
+  for (let i = 0; i < 10; i++) await takeSlot('test:queue', rule);
+  const far = await takeSlot('test:queue', rule);
+  if (!far.ok) t.true(far.waitMs <= 120_000, String(far.waitMs));
+  else t.fail('granted beyond the limit');
+  // once the queue's end has passed, a refused taker is told the plain wait again
+  await db.query(`UPDATE rate_budgets SET queue_until = now() - interval '1 second' WHERE bucket = 'test:queue'`);
+  const again = await takeSlot('test:queue', rule);
+  if (!again.ok) t.true(again.waitMs <= 60_000, String(again.waitMs));
+  else t.fail('granted beyond the limit');
+  // a token bucket queues the same way, one cost's refill apart
+  const bucket = { capacity: 4, restorePerSecond: 1, cost: 4 };
+  t.true((await takeTokens('test:queue-tokens', bucket)).ok);
+  const first = await takeTokens('test:queue-tokens', bucket);
+  const second = await takeTokens('test:queue-tokens', bucket);
+  if (!first.ok && !second.ok) t.true(Math.abs(second.waitMs - first.waitMs - 4_000) < 500, `${first.waitMs} ${second.waitMs}`);
+  else t.fail('granted beyond the capacity');
 });
