@@ -12,7 +12,7 @@ import { projectRoot } from '../../src/config/index.js';
 import { createProgram } from '../../src/cli/program.js';
 import { EXAMPLES, pathOf, runnableCommands } from '../../src/cli/examples.js';
 import { cliReference, END, START, withReference } from '../../src/cli/reference.js';
-import { svc } from '../foundation/cli-io.js';
+import { svc } from '../helpers/cli.js';
 
 const program = () => createProgram({ out: () => undefined, err: () => undefined, env: {}, interactive: false });
 
