@@ -16,9 +16,12 @@ export interface CommonOptions {
   yes?: boolean;
 }
 
-/** Adds `--as <email>` (and `--json`, `--yes` when asked) to a command. */
-export function common(cmd: Command, extra: { json?: boolean; yes?: boolean } = {}): Command {
-  cmd.option('--as <email>', 'act as this user (checked by the policy like any actor); default cli:<os-user>');
+/**
+ * Adds `--as <email>` (unless `as: false`: the commands that act on no one's behalf, see
+ * test/cli/conventions.test.ts) and `--json`, `--yes` when asked, to a command.
+ */
+export function common(cmd: Command, extra: { json?: boolean; yes?: boolean; as?: boolean } = {}): Command {
+  if (extra.as !== false) cmd.option('--as <email>', 'act as this user (checked by the policy like any actor); default cli:<os-user>');
   if (extra.json) cmd.option('--json', 'one JSON document on stdout (messages on stderr)');
   if (extra.yes) cmd.option('--yes', 'skip the confirmation of a destructive step');
   return cmd;

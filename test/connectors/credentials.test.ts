@@ -183,6 +183,9 @@ test.serial('svc partner orders lists partner orders by partner and status; svc 
   await worker.stop(2000);
   const again = await cli(['partner', 'retry', name, '--partner', 'otcpartner']);
   t.is(again.stdout, `${name} otcpartner: already created at the partner: nothing sent`);
+  const againJson = await cli(['partner', 'retry', name, '--json']);
+  t.is(againJson.code, 0, againJson.stderr);
+  t.like(JSON.parse(againJson.stdout), [{ partner: 'otcpartner', outcome: 'created' }]);
   t.is((await cli(['partner', 'retry', 'SO-NOPE'])).code, 1);
   const calls = await cli(['partner', 'calls', '--order', name]);
   t.regex(calls.stdout, /POST \/api\/receivers\/orders\/inbound\s+201/);

@@ -84,6 +84,10 @@ test.serial('list --status failed, show every attempt, redeliver with the same i
   const again = await cli('webhook', 'redeliver', delivery_id);
   t.is(again.code, 0, again.stderr);
   t.regex(again.stdout, new RegExp(`Queued attempt 4 of ${delivery_id}`));
+  // --json: the delivery as queued (asked twice before a worker runs, it is still attempt 4 that is sent)
+  const againJson = await cli('webhook', 'redeliver', delivery_id, '--json');
+  t.is(againJson.code, 0, againJson.stderr);
+  t.like(JSON.parse(againJson.stdout), { delivery_id, status: 'pending', attempts: 3 });
   const worker = new OutboxWorker({ databaseUrl: app.dbUrl, ...app.config.worker, kinds: ['vendor_webhook'] });
   await worker.start();
   const [req] = await receiver.waitFor(1);

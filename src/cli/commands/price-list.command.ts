@@ -97,11 +97,13 @@ export function registerPriceList(program: Command, io: Io): void {
       .argument('<list>', 'price list name')
       .option('--format <csv|xlsx>', 'file format', 'csv')
       .option('--output <file>', 'where to write (default: <list>.<format> in this folder)'),
+    { json: true },
   ).action(async (list: string, opts: CommonOptions & { format: string; output?: string }) => {
     const format = formatOf(opts.output ?? `x.${opts.format}`, opts.format);
     const output = opts.output ?? `${list.replace(/[^A-Za-z0-9._-]+/g, '-')}.${format}`;
     await openDatabase(io);
     const n = await exportPriceList(await actorOf(io, opts), list, output, format);
+    if (opts.json) return json(io, { price_list: list, prices: n, format, file: output });
     say(io, opts, `${n} prices of ${list} written to ${output}`);
   });
 

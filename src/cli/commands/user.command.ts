@@ -20,16 +20,13 @@ function parseRoles(value: string): Role[] {
 
 export function registerUser(program: Command, io: Io): void {
   const user = program.command('user').description('Users, passwords and API keys');
-  user
-    .command('create')
-    .description('Create a user with roles')
-    .argument('<email>', 'login e-mail')
+  common(user.command('create').description('Create a user with roles').argument('<email>', 'login e-mail'), { json: true })
     .requiredOption('--roles <roles>', `comma-separated roles (${ROLES.join(', ')})`)
     .option('--name <full name>', 'display name')
     .option('--password <password>', 'password (prompted when omitted on a terminal; or SVC_PASSWORD)')
     .option('--customer <customer>', 'customer id, for a Customer user')
     .option('--sales-person <name>', 'sales person, for a rep or manager')
-    .action(async (email: string, opts: { roles: string; name?: string; password?: string; customer?: string; salesPerson?: string }) => {
+    .action(async (email: string, opts: CommonOptions & { roles: string; name?: string; password?: string; customer?: string; salesPerson?: string }) => {
       const roles = parseRoles(opts.roles);
       const password = opts.password ?? io.env.SVC_PASSWORD ?? (await askPassword(io, `Password for ${email}`));
       await openDatabase(io);
@@ -41,28 +38,30 @@ export function registerUser(program: Command, io: Io): void {
         customer: opts.customer,
         sales_person: opts.salesPerson,
       });
+      if (opts.json) return json(io, created);
       io.out(`Created ${created.email} (${created.roles.join(', ')})`);
     });
-  user
-    .command('generate-keys')
-    .description('Generate (or regenerate) the API key and secret of a user; the secret is shown once')
-    .argument('<email>', 'the user')
-    .action(async (email: string) => {
-      await openDatabase(io);
-      const keys = await generateApiKeys(await cliActor(io), { email });
-      io.out(`api_key:    ${keys.api_key}`);
-      io.out(`api_secret: ${keys.api_secret}`);
-      io.out(`Send: Authorization: token ${keys.api_key}:<api_secret>  (the secret is not shown again)`);
-    });
-  user
-    .command('set-password')
-    .description("Set a user's password (ends its sessions)")
-    .argument('<email>', 'the user')
+  common(
+    user
+      .command('generate-keys')
+      .description('Generate (or regenerate) the API key and secret of a user; the secret is shown once')
+      .argument('<email>', 'the user'),
+    { json: true },
+  ).action(async (email: string, opts: CommonOptions) => {
+    await openDatabase(io);
+    const keys = await generateApiKeys(await cliActor(io), { email });
+    if (opts.json) return json(io, { email, ...keys }); // the secret once, as in the table
+    io.out(`api_key:    ${keys.api_key}`);
+    io.out(`api_secret: ${keys.api_secret}`);
+    io.out(`Send: Authorization: token ${keys.api_key}:<api_secret>  (the secret is not shown again)`);
+  });
+  common(user.command('set-password').description("Set a user's password (ends its sessions)").argument('<email>', 'the user'), { json: true })
     .option('--password <password>', 'new password (prompted when omitted on a terminal; or SVC_PASSWORD)')
-    .action(async (email: string, opts: { password?: string }) => {
+    .action(async (email: string, opts: CommonOptions & { password?: string }) => {
       const password = opts.password ?? io.env.SVC_PASSWORD ?? (await askPassword(io, `New password for ${email}`));
       await openDatabase(io);
       await setPassword(await cliActor(io), email, password);
+      if (opts.json) return json(io, { email, password_set: true });
       io.out(`Password set for ${email}`);
     });
   common(
