@@ -6,8 +6,6 @@
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { systemActor, type Actor } from '../auth/actor.js';
-import { loadUserActor } from '../auth/credentials.service.js';
-import { findUserByEmail } from '../users/users.service.js';
 import { CliError, type Io } from './io.js';
 
 export interface CommonOptions {
@@ -71,6 +69,7 @@ export function osUser(io: Io): string {
  */
 export async function actorOf(io: Io, opts: { as?: string }): Promise<Actor> {
   if (!opts.as) return systemActor(`cli:${osUser(io)}`);
+  const [{ findUserByEmail }, { loadUserActor }] = await Promise.all([import('../users/users.service.js'), import('../auth/credentials.service.js')]);
   const user = await findUserByEmail(opts.as);
   const actor = user?.enabled ? await loadUserActor(user.id, 'cli') : undefined;
   if (!actor) throw new CliError(`--as ${opts.as}: no enabled user with that e-mail`, 1);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { runChecks, type Finding } from '../../app/check.service.js';
+import type { Finding } from '../../app/check.service.js';
 import { ConfigError, loadConfig } from '../../config/index.js';
 import { openDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';
@@ -28,6 +28,7 @@ export function registerCheck(program: Command, io: Io): void {
     if (findings[0].level === 'ok') {
       try {
         const config = await openDatabase(io);
+        const { runChecks } = await import('../../app/check.service.js');
         findings.push(...(await runChecks(config)));
       } catch (err) {
         findings.push({

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { createCustomerAccount } from '../../sales/customer-accounts.service.js';
 import { openDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';
 import { askValue } from '../prompts.js';
@@ -64,6 +63,7 @@ export function registerCustomer(program: Command, io: Io): void {
       await promptMissing(io, opts);
       await openDatabase(io);
       const actor = await actorOf(io, opts); // a sales user's territory, team and price-list rules apply
+      const { createCustomerAccount } = await import('../../sales/customer-accounts.service.js');
       const doc = await createCustomerAccount(actor, {
         customer_name: opts.customerName,
         customer_type: opts.customerType,

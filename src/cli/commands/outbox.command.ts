@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
-import { outboxCounts, type KindCount } from '../../shared/outbox.js';
+import type { KindCount } from '../../shared/outbox.js';
 import { openDatabase } from '../context.js';
 import type { Io } from '../io.js';
-import { authorize } from '../../auth/policy/index.js';
 import { cliActor, common, json, type CommonOptions } from '../conventions.js';
 
 const num = (n: number) => String(n).padStart(8);
@@ -18,6 +17,7 @@ export function registerOutbox(program: Command, io: Io): void {
     json: true,
   }).action(async (opts: CommonOptions) => {
     await openDatabase(io);
+    const [{ authorize }, { outboxCounts }] = await Promise.all([import('../../auth/policy/index.js'), import('../../shared/outbox.js')]);
     authorize(await cliActor(io), 'read', 'Outbox'); // --as: Operations (and the system) may read the queue
     const rows = await outboxCounts();
     if (opts.json) return json(io, rows);

@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
-import { partnerOf, setPartnerCredentials, showPartnerCredentials } from '../../connectors/credentials/credentials.service.js';
-import { testPartnerCredentials } from '../../connectors/credentials/credentials-test.service.js';
 import { PARTNERS, PARTNER_KEYS, type PartnerKey } from '../../connectors/partners.js';
 import { openDatabase } from '../context.js';
 import { cliActor, common, json, say, type CommonOptions } from '../conventions.js';
 import { CliError, type Io } from '../io.js';
 import { askValue } from '../prompts.js';
+
+// the services load when a command runs (svc --help never loads them)
+const stored = () => import('../../connectors/credentials/credentials.service.js');
 
 /** Every partner's flags, once each (base-url, api-key … are shared names): flag → description. */
 function allFlags(): Map<string, string> {
@@ -66,6 +67,7 @@ export function registerPartnerCredentials(program: Command, io: Io): void {
   );
   for (const [flag, description] of allFlags()) set.option(`--${flag} <value>`, description);
   set.action(async (name: string, opts: Record<string, string | undefined> & CommonOptions) => {
+    const { partnerOf, setPartnerCredentials, showPartnerCredentials } = await stored();
     let partner: PartnerKey;
     try {
       partner = partnerOf(name);
@@ -88,7 +90,7 @@ export function registerPartnerCredentials(program: Command, io: Io): void {
     json: true,
   }).action(async (partner: string | undefined, opts: CommonOptions) => {
     await openDatabase(io);
-    const rows = await showPartnerCredentials(await cliActor(io), partner);
+    const rows = await (await stored()).showPartnerCredentials(await cliActor(io), partner);
     if (opts.json) return json(io, rows);
     for (const r of rows) {
       io.out(`${r.partner} (${r.label}): ${r.complete ? 'complete' : 'incomplete'}`);
@@ -102,6 +104,7 @@ export function registerPartnerCredentials(program: Command, io: Io): void {
     },
   ).action(async (partner: string, opts: CommonOptions) => {
     await openDatabase(io);
+    const { testPartnerCredentials } = await import('../../connectors/credentials/credentials-test.service.js');
     const r = await testPartnerCredentials(await cliActor(io), partner);
     if (opts.json) json(io, r); // the document either way; a refusal is still exit 1
     const line = `${r.partner}: ${r.detail}${r.http_status ? ` (HTTP ${r.http_status})` : ''}`;

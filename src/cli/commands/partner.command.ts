@@ -1,13 +1,15 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { listPartnerCalls } from '../../connectors/call-log.service.js';
-import { listFollowUps, resolveFollowUp } from '../../connectors/follow-ups.service.js';
-import { listPartnerOrders, retryPartnerOrders, type PartnerOrderRow } from '../../connectors/partner-orders.service.js';
-import { PARTNER_ORDER_STATUSES } from '../../connectors/partner-order.model.js';
+import type { PartnerOrderRow } from '../../connectors/partner-orders.service.js';
+import { PARTNER_ORDER_STATUSES } from '../../connectors/partner-order-statuses.js';
 import { PARTNER_KEYS } from '../../connectors/partners.js';
 import { openDatabase } from '../context.js';
 import { cliActor, common, json, type CommonOptions } from '../conventions.js';
 import type { Io } from '../io.js';
+
+// the services load when a command runs (svc --help never loads them)
+const partnerOrders = () => import('../../connectors/partner-orders.service.js');
+const followUps = () => import('../../connectors/follow-ups.service.js');
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -30,7 +32,9 @@ export function registerPartner(program: Command, io: Io): void {
     .option('--limit <n>', 'at most n rows (default 100)', positiveInt)
     .action(async (opts: CommonOptions & { partner?: string; status?: string; order?: string; limit?: number }) => {
       await openDatabase(io);
-      const rows = await listPartnerOrders(await cliActor(io), {
+      const rows = await (
+        await partnerOrders()
+      ).listPartnerOrders(await cliActor(io), {
         partner: opts.partner,
         status: opts.status,
         salesOrder: opts.order,
@@ -53,7 +57,7 @@ export function registerPartner(program: Command, io: Io): void {
     .option('--partner <partner>', `only this partner (${PARTNER_KEYS.join(' | ')})`)
     .action(async (salesOrder: string, opts: CommonOptions & { partner?: string }) => {
       await openDatabase(io);
-      const results = await retryPartnerOrders(await cliActor(io), salesOrder, { partner: opts.partner });
+      const results = await (await partnerOrders()).retryPartnerOrders(await cliActor(io), salesOrder, { partner: opts.partner });
       if (opts.json) return json(io, results);
       for (const r of results) {
         const what =
@@ -78,12 +82,12 @@ export function registerPartner(program: Command, io: Io): void {
       await openDatabase(io);
       const actor = await cliActor(io);
       if (opts.resolve !== undefined) {
-        const r = await resolveFollowUp(actor, opts.resolve);
+        const r = await (await followUps()).resolveFollowUp(actor, opts.resolve);
         return opts.json ? json(io, r) : io.out(`follow-up ${r.id}: ${r.status}`);
       }
       const status = opts.status ?? 'open';
       if (!['open', 'resolved', 'all'].includes(status)) throw new InvalidArgumentError('--status must be open, resolved or all');
-      const rows = await listFollowUps(actor, { status: status as 'open' | 'resolved' | 'all', limit: opts.limit });
+      const rows = await (await followUps()).listFollowUps(actor, { status: status as 'open' | 'resolved' | 'all', limit: opts.limit });
       if (opts.json) return json(io, rows);
       if (rows.length === 0) return io.out(`No ${status === 'all' ? '' : `${status} `}follow-ups`);
       for (const r of rows)
@@ -97,6 +101,7 @@ export function registerPartner(program: Command, io: Io): void {
     .option('--limit <n>', 'at most n rows (default 50)', positiveInt)
     .action(async (opts: CommonOptions & { partner?: string; order?: string; limit?: number }) => {
       await openDatabase(io);
+      const { listPartnerCalls } = await import('../../connectors/call-log.service.js');
       const rows = await listPartnerCalls(await cliActor(io), { partner: opts.partner, salesOrder: opts.order, limit: opts.limit ?? 50 });
       if (opts.json) return json(io, rows);
       if (rows.length === 0) return io.out('No partner calls');

@@ -1,9 +1,12 @@
 import type { Command } from 'commander';
-import { listPendingProducts, reviewProduct } from '../../vendors/product-review.service.js';
 import { common, json, table, type CommonOptions, cliActor } from '../conventions.js';
-import { MAPPING_FIELDS, setProductMapping, type ProductMapping } from '../../catalog/product-mapping.js';
+import type { ProductMapping } from '../../catalog/product-mapping.js';
+import { MAPPING_FIELDS } from '../../catalog/mapping-fields.js';
 import { openDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';
+
+// the services load when a command runs (svc --help never loads them)
+const reviews = () => import('../../vendors/product-review.service.js');
 
 /** `svc product review <item_code> --approve | --reject --reason <text>`. */
 export function registerProduct(program: Command, io: Io): void {
@@ -23,7 +26,9 @@ export function registerProduct(program: Command, io: Io): void {
       if (Boolean(opts.approve) === Boolean(opts.reject)) throw new CliError('Pass exactly one of --approve or --reject', 2);
       if (opts.reject && !opts.reason) throw new CliError('--reject needs --reason', 2);
       await openDatabase(io);
-      const r = await reviewProduct(await cliActor(io), {
+      const r = await (
+        await reviews()
+      ).reviewProduct(await cliActor(io), {
         item_code: itemCode,
         action: opts.approve ? 'approve' : 'reject',
         reason: opts.reason,
@@ -44,7 +49,7 @@ export function registerProduct(program: Command, io: Io): void {
     // it, wherever it stands (svc product review list --json): read this command's and its parent's
     const opts = cmd.optsWithGlobals<CommonOptions & { vendor?: string }>();
     await openDatabase(io);
-    const rows = await listPendingProducts(await cliActor(io), { vendor: opts.vendor });
+    const rows = await (await reviews()).listPendingProducts(await cliActor(io), { vendor: opts.vendor });
     if (opts.json) return json(io, rows);
     if (!rows.length) return io.out('No product waits for review');
     table(
@@ -76,6 +81,7 @@ export function registerProduct(program: Command, io: Io): void {
     if (Object.keys(changes).length === 0)
       throw new CliError(`Pass at least one of ${MAPPING_FIELDS.map((m) => `--${m.field.replace(/_/g, '-')}`).join(' ')}`, 2);
     await openDatabase(io);
+    const { setProductMapping } = await import('../../catalog/product-mapping.js');
     const r = await setProductMapping(await cliActor(io), itemCode, changes);
     if (opts.json) return json(io, r);
     const set = Object.entries(r.mapping)

@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import { ROLES, type Role } from '../../auth/actor.js';
-import { generateApiKeys, setPassword } from '../../auth/credentials.service.js';
-import { createUser } from '../../users/users.service.js';
 import { openDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';
 import { askArgument, askPassword, confirmOrAbort } from '../prompts.js';
-import { listUsers } from '../../users/accounts.service.js';
-import { revokeApiKeys, setUserEnabled } from '../../audit/user-admin.service.js';
 import { actorOf, common, json, say, table, type CommonOptions, cliActor } from '../conventions.js';
+
+// the services load when a command runs (svc --help never loads them)
+const credentials = () => import('../../auth/credentials.service.js');
+const userAdmin = () => import('../../audit/user-admin.service.js');
 
 function parseRoles(value: string): Role[] {
   const roles = value
@@ -30,6 +30,7 @@ export function registerUser(program: Command, io: Io): void {
       const roles = parseRoles(opts.roles);
       const password = opts.password ?? io.env.SVC_PASSWORD ?? (await askPassword(io, `Password for ${email}`));
       await openDatabase(io);
+      const { createUser } = await import('../../users/users.service.js');
       const created = await createUser(await cliActor(io), {
         email,
         full_name: opts.name,
@@ -49,7 +50,7 @@ export function registerUser(program: Command, io: Io): void {
     { json: true },
   ).action(async (email: string, opts: CommonOptions) => {
     await openDatabase(io);
-    const keys = await generateApiKeys(await cliActor(io), { email });
+    const keys = await (await credentials()).generateApiKeys(await cliActor(io), { email });
     if (opts.json) return json(io, { email, ...keys }); // the secret once, as in the table
     io.out(`api_key:    ${keys.api_key}`);
     io.out(`api_secret: ${keys.api_secret}`);
@@ -60,7 +61,7 @@ export function registerUser(program: Command, io: Io): void {
     .action(async (email: string, opts: CommonOptions & { password?: string }) => {
       const password = opts.password ?? io.env.SVC_PASSWORD ?? (await askPassword(io, `New password for ${email}`));
       await openDatabase(io);
-      await setPassword(await cliActor(io), email, password);
+      await (await credentials()).setPassword(await cliActor(io), email, password);
       if (opts.json) return json(io, { email, password_set: true });
       io.out(`Password set for ${email}`);
     });
@@ -73,6 +74,7 @@ export function registerUser(program: Command, io: Io): void {
   ).action(async (opts: CommonOptions & { role?: string }) => {
     if (opts.role) parseRoles(opts.role);
     await openDatabase(io);
+    const { listUsers } = await import('../../users/accounts.service.js');
     const rows = await listUsers(await actorOf(io, opts), { role: opts.role });
     if (opts.json) return json(io, rows);
     table(
@@ -99,7 +101,7 @@ export function registerUser(program: Command, io: Io): void {
       const email = await askArgument(io, given, 'email', 'User e-mail');
       if (!enabled && !opts.yes) await confirmOrAbort(io, `Disable ${email}? Its sessions end and its API keys stop working.`);
       await openDatabase(io);
-      const r = await setUserEnabled(await actorOf(io, opts), email, enabled);
+      const r = await (await userAdmin()).setUserEnabled(await actorOf(io, opts), email, enabled);
       if (opts.json) return json(io, r);
       say(
         io,
@@ -121,7 +123,7 @@ export function registerUser(program: Command, io: Io): void {
     const email = await askArgument(io, given, 'email', 'User e-mail');
     if (!opts.yes) await confirmOrAbort(io, `Revoke every API key of ${email}?`);
     await openDatabase(io);
-    const r = await revokeApiKeys(await actorOf(io, opts), email);
+    const r = await (await userAdmin()).revokeApiKeys(await actorOf(io, opts), email);
     if (opts.json) return json(io, r);
     say(io, opts, `${email}: ${r.revoked} API key(s) revoked`);
   });

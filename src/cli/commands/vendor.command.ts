@@ -1,29 +1,20 @@
 import type { Command } from 'commander';
-import { decideStockUpdateRequest, listStockUpdateRequests } from '../../vendors/stock-request.service.js';
-import {
-  approveVendor,
-  generateCredentials,
-  listVendors,
-  rejectVendor,
-  setApiEnabled,
-  setSuspended,
-  rotateWebhookSecret,
-  setWebhook,
-  updateVendorSettings,
-  type VendorProfileView,
-} from '../../vendors/vendor-profile.service.js';
+import type { VendorProfileView } from '../../vendors/vendor-profile.service.js';
 import { openDatabase } from '../context.js';
 import type { Io } from '../io.js';
 import { confirmOrAbort } from '../prompts.js';
-import { vendorOverview } from '../../vendor-api/vendor-overview.service.js';
 import { actorOf, common, fields, json, table, type CommonOptions, cliActor } from '../conventions.js';
+
+// the services load when a command runs (svc --help never loads them)
+const profiles = () => import('../../vendors/vendor-profile.service.js');
+const stockRequests = () => import('../../vendors/stock-request.service.js');
 
 /** `svc vendor list|approve|reject|suspend|unsuspend|enable-api|disable-api|credentials|settings|webhook set|stock-request …`. */
 export function registerVendor(program: Command, io: Io): void {
   const vendor = program.command('vendor').description('Vendor Profiles: approval, suspension, API access, credentials, webhooks');
   common(vendor.command('list').description('List Vendor Profiles'), { json: true }).action(async (opts: CommonOptions) => {
     await openDatabase(io);
-    const rows = await listVendors(await cliActor(io));
+    const rows = await (await profiles()).listVendors(await cliActor(io));
     if (opts.json) return json(io, rows);
     for (const v of rows) {
       io.out(
@@ -32,12 +23,12 @@ export function registerVendor(program: Command, io: Io): void {
     }
   });
   const simple: [string, string, (name: string) => Promise<VendorProfileView>][] = [
-    ['approve', 'Approve a Vendor Profile', async (n) => approveVendor(await cliActor(io), n)],
-    ['reject', 'Reject a vendor registration', async (n) => rejectVendor(await cliActor(io), n)],
-    ['suspend', 'Suspend a vendor (its tokens stop working at once)', async (n) => setSuspended(await cliActor(io), n, true)],
-    ['unsuspend', 'Lift a suspension', async (n) => setSuspended(await cliActor(io), n, false)],
-    ['enable-api', 'Enable the vendor interface v1', async (n) => setApiEnabled(await cliActor(io), n, true)],
-    ['disable-api', 'Disable the vendor interface v1', async (n) => setApiEnabled(await cliActor(io), n, false)],
+    ['approve', 'Approve a Vendor Profile', async (n) => (await profiles()).approveVendor(await cliActor(io), n)],
+    ['reject', 'Reject a vendor registration', async (n) => (await profiles()).rejectVendor(await cliActor(io), n)],
+    ['suspend', 'Suspend a vendor (its tokens stop working at once)', async (n) => (await profiles()).setSuspended(await cliActor(io), n, true)],
+    ['unsuspend', 'Lift a suspension', async (n) => (await profiles()).setSuspended(await cliActor(io), n, false)],
+    ['enable-api', 'Enable the vendor interface v1', async (n) => (await profiles()).setApiEnabled(await cliActor(io), n, true)],
+    ['disable-api', 'Disable the vendor interface v1', async (n) => (await profiles()).setApiEnabled(await cliActor(io), n, false)],
   ];
   for (const [verb, description, run] of simple) {
     common(vendor.command(verb).description(description).argument('<vendor>', 'Vendor Profile name'), { json: true }).action(
@@ -53,7 +44,7 @@ export function registerVendor(program: Command, io: Io): void {
     json: true,
   }).action(async (name: string, opts: CommonOptions) => {
     await openDatabase(io);
-    const c = await generateCredentials(await cliActor(io), name);
+    const c = await (await profiles()).generateCredentials(await cliActor(io), name);
     if (opts.json) return json(io, c); // the secret once, as in the table
     io.out(`client_id:     ${c.client_id}`);
     io.out(`client_secret: ${c.client_secret}`);
@@ -72,7 +63,7 @@ export function registerVendor(program: Command, io: Io): void {
           ([, v]) => v !== undefined,
         ),
       );
-      const v = await updateVendorSettings(await cliActor(io), name, settings);
+      const v = await (await profiles()).updateVendorSettings(await cliActor(io), name, settings);
       if (opts.json) return json(io, v);
       io.out(`${name}: scope ${v.scope}, auto-approve ${v.auto_approve ? 'on' : 'off'}, separate SKUs ${v.separate_skus ? `on (${v.sku_prefix}-)` : 'off'}`);
     });
@@ -80,6 +71,7 @@ export function registerVendor(program: Command, io: Io): void {
     json: true,
   }).action(async (name: string, opts: CommonOptions) => {
     await openDatabase(io);
+    const { vendorOverview } = await import('../../vendor-api/vendor-overview.service.js');
     const v = await vendorOverview(await actorOf(io, opts), name);
     if (opts.json) return json(io, v);
     const p = v.profile;
@@ -125,7 +117,7 @@ export function registerVendor(program: Command, io: Io): void {
   ).action(async (name: string, opts: CommonOptions) => {
     if (!opts.yes) await confirmOrAbort(io, `Rotate the webhook secret of ${name}? Its receiver must switch to the new secret.`);
     await openDatabase(io);
-    const r = await rotateWebhookSecret(await actorOf(io, opts), name);
+    const r = await (await profiles()).rotateWebhookSecret(await actorOf(io, opts), name);
     if (opts.json) return json(io, r);
     io.out(`${name}: new webhook secret for ${r.webhook_url}`);
     io.out(`webhook secret: ${r.webhook_secret}  (verify X-Svc-Signature with it; not shown again)`);
@@ -141,7 +133,7 @@ export function registerVendor(program: Command, io: Io): void {
     .option('--rotate-secret', 'generate a new webhook secret')
     .action(async (name: string, url: string, opts: CommonOptions & { rotateSecret?: boolean }) => {
       await openDatabase(io);
-      const r = await setWebhook(await cliActor(io), name, url, { rotateSecret: opts.rotateSecret });
+      const r = await (await profiles()).setWebhook(await cliActor(io), name, url, { rotateSecret: opts.rotateSecret });
       if (opts.json) return json(io, r); // a new secret once, as in the table
       io.out(`${name}: webhook URL ${r.webhook_url}`);
       if (r.webhook_secret) io.out(`webhook secret: ${r.webhook_secret}  (verify X-Svc-Signature with it; not shown again)`);
@@ -149,7 +141,7 @@ export function registerVendor(program: Command, io: Io): void {
   common(webhook.command('clear').description('Remove the Webhook URL of a vendor').argument('<vendor>'), { json: true }).action(
     async (name: string, opts: CommonOptions) => {
       await openDatabase(io);
-      const r = await setWebhook(await cliActor(io), name, null);
+      const r = await (await profiles()).setWebhook(await cliActor(io), name, null);
       if (opts.json) return json(io, r);
       io.out(`${name}: webhook URL removed`);
     },
@@ -159,7 +151,7 @@ export function registerVendor(program: Command, io: Io): void {
     .option('--status <status>', 'Requested, Approved or Rejected')
     .action(async (opts: CommonOptions & { status?: string }) => {
       await openDatabase(io);
-      const rows = await listStockUpdateRequests(await cliActor(io), { status: opts.status });
+      const rows = await (await stockRequests()).listStockUpdateRequests(await cliActor(io), { status: opts.status });
       if (opts.json) return json(io, rows);
       for (const r of rows)
         io.out(`${r.name}  ${String(r.status).padEnd(9)} ${r.vendor} ${r.action} ${r.quantity} × ${r.item} @ ${r.warehouse}  ${r.reason ?? ''}`);
@@ -177,7 +169,7 @@ export function registerVendor(program: Command, io: Io): void {
       .option('--reason <text>', 'note kept with the decision')
       .action(async (name: string, opts: CommonOptions & { reason?: string }) => {
         await openDatabase(io);
-        const r = await decideStockUpdateRequest(await cliActor(io), name, decision, opts.reason);
+        const r = await (await stockRequests()).decideStockUpdateRequest(await cliActor(io), name, decision, opts.reason);
         if (opts.json) return json(io, r);
         io.out(`${name}: ${r.status}`);
       });

@@ -1,9 +1,12 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { getWebhookDelivery, listWebhookDeliveries, redeliverWebhook, testFireWebhook, type DeliverySummary } from '../../webhooks/webhook.service.js';
+import type { DeliverySummary } from '../../webhooks/webhook.service.js';
 import { openDatabase } from '../context.js';
 import { cliActor, common, json, say, type CommonOptions } from '../conventions.js';
 import { CliError, type Io } from '../io.js';
+
+// the services load when a command runs (svc --help never loads them)
+const webhooks = () => import('../../webhooks/webhook.service.js');
 
 function iso(value: Date | string | null | undefined): string {
   if (!value) return '-';
@@ -29,7 +32,7 @@ export function registerWebhook(program: Command, io: Io): void {
     .option('--limit <n>', 'at most n rows (default 50)', positiveInt)
     .action(async (opts: CommonOptions & { vendor?: string; status?: string; limit?: number }) => {
       await openDatabase(io);
-      const rows = await listWebhookDeliveries(await cliActor(io), { vendor: opts.vendor, status: opts.status, limit: opts.limit });
+      const rows = await (await webhooks()).listWebhookDeliveries(await cliActor(io), { vendor: opts.vendor, status: opts.status, limit: opts.limit });
       if (opts.json) return json(io, rows);
       if (rows.length === 0) return io.out('No deliveries');
       io.out('delivery_id                           event            vendor               status  tries  last   created');
@@ -43,7 +46,7 @@ export function registerWebhook(program: Command, io: Io): void {
     { json: true },
   ).action(async (id: string, opts: CommonOptions) => {
     await openDatabase(io);
-    const { delivery, attempts } = await getWebhookDelivery(await cliActor(io), id);
+    const { delivery, attempts } = await (await webhooks()).getWebhookDelivery(await cliActor(io), id);
     if (opts.json) return json(io, { delivery, attempts });
     if (delivery) {
       io.out(summaryLine(delivery));
@@ -66,7 +69,7 @@ export function registerWebhook(program: Command, io: Io): void {
     },
   ).action(async (id: string, opts: CommonOptions) => {
     await openDatabase(io);
-    const d = await redeliverWebhook(await cliActor(io), id);
+    const d = await (await webhooks()).redeliverWebhook(await cliActor(io), id);
     if (opts.json) return json(io, d);
     io.out(`Queued attempt ${d.attempts + 1} of ${d.delivery_id} (${d.event} to ${d.vendor})`);
   });
@@ -74,7 +77,7 @@ export function registerWebhook(program: Command, io: Io): void {
     json: true,
   }).action(async (vendor: string, opts: CommonOptions) => {
     await openDatabase(io);
-    const r = await testFireWebhook(await cliActor(io), vendor);
+    const r = await (await webhooks()).testFireWebhook(await cliActor(io), vendor);
     if (opts.json) json(io, r); // the document either way; not delivered is still exit 1
     const parts = [
       `status ${r.status_code ?? '-'}`,
