@@ -11,14 +11,9 @@ import { withTransaction, type Tx } from '../db/sequelize.js';
 import { InputError, NotFoundError } from '../shared/errors.js';
 import { Item } from './item.model.js';
 
-/** The mapping fields, in precedence order: when several are set, the first one set wins (docs/decisions.md). */
-export const MAPPING_FIELDS = [
-  { field: 'rxpartner_drug_description', attribute: 'rxpartnerDrugDescription', partner: 'rxpartner' },
-  { field: 'peptide_partner_product_id', attribute: 'peptidePartnerProductId', partner: 'peptidepartner' },
-  { field: 'otc_sku', attribute: 'otcSku', partner: 'otcpartner' },
-  { field: 'store_variant_id', attribute: 'storeVariantId', partner: 'storepartner' },
-  { field: 'shipper_product_id', attribute: 'shipperProductId', partner: 'shipper' },
-] as const;
+import { MAPPING_FIELDS } from './mapping-fields.js';
+
+export { MAPPING_FIELDS };
 
 export type MappingField = (typeof MAPPING_FIELDS)[number]['field'];
 export type MappedPartner = (typeof MAPPING_FIELDS)[number]['partner'];

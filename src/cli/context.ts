@@ -1,10 +1,11 @@
 import { resolve } from 'node:path';
 import { loadConfig, projectRoot, type Config } from '../config/index.js';
-import { bootstrap, startEmbedded } from '../app/lifecycle.js';
 import { embeddedDataDir, readPostmaster } from '../db/embedded.js';
 import type { Io } from './io.js';
 
 let cleanup: (() => Promise<void>) | undefined;
+/** set once a command opened the database: run() closes the pool then (and loads nothing otherwise) */
+let opened = false;
 
 /**
  * Config plus an open database for an admin command: DATABASE_URL when set, otherwise the embedded
@@ -12,6 +13,9 @@ let cleanup: (() => Promise<void>) | undefined;
  */
 export async function openDatabase(io: Io): Promise<Config> {
   const config = loadConfig(io.env);
+  // loaded here, not at start-up: `svc --version` and `svc <noun> --help` never load the service
+  const { bootstrap, startEmbedded } = await import('../app/lifecycle.js');
+  opened = true;
   if (config.databaseUrl) {
     bootstrap(config);
     return config;
@@ -38,6 +42,13 @@ export async function openDatabase(io: Io): Promise<Config> {
   };
   bootstrap(config, url);
   return config;
+}
+
+/** Closes the pool a command opened through openDatabase (run() calls it before releaseDatabase). */
+export async function closeOpenedDatabase(): Promise<void> {
+  if (!opened) return;
+  opened = false;
+  await (await import('../db/sequelize.js')).closeDatabase();
 }
 
 /** Stops an embedded database the command started (run() calls it after closing the pool). */

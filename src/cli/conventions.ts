@@ -6,8 +6,6 @@
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { systemActor, type Actor } from '../auth/actor.js';
-import { loadUserActor } from '../auth/credentials.service.js';
-import { findUserByEmail } from '../users/users.service.js';
 import { CliError, type Io } from './io.js';
 
 export interface CommonOptions {
@@ -16,9 +14,12 @@ export interface CommonOptions {
   yes?: boolean;
 }
 
-/** Adds `--as <email>` (and `--json`, `--yes` when asked) to a command. */
-export function common(cmd: Command, extra: { json?: boolean; yes?: boolean } = {}): Command {
-  cmd.option('--as <email>', 'act as this user (checked by the policy like any actor); default cli:<os-user>');
+/**
+ * Adds `--as <email>` (unless `as: false`: the commands that act on no one's behalf, see
+ * test/cli/conventions.test.ts) and `--json`, `--yes` when asked, to a command.
+ */
+export function common(cmd: Command, extra: { json?: boolean; yes?: boolean; as?: boolean } = {}): Command {
+  if (extra.as !== false) cmd.option('--as <email>', 'act as this user (checked by the policy like any actor); default cli:<os-user>');
   if (extra.json) cmd.option('--json', 'one JSON document on stdout (messages on stderr)');
   if (extra.yes) cmd.option('--yes', 'skip the confirmation of a destructive step');
   return cmd;
@@ -68,6 +69,7 @@ export function osUser(io: Io): string {
  */
 export async function actorOf(io: Io, opts: { as?: string }): Promise<Actor> {
   if (!opts.as) return systemActor(`cli:${osUser(io)}`);
+  const [{ findUserByEmail }, { loadUserActor }] = await Promise.all([import('../users/users.service.js'), import('../auth/credentials.service.js')]);
   const user = await findUserByEmail(opts.as);
   const actor = user?.enabled ? await loadUserActor(user.id, 'cli') : undefined;
   if (!actor) throw new CliError(`--as ${opts.as}: no enabled user with that e-mail`, 1);

@@ -1,10 +1,9 @@
 import { CommanderError } from 'commander';
 import { ConfigError } from '../config/index.js';
-import { closeDatabase } from '../db/sequelize.js';
 import { DomainError } from '../shared/errors.js';
 import { CliError, processIo, type Io } from './io.js';
 import { createProgram } from './program.js';
-import { releaseDatabase } from './context.js';
+import { closeOpenedDatabase, releaseDatabase } from './context.js';
 
 /** Runs the CLI and returns the exit code: 0 ok, 1 failed, 2 usage, 130 interrupted. Never calls process.exit. */
 export async function run(argv: string[], io: Io = processIo): Promise<number> {
@@ -30,7 +29,7 @@ export async function run(argv: string[], io: Io = processIo): Promise<number> {
     io.err(`error: ${err instanceof Error ? err.message : String(err)}`);
     return 1;
   } finally {
-    await closeDatabase().catch(() => undefined);
+    await closeOpenedDatabase().catch(() => undefined);
     await releaseDatabase().catch(() => undefined);
   }
 }

@@ -21,8 +21,6 @@ import { registerCheck } from './commands/check.command.js';
 import { registerCompletion } from './commands/completion.command.js';
 import { applyExamples } from './examples.js';
 import { applyConventions } from './conventions.js';
-// the composition root: the registrations every process role shares (handlers, jobs, doc types)
-import '../modules.js';
 
 /** The whole command tree: `svc <noun> <verb>`, each calling the service the HTTP route calls. */
 export function createProgram(io: Io): Command {
@@ -49,6 +47,11 @@ export function createProgram(io: Io): Command {
   registerCompletion(program, io);
   applyConventions(program, ['user', 'vendor', 'product', 'doctor', 'partner-credentials', 'partner', 'webhook', 'price-list', 'product-mapping', 'customer']);
   applyExamples(program);
+  // the composition root (the registrations every process role shares: handlers, jobs, doc types),
+  // and with it the services, load only when a command runs: help, --version and completion stay fast
+  program.hook('preAction', async () => {
+    await import('../modules.js');
+  });
   // later domains: registerVendor, registerProduct, registerWebhook, …
   return program;
 }

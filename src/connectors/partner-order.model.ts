@@ -5,7 +5,9 @@
 import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
 import type { PartnerLine } from './connector.js';
 
-export const PARTNER_ORDER_STATUSES = ['pending', 'retrying', 'awaiting_configuration', 'created', 'failed'] as const;
+import { PARTNER_ORDER_STATUSES } from './partner-order-statuses.js';
+
+export { PARTNER_ORDER_STATUSES };
 export type PartnerOrderStatus = (typeof PARTNER_ORDER_STATUSES)[number];
 
 /**

@@ -4,21 +4,10 @@
  * HTTP routes call, the policy applied to `--as`, the audit trail, tables and --json.
  */
 import test from 'ava';
-import type pg from 'pg';
-import { createTestDatabase, pgClient } from '../helpers/db.js';
-import { svc } from '../foundation/cli-io.js';
+import { cliDatabase, svc } from '../helpers/cli.js';
 
-let dbUrl: string;
-let pgc: pg.Client;
-const env = () => ({ DATABASE_URL: dbUrl, USER: 'bob' });
-
-test.before(async () => {
-  dbUrl = await createTestDatabase();
-  pgc = await pgClient(dbUrl);
-});
-test.after.always(async () => {
-  await pgc?.end();
-});
+const database = cliDatabase(test);
+const env = () => ({ DATABASE_URL: database.url, USER: 'bob' });
 
 test.serial('customer list: a table by default, JSON with --json, scoped by the policy under --as', async (t) => {
   const all = await svc(['customer', 'list'], env());
@@ -62,7 +51,7 @@ test.serial('customer show: fields and addresses; another territory’s customer
 test.serial('user list --role, disable (sessions end, audited), enable, revoke-keys', async (t) => {
   const list = await svc(['user', 'list', '--role', 'Sales Rep', '--json'], env());
   t.is(list.code, 0, list.err.join('\n'));
-  const reps = (await pgc.query<{ email: string }>(`SELECT email FROM users WHERE 'Sales Rep' = ANY(roles) ORDER BY email`)).rows.map((r) => r.email);
+  const reps = (await database.pg.query<{ email: string }>(`SELECT email FROM users WHERE 'Sales Rep' = ANY(roles) ORDER BY email`)).rows.map((r) => r.email);
   t.true(reps.includes('west.rep@demo.svc.local'));
   t.deepEqual(
     (JSON.parse(list.out.join('\n')) as { email: string }[]).map((u) => u.email),
@@ -70,8 +59,8 @@ test.serial('user list --role, disable (sessions end, audited), enable, revoke-k
   );
   t.is((await svc(['user', 'list', '--role', 'Pilot'], env())).code, 2);
 
-  const id = ((await pgc.query(`SELECT id FROM users WHERE email = 'west.rep@demo.svc.local'`)).rows[0] as { id: string }).id;
-  await pgc.query(`INSERT INTO sessions (id_hash, user_id, csrf_token, expires_at) VALUES ('s-test-west', $1, 'c', now() + interval '1 hour')`, [id]);
+  const id = ((await database.pg.query(`SELECT id FROM users WHERE email = 'west.rep@demo.svc.local'`)).rows[0] as { id: string }).id;
+  await database.pg.query(`INSERT INTO sessions (id_hash, user_id, csrf_token, expires_at) VALUES ('s-test-west', $1, 'c', now() + interval '1 hour')`, [id]);
   const noYes = await svc(['user', 'disable', 'west.rep@demo.svc.local'], env());
   t.is(noYes.code, 2, 'a destructive step needs --yes without a terminal');
   const refused = await svc(['user', 'disable', 'west.rep@demo.svc.local', '--yes', '--as', 'ops@demo.svc.local'], env());
@@ -80,15 +69,15 @@ test.serial('user list --role, disable (sessions end, audited), enable, revoke-k
   const off = await svc(['user', 'disable', 'west.rep@demo.svc.local', '--yes'], env());
   t.is(off.code, 0, off.err.join('\n'));
   t.regex(off.out[0], /^west\.rep@demo\.svc\.local: disabled/);
-  t.is(((await pgc.query(`SELECT enabled FROM users WHERE id = $1`, [id])).rows[0] as { enabled: boolean }).enabled, false);
-  t.is(Number((await pgc.query(`SELECT count(*) AS n FROM sessions WHERE user_id = $1`, [id])).rows[0].n), 0);
+  t.is(((await database.pg.query(`SELECT enabled FROM users WHERE id = $1`, [id])).rows[0] as { enabled: boolean }).enabled, false);
+  t.is(Number((await database.pg.query(`SELECT count(*) AS n FROM sessions WHERE user_id = $1`, [id])).rows[0].n), 0);
   const again = await svc(['user', 'disable', 'west.rep@demo.svc.local', '--yes'], env());
   t.regex(again.out[0], /already/);
   const on = await svc(['user', 'enable', 'west.rep@demo.svc.local', '--json', '--as', 'admin@demo.svc.local'], env());
   t.like(JSON.parse(on.out.join('\n')), { enabled: true, changed: true });
-  const admin = ((await pgc.query(`SELECT id FROM users WHERE email = 'admin@demo.svc.local'`)).rows[0] as { id: string }).id;
+  const admin = ((await database.pg.query(`SELECT id FROM users WHERE email = 'admin@demo.svc.local'`)).rows[0] as { id: string }).id;
   const trail = (
-    await pgc.query(`SELECT actor_id, action FROM audit_events WHERE object_type = 'User' AND object_name = 'west.rep@demo.svc.local' ORDER BY id`)
+    await database.pg.query(`SELECT actor_id, action FROM audit_events WHERE object_type = 'User' AND object_name = 'west.rep@demo.svc.local' ORDER BY id`)
   ).rows;
   t.deepEqual(trail, [
     { actor_id: 'cli:bob', action: 'disable' },
@@ -100,12 +89,12 @@ test.serial('user list --role, disable (sessions end, audited), enable, revoke-k
   const revoke = await svc(['user', 'revoke-keys', 'west.rep@demo.svc.local', '--yes'], env());
   t.is(revoke.code, 0, revoke.err.join('\n'));
   t.deepEqual(revoke.out, ['west.rep@demo.svc.local: 1 API key(s) revoked']);
-  t.is(Number((await pgc.query(`SELECT count(*) AS n FROM api_keys WHERE user_id = $1`, [id])).rows[0].n), 0);
+  t.is(Number((await database.pg.query(`SELECT count(*) AS n FROM api_keys WHERE user_id = $1`, [id])).rows[0].n), 0);
   t.is((await svc(['user', 'disable', 'nobody@demo.svc.local', '--yes'], env())).code, 1);
 });
 
 test.serial('vendor show: profile, API and webhook state, last calls, failed deliveries; rotate-secret', async (t) => {
-  await pgc.query(
+  await database.pg.query(
     `INSERT INTO vendor_api_logs (vendor, direction, function, status, http_status, duration_ms) VALUES ('VEN-DEMO-MEDI', 'inbound', 'svc.api.v1.sync.products', 'ok', 200, 12)`,
   );
   const res = await svc(['vendor', 'show', 'VEN-DEMO-MEDI'], env());
@@ -122,16 +111,18 @@ test.serial('vendor show: profile, API and webhook state, last calls, failed del
   t.is(none.code, 1);
   t.regex(none.err.join('\n'), /has no webhook URL/);
   t.is((await svc(['vendor', 'webhook', 'set', 'VEN-DEMO-MEDI', 'http://127.0.0.1:9/hooks'], env())).code, 0);
-  const before = ((await pgc.query(`SELECT webhook_secret_enc FROM vendor_profiles WHERE name = 'VEN-DEMO-MEDI'`)).rows[0] as { webhook_secret_enc: string })
-    .webhook_secret_enc;
+  const before = (
+    (await database.pg.query(`SELECT webhook_secret_enc FROM vendor_profiles WHERE name = 'VEN-DEMO-MEDI'`)).rows[0] as { webhook_secret_enc: string }
+  ).webhook_secret_enc;
   t.is((await svc(['vendor', 'webhook', 'rotate-secret', 'VEN-DEMO-MEDI'], env())).code, 2, 'needs --yes without a terminal');
   const rot = await svc(['vendor', 'webhook', 'rotate-secret', 'VEN-DEMO-MEDI', '--yes', '--json'], env());
   t.is(rot.code, 0, rot.err.join('\n'));
   const doc = JSON.parse(rot.out.join('\n')) as { webhook_secret: string; webhook_url: string };
   t.regex(doc.webhook_secret, /^whsec_/);
   t.is(doc.webhook_url, 'http://127.0.0.1:9/hooks');
-  const after = ((await pgc.query(`SELECT webhook_secret_enc FROM vendor_profiles WHERE name = 'VEN-DEMO-MEDI'`)).rows[0] as { webhook_secret_enc: string })
-    .webhook_secret_enc;
+  const after = (
+    (await database.pg.query(`SELECT webhook_secret_enc FROM vendor_profiles WHERE name = 'VEN-DEMO-MEDI'`)).rows[0] as { webhook_secret_enc: string }
+  ).webhook_secret_enc;
   t.not(after, before);
   const show = await svc(['vendor', 'show', 'VEN-DEMO-MEDI', '--json'], env());
   t.like(JSON.parse(show.out.join('\n')), { webhook_state: 'http://127.0.0.1:9/hooks (signed)', profile: { name: 'VEN-DEMO-MEDI' } });
@@ -159,8 +150,8 @@ test.serial('the commands that existed before --as take it too, and record cli:<
   t.is((await svc(['vendor', 'suspend', 'VEN-DEMO-SEP'], env())).code, 0);
   const admin = await svc(['vendor', 'unsuspend', 'VEN-DEMO-SEP', '--as', 'marketplace.admin@demo.svc.local'], env());
   t.is(admin.code, 0, admin.err.join('\n'));
-  const id = ((await pgc.query(`SELECT id FROM users WHERE email = 'marketplace.admin@demo.svc.local'`)).rows[0] as { id: string }).id;
-  const trail = (await pgc.query(`SELECT actor_id, action FROM audit_events WHERE object_name = 'VEN-DEMO-SEP' ORDER BY id`)).rows;
+  const id = ((await database.pg.query(`SELECT id FROM users WHERE email = 'marketplace.admin@demo.svc.local'`)).rows[0] as { id: string }).id;
+  const trail = (await database.pg.query(`SELECT actor_id, action FROM audit_events WHERE object_name = 'VEN-DEMO-SEP' ORDER BY id`)).rows;
   t.deepEqual(trail.slice(-2), [
     { actor_id: 'cli:bob', action: 'suspend' },
     { actor_id: id, action: 'unsuspend' },

@@ -5,26 +5,16 @@
  */
 import test from 'ava';
 import { createServer } from 'node:net';
-import type pg from 'pg';
-import { createEmptyDatabase, createTestDatabase, pgClient } from '../helpers/db.js';
+import { createEmptyDatabase } from '../helpers/db.js';
 import { spawnWorker } from '../helpers/processes.js';
-import { svc } from '../foundation/cli-io.js';
+import { cliDatabase, svc } from '../helpers/cli.js';
 
 interface Report {
   ok: boolean;
   findings: { check: string; level: string; detail: string; fix?: string }[];
 }
 
-let dbUrl: string;
-let pgc: pg.Client;
-
-test.before(async () => {
-  dbUrl = await createTestDatabase();
-  pgc = await pgClient(dbUrl);
-});
-test.after.always(async () => {
-  await pgc?.end();
-});
+const database = cliDatabase(test);
 
 const check = async (env: Record<string, string>) => {
   const res = await svc(['check', '--json'], env);
@@ -33,7 +23,7 @@ const check = async (env: Record<string, string>) => {
 const finding = (r: Report, name: string) => r.findings.find((f) => f.check === name);
 
 test.serial('no worker ever ran: worker fails with its fix, exit 1; the table names every check', async (t) => {
-  const res = await svc(['check'], { DATABASE_URL: dbUrl });
+  const res = await svc(['check'], { DATABASE_URL: database.url });
   t.is(res.code, 1);
   const text = res.out.join('\n');
   for (const name of ['configuration', 'database', 'migrations', 'worker', 'outbox', 'partner rxpartner', 'mail'])
@@ -43,9 +33,9 @@ test.serial('no worker ever ran: worker fails with its fix, exit 1; the table na
 });
 
 test.serial('a running worker records a heartbeat: check passes (partners without credentials only warn)', async (t) => {
-  const worker = await spawnWorker(dbUrl);
+  const worker = await spawnWorker(database.url);
   try {
-    const { code, report } = await check({ DATABASE_URL: dbUrl });
+    const { code, report } = await check({ DATABASE_URL: database.url });
     t.is(code, 0, JSON.stringify(report.findings.filter((f) => f.level === 'fail')));
     t.true(report.ok);
     t.is(finding(report, 'worker')?.level, 'ok');
@@ -54,25 +44,25 @@ test.serial('a running worker records a heartbeat: check passes (partners withou
   } finally {
     await worker.stop();
   }
-  const beats = (await pgc.query(`SELECT host, pid FROM worker_heartbeats`)).rows;
+  const beats = (await database.pg.query(`SELECT host, pid FROM worker_heartbeats`)).rows;
   t.is(beats.length, 1);
   // a heartbeat older than a minute is a dead worker
-  await pgc.query(`UPDATE worker_heartbeats SET seen_at = now() - interval '5 minutes'`);
-  const { code, report } = await check({ DATABASE_URL: dbUrl });
+  await database.pg.query(`UPDATE worker_heartbeats SET seen_at = now() - interval '5 minutes'`);
+  const { code, report } = await check({ DATABASE_URL: database.url });
   t.is(code, 1);
   t.regex(finding(report, 'worker')!.detail, /no heartbeat within 60s \(last: .*, 5 min ago\)/);
 });
 
 test.serial('a stuck outbox, failed rows and an unreachable SMTP server are findings', async (t) => {
-  await pgc.query(`UPDATE worker_heartbeats SET seen_at = now()`);
-  await pgc.query(
+  await database.pg.query(`UPDATE worker_heartbeats SET seen_at = now()`);
+  await database.pg.query(
     `INSERT INTO outbox (kind, target, payload, status, next_attempt_at) VALUES ('email', 'x', '{}', 'pending', now() - interval '20 minutes'), ('email', 'y', '{}', 'failed', now())`,
   );
   const closed = createServer();
   await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
   const port = (closed.address() as { port: number }).port;
   await new Promise((r) => closed.close(r)); // nothing listens there now
-  const { code, report } = await check({ DATABASE_URL: dbUrl, SMTP_URL: `smtp://127.0.0.1:${port}` });
+  const { code, report } = await check({ DATABASE_URL: database.url, SMTP_URL: `smtp://127.0.0.1:${port}` });
   t.is(code, 1);
   t.is(finding(report, 'outbox')?.level, 'fail');
   t.regex(finding(report, 'outbox')!.detail, /^1 pending; the oldest due row has waited 2\d min$/);
@@ -88,7 +78,7 @@ test.serial('pending migrations and a bad configuration fail with their fix', as
   t.is(code, 1);
   t.like(finding(report, 'migrations'), { level: 'fail', fix: 'run svc db migrate up' });
   t.is(finding(report, 'worker'), undefined, 'checks that need the tables are not run');
-  const bad = await check({ DATABASE_URL: dbUrl, SVC_ENV: 'production' });
+  const bad = await check({ DATABASE_URL: database.url, SVC_ENV: 'production' });
   t.is(bad.code, 1);
   t.is(finding(bad.report, 'configuration')?.level, 'fail');
   const down = await check({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' });

@@ -12,7 +12,7 @@ import { projectRoot } from '../../src/config/index.js';
 import { createProgram } from '../../src/cli/program.js';
 import { EXAMPLES, pathOf, runnableCommands } from '../../src/cli/examples.js';
 import { cliReference, END, START, withReference } from '../../src/cli/reference.js';
-import { svc } from '../foundation/cli-io.js';
+import { svc } from '../helpers/cli.js';
 
 const program = () => createProgram({ out: () => undefined, err: () => undefined, env: {}, interactive: false });
 
@@ -77,4 +77,26 @@ test('svc completion bash: bash completes nouns, verbs and options from the comm
   const bad = await svc(['completion', 'fish']);
   t.is(bad.code, 2);
   t.deepEqual(bad.err, ['error: Unknown shell "fish" (bash or zsh)']);
+});
+
+test('help and --version load no service: the database layer and the composition root load only when a command runs', (t) => {
+  // a fresh process: CommonJS packages imported from ES modules are listed in require.cache
+  const script = `
+    import { createRequire } from 'node:module';
+    const { run } = await import(${JSON.stringify(join(projectRoot, 'dist/src/cli/main.js'))});
+    const io = { out: () => {}, err: () => {}, env: {}, interactive: false };
+    const loaded = () => Object.keys(createRequire(import.meta.url).cache).filter((k) => /node_modules\\/(sequelize|pg|@hapi\\/hapi)\\//.test(k)).length;
+    const codes = [await run(['--version'], io), await run(['vendor', '--help'], io), await run(['price-list', 'import', '--help'], io)];
+    const before = loaded();
+    await import(${JSON.stringify(join(projectRoot, 'dist/src/modules.js'))});
+    console.log(JSON.stringify({ codes, before, after: loaded() }));
+  `;
+  const res = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })) as {
+    codes: number[];
+    before: number;
+    after: number;
+  };
+  t.deepEqual(res.codes, [0, 0, 0]);
+  t.is(res.before, 0, 'nothing of sequelize, pg or hapi loaded by help');
+  t.true(res.after > 0, 'the probe sees them once the services load');
 });

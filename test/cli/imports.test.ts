@@ -7,35 +7,25 @@ import test from 'ava';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type pg from 'pg';
-import { createTestDatabase, pgClient } from '../helpers/db.js';
-import { svc } from '../foundation/cli-io.js';
+import { cliDatabase, svc } from '../helpers/cli.js';
 
-let dbUrl: string;
-let pgc: pg.Client;
+const database = cliDatabase(test);
 const dir = mkdtempSync(join(tmpdir(), 'svc-import-'));
 const file = (name: string, text: string) => {
   const path = join(dir, name);
   writeFileSync(path, text);
   return path;
 };
-const env = () => ({ DATABASE_URL: dbUrl, USER: 'alice' });
+const env = () => ({ DATABASE_URL: database.url, USER: 'alice' });
 const prices = async (list: string) =>
   (
-    await pgc.query<{ item_code: string; rate: string; updated_at: Date }>(
+    await database.pg.query<{ item_code: string; rate: string; updated_at: Date }>(
       'SELECT item_code, rate::text, updated_at FROM item_prices WHERE price_list = $1 ORDER BY item_code',
       [list],
     )
   ).rows;
-const auditCount = async () => Number((await pgc.query<{ n: string }>(`SELECT count(*) AS n FROM audit_events WHERE object_type = 'Item Price'`)).rows[0].n);
-
-test.before(async () => {
-  dbUrl = await createTestDatabase();
-  pgc = await pgClient(dbUrl);
-});
-test.after.always(async () => {
-  await pgc?.end();
-});
+const auditCount = async () =>
+  Number((await database.pg.query<{ n: string }>(`SELECT count(*) AS n FROM audit_events WHERE object_type = 'Item Price'`)).rows[0].n);
 
 test.serial('a price-list CSV: dry run counts, import, and a re-import that writes nothing', async (t) => {
   const before = await prices('Wholesale');
@@ -63,12 +53,12 @@ test.serial('a price-list CSV: dry run counts, import, and a re-import that writ
   t.regex(run.out.join('\n'), /3 rows read in [\d.]+s: \d+ new, \d+ changed, \d+ unchanged \[Standard Selling, Wholesale\]/);
   t.is((await prices('Wholesale')).find((p) => p.item_code === 'MEDI-GLV-NIT-M')?.rate, '99.5000');
   const gauze = (
-    await pgc.query(
+    await database.pg.query(
       `SELECT rate::text, valid_from::text, valid_upto::text FROM item_prices WHERE price_list = 'Standard Selling' AND item_code = 'MEDI-GAUZE-4X4'`,
     )
   ).rows[0];
   t.deepEqual(gauze, { rate: '7.2500', valid_from: '2026-01-01', valid_upto: '2026-12-31' });
-  const audit = (await pgc.query(`SELECT actor_id, action, object_name FROM audit_events WHERE object_type = 'Item Price' ORDER BY id DESC`)).rows;
+  const audit = (await database.pg.query(`SELECT actor_id, action, object_name FROM audit_events WHERE object_type = 'Item Price' ORDER BY id DESC`)).rows;
   t.is(audit.length - audits, report.new + report.changed, 'one audit row per price written');
   t.true(audit.every((a: { actor_id: string }) => a.actor_id === 'cli:alice'));
   t.true(audit.some((a: { object_name: string }) => a.object_name === 'Wholesale/MEDI-GLV-NIT-M'));
@@ -148,7 +138,7 @@ test.serial('--replace removes the list prices the file does not name; it needs 
     (await prices('Sales Channel')).map((p) => [p.item_code, p.rate]),
     [['DEMO-N95', '2.5000']],
   );
-  const deleted = (await pgc.query(`SELECT count(*)::int AS n FROM audit_events WHERE object_type = 'Item Price' AND action = 'delete'`)).rows[0] as {
+  const deleted = (await database.pg.query(`SELECT count(*)::int AS n FROM audit_events WHERE object_type = 'Item Price' AND action = 'delete'`)).rows[0] as {
     n: number;
   };
   t.is(deleted.n, others);
@@ -177,13 +167,14 @@ test.serial('--as acts as that user: a Catalog Manager may import, a Sales Rep i
   t.is((await svc(['price-list', 'import', csv, '--as', 'nobody@demo.svc.local'], env())).code, 1);
   const ok = await svc(['price-list', 'import', csv, '--as', 'catalog@demo.svc.local'], env());
   t.is(ok.code, 0, ok.err.join('\n'));
-  const [row] = (await pgc.query(`SELECT actor_type, actor_id FROM audit_events WHERE object_name = 'Wholesale/DEMO-N95' ORDER BY id DESC LIMIT 1`)).rows;
-  const user = (await pgc.query(`SELECT id FROM users WHERE email = 'catalog@demo.svc.local'`)).rows[0] as { id: string };
+  const [row] = (await database.pg.query(`SELECT actor_type, actor_id FROM audit_events WHERE object_name = 'Wholesale/DEMO-N95' ORDER BY id DESC LIMIT 1`))
+    .rows;
+  const user = (await database.pg.query(`SELECT id FROM users WHERE email = 'catalog@demo.svc.local'`)).rows[0] as { id: string };
   t.deepEqual(row, { actor_type: 'user', actor_id: user.id });
 });
 
 test.serial('product-mapping import: validated like prices, present columns set (empty clears), absent ones stay', async (t) => {
-  await pgc.query(`UPDATE items SET store_variant_id = 'SV-1' WHERE item_code = 'DEMO-N95'`);
+  await database.pg.query(`UPDATE items SET store_variant_id = 'SV-1' WHERE item_code = 'DEMO-N95'`);
   const csv = file('map.csv', ['item_code,otc_sku,shipper_product_id', 'DEMO-N95,OTC-95,', 'DEMO-BP-CUFF,,SHIP-7', 'NO-SUCH,x,'].join('\n'));
   const bad = await svc(['product-mapping', 'import', csv], env());
   t.is(bad.code, 1);
@@ -193,14 +184,17 @@ test.serial('product-mapping import: validated like prices, present columns set 
   const res = await svc(['product-mapping', 'import', csv, '--skip-invalid'], env());
   t.is(res.code, 0, res.err.join('\n'));
   const rows = (
-    await pgc.query(`SELECT item_code, otc_sku, shipper_product_id, store_variant_id FROM items WHERE item_code IN ('DEMO-N95', 'DEMO-BP-CUFF') ORDER BY 1`)
+    await database.pg.query(
+      `SELECT item_code, otc_sku, shipper_product_id, store_variant_id FROM items WHERE item_code IN ('DEMO-N95', 'DEMO-BP-CUFF') ORDER BY 1`,
+    )
   ).rows;
   t.deepEqual(rows, [
     { item_code: 'DEMO-BP-CUFF', otc_sku: null, shipper_product_id: 'SHIP-7', store_variant_id: null },
     { item_code: 'DEMO-N95', otc_sku: 'OTC-95', shipper_product_id: null, store_variant_id: 'SV-1' },
   ]);
-  const audit = (await pgc.query(`SELECT object_name, fields FROM audit_events WHERE object_type = 'Item' AND detail->>'via' = 'import' ORDER BY object_name`))
-    .rows;
+  const audit = (
+    await database.pg.query(`SELECT object_name, fields FROM audit_events WHERE object_type = 'Item' AND detail->>'via' = 'import' ORDER BY object_name`)
+  ).rows;
   t.deepEqual(audit, [
     { object_name: 'DEMO-BP-CUFF', fields: ['otc_sku', 'shipper_product_id'] },
     { object_name: 'DEMO-N95', fields: ['otc_sku', 'shipper_product_id'] },

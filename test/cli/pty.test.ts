@@ -1,12 +1,14 @@
 /**
  * The CLI on a real terminal: `svc` runs in a tmux pane (a pseudo-terminal), keys are typed with
  * `tmux send-keys` and the screen read with `capture-pane`. Prompts for missing input (a secret is
- * not echoed), confirmations of destructive steps, Ctrl-C → exit 130, and the import's summary.
+ * not echoed), confirmations of destructive steps, Ctrl-C → exit 130, and the import's progress bar
+ * (on a terminal only) and summary.
  */
 import test from 'ava';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
@@ -33,15 +35,35 @@ test.after.always(async () => {
   }
 });
 
-/** Starts `svc <args>` in a new tmux pane; the pane prints `EXIT:<code>` when svc ends. */
-function start(args: string[]): { screen: () => string; keys: (...k: string[]) => void; exit: () => Promise<number>; final: () => string } {
+interface Pane {
+  screen: () => string;
+  keys: (...k: string[]) => void;
+  exit: () => Promise<number>;
+  final: () => string;
+  /** with `record`: every byte svc wrote to the terminal, frames later erased included */
+  written: () => string;
+}
+
+/**
+ * Starts `svc <args>` in a new tmux pane; the pane prints `EXIT:<code>` when svc ends. With `record`,
+ * svc waits for the pane's output to be piped to a file (tmux pipe-pane) before it starts.
+ */
+function start(args: string[], opts: { record?: boolean } = {}): Pane {
   const name = `svc-${randomBytes(4).toString('hex')}`;
   const quoted = args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const command = `cd '${projectRoot}' && env DATABASE_URL='${dbUrl}' SVC_ENV=test SVC_LOG_LEVEL=silent USER=carol node bin/svc ${quoted}; echo "EXIT:$?"; sleep 600`;
+  const go = opts.record ? 'read -r _; ' : '';
+  const command = `${go}cd '${projectRoot}' && env DATABASE_URL='${dbUrl}' SVC_ENV=test SVC_LOG_LEVEL=silent USER=carol node bin/svc ${quoted}; echo "EXIT:$?"; sleep 600`;
   tmux('new-session', '-d', '-s', name, '-x', '160', '-y', '40', 'bash', '-c', command);
+  const log = join(mkdtempSync(join(tmpdir(), 'svc-pane-')), 'written');
+  if (opts.record) {
+    writeFileSync(log, '');
+    tmux('pipe-pane', '-o', '-t', name, `cat >> '${log}'`);
+    tmux('send-keys', '-t', name, 'Enter');
+  }
   const screen = () => tmux('capture-pane', '-p', '-t', name);
   let last = '';
   return {
+    written: () => readFileSync(log, 'utf8'),
     final: () => last,
     screen,
     keys: (...k) => void tmux('send-keys', '-t', name, ...k),
@@ -122,4 +144,32 @@ test.serial('a left-out argument is asked for on a terminal (then the confirmati
   pane.keys('y', 'Enter');
   t.is(await pane.exit(), 0);
   t.false(((await pgc.query(`SELECT enabled FROM users WHERE email = 'rep@demo.svc.local'`)).rows[0] as { enabled: boolean }).enabled);
+});
+
+test.serial('an import on a terminal draws a progress bar (rows, rows/s, ETA) on stderr, erases it, then prints its summary', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-pty-progress-'));
+  const file = join(dir, 'prices.csv');
+  writeFileSync(file, ['price_list,item_code,rate', 'Wholesale,DEMO-N95,2.5', 'Wholesale,DEMO-BP-CUFF,21'].join('\n'));
+  const pane = start(['price-list', 'import', file], { record: true });
+  t.is(await pane.exit(), 0);
+  const written = await eventually(() => /EXIT:0/.test(pane.written()) && pane.written(), { message: 'the pane log to catch up' });
+  // the bar is redrawn in place (carriage return, then ESC [ K erasing to the end of the line) while the file is read
+  const frames = written.replaceAll('\x1b[K', '<erase>');
+  t.regex(frames, /\r\[[#-]{24}\] \d+% {2}\d+ rows {2}[\d,]+ rows\/s {2}ETA \d+s<erase>/);
+  t.regex(frames, /\r\[#{24}\] 2 rows read in \d+s; checking them and writing the changes…<erase>/);
+  // then erased: the screen keeps only the summary
+  t.false(pane.final().includes('rows/s'), pane.final());
+  t.regex(pane.final(), /^2 rows read in [\d.]+s: \d+ new, \d+ changed, \d+ unchanged \[Wholesale\]$/m);
+});
+
+test.serial('an import off a terminal draws no progress bar: the summary alone', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-pipe-progress-'));
+  const file = join(dir, 'prices.csv');
+  writeFileSync(file, ['price_list,item_code,rate', 'Wholesale,DEMO-N95,3.5'].join('\n'));
+  const { stdout, stderr } = await promisify(execFile)('node', ['bin/svc', 'price-list', 'import', file], {
+    cwd: projectRoot,
+    env: { PATH: process.env.PATH, DATABASE_URL: dbUrl, SVC_ENV: 'test', SVC_LOG_LEVEL: 'silent', USER: 'carol' },
+  });
+  t.is(stderr, '');
+  t.regex(stdout, /^1 rows read in [\d.]+s: 0 new, 1 changed, 0 unchanged \[Wholesale\]\n$/);
 });

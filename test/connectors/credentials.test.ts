@@ -11,11 +11,9 @@ import { startTestApp, testConfig, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { buildItem, buildOrder } from '../helpers/factories.js';
 import { eventually } from '../helpers/eventually.js';
-import { initDatabase } from '../../src/db/sequelize.js';
 import { createLogger, initRuntime } from '../../src/shared/runtime.js';
 import { loadConfig } from '../../src/config/index.js';
-import { run } from '../../src/cli/main.js';
-import type { Io } from '../../src/cli/io.js';
+import { svcBeside } from '../helpers/cli.js';
 import type { RunningSimulator } from '../../src/simulators/index.js';
 import { closePartnerAgent } from '../../src/connectors/partner-http.js';
 import { partnerReadiness } from '../../src/connectors/readiness.js';
@@ -39,22 +37,8 @@ test.after.always(async () => {
   await app?.stop();
 });
 
-/** Runs the CLI as an operator would (no terminal); run() closes the pool, so the test's is reopened. */
-async function cli(argv: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: Io = {
-    out: (l) => out.push(l),
-    err: (l) => err.push(l),
-    env: { ...process.env, SVC_ENV: 'test', DATABASE_URL: app.dbUrl, SVC_LOG_LEVEL: 'silent', ...env },
-    interactive: false,
-  };
-  const code = await run(argv, io);
-  initRuntime(app.config, { logger: quiet });
-  initDatabase(app.config);
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
-
+/** Runs the CLI as an operator would (no terminal), beside the file's service. */
+const cli = (argv: string[], env: Record<string, string> = {}) => svcBeside(app, argv, env);
 const quiet = createLogger({ ...testConfig('postgres://x@127.0.0.1/x'), logLevel: 'silent' });
 const SECRETS = [OTC.apiKey, OTC.webhookKey, OTC.webhookSecret];
 
@@ -79,8 +63,8 @@ test.serial('set: the spec’s fields as flags, stored encrypted; no secret in t
     '--otc-webhook-secret',
     OTC.webhookSecret,
   ]);
-  t.is(r.code, 0, r.err);
-  t.regex(r.out, /otcpartner: stored otc_api_url, otc_api_key, otc_webhook_key, otc_webhook_secret \(encrypted\)\ncomplete/);
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stdout, /otcpartner: stored otc_api_url, otc_api_key, otc_webhook_key, otc_webhook_secret \(encrypted\)\ncomplete/);
   const rows = (await db.query(`SELECT field, value_enc, secret FROM partner_credentials WHERE partner = 'otcpartner' ORDER BY field`)).rows;
   t.deepEqual(
     rows.map((x) => [x.field, x.secret]),
@@ -96,7 +80,7 @@ test.serial('set: the spec’s fields as flags, stored encrypted; no secret in t
   for (const s of [...SECRETS, sim.url]) t.false(table.includes(s), 'no value in clear');
   const audit = JSON.stringify((await db.query(`SELECT fields, detail FROM audit_events WHERE object_type = 'Partner Credentials'`)).rows);
   t.true(audit.includes('otc_api_key'));
-  for (const s of SECRETS) t.false(audit.includes(s) || r.out.includes(s));
+  for (const s of SECRETS) t.false(audit.includes(s) || r.stdout.includes(s));
   const loaded = await partnerReadiness('otcpartner');
   t.true(loaded.ready);
   if (loaded.ready) t.is(loaded.credentials.otc_api_url, sim.url, 'a trailing slash is dropped');
@@ -104,12 +88,12 @@ test.serial('set: the spec’s fields as flags, stored encrypted; no secret in t
 
 test.serial('show masks every secret (not one character of it) and shows the rest', async (t) => {
   const r = await cli(['partner-credentials', 'show', 'otcpartner']);
-  t.is(r.code, 0, r.err);
-  t.true(r.out.includes(`otc_api_url            ${sim.url}`));
-  t.regex(r.out, new RegExp(`otc_api_key\\s+•••••••• \\(set, ${OTC.apiKey.length} characters\\)`));
-  for (const s of SECRETS) t.false(r.out.includes(s) || r.out.includes(s.slice(-4)), 'not even its end');
+  t.is(r.code, 0, r.stderr);
+  t.true(r.stdout.includes(`otc_api_url            ${sim.url}`));
+  t.regex(r.stdout, new RegExp(`otc_api_key\\s+•••••••• \\(set, ${OTC.apiKey.length} characters\\)`));
+  for (const s of SECRETS) t.false(r.stdout.includes(s) || r.stdout.includes(s.slice(-4)), 'not even its end');
   const all = await cli(['partner-credentials', 'show', '--json']);
-  const parsed = JSON.parse(all.out) as { partner: string; complete: boolean }[];
+  const parsed = JSON.parse(all.stdout) as { partner: string; complete: boolean }[];
   t.deepEqual(
     parsed.map((p) => [p.partner, p.complete]),
     [
@@ -120,7 +104,7 @@ test.serial('show masks every secret (not one character of it) and shows the res
       ['storepartner', false],
     ],
   );
-  for (const s of SECRETS) t.false(all.out.includes(s));
+  for (const s of SECRETS) t.false(all.stdout.includes(s));
   const shown = await showPartnerCredentials(ops, 'rxpartner');
   t.like(
     shown[0].fields.find((f) => f.name === 'partner_account'),
@@ -131,14 +115,14 @@ test.serial('show masks every secret (not one character of it) and shows the res
 test.serial('set: another partner’s flag, an unknown partner, nothing given (off a terminal), a bad URL', async (t) => {
   const other = await cli(['partner-credentials', 'set', 'otcpartner', '--base-url', 'http://127.0.0.1:9']);
   t.is(other.code, 2);
-  t.regex(other.err, /otcpartner has no --base-url; its flags: --otc-api-url --otc-api-key --otc-webhook-key --otc-webhook-secret/);
+  t.regex(other.stderr, /otcpartner has no --base-url; its flags: --otc-api-url --otc-api-key --otc-webhook-key --otc-webhook-secret/);
   t.is((await cli(['partner-credentials', 'set', 'acme', '--base-url', 'http://127.0.0.1:9'])).code, 2);
   const none = await cli(['partner-credentials', 'set', 'peptidepartner']);
   t.is(none.code, 2);
-  t.regex(none.err, /No credential given for peptidepartner: pass --peptide-api-url --peptide-api-key/);
+  t.regex(none.stderr, /No credential given for peptidepartner: pass --peptide-api-url --peptide-api-key/);
   const bad = await cli(['partner-credentials', 'set', 'peptidepartner', '--peptide-api-url', 'ftp://x', '--peptide-api-key', 'k']);
   t.is(bad.code, 1);
-  t.regex(bad.err, /peptide_api_url: ftp:\/\/x must be an http\(s\) URL/);
+  t.regex(bad.stderr, /peptide_api_url: ftp:\/\/x must be an http\(s\) URL/);
   const rx = await cli([
     'partner-credentials',
     'set',
@@ -152,21 +136,21 @@ test.serial('set: another partner’s flag, an unknown partner, nothing given (o
     '--base-url',
     'http://127.0.0.1:9',
   ]);
-  t.is(rx.code, 0, rx.err);
-  t.regex(rx.out, /complete/, 'partner_account is optional');
+  t.is(rx.code, 0, rx.stderr);
+  t.regex(rx.stdout, /complete/, 'partner_account is optional');
 });
 
 test.serial('test: one authenticated call, logged; a refused key says so (exit 1)', async (t) => {
   const ok = await cli(['partner-credentials', 'test', 'otcpartner']);
-  t.is(ok.code, 0, ok.err);
-  t.regex(ok.out, /^ok: otcpartner: authenticated: the partner answered 404 to a read of a probe order \(HTTP 404\)$/);
+  t.is(ok.code, 0, ok.stderr);
+  t.regex(ok.stdout, /^ok: otcpartner: authenticated: the partner answered 404 to a read of a probe order \(HTTP 404\)$/);
   await setPartnerCredentials(ops, 'otcpartner', { otc_api_key: 'not-the-key' });
   const refused = await cli(['partner-credentials', 'test', 'otcpartner']);
   t.is(refused.code, 1);
-  t.regex(refused.err, /the partner refused otc_api_key \(401\)/);
+  t.regex(refused.stderr, /the partner refused otc_api_key \(401\)/);
   const none = await cli(['partner-credentials', 'test', 'shipper']);
   t.is(none.code, 1);
-  t.regex(none.err, /shipper credentials missing: base_url \(svc partner-credentials set shipper\)/);
+  t.regex(none.stderr, /shipper credentials missing: base_url \(svc partner-credentials set shipper\)/);
   const calls = (await db.query(`SELECT endpoint, http_status FROM partner_calls WHERE partner = 'otcpartner' AND direction = 'outbound' ORDER BY id`)).rows;
   t.deepEqual(
     calls.map((c) => [c.endpoint, c.http_status]),
@@ -186,22 +170,25 @@ test.serial('svc partner orders lists partner orders by partner and status; svc 
   await eventually(async () => (await partnerOrdersOf(db, name))[0]?.status === 'failed', { message: 'failed on 400' });
   await worker.stop(2000);
   const failed = await cli(['partner', 'orders', '--status', 'failed']);
-  t.is(failed.code, 0, failed.err);
-  t.regex(failed.out, new RegExp(`${name}\\s+otcpartner\\s+failed\\s`));
-  const json = JSON.parse((await cli(['partner', 'orders', '--partner', 'otcpartner', '--order', name, '--json'])).out);
+  t.is(failed.code, 0, failed.stderr);
+  t.regex(failed.stdout, new RegExp(`${name}\\s+otcpartner\\s+failed\\s`));
+  const json = JSON.parse((await cli(['partner', 'orders', '--partner', 'otcpartner', '--order', name, '--json'])).stdout);
   t.like(json[0], { sales_order: name, partner: 'otcpartner', dedupe_key: name, status: 'failed', lines: 1 });
   t.is((await cli(['partner', 'orders', '--status', 'lost'])).code, 1);
   const retried = await cli(['partner', 'retry', name]);
-  t.is(retried.code, 0, retried.err);
-  t.is(retried.out, `${name} otcpartner: queued again with dedupe key ${name}`);
+  t.is(retried.code, 0, retried.stderr);
+  t.is(retried.stdout, `${name} otcpartner: queued again with dedupe key ${name}`);
   worker = await startWorker(app);
   await eventually(async () => (await partnerOrdersOf(db, name))[0]?.status === 'created', { message: 'created on retry' });
   await worker.stop(2000);
   const again = await cli(['partner', 'retry', name, '--partner', 'otcpartner']);
-  t.is(again.out, `${name} otcpartner: already created at the partner: nothing sent`);
+  t.is(again.stdout, `${name} otcpartner: already created at the partner: nothing sent`);
+  const againJson = await cli(['partner', 'retry', name, '--json']);
+  t.is(againJson.code, 0, againJson.stderr);
+  t.like(JSON.parse(againJson.stdout), [{ partner: 'otcpartner', outcome: 'created' }]);
   t.is((await cli(['partner', 'retry', 'SO-NOPE'])).code, 1);
   const calls = await cli(['partner', 'calls', '--order', name]);
-  t.regex(calls.out, /POST \/api\/receivers\/orders\/inbound\s+201/);
+  t.regex(calls.stdout, /POST \/api\/receivers\/orders\/inbound\s+201/);
   t.is(sim.orders().filter((o) => o.dedupeKey === name).length, 1);
 });
 
@@ -230,7 +217,7 @@ test.serial('sandbox: only loopback simulators, refused when set and when connec
     { SVC_PARTNER_SIMULATORS_ONLY: 'true' },
   );
   t.is(refused.code, 1);
-  t.regex(refused.err, /not a loopback simulator/);
+  t.regex(refused.stderr, /not a loopback simulator/);
   // credentials copied from elsewhere: a worker with the rule on leaves the partner order waiting, visibly
   await setPartnerCredentials(ops, 'otcpartner', { otc_api_url: 'https://otc.partner.example.com' });
   initRuntime(testConfig(app.dbUrl, { SVC_PARTNER_SIMULATORS_ONLY: 'true' }));

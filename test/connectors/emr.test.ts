@@ -11,7 +11,7 @@
  */
 import test from 'ava';
 import type pg from 'pg';
-import { startTestApp, testConfig, tokenClient, type TestApp } from '../helpers/app.js';
+import { startTestApp, tokenClient, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { eventually } from '../helpers/eventually.js';
 import { buildCustomer, buildUser } from '../helpers/factories.js';
@@ -19,10 +19,7 @@ import { serverMessages, type Client } from '../helpers/http.js';
 import type { OutboxWorker } from '../../src/jobs/outbox-worker.js';
 import { startNppesSimulator, type RunningNppes, type RunningSimulator } from '../../src/simulators/index.js';
 import { closePartnerAgent } from '../../src/connectors/partner-http.js';
-import { run } from '../../src/cli/main.js';
-import type { Io } from '../../src/cli/io.js';
-import { initDatabase } from '../../src/db/sequelize.js';
-import { createLogger, initRuntime } from '../../src/shared/runtime.js';
+import { svcBeside } from '../helpers/cli.js';
 import { startWorker } from './helpers.js';
 import { configureRx, DOCTOR_NPI, rxFields, rxOrder, rxSimulator } from './rx-helpers.js';
 
@@ -307,12 +304,12 @@ test.serial('a patient the pharmacy cannot create (PATIENT_CREATION_FAILURE) is 
 
   // operations work it from the CLI: listed, then resolved
   const id = (await db.query(`SELECT id::int FROM partner_follow_ups WHERE customer = $1`, [c.name])).rows[0].id as number;
-  const listed = await cli(['partner', 'follow-ups']);
-  t.is(listed.code, 0, listed.out);
-  t.regex(listed.out, new RegExp(`#${id} .*patient_creation_failure +open +customer ${c.name}`));
-  const resolved = await cli(['partner', 'follow-ups', '--resolve', String(id)]);
-  t.is(resolved.code, 0, resolved.out);
-  t.is(resolved.out, `follow-up ${id}: resolved`);
+  const listed = await svcBeside(app, ['partner', 'follow-ups']);
+  t.is(listed.code, 0, listed.stderr);
+  t.regex(listed.stdout, new RegExp(`#${id} .*patient_creation_failure +open +customer ${c.name}`));
+  const resolved = await svcBeside(app, ['partner', 'follow-ups', '--resolve', String(id)]);
+  t.is(resolved.code, 0, resolved.stderr);
+  t.is(resolved.stdout, `follow-up ${id}: resolved`);
   const open = (await opsClient.get(M('list_follow_ups'))).body.message as { customer: string }[];
   t.false(open.some((f) => f.customer === c.name));
   t.is(
@@ -320,18 +317,3 @@ test.serial('a patient the pharmacy cannot create (PATIENT_CREATION_FAILURE) is 
     'resolve',
   );
 });
-
-/** Runs the CLI as an operator would; run() closes the pool, so the test's is reopened. */
-async function cli(argv: string[]): Promise<{ code: number; out: string }> {
-  const out: string[] = [];
-  const io: Io = {
-    out: (l) => out.push(l),
-    err: (l) => out.push(l),
-    env: { ...process.env, SVC_ENV: 'test', DATABASE_URL: app.dbUrl, SVC_LOG_LEVEL: 'silent' },
-    interactive: false,
-  };
-  const code = await run(argv, io);
-  initRuntime(app.config, { logger: createLogger({ ...testConfig(app.dbUrl), logLevel: 'silent' }) });
-  initDatabase(app.config);
-  return { code, out: out.join('\n') };
-}

@@ -9,7 +9,7 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { startTestApp, testConfig, type TestApp } from '../helpers/app.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { eventually } from '../helpers/eventually.js';
 import { Client } from '../helpers/http.js';
@@ -18,10 +18,7 @@ import type { RunningSimulator } from '../../src/simulators/index.js';
 import { closePartnerAgent } from '../../src/connectors/partner-http.js';
 import { rxWebhookSignature, verifyRxWebhook } from '../../src/connectors/rxpartner/rxpartner.webhook.js';
 import { housekeepingJob } from '../../src/jobs/housekeeping.job.js';
-import { run } from '../../src/cli/main.js';
-import type { Io } from '../../src/cli/io.js';
-import { initDatabase } from '../../src/db/sequelize.js';
-import { createLogger, initRuntime } from '../../src/shared/runtime.js';
+import { svcBeside } from '../helpers/cli.js';
 import { dueNow, partnerOrdersOf, startWorker } from './helpers.js';
 import { configureRx, otcOnlyOrder, RX, rxFields, rxOrder, rxSimulator } from './rx-helpers.js';
 
@@ -209,21 +206,6 @@ test.serial('events in any case; unknown events are answered 200 and ignored; fo
   t.is((await post(undefined, { raw: '{"orderId":"x"}' })).status, 400, 'no event: a body error');
 });
 
-/** Runs the CLI as an operator would; run() closes the pool, so the test's is reopened. */
-async function cli(argv: string[]): Promise<{ code: number; out: string }> {
-  const out: string[] = [];
-  const io: Io = {
-    out: (l) => out.push(l),
-    err: (l) => out.push(l),
-    env: { ...process.env, SVC_ENV: 'test', DATABASE_URL: app.dbUrl, SVC_LOG_LEVEL: 'silent' },
-    interactive: false,
-  };
-  const code = await run(argv, io);
-  initRuntime(app.config, { logger: createLogger({ ...testConfig(app.dbUrl), logLevel: 'silent' }) });
-  initDatabase(app.config);
-  return { code, out: out.join('\n') };
-}
-
 test.serial(
   'PATIENT_CREATION_FAILURE: the order fails with a follow-up; the event writes it on the partner order, shown by `svc partner orders` and logged, without patient data',
   async (t) => {
@@ -259,9 +241,9 @@ test.serial(
     t.is((await db.query(`SELECT status FROM customer_partner_patients WHERE sales_order = $1`, [name])).rows[0].status, 'failed');
     t.true(app.logs.some((l) => l.includes('partner order needs manual follow-up') && l.includes(name)));
     t.false(app.logs.some((l) => l.includes('Ulla') || l.includes('1966-06-06')));
-    const listed = await cli(['partner', 'orders', '--partner', 'rxpartner', '--order', name]);
-    t.is(listed.code, 0, listed.out);
-    t.true(listed.out.includes(`FOLLOW-UP: needs manual follow-up`), listed.out);
-    t.false(listed.out.includes('Ulla'));
+    const listed = await svcBeside(app, ['partner', 'orders', '--partner', 'rxpartner', '--order', name]);
+    t.is(listed.code, 0, listed.stderr);
+    t.true(listed.stdout.includes(`FOLLOW-UP: needs manual follow-up`), listed.stdout);
+    t.false(listed.stdout.includes('Ulla'));
   },
 );

@@ -4,24 +4,13 @@
  * Serial: every run opens and closes the process-wide pool.
  */
 import test from 'ava';
-import type pg from 'pg';
 import type { Command } from 'commander';
-import { createTestDatabase, pgClient } from '../helpers/db.js';
 import { createProgram } from '../../src/cli/program.js';
 import { hmacHex, sha256Hex, verifyPassword } from '../../src/shared/crypto.js';
 import { loadConfig } from '../../src/config/index.js';
-import { svc } from './cli-io.js';
+import { cliDatabase, svc } from '../helpers/cli.js';
 
-let dbUrl: string;
-let pgc: pg.Client;
-
-test.before(async () => {
-  dbUrl = await createTestDatabase();
-  pgc = await pgClient(dbUrl);
-});
-test.after.always(async () => {
-  await pgc?.end();
-});
+const database = cliDatabase(test);
 
 /** Every command path of the program: [['serve'], ['db'], ['db', 'migrate'], ['db', 'migrate', 'up'], …]. */
 function commandPaths(cmd: Command, prefix: string[] = []): string[][] {
@@ -75,14 +64,14 @@ test.serial('bad arguments exit 2 with one clear line', async (t) => {
     [['db', 'seed', 'everything'], /^error: Unknown seed set "everything" \(known: demo\)/],
     [['db', 'migrate', 'sideways'], /^error: unknown command 'sideways'/],
   ] as const) {
-    const res = await svc([...argv], { DATABASE_URL: dbUrl });
+    const res = await svc([...argv], { DATABASE_URL: database.url });
     t.is(res.code, 2, `${argv.join(' ')}: ${res.err.join(' | ')}`);
     const lines = errorLines(res.err);
     t.is(lines.length, 1, `${argv.join(' ')}: ${res.err.join(' | ')}`);
     t.regex(lines[0], pattern);
     t.false(res.err.join('\n').includes('    at '), 'no stack');
   }
-  t.is((await pgc.query(`SELECT 1 FROM users WHERE email = 'x@y.local'`)).rowCount, 0);
+  t.is((await database.pg.query(`SELECT 1 FROM users WHERE email = 'x@y.local'`)).rowCount, 0);
 });
 
 test.serial('svc user create, with roles, a name and a password flag (or SVC_PASSWORD)', async (t) => {
@@ -100,67 +89,72 @@ test.serial('svc user create, with roles, a name and a password flag (or SVC_PAS
       '--sales-person',
       'Rick Rep',
     ],
-    { DATABASE_URL: dbUrl },
+    { DATABASE_URL: database.url },
   );
   t.is(res.code, 0, res.err.join('\n'));
   t.deepEqual(res.out, ['Created cli.user@test.local (Sales Rep, Operations)']);
-  const { rows } = await pgc.query(`SELECT full_name, roles, sales_person, password_hash, enabled FROM users WHERE email = 'cli.user@test.local'`);
+  const { rows } = await database.pg.query(`SELECT full_name, roles, sales_person, password_hash, enabled FROM users WHERE email = 'cli.user@test.local'`);
   t.like(rows[0], { full_name: 'Cli User', roles: ['Sales Rep', 'Operations'], sales_person: 'Rick Rep', enabled: true });
   t.true(await verifyPassword('Cli-Password-1', rows[0].password_hash));
   const env = await svc(['user', 'create', 'env.user@test.local', '--roles', 'Customer', '--customer', 'CUST-0002'], {
-    DATABASE_URL: dbUrl,
+    DATABASE_URL: database.url,
     SVC_PASSWORD: 'From-The-Env-1',
   });
   t.is(env.code, 0, env.err.join('\n'));
-  const envRow = (await pgc.query(`SELECT customer, password_hash FROM users WHERE email = 'env.user@test.local'`)).rows[0];
+  const envRow = (await database.pg.query(`SELECT customer, password_hash FROM users WHERE email = 'env.user@test.local'`)).rows[0];
   t.is(envRow.customer, 'CUST-0002');
   t.true(await verifyPassword('From-The-Env-1', envRow.password_hash));
-  const dup = await svc(['user', 'create', 'CLI.USER@test.local', '--roles', 'Operations', '--password', 'Cli-Password-1'], { DATABASE_URL: dbUrl });
+  const dup = await svc(['user', 'create', 'CLI.USER@test.local', '--roles', 'Operations', '--password', 'Cli-Password-1'], { DATABASE_URL: database.url });
   t.is(dup.code, 1);
   t.deepEqual(dup.err, ['error: User CLI.USER@test.local already exists']);
-  const short = await svc(['user', 'create', 'short@test.local', '--roles', 'Operations', '--password', 'short'], { DATABASE_URL: dbUrl });
+  const short = await svc(['user', 'create', 'short@test.local', '--roles', 'Operations', '--password', 'short'], { DATABASE_URL: database.url });
   t.is(short.code, 1);
   t.is(short.err.length, 1);
   t.regex(short.err[0], /^error: .*password/i);
 });
 
 test.serial('svc user generate-keys prints the pair once; the database keeps only a keyed hash', async (t) => {
-  const res = await svc(['user', 'generate-keys', 'ops@demo.svc.local'], { DATABASE_URL: dbUrl });
+  const res = await svc(['user', 'generate-keys', 'ops@demo.svc.local'], { DATABASE_URL: database.url });
   t.is(res.code, 0, res.err.join('\n'));
   const key = res.out.find((l) => l.startsWith('api_key:'))!.split(/\s+/)[1];
   const secret = res.out.find((l) => l.startsWith('api_secret:'))!.split(/\s+/)[1];
   t.regex(res.out.join('\n'), /the secret is not shown again/);
-  const { rows } = await pgc.query(`SELECT k.api_key, k.secret_hash FROM api_keys k JOIN users u ON u.id = k.user_id WHERE u.email = 'ops@demo.svc.local'`);
+  const { rows } = await database.pg.query(
+    `SELECT k.api_key, k.secret_hash FROM api_keys k JOIN users u ON u.id = k.user_id WHERE u.email = 'ops@demo.svc.local'`,
+  );
   t.is(rows[0].api_key, key);
   t.is(rows[0].secret_hash, hmacHex(loadConfig({ SVC_ENV: 'test' }).secretKey, secret));
   t.not(rows[0].secret_hash, secret);
   // a second run replaces the pair
-  const again = await svc(['user', 'generate-keys', 'ops@demo.svc.local'], { DATABASE_URL: dbUrl });
+  const again = await svc(['user', 'generate-keys', 'ops@demo.svc.local'], { DATABASE_URL: database.url });
   const secret2 = again.out.find((l) => l.startsWith('api_secret:'))!.split(/\s+/)[1];
   t.not(secret2, secret);
-  t.is((await pgc.query(`SELECT count(*)::int AS n FROM api_keys k JOIN users u ON u.id = k.user_id WHERE u.email = 'ops@demo.svc.local'`)).rows[0].n, 1);
-  const missing = await svc(['user', 'generate-keys', 'nobody@test.local'], { DATABASE_URL: dbUrl });
+  t.is(
+    (await database.pg.query(`SELECT count(*)::int AS n FROM api_keys k JOIN users u ON u.id = k.user_id WHERE u.email = 'ops@demo.svc.local'`)).rows[0].n,
+    1,
+  );
+  const missing = await svc(['user', 'generate-keys', 'nobody@test.local'], { DATABASE_URL: database.url });
   t.is(missing.code, 1);
   t.deepEqual(missing.err, ['error: User nobody@test.local not found']);
 });
 
 test.serial('svc user set-password changes the hash and ends the user’s sessions', async (t) => {
-  const user = (await pgc.query(`SELECT id FROM users WHERE email = 'rep@demo.svc.local'`)).rows[0];
-  await pgc.query(`INSERT INTO sessions (id_hash, user_id, csrf_token, expires_at) VALUES ($1, $2, 'x', now() + interval '1 hour')`, [
+  const user = (await database.pg.query(`SELECT id FROM users WHERE email = 'rep@demo.svc.local'`)).rows[0];
+  await database.pg.query(`INSERT INTO sessions (id_hash, user_id, csrf_token, expires_at) VALUES ($1, $2, 'x', now() + interval '1 hour')`, [
     sha256Hex('cli-test-sid'),
     user.id,
   ]);
-  const res = await svc(['user', 'set-password', 'rep@demo.svc.local', '--password', 'A-New-Password-9'], { DATABASE_URL: dbUrl });
+  const res = await svc(['user', 'set-password', 'rep@demo.svc.local', '--password', 'A-New-Password-9'], { DATABASE_URL: database.url });
   t.is(res.code, 0, res.err.join('\n'));
   t.deepEqual(res.out, ['Password set for rep@demo.svc.local']);
-  const row = (await pgc.query(`SELECT password_hash FROM users WHERE id = $1`, [user.id])).rows[0];
+  const row = (await database.pg.query(`SELECT password_hash FROM users WHERE id = $1`, [user.id])).rows[0];
   t.true(await verifyPassword('A-New-Password-9', row.password_hash));
   t.false(await verifyPassword('SvcDemo!2026', row.password_hash));
-  t.is((await pgc.query(`SELECT 1 FROM sessions WHERE user_id = $1`, [user.id])).rowCount, 0);
-  const none = await svc(['user', 'set-password', 'rep@demo.svc.local'], { DATABASE_URL: dbUrl });
+  t.is((await database.pg.query(`SELECT 1 FROM sessions WHERE user_id = $1`, [user.id])).rowCount, 0);
+  const none = await svc(['user', 'set-password', 'rep@demo.svc.local'], { DATABASE_URL: database.url });
   t.is(none.code, 2);
   t.regex(none.err[0], /^error: No password given/);
-  const missing = await svc(['user', 'set-password', 'ghost@test.local', '--password', 'A-New-Password-9'], { DATABASE_URL: dbUrl });
+  const missing = await svc(['user', 'set-password', 'ghost@test.local', '--password', 'A-New-Password-9'], { DATABASE_URL: database.url });
   t.is(missing.code, 1);
   t.deepEqual(missing.err, ['error: User ghost@test.local not found']);
 });

@@ -8,7 +8,7 @@ import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEmptyDatabase, pgClient } from '../helpers/db.js';
-import { svc } from './cli-io.js';
+import { svc } from '../helpers/cli.js';
 
 let dbUrl: string;
 let pgc: pg.Client;

@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import pg from 'pg';
 import { createTestDatabase } from '../helpers/db.js';
 import { testConfig } from '../helpers/app.js';
-import { svc } from './cli-io.js';
+import { svc } from '../helpers/cli.js';
 import { createLogger, initRuntime } from '../../src/shared/runtime.js';
 import { closeDatabase, db, initDatabase } from '../../src/db/sequelize.js';
 import { enqueue, handledKinds, registerOutboxHandler, type OutboxRow } from '../../src/shared/outbox.js';

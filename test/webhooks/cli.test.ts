@@ -5,11 +5,9 @@
 import test from 'ava';
 import type { OutboxRow } from '../../src/shared/outbox.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { execute, initDatabase, selectOne, selectRows, withTransaction } from '../../src/db/sequelize.js';
-import { initRuntime } from '../../src/shared/runtime.js';
+import { execute, selectOne, selectRows, withTransaction } from '../../src/db/sequelize.js';
 import { OutboxWorker } from '../../src/jobs/outbox-worker.js';
-import { run } from '../../src/cli/main.js';
-import type { Io } from '../../src/cli/io.js';
+import { svcBeside } from '../helpers/cli.js';
 import type { Actor } from '../../src/auth/actor.js';
 import { systemActor } from '../../src/auth/actor.js';
 import { NotFoundError, PermissionError } from '../../src/shared/errors.js';
@@ -27,27 +25,14 @@ test.before(async () => {
   app = await startTestApp();
   await receiver.start();
 });
+/** Runs the CLI like a user would, beside the file's service. */
+const cli = (...argv: string[]) => svcBeside(app, argv);
+
 test.after.always(async () => {
   await closeWebhookAgent();
   await receiver.stop();
   await app?.stop();
 });
-
-/** Runs the CLI like a user would; run() closes the pool at the end, so the test's pool is reopened. */
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: Io = {
-    out: (l) => out.push(l),
-    err: (l) => err.push(l),
-    env: { ...process.env, SVC_ENV: 'test', DATABASE_URL: app.dbUrl, SVC_LOG_LEVEL: 'silent' },
-    interactive: false,
-  };
-  const code = await run(argv, io);
-  initRuntime(app.config);
-  initDatabase(app.config);
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 /** Drives one delivery to `failed` with a real worker: three 500s, the schedule moved to now. */
 async function failedDelivery(vendor: string): Promise<{ id: number; delivery_id: string }> {
@@ -80,16 +65,16 @@ test.serial('list --status failed, show every attempt, redeliver with the same i
   t.is((await selectOne<Pick<OutboxRow, 'status'>>(`SELECT status FROM outbox WHERE delivery_id = $1`, [delivery_id]))!.status, 'failed');
 
   const list = await cli('webhook', 'list', '--vendor', vendor.name, '--status', 'failed');
-  t.is(list.code, 0, list.err);
-  t.regex(list.out, new RegExp(`${delivery_id}\\s+order.cancelled\\s+${vendor.name}\\s+failed\\s+3/3\\s+http 500`));
-  const json = JSON.parse((await cli('webhook', 'list', '--status', 'failed', '--json')).out);
+  t.is(list.code, 0, list.stderr);
+  t.regex(list.stdout, new RegExp(`${delivery_id}\\s+order.cancelled\\s+${vendor.name}\\s+failed\\s+3/3\\s+http 500`));
+  const json = JSON.parse((await cli('webhook', 'list', '--status', 'failed', '--json')).stdout);
   t.true(json.some((d: Json) => d.delivery_id === delivery_id && d.status === 'failed' && d.attempts === 3));
   const none = await cli('webhook', 'list', '--vendor', vendor.name, '--status', 'done');
-  t.is(none.out, 'No deliveries');
+  t.is(none.stdout, 'No deliveries');
 
   const show = await cli('webhook', 'show', delivery_id);
-  t.is(show.code, 0, show.err);
-  const attemptLines = show.out.split('\n').filter((l) => l.trim().startsWith('attempt'));
+  t.is(show.code, 0, show.stderr);
+  const attemptLines = show.stdout.split('\n').filter((l) => l.trim().startsWith('attempt'));
   t.is(attemptLines.length, 3);
   attemptLines.forEach((line, i) =>
     t.regex(line, new RegExp(`attempt ${i + 1} .*http_error\\s+http 500 .* ms .*receiver answered 500; answer: down for maintenance`)),
@@ -97,8 +82,12 @@ test.serial('list --status failed, show every attempt, redeliver with the same i
 
   receiver.reset();
   const again = await cli('webhook', 'redeliver', delivery_id);
-  t.is(again.code, 0, again.err);
-  t.regex(again.out, new RegExp(`Queued attempt 4 of ${delivery_id}`));
+  t.is(again.code, 0, again.stderr);
+  t.regex(again.stdout, new RegExp(`Queued attempt 4 of ${delivery_id}`));
+  // --json: the delivery as queued (asked twice before a worker runs, it is still attempt 4 that is sent)
+  const againJson = await cli('webhook', 'redeliver', delivery_id, '--json');
+  t.is(againJson.code, 0, againJson.stderr);
+  t.like(JSON.parse(againJson.stdout), { delivery_id, status: 'pending', attempts: 3 });
   const worker = new OutboxWorker({ databaseUrl: app.dbUrl, ...app.config.worker, kinds: ['vendor_webhook'] });
   await worker.start();
   const [req] = await receiver.waitFor(1);
@@ -120,21 +109,21 @@ test.serial('list --status failed, show every attempt, redeliver with the same i
 test.serial('show and redeliver of an unknown id fail with exit code 1 and a message', async (t) => {
   const show = await cli('webhook', 'show', '00000000-0000-4000-8000-000000000000');
   t.is(show.code, 1);
-  t.is(show.err, 'error: Webhook delivery 00000000-0000-4000-8000-000000000000 not found');
+  t.is(show.stderr, 'error: Webhook delivery 00000000-0000-4000-8000-000000000000 not found');
   const bad = await cli('webhook', 'redeliver', 'not-an-id');
   t.is(bad.code, 1);
-  t.regex(bad.err, /delivery id/);
+  t.regex(bad.stderr, /delivery id/);
   const usage = await cli('webhook', 'list', '--status', 'lost');
   t.is(usage.code, 1);
-  t.regex(usage.err, /status must be one of pending, running, done, failed/);
+  t.regex(usage.stderr, /status must be one of pending, running, done, failed/);
 });
 
 test.serial('test-fire: CLI and service send a signed webhook.test now, logged, never retried', async (t) => {
   receiver.reset();
   const vendor = await buildVendor({ webhook_url: `${receiver.url}/svc` });
   const ok = await cli('webhook', 'test-fire', vendor.name);
-  t.is(ok.code, 0, ok.err);
-  t.regex(ok.out, /^ok: status 200, \d+ ms, delivery [0-9a-f-]{36}$/);
+  t.is(ok.code, 0, ok.stderr);
+  t.regex(ok.stdout, /^ok: status 200, \d+ ms, delivery [0-9a-f-]{36}$/);
   const [req] = await receiver.waitFor(1);
   t.is(req.body.event, 'webhook.test');
   t.is(req.headers['svc-event'], 'webhook.test');
@@ -152,7 +141,7 @@ test.serial('test-fire: CLI and service send a signed webhook.test now, logged, 
   t.like(shown.attempts[0], { attempt: 1, status: 'http_error', http_status: 500 });
   const failedFire = await cli('webhook', 'test-fire', vendor.name);
   t.is(failedFire.code, 1);
-  t.regex(failedFire.err, /test event not delivered: receiver answered 500 \(status 500/);
+  t.regex(failedFire.stderr, /test event not delivered: receiver answered 500 \(status 500/);
   t.is((await selectOne<{ n: number }>(`SELECT count(*)::int AS n FROM outbox WHERE target = $1`, [vendor.name]))!.n, 0, 'test events are not queued');
 });
 

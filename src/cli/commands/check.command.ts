@@ -1,51 +1,53 @@
 import type { Command } from 'commander';
-import { runChecks, type Finding } from '../../app/check.service.js';
+import type { Finding } from '../../app/check.service.js';
 import { ConfigError, loadConfig } from '../../config/index.js';
 import { openDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';
-import { json } from '../conventions.js';
+import { common, json, type CommonOptions } from '../conventions.js';
 
 const MARK = { ok: 'ok  ', warn: 'WARN', fail: 'FAIL' } as const;
 
 /** `svc check [--json]`: configuration, database, migrations, worker, outbox, partners, mail. */
 export function registerCheck(program: Command, io: Io): void {
-  program
-    .command('check')
-    .description(
-      'Health check: configuration, database, migrations, worker heartbeat, outbox backlog, partner credentials, mail; exits 1 when something is wrong',
-    )
-    .option('--json', 'one JSON document {ok, findings} on stdout (for monitors)')
-    .action(async (opts: { json?: boolean }) => {
-      const findings: Finding[] = [];
+  common(
+    program
+      .command('check')
+      .description(
+        'Health check: configuration, database, migrations, worker heartbeat, outbox backlog, partner credentials, mail; exits 1 when something is wrong (--json: {ok, findings}, for monitors)',
+      ),
+    { json: true, as: false },
+  ).action(async (opts: CommonOptions) => {
+    const findings: Finding[] = [];
+    try {
+      loadConfig(io.env);
+      findings.push({ check: 'configuration', level: 'ok', detail: 'valid' });
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      findings.push({ check: 'configuration', level: 'fail', detail: err.message, fix: 'fix the variable named (README "Configuration")' });
+    }
+    if (findings[0].level === 'ok') {
       try {
-        loadConfig(io.env);
-        findings.push({ check: 'configuration', level: 'ok', detail: 'valid' });
+        const config = await openDatabase(io);
+        const { runChecks } = await import('../../app/check.service.js');
+        findings.push(...(await runChecks(config)));
       } catch (err) {
-        if (!(err instanceof ConfigError)) throw err;
-        findings.push({ check: 'configuration', level: 'fail', detail: err.message, fix: 'fix the variable named (README "Configuration")' });
+        findings.push({
+          check: 'database',
+          level: 'fail',
+          detail: `not reachable: ${(err as Error).message}`,
+          fix: 'check DATABASE_URL and that PostgreSQL is running and accepts this user',
+        });
       }
-      if (findings[0].level === 'ok') {
-        try {
-          const config = await openDatabase(io);
-          findings.push(...(await runChecks(config)));
-        } catch (err) {
-          findings.push({
-            check: 'database',
-            level: 'fail',
-            detail: `not reachable: ${(err as Error).message}`,
-            fix: 'check DATABASE_URL and that PostgreSQL is running and accepts this user',
-          });
-        }
+    }
+    const ok = findings.every((f) => f.level !== 'fail');
+    if (opts.json) json(io, { ok, findings });
+    else {
+      const width = Math.max(...findings.map((f) => f.check.length));
+      for (const f of findings) {
+        io.out(`${MARK[f.level]}  ${f.check.padEnd(width)}  ${f.detail}`);
+        if (f.fix && f.level !== 'ok') io.out(`${' '.repeat(width + 8)}fix: ${f.fix}`);
       }
-      const ok = findings.every((f) => f.level !== 'fail');
-      if (opts.json) json(io, { ok, findings });
-      else {
-        const width = Math.max(...findings.map((f) => f.check.length));
-        for (const f of findings) {
-          io.out(`${MARK[f.level]}  ${f.check.padEnd(width)}  ${f.detail}`);
-          if (f.fix && f.level !== 'ok') io.out(`${' '.repeat(width + 8)}fix: ${f.fix}`);
-        }
-      }
-      if (!ok) throw new CliError(`${findings.filter((f) => f.level === 'fail').length} problem(s) found`, 1);
-    });
+    }
+    if (!ok) throw new CliError(`${findings.filter((f) => f.level === 'fail').length} problem(s) found`, 1);
+  });
 }

@@ -3,11 +3,13 @@
  * (customer.command.ts) has not, so the two files register under one noun in either order.
  */
 import type { Command } from 'commander';
-import { getCustomer, listCustomers } from '../../org/customer-read.service.js';
 import { openDatabase } from '../context.js';
 import type { Io } from '../io.js';
 import { askArgument } from '../prompts.js';
 import { actorOf, common, fields, json, table, type CommonOptions } from '../conventions.js';
+
+// the services load when a command runs (svc --help never loads them)
+const customers = () => import('../../org/customer-read.service.js');
 
 /** The `customer` noun of the program, created once by whichever file registers first. */
 export function customerNoun(program: Command): Command {
@@ -27,7 +29,7 @@ export function registerCustomerRead(program: Command, io: Io): void {
     { json: true },
   ).action(async (opts: CommonOptions & { territory?: string; rep?: string; search?: string; limit?: number }) => {
     await openDatabase(io);
-    const rows = await listCustomers(await actorOf(io, opts), opts);
+    const rows = await (await customers()).listCustomers(await actorOf(io, opts), opts);
     if (opts.json) return json(io, rows);
     table(
       io,
@@ -46,7 +48,7 @@ export function registerCustomerRead(program: Command, io: Io): void {
   ).action(async (given: string | undefined, opts: CommonOptions) => {
     const name = await askArgument(io, given, 'customer', 'Customer id');
     await openDatabase(io);
-    const c = await getCustomer(await actorOf(io, opts), name);
+    const c = await (await customers()).getCustomer(await actorOf(io, opts), name);
     if (opts.json) return json(io, c);
     fields(io, {
       customer: c.name,

@@ -1,13 +1,10 @@
 import type { Command } from 'commander';
-import { systemActor, type Actor } from '../../auth/actor.js';
-import { loadUserActor } from '../../auth/credentials.service.js';
-import { createCustomerAccount } from '../../sales/customer-accounts.service.js';
-import { findUserByEmail } from '../../users/users.service.js';
 import { openDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';
 import { askValue } from '../prompts.js';
+import { actorOf, common, json, type CommonOptions } from '../conventions.js';
 
-interface CreateOpts {
+interface CreateOpts extends CommonOptions {
   customerName?: string;
   customerType?: string;
   territory?: string;
@@ -21,16 +18,6 @@ interface CreateOpts {
   state?: string;
   pincode?: string;
   country?: string;
-  as?: string;
-}
-
-/** The actor the command runs as: the system (an admin), or a sales user named with --as (its territory and plan apply). */
-async function actorFor(opts: CreateOpts): Promise<Actor> {
-  if (!opts.as) return systemActor('cli:customer-create');
-  const user = await findUserByEmail(opts.as);
-  const actor = user && (await loadUserActor(user.id, 'cli'));
-  if (!actor) throw new CliError(`No enabled user ${opts.as}`, 1);
-  return actor;
 }
 
 /** On a terminal, asks for what is required and missing (the name, and the address when one was begun or none given). */
@@ -53,9 +40,12 @@ async function promptMissing(io: Io, opts: CreateOpts): Promise<void> {
 
 export function registerCustomer(program: Command, io: Io): void {
   const customer = program.command('customer').description('Customer accounts (created by the sales team)');
-  customer
-    .command('create')
-    .description('Create a customer account (the service behind POST /api/resource/Customer); prompts for missing input on a terminal')
+  common(
+    customer
+      .command('create')
+      .description('Create a customer account (the service behind POST /api/resource/Customer); prompts for missing input on a terminal'),
+    { json: true },
+  )
     .option('--customer-name <name>', 'the clinic or practice (prompted on a terminal)')
     .option('--customer-type <type>', 'Company (default) or Individual')
     .option('--territory <territory>', "territory (default: the acting rep's own)")
@@ -69,11 +59,11 @@ export function registerCustomer(program: Command, io: Io): void {
     .option('--state <state>', 'shipping address state')
     .option('--pincode <zip>', 'shipping address ZIP code')
     .option('--country <country>', 'shipping address country (default United States)')
-    .option('--as <email>', 'act as this sales user (its territory, team and price-list rules apply); default: the system')
     .action(async (opts: CreateOpts) => {
       await promptMissing(io, opts);
       await openDatabase(io);
-      const actor = await actorFor(opts);
+      const actor = await actorOf(io, opts); // a sales user's territory, team and price-list rules apply
+      const { createCustomerAccount } = await import('../../sales/customer-accounts.service.js');
       const doc = await createCustomerAccount(actor, {
         customer_name: opts.customerName,
         customer_type: opts.customerType,
@@ -94,6 +84,7 @@ export function registerCustomer(program: Command, io: Io): void {
                 country: opts.country,
               },
       });
+      if (opts.json) return json(io, doc);
       io.out(
         `Created ${String(doc.name)} ${String(doc.customer_name)} (territory ${String(doc.territory ?? '-')}, price list ${String(doc.price_list)}, assigned rep ${String(doc.assigned_rep ?? '-')})`,
       );

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
-import { outboxCounts, type KindCount } from '../../shared/outbox.js';
+import type { KindCount } from '../../shared/outbox.js';
 import { openDatabase } from '../context.js';
 import type { Io } from '../io.js';
+import { cliActor, common, json, type CommonOptions } from '../conventions.js';
 
 const num = (n: number) => String(n).padStart(8);
 
@@ -12,16 +13,16 @@ function kindLine(r: KindCount): string {
 
 export function registerOutbox(program: Command, io: Io): void {
   const outbox = program.command('outbox').description('The outbox of side effects (mail, webhooks, routing): what is queued, done or failed');
-  outbox
-    .command('status')
-    .description('Rows per kind and status; a kind without a handler in this release stays pending, untouched')
-    .option('--json', 'print JSON')
-    .action(async (opts: { json?: boolean }) => {
-      await openDatabase(io);
-      const rows = await outboxCounts();
-      if (opts.json) return io.out(JSON.stringify(rows, null, 2));
-      if (rows.length === 0) return io.out('The outbox is empty');
-      io.out(`${'kind'.padEnd(20)} ${'pending'.padStart(8)} ${'running'.padStart(8)} ${'done'.padStart(8)} ${'failed'.padStart(8)}  handler`);
-      for (const r of rows) io.out(kindLine(r));
-    });
+  common(outbox.command('status').description('Rows per kind and status; a kind without a handler in this release stays pending, untouched'), {
+    json: true,
+  }).action(async (opts: CommonOptions) => {
+    await openDatabase(io);
+    const [{ authorize }, { outboxCounts }] = await Promise.all([import('../../auth/policy/index.js'), import('../../shared/outbox.js')]);
+    authorize(await cliActor(io), 'read', 'Outbox'); // --as: Operations (and the system) may read the queue
+    const rows = await outboxCounts();
+    if (opts.json) return json(io, rows);
+    if (rows.length === 0) return io.out('The outbox is empty');
+    io.out(`${'kind'.padEnd(20)} ${'pending'.padStart(8)} ${'running'.padStart(8)} ${'done'.padStart(8)} ${'failed'.padStart(8)}  handler`);
+    for (const r of rows) io.out(kindLine(r));
+  });
 }

@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
-import { partnerOf, setPartnerCredentials, showPartnerCredentials } from '../../connectors/credentials/credentials.service.js';
-import { testPartnerCredentials } from '../../connectors/credentials/credentials-test.service.js';
 import { PARTNERS, PARTNER_KEYS, type PartnerKey } from '../../connectors/partners.js';
 import { openDatabase } from '../context.js';
-import { cliActor } from '../conventions.js';
+import { cliActor, common, json, say, type CommonOptions } from '../conventions.js';
 import { CliError, type Io } from '../io.js';
 import { askValue } from '../prompts.js';
+
+// the services load when a command runs (svc --help never loads them)
+const stored = () => import('../../connectors/credentials/credentials.service.js');
 
 /** Every partner's flags, once each (base-url, api-key … are shared names): flag → description. */
 function allFlags(): Map<string, string> {
@@ -57,12 +58,16 @@ function fieldLine(f: { name: string; flag: string; required: boolean; set: bool
 
 export function registerPartnerCredentials(program: Command, io: Io): void {
   const cmd = program.command('partner-credentials').description('Partner credentials (managed integration): stored encrypted, shown masked, tested');
-  const set = cmd
-    .command('set')
-    .description('Store credentials of a partner (flags named after the spec fields); missing ones are prompted for on a terminal, secrets without echo')
-    .argument('<partner>', PARTNER_KEYS.join(' | '));
+  const set = common(
+    cmd
+      .command('set')
+      .description('Store credentials of a partner (flags named after the spec fields); missing ones are prompted for on a terminal, secrets without echo')
+      .argument('<partner>', PARTNER_KEYS.join(' | ')),
+    { json: true },
+  );
   for (const [flag, description] of allFlags()) set.option(`--${flag} <value>`, description);
-  set.action(async (name: string, opts: Record<string, string | undefined>) => {
+  set.action(async (name: string, opts: Record<string, string | undefined> & CommonOptions) => {
+    const { partnerOf, setPartnerCredentials, showPartnerCredentials } = await stored();
     let partner: PartnerKey;
     try {
       partner = partnerOf(name);
@@ -76,33 +81,34 @@ export function registerPartnerCredentials(program: Command, io: Io): void {
     await promptMissing(io, partner, values, new Set(shown.fields.filter((f) => f.set).map((f) => f.name)));
     if (Object.keys(values).length === 0) throw new CliError('Nothing to store', 2);
     const r = await setPartnerCredentials(actor, partner, values);
+    if (opts.json) return json(io, r); // the names of the fields stored, never their values
     io.out(`${partner}: stored ${r.set.join(', ')} (encrypted)`);
     io.out(r.missing.length ? `still missing: ${r.missing.join(', ')}` : 'complete');
     if (r.redriven) io.out(`${r.redriven} partner order(s) waiting for this configuration queued again`);
   });
-  cmd
-    .command('show')
-    .description('Each partner’s credential fields; secrets masked (never shown)')
-    .argument('[partner]', PARTNER_KEYS.join(' | '))
-    .option('--json', 'print JSON')
-    .action(async (partner: string | undefined, opts: { json?: boolean }) => {
-      await openDatabase(io);
-      const rows = await showPartnerCredentials(await cliActor(io), partner);
-      if (opts.json) return io.out(JSON.stringify(rows, null, 2));
-      for (const r of rows) {
-        io.out(`${r.partner} (${r.label}): ${r.complete ? 'complete' : 'incomplete'}`);
-        for (const f of r.fields) io.out(fieldLine(f));
-      }
-    });
-  cmd
-    .command('test')
-    .description('One harmless authenticated call to the partner; says what it answered')
-    .argument('<partner>', PARTNER_KEYS.join(' | '))
-    .action(async (partner: string) => {
-      await openDatabase(io);
-      const r = await testPartnerCredentials(await cliActor(io), partner);
-      const line = `${r.partner}: ${r.detail}${r.http_status ? ` (HTTP ${r.http_status})` : ''}`;
-      if (!r.ok) throw new CliError(line, 1);
-      io.out(`ok: ${line}`);
-    });
+  common(cmd.command('show').description('Each partner’s credential fields; secrets masked (never shown)').argument('[partner]', PARTNER_KEYS.join(' | ')), {
+    json: true,
+  }).action(async (partner: string | undefined, opts: CommonOptions) => {
+    await openDatabase(io);
+    const rows = await (await stored()).showPartnerCredentials(await cliActor(io), partner);
+    if (opts.json) return json(io, rows);
+    for (const r of rows) {
+      io.out(`${r.partner} (${r.label}): ${r.complete ? 'complete' : 'incomplete'}`);
+      for (const f of r.fields) io.out(fieldLine(f));
+    }
+  });
+  common(
+    cmd.command('test').description('One harmless authenticated call to the partner; says what it answered').argument('<partner>', PARTNER_KEYS.join(' | ')),
+    {
+      json: true,
+    },
+  ).action(async (partner: string, opts: CommonOptions) => {
+    await openDatabase(io);
+    const { testPartnerCredentials } = await import('../../connectors/credentials/credentials-test.service.js');
+    const r = await testPartnerCredentials(await cliActor(io), partner);
+    if (opts.json) json(io, r); // the document either way; a refusal is still exit 1
+    const line = `${r.partner}: ${r.detail}${r.http_status ? ` (HTTP ${r.http_status})` : ''}`;
+    if (!r.ok) throw new CliError(line, 1);
+    say(io, opts, `ok: ${line}`);
+  });
 }

@@ -1,13 +1,15 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { listPartnerCalls } from '../../connectors/call-log.service.js';
-import { listFollowUps, resolveFollowUp } from '../../connectors/follow-ups.service.js';
-import { listPartnerOrders, retryPartnerOrders, type PartnerOrderRow } from '../../connectors/partner-orders.service.js';
-import { PARTNER_ORDER_STATUSES } from '../../connectors/partner-order.model.js';
+import type { PartnerOrderRow } from '../../connectors/partner-orders.service.js';
+import { PARTNER_ORDER_STATUSES } from '../../connectors/partner-order-statuses.js';
 import { PARTNER_KEYS } from '../../connectors/partners.js';
 import { openDatabase } from '../context.js';
-import { cliActor } from '../conventions.js';
+import { cliActor, common, json, type CommonOptions } from '../conventions.js';
 import type { Io } from '../io.js';
+
+// the services load when a command runs (svc --help never loads them)
+const partnerOrders = () => import('../../connectors/partner-orders.service.js');
+const followUps = () => import('../../connectors/follow-ups.service.js');
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -23,37 +25,40 @@ function orderLine(r: PartnerOrderRow): string {
 
 export function registerPartner(program: Command, io: Io): void {
   const partner = program.command('partner').description('Partner orders: where each order’s partner lines stand, re-driving them, the partner call log');
-  partner
-    .command('orders')
-    .description('Partner orders, newest first')
+  common(partner.command('orders').description('Partner orders, newest first'), { json: true })
     .option('--partner <partner>', PARTNER_KEYS.join(' | '))
     .option('--status <status>', PARTNER_ORDER_STATUSES.join(' | '))
     .option('--order <sales_order>', 'only this Sales Order')
     .option('--limit <n>', 'at most n rows (default 100)', positiveInt)
-    .option('--json', 'print JSON')
-    .action(async (opts: { partner?: string; status?: string; order?: string; limit?: number; json?: boolean }) => {
+    .action(async (opts: CommonOptions & { partner?: string; status?: string; order?: string; limit?: number }) => {
       await openDatabase(io);
-      const rows = await listPartnerOrders(await cliActor(io), {
+      const rows = await (
+        await partnerOrders()
+      ).listPartnerOrders(await cliActor(io), {
         partner: opts.partner,
         status: opts.status,
         salesOrder: opts.order,
         limit: opts.limit,
       });
-      if (opts.json) return io.out(JSON.stringify(rows, null, 2));
+      if (opts.json) return json(io, rows);
       if (rows.length === 0) return io.out('No partner orders');
       io.out(
         `${'sales_order'.padEnd(22)} ${'partner'.padEnd(15)} ${'status'.padEnd(23)} ${'partner'.padEnd(10)} ${'reference'.padEnd(24)} ${'try'.padStart(3)}  updated`,
       );
       for (const r of rows) io.out(orderLine(r));
     });
-  partner
-    .command('retry')
-    .description('Send an order’s partner orders that are not created yet again (same dedupe key; never a second partner order)')
-    .argument('<sales_order>', 'the Sales Order')
+  common(
+    partner
+      .command('retry')
+      .description('Send an order’s partner orders that are not created yet again (same dedupe key; never a second partner order)')
+      .argument('<sales_order>', 'the Sales Order'),
+    { json: true },
+  )
     .option('--partner <partner>', `only this partner (${PARTNER_KEYS.join(' | ')})`)
-    .action(async (salesOrder: string, opts: { partner?: string }) => {
+    .action(async (salesOrder: string, opts: CommonOptions & { partner?: string }) => {
       await openDatabase(io);
-      const results = await retryPartnerOrders(await cliActor(io), salesOrder, { partner: opts.partner });
+      const results = await (await partnerOrders()).retryPartnerOrders(await cliActor(io), salesOrder, { partner: opts.partner });
+      if (opts.json) return json(io, results);
       for (const r of results) {
         const what =
           r.outcome === 'queued'
@@ -64,41 +69,41 @@ export function registerPartner(program: Command, io: Io): void {
         io.out(`${salesOrder} ${r.partner}: ${what}`);
       }
     });
-  partner
-    .command('follow-ups')
-    .description('What partners asked operations to follow up by hand (PATIENT_CREATION_FAILURE), newest first; --resolve <id> closes one')
+  common(
+    partner
+      .command('follow-ups')
+      .description('What partners asked operations to follow up by hand (PATIENT_CREATION_FAILURE), newest first; --resolve <id> closes one'),
+    { json: true },
+  )
     .option('--status <status>', 'open (default) | resolved | all')
     .option('--resolve <id>', 'mark this follow-up resolved', positiveInt)
     .option('--limit <n>', 'at most n rows (default 100)', positiveInt)
-    .option('--json', 'print JSON')
-    .action(async (opts: { status?: string; resolve?: number; limit?: number; json?: boolean }) => {
+    .action(async (opts: CommonOptions & { status?: string; resolve?: number; limit?: number }) => {
       await openDatabase(io);
       const actor = await cliActor(io);
       if (opts.resolve !== undefined) {
-        const r = await resolveFollowUp(actor, opts.resolve);
-        return io.out(opts.json ? JSON.stringify(r, null, 2) : `follow-up ${r.id}: ${r.status}`);
+        const r = await (await followUps()).resolveFollowUp(actor, opts.resolve);
+        return opts.json ? json(io, r) : io.out(`follow-up ${r.id}: ${r.status}`);
       }
       const status = opts.status ?? 'open';
       if (!['open', 'resolved', 'all'].includes(status)) throw new InvalidArgumentError('--status must be open, resolved or all');
-      const rows = await listFollowUps(actor, { status: status as 'open' | 'resolved' | 'all', limit: opts.limit });
-      if (opts.json) return io.out(JSON.stringify(rows, null, 2));
+      const rows = await (await followUps()).listFollowUps(actor, { status: status as 'open' | 'resolved' | 'all', limit: opts.limit });
+      if (opts.json) return json(io, rows);
       if (rows.length === 0) return io.out(`No ${status === 'all' ? '' : `${status} `}follow-ups`);
       for (const r of rows)
         io.out(
           `#${r.id}  ${r.created_at}  ${r.partner.padEnd(10)} ${r.kind.padEnd(26)} ${r.status.padEnd(8)} ${r.customer ? `customer ${r.customer}  ` : ''}${r.sales_order ? `order ${r.sales_order}  ` : ''}${r.detail}`,
         );
     });
-  partner
-    .command('calls')
-    .description('The partner call log, newest first (no headers, bodies or secrets)')
+  common(partner.command('calls').description('The partner call log, newest first (no headers, bodies or secrets)'), { json: true })
     .option('--partner <partner>', PARTNER_KEYS.join(' | '))
     .option('--order <sales_order>', 'only calls for this Sales Order')
     .option('--limit <n>', 'at most n rows (default 50)', positiveInt)
-    .option('--json', 'print JSON')
-    .action(async (opts: { partner?: string; order?: string; limit?: number; json?: boolean }) => {
+    .action(async (opts: CommonOptions & { partner?: string; order?: string; limit?: number }) => {
       await openDatabase(io);
+      const { listPartnerCalls } = await import('../../connectors/call-log.service.js');
       const rows = await listPartnerCalls(await cliActor(io), { partner: opts.partner, salesOrder: opts.order, limit: opts.limit ?? 50 });
-      if (opts.json) return io.out(JSON.stringify(rows, null, 2));
+      if (opts.json) return json(io, rows);
       if (rows.length === 0) return io.out('No partner calls');
       for (const r of rows) {
         io.out(

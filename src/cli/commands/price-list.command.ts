@@ -1,8 +1,7 @@
 import { statSync } from 'node:fs';
 import type { Command } from 'commander';
-import { exportPriceList, importPriceList, type PriceImportResult } from '../../catalog/price-import.service.js';
-import { importProductMappings, type MappingImportResult } from '../../catalog/mapping-import.service.js';
-import { formatOf } from '../../catalog/tabular.js';
+import type { PriceImportResult } from '../../catalog/price-import.service.js';
+import type { MappingImportResult } from '../../catalog/mapping-import.service.js';
 import type { ImportIssue } from '../../catalog/import-stage.js';
 import { openDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';
@@ -15,6 +14,10 @@ interface ImportFlags extends CommonOptions {
   skipInvalid?: boolean;
   replace?: boolean;
 }
+
+// the services load when a command runs (svc --help never loads them)
+const prices = () => import('../../catalog/price-import.service.js');
+const formatOf = async (file: string, given?: string) => (await import('../../catalog/tabular.js')).formatOf(file, given);
 
 function fileSize(path: string): number {
   try {
@@ -61,7 +64,7 @@ export function registerPriceList(program: Command, io: Io): void {
     .option('--yes', 'skip the confirmation of --replace')
     .action(async (given: string | undefined, opts: ImportFlags) => {
       const file = await askArgument(io, given, 'file', 'Price list file (.csv or .xlsx)');
-      const format = formatOf(file, opts.format);
+      const format = await formatOf(file, opts.format);
       const size = fileSize(file);
       if (opts.replace && !opts.dryRun && !opts.yes)
         await confirmOrAbort(io, `--replace removes every price of the file's price lists that ${file} does not name. Continue?`);
@@ -69,7 +72,9 @@ export function registerPriceList(program: Command, io: Io): void {
       const actor = await actorOf(io, opts);
       const bar = progressBar(io, size);
       const started = Date.now();
-      const result = await importPriceList(actor, file, {
+      const result = await (
+        await prices()
+      ).importPriceList(actor, file, {
         format,
         dryRun: opts.dryRun,
         skipInvalid: opts.skipInvalid,
@@ -97,11 +102,13 @@ export function registerPriceList(program: Command, io: Io): void {
       .argument('<list>', 'price list name')
       .option('--format <csv|xlsx>', 'file format', 'csv')
       .option('--output <file>', 'where to write (default: <list>.<format> in this folder)'),
+    { json: true },
   ).action(async (list: string, opts: CommonOptions & { format: string; output?: string }) => {
-    const format = formatOf(opts.output ?? `x.${opts.format}`, opts.format);
+    const format = await formatOf(opts.output ?? `x.${opts.format}`, opts.format);
     const output = opts.output ?? `${list.replace(/[^A-Za-z0-9._-]+/g, '-')}.${format}`;
     await openDatabase(io);
-    const n = await exportPriceList(await actorOf(io, opts), list, output, format);
+    const n = await (await prices()).exportPriceList(await actorOf(io, opts), list, output, format);
+    if (opts.json) return json(io, { price_list: list, prices: n, format, file: output });
     say(io, opts, `${n} prices of ${list} written to ${output}`);
   });
 
@@ -114,12 +121,13 @@ export function registerPriceList(program: Command, io: Io): void {
       )
       .argument('<file>', 'a .csv or .xlsx file'),
   ).action(async (file: string, opts: ImportFlags) => {
-    const format = formatOf(file, opts.format);
+    const format = await formatOf(file, opts.format);
     const size = fileSize(file);
     await openDatabase(io);
     const actor = await actorOf(io, opts);
     const bar = progressBar(io, size);
     const started = Date.now();
+    const { importProductMappings } = await import('../../catalog/mapping-import.service.js');
     const result = await importProductMappings(actor, file, {
       format,
       dryRun: opts.dryRun,

@@ -1,13 +1,15 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config/index.js';
-import { bootstrap, closeAll, migrate, startEmbedded, startServe, startWorker, trapStopSignals, untilSignal, type Stop } from '../../app/lifecycle.js';
-import { databaseUrl, db } from '../../db/sequelize.js';
+import type { Stop } from '../../app/lifecycle.js';
 import { demoBanner, isEmptyDatabase, seedDemo } from '../seed-step.js';
-import { migrationStatus } from '../../db/migrator.js';
 import { openDatabase, releaseDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';
-import { startDemoPartners, type DemoPartners } from '../demo-partners.js';
+import type { DemoPartners } from '../demo-partners.js';
+
+// the service loads when a command runs (svc --help never loads it)
+const lifecycle = () => import('../../app/lifecycle.js');
+const sequelize = () => import('../../db/sequelize.js');
 
 function port(value: string): number {
   const n = Number(value);
@@ -16,6 +18,7 @@ function port(value: string): number {
 }
 
 async function requireMigrated(): Promise<void> {
+  const [{ db }, { migrationStatus }] = await Promise.all([sequelize(), import('../../db/migrator.js')]);
   const { pending } = await migrationStatus(db());
   if (pending.length) throw new CliError(`The database has ${pending.length} pending migrations: run "svc db migrate up"`, 1);
 }
@@ -30,6 +33,7 @@ export function registerServe(program: Command, io: Io): void {
     .action(async (opts: { port?: number; host?: string; withWorker?: boolean }) => {
       const config = await openDatabase(io);
       await requireMigrated();
+      const [{ startServe, startWorker, untilSignal }, { databaseUrl }] = await Promise.all([lifecycle(), sequelize()]);
       const stops: Stop[] = [];
       const { server, stop } = await startServe(config, { port: opts.port, host: opts.host });
       stops.push(stop);
@@ -46,6 +50,7 @@ export function registerServe(program: Command, io: Io): void {
     .action(async () => {
       const config = await openDatabase(io);
       await requireMigrated();
+      const [{ startWorker, untilSignal }, { databaseUrl }] = await Promise.all([lifecycle(), sequelize()]);
       const { worker, stop } = await startWorker(config, databaseUrl());
       io.out(`svc worker ${worker.id} running`);
       await untilSignal(stop);
@@ -57,6 +62,7 @@ export function registerServe(program: Command, io: Io): void {
     .option('-p, --port <port>', 'port (default PORT or 8000)', port)
     .action(async (opts: { port?: number }) => {
       const config = loadConfig(io.env, opts.port !== undefined ? { port: opts.port } : {});
+      const { bootstrap, closeAll, migrate, startEmbedded, startServe, startWorker, trapStopSignals, untilSignal } = await lifecycle();
       const trap = trapStopSignals();
       let url = config.databaseUrl;
       let stopEmbedded: Stop | undefined;
@@ -77,7 +83,9 @@ export function registerServe(program: Command, io: Io): void {
         const work = await startWorker(config, url);
         const base = config.baseUrl.replace(/:\d+$/, `:${serve.server.info.port}`);
         // development: the five partner simulators, svc pointed at them, demo items mapped (README "Demo: the five partners")
-        const partners: DemoPartners | undefined = config.demo.partners ? await startDemoPartners(config, base) : undefined;
+        const partners: DemoPartners | undefined = config.demo.partners
+          ? await (await import('../demo-partners.js')).startDemoPartners(config, base)
+          : undefined;
         const banner = [
           `svc is running at ${base}`,
           `API docs: ${base}/docs`,

@@ -1,15 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { trapStopSignals } from '../../app/lifecycle.js';
-import {
-  configureCommand,
-  DEFAULT_PROVIDERS,
-  DEMO_CREDENTIALS,
-  PARTNERS,
-  startNppesSimulator,
-  startSimulator,
-  type CredentialsByPartner,
-  type PartnerKey,
-} from '../../simulators/index.js';
+import type { CredentialsByPartner, PartnerKey } from '../../simulators/index.js';
+import { PARTNER_KEYS } from '../../connectors/partners.js';
 import { CliError, type Io } from '../io.js';
 
 function port(value: string): number {
@@ -49,7 +40,7 @@ const FLAGS: Record<PartnerKey, Partial<Record<keyof SimulateOpts, string>>> = {
 
 const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
-function credentialsFor(partner: PartnerKey, opts: SimulateOpts): CredentialsByPartner[PartnerKey] {
+function credentialsFor(partner: PartnerKey, opts: SimulateOpts, DEMO_CREDENTIALS: CredentialsByPartner): CredentialsByPartner[PartnerKey] {
   const allowed = FLAGS[partner];
   const stray = (['apiKey', 'apiSecret', 'webhookKey', 'webhookSecret', 'clientId', 'clientSecret', 'accessToken'] as const).filter(
     (k) => opts[k] !== undefined && !allowed[k],
@@ -69,7 +60,7 @@ export function registerSimulate(program: Command, io: Io): void {
     .addArgument(
       program
         .createArgument('<partner>', 'rxpartner, shipper, otcpartner, peptidepartner, storepartner, or nppes (the NPI registry)')
-        .choices([...PARTNERS, 'nppes']),
+        .choices([...PARTNER_KEYS, 'nppes']),
     )
     .option('-p, --port <port>', 'port (default 0: a free one)', port)
     .option('-H, --host <host>', 'bind address (default 127.0.0.1)')
@@ -85,7 +76,12 @@ export function registerSimulate(program: Command, io: Io): void {
     .action(async (partner: PartnerKey | 'nppes', opts: SimulateOpts) => {
       if (partner === 'nppes') return simulateNppes(io, opts);
       if (opts.webhookUrl && !/^https?:\/\//.test(opts.webhookUrl)) throw new CliError('--webhook-url must be an http(s) URL', 2);
-      const credentials = credentialsFor(partner, opts);
+      // loaded when it runs (svc --help never loads the simulators)
+      const [{ trapStopSignals }, { configureCommand, DEMO_CREDENTIALS, startSimulator }] = await Promise.all([
+        import('../../app/lifecycle.js'),
+        import('../../simulators/index.js'),
+      ]);
+      const credentials = credentialsFor(partner, opts, DEMO_CREDENTIALS);
       const trap = trapStopSignals();
       const sim = await startSimulator(partner, {
         host: opts.host,
@@ -115,6 +111,10 @@ async function simulateNppes(io: Io, opts: SimulateOpts): Promise<void> {
     .filter(([k, v]) => v !== undefined && k !== 'port' && k !== 'host')
     .map(([k]) => flagName(k));
   if (extra.length) throw new CliError(`nppes takes only --port and --host (not ${extra.join(', ')})`, 2);
+  const [{ trapStopSignals }, { DEFAULT_PROVIDERS, startNppesSimulator }] = await Promise.all([
+    import('../../app/lifecycle.js'),
+    import('../../simulators/index.js'),
+  ]);
   const trap = trapStopSignals();
   const sim = await startNppesSimulator({ host: opts.host, port: opts.port });
   io.out(`nppes simulator listening on ${sim.url} (GET ${sim.url}/api/?version=2.1&number=<npi>)`);

@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import { ROLES, type Role } from '../../auth/actor.js';
-import { generateApiKeys, setPassword } from '../../auth/credentials.service.js';
-import { createUser } from '../../users/users.service.js';
 import { openDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';
 import { askArgument, askPassword, confirmOrAbort } from '../prompts.js';
-import { listUsers } from '../../users/accounts.service.js';
-import { revokeApiKeys, setUserEnabled } from '../../audit/user-admin.service.js';
 import { actorOf, common, json, say, table, type CommonOptions, cliActor } from '../conventions.js';
+
+// the services load when a command runs (svc --help never loads them)
+const credentials = () => import('../../auth/credentials.service.js');
+const userAdmin = () => import('../../audit/user-admin.service.js');
 
 function parseRoles(value: string): Role[] {
   const roles = value
@@ -20,19 +20,17 @@ function parseRoles(value: string): Role[] {
 
 export function registerUser(program: Command, io: Io): void {
   const user = program.command('user').description('Users, passwords and API keys');
-  user
-    .command('create')
-    .description('Create a user with roles')
-    .argument('<email>', 'login e-mail')
+  common(user.command('create').description('Create a user with roles').argument('<email>', 'login e-mail'), { json: true })
     .requiredOption('--roles <roles>', `comma-separated roles (${ROLES.join(', ')})`)
     .option('--name <full name>', 'display name')
     .option('--password <password>', 'password (prompted when omitted on a terminal; or SVC_PASSWORD)')
     .option('--customer <customer>', 'customer id, for a Customer user')
     .option('--sales-person <name>', 'sales person, for a rep or manager')
-    .action(async (email: string, opts: { roles: string; name?: string; password?: string; customer?: string; salesPerson?: string }) => {
+    .action(async (email: string, opts: CommonOptions & { roles: string; name?: string; password?: string; customer?: string; salesPerson?: string }) => {
       const roles = parseRoles(opts.roles);
       const password = opts.password ?? io.env.SVC_PASSWORD ?? (await askPassword(io, `Password for ${email}`));
       await openDatabase(io);
+      const { createUser } = await import('../../users/users.service.js');
       const created = await createUser(await cliActor(io), {
         email,
         full_name: opts.name,
@@ -41,28 +39,30 @@ export function registerUser(program: Command, io: Io): void {
         customer: opts.customer,
         sales_person: opts.salesPerson,
       });
+      if (opts.json) return json(io, created);
       io.out(`Created ${created.email} (${created.roles.join(', ')})`);
     });
-  user
-    .command('generate-keys')
-    .description('Generate (or regenerate) the API key and secret of a user; the secret is shown once')
-    .argument('<email>', 'the user')
-    .action(async (email: string) => {
-      await openDatabase(io);
-      const keys = await generateApiKeys(await cliActor(io), { email });
-      io.out(`api_key:    ${keys.api_key}`);
-      io.out(`api_secret: ${keys.api_secret}`);
-      io.out(`Send: Authorization: token ${keys.api_key}:<api_secret>  (the secret is not shown again)`);
-    });
-  user
-    .command('set-password')
-    .description("Set a user's password (ends its sessions)")
-    .argument('<email>', 'the user')
+  common(
+    user
+      .command('generate-keys')
+      .description('Generate (or regenerate) the API key and secret of a user; the secret is shown once')
+      .argument('<email>', 'the user'),
+    { json: true },
+  ).action(async (email: string, opts: CommonOptions) => {
+    await openDatabase(io);
+    const keys = await (await credentials()).generateApiKeys(await cliActor(io), { email });
+    if (opts.json) return json(io, { email, ...keys }); // the secret once, as in the table
+    io.out(`api_key:    ${keys.api_key}`);
+    io.out(`api_secret: ${keys.api_secret}`);
+    io.out(`Send: Authorization: token ${keys.api_key}:<api_secret>  (the secret is not shown again)`);
+  });
+  common(user.command('set-password').description("Set a user's password (ends its sessions)").argument('<email>', 'the user'), { json: true })
     .option('--password <password>', 'new password (prompted when omitted on a terminal; or SVC_PASSWORD)')
-    .action(async (email: string, opts: { password?: string }) => {
+    .action(async (email: string, opts: CommonOptions & { password?: string }) => {
       const password = opts.password ?? io.env.SVC_PASSWORD ?? (await askPassword(io, `New password for ${email}`));
       await openDatabase(io);
-      await setPassword(await cliActor(io), email, password);
+      await (await credentials()).setPassword(await cliActor(io), email, password);
+      if (opts.json) return json(io, { email, password_set: true });
       io.out(`Password set for ${email}`);
     });
   common(
@@ -74,6 +74,7 @@ export function registerUser(program: Command, io: Io): void {
   ).action(async (opts: CommonOptions & { role?: string }) => {
     if (opts.role) parseRoles(opts.role);
     await openDatabase(io);
+    const { listUsers } = await import('../../users/accounts.service.js');
     const rows = await listUsers(await actorOf(io, opts), { role: opts.role });
     if (opts.json) return json(io, rows);
     table(
@@ -100,7 +101,7 @@ export function registerUser(program: Command, io: Io): void {
       const email = await askArgument(io, given, 'email', 'User e-mail');
       if (!enabled && !opts.yes) await confirmOrAbort(io, `Disable ${email}? Its sessions end and its API keys stop working.`);
       await openDatabase(io);
-      const r = await setUserEnabled(await actorOf(io, opts), email, enabled);
+      const r = await (await userAdmin()).setUserEnabled(await actorOf(io, opts), email, enabled);
       if (opts.json) return json(io, r);
       say(
         io,
@@ -122,7 +123,7 @@ export function registerUser(program: Command, io: Io): void {
     const email = await askArgument(io, given, 'email', 'User e-mail');
     if (!opts.yes) await confirmOrAbort(io, `Revoke every API key of ${email}?`);
     await openDatabase(io);
-    const r = await revokeApiKeys(await actorOf(io, opts), email);
+    const r = await (await userAdmin()).revokeApiKeys(await actorOf(io, opts), email);
     if (opts.json) return json(io, r);
     say(io, opts, `${email}: ${r.revoked} API key(s) revoked`);
   });

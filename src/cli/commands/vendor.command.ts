@@ -1,76 +1,61 @@
 import type { Command } from 'commander';
-import { decideStockUpdateRequest, listStockUpdateRequests } from '../../vendors/stock-request.service.js';
-import {
-  approveVendor,
-  generateCredentials,
-  listVendors,
-  rejectVendor,
-  setApiEnabled,
-  setSuspended,
-  rotateWebhookSecret,
-  setWebhook,
-  updateVendorSettings,
-  type VendorProfileView,
-} from '../../vendors/vendor-profile.service.js';
+import type { VendorProfileView } from '../../vendors/vendor-profile.service.js';
 import { openDatabase } from '../context.js';
-import { CliError, type Io } from '../io.js';
+import type { Io } from '../io.js';
 import { confirmOrAbort } from '../prompts.js';
-import { vendorOverview } from '../../vendor-api/vendor-overview.service.js';
 import { actorOf, common, fields, json, table, type CommonOptions, cliActor } from '../conventions.js';
+
+// the services load when a command runs (svc --help never loads them)
+const profiles = () => import('../../vendors/vendor-profile.service.js');
+const stockRequests = () => import('../../vendors/stock-request.service.js');
 
 /** `svc vendor list|approve|reject|suspend|unsuspend|enable-api|disable-api|credentials|settings|webhook set|stock-request …`. */
 export function registerVendor(program: Command, io: Io): void {
   const vendor = program.command('vendor').description('Vendor Profiles: approval, suspension, API access, credentials, webhooks');
-  vendor
-    .command('list')
-    .description('List Vendor Profiles')
-    .action(async () => {
-      await openDatabase(io);
-      for (const v of await listVendors(await cliActor(io))) {
-        io.out(
-          `${String(v.name).padEnd(16)} ${String(v.status).padEnd(17)} ${v.suspended ? 'SUSPENDED ' : ''}api:${v.api_enabled ? 'on ' : 'off'} scope:${v.scope} auto-approve:${v.auto_approve ? 'yes' : 'no'} client_id:${v.client_id ?? '-'}  ${v.vendor_name}`,
-        );
-      }
-    });
+  common(vendor.command('list').description('List Vendor Profiles'), { json: true }).action(async (opts: CommonOptions) => {
+    await openDatabase(io);
+    const rows = await (await profiles()).listVendors(await cliActor(io));
+    if (opts.json) return json(io, rows);
+    for (const v of rows) {
+      io.out(
+        `${String(v.name).padEnd(16)} ${String(v.status).padEnd(17)} ${v.suspended ? 'SUSPENDED ' : ''}api:${v.api_enabled ? 'on ' : 'off'} scope:${v.scope} auto-approve:${v.auto_approve ? 'yes' : 'no'} client_id:${v.client_id ?? '-'}  ${v.vendor_name}`,
+      );
+    }
+  });
   const simple: [string, string, (name: string) => Promise<VendorProfileView>][] = [
-    ['approve', 'Approve a Vendor Profile', async (n) => approveVendor(await cliActor(io), n)],
-    ['reject', 'Reject a vendor registration', async (n) => rejectVendor(await cliActor(io), n)],
-    ['suspend', 'Suspend a vendor (its tokens stop working at once)', async (n) => setSuspended(await cliActor(io), n, true)],
-    ['unsuspend', 'Lift a suspension', async (n) => setSuspended(await cliActor(io), n, false)],
-    ['enable-api', 'Enable the vendor interface v1', async (n) => setApiEnabled(await cliActor(io), n, true)],
-    ['disable-api', 'Disable the vendor interface v1', async (n) => setApiEnabled(await cliActor(io), n, false)],
+    ['approve', 'Approve a Vendor Profile', async (n) => (await profiles()).approveVendor(await cliActor(io), n)],
+    ['reject', 'Reject a vendor registration', async (n) => (await profiles()).rejectVendor(await cliActor(io), n)],
+    ['suspend', 'Suspend a vendor (its tokens stop working at once)', async (n) => (await profiles()).setSuspended(await cliActor(io), n, true)],
+    ['unsuspend', 'Lift a suspension', async (n) => (await profiles()).setSuspended(await cliActor(io), n, false)],
+    ['enable-api', 'Enable the vendor interface v1', async (n) => (await profiles()).setApiEnabled(await cliActor(io), n, true)],
+    ['disable-api', 'Disable the vendor interface v1', async (n) => (await profiles()).setApiEnabled(await cliActor(io), n, false)],
   ];
   for (const [verb, description, run] of simple) {
-    vendor
-      .command(verb)
-      .description(description)
-      .argument('<vendor>', 'Vendor Profile name')
-      .action(async (name: string) => {
+    common(vendor.command(verb).description(description).argument('<vendor>', 'Vendor Profile name'), { json: true }).action(
+      async (name: string, opts: CommonOptions) => {
         await openDatabase(io);
         const v = await run(name);
+        if (opts.json) return json(io, v);
         io.out(`${name}: ${v.status}${v.suspended ? ', suspended' : ''}, API ${v.api_enabled ? 'enabled' : 'disabled'}`);
-      });
+      },
+    );
   }
-  vendor
-    .command('credentials')
-    .description('Generate (or regenerate) client_id and client_secret; the secret is shown once')
-    .argument('<vendor>')
-    .action(async (name: string) => {
-      await openDatabase(io);
-      const c = await generateCredentials(await cliActor(io), name);
-      io.out(`client_id:     ${c.client_id}`);
-      io.out(`client_secret: ${c.client_secret}`);
-      io.out('The secret is not shown again; earlier tokens and secrets no longer work.');
-    });
-  vendor
-    .command('settings')
-    .description('Vendor settings')
-    .argument('<vendor>')
+  common(vendor.command('credentials').description('Generate (or regenerate) client_id and client_secret; the secret is shown once').argument('<vendor>'), {
+    json: true,
+  }).action(async (name: string, opts: CommonOptions) => {
+    await openDatabase(io);
+    const c = await (await profiles()).generateCredentials(await cliActor(io), name);
+    if (opts.json) return json(io, c); // the secret once, as in the table
+    io.out(`client_id:     ${c.client_id}`);
+    io.out(`client_secret: ${c.client_secret}`);
+    io.out('The secret is not shown again; earlier tokens and secrets no longer work.');
+  });
+  common(vendor.command('settings').description('Vendor settings').argument('<vendor>'), { json: true })
     .option('--auto-approve <yes|no>', 'approve new products without review')
     .option('--scope <scope>', 'standard, 503A or 503B')
     .option('--separate-skus <yes|no>', 'keep vendor SKUs separate from item codes')
     .option('--sku-prefix <prefix>', 'item code prefix for separate SKUs')
-    .action(async (name: string, opts: { autoApprove?: string; scope?: string; separateSkus?: string; skuPrefix?: string }) => {
+    .action(async (name: string, opts: CommonOptions & { autoApprove?: string; scope?: string; separateSkus?: string; skuPrefix?: string }) => {
       const yes = (v?: string) => (v === undefined ? undefined : ['yes', 'true', '1', 'on'].includes(v.toLowerCase()));
       await openDatabase(io);
       const settings = Object.fromEntries(
@@ -78,13 +63,15 @@ export function registerVendor(program: Command, io: Io): void {
           ([, v]) => v !== undefined,
         ),
       );
-      const v = await updateVendorSettings(await cliActor(io), name, settings);
+      const v = await (await profiles()).updateVendorSettings(await cliActor(io), name, settings);
+      if (opts.json) return json(io, v);
       io.out(`${name}: scope ${v.scope}, auto-approve ${v.auto_approve ? 'on' : 'off'}, separate SKUs ${v.separate_skus ? `on (${v.sku_prefix}-)` : 'off'}`);
     });
   common(vendor.command('show').description('One vendor: profile, status, API and webhook state, last API calls, failed deliveries').argument('<vendor>'), {
     json: true,
   }).action(async (name: string, opts: CommonOptions) => {
     await openDatabase(io);
+    const { vendorOverview } = await import('../../vendor-api/vendor-overview.service.js');
     const v = await vendorOverview(await actorOf(io, opts), name);
     if (opts.json) return json(io, v);
     const p = v.profile;
@@ -130,51 +117,61 @@ export function registerVendor(program: Command, io: Io): void {
   ).action(async (name: string, opts: CommonOptions) => {
     if (!opts.yes) await confirmOrAbort(io, `Rotate the webhook secret of ${name}? Its receiver must switch to the new secret.`);
     await openDatabase(io);
-    const r = await rotateWebhookSecret(await actorOf(io, opts), name);
+    const r = await (await profiles()).rotateWebhookSecret(await actorOf(io, opts), name);
     if (opts.json) return json(io, r);
     io.out(`${name}: new webhook secret for ${r.webhook_url}`);
     io.out(`webhook secret: ${r.webhook_secret}  (verify X-Svc-Signature with it; not shown again)`);
   });
-  webhook
-    .command('set')
-    .description("Point a vendor's webhooks at a URL (a secret is generated and shown once when none exists)")
-    .argument('<vendor>')
-    .argument('<url>')
+  common(
+    webhook
+      .command('set')
+      .description("Point a vendor's webhooks at a URL (a secret is generated and shown once when none exists)")
+      .argument('<vendor>')
+      .argument('<url>'),
+    { json: true },
+  )
     .option('--rotate-secret', 'generate a new webhook secret')
-    .action(async (name: string, url: string, opts: { rotateSecret?: boolean }) => {
+    .action(async (name: string, url: string, opts: CommonOptions & { rotateSecret?: boolean }) => {
       await openDatabase(io);
-      const r = await setWebhook(await cliActor(io), name, url, { rotateSecret: opts.rotateSecret });
+      const r = await (await profiles()).setWebhook(await cliActor(io), name, url, { rotateSecret: opts.rotateSecret });
+      if (opts.json) return json(io, r); // a new secret once, as in the table
       io.out(`${name}: webhook URL ${r.webhook_url}`);
       if (r.webhook_secret) io.out(`webhook secret: ${r.webhook_secret}  (verify X-Svc-Signature with it; not shown again)`);
     });
-  webhook
-    .command('clear')
-    .description('Remove the Webhook URL of a vendor')
-    .argument('<vendor>')
-    .action(async (name: string) => {
+  common(webhook.command('clear').description('Remove the Webhook URL of a vendor').argument('<vendor>'), { json: true }).action(
+    async (name: string, opts: CommonOptions) => {
       await openDatabase(io);
-      await setWebhook(await cliActor(io), name, null);
+      const r = await (await profiles()).setWebhook(await cliActor(io), name, null);
+      if (opts.json) return json(io, r);
       io.out(`${name}: webhook URL removed`);
-    });
+    },
+  );
   const requests = vendor.command('stock-request').description('Stock update requests (Marketplace Officer)');
-  requests
-    .command('list')
+  common(requests.command('list').description('Stock update requests, newest first'), { json: true })
     .option('--status <status>', 'Requested, Approved or Rejected')
-    .action(async (opts: { status?: string }) => {
+    .action(async (opts: CommonOptions & { status?: string }) => {
       await openDatabase(io);
-      for (const r of await listStockUpdateRequests(await cliActor(io), opts))
+      const rows = await (await stockRequests()).listStockUpdateRequests(await cliActor(io), { status: opts.status });
+      if (opts.json) return json(io, rows);
+      for (const r of rows)
         io.out(`${r.name}  ${String(r.status).padEnd(9)} ${r.vendor} ${r.action} ${r.quantity} × ${r.item} @ ${r.warehouse}  ${r.reason ?? ''}`);
     });
   for (const decision of ['approve', 'reject'] as const) {
-    requests
-      .command(decision)
-      .argument('<name>', 'e.g. SUR-00001')
+    common(
+      requests
+        .command(decision)
+        .description(`${decision === 'approve' ? 'Approve' : 'Reject'} a stock update request`)
+        .argument('<name>', 'e.g. SUR-00001'),
+      {
+        json: true,
+      },
+    )
       .option('--reason <text>', 'note kept with the decision')
-      .action(async (name: string, opts: { reason?: string }) => {
+      .action(async (name: string, opts: CommonOptions & { reason?: string }) => {
         await openDatabase(io);
-        const r = await decideStockUpdateRequest(await cliActor(io), name, decision, opts.reason);
+        const r = await (await stockRequests()).decideStockUpdateRequest(await cliActor(io), name, decision, opts.reason);
+        if (opts.json) return json(io, r);
         io.out(`${name}: ${r.status}`);
       });
   }
-  void CliError;
 }

@@ -1,9 +1,12 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { getWebhookDelivery, listWebhookDeliveries, redeliverWebhook, testFireWebhook, type DeliverySummary } from '../../webhooks/webhook.service.js';
+import type { DeliverySummary } from '../../webhooks/webhook.service.js';
 import { openDatabase } from '../context.js';
-import { cliActor } from '../conventions.js';
+import { cliActor, common, json, say, type CommonOptions } from '../conventions.js';
 import { CliError, type Io } from '../io.js';
+
+// the services load when a command runs (svc --help never loads them)
+const webhooks = () => import('../../webhooks/webhook.service.js');
 
 function iso(value: Date | string | null | undefined): string {
   if (!value) return '-';
@@ -23,63 +26,65 @@ function positiveInt(value: string): number {
 
 export function registerWebhook(program: Command, io: Io): void {
   const webhook = program.command('webhook').description('Outbound vendor webhooks: deliveries, attempts, redelivery, test events');
-  webhook
-    .command('list')
-    .description('Deliveries, newest first')
+  common(webhook.command('list').description('Deliveries, newest first'), { json: true })
     .option('--vendor <vendor>', 'only this Vendor Profile')
     .option('--status <status>', 'pending, running, done or failed')
     .option('--limit <n>', 'at most n rows (default 50)', positiveInt)
-    .option('--json', 'print JSON')
-    .action(async (opts: { vendor?: string; status?: string; limit?: number; json?: boolean }) => {
+    .action(async (opts: CommonOptions & { vendor?: string; status?: string; limit?: number }) => {
       await openDatabase(io);
-      const rows = await listWebhookDeliveries(await cliActor(io), opts);
-      if (opts.json) return io.out(JSON.stringify(rows, null, 2));
+      const rows = await (await webhooks()).listWebhookDeliveries(await cliActor(io), { vendor: opts.vendor, status: opts.status, limit: opts.limit });
+      if (opts.json) return json(io, rows);
       if (rows.length === 0) return io.out('No deliveries');
       io.out('delivery_id                           event            vendor               status  tries  last   created');
       for (const d of rows) io.out(summaryLine(d));
     });
-  webhook
-    .command('show')
-    .description('One delivery and every attempt (status, response code, duration, excerpt)')
-    .argument('<id>', 'delivery id (or outbox number)')
-    .option('--json', 'print JSON')
-    .action(async (id: string, opts: { json?: boolean }) => {
-      await openDatabase(io);
-      const { delivery, attempts } = await getWebhookDelivery(await cliActor(io), id);
-      if (opts.json) return io.out(JSON.stringify({ delivery, attempts }, null, 2));
-      if (delivery) {
-        io.out(summaryLine(delivery));
-        if (delivery.last_error) io.out(`last error: ${delivery.last_error}`);
-      } else io.out(`${id}  test event (not retried)`);
-      for (const a of attempts) {
-        const detail = [a.error, a.excerpt ? `answer: ${a.excerpt.replace(/\s+/g, ' ').slice(0, 200)}` : null].filter(Boolean).join('; ');
-        io.out(
-          `  attempt ${a.attempt ?? '-'}  ${iso(a.created_at)}  ${a.status.padEnd(16)} http ${a.http_status ?? '-'}  ${a.duration_ms ?? '-'} ms${detail ? `  ${detail}` : ''}`,
-        );
-      }
-    });
-  webhook
-    .command('redeliver')
-    .description('Send a delivery again now: same delivery id, next attempt number')
-    .argument('<id>', 'delivery id (or outbox number)')
-    .action(async (id: string) => {
-      await openDatabase(io);
-      const d = await redeliverWebhook(await cliActor(io), id);
-      io.out(`Queued attempt ${d.attempts + 1} of ${d.delivery_id} (${d.event} to ${d.vendor})`);
-    });
-  webhook
-    .command('test-fire')
-    .description('Send a signed webhook.test to the vendor now (not retried)')
-    .argument('<vendor>', 'Vendor Profile')
-    .action(async (vendor: string) => {
-      await openDatabase(io);
-      const r = await testFireWebhook(await cliActor(io), vendor);
-      const parts = [
-        `status ${r.status_code ?? '-'}`,
-        r.duration_ms !== undefined ? `${r.duration_ms} ms` : null,
-        r.delivery_id ? `delivery ${r.delivery_id}` : null,
-      ].filter(Boolean);
-      if (!r.ok) throw new CliError(`test event not delivered: ${r.reason ?? 'unknown'}${r.delivery_id ? ` (${parts.join(', ')})` : ''}`, 1);
-      io.out(`ok: ${parts.join(', ')}`);
-    });
+  common(
+    webhook
+      .command('show')
+      .description('One delivery and every attempt (status, response code, duration, excerpt)')
+      .argument('<id>', 'delivery id (or outbox number)'),
+    { json: true },
+  ).action(async (id: string, opts: CommonOptions) => {
+    await openDatabase(io);
+    const { delivery, attempts } = await (await webhooks()).getWebhookDelivery(await cliActor(io), id);
+    if (opts.json) return json(io, { delivery, attempts });
+    if (delivery) {
+      io.out(summaryLine(delivery));
+      if (delivery.last_error) io.out(`last error: ${delivery.last_error}`);
+    } else io.out(`${id}  test event (not retried)`);
+    for (const a of attempts) {
+      const detail = [a.error, a.excerpt ? `answer: ${a.excerpt.replace(/\s+/g, ' ').slice(0, 200)}` : null].filter(Boolean).join('; ');
+      io.out(
+        `  attempt ${a.attempt ?? '-'}  ${iso(a.created_at)}  ${a.status.padEnd(16)} http ${a.http_status ?? '-'}  ${a.duration_ms ?? '-'} ms${detail ? `  ${detail}` : ''}`,
+      );
+    }
+  });
+  common(
+    webhook
+      .command('redeliver')
+      .description('Send a delivery again now: same delivery id, next attempt number')
+      .argument('<id>', 'delivery id (or outbox number)'),
+    {
+      json: true,
+    },
+  ).action(async (id: string, opts: CommonOptions) => {
+    await openDatabase(io);
+    const d = await (await webhooks()).redeliverWebhook(await cliActor(io), id);
+    if (opts.json) return json(io, d);
+    io.out(`Queued attempt ${d.attempts + 1} of ${d.delivery_id} (${d.event} to ${d.vendor})`);
+  });
+  common(webhook.command('test-fire').description('Send a signed webhook.test to the vendor now (not retried)').argument('<vendor>', 'Vendor Profile'), {
+    json: true,
+  }).action(async (vendor: string, opts: CommonOptions) => {
+    await openDatabase(io);
+    const r = await (await webhooks()).testFireWebhook(await cliActor(io), vendor);
+    if (opts.json) json(io, r); // the document either way; not delivered is still exit 1
+    const parts = [
+      `status ${r.status_code ?? '-'}`,
+      r.duration_ms !== undefined ? `${r.duration_ms} ms` : null,
+      r.delivery_id ? `delivery ${r.delivery_id}` : null,
+    ].filter(Boolean);
+    if (!r.ok) throw new CliError(`test event not delivered: ${r.reason ?? 'unknown'}${r.delivery_id ? ` (${parts.join(', ')})` : ''}`, 1);
+    say(io, opts, `ok: ${parts.join(', ')}`);
+  });
 }
