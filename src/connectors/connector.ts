@@ -303,7 +303,10 @@ export interface Connector extends PartnerSpec {
    * Cancels an order the partner has (the Sales Order was cancelled). A partner without a cancel API
    * has none: its orders are marked for manual cancellation, never pretended cancelled.
    */
-  cancelOrder?(order: { reference: string | null; dedupeKey: string; salesOrder: string }, ctx: ConnectorContext): Promise<CancelOutcome>;
+  cancelOrder?(
+    order: { reference: string | null; dedupeKey: string; salesOrder: string; customer?: string | null },
+    ctx: ConnectorContext,
+  ): Promise<CancelOutcome>;
   /** The partner's current status of an order, for partners that are polled. */
   poll?(order: { reference: string | null; dedupeKey: string; salesOrder: string }, ctx: ConnectorContext): Promise<PartnerEvent[]>;
   /** Checks a webhook's authenticity from the raw bytes and headers, before anything reads the body. */
