@@ -66,6 +66,8 @@ export async function saveConnection(
     connectedBy: actor.id,
     connectedAt: new Date(),
     updatedAt: new Date(),
+    // a (re)connected store is read from its first order again (it may be another shop)
+    ordersCursor: null,
     ...(values.webhook ? { webhookTokenHash: values.webhook.tokenHash, webhooks: values.webhook.webhooks } : {}),
   };
   const row = existing

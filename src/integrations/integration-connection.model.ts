@@ -41,6 +41,8 @@ export class IntegrationConnection extends Model<InferAttributes<IntegrationConn
   declare webhookTokenHash: CreationOptional<string | null>;
   /** shipper: the partner's webhook subscriptions made for this connection */
   declare webhooks: CreationOptional<ConnectionWebhook[] | null>;
+  /** storefront: the newest order `updatedAt` the store reported; the next import reads orders updated since (less an overlap) */
+  declare ordersCursor: CreationOptional<string | null>;
 
   static initModel(sequelize: Sequelize): void {
     IntegrationConnection.init(
@@ -62,6 +64,7 @@ export class IntegrationConnection extends Model<InferAttributes<IntegrationConn
         lastOrdersSync: { type: DataTypes.JSONB },
         webhookTokenHash: { type: DataTypes.TEXT },
         webhooks: { type: DataTypes.JSONB },
+        ordersCursor: { type: DataTypes.TEXT },
       },
       { sequelize, tableName: 'integration_connections', underscored: true, timestamps: false },
     );
