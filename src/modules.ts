@@ -38,7 +38,8 @@ import { storepartnerConnector } from './connectors/storepartner/storepartner.co
 import { plugCustomerAccounts } from './org/customer-accounts.port.js';
 import { createCustomerAccount, createCustomerAddress } from './sales/customer-accounts.service.js';
 import { plugCustomerKeyPairs } from './connectors/shipper/shipper.client.js';
-import { customerShipperKeyPair } from './integrations/shipper-connect.service.js';
+import { customerShipperKeyPair, shipperUnsubscribeHandler, shipperWebhookConnections } from './integrations/shipper-connect.service.js';
+import { plugWebhookConnections } from './connectors/webhook-connections.js';
 import { storeCatalogSyncJob, storeInventorySyncJob, storeOrdersImportJob } from './integrations/store-sync.job.js';
 // document types at /api/resource (each file registers the types of its domain)
 import './org/org.doctypes.js';
@@ -54,6 +55,8 @@ plugOrderParties(orderParties); // files ← orders: a file's order decides who 
 // webhooks ← vendors (the target) and vendor-api (the attempt log)
 // connectors ← integrations: a customer's own shipper key pair (svc.integrations.connect_shipper)
 plugCustomerKeyPairs(customerShipperKeyPair);
+// connectors ← integrations: a customer's own shipper connection's webhook target (?connection=<token>) and its pair
+plugWebhookConnections(shipperWebhookConnections);
 plugWebhookPorts({ targetOf: webhookTargetOf, logAttempt: logOutboundAttempt, lastHttpStatusOf, attemptsOf: deliveryAttempts });
 // org ← sales: POST /api/resource/Customer and /Address are the sales team's account service
 plugCustomerAccounts({ createCustomer: createCustomerAccount, createAddress: createCustomerAddress });
@@ -66,6 +69,7 @@ registerOutboxHandler(partnerEventHandler);
 registerOutboxHandler(partnerPollHandler);
 registerOutboxHandler(fulfilmentCancelHandler);
 registerOutboxHandler(partnerCancelHandler);
+registerOutboxHandler(shipperUnsubscribeHandler);
 
 registerConnector(otcpartnerConnector);
 registerConnector(shipperConnector);

@@ -85,6 +85,8 @@ export interface PartnerSettings {
   shipperWindowSeconds: number;
   storeCapacity: number;
   storeRestorePerSecond: number;
+  /** the store order import re-reads orders updated this long before its cursor (the store's search index may lag) */
+  storeOrdersOverlapSeconds: number;
 }
 
 /** Settings that an environment variable overrides: variable → dotted config path and type. */
@@ -135,6 +137,11 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
   SVC_NPPES_URL: { path: 'nppes.baseUrl', type: 'string', doc: "NPI registry (NPPES API) base URL; '' skips the registry check (development/test only)" },
   SVC_NPPES_TTL_SECONDS: { path: 'nppes.ttlSeconds', type: 'number', doc: 'How long an NPI registry answer is cached' },
   SVC_STORE_COST_RATE: { path: 'partners.storeRestorePerSecond', type: 'number', doc: 'storepartner GraphQL cost units restored per second (spec: 50)' },
+  SVC_STORE_ORDERS_OVERLAP_SECONDS: {
+    path: 'partners.storeOrdersOverlapSeconds',
+    type: 'number',
+    doc: 'store order import: seconds before the last run’s newest order update that the next run reads again',
+  },
 };
 
 const schema = Joi.object<Config>({
@@ -191,6 +198,7 @@ const schema = Joi.object<Config>({
     shipperWindowSeconds: Joi.number().min(1).required(),
     storeCapacity: Joi.number().positive().required(),
     storeRestorePerSecond: Joi.number().positive().required(),
+    storeOrdersOverlapSeconds: Joi.number().integer().min(0).required(),
   }).required(),
   demo: Joi.object({
     partners: Joi.boolean().required(),

@@ -30,6 +30,7 @@
  */
 import type { Stage } from '../vendor-api/stages.js';
 import type { PartnerKey, PartnerSpec } from './partners.js';
+import type { WebhookConnection } from './webhook-connections.js';
 
 /** Credential values by spec field name (decrypted; only what is stored). */
 export type Credentials = Readonly<Record<string, string>>;
@@ -261,6 +262,11 @@ export interface PartnerEvent {
   patient?: { status: PatientStatus; detail: string | null };
   /** what operations must do by hand (shown on the partner order, logged; `{sales_order}` becomes the order's name); never patient data */
   followUp?: string;
+  /**
+   * The event came through a customer's own connection's webhook target (issue 13): its resolveUrl is
+   * read with that connection's credentials, and it applies only to that customer's orders.
+   */
+  connection?: WebhookConnection;
 }
 
 /** Thrown by resolveEvent or poll when the partner's rate budget is spent: asked again after `waitSeconds`, no attempt spent. */
@@ -297,7 +303,10 @@ export interface Connector extends PartnerSpec {
    * Cancels an order the partner has (the Sales Order was cancelled). A partner without a cancel API
    * has none: its orders are marked for manual cancellation, never pretended cancelled.
    */
-  cancelOrder?(order: { reference: string | null; dedupeKey: string; salesOrder: string }, ctx: ConnectorContext): Promise<CancelOutcome>;
+  cancelOrder?(
+    order: { reference: string | null; dedupeKey: string; salesOrder: string; customer?: string | null },
+    ctx: ConnectorContext,
+  ): Promise<CancelOutcome>;
   /** The partner's current status of an order, for partners that are polled. */
   poll?(order: { reference: string | null; dedupeKey: string; salesOrder: string }, ctx: ConnectorContext): Promise<PartnerEvent[]>;
   /** Checks a webhook's authenticity from the raw bytes and headers, before anything reads the body. */

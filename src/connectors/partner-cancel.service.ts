@@ -9,7 +9,7 @@
  */
 import { systemActor } from '../auth/actor.js';
 import { execute, withTransaction, type Tx } from '../db/sequelize.js';
-import { recordPartnerShipment, writePartnerFields } from '../orders/partner-fulfilment.service.js';
+import { partnerOrderHead, recordPartnerShipment, writePartnerFields } from '../orders/partner-fulfilment.service.js';
 import { FULFILMENT_CANCEL_KIND } from '../orders/order-submit.js';
 import { enqueue, type AttemptContext, type AttemptOutcome, type OutboxHandler, type OutboxRow } from '../shared/outbox.js';
 import { runtime } from '../shared/runtime.js';
@@ -124,7 +124,9 @@ async function partnerCancelRun(row: OutboxRow, ctx: AttemptContext): Promise<At
   else {
     const cctx = connectorContext(partner, config.credentials, { salesOrder: po.salesOrder, partnerOrderId: po.id, signal: ctx.signal });
     try {
-      outcome = await config.connector.cancelOrder({ reference: po.partnerReference, dedupeKey: po.dedupeKey, salesOrder: po.salesOrder }, cctx);
+      // the order's customer: a partner account of its own (shipper connect_shipper) may hold the order
+      const customer = (await partnerOrderHead(po.salesOrder))?.customer ?? null;
+      outcome = await config.connector.cancelOrder({ reference: po.partnerReference, dedupeKey: po.dedupeKey, salesOrder: po.salesOrder, customer }, cctx);
     } catch (err) {
       outcome = { kind: 'retry', afterSeconds: null, reason: err instanceof PartnerCallError ? err.message : `connector error: ${(err as Error).message}` };
     }

@@ -22,8 +22,9 @@ import type { PartnerOrder } from './partner-order.model.js';
 import { updatePartnerOrder } from './partner-orders.service.js';
 import { applyCustomerPatientEvent, applyPatientEvent, lockPartnerOrderOfEvent, recordFollowUp } from './follow-up.js';
 import { moveOf, stageOf } from './partner-status.js';
-import { PARTNER_EVENT_KIND, storePartnerEvents } from './partner-events.service.js';
+import { ofConnection, PARTNER_EVENT_KIND, storePartnerEvents } from './partner-events.service.js';
 import type { PartnerKey } from './partners.js';
+import { webhookConnections } from './webhook-connections.js';
 
 const actor = systemActor('job:partner-event', 'job');
 
@@ -106,8 +107,15 @@ async function resolve(connector: Connector, rec: PartnerEventRecord, ctx: Attem
     return { ok: false, giveUp: true, error: 'the connector cannot resolve events' };
   }
   const partner = rec.partner as PartnerKey;
+  const marketplace = await loadPartnerCredentials(partner);
+  // a customer's own connection's event is read with that connection's credentials (still at the marketplace's base_url)
+  const own = rec.event.connection ? ((await webhookConnections()?.credentials(partner, rec.event.connection.id)) ?? null) : undefined;
+  if (own === null) {
+    await withTransaction(undefined, (transaction) => markEvent(rec, 'ignored: the connection was disconnected (nothing read)', null, transaction));
+    return { ok: true, excerpt: 'ignored: the connection was disconnected' };
+  }
   const cctx = {
-    credentials: await loadPartnerCredentials(partner),
+    credentials: Object.freeze({ ...marketplace, ...own }),
     http: partnerHttp({ partner, signal: ctx.signal }),
     budget: partnerBudget(ctx.signal),
     signal: ctx.signal,
@@ -123,7 +131,10 @@ async function resolve(connector: Connector, rec: PartnerEventRecord, ctx: Attem
   return withTransaction(undefined, async (transaction) => {
     const stored = await storePartnerEvents(
       partner,
-      events.map((e) => ({ ...e, resolveUrl: undefined })),
+      ofConnection(
+        events.map((e) => ({ ...e, resolveUrl: undefined })),
+        rec.event.connection,
+      ),
       { transaction },
     );
     await markEvent(rec, `resolved into ${events.length} event(s), ${stored} new`, null, transaction);
@@ -157,6 +168,15 @@ async function run(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome>
       return { ok: false, giveUp: true, error: `unmatched: no ${rec.partner} partner order ${rec.reference}` };
     }
     const e = rec.event;
+    if (e.connection) {
+      // a customer's own account reports on that customer's orders only (its orderKeys are its to choose)
+      const head = await partnerOrderHead(po.salesOrder, { transaction });
+      if (head?.customer !== e.connection.customer) {
+        const why = `ignored: ${po.salesOrder} is not an order of the connection's customer`;
+        await markEvent(rec, why, null, transaction);
+        return { ok: true, excerpt: why };
+      }
+    }
     const outcome = e.patient ? await applyPatientEvent(po, e, rec.reference, { transaction }) : await applyTo(connector, po, e, transaction);
     if (e.followUp && !e.patient) await recordFollowUp(po, e.followUp, e.rawType, { transaction });
     await markEvent(rec, outcome, po.salesOrder, transaction);

@@ -16,6 +16,7 @@ import { loadPartnerCredentials, missingCredentials } from './credentials/creden
 import { PartnerEventRecord } from './partner-event.model.js';
 import type { PartnerKey } from './partners.js';
 import { claimWebhookNonce } from './webhook-nonces.service.js';
+import { webhookConnections, type WebhookConnection } from './webhook-connections.js';
 
 export const PARTNER_EVENT_KIND = 'partner_event';
 
@@ -61,17 +62,31 @@ export interface WebhookAnswer {
   duplicates: number;
   /** the delivery reused a nonce seen lately: nothing was stored */
   replayed?: true;
+  /** the delivery came for a connection that was disconnected: answered so the partner stops, nothing stored */
+  ignored?: string;
+}
+
+/** A connection's events: stamped with it, and keyed apart from the marketplace's (a forged public delivery cannot pre-empt them). */
+export function ofConnection(events: PartnerEvent[], connection: WebhookConnection | undefined): PartnerEvent[] {
+  if (!connection) return events;
+  return events.map((e) => ({ ...e, eventId: `connection:${connection.id}:${e.eventId}`.slice(0, 500), connection }));
 }
 
 /**
  * One inbound partner webhook: verified by the partner's connector from the raw bytes (401 and the
  * like when it fails, before the body is read), then its events stored once and queued. A partner
  * whose connector or credentials are missing gets 417 PartnerNotConfiguredError, never a 200 that
- * would drop its event.
+ * would drop its event. `connection`: the token of a customer's own connection's target (issue 13):
+ * unknown is 401 (nothing read, nothing fetched), disconnected is a 200 that stores nothing.
  */
-export async function receivePartnerWebhook(partner: PartnerKey, rawBody: Buffer, rawHeaders: Record<string, unknown>): Promise<WebhookAnswer> {
+export async function receivePartnerWebhook(
+  partner: PartnerKey,
+  rawBody: Buffer,
+  rawHeaders: Record<string, unknown>,
+  opts: { connection?: string } = {},
+): Promise<WebhookAnswer> {
   const started = performance.now();
-  const endpoint = `/api/method/svc.${partner}.webhook`;
+  const endpoint = `/api/method/svc.${partner}.webhook${opts.connection === undefined ? '' : '?connection'}`;
   const log = (httpStatus: number, outcome: string, error?: string, transaction?: Tx) =>
     logPartnerCall(
       { partner, direction: 'inbound', method: 'POST', endpoint, httpStatus, durationMs: Math.round(performance.now() - started), outcome, error },
@@ -86,6 +101,16 @@ export async function receivePartnerWebhook(partner: PartnerKey, rawBody: Buffer
     return refuse(
       new PartnerNotConfiguredError(`svc.${partner}.webhook: the ${partner} connector is not configured on this service yet; the event was not accepted`),
     );
+  let connection: WebhookConnection | undefined;
+  if (opts.connection !== undefined) {
+    const found = await webhookConnections()?.byToken(partner, opts.connection);
+    if (!found) return refuse(new AuthenticationError(`svc.${partner}.webhook: unknown connection`));
+    if (found.state === 'disconnected') {
+      await log(200, 'ignored', 'the connection was disconnected: nothing stored');
+      return { ok: true, accepted: 0, duplicates: 0, ignored: 'the connection was disconnected' };
+    }
+    connection = found.connection;
+  }
   const credentials = await loadPartnerCredentials(partner);
   const missing = missingCredentials(partner, credentials);
   if (missing.length)
@@ -99,7 +124,7 @@ export async function receivePartnerWebhook(partner: PartnerKey, rawBody: Buffer
   if (!verdict.ok) return refuse(refusalOf(verdict.status, verdict.message));
   let events: PartnerEvent[];
   try {
-    events = connector.parseWebhook(req);
+    events = ofConnection(connector.parseWebhook(req), connection);
   } catch (err) {
     if (err instanceof WebhookBodyError) return refuse(new InputError(err.message));
     throw err;

@@ -26,7 +26,10 @@ function webhookRoute(partner: PartnerKey): ServerRoute {
       plugins: { 'hapi-swagger': { payloadType: 'json' } },
       handler: async (request) => {
         const raw = Buffer.isBuffer(request.payload) ? request.payload : Buffer.from(typeof request.payload === 'string' ? request.payload : '');
-        return { message: await receivePartnerWebhook(partner, raw, request.headers) };
+        // a customer's own connection's target (issue 13): ?connection=<token>, never logged (the access log has no query)
+        const token = (request.query as Record<string, unknown>).connection;
+        const connection = token === undefined ? undefined : Array.isArray(token) ? String(token[0]) : String(token);
+        return { message: await receivePartnerWebhook(partner, raw, request.headers, { connection }) };
       },
     },
   };

@@ -9,7 +9,7 @@ import { recordAudit } from '../audit/audit.service.js';
 import type { Tx } from '../db/sequelize.js';
 import { PermissionError } from '../shared/errors.js';
 import { runtime } from '../shared/runtime.js';
-import { IntegrationConnection, type IntegrationKey, type OwnerType, type SyncRecord } from './integration-connection.model.js';
+import { IntegrationConnection, type ConnectionWebhook, type IntegrationKey, type OwnerType, type SyncRecord } from './integration-connection.model.js';
 
 export interface Owner {
   ownerType: OwnerType;
@@ -46,7 +46,14 @@ export async function saveConnection(
   actor: Actor,
   owner: Owner,
   integration: IntegrationKey,
-  values: { secret: Record<string, string>; shopDomain?: string | null; apiUrl?: string | null; scope?: string | null },
+  values: {
+    secret: Record<string, string>;
+    shopDomain?: string | null;
+    apiUrl?: string | null;
+    scope?: string | null;
+    /** shipper: the new webhook target's token hash and the partner's subscriptions (replacing the previous ones) */
+    webhook?: { tokenHash: string | null; webhooks: ConnectionWebhook[] | null };
+  },
   transaction: Tx,
 ): Promise<IntegrationConnection> {
   const existing = await findConnection(owner, integration, { transaction, lock: true });
@@ -59,6 +66,9 @@ export async function saveConnection(
     connectedBy: actor.id,
     connectedAt: new Date(),
     updatedAt: new Date(),
+    // a (re)connected store is read from its first order again (it may be another shop)
+    ordersCursor: null,
+    ...(values.webhook ? { webhookTokenHash: values.webhook.tokenHash, webhooks: values.webhook.webhooks } : {}),
   };
   const row = existing
     ? await existing.update(fields, { transaction })
@@ -77,7 +87,8 @@ export async function saveConnection(
 export async function dropConnection(actor: Actor, owner: Owner, integration: IntegrationKey, transaction: Tx): Promise<boolean> {
   const existing = await findConnection(owner, integration, { transaction, lock: true });
   if (!existing || existing.status !== 'connected') return false;
-  await existing.update({ status: 'disconnected', secretEnc: null, updatedAt: new Date() }, { transaction });
+  // the webhook token's hash stays: a late delivery to its target is then answered, not refused
+  await existing.update({ status: 'disconnected', secretEnc: null, webhooks: null, updatedAt: new Date() }, { transaction });
   await recordAudit(transaction, actor, { action: 'disconnect', object_type: 'Integration', object_name: `${owner.ownerType}:${owner.owner}:${integration}` });
   return true;
 }
@@ -92,6 +103,8 @@ export interface ConnectionView {
   last_catalog_sync: SyncRecord | null;
   last_inventory_sync: SyncRecord | null;
   last_orders_sync: SyncRecord | null;
+  /** shipper: the events the partner sends to this connection's own webhook target (empty when none is registered) */
+  webhook_events: string[];
 }
 
 function viewOf(integration: IntegrationKey, row: IntegrationConnection | null): ConnectionView {
@@ -105,6 +118,7 @@ function viewOf(integration: IntegrationKey, row: IntegrationConnection | null):
     last_catalog_sync: row?.lastCatalogSync ?? null,
     last_inventory_sync: row?.lastInventorySync ?? null,
     last_orders_sync: row?.lastOrdersSync ?? null,
+    webhook_events: row?.status === 'connected' ? (row.webhooks ?? []).map((w) => w.event) : [],
   };
 }
 

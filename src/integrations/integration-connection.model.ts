@@ -15,6 +15,12 @@ export interface SyncRecord {
   counts?: Record<string, number>;
 }
 
+/** One webhook subscription at the partner (ShipStation's WebHookID and its event). */
+export interface ConnectionWebhook {
+  id: string;
+  event: string;
+}
+
 export class IntegrationConnection extends Model<InferAttributes<IntegrationConnection>, InferCreationAttributes<IntegrationConnection>> {
   declare id: CreationOptional<number>;
   declare ownerType: OwnerType;
@@ -31,6 +37,12 @@ export class IntegrationConnection extends Model<InferAttributes<IntegrationConn
   declare lastCatalogSync: CreationOptional<SyncRecord | null>;
   declare lastInventorySync: CreationOptional<SyncRecord | null>;
   declare lastOrdersSync: CreationOptional<SyncRecord | null>;
+  /** shipper: SHA-256 of the connection's webhook token (the token itself is only in the target URL and the sealed secret) */
+  declare webhookTokenHash: CreationOptional<string | null>;
+  /** shipper: the partner's webhook subscriptions made for this connection */
+  declare webhooks: CreationOptional<ConnectionWebhook[] | null>;
+  /** storefront: the newest order `updatedAt` the store reported; the next import reads orders updated since (less an overlap) */
+  declare ordersCursor: CreationOptional<string | null>;
 
   static initModel(sequelize: Sequelize): void {
     IntegrationConnection.init(
@@ -50,6 +62,9 @@ export class IntegrationConnection extends Model<InferAttributes<IntegrationConn
         lastCatalogSync: { type: DataTypes.JSONB },
         lastInventorySync: { type: DataTypes.JSONB },
         lastOrdersSync: { type: DataTypes.JSONB },
+        webhookTokenHash: { type: DataTypes.TEXT },
+        webhooks: { type: DataTypes.JSONB },
+        ordersCursor: { type: DataTypes.TEXT },
       },
       { sequelize, tableName: 'integration_connections', underscored: true, timestamps: false },
     );

@@ -98,6 +98,7 @@ function shipperSection(c: ConnectionView, csrf: string): string {
   return `<section id="shipper"><h2>Shipping (shipper)</h2>
 <p>Status: <span class="status ${on ? 'connected' : 'off'}" id="shipper-status">${on ? 'Connected' : c.status === 'disconnected' ? 'Disconnected' : 'Not connected'}</span>
 ${on ? ` since ${esc(when(c.connected_at))}; your orders ship with your own shipper account.` : '; your orders ship with the marketplace’s account.'}</p>
+${on && c.webhook_events.length ? `<p id="shipper-webhooks">Tracking comes back through this service’s own webhook, registered with your account (${esc(c.webhook_events.join(', '))}).</p>` : ''}
 ${post(
   'shipper/connect',
   csrf,

@@ -21,25 +21,30 @@ import { createOrder } from '../orders/order.service.js';
 import { submitOrder } from '../orders/order-submit.js';
 import { connectorContext } from '../connectors/context.js';
 import { openSecret } from './connections.service.js';
-import type { IntegrationConnection } from './integration-connection.model.js';
+import { IntegrationConnection } from './integration-connection.model.js';
 import { askStore } from './store-catalog.js';
 import { StoreOrderImport } from './store-order.model.js';
 
 /** 40 orders of 20 lines a page: requested cost 2 + 40 × (1 + 2 + 20) = 922 ≤ 1000. */
 const ORDERS_PER_PAGE = 40;
 const LINES_PER_ORDER = 20;
-const ORDERS = `query SvcStoreOrders($first: Int!, $after: String) {
-  orders(first: $first, after: $after) {
+const ORDER_FIELDS = `id name tags cancelledAt updatedAt lineItems(first: ${LINES_PER_ORDER}) { nodes { sku quantity } }`;
+const ORDERS = `query SvcStoreOrders($first: Int!, $after: String, $query: String) {
+  orders(first: $first, after: $after, query: $query) {
     pageInfo { hasNextPage endCursor }
-    nodes { id name tags cancelledAt lineItems(first: ${LINES_PER_ORDER}) { nodes { sku quantity } } }
+    nodes { ${ORDER_FIELDS} }
   }
 }`;
+const ORDER = `query SvcStoreOrder($id: ID!) { order(id: $id) { ${ORDER_FIELDS} } }`;
+/** refused orders read again by id in one run, oldest first (those the updated_at read did not bring) */
+const RETRY_REFUSED = 50;
 
 interface StoreOrderNode {
   id: string;
   name: string;
   tags: string[];
   cancelledAt: string | null;
+  updatedAt: string;
   lineItems: { nodes: { sku: string | null; quantity: number }[] };
 }
 
@@ -68,9 +73,24 @@ async function importOne(conn: IntegrationConnection, o: StoreOrderNode): Promis
   });
 }
 
-/** Reads the store's orders and imports the new ones; answers the counts. */
+/** The store's search filter of orders updated since the cursor less the overlap (null: the first run reads every order). */
+export function updatedSinceQuery(cursor: string | null, overlapSeconds: number): string | null {
+  const at = cursor ? Date.parse(cursor) : NaN;
+  if (!Number.isFinite(at)) return null;
+  return `updated_at:>='${new Date(at - overlapSeconds * 1000).toISOString()}'`;
+}
+
+const newer = (a: string | null, b: string | null | undefined): string | null =>
+  !b || !Number.isFinite(Date.parse(b)) ? a : !a || Date.parse(b) > Date.parse(a) ? b : a;
+
+/**
+ * Reads the store's orders updated since the last run (the connection's cursor, less
+ * SVC_STORE_ORDERS_OVERLAP_SECONDS: the store's search index may lag) and imports the new ones;
+ * orders refused before and not in that read are asked for again by id, so a refusal is still
+ * retried every run. The cursor moves to the newest `updatedAt` read. Answers the counts.
+ */
 export async function importStoreOrders(conn: IntegrationConnection, signal = new AbortController().signal): Promise<Record<string, number>> {
-  const c = { orders: 0, imported: 0, refused: 0, already: 0, skipped: 0 };
+  const c = { orders: 0, imported: 0, refused: 0, already: 0, skipped: 0, retried: 0 };
   if (conn.ownerType !== 'customer' || conn.status !== 'connected') return c;
   const ctx = connectorContext(
     'storepartner',
@@ -82,40 +102,61 @@ export async function importStoreOrders(conn: IntegrationConnection, signal = ne
   const done = new Set(
     (await StoreOrderImport.findAll({ where: { connectionId: conn.id, status: 'imported' }, attributes: ['orderId'] })).map((r) => r.orderId),
   );
+  const seen = new Set<string>();
+  let cursor = conn.ordersCursor ?? null;
+  const take = async (o: StoreOrderNode): Promise<void> => {
+    seen.add(o.id);
+    cursor = newer(cursor, o.updatedAt);
+    if (done.has(o.id)) c.already++;
+    else if (o.cancelledAt || o.tags.some((t) => t.startsWith('svc:'))) c.skipped++;
+    else {
+      try {
+        const name = await importOne(conn, o);
+        c.imported++;
+        runtime().logger.info({ shop: conn.shopDomain, order: o.name, sales_order: name }, 'store order imported');
+      } catch (err) {
+        if (!(err instanceof DomainError)) throw err;
+        c.refused++;
+        await StoreOrderImport.upsert({
+          connectionId: conn.id,
+          orderId: o.id,
+          orderName: o.name,
+          status: 'refused',
+          detail: err.message.slice(0, 500),
+          updatedAt: new Date(),
+        });
+      }
+    }
+  };
+  const query = updatedSinceQuery(conn.ordersCursor ?? null, runtime().config.partners.storeOrdersOverlapSeconds);
   let after: string | null = null;
   for (let more = true; more;) {
     const data = await askStore(ctx, {
       name: 'SvcStoreOrders',
       query: ORDERS,
-      variables: { first: ORDERS_PER_PAGE, after },
+      variables: { first: ORDERS_PER_PAGE, after, query },
       cost: 2 + ORDERS_PER_PAGE * (3 + LINES_PER_ORDER),
     });
     const page = data.orders as { nodes: StoreOrderNode[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
     for (const o of page.nodes) {
       c.orders++;
-      if (done.has(o.id)) c.already++;
-      else if (o.cancelledAt || o.tags.some((t) => t.startsWith('svc:'))) c.skipped++;
-      else {
-        try {
-          const name = await importOne(conn, o);
-          c.imported++;
-          runtime().logger.info({ shop: conn.shopDomain, order: o.name, sales_order: name }, 'store order imported');
-        } catch (err) {
-          if (!(err instanceof DomainError)) throw err;
-          c.refused++;
-          await StoreOrderImport.upsert({
-            connectionId: conn.id,
-            orderId: o.id,
-            orderName: o.name,
-            status: 'refused',
-            detail: err.message.slice(0, 500),
-            updatedAt: new Date(),
-          });
-        }
-      }
+      await take(o);
     }
     more = page.pageInfo.hasNextPage;
     after = page.pageInfo.endCursor;
   }
+  const refused = await StoreOrderImport.findAll({
+    where: { connectionId: conn.id, status: 'refused' },
+    order: [['updatedAt', 'ASC']],
+    limit: RETRY_REFUSED + seen.size,
+  });
+  for (const r of refused.filter((x) => !seen.has(x.orderId)).slice(0, RETRY_REFUSED)) {
+    const data = await askStore(ctx, { name: 'SvcStoreOrder', query: ORDER, variables: { id: r.orderId }, cost: 3 + LINES_PER_ORDER });
+    const o = data.order as StoreOrderNode | null;
+    if (!o) continue; // gone at the store
+    c.retried++;
+    await take(o);
+  }
+  if (cursor !== (conn.ordersCursor ?? null)) await IntegrationConnection.update({ ordersCursor: cursor }, { where: { id: conn.id } });
   return c;
 }

@@ -51,7 +51,17 @@ test.serial('src/modules.ts registers the e-mail, webhook, routing and partner h
     handledKinds()
       .filter((k) => k !== 'probe_unhandled')
       .sort(),
-    ['email', 'fulfilment_cancel', 'fulfilment_route', 'partner_cancel', 'partner_event', 'partner_order', 'partner_poll', 'vendor_webhook'],
+    [
+      'email',
+      'fulfilment_cancel',
+      'fulfilment_route',
+      'partner_cancel',
+      'partner_event',
+      'partner_order',
+      'partner_poll',
+      'shipper_webhook_unsubscribe',
+      'vendor_webhook',
+    ],
   );
   t.false(handledKinds().includes('future_kind'));
   t.deepEqual(

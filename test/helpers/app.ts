@@ -3,6 +3,7 @@
  * server on 127.0.0.1:0, and clients that log in or use API keys exactly as users do.
  */
 import type { Server } from '@hapi/hapi';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { initDatabase, closeDatabase } from '../../src/db/sequelize.js';
@@ -28,9 +29,16 @@ export function testConfig(dbUrl: string, env: Record<string, string> = {}, over
   return loadConfig({ ...process.env, SVC_ENV: 'test', DATABASE_URL: dbUrl, SVC_LOG_LEVEL: 'info', ...env }, overrides);
 }
 
-export async function startTestApp(opts: { env?: Record<string, string>; config?: Partial<Config>; dbUrl?: string } = {}): Promise<TestApp> {
+/**
+ * `selfBaseUrl`: SVC_BASE_URL is the server's own loopback address (a free port picked first), for
+ * tests where the service hands a partner URLs of its own (webhook targets).
+ */
+export async function startTestApp(
+  opts: { env?: Record<string, string>; config?: Partial<Config>; dbUrl?: string; selfBaseUrl?: boolean } = {},
+): Promise<TestApp> {
   const dbUrl = opts.dbUrl ?? (await createTestDatabase());
-  const config = testConfig(dbUrl, opts.env, opts.config);
+  const port = opts.selfBaseUrl ? await freePort() : 0;
+  const config = testConfig(dbUrl, opts.env, { ...(port ? { baseUrl: `http://127.0.0.1:${port}` } : {}), ...opts.config });
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk, _enc, cb) {
@@ -41,7 +49,7 @@ export async function startTestApp(opts: { env?: Record<string, string>; config?
   const runtimeLogger = createLogger(config, sink);
   initRuntime(config, { logger: runtimeLogger });
   initDatabase(config);
-  const server = await createServer({ config, logger: runtimeLogger, port: 0, host: '127.0.0.1' });
+  const server = await createServer({ config, logger: runtimeLogger, port, host: '127.0.0.1' });
   await server.start();
   const url = `http://127.0.0.1:${server.info.port}`;
   return {
@@ -56,6 +64,18 @@ export async function startTestApp(opts: { env?: Record<string, string>; config?
       await closeDatabase();
     },
   };
+}
+
+/** A TCP port free on loopback right now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
 }
 
 /** Logs in over HTTP; the client carries the sid cookie and the CSRF token. */

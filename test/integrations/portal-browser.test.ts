@@ -77,6 +77,7 @@ test.serial('connect shipper: a refused pair shows the partner’s reason; the r
   await page.click('#shipper-connect button');
   t.regex(await text('#notice'), /Shipper connected/);
   t.is(await text('#shipper-status'), 'Connected');
+  t.regex(await text('#shipper-webhooks'), /registered with your account \(SHIP_NOTIFY, FULFILLMENT_SHIPPED\)/);
   t.false((await page.content()).includes(SHIPPER.apiSecret), 'the secret is never shown back');
 });
 
@@ -124,6 +125,7 @@ test.serial('disconnect both, then log out', async (t) => {
   t.regex(await text('#last-catalog-sync'), /^OK at/, 'the last sync stays visible');
   await page.click('#shipper-disconnect button');
   t.is(await text('#shipper-status'), 'Disconnected');
+  t.is(await page.locator('#shipper-webhooks').count(), 0);
   await page.click('#logout button');
   t.is(new URL(page.url()).pathname, '/portal/login');
   await page.goto(`${app.url}/portal/integrations`);

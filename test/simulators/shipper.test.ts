@@ -157,3 +157,44 @@ test('webhooks/subscribe adds a target; the limits override sets the budget', as
   t.is((await call(`${own.url}/orders`, { headers: AUTH })).status, 200); // the third of three
   t.is((await call(`${own.url}/orders`, { headers: AUTH })).status, 429);
 });
+
+test('each key pair is an account of its own: its orders, shipments, subscriptions and webhooks; DELETE /webhooks/{id} unsubscribes', async (t) => {
+  const market = await startReceiver();
+  const mine = await startReceiver();
+  const other = { apiKey: 'own-account-key', apiSecret: 'own-account-secret' };
+  const OTHER = { authorization: `Basic ${Buffer.from(`${other.apiKey}:${other.apiSecret}`).toString('base64')}` };
+  const own = await startShipperSimulator({ credentials: creds, accounts: [other], webhookUrl: market.url });
+  t.teardown(async () => {
+    await own.close();
+    await market.close();
+    await mine.close();
+  });
+  const sub = await call(`${own.url}/webhooks/subscribe`, { headers: OTHER, json: { target_url: mine.url, event: 'SHIP_NOTIFY', friendly_name: 'svc' } });
+  t.is(sub.status, 201);
+  t.is((await call(`${own.url}/webhooks`, { headers: AUTH })).body.webhooks.length, 0, 'the first account sees no other account’s subscription');
+  t.deepEqual(
+    (await call(`${own.url}/webhooks`, { headers: OTHER })).body.webhooks.map((w: { WebHookID: number; Url: string }) => [w.WebHookID, w.Url]),
+    [[sub.body.id, mine.url]],
+  );
+
+  const o = await call(`${own.url}/orders/createorder`, { headers: OTHER, json: order('SO-OWN-1') });
+  t.is(o.status, 200);
+  t.is((await call(`${own.url}/orders?orderNumber=SO-OWN-1`, { headers: AUTH })).body.total, 0);
+  t.is((await call(`${own.url}/orders/${o.body.orderId}`, { headers: AUTH })).status, 404);
+  t.is((await call(`${own.url}/orders?orderNumber=SO-OWN-1`, { headers: OTHER })).body.total, 1);
+  // the same orderKey in the first account is another order there
+  const mkt = await call(`${own.url}/orders/createorder`, { headers: AUTH, json: order('SO-OWN-1') });
+  t.not(mkt.body.orderId, o.body.orderId);
+
+  await own.advance(String(o.body.orderId), 'shipped');
+  t.is(market.received.length, 0, 'webhookUrl hears the first account only');
+  t.is(mine.received.length, 1);
+  const url = JSON.parse(mine.received[0].raw).resource_url as string;
+  t.is((await call(url, { headers: OTHER })).body.shipments.length, 1);
+  t.is((await call(url, { headers: AUTH })).body.shipments.length, 0, 'another account reads none of its shipments');
+
+  t.is((await call(`${own.url}/webhooks/${sub.body.id}`, { headers: AUTH, method: 'DELETE' })).status, 404, 'not the first account’s');
+  t.is((await call(`${own.url}/webhooks/${sub.body.id}`, { headers: OTHER, method: 'DELETE' })).status, 200);
+  t.is((await call(`${own.url}/webhooks/${sub.body.id}`, { headers: OTHER, method: 'DELETE' })).status, 404);
+  t.deepEqual((await call(`${own.url}/webhooks`, { headers: OTHER })).body.webhooks, []);
+});

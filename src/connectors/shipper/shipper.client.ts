@@ -17,8 +17,8 @@ export interface KeyPair {
 
 /**
  * The key pair shipper calls are made with: the marketplace account's (`svc partner-credentials set
- * shipper --api-key --api-secret`). Seam for issue 13 (connect_shipper): a customer's own pair will
- * be handed in as `customer` and wins over the marketplace's; the budget is per pair either way.
+ * shipper --api-key --api-secret`), or a customer's own pair (connect_shipper, issue 13) handed in
+ * as `customer`, which wins over the marketplace's; the budget is per pair either way.
  */
 export function shipperKeyPair(credentials: Credentials, customer?: KeyPair | null): KeyPair | undefined {
   if (customer?.apiKey && customer.apiSecret) return customer;

@@ -106,12 +106,24 @@ async function createOrder(input: PartnerOrderInput, ctx: ConnectorContext): Pro
 /**
  * ShipStation V1 cancels by updating the order's status: the order is read (`GET /orders/{orderId}`)
  * and sent back through createorder, same orderKey, with orderStatus cancelled. The partner refuses
- * orders that shipped (locked): then operations must act.
+ * orders that shipped (locked): then operations must act. A customer with its own account (issue 13)
+ * may have had the order sent with either pair (it may have connected after sending): its own pair is
+ * asked first, the marketplace's when its account does not know the order.
  */
-async function cancelOrder(order: { reference: string | null; dedupeKey: string }, ctx: ConnectorContext): Promise<CancelOutcome> {
-  const pair = shipperKeyPair(ctx.credentials);
-  if (!pair) return { kind: 'retry', afterSeconds: 300, reason: MISSING_KEY_PAIR };
+async function cancelOrder(order: { reference: string | null; dedupeKey: string; customer?: string | null }, ctx: ConnectorContext): Promise<CancelOutcome> {
+  const own = await customerKeyPairOf(order.customer);
+  const marketplace = shipperKeyPair(ctx.credentials);
+  const pairs = [own, marketplace].filter((p): p is KeyPair => Boolean(p));
+  if (pairs.length === 0) return { kind: 'retry', afterSeconds: 300, reason: MISSING_KEY_PAIR };
   if (!order.reference) return { kind: 'refused', reason: 'shipper gave no orderId for this order: cancel it in ShipStation by its orderKey' };
+  for (let i = 0; ; i++) {
+    const outcome = await cancelWith(pairs[i], { reference: order.reference, dedupeKey: order.dedupeKey }, ctx);
+    if (outcome !== 'not_in_account' || i === pairs.length - 1)
+      return outcome === 'not_in_account' ? { kind: 'refused', reason: `shipper could not read order ${order.reference} (404)` } : outcome;
+  }
+}
+
+async function cancelWith(pair: KeyPair, order: { reference: string; dedupeKey: string }, ctx: ConnectorContext): Promise<CancelOutcome | 'not_in_account'> {
   const read = await shipperCall(ctx, pair, {
     method: 'GET',
     url: `${ctx.credentials.base_url}/orders/${encodeURIComponent(order.reference)}`,
@@ -119,6 +131,7 @@ async function cancelOrder(order: { reference: string | null; dedupeKey: string 
   });
   if (!read.ok) return { kind: 'retry', afterSeconds: read.waitSeconds, reason: read.reason, budget: read.budget };
   if (read.res.status >= 500) return { kind: 'retry', afterSeconds: null, reason: `shipper answered ${read.res.status}: ${shipperMessage(read.res)}` };
+  if (read.res.status === 404) return 'not_in_account';
   const current = read.res.json as Record<string, unknown> | undefined;
   if (read.res.status !== 200 || !current || typeof current !== 'object')
     return { kind: 'refused', reason: `shipper could not read order ${order.reference} (${read.res.status}): ${shipperMessage(read.res)}` };

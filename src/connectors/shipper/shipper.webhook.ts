@@ -2,7 +2,8 @@
  * shipper webhooks (ShipStation V1): an unsigned POST `{resource_url, resource_type}`. Nothing in it
  * can be trusted but the URL's host, so the intake only checks that host (ShipStation's API or our
  * configured base_url: the SSRF guard) and stores one event per (type, URL); the worker then reads
- * the URL with our Basic auth (resolveShipperEvent) and turns what it lists, by shape (orders[],
+ * the URL with our Basic auth (resolveShipperEvent; the marketplace's pair, or a customer's own
+ * connection's when the webhook came to that connection's target, issue 13) and turns what it lists, by shape (orders[],
  * shipments[], fulfillments[]), into one event per order, shipment or fulfillment. Voided shipments
  * are skipped. Spec: ORDER_NOTIFY, ITEM_ORDER_NOTIFY → Awaiting Shipment; SHIP_NOTIFY,
  * ITEM_SHIP_NOTIFY, FULFILLMENT_SHIPPED → Shipped, with tracking number, carrier code and URL.

@@ -2,8 +2,11 @@
  * shipper simulator = ShipStation V1 (partners.md section 1): Basic auth, 40 requests a minute per
  * key pair with X-Rate-Limit-Limit/Remaining/Reset (Reset in seconds), ASP.NET-style error bodies,
  * createorder as an upsert by orderKey that refuses to change shipped or cancelled orders, order,
- * shipment and fulfillment lists, webhook subscriptions, and unsigned SHIP_NOTIFY /
- * FULFILLMENT_SHIPPED webhooks whose resource_url points back at this simulator.
+ * shipment and fulfillment lists, webhook subscriptions (subscribe, list, DELETE), and unsigned
+ * SHIP_NOTIFY / FULFILLMENT_SHIPPED webhooks whose resource_url points back at this simulator.
+ * Each key pair is an account of its own (`credentials`, the first, plus `accounts`): an account sees
+ * only its own orders, shipments, fulfillments and subscriptions, and its orders' webhooks go to its
+ * own subscriptions (and, for the first account only, to `webhookUrl`).
  */
 import { randomInt } from 'node:crypto';
 import { json, type SimReply, type SimRequest } from '../shared/http.js';
@@ -23,7 +26,10 @@ export interface ShipperLimits {
   requests: number;
   windowMs: number;
 }
-export type ShipperOptions = SimulatorOptions<ShipperCredentials, ShipperLimits>;
+export type ShipperOptions = SimulatorOptions<ShipperCredentials, ShipperLimits> & {
+  /** more accounts, each with its own key pair and data (a customer's own ShipStation account) */
+  accounts?: ShipperCredentials[];
+};
 
 /** ShipStation V1 has no delivered order status: an order ends at shipped (or cancelled). */
 export const SHIPPER_STATUSES = {
@@ -46,26 +52,36 @@ function basicPair(header: string | undefined): [string, string] | undefined {
 
 const flag = (v: string | null) => (v ?? '').toLowerCase() === 'true';
 
+/** an order and the account (index of its key pair) it belongs to; how it shipped */
+type BookData = ShipperOrderData & { account?: number; via?: 'fulfillment' };
+type BookOrder = ShipperOrder & { data: BookData };
+/** the order when it is the account's, else undefined (another account's order is not found) */
+const mine = (order: BookOrder | undefined, account: number) => (order && (order.data.account ?? 0) === account ? order : undefined);
+
 export async function startShipperSimulator(options: ShipperOptions): Promise<RunningSimulator> {
-  const creds = options.credentials;
+  const accounts = [options.credentials, ...(options.accounts ?? [])];
+  /** the account (index in `accounts`) of each shipment and fulfillment */
+  const accountOf = new WeakMap<object, number>();
+  const own = (account: number) => (x: object) => (accountOf.get(x) ?? 0) === account;
   const limiter = new FixedWindow(options.limits?.requests ?? 40, options.limits?.windowMs ?? 60_000);
   const webhooks = new WebhookSender(options.webhookUrl);
   const shipments: Record<string, unknown>[] = [];
   const fulfillments: Record<string, unknown>[] = [];
-  const subscriptions: { WebHookID: number; Url: string; HookType: string; Name: string; StoreID: number | null }[] = [];
+  const subscriptions: { account: number; WebHookID: number; Url: string; HookType: string; Name: string; StoreID: number | null }[] = [];
   let base = '';
 
-  const notify = async (order: ShipperOrder, event: string, resourceUrl: string) => {
+  const notify = async (order: BookOrder, event: string, resourceUrl: string) => {
+    const account = order.data.account ?? 0;
     const targets = [
-      ...(options.webhookUrl && ['SHIP_NOTIFY', 'FULFILLMENT_SHIPPED'].includes(event) ? [options.webhookUrl] : []),
-      ...subscriptions.filter((s) => s.HookType === event).map((s) => s.Url),
+      ...(account === 0 && options.webhookUrl && ['SHIP_NOTIFY', 'FULFILLMENT_SHIPPED'].includes(event) ? [options.webhookUrl] : []),
+      ...subscriptions.filter((s) => s.account === account && s.HookType === event).map((s) => s.Url),
     ];
     const body = JSON.stringify({ resource_url: resourceUrl, resource_type: event });
     for (const url of new Set(targets)) await webhooks.send({ url, event, ref: order.ref, body, headers: { 'User-Agent': 'ShipStation' } });
   };
 
   /** A label: a new shipment with tracking, then SHIP_NOTIFY (and ITEM_SHIP_NOTIFY to its subscribers). */
-  const ship = async (order: ShipperOrder, input: { carrierCode?: string; trackingNumber?: string } = {}) => {
+  const ship = async (order: BookOrder, input: { carrierCode?: string; trackingNumber?: string } = {}) => {
     const o = order.data.order;
     const tracking = input.trackingNumber
       ? { number: input.trackingNumber, carrier: input.carrierCode ?? 'ups_walleted' }
@@ -105,13 +121,14 @@ export async function startShipperSimulator(options: ShipperOptions): Promise<Ru
       batchId,
     };
     shipments.push(shipment);
+    accountOf.set(shipment, order.data.account ?? 0);
     order.tracking = { number: tracking.number, carrier: shipment.carrierCode };
     o.shipDate = shipment.shipDate;
     await notify(order, 'SHIP_NOTIFY', `${base}/shipments?batchId=${batchId}&includeShipmentItems=False`);
     await notify(order, 'ITEM_SHIP_NOTIFY', `${base}/shipments?batchId=${batchId}&includeShipmentItems=True`);
   };
 
-  const book: OrderBook<ShipperOrderData & { via?: 'fulfillment' }> = new OrderBook(
+  const book: OrderBook<BookData> = new OrderBook(
     SHIPPER_STATUSES,
     async (order) => {
       order.data.order.orderStatus = order.status;
@@ -123,7 +140,7 @@ export async function startShipperSimulator(options: ShipperOptions): Promise<Ru
     options.advanceEveryMs,
   );
 
-  const createOrder = (req: SimRequest): SimReply => {
+  const createOrder = (req: SimRequest, account: number): SimReply => {
     let input: unknown;
     try {
       input = req.json();
@@ -133,7 +150,8 @@ export async function startShipperSimulator(options: ShipperOptions): Promise<Ru
     const errors = validateOrder(input);
     if (errors) return invalid(errors);
     const body = input as Record<string, unknown>;
-    const existing = typeof body.orderKey === 'string' ? book.byDedupeKey(body.orderKey) : undefined;
+    const found = typeof body.orderKey === 'string' ? book.byDedupeKey(body.orderKey) : undefined;
+    const existing = found && (found.data.account ?? 0) === account ? found : undefined;
     if (existing) {
       if (!UPDATABLE.includes(existing.status)) return invalid({ 'apiOrder.orderStatus': [`The order is ${existing.status} and can no longer be updated.`] });
       existing.data.order = buildOrder(body, existing.data.order);
@@ -142,18 +160,18 @@ export async function startShipperSimulator(options: ShipperOptions): Promise<Ru
       return json(200, existing.data.order);
     }
     const order = buildOrder(body);
-    book.add({ ref: String(order.orderId), dedupeKey: String(order.orderKey), status: String(body.orderStatus), body, data: { order } });
+    book.add({ ref: String(order.orderId), dedupeKey: String(order.orderKey), status: String(body.orderStatus), body, data: { order, account } });
     return json(200, order);
   };
 
-  const markShipped = async (req: SimRequest): Promise<SimReply> => {
+  const markShipped = async (req: SimRequest, account: number): Promise<SimReply> => {
     const b = req.json() as Record<string, unknown>;
-    const order = book.get(String(b?.orderId));
+    const order = mine(book.get(String(b?.orderId)), account);
     if (!order) return invalid({ 'request.orderId': [`Order ${String(b?.orderId)} was not found.`] });
     if (!UPDATABLE.includes(order.status)) return invalid({ 'request.orderId': [`The order is ${order.status}.`] });
     const o = order.data.order;
     const trackingNumber = typeof b.trackingNumber === 'string' ? b.trackingNumber : null;
-    fulfillments.push({
+    const made: Record<string, unknown> = {
       fulfillmentId: randomInt(10_000_000, 99_999_999),
       orderId: o.orderId,
       orderNumber: o.orderNumber,
@@ -173,7 +191,9 @@ export async function startShipperSimulator(options: ShipperOptions): Promise<Ru
       marketplaceNotified: Boolean(b.notifySalesChannel),
       notifyErrorMessage: null,
       shipTo: o.shipTo,
-    });
+    };
+    fulfillments.push(made);
+    accountOf.set(made, account);
     if (trackingNumber) order.tracking = { number: trackingNumber, carrier: String(b.carrierCode ?? '') };
     order.data.via = 'fulfillment';
     await book.move(order, 'shipped');
@@ -203,13 +223,14 @@ export async function startShipperSimulator(options: ShipperOptions): Promise<Ru
     };
   };
 
-  const route = async (req: SimRequest): Promise<SimReply> => {
+  const route = async (req: SimRequest, account: number): Promise<SimReply> => {
     const { method, path, query } = req;
-    if (method === 'POST' && path === '/orders/createorder') return createOrder(req);
-    if (method === 'POST' && path === '/orders/markasshipped') return markShipped(req);
+    if (method === 'POST' && path === '/orders/createorder') return createOrder(req, account);
+    if (method === 'POST' && path === '/orders/markasshipped') return markShipped(req, account);
     if (method === 'GET' && path === '/orders') {
       const all = book
         .all()
+        .filter((o) => (o.data.account ?? 0) === account)
         .map((o) => o.data.order)
         .filter(
           (o) =>
@@ -220,19 +241,20 @@ export async function startShipperSimulator(options: ShipperOptions): Promise<Ru
     }
     const one = method === 'GET' ? path.match(/^\/orders\/(\d+)$/) : null;
     if (one) {
-      const order = book.get(one[1]);
+      const order = mine(book.get(one[1]), account);
       return order ? json(200, order.data.order) : json(404, { Message: `Order not found: ${one[1]}` });
     }
     if (method === 'GET' && path === '/shipments') {
-      const list = byOrder(shipments, query);
+      const list = byOrder(shipments.filter(own(account)), query);
       return json(200, page('shipments', flag(query.get('includeShipmentItems')) ? list.map(withItems) : list, query));
     }
-    if (method === 'GET' && path === '/fulfillments') return json(200, page('fulfillments', byOrder(fulfillments, query), query));
+    if (method === 'GET' && path === '/fulfillments') return json(200, page('fulfillments', byOrder(fulfillments.filter(own(account)), query), query));
     if (method === 'POST' && path === '/webhooks/subscribe') {
       const b = req.json() as Record<string, unknown>;
       if (typeof b?.target_url !== 'string' || typeof b.event !== 'string')
         return invalid({ 'request.target_url': ['The target_url and event fields are required.'] });
       const sub = {
+        account,
         WebHookID: randomInt(100_000, 999_999),
         Url: b.target_url,
         HookType: b.event,
@@ -242,17 +264,26 @@ export async function startShipperSimulator(options: ShipperOptions): Promise<Ru
       subscriptions.push(sub);
       return json(201, { id: sub.WebHookID });
     }
+    const hook = method === 'DELETE' ? path.match(/^\/webhooks\/(\d+)$/) : null;
+    if (hook) {
+      const at = subscriptions.findIndex((s) => s.account === account && String(s.WebHookID) === hook[1]);
+      if (at === -1) return json(404, { Message: `Webhook not found: ${hook[1]}` });
+      subscriptions.splice(at, 1);
+      return { status: 200, text: '' };
+    }
     if (method === 'GET' && path === '/webhooks')
       return json(200, {
-        webhooks: subscriptions.map((s) => ({
-          ...s,
-          IsLabelAPIHook: false,
-          BulkCopyBatchID: null,
-          BulkCopyRecordID: null,
-          Active: true,
-          WebhookLogs: [],
-          Seller: null,
-        })),
+        webhooks: subscriptions
+          .filter((s) => s.account === account)
+          .map(({ account: _account, ...s }) => ({
+            ...s,
+            IsLabelAPIHook: false,
+            BulkCopyBatchID: null,
+            BulkCopyRecordID: null,
+            Active: true,
+            WebhookLogs: [],
+            Seller: null,
+          })),
       });
     return notFound(path);
   };
@@ -265,12 +296,13 @@ export async function startShipperSimulator(options: ShipperOptions): Promise<Ru
 
   const handle = async (req: SimRequest): Promise<SimReply> => {
     const pair = basicPair(req.header('authorization'));
-    if (!pair || !safeEqual(pair[0], creds.apiKey) || !safeEqual(pair[1], creds.apiSecret)) return unauthorized();
+    const account = pair ? accounts.findIndex((a) => safeEqual(pair[0], a.apiKey) && safeEqual(pair[1], a.apiSecret)) : -1;
+    if (!pair || account === -1) return unauthorized();
     const v = limiter.take(`${pair[0]}:${pair[1]}`);
     if (!v.allowed) return json(429, { message: 'Too Many Requests' }, rateHeaders(v));
     let reply: SimReply;
     try {
-      reply = await route(req);
+      reply = await route(req, account);
     } catch (err) {
       reply = serverError((err as Error).message); // e.g. a body that is not JSON where one is read
     }
@@ -284,7 +316,7 @@ export async function startShipperSimulator(options: ShipperOptions): Promise<Ru
     return invalid({});
   };
 
-  const findOrder = (ref: string): ShipperOrder => {
+  const findOrder = (ref: string): BookOrder => {
     const order = book.get(ref) ?? book.byDedupeKey(ref);
     if (!order) throw new SimError(`no order ${ref}`, 404);
     return order;
@@ -356,6 +388,7 @@ export async function startShipperSimulator(options: ShipperOptions): Promise<Ru
               shipTo: o.shipTo,
             };
             fulfillments.push(f);
+            accountOf.set(f, order.data.account ?? 0);
           }
           f.deliveryDate = ssDate();
           await notify(order, 'FULFILLMENT_SHIPPED', `${base}/fulfillments?orderId=${String(o.orderId)}`);

@@ -1,4 +1,4 @@
-/** The Query root: shop, order, orders (query `tag:` / `name:`), products (query `sku:` / `title:`), variant, inventory item, location. */
+/** The Query root: shop, order, orders (query `tag:` / `name:` / `id:` / `updated_at:` / `created_at:`), products (query `sku:` / `title:`), variant, inventory item, location. */
 import { LOCATION } from './store.state.js';
 import { connection, itemView, orderView, productView, variantView, type PageArgs } from './store.views.js';
 import { variantByItem, variantOf, type Shop } from './store.shop.js';
@@ -16,11 +16,22 @@ function terms(query: string | null | undefined): Filter {
   );
 }
 
+/** `>=2026-…`, `>'2026-…'`, `<…`, `<=…` or a bare time (the same instant) against an ISO time; an unreadable term matches nothing. */
+function compareTime(at: string, term: string): boolean {
+  const m = /^(>=|<=|>|<)?'?([^']+)'?$/.exec(term);
+  const t = m ? Date.parse(m[2]) : NaN;
+  const a = Date.parse(at);
+  if (!m || !Number.isFinite(t)) return false;
+  const op = m[1] ?? '=';
+  return op === '>=' ? a >= t : op === '<=' ? a <= t : op === '>' ? a > t : op === '<' ? a < t : a === t;
+}
+
 function orderMatches(o: StoreOrder, filter: Filter): boolean {
   return filter.every(({ key, value }) => {
     if (key === 'tag') return o.data.tags.includes(value);
     if (key === 'name') return o.data.name === value || o.data.name === `#${value}`;
     if (key === 'id') return String(o.data.legacyId) === value;
+    if (key === 'updated_at' || key === 'created_at') return compareTime(key === 'updated_at' ? o.updatedAt : o.createdAt, value);
     return true; // other terms are not filtered by this simulator
   });
 }
