@@ -30,12 +30,6 @@ const personColumns = () =>
 // than the count of enabled persons above it. commission_estimate reads one month row per person:
 // the team sums stored with it (team_sales, subrep_weighted) spare the walk of the tree.
 
-/**
- * The longest board asked for (larger limits are clamped by the route). The indexed boards read this
- * many rows whatever the limit, so their plan does not depend on it and stays cached (generic).
- */
-export const BOARD_MAX = 100;
-
 // every parameter typed once (a metric's statement leaves some unused, which PostgreSQL cannot type)
 const BOARD_PARAMS = `params AS (SELECT $1::date AS month, $2::int AS lim, $3::text AS me, $4::date AS today)`;
 
@@ -65,10 +59,10 @@ interface IndexedBoard {
 
 // Disabled persons are few: the caller's rank counts every row above it, less the disabled ones.
 const indexedBoard = (x: IndexedBoard) =>
-  salesSql(`top AS (${x.top} LIMIT ${BOARD_MAX}),
+  salesSql(`top AS (${x.top} LIMIT $2::int),
      fill AS (SELECT {sp.name} AS name, 0 AS value FROM {sp}
-               WHERE {sp.enabled} AND (SELECT count(*) FROM top) < ${BOARD_MAX} AND NOT EXISTS (${x.positive('{sp.name}')})
-               ORDER BY {sp.name} COLLATE "C" LIMIT ${BOARD_MAX}),
+               WHERE {sp.enabled} AND (SELECT count(*) FROM top) < $2::int AND NOT EXISTS (${x.positive('{sp.name}')})
+               ORDER BY {sp.name} COLLATE "C" LIMIT $2::int),
      mine AS (SELECT {sp.name} AS name, ${x.valueOf('{sp.name}')} AS value FROM {sp} WHERE {sp.name} = $3 AND {sp.enabled}),
      ${rankedTail((v) => `(SELECT count(*) FROM (${x.above(v)}) a) - (SELECT count(*) FROM (${x.above(v)}) a JOIN {sp} ON {sp.name} = a.name WHERE NOT {sp.enabled})`)}`);
 

@@ -6,11 +6,10 @@ import { permission } from '../auth/policy/index.js';
 import { getLeaderboard, getMyCustomers, getRepKpis, LEADERBOARD_METRICS, type LeaderboardMetric } from './rep-dashboard.service.js';
 import { teamCommissionSummary } from './team-commission.service.js';
 import { acceptInvitation, inviteSubrep, type InviteInput } from './subrep-team.service.js';
-import { BOARD_MAX } from './sales-sql.js';
 
 const tags = ['sales team'];
 /** Larger asks are clamped, not refused (like sync.orders' page_length). */
-export const MAX_LEADERBOARD = BOARD_MAX;
+export const MAX_LEADERBOARD = 100;
 export const MAX_MY_CUSTOMERS = 500;
 
 export const salesRoutes: ServerRoute[] = [
