@@ -53,7 +53,7 @@ interface IndexedBoard {
   valueOf: (who: string) => string;
   /** whether the person named by `who` has a positive value */
   positive: (who: string) => string;
-  /** the rows (with the column `value`) whose value is above the SQL expression `v`, enabled or not */
+  /** the rows (their `name`) whose value is above the SQL expression `v`, enabled or not */
   above: (v: string) => string;
 }
 
