@@ -66,6 +66,8 @@ function writeSection(name: string, content: string): void {
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const quick = argv.includes('--quick');
+  // --keep: leave each scenario's database in place (its name is printed) for EXPLAIN and profiling
+  const keep = argv.includes('--keep');
   const filter = argv.filter((a) => !a.startsWith('--'));
   let adminUrl = process.env.DATABASE_URL ? withDatabase(process.env.DATABASE_URL, 'postgres') : undefined;
   let stopEmbedded: (() => Promise<void>) | undefined;
@@ -150,7 +152,8 @@ async function main(): Promise<void> {
         await ctx.stopChildren();
         await pool.end();
         await closeDatabase();
-        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+        if (keep) process.stdout.write(`kept database ${name}\n`);
+        else await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
       }
     }
   } finally {

@@ -15,11 +15,40 @@ export interface MailMessage {
   html?: string;
   /** A short tag for logs and lists (e.g. order-confirmation). */
   category?: string;
+  /**
+   * Secrets the message carries (a one-time token): `{{secret:name}}` in text and html stands for
+   * `secrets[name]`. They are stored sealed with the service key in the outbox row and put in only
+   * when the message is sent, so the row at rest holds no usable secret.
+   */
+  secrets?: Record<string, string>;
+}
+
+/** The payload of a queued e-mail: the message with its secrets sealed (never in plain text). */
+interface QueuedMail extends Omit<MailMessage, 'secrets'> {
+  sealed?: Record<string, string>;
+}
+
+const SECRET_SLOT = /\{\{secret:([A-Za-z0-9_]+)\}\}/g;
+
+/** The text with each `{{secret:name}}` replaced by its unsealed value (an unknown name is an error, never a silent blank). */
+function unseal(text: string | undefined, sealed: Record<string, string> | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  return text.replace(SECRET_SLOT, (_m, name: string) => {
+    const value = sealed?.[name];
+    if (value === undefined) throw new Error(`mail secret ${name} is missing`);
+    return runtime().cipher.decrypt(value);
+  });
 }
 
 /** The outbox row of an e-mail, for callers that enqueue it with their other side effects in one statement. */
 export function mailEntry(message: MailMessage): OutboxEntry {
-  return { kind: 'email', topic: message.category ?? 'mail', target: [message.to].flat().join(','), payload: message, maxAttempts: 5 };
+  const { secrets, ...rest } = message;
+  const payload: QueuedMail = rest;
+  if (secrets) {
+    const { cipher } = runtime();
+    payload.sealed = Object.fromEntries(Object.entries(secrets).map(([name, value]) => [name, cipher.encrypt(value)]));
+  }
+  return { kind: 'email', topic: message.category ?? 'mail', target: [message.to].flat().join(','), payload, maxAttempts: 5 };
 }
 
 /** Queues an e-mail in the caller's transaction; the worker sends it (outbox kind `email`). */
@@ -38,9 +67,16 @@ function smtpTransport(url: string): Transporter<SMTPTransport.SentMessageInfo> 
 /** Sends one queued message: SMTP when SMTP_URL is set, else an .eml file under the mail folder. */
 async function sendMail(row: OutboxRow): Promise<{ ok: boolean; error?: string; excerpt?: string }> {
   const { config, logger } = runtime();
-  const msg = row.payload as unknown as MailMessage;
+  const msg = row.payload as unknown as QueuedMail;
   // The delivery id doubles as Message-ID, so a repeat after a crash can be dropped by the receiver.
-  const mail = { from: config.mailFrom, to: msg.to, subject: msg.subject, text: msg.text, html: msg.html, messageId: `<${row.delivery_id}@svc>` };
+  const mail = {
+    from: config.mailFrom,
+    to: msg.to,
+    subject: msg.subject,
+    text: unseal(msg.text, msg.sealed),
+    html: unseal(msg.html, msg.sealed),
+    messageId: `<${row.delivery_id}@svc>`,
+  };
   if (config.smtpUrl) {
     const info = await smtpTransport(config.smtpUrl).sendMail(mail);
     logger.info({ outboxId: row.id, category: msg.category, messageId: info.messageId }, `mail sent: ${msg.subject}`);

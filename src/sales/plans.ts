@@ -89,28 +89,43 @@ export function descendantsOf(name: string, children: Map<string, Person[]>): Pe
   return out;
 }
 
+/** A person's figures with the sums over its team that its commission needs (stored per month, or summed from the tree). */
+export interface TeamFigures {
+  sales: number;
+  /** the own sales of everyone below the person */
+  team_sales: number;
+  /** Σ over its direct sub-reps of their sales × (100 − subrep_pct) */
+  subrep_weighted: number;
+}
+
+/** The team sums of `person` from everyone's figures and the tree (the team summary's arbitrary periods). */
+export function teamFiguresOf(person: Person, figures: (name: string) => Figures, children: Map<string, Person[]>): TeamFigures {
+  let weighted = 0;
+  for (const sub of children.get(person.name) ?? []) if (sub.subrep_pct !== null) weighted += figures(sub.name).sales * (100 - sub.subrep_pct);
+  return {
+    sales: figures(person.name).sales,
+    team_sales: descendantsOf(person.name, children).reduce((s, p) => s + figures(p.name).sales, 0),
+    subrep_weighted: weighted,
+  };
+}
+
 /**
  * A person's commission on a period's figures:
  * - a rep or manager earns the rate of the tier its own sales reach, on all of its own sales;
  * - a sub-rep earns `subrep_pct` % of the base commission (its inviter's plan's base rate) of its own sales, no tier;
  * - the inviting rep earns the rest of that base commission, (100 − subrep_pct) %;
  * - a manager earns its plan's override % of the sales of everyone below it.
+ * `inviterPlan` is the plan of the person's parent (a sub-rep's base rate is its inviter's plan's).
+ * The leaderboard ranks by the same rule in SQL (sales-sql.ts); commission.test.ts holds the two equal.
  */
-export function commissionOf(
-  settings: SalesSettings,
-  person: Person,
-  people: Map<string, Person>,
-  figures: (name: string) => Figures,
-  children: Map<string, Person[]>,
-): Commission {
-  const own = figures(person.name).sales;
+export function commissionOf(settings: SalesSettings, person: Person, inviterPlan: string | null | undefined, f: TeamFigures): Commission {
+  const own = f.sales;
   const { plan } = planOf(settings, person.plan);
   let ownCommission: number;
   let tier: string | null = null;
   let ratePct: number;
   if (person.subrep_pct !== null) {
-    const inviter = person.parent ? people.get(person.parent) : undefined;
-    const base = planOf(settings, inviter?.plan ?? person.plan).plan.baseRatePct;
+    const base = planOf(settings, inviterPlan ?? person.plan).plan.baseRatePct;
     ratePct = (base * person.subrep_pct) / 100;
     ownCommission = (own * ratePct) / 100;
   } else {
@@ -119,14 +134,8 @@ export function commissionOf(
     ratePct = t.ratePct;
     ownCommission = (own * t.ratePct) / 100;
   }
-  let subrepShare = 0;
-  for (const sub of children.get(person.name) ?? []) {
-    if (sub.subrep_pct === null) continue;
-    subrepShare += (((figures(sub.name).sales * plan.baseRatePct) / 100) * (100 - sub.subrep_pct)) / 100;
-  }
-  const override = person.is_manager
-    ? (descendantsOf(person.name, children).reduce((s, p) => s + figures(p.name).sales, 0) * plan.managerOverridePct) / 100
-    : 0;
+  const subrepShare = (f.subrep_weighted * plan.baseRatePct) / 10000;
+  const override = person.is_manager ? (f.team_sales * plan.managerOverridePct) / 100 : 0;
   return {
     own: round2(ownCommission),
     subrep_share: round2(subrepShare),

@@ -10,7 +10,7 @@ import { customersAssignedTo } from '../org/org.service.js';
 import { BusinessRuleError, NotFoundError } from '../shared/errors.js';
 import { runtime } from '../shared/runtime.js';
 import { currentStreak, easternDay, monthOf } from './eastern.js';
-import { badgesOf, childrenOf, commissionOf, levelOf, planOf, tierOf, type Badge, type Figures } from './plans.js';
+import { badgesOf, commissionOf, levelOf, planOf, tierOf, type Badge } from './plans.js';
 import { loadBoard, loadKpiFacts } from './sales-sql.js';
 
 export interface Clock {
@@ -59,20 +59,16 @@ export async function getRepKpis(actor: Actor, args: { sales_person?: string } =
   const settings = runtime().config.sales;
   const today = easternDay(clock.now ?? new Date());
   const month = monthOf(today);
-  const facts = await loadKpiFacts(name, month, today);
-  const people = new Map((facts.people ?? []).map((p) => [p.name, p]));
-  const me = people.get(name);
+  const me = await loadKpiFacts(name, month, today);
   if (!me) throw new NotFoundError(`Sales Person ${name} not found`);
-  const children = childrenOf(people.values());
-  const figures = (n: string): Figures => people.get(n) ?? { orders: 0, sales: 0 };
-  const commission = commissionOf(settings, me, people, figures, children);
+  const commission = commissionOf(settings, me, me.inviter_plan, me);
   const { key, plan } = planOf(settings, me.plan);
   const { tier, next } = tierOf(plan, me.sales);
   const tiers = [...plan.tiers].sort((a, b) => a.fromMtd - b.fromMtd);
   const isSubrep = me.subrep_pct !== null;
-  const level = levelOf(settings, facts.lifetime.sales);
-  const streak = currentStreak(facts.streak?.streak_days ?? 0, facts.streak?.last_day ?? null, today);
-  const subReps = (children.get(name) ?? []).filter((p) => p.subrep_pct !== null).length;
+  const level = levelOf(settings, me.lifetime.sales);
+  const streak = currentStreak(me.streak?.streak_days ?? 0, me.streak?.last_day ?? null, today);
+  const subReps = me.sub_reps;
   return {
     sales_person: name,
     full_name: me.full_name,
@@ -82,7 +78,7 @@ export async function getRepKpis(actor: Actor, args: { sales_person?: string } =
     as_of: today,
     mtd_sales: round2(me.sales),
     mtd_orders: me.orders,
-    today_sales: round2(facts.today?.sales ?? 0),
+    today_sales: round2(me.today?.sales ?? 0),
     commission_estimate: commission.total,
     commission: {
       own: commission.own,
@@ -96,20 +92,20 @@ export async function getRepKpis(actor: Actor, args: { sales_person?: string } =
     level: level.level,
     level_name: level.name,
     next_level: level.next
-      ? { level: level.next.level, name: level.next.name, from_sales: level.next.fromSales, to_go: round2(level.next.fromSales - facts.lifetime.sales) }
+      ? { level: level.next.level, name: level.next.name, from_sales: level.next.fromSales, to_go: round2(level.next.fromSales - me.lifetime.sales) }
       : null,
-    lifetime_sales: round2(facts.lifetime.sales),
+    lifetime_sales: round2(me.lifetime.sales),
     streak_days: streak,
-    customer_count: facts.customer_count,
+    customer_count: me.customer_count,
     sub_reps: subReps,
     badges: badgesOf({
-      lifetime_orders: facts.lifetime.orders,
+      lifetime_orders: me.lifetime.orders,
       mtd_orders: me.orders,
       streak_days: streak,
       tier_index: isSubrep ? 0 : tiers.indexOf(tier),
       tier_count: tiers.length,
       sub_reps: subReps,
-      customer_count: facts.customer_count,
+      customer_count: me.customer_count,
     }),
   };
 }
@@ -141,7 +137,7 @@ export async function getLeaderboard(
   const today = easternDay(clock.now ?? new Date());
   const month = monthOf(today);
   const me = actor.salesPerson ?? null;
-  const rows = await loadBoard(metric, { month, limit: args.limit ?? 10, me, today, plans: settings.plans, defaultPlan: settings.defaultPlan });
+  const rows = await loadBoard(metric, { month, limit: args.limit ?? 10, me, today, settings });
   const entries = rows.map((r) => ({ rank: r.rank, sales_person: r.sales_person, full_name: r.full_name, value: r.value, is_me: r.sales_person === me }));
   const mine = entries.find((e) => e.is_me) ?? null;
   return { metric, month: month.slice(0, 7), as_of: today, entries: entries.slice(0, args.limit ?? 10), me: mine };

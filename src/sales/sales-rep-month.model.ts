@@ -7,6 +7,10 @@ export class SalesRepMonth extends Model<InferAttributes<SalesRepMonth>, InferCr
   declare month: string;
   declare orders: CreationOptional<number>;
   declare sales: CreationOptional<number>;
+  /** the own sales of everyone below the person this month (a manager's override is on them) */
+  declare teamSales: CreationOptional<number>;
+  /** Σ over its direct sub-reps of their sales × (100 − subrep_pct) (a rep's share of their base commission) */
+  declare subrepWeighted: CreationOptional<number>;
 
   static initModel(sequelize: Sequelize): void {
     SalesRepMonth.init(
@@ -15,6 +19,8 @@ export class SalesRepMonth extends Model<InferAttributes<SalesRepMonth>, InferCr
         month: { type: DataTypes.DATEONLY, primaryKey: true },
         orders: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
         sales: { type: DataTypes.DECIMAL(18, 2), allowNull: false, defaultValue: 0 },
+        teamSales: { type: DataTypes.DECIMAL(18, 2), allowNull: false, defaultValue: 0 },
+        subrepWeighted: { type: DataTypes.DECIMAL(24, 6), allowNull: false, defaultValue: 0 },
       },
       { sequelize, tableName: 'sales_rep_months', underscored: true, timestamps: false },
     );

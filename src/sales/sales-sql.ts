@@ -11,7 +11,9 @@ import { SalesPerson } from '../org/sales-person.model.js';
 import { SalesRepDay } from './sales-rep-day.model.js';
 import { SalesRepMonth } from './sales-rep-month.model.js';
 import { SalesRepStreak } from './sales-rep-streak.model.js';
-import type { Figures, Person } from './plans.js';
+import type { SalesSettings } from '../config/index.js';
+import { sha256Hex } from '../shared/crypto.js';
+import type { Figures, Person, TeamFigures } from './plans.js';
 
 /** sp sales_persons, m sales_rep_months, d sales_rep_days, st sales_rep_streaks, c customers. */
 const salesSql = (text: string): string => sqlFor({ sp: SalesPerson, m: SalesRepMonth, d: SalesRepDay, st: SalesRepStreak, c: Customer })(text);
@@ -21,58 +23,120 @@ const personColumns = () =>
             {sp.subrepPct}::float8 AS subrep_pct, {sp.commissionPlan} AS plan, {sp.territory} AS territory`);
 
 // ---- the leaderboard: ranked in SQL, only the top rows and the caller's travel ------------------
-
-/** b: every enabled sales person with its resolved plan and this month's sales ($plans: the config's plans as JSON). */
-const boardBase = () =>
-  salesSql(`b AS (
-    SELECT {sp.name} AS name, {sp.fullName} AS full_name, {sp.parentSalesPerson} AS parent, {sp.isManager} AS is_manager,
-           {sp.subrepPct}::float8 AS pct, CASE WHEN $5::jsonb ? {sp.commissionPlan} THEN {sp.commissionPlan} ELSE $6 END AS plan, {sp.commissionPlan} AS raw_plan,
-           COALESCE({m.sales}, 0)::float8 AS sales
-      FROM {sp} LEFT JOIN {m} ON {m.salesPerson} = {sp.name} AND {m.month} = $1::date
-     WHERE {sp.enabled})`);
-
-/** The ranking tail over v(name, full_name, value): equal values share a rank; the top $2 and the caller ($3). */
-const ranked = `r AS (SELECT name, full_name, value, rank() OVER (ORDER BY value DESC)::int AS rank,
-                        row_number() OVER (ORDER BY value DESC, name COLLATE "C") AS pos FROM v)
-  SELECT name AS sales_person, full_name, value, rank FROM r WHERE pos <= $2 OR name = $3 ORDER BY pos`;
-
-const BOARD_VALUE = {
-  mtd_sales: () => `v AS (SELECT name, full_name, round(sales::numeric, 2)::float8 AS value FROM b)`,
-  // the current run: its last day is today ($4) or the business day before
-  streak_days: () =>
-    salesSql(`v AS (SELECT b.name, b.full_name,
-         CASE WHEN {st.lastDay} IS NOT NULL AND sales_business_day($4::date) - sales_business_day({st.lastDay}) <= 1 THEN {st.streakDays} ELSE 0 END::float8 AS value
-         FROM b LEFT JOIN {st} ON {st.salesPerson} = b.name)`),
-  // plans.ts commissionOf in SQL: own sales at the reached tier's rate (a sub-rep: its slice of its
-  // inviter's base rate), the rest of the sub-reps' base commission, a manager's override on everyone below
-  commission_estimate: () =>
-    salesSql(`plan AS (SELECT key AS plan, (value ->> 'baseRatePct')::float8 AS base, (value ->> 'managerOverridePct')::float8 AS override FROM jsonb_each($5::jsonb)),
-     tier AS (SELECT plan, from_mtd, rate, lead(from_mtd) OVER (PARTITION BY plan ORDER BY from_mtd) AS next_from,
-                     row_number() OVER (PARTITION BY plan ORDER BY from_mtd) AS k
-                FROM (SELECT p.key AS plan, (t ->> 'fromMtd')::float8 AS from_mtd, (t ->> 'ratePct')::float8 AS rate
-                        FROM jsonb_each($5::jsonb) p, jsonb_array_elements(p.value -> 'tiers') t) x),
-     anc AS (SELECT name AS person, parent AS ancestor, 1 AS depth FROM b WHERE parent IS NOT NULL
-          UNION ALL SELECT anc.person, p.parent, anc.depth + 1 FROM anc JOIN b p ON p.name = anc.ancestor WHERE p.parent IS NOT NULL AND anc.depth < 32),
-     below AS (SELECT anc.ancestor AS name, sum(b.sales) AS sales FROM anc JOIN b ON b.name = anc.person GROUP BY 1),
-     subs AS (SELECT parent AS name, sum(sales * (100 - pct)) AS weighted FROM b WHERE pct IS NOT NULL AND parent IS NOT NULL GROUP BY 1),
-     v AS (SELECT b.name, b.full_name, round((
-              CASE WHEN b.pct IS NOT NULL THEN b.sales * ip.base * b.pct / 10000 ELSE b.sales * t.rate / 100 END
-            + COALESCE(subs.weighted, 0) * pl.base / 10000
-            + CASE WHEN b.is_manager THEN COALESCE(below.sales, 0) * pl.override / 100 ELSE 0 END)::numeric, 2)::float8 AS value
-       FROM b JOIN plan pl ON pl.plan = b.plan
-       -- the tier its sales reach (the first one when they reach none)
-       JOIN tier t ON t.plan = b.plan AND (b.sales >= t.from_mtd OR t.k = 1) AND (t.next_from IS NULL OR b.sales < t.next_from)
-       -- a sub-rep's base rate is its inviter's plan's (the inviter's own plan when it names one)
-       LEFT JOIN b inviter ON inviter.name = b.parent
-       LEFT JOIN plan ip ON ip.plan = CASE WHEN inviter.raw_plan IS NULL THEN b.plan WHEN $5::jsonb ? inviter.raw_plan THEN inviter.raw_plan ELSE $6 END
-       LEFT JOIN subs ON subs.name = b.name LEFT JOIN below ON below.name = b.name)`),
-};
-
-export type BoardMetric = keyof typeof BOARD_VALUE;
+//
+// mtd_sales and streak_days are index range scans (sales_rep_months_board_idx, sales_rep_streaks_board_idx):
+// the first `limit` persons with a positive value in the index's order, then, when fewer, enabled
+// persons without one (value 0, by name); the caller's rank when it is not among them is one more
+// than the count of enabled persons above it. commission_estimate reads one month row per person:
+// the team sums stored with it (team_sales, subrep_weighted) spare the walk of the tree.
 
 // every parameter typed once (a metric's statement leaves some unused, which PostgreSQL cannot type)
-const BOARD_PARAMS = `params AS (SELECT $1::date AS month, $2::int AS lim, $3::text AS me, $4::date AS today, $5::jsonb AS plans, $6::text AS default_plan)`;
-const boardSql = new Map<BoardMetric, Prepared>();
+const BOARD_PARAMS = `params AS (SELECT $1::date AS month, $2::int AS lim, $3::text AS me, $4::date AS today)`;
+
+/**
+ * The ranking over top ∪ fill (name, value; best first): the first `limit` (equal values share a
+ * rank) and the caller (mine) below them, ranked one after the count of values above its own.
+ */
+const rankedTail = (countAbove: (v: string) => string) =>
+  salesSql(`board AS (SELECT name, value, rank() OVER (ORDER BY value DESC)::int AS rank, row_number() OVER (ORDER BY value DESC, name COLLATE "C") AS pos
+                 FROM (SELECT name, value FROM top UNION ALL SELECT name, value FROM fill) x),
+     out AS (SELECT name, value, rank, pos FROM board WHERE pos <= $2::int
+             UNION ALL SELECT name, value, 1 + (${countAbove('mine.value')})::int, 2147483647 FROM mine
+              WHERE NOT EXISTS (SELECT 1 FROM board WHERE board.name = $3 AND board.pos <= $2::int))
+  SELECT out.name AS sales_person, (SELECT {sp.fullName} FROM {sp} WHERE {sp.name} = out.name) AS full_name, out.value::float8 AS value, out.rank
+    FROM out ORDER BY out.pos`);
+
+interface IndexedBoard {
+  /** persons with a positive value, best first, in the board index's order: (name, value) */
+  top: string;
+  /** the value of the person named by the SQL expression `who` (0 when none) */
+  valueOf: (who: string) => string;
+  /** whether the person named by `who` has a positive value */
+  positive: (who: string) => string;
+  /** the rows (their `name`) whose value is above the SQL expression `v`, enabled or not */
+  above: (v: string) => string;
+}
+
+// Disabled persons are few: the caller's rank counts every row above it, less the disabled ones.
+const indexedBoard = (x: IndexedBoard) =>
+  salesSql(`top AS (${x.top} LIMIT $2::int),
+     fill AS (SELECT {sp.name} AS name, 0 AS value FROM {sp}
+               WHERE {sp.enabled} AND (SELECT count(*) FROM top) < $2::int AND NOT EXISTS (${x.positive('{sp.name}')})
+               ORDER BY {sp.name} COLLATE "C" LIMIT $2::int),
+     mine AS (SELECT {sp.name} AS name, ${x.valueOf('{sp.name}')} AS value FROM {sp} WHERE {sp.name} = $3 AND {sp.enabled}),
+     ${rankedTail((v) => `(SELECT count(*) FROM (${x.above(v)}) a) - (SELECT count(*) FROM (${x.above(v)}) a JOIN {sp} ON {sp.name} = a.name WHERE NOT {sp.enabled})`)}`);
+
+/** the streak is current when its last day is today ($4) or the business day before */
+const currentStreak = `{st.lastDay} IS NOT NULL AND sales_business_day($4::date) - sales_business_day({st.lastDay}) <= 1`;
+
+const q = (text: string) => `'${text.replace(/'/g, "''")}'`;
+const num = (n: number) => {
+  if (!Number.isFinite(n)) throw new Error(`sales plans: ${n} is not a number`);
+  return `${n}::float8`;
+};
+
+/**
+ * plans.ts commissionOf in SQL over each enabled person's month row, with the plans of config as
+ * constants (they are fixed for the process): own sales at the reached tier's rate (a sub-rep: its
+ * slice of its inviter's base rate), the base-rate share of its sub-reps' weighted sales, a
+ * manager's override on its team's sales.
+ */
+function commissionBoard(settings: SalesSettings): string {
+  const keys = Object.keys(settings.plans);
+  const resolved = (raw: string) => `CASE WHEN ${raw} IN (${keys.map(q).join(', ')}) THEN ${raw} ELSE ${q(settings.defaultPlan)} END`;
+  const byPlan = (plan: string, of: (p: SalesSettings['plans'][string]) => string) =>
+    `CASE ${plan} ${keys.map((k) => `WHEN ${q(k)} THEN ${of(settings.plans[k])}`).join(' ')} END`;
+  const tierRate = (p: SalesSettings['plans'][string]) => {
+    const tiers = [...p.tiers].sort((x, y) => x.fromMtd - y.fromMtd);
+    const above = tiers.slice(1).reverse();
+    return above.length
+      ? `CASE ${above.map((t) => `WHEN b.sales >= ${num(t.fromMtd)} THEN ${num(t.ratePct)}`).join(' ')} ELSE ${num(tiers[0].ratePct)} END`
+      : num(tiers[0].ratePct);
+  };
+  return salesSql(`b AS (SELECT {sp.name} AS name, {sp.isManager} AS is_manager, {sp.subrepPct}::float8 AS pct,
+                  ${resolved(`{sp.commissionPlan}`)} AS plan,
+                  -- a sub-rep's base rate is its inviter's plan's (its own plan when the inviter names none)
+                  ${resolved(`COALESCE(inv.{sp:commissionPlan}, {sp.commissionPlan})`)} AS inviter_plan,
+                  COALESCE({m.sales}, 0)::float8 AS sales, COALESCE({m.teamSales}, 0)::float8 AS team_sales, COALESCE({m.subrepWeighted}, 0)::float8 AS weighted
+             FROM {sp} LEFT JOIN {m} ON {m.salesPerson} = {sp.name} AND {m.month} = $1::date
+             LEFT JOIN {@sp} inv ON inv.{sp:name} = {sp.parentSalesPerson}
+            WHERE {sp.enabled}),
+     v AS MATERIALIZED (SELECT b.name, round((
+              CASE WHEN b.pct IS NOT NULL THEN b.sales * ${byPlan('b.inviter_plan', (p) => num(p.baseRatePct))} * b.pct / 10000
+                   ELSE b.sales * ${byPlan('b.plan', tierRate)} / 100 END
+            + b.weighted * ${byPlan('b.plan', (p) => num(p.baseRatePct))} / 10000
+            + CASE WHEN b.is_manager THEN b.team_sales * ${byPlan('b.plan', (p) => num(p.managerOverridePct))} / 100 ELSE 0 END)::numeric, 2)::float8 AS value
+       FROM b),
+     top AS (SELECT name, value FROM v ORDER BY value DESC, name COLLATE "C" LIMIT $2::int),
+     fill AS (SELECT name, value FROM top WHERE false),
+     mine AS (SELECT name, value FROM v WHERE name = $3),
+     ${rankedTail((v) => `(SELECT count(*) FROM v WHERE v.value > ${v})`)}`);
+}
+
+const BOARD_SQL = {
+  mtd_sales: () =>
+    indexedBoard({
+      top: `SELECT {m.salesPerson} AS name, {m.sales} AS value FROM {m} JOIN {sp} ON {sp.name} = {m.salesPerson}
+             WHERE {m.month} = $1::date AND {m.sales} > 0 AND {sp.enabled} ORDER BY {m.sales} DESC, {m.salesPerson} COLLATE "C"`,
+      valueOf: (who) => `COALESCE((SELECT {m.sales} FROM {m} WHERE {m.salesPerson} = ${who} AND {m.month} = $1::date), 0)`,
+      positive: (who) => `SELECT 1 FROM {m} WHERE {m.salesPerson} = ${who} AND {m.month} = $1::date AND {m.sales} > 0`,
+      above: (v) => `SELECT {m.salesPerson} AS name FROM {m} WHERE {m.month} = $1::date AND {m.sales} > ${v}`,
+    }),
+  streak_days: () =>
+    indexedBoard({
+      top: `SELECT {st.salesPerson} AS name, {st.streakDays} AS value FROM {st} JOIN {sp} ON {sp.name} = {st.salesPerson}
+             WHERE {st.streakDays} > 0 AND ${currentStreak} AND {sp.enabled} ORDER BY {st.streakDays} DESC, {st.salesPerson} COLLATE "C"`,
+      valueOf: (who) => `COALESCE((SELECT {st.streakDays} FROM {st} WHERE {st.salesPerson} = ${who} AND ${currentStreak}), 0)`,
+      positive: (who) => `SELECT 1 FROM {st} WHERE {st.salesPerson} = ${who} AND {st.streakDays} > 0 AND ${currentStreak}`,
+      above: (v) => `SELECT {st.salesPerson} AS name FROM {st} WHERE {st.streakDays} > ${v} AND ${currentStreak}`,
+    }),
+};
+
+export type BoardMetric = keyof typeof BOARD_SQL | 'commission_estimate';
+
+// statements by metric; the commission's by the plans it was built with (a test may load other config)
+const boardSql = new Map<string, Prepared>();
+const planKeys = new WeakMap<SalesSettings, string>();
 
 export interface BoardRow {
   sales_person: string;
@@ -83,48 +147,60 @@ export interface BoardRow {
 
 /**
  * Every enabled sales person ranked by `metric` for the month starting `month` (as of `today`):
- * the first `limit` rows and the caller's own. `plans` are config sales.plans, `defaultPlan` its default.
+ * the first `limit` rows and the caller's own. `settings` are config sales (the plans of the commission).
  */
 export function loadBoard(
   metric: BoardMetric,
-  args: { month: string; limit: number; me: string | null; today: string; plans: object; defaultPlan: string },
+  args: { month: string; limit: number; me: string | null; today: string; settings: SalesSettings },
   opts: { transaction?: Tx } = {},
 ): Promise<BoardRow[]> {
+  let key: string = metric;
+  if (metric === 'commission_estimate') {
+    let hash = planKeys.get(args.settings);
+    if (!hash) planKeys.set(args.settings, (hash = sha256Hex(JSON.stringify([args.settings.plans, args.settings.defaultPlan])).slice(0, 12)));
+    key = `${metric}_${hash}`;
+  }
   // hot (every leaderboard call): a named statement, parsed once per connection
-  if (!boardSql.has(metric))
-    boardSql.set(metric, prepare(`svc_sales_board_${metric}`, `WITH RECURSIVE ${BOARD_PARAMS}, ${boardBase()}, ${BOARD_VALUE[metric]()}, ${ranked}`));
-  return runPrepared<BoardRow>(boardSql.get(metric)!, [args.month, args.limit, args.me ?? '', args.today, JSON.stringify(args.plans), args.defaultPlan], opts);
+  let stmt = boardSql.get(key);
+  if (!stmt) {
+    const body = metric === 'commission_estimate' ? commissionBoard(args.settings) : BOARD_SQL[metric]();
+    boardSql.set(key, (stmt = prepare(`svc_sales_board_${key}`, `WITH ${BOARD_PARAMS}, ${body}`)));
+  }
+  return runPrepared<BoardRow>(stmt, [args.month, args.limit, args.me ?? '', args.today], opts);
 }
 
-// One person's tree (itself, its inviter, everyone below it) with the month's figures, plus its
+// One person with the month's figures and team sums, its inviter's plan, its sub-rep count, its
 // lifetime, today, streak and customer count: everything get_rep_kpis shows, in one statement.
 const kpiSql = once(() =>
-  salesSql(`WITH RECURSIVE tree AS (
-       SELECT {sp.name} AS name FROM {sp} WHERE {sp.name} = $1
-       UNION SELECT {sp.name} FROM {sp} JOIN tree ON {sp.parentSalesPerson} = tree.name),
-     rows AS (SELECT name FROM tree UNION SELECT {sp.parentSalesPerson} FROM {sp} WHERE {sp.name} = $1 AND {sp.parentSalesPerson} IS NOT NULL)
-  SELECT (SELECT json_agg(json_build_object('name', {sp.name}, 'full_name', {sp.fullName}, 'parent', {sp.parentSalesPerson}, 'is_manager', {sp.isManager},
-                 'subrep_pct', {sp.subrepPct}::float8, 'plan', {sp.commissionPlan}, 'territory', {sp.territory},
-                 'orders', COALESCE({m.orders}, 0), 'sales', COALESCE({m.sales}, 0)::float8))
-            FROM rows JOIN {sp} ON {sp.name} = rows.name LEFT JOIN {m} ON {m.salesPerson} = {sp.name} AND {m.month} = $2::date) AS people,
+  salesSql(`SELECT {sp.name} AS name, {sp.fullName} AS full_name, {sp.parentSalesPerson} AS parent, {sp.isManager} AS is_manager,
+         {sp.subrepPct}::float8 AS subrep_pct, {sp.commissionPlan} AS plan, {sp.territory} AS territory,
+         (SELECT inv.{sp:commissionPlan} FROM {@sp} inv WHERE inv.{sp:name} = {sp.parentSalesPerson}) AS inviter_plan,
+         COALESCE({m.orders}, 0) AS orders, COALESCE({m.sales}, 0)::float8 AS sales,
+         COALESCE({m.teamSales}, 0)::float8 AS team_sales, COALESCE({m.subrepWeighted}, 0)::float8 AS subrep_weighted,
+         (SELECT count(*)::int FROM {@sp} kid WHERE kid.{sp:parentSalesPerson} = {sp.name} AND kid.{sp:subrepPct} IS NOT NULL) AS sub_reps,
          (SELECT json_build_object('orders', COALESCE(sum({m.orders}), 0), 'sales', COALESCE(sum({m.sales}), 0)::float8) FROM {m} WHERE {m.salesPerson} = $1) AS lifetime,
          (SELECT json_build_object('orders', {d.orders}, 'sales', {d.sales}::float8) FROM {d} WHERE {d.salesPerson} = $1 AND {d.day} = $3::date) AS today,
          (SELECT json_build_object('streak_days', {st.streakDays}, 'last_day', to_char({st.lastDay}, 'YYYY-MM-DD')) FROM {st} WHERE {st.salesPerson} = $1) AS streak,
-         (SELECT count(*)::int FROM {c} WHERE {c.assignedRep} = $1) AS customer_count`),
+         (SELECT count(*)::int FROM {c} WHERE {c.assignedRep} = $1) AS customer_count
+    FROM {sp} LEFT JOIN {m} ON {m.salesPerson} = {sp.name} AND {m.month} = $2::date
+   WHERE {sp.name} = $1`),
 );
 
 const kpiStmt = once(() => prepare('svc_sales_kpis', kpiSql()));
 
-export interface KpiFacts {
-  people: (Person & Figures)[] | null;
+export interface KpiFacts extends Person, TeamFigures {
+  orders: number;
+  inviter_plan: string | null;
+  sub_reps: number;
   lifetime: Figures;
   today: Figures | null;
   streak: { streak_days: number; last_day: string | null } | null;
   customer_count: number;
 }
 
-export async function loadKpiFacts(salesPerson: string, month: string, today: string, opts: { transaction?: Tx } = {}): Promise<KpiFacts> {
-  return (await runPreparedOne<KpiFacts>(kpiStmt(), [salesPerson, month, today], opts))!;
+/** Everything get_rep_kpis shows of one sales person (undefined: no such person). */
+export async function loadKpiFacts(salesPerson: string, month: string, today: string, opts: { transaction?: Tx } = {}): Promise<KpiFacts | undefined> {
+  return (await runPreparedOne<KpiFacts>(kpiStmt(), [salesPerson, month, today], opts)) ?? undefined;
 }
 
 // The teams below the given roots (each root included) and each member's figures over a day range.

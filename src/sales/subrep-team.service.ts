@@ -3,7 +3,8 @@
  * Person below the rep (its territory, its fixed slice `subrep_pct` of the base commission, bounded
  * by the rep's own plan), the User (Sales Rep, no password yet) and the invitation e-mail (outbox);
  * the e-mail carries a one-time token (72 h by default, only its sha256 stored) with which the
- * invitee sets its password (accept_invitation).
+ * invitee sets its password (accept_invitation). The token never sits in plain text at rest: the
+ * outbox row holds it sealed with the service key, and the worker puts it into the text when sending.
  */
 import { Op } from 'sequelize';
 import { systemActor, type Actor } from '../auth/actor.js';
@@ -78,9 +79,11 @@ export async function inviteSubrep(
         `Your share: ${input.subrep_pct}% of the base commission of your own sales.`,
         '',
         `Set your password to accept (the invitation expires ${expiresAt.toISOString()}):`,
-        `POST ${config.baseUrl}/api/method/svc.subrep_team.accept_invitation with {"token": "${token}", "password": "<at least 10 characters>"}`,
+        `POST ${config.baseUrl}/api/method/svc.subrep_team.accept_invitation with {"token": "{{secret:token}}", "password": "<at least 10 characters>"}`,
         `Then sign in as ${user.email}.`,
       ].join('\n'),
+      // the outbox row keeps the token sealed; it is put into the text only when the mail is sent
+      secrets: { token },
     });
     return {
       email: user.email,

@@ -11,7 +11,7 @@ import { salesPersonsVisibleTo } from '../auth/policy/sales.rules.js';
 import { BusinessRuleError } from '../shared/errors.js';
 import { runtime } from '../shared/runtime.js';
 import { addDays, easternDay } from './eastern.js';
-import { childrenOf, commissionOf, descendantsOf, type Figures, type Person } from './plans.js';
+import { childrenOf, commissionOf, descendantsOf, teamFiguresOf, type Figures, type Person } from './plans.js';
 import type { Clock } from './rep-dashboard.service.js';
 import { loadPeriod, managerNames } from './sales-sql.js';
 
@@ -68,6 +68,8 @@ export async function teamCommissionSummary(
   return { period_days: days, from, to, currency: 'USD', teams };
 }
 
+const inviterPlan = (p: Person, people: Map<string, Person>) => (p.parent ? people.get(p.parent)?.plan : undefined);
+
 function teamOf(
   manager: Person & Figures,
   people: Map<string, Person & Figures>,
@@ -77,7 +79,7 @@ function teamOf(
 ): TeamRow {
   const members = descendantsOf(manager.name, children).sort((a, b) => (a.name < b.name ? -1 : 1));
   const reps: MemberRow[] = members.map((p) => {
-    const c = commissionOf(settings, p, people, figures, children);
+    const c = commissionOf(settings, p, inviterPlan(p, people), teamFiguresOf(p, figures, children));
     const f = figures(p.name);
     return {
       sales_person: p.name,
@@ -90,7 +92,7 @@ function teamOf(
       tier: c.tier,
     };
   });
-  const own = commissionOf(settings, manager, people, figures, children);
+  const own = commissionOf(settings, manager, inviterPlan(manager, people), teamFiguresOf(manager, figures, children));
   const teamSales = manager.sales + reps.reduce((s, r) => s + r.sales, 0);
   const repCommission = reps.reduce((s, r) => s + r.commission, 0);
   return {

@@ -133,6 +133,15 @@ test.serial('leaderboard: ranked by each metric, ties share a rank, limit, and t
   const top = await getLeaderboard(tree.actors.rep2, { metric: 'mtd_sales', limit: 1 }, now);
   t.is(top.entries.length, 1);
   t.is(top.me?.sales_person, tree.rep2, 'the caller below the limit still finds itself');
+  // below the limit, the caller's rank and value are those of the whole board (every metric)
+  for (const metric of ['mtd_sales', 'commission_estimate', 'streak_days'] as const) {
+    const all = await getLeaderboard(tree.actors.rep2, { metric, limit: 100 }, now);
+    for (const limit of [1, 2]) {
+      const short = await getLeaderboard(tree.actors.rep2, { metric, limit }, now);
+      t.deepEqual(short.entries, all.entries.slice(0, limit), `${metric} limit ${limit}: the first rows`);
+      t.deepEqual(short.me, all.me, `${metric} limit ${limit}: the caller`);
+    }
+  }
 });
 
 test.serial('team_commission_summary: per-rep and manager totals over the last period_days Eastern days', async (t) => {
@@ -210,6 +219,45 @@ test.serial('a cancellation reverses the credit: month-to-date, lifetime, commis
   t.is((await getRepKpis(tree.actors.rep1, {}, now)).lifetime_sales, 3000);
 });
 
+test.serial('team sums per Eastern month: a sale adds to every ancestor, a cancellation takes it off, a change of the tree derives them again', async (t) => {
+  const sums = async () =>
+    Object.fromEntries(
+      (
+        await selectRows<{ who: string; month: string; team_sales: number; subrep_weighted: number }>(
+          `SELECT sales_person AS who, to_char(month, 'YYYY-MM') AS month, team_sales::float8 AS team_sales, subrep_weighted::float8 AS subrep_weighted
+             FROM sales_rep_months WHERE sales_person = ANY($1) AND (team_sales <> 0 OR subrep_weighted <> 0)`,
+          [[tree.manager, tree.rep1, tree.rep2]],
+        )
+      ).map((r) => [`${r.who === tree.manager ? 'manager' : r.who === tree.rep1 ? 'rep1' : 'rep2'} ${r.month}`, [r.team_sales, r.subrep_weighted]]),
+    );
+  // rep1's 3,000 fell on Oct 31 Eastern, its 12,000 of Nov 1 was cancelled; rep2's 2,000 on Nov 30 and 500 on Dec 1
+  // Eastern; the sub-rep's 1,000 in November weighs 1,000 × (100 − 30) for rep1
+  t.deepEqual(await sums(), {
+    'manager 2026-10': [3000, 0],
+    'manager 2026-11': [3000, 0],
+    'manager 2026-12': [500, 0],
+    'rep1 2026-11': [1000, 70000],
+  });
+  const leaderboardEqualsKpis = async () => {
+    const now = at('2026-11-30T17:00:00Z');
+    const board = await getLeaderboard(tree.actors.manager, { metric: 'commission_estimate', limit: 100 }, now);
+    const admin = await actorOf('admin@demo.svc.local');
+    for (const who of [tree.manager, tree.rep1, tree.rep2, sub]) {
+      const kpi = await getRepKpis(admin, { sales_person: who }, now);
+      t.is(board.entries.find((e) => e.sales_person === who)?.value, kpi.commission_estimate, `${who}: the leaderboard and the KPIs agree`);
+    }
+  };
+  await leaderboardEqualsKpis();
+  // the sub-rep moves to rep2: its weight follows it, the manager's team is unchanged
+  await selectRows(`UPDATE sales_persons SET parent_sales_person = $1 WHERE name = $2`, [tree.rep2, sub]);
+  t.deepEqual((await sums())['rep2 2026-11'], [1000, 70000]);
+  t.false('rep1 2026-11' in (await sums()));
+  t.is((await getRepKpis(tree.actors.rep2, {}, at('2026-11-30T17:00:00Z'))).commission.subrep_share, 35); // 1,000 × 5 % × 70 %
+  await leaderboardEqualsKpis();
+  await selectRows(`UPDATE sales_persons SET parent_sales_person = $1 WHERE name = $2`, [tree.rep1, sub]);
+  t.deepEqual((await sums())['rep1 2026-11'], [1000, 70000]);
+});
+
 test.serial('the real submit and cancel credit and reverse in their own transaction; an unattributed customer credits nobody', async (t) => {
   const item = await buildItem();
   const before = await selectOne<{ n: number }>(`SELECT count(*)::int AS n FROM sales_credits WHERE sales_person = 'Rick Rep'`);
@@ -238,6 +286,8 @@ test.serial('sales_rebuild_aggregates() derives the same figures from the orders
     selectRows(
       `SELECT sales_person, to_char(day, 'YYYY-MM-DD') AS day, orders, sales::float8 AS sales FROM sales_rep_days WHERE orders > 0
        UNION ALL SELECT sales_person, 'm' || to_char(month, 'YYYY-MM'), orders, sales::float8 FROM sales_rep_months WHERE orders > 0
+       UNION ALL SELECT sales_person, 't' || to_char(month, 'YYYY-MM'), team_sales::float8, subrep_weighted::float8 FROM sales_rep_months
+                  WHERE team_sales <> 0 OR subrep_weighted <> 0
        UNION ALL SELECT sales_person, 's' || to_char(last_day, 'YYYY-MM-DD'), streak_days, 0 FROM sales_rep_streaks WHERE streak_days > 0
        ORDER BY 1, 2`,
     );

@@ -12,6 +12,9 @@ import { serverMessages, type Client } from '../helpers/http.js';
 import { actorOf } from '../helpers/factories.js';
 import { selectOne, selectRows } from '../../src/db/sequelize.js';
 import { can } from '../../src/auth/policy/index.js';
+import { OutboxWorker } from '../../src/jobs/outbox-worker.js';
+import { eventually } from '../helpers/eventually.js';
+import { startSmtpSink, type SmtpSink } from '../simulators/smtp.js';
 
 let app: TestApp;
 let riley: Client;
@@ -21,11 +24,13 @@ let sofia: Client;
 let admin: Client;
 let rick: Client;
 let mary: Client;
+let smtp: SmtpSink;
 
 const M = '/api/method/';
 
 test.before(async () => {
-  app = await startTestApp();
+  smtp = await startSmtpSink();
+  app = await startTestApp({ env: { SMTP_URL: smtp.url } });
   riley = await loginAs(app, 'sales.rep@demo.svc.local');
   casey = await tokenClient(app, 'sales.rep2@demo.svc.local');
   sam = await tokenClient(app, 'subrep@demo.svc.local');
@@ -36,6 +41,7 @@ test.before(async () => {
 });
 test.after.always(async () => {
   await app?.stop();
+  await smtp?.stop();
 });
 
 test.serial('get_rep_kpis: a demo rep who signs in sees month-to-date sales, commission, tier, level, a streak, customers and badges at once', async (t) => {
@@ -137,12 +143,30 @@ test.serial('invite_subrep: creates the User and Sales Person below the rep, e-m
     territory: 'Central',
   });
   t.is((await riley.post(url, { email: 'nina.new@example.test', full_name: 'Nina Again', subrep_pct: 25 })).status, 409);
-  const mail = await selectOne<{ text: string; target: string }>(
-    `SELECT payload->>'text' AS text, target FROM outbox WHERE kind = 'email' AND topic = 'subrep-invitation' AND target = 'nina.new@example.test'`,
+  // at rest, the outbox row holds no usable token: the text has a slot, the token is sealed with the service key
+  const row = await selectOne<{ id: number; text: string; payload: string }>(
+    `SELECT id, payload->>'text' AS text, payload::text AS payload FROM outbox WHERE kind = 'email' AND topic = 'subrep-invitation' AND target = 'nina.new@example.test'`,
   );
-  t.truthy(mail);
-  const token = /"token": "([^"]+)"/.exec(mail!.text)![1];
-  t.regex(mail!.text, /25% of the base commission/);
+  t.truthy(row);
+  t.regex(row!.text, /"token": "\{\{secret:token\}\}"/);
+  t.regex(row!.text, /25% of the base commission/);
+  const sealed = /"token": "(v1:[^"]+)"/.exec(row!.payload)![1];
+  t.is((await app.http.post(`${M}svc.subrep_team.accept_invitation`, { token: sealed, password: 'NinaNew!2026z' })).status, 417, 'the sealed copy is no token');
+  // the worker sends it by real SMTP, the token put in at send time
+  const worker = new OutboxWorker({ databaseUrl: app.dbUrl, ...app.config.worker, kinds: ['email'] });
+  await worker.start();
+  try {
+    await eventually(async () => (await selectOne<{ status: string }>(`SELECT status FROM outbox WHERE id = $1`, [row!.id]))?.status === 'done', {
+      message: 'the invitation to be sent',
+    });
+  } finally {
+    await worker.stop();
+  }
+  const delivered = smtp.received.find((m) => m.to.includes('nina.new@example.test'));
+  t.truthy(delivered);
+  const token = /"token": "([A-Za-z0-9_-]{43})"/.exec(delivered!.raw.replace(/=\r?\n/g, ''))![1];
+  t.false(row!.payload.includes(token), 'the delivered token is nowhere in the outbox row');
+  t.is((await selectRows(`SELECT 1 FROM outbox WHERE payload::text LIKE '%' || $1 || '%'`, [token])).length, 0);
   t.is((await selectRows(`SELECT 1 FROM sales_invitations WHERE token_hash = $1`, [token])).length, 0, 'only the hash is stored');
   const accept = `${M}svc.subrep_team.accept_invitation`;
   const anon = app.http;
