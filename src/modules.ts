@@ -40,6 +40,8 @@ import { createCustomerAccount, createCustomerAddress } from './sales/customer-a
 import { plugCustomerKeyPairs } from './connectors/shipper/shipper.client.js';
 import { customerShipperKeyPair, shipperUnsubscribeHandler, shipperWebhookConnections } from './integrations/shipper-connect.service.js';
 import { plugWebhookConnections } from './connectors/webhook-connections.js';
+import { plugOrderFollowers } from './orders/order-followers.js';
+import { storeOrderFollowers, storePushHandler } from './integrations/store-push.service.js';
 import { storeCatalogSyncJob, storeInventorySyncJob, storeOrdersImportJob } from './integrations/store-sync.job.js';
 // document types at /api/resource (each file registers the types of its domain)
 import './org/org.doctypes.js';
@@ -57,6 +59,8 @@ plugOrderParties(orderParties); // files ← orders: a file's order decides who 
 plugCustomerKeyPairs(customerShipperKeyPair);
 // connectors ← integrations: a customer's own shipper connection's webhook target (?connection=<token>) and its pair
 plugWebhookConnections(shipperWebhookConnections);
+// orders ← integrations: a Sales Order imported from a customer's store sends its tracking and cancellation back to the store
+plugOrderFollowers(storeOrderFollowers);
 plugWebhookPorts({ targetOf: webhookTargetOf, logAttempt: logOutboundAttempt, lastHttpStatusOf, attemptsOf: deliveryAttempts });
 // org ← sales: POST /api/resource/Customer and /Address are the sales team's account service
 plugCustomerAccounts({ createCustomer: createCustomerAccount, createAddress: createCustomerAddress });
@@ -70,6 +74,7 @@ registerOutboxHandler(partnerPollHandler);
 registerOutboxHandler(fulfilmentCancelHandler);
 registerOutboxHandler(partnerCancelHandler);
 registerOutboxHandler(shipperUnsubscribeHandler);
+registerOutboxHandler(storePushHandler);
 
 registerConnector(otcpartnerConnector);
 registerConnector(shipperConnector);

@@ -103,6 +103,8 @@ export interface ConnectionView {
   last_catalog_sync: SyncRecord | null;
   last_inventory_sync: SyncRecord | null;
   last_orders_sync: SyncRecord | null;
+  /** storefront: the last tracking or cancellation sent back to the store (or why it waits) */
+  last_store_push: SyncRecord | null;
   /** shipper: the events the partner sends to this connection's own webhook target (empty when none is registered) */
   webhook_events: string[];
 }
@@ -118,6 +120,7 @@ function viewOf(integration: IntegrationKey, row: IntegrationConnection | null):
     last_catalog_sync: row?.lastCatalogSync ?? null,
     last_inventory_sync: row?.lastInventorySync ?? null,
     last_orders_sync: row?.lastOrdersSync ?? null,
+    last_store_push: row?.lastStorePush ?? null,
     webhook_events: row?.status === 'connected' ? (row.webhooks ?? []).map((w) => w.event) : [],
   };
 }

@@ -43,6 +43,8 @@ export class IntegrationConnection extends Model<InferAttributes<IntegrationConn
   declare webhooks: CreationOptional<ConnectionWebhook[] | null>;
   /** storefront: the newest order `updatedAt` the store reported; the next import reads orders updated since (less an overlap) */
   declare ordersCursor: CreationOptional<string | null>;
+  /** storefront: the last tracking or cancellation sent back to the store (or why it waits) */
+  declare lastStorePush: CreationOptional<SyncRecord | null>;
 
   static initModel(sequelize: Sequelize): void {
     IntegrationConnection.init(
@@ -65,6 +67,7 @@ export class IntegrationConnection extends Model<InferAttributes<IntegrationConn
         webhookTokenHash: { type: DataTypes.TEXT },
         webhooks: { type: DataTypes.JSONB },
         ordersCursor: { type: DataTypes.TEXT },
+        lastStorePush: { type: DataTypes.JSONB },
       },
       { sequelize, tableName: 'integration_connections', underscored: true, timestamps: false },
     );

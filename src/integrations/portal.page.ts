@@ -93,6 +93,14 @@ function syncLine(label: string, s: SyncRecord | null, id: string): string {
   return `<dt>${esc(label)}</dt><dd id="${id}"><span class="${s.ok ? 'connected' : 'off'}">${s.ok ? 'OK' : 'Failed'}</span> at ${esc(when(s.at))}: ${esc(s.summary)}</dd>`;
 }
 
+/** The last tracking or cancellation sent back to the store: Sent, Waiting (e.g. the store is disconnected) or Failed. */
+function pushLine(s: SyncRecord | null): string {
+  if (!s) return `<dt>Last update sent to the store</dt><dd id="last-store-push">never</dd>`;
+  const waiting = !s.ok && s.summary.startsWith('waiting: ');
+  const label = s.ok ? 'Sent' : waiting ? 'Waiting' : 'Failed';
+  return `<dt>Last update sent to the store</dt><dd id="last-store-push"><span class="${s.ok ? 'connected' : 'off'}">${label}</span> at ${esc(when(s.at))}: ${esc(waiting ? s.summary.slice(9) : s.summary)}</dd>`;
+}
+
 function shipperSection(c: ConnectionView, csrf: string): string {
   const on = c.status === 'connected';
   return `<section id="shipper"><h2>Shipping (shipper)</h2>
@@ -126,7 +134,8 @@ ${on ? ` to <strong id="store-shop">${esc(c.shop_domain)}</strong> since ${esc(w
 <dl>${on ? `<dt>Permissions</dt><dd id="store-scope">${esc((c.scope ?? '').split(',').join(', '))}</dd>` : ''}
 ${syncLine('Last catalog sync', c.last_catalog_sync, 'last-catalog-sync')}
 ${syncLine('Last inventory sync', c.last_inventory_sync, 'last-inventory-sync')}
-${syncLine('Last orders import', c.last_orders_sync, 'last-orders-sync')}</dl>
+${syncLine('Last orders import', c.last_orders_sync, 'last-orders-sync')}
+${pushLine(c.last_store_push)}</dl>
 ${
   on
     ? `<div class="actions">${post('storefront/sync-catalog', csrf, '<button type="submit">Sync catalog now</button>', 'store-sync-catalog')}

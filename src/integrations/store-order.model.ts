@@ -12,6 +12,10 @@ export class StoreOrderImport extends Model<InferAttributes<StoreOrderImport>, I
   declare status: 'imported' | 'refused';
   declare detail: CreationOptional<string | null>;
   declare updatedAt: CreationOptional<Date>;
+  /** the Sales Order's tracking or cancellation sent back to the store (null: nothing to send yet) */
+  declare pushStatus: CreationOptional<'pending' | 'fulfilled' | 'cancelled' | 'skipped' | 'failed' | null>;
+  declare pushDetail: CreationOptional<string | null>;
+  declare pushedAt: CreationOptional<Date | null>;
 
   static initModel(sequelize: Sequelize): void {
     StoreOrderImport.init(
@@ -23,6 +27,9 @@ export class StoreOrderImport extends Model<InferAttributes<StoreOrderImport>, I
         status: { type: DataTypes.TEXT, allowNull: false },
         detail: { type: DataTypes.TEXT },
         updatedAt: { type: DataTypes.DATE, allowNull: false, defaultValue: DataTypes.NOW },
+        pushStatus: { type: DataTypes.TEXT },
+        pushDetail: { type: DataTypes.TEXT },
+        pushedAt: { type: DataTypes.DATE },
       },
       { sequelize, tableName: 'store_orders', underscored: true, timestamps: false },
     );

@@ -10,6 +10,7 @@ import { consumeReservedStock } from '../catalog/stock.service.js';
 import { STATUS } from './order-submit.js';
 import { once } from '../db/sql-names.js';
 import { orderSql } from './order-sql.js';
+import { orderFollowers } from './order-followers.js';
 
 // Part of the fulfilment report's transaction: raw statements built once, named by the models.
 const sql = once(() => ({
@@ -50,5 +51,8 @@ export async function recordVendorShipment(
 /** Moves a submitted order forward once its lines have shipped (To Bill), and delivered (Completed); answers its status. */
 export async function advanceOrderStatus(salesOrder: string, delivered: boolean, opts: { transaction: Tx }): Promise<{ status: string }> {
   const [row] = await execute<{ status: string }>(sql().status, [salesOrder, STATUS.submitted, STATUS.shipped, STATUS.delivered, delivered], opts);
-  return { status: row?.status ?? '' };
+  const status = row?.status ?? '';
+  // a shipped order's followers (its storefront order) hear of it in this transaction
+  if (status === STATUS.shipped || status === STATUS.delivered) await orderFollowers()?.shipped(salesOrder, opts);
+  return { status };
 }

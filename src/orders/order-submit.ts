@@ -30,6 +30,7 @@ import { loadVisibleOrder, orderDoc, shapeOrderDoc, orderHeadColumns, orderItemJ
 import { once } from '../db/sql-names.js';
 import { MAPPING_FIELDS, routeOf, VENDOR_ROUTE, type ProductMapping, type RouteDecision } from '../catalog/product-mapping.js';
 import { localTime, orderSql } from './order-sql.js';
+import { orderFollowers } from './order-followers.js';
 
 export const STATUS = {
   draft: 'Draft',
@@ -341,5 +342,6 @@ export async function cancelOrder(actor: Actor, name: string, opts: { transactio
   if (lines.some((l) => l.route !== 'vendor' && l.route !== 'marketplace'))
     entries.push({ kind: FULFILMENT_CANCEL_KIND, topic: 'order.cancel', target: name, payload: { sales_order: name } });
   await enqueue(transaction, entries);
+  await orderFollowers()?.cancelled(name, { transaction });
   return orderDoc(actor, await loadVisibleOrder(actor, name, { transaction }), { transaction, audit: 'cancel' });
 }

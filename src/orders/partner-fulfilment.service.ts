@@ -75,6 +75,8 @@ const sql = once(() => ({
       WHERE {soi.parent} = $1 AND {soi.fulfilmentPartner} = $2 AND {soi.deliveredQty} < {soi.qty} ORDER BY {soi.itemCode}, {soi.warehouse} FOR UPDATE`),
   patient: orderSql(`SELECT {so.customer} AS customer, {so.is503a} AS is_503a, {so.checkoutNpiNumber} AS checkout_npi_number,
            ${PATIENT_FIELDS.map((f) => `{so.${attributeOf(f)}} AS ${f}`).join(', ')} FROM {so} WHERE {so.name} = $1`),
+  tracking: orderSql(`SELECT {s.trackingNumber} AS number, {s.carrier} AS carrier, {s.trackingUrl} AS url FROM {s}
+      WHERE {s.salesOrder} = $1 AND {s.trackingNumber} IS NOT NULL AND {s.trackingNumber} <> $2 ORDER BY {s.id}`),
   shipped: orderSql(
     `UPDATE {@soi} SET {soi:deliveredQty} = {soi:qty}, {soi:reservedQty} = 0 WHERE {soi:parent} = $1 AND {soi:fulfilmentPartner} = $2 AND {soi:deliveredQty} < {soi:qty}`,
   ),
@@ -152,6 +154,14 @@ export async function recordPartnerShipment(actor: Actor, s: PartnerShipment, op
     }
   }
   return advanceOrderStatus(s.salesOrder, s.delivered, { transaction });
+}
+
+/** The tracking numbers of an order's shipments (partners' and vendors'), oldest first; none while every shipment awaits its number. */
+export async function orderTracking(
+  salesOrder: string,
+  opts: { transaction?: Tx } = {},
+): Promise<{ number: string; carrier: string | null; url: string | null }[]> {
+  return selectRows(sql().tracking, [salesOrder, AWAITING_TRACKING_NUMBER], opts);
 }
 
 /** A 503A order's patient and prescriber as a pharmacy partner receives them; `key` identifies the patient without patient data. */

@@ -60,6 +60,7 @@ test.serial('src/modules.ts registers the e-mail, webhook, routing and partner h
       'partner_order',
       'partner_poll',
       'shipper_webhook_unsubscribe',
+      'store_order_push',
       'vendor_webhook',
     ],
   );

@@ -1,7 +1,8 @@
 /**
  * The mutations: orderCreate (userErrors for bad lines), fulfillmentCreate and
  * fulfillmentTrackingInfoUpdate (tracking URLs built for known companies), inventorySetQuantities
- * (2026-04: @idempotent required, changeFromQuantity on every quantity, compare-and-set).
+ * (2026-04: @idempotent required, changeFromQuantity on every quantity, compare-and-set), orderCancel
+ * (an order with fulfillments or already cancelled refused in orderCancelUserErrors; the job done at once).
  */
 import type { GraphQLResolveInfo } from 'graphql';
 import { gid, nextOrderId, type StoreFulfillment, type StoreOrder } from './store.state.js';
@@ -41,6 +42,14 @@ interface FulfillmentCreateArgs {
 interface TrackingInfoUpdateArgs {
   fulfillmentId: string;
   trackingInfoInput: TrackingInput;
+}
+interface OrderCancelArgs {
+  orderId: string;
+  reason: string;
+  refund?: Maybe<boolean>;
+  restock: boolean;
+  notifyCustomer?: Maybe<boolean>;
+  staffNote?: Maybe<string>;
 }
 interface InventorySetQuantitiesArgs {
   input: { name: string; reason: string; quantities: { inventoryItemId: string; locationId: string; quantity: number; changeFromQuantity?: Maybe<number> }[] };
@@ -162,7 +171,8 @@ export function addFulfillment(shop: Shop, order: StoreOrder, tracking: Maybe<Tr
     tracking: numbers.map((number, i) => ({
       number,
       carrier: tracking?.company ?? '',
-      url: (i === 0 ? tracking?.url : tracking?.urls?.[i - 1]) ?? trackingUrl(tracking?.company, number),
+      // `number` and `url` come first when given, then `numbers` and `urls` in order
+      url: (tracking?.number ? (i === 0 ? tracking.url : tracking.urls?.[i - 1]) : tracking?.urls?.[i]) ?? trackingUrl(tracking?.company, number),
     })),
   };
   order.data.fulfillments.push(f);
@@ -181,6 +191,18 @@ async function fulfillmentTrackingInfoUpdate(shop: Shop, args: TrackingInfoUpdat
   if (f.tracking[0]) order.tracking = { ...f.tracking[0] };
   await shop.emit('orders/updated', order);
   return { fulfillment: fulfillmentView(f), userErrors: [] };
+}
+
+async function orderCancel(shop: Shop, args: OrderCancelArgs): Promise<unknown> {
+  const refuse = (field: string[], message: string, code: string) => ({ job: null, orderCancelUserErrors: [{ field, message, code }], userErrors: [{ field, message }] });
+  const order = shop.book.get(args.orderId);
+  if (!order) return refuse(['orderId'], 'Order does not exist', 'NOT_FOUND');
+  if (order.data.cancelledAt) return refuse(['orderId'], 'Order has already been cancelled', 'INVALID');
+  if (order.data.fulfillments.some((f) => f.status === 'SUCCESS'))
+    return refuse(['orderId'], 'Cannot cancel an order that has fulfillments. Cancel the fulfillments first.', 'INVALID');
+  Object.assign(order.data, { cancelReason: args.reason, staffNote: args.staffNote ?? null, restocked: args.restock, refunded: Boolean(args.refund) });
+  await shop.book.move(order, 'CANCELLED'); // cancelledAt, the fulfillment order cancelled, orders/cancelled
+  return { job: { id: gid('Job', shop.next()), done: true }, orderCancelUserErrors: [], userErrors: [] };
 }
 
 const REASONS = [
@@ -255,6 +277,7 @@ export function mutationRoot(shop: Shop) {
       once(shop, info, args, false, () => fulfillmentCreate(shop, args)),
     fulfillmentTrackingInfoUpdate: (args: TrackingInfoUpdateArgs, _ctx: unknown, info: GraphQLResolveInfo) =>
       once(shop, info, args, false, () => fulfillmentTrackingInfoUpdate(shop, args)),
+    orderCancel: (args: OrderCancelArgs, _ctx: unknown, info: GraphQLResolveInfo) => once(shop, info, args, false, () => orderCancel(shop, args)),
     inventorySetQuantities: (args: InventorySetQuantitiesArgs, _ctx: unknown, info: GraphQLResolveInfo) =>
       once(shop, info, args, true, () => inventorySetQuantities(shop, args)),
   };

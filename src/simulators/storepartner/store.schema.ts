@@ -270,6 +270,28 @@ export const STORE_SDL = /* GraphQL */ `
     fulfillment: Fulfillment
     userErrors: [UserError!]!
   }
+  type Job {
+    id: ID!
+    done: Boolean!
+  }
+  enum OrderCancelUserErrorCode {
+    INVALID
+    NOT_FOUND
+    NO_REFUND_PERMISSION
+  }
+  type OrderCancelUserError {
+    field: [String!]
+    message: String!
+    code: OrderCancelUserErrorCode
+  }
+  type OrderCancelPayload {
+    job: Job
+    orderCancelUserErrors: [OrderCancelUserError!]!
+    userErrors: [UserError!]!
+  }
+  input OrderCancelRefundMethodInput {
+    originalPaymentMethodsRefund: Boolean
+  }
   type InventorySetQuantitiesPayload {
     inventoryAdjustmentGroup: InventoryAdjustmentGroup
     userErrors: [UserError!]!
@@ -424,6 +446,15 @@ export const STORE_SDL = /* GraphQL */ `
       notifyCustomer: Boolean
     ): FulfillmentTrackingInfoUpdatePayload
     inventorySetQuantities(input: InventorySetQuantitiesInput!): InventorySetQuantitiesPayload
+    orderCancel(
+      orderId: ID!
+      reason: OrderCancelReason!
+      refund: Boolean
+      refundMethod: OrderCancelRefundMethodInput
+      restock: Boolean!
+      notifyCustomer: Boolean
+      staffNote: String
+    ): OrderCancelPayload
   }
 `;
 

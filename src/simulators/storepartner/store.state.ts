@@ -71,6 +71,10 @@ export interface StoreOrderData {
   fulfillments: StoreFulfillment[];
   cancelledAt: string | null;
   cancelReason: string | null;
+  /** orderCancel's staff note and choices */
+  staffNote?: string | null;
+  restocked?: boolean;
+  refunded?: boolean;
   /** set while a move already made its fulfillment (fulfillmentCreate) */
   fulfilledByApi?: boolean;
 }

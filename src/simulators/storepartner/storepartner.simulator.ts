@@ -86,7 +86,7 @@ export async function startStorepartnerSimulator(options: StoreOptions): Promise
         return emit('orders/fulfilled', order);
       }
       if (order.status === 'CANCELLED') {
-        Object.assign(d, { cancelledAt: order.updatedAt, cancelReason: 'OTHER' });
+        Object.assign(d, { cancelledAt: order.updatedAt, cancelReason: d.cancelReason ?? 'OTHER' });
         if (d.fulfillmentOrder.status === 'OPEN') d.fulfillmentOrder.status = 'CANCELLED';
         return emit('orders/cancelled', order);
       }
