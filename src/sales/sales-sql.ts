@@ -95,21 +95,26 @@ export function commissionFunctionSql(settings: SalesSettings): string {
       ? `CASE ${above.map((t) => `WHEN b.sales >= ${num(t.fromMtd)} THEN ${num(t.ratePct)}`).join(' ')} ELSE ${num(tiers[0].ratePct)} END`
       : num(tiers[0].ratePct);
   };
+  // PL/pgSQL, not SQL: its statement's plan is kept by the session (a SQL function called from a
+  // trigger is planned again on every call)
   return salesSql(`CREATE OR REPLACE FUNCTION sales_commission(person text, sales numeric, team_sales numeric, weighted numeric) RETURNS numeric
-  LANGUAGE sql STABLE AS $fn$
-  SELECT COALESCE((
-    SELECT (floor((
+  LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+  b record;
+BEGIN
+  SELECT {sp.isManager} AS is_manager, {sp.subrepPct}::float8 AS pct, ${resolved(`{sp.commissionPlan}`)} AS plan,
+         -- a sub-rep's base rate is its inviter's plan's (its own plan when the inviter names none)
+         ${resolved(`COALESCE(inv.{sp:commissionPlan}, {sp.commissionPlan})`)} AS inviter_plan,
+         $2::float8 AS sales, $3::float8 AS team_sales, $4::float8 AS weighted
+    INTO b FROM {sp} LEFT JOIN {@sp} inv ON inv.{sp:name} = {sp.parentSalesPerson}
+   WHERE {sp.name} = $1;
+  IF NOT FOUND THEN RETURN 0; END IF;
+  RETURN (floor((
              CASE WHEN b.pct IS NOT NULL THEN b.sales * (${byPlan('b.inviter_plan', (p) => num(p.baseRatePct))} * b.pct / 100) / 100
                   ELSE b.sales * ${byPlan('b.plan', tierRate)} / 100 END
            + b.weighted * ${byPlan('b.plan', (p) => num(p.baseRatePct))} / 10000
-           + CASE WHEN b.is_manager THEN b.team_sales * ${byPlan('b.plan', (p) => num(p.managerOverridePct))} / 100 ELSE 0 END) * 100 + 0.5) / 100)::numeric(18,2)
-      FROM (SELECT {sp.isManager} AS is_manager, {sp.subrepPct}::float8 AS pct, ${resolved(`{sp.commissionPlan}`)} AS plan,
-                   -- a sub-rep's base rate is its inviter's plan's (its own plan when the inviter names none)
-                   ${resolved(`COALESCE(inv.{sp:commissionPlan}, {sp.commissionPlan})`)} AS inviter_plan,
-                   $2::float8 AS sales, $3::float8 AS team_sales, $4::float8 AS weighted
-              FROM {sp} LEFT JOIN {@sp} inv ON inv.{sp:name} = {sp.parentSalesPerson}
-             WHERE {sp.name} = $1) b), 0)
-  $fn$`);
+           + CASE WHEN b.is_manager THEN b.team_sales * ${byPlan('b.plan', (p) => num(p.managerOverridePct))} / 100 ELSE 0 END) * 100 + 0.5) / 100)::numeric(18,2);
+END $fn$`);
 }
 
 const BOARD_SQL = {
