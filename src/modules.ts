@@ -12,6 +12,8 @@ import { authorize, scopeOf } from './auth/policy/index.js';
 import { plugAccessPolicy } from './shared/access.js';
 import { registerOutboxHandler } from './shared/outbox.js';
 import { registerJob } from './jobs/index.js';
+import { registerStartupTask } from './shared/startup.js';
+import { syncCommissionPlans } from './sales/commission-sync.js';
 import { registerBearerVerifier } from './http/plugins/auth.js';
 import { verifyBearer } from './vendor-api/tokens.service.js';
 import { housekeepingJob } from './jobs/housekeeping.job.js';
@@ -81,6 +83,9 @@ registerConnector(shipperConnector);
 registerConnector(peptidepartnerConnector);
 registerConnector(rxpartnerConnector);
 registerConnector(storepartnerConnector);
+
+// the stored commission follows config's plans (sales_commission regenerated when they changed)
+registerStartupTask({ name: 'sales commission plans', run: (config) => syncCommissionPlans(config.sales) });
 
 registerJob(housekeepingJob);
 registerJob(idempotencyPurgeJob);

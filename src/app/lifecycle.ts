@@ -14,6 +14,7 @@ import { createServer } from '../http/server.js';
 import { OutboxWorker } from '../jobs/outbox-worker.js';
 import { startScheduler } from '../jobs/index.js';
 import { initRuntime, runtime } from '../shared/runtime.js';
+import { runStartupTasks } from '../shared/startup.js';
 import '../modules.js';
 
 export type Stop = () => Promise<void>;
@@ -33,6 +34,7 @@ export async function startServe(config: Config, opts: { port?: number; host?: s
 
 /** Starts the outbox worker and the cron scheduler. */
 export async function startWorker(config: Config, databaseUrl: string): Promise<{ worker: OutboxWorker; stop: Stop }> {
+  await runStartupTasks(config);
   const worker = new OutboxWorker({ databaseUrl, ...config.worker });
   await worker.start();
   const stopScheduler = startScheduler();

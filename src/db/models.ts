@@ -41,6 +41,7 @@ import { SalesInvitation } from '../sales/sales-invitation.model.js';
 import { SalesRepDay } from '../sales/sales-rep-day.model.js';
 import { SalesRepMonth } from '../sales/sales-rep-month.model.js';
 import { SalesRepStreak } from '../sales/sales-rep-streak.model.js';
+import { SalesCommissionPlans } from '../sales/sales-commission-plans.model.js';
 import { OutboxAttempt } from '../shared/outbox-attempt.model.js';
 import { Outbox } from '../shared/outbox.model.js';
 import { RateBudgetHit } from '../shared/rate-budget-hit.model.js';
@@ -103,6 +104,7 @@ export const MODELS = [
   SalesRepDay,
   SalesRepMonth,
   SalesRepStreak,
+  SalesCommissionPlans,
   SalesInvitation,
   NpiRegistryEntry,
   PartnerFollowUp,

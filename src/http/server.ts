@@ -14,6 +14,7 @@ import { errorBodyPlugin } from './plugins/error-body.js';
 import { requestLogPlugin } from './plugins/request-log.js';
 import { textGuardPlugin } from './plugins/text-guard.js';
 import { routes } from './routes.js';
+import { runStartupTasks } from '../shared/startup.js';
 import '../modules.js';
 
 declare module '@hapi/hapi' {
@@ -83,5 +84,7 @@ export async function createServer(opts: ServerOptions): Promise<Hapi.Server> {
   ]);
   if (opts.docs !== false) await server.register(docsPlugin);
   server.route(routes());
+  // the process's start-up work (src/modules.ts) runs before the listener opens
+  server.ext('onPreStart', () => runStartupTasks(config));
   return server;
 }

@@ -116,7 +116,8 @@ export function teamFiguresOf(person: Person, figures: (name: string) => Figures
  * - the inviting rep earns the rest of that base commission, (100 − subrep_pct) %;
  * - a manager earns its plan's override % of the sales of everyone below it.
  * `inviterPlan` is the plan of the person's parent (a sub-rep's base rate is its inviter's plan's).
- * The leaderboard ranks by the same rule in SQL (sales-sql.ts); commission.test.ts holds the two equal.
+ * The stored commission (KPIs, the leaderboard) is the same rule in SQL, the function sales_commission
+ * generated from the plans (sales-sql.ts commissionFunctionSql); commission-stored.test.ts holds the two equal.
  */
 export function commissionOf(settings: SalesSettings, person: Person, inviterPlan: string | null | undefined, f: TeamFigures): Commission {
   const own = f.sales;

@@ -79,7 +79,8 @@ export async function getRepKpis(actor: Actor, args: { sales_person?: string } =
     mtd_sales: round2(me.sales),
     mtd_orders: me.orders,
     today_sales: round2(me.today?.sales ?? 0),
-    commission_estimate: commission.total,
+    // the stored figure the leaderboard ranks by (sales_commission); commissionOf explains it
+    commission_estimate: me.stored_commission,
     commission: {
       own: commission.own,
       subrep_share: commission.subrep_share,
@@ -133,11 +134,10 @@ export async function getLeaderboard(
 ): Promise<{ metric: LeaderboardMetric; month: string; as_of: string; entries: LeaderboardEntry[]; me: LeaderboardEntry | null }> {
   authorize(actor, 'read', 'Sales Dashboard');
   const metric = args.metric ?? 'mtd_sales';
-  const settings = runtime().config.sales;
   const today = easternDay(clock.now ?? new Date());
   const month = monthOf(today);
   const me = actor.salesPerson ?? null;
-  const rows = await loadBoard(metric, { month, limit: args.limit ?? 10, me, today, settings });
+  const rows = await loadBoard(metric, { month, limit: args.limit ?? 10, me, today });
   const entries = rows.map((r) => ({ rank: r.rank, sales_person: r.sales_person, full_name: r.full_name, value: r.value, is_me: r.sales_person === me }));
   const mine = entries.find((e) => e.is_me) ?? null;
   return { metric, month: month.slice(0, 7), as_of: today, entries: entries.slice(0, args.limit ?? 10), me: mine };

@@ -11,6 +11,8 @@ export class SalesRepMonth extends Model<InferAttributes<SalesRepMonth>, InferCr
   declare teamSales: CreationOptional<number>;
   /** Σ over its direct sub-reps of their sales × (100 − subrep_pct) (a rep's share of their base commission) */
   declare subrepWeighted: CreationOptional<number>;
+  /** the month's commission estimate, computed by the SQL function sales_commission (a trigger keeps it) */
+  declare commission: CreationOptional<number>;
 
   static initModel(sequelize: Sequelize): void {
     SalesRepMonth.init(
@@ -21,6 +23,7 @@ export class SalesRepMonth extends Model<InferAttributes<SalesRepMonth>, InferCr
         sales: { type: DataTypes.DECIMAL(18, 2), allowNull: false, defaultValue: 0 },
         teamSales: { type: DataTypes.DECIMAL(18, 2), allowNull: false, defaultValue: 0 },
         subrepWeighted: { type: DataTypes.DECIMAL(24, 6), allowNull: false, defaultValue: 0 },
+        commission: { type: DataTypes.DECIMAL(18, 2), allowNull: false, defaultValue: 0 },
       },
       { sequelize, tableName: 'sales_rep_months', underscored: true, timestamps: false },
     );

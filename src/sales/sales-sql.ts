@@ -12,7 +12,6 @@ import { SalesRepDay } from './sales-rep-day.model.js';
 import { SalesRepMonth } from './sales-rep-month.model.js';
 import { SalesRepStreak } from './sales-rep-streak.model.js';
 import type { SalesSettings } from '../config/index.js';
-import { sha256Hex } from '../shared/crypto.js';
 import type { Figures, Person, TeamFigures } from './plans.js';
 
 /** sp sales_persons, m sales_rep_months, d sales_rep_days, st sales_rep_streaks, c customers. */
@@ -24,11 +23,11 @@ const personColumns = () =>
 
 // ---- the leaderboard: ranked in SQL, only the top rows and the caller's travel ------------------
 //
-// mtd_sales and streak_days are index range scans (sales_rep_months_board_idx, sales_rep_streaks_board_idx):
-// the first `limit` persons with a positive value in the index's order, then, when fewer, enabled
-// persons without one (value 0, by name); the caller's rank when it is not among them is one more
-// than the count of enabled persons above it. commission_estimate reads one month row per person:
-// the team sums stored with it (team_sales, subrep_weighted) spare the walk of the tree.
+// Every metric is an index range scan (sales_rep_months_board_idx, sales_rep_months_commission_idx,
+// sales_rep_streaks_board_idx): the first `limit` persons with a positive value in the index's order,
+// then, when fewer, enabled persons without one (value 0, by name); the caller's rank when it is not
+// among them is one more than the count of enabled persons above it. The commission is the one stored
+// with the month row (sales_commission, computed on each write of the row's figures).
 
 // every parameter typed once (a metric's statement leaves some unused, which PostgreSQL cannot type)
 const BOARD_PARAMS = `params AS (SELECT $1::date AS month, $2::int AS lim, $3::text AS me, $4::date AS today)`;
@@ -76,12 +75,15 @@ const num = (n: number) => {
 };
 
 /**
- * plans.ts commissionOf in SQL over each enabled person's month row, with the plans of config as
- * constants (they are fixed for the process): own sales at the reached tier's rate (a sub-rep: its
- * slice of its inviter's base rate), the base-rate share of its sub-reps' weighted sales, a
- * manager's override on its team's sales.
+ * plans.ts commissionOf as the one SQL function that computes every stored commission,
+ * sales_commission(person, sales, team_sales, subrep_weighted): the person's plan, manager flag and
+ * sub-rep slice, and its inviter's plan, read from the tree; the plans of config written in as
+ * constants. Own sales at the reached tier's rate (a sub-rep: its slice of its inviter's base rate),
+ * the base-rate share of its sub-reps' weighted sales, a manager's override on its team's sales; in
+ * float8 in commissionOf's order of operations, rounded as Math.round does (half up), so the two agree
+ * to the cent (commission.test.ts holds them equal). 0 for a person who does not exist.
  */
-function commissionBoard(settings: SalesSettings): string {
+export function commissionFunctionSql(settings: SalesSettings): string {
   const keys = Object.keys(settings.plans);
   const resolved = (raw: string) => `CASE WHEN ${raw} IN (${keys.map(q).join(', ')}) THEN ${raw} ELSE ${q(settings.defaultPlan)} END`;
   const byPlan = (plan: string, of: (p: SalesSettings['plans'][string]) => string) =>
@@ -93,24 +95,26 @@ function commissionBoard(settings: SalesSettings): string {
       ? `CASE ${above.map((t) => `WHEN b.sales >= ${num(t.fromMtd)} THEN ${num(t.ratePct)}`).join(' ')} ELSE ${num(tiers[0].ratePct)} END`
       : num(tiers[0].ratePct);
   };
-  return salesSql(`b AS (SELECT {sp.name} AS name, {sp.isManager} AS is_manager, {sp.subrepPct}::float8 AS pct,
-                  ${resolved(`{sp.commissionPlan}`)} AS plan,
-                  -- a sub-rep's base rate is its inviter's plan's (its own plan when the inviter names none)
-                  ${resolved(`COALESCE(inv.{sp:commissionPlan}, {sp.commissionPlan})`)} AS inviter_plan,
-                  COALESCE({m.sales}, 0)::float8 AS sales, COALESCE({m.teamSales}, 0)::float8 AS team_sales, COALESCE({m.subrepWeighted}, 0)::float8 AS weighted
-             FROM {sp} LEFT JOIN {m} ON {m.salesPerson} = {sp.name} AND {m.month} = $1::date
-             LEFT JOIN {@sp} inv ON inv.{sp:name} = {sp.parentSalesPerson}
-            WHERE {sp.enabled}),
-     v AS MATERIALIZED (SELECT b.name, round((
-              CASE WHEN b.pct IS NOT NULL THEN b.sales * ${byPlan('b.inviter_plan', (p) => num(p.baseRatePct))} * b.pct / 10000
-                   ELSE b.sales * ${byPlan('b.plan', tierRate)} / 100 END
-            + b.weighted * ${byPlan('b.plan', (p) => num(p.baseRatePct))} / 10000
-            + CASE WHEN b.is_manager THEN b.team_sales * ${byPlan('b.plan', (p) => num(p.managerOverridePct))} / 100 ELSE 0 END)::numeric, 2)::float8 AS value
-       FROM b),
-     top AS (SELECT name, value FROM v ORDER BY value DESC, name COLLATE "C" LIMIT $2::int),
-     fill AS (SELECT name, value FROM top WHERE false),
-     mine AS (SELECT name, value FROM v WHERE name = $3),
-     ${rankedTail((v) => `(SELECT count(*) FROM v WHERE v.value > ${v})`)}`);
+  // PL/pgSQL, not SQL: its statement's plan is kept by the session (a SQL function called from a
+  // trigger is planned again on every call)
+  return salesSql(`CREATE OR REPLACE FUNCTION sales_commission(person text, sales numeric, team_sales numeric, weighted numeric) RETURNS numeric
+  LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+  b record;
+BEGIN
+  SELECT {sp.isManager} AS is_manager, {sp.subrepPct}::float8 AS pct, ${resolved(`{sp.commissionPlan}`)} AS plan,
+         -- a sub-rep's base rate is its inviter's plan's (its own plan when the inviter names none)
+         ${resolved(`COALESCE(inv.{sp:commissionPlan}, {sp.commissionPlan})`)} AS inviter_plan,
+         $2::float8 AS sales, $3::float8 AS team_sales, $4::float8 AS weighted
+    INTO b FROM {sp} LEFT JOIN {@sp} inv ON inv.{sp:name} = {sp.parentSalesPerson}
+   WHERE {sp.name} = $1;
+  IF NOT FOUND THEN RETURN 0; END IF;
+  RETURN (floor((
+             CASE WHEN b.pct IS NOT NULL THEN b.sales * (${byPlan('b.inviter_plan', (p) => num(p.baseRatePct))} * b.pct / 100) / 100
+                  ELSE b.sales * ${byPlan('b.plan', tierRate)} / 100 END
+           + b.weighted * ${byPlan('b.plan', (p) => num(p.baseRatePct))} / 10000
+           + CASE WHEN b.is_manager THEN b.team_sales * ${byPlan('b.plan', (p) => num(p.managerOverridePct))} / 100 ELSE 0 END) * 100 + 0.5) / 100)::numeric(18,2);
+END $fn$`);
 }
 
 const BOARD_SQL = {
@@ -122,6 +126,15 @@ const BOARD_SQL = {
       positive: (who) => `SELECT 1 FROM {m} WHERE {m.salesPerson} = ${who} AND {m.month} = $1::date AND {m.sales} > 0`,
       above: (v) => `SELECT {m.salesPerson} AS name FROM {m} WHERE {m.month} = $1::date AND {m.sales} > ${v}`,
     }),
+  // the stored commission (sales_rep_months_commission_idx), computed by sales_commission on each write
+  commission_estimate: () =>
+    indexedBoard({
+      top: `SELECT {m.salesPerson} AS name, {m.commission} AS value FROM {m} JOIN {sp} ON {sp.name} = {m.salesPerson}
+             WHERE {m.month} = $1::date AND {m.commission} > 0 AND {sp.enabled} ORDER BY {m.commission} DESC, {m.salesPerson} COLLATE "C"`,
+      valueOf: (who) => `COALESCE((SELECT {m.commission} FROM {m} WHERE {m.salesPerson} = ${who} AND {m.month} = $1::date), 0)`,
+      positive: (who) => `SELECT 1 FROM {m} WHERE {m.salesPerson} = ${who} AND {m.month} = $1::date AND {m.commission} > 0`,
+      above: (v) => `SELECT {m.salesPerson} AS name FROM {m} WHERE {m.month} = $1::date AND {m.commission} > ${v}`,
+    }),
   streak_days: () =>
     indexedBoard({
       top: `SELECT {st.salesPerson} AS name, {st.streakDays} AS value FROM {st} JOIN {sp} ON {sp.name} = {st.salesPerson}
@@ -132,11 +145,9 @@ const BOARD_SQL = {
     }),
 };
 
-export type BoardMetric = keyof typeof BOARD_SQL | 'commission_estimate';
+export type BoardMetric = keyof typeof BOARD_SQL;
 
-// statements by metric; the commission's by the plans it was built with (a test may load other config)
 const boardSql = new Map<string, Prepared>();
-const planKeys = new WeakMap<SalesSettings, string>();
 
 export interface BoardRow {
   sales_person: string;
@@ -145,27 +156,15 @@ export interface BoardRow {
   rank: number;
 }
 
-/**
- * Every enabled sales person ranked by `metric` for the month starting `month` (as of `today`):
- * the first `limit` rows and the caller's own. `settings` are config sales (the plans of the commission).
- */
+/** Every enabled sales person ranked by `metric` for the month starting `month` (as of `today`): the first `limit` rows and the caller's own. */
 export function loadBoard(
   metric: BoardMetric,
-  args: { month: string; limit: number; me: string | null; today: string; settings: SalesSettings },
+  args: { month: string; limit: number; me: string | null; today: string },
   opts: { transaction?: Tx } = {},
 ): Promise<BoardRow[]> {
-  let key: string = metric;
-  if (metric === 'commission_estimate') {
-    let hash = planKeys.get(args.settings);
-    if (!hash) planKeys.set(args.settings, (hash = sha256Hex(JSON.stringify([args.settings.plans, args.settings.defaultPlan])).slice(0, 12)));
-    key = `${metric}_${hash}`;
-  }
   // hot (every leaderboard call): a named statement, parsed once per connection
-  let stmt = boardSql.get(key);
-  if (!stmt) {
-    const body = metric === 'commission_estimate' ? commissionBoard(args.settings) : BOARD_SQL[metric]();
-    boardSql.set(key, (stmt = prepare(`svc_sales_board_${key}`, `WITH ${BOARD_PARAMS}, ${body}`)));
-  }
+  let stmt = boardSql.get(metric);
+  if (!stmt) boardSql.set(metric, (stmt = prepare(`svc_sales_board_${metric}`, `WITH ${BOARD_PARAMS}, ${BOARD_SQL[metric]()}`)));
   return runPrepared<BoardRow>(stmt, [args.month, args.limit, args.me ?? '', args.today], opts);
 }
 
@@ -177,6 +176,7 @@ const kpiSql = once(() =>
          (SELECT inv.{sp:commissionPlan} FROM {@sp} inv WHERE inv.{sp:name} = {sp.parentSalesPerson}) AS inviter_plan,
          COALESCE({m.orders}, 0) AS orders, COALESCE({m.sales}, 0)::float8 AS sales,
          COALESCE({m.teamSales}, 0)::float8 AS team_sales, COALESCE({m.subrepWeighted}, 0)::float8 AS subrep_weighted,
+         COALESCE({m.commission}, 0)::float8 AS stored_commission,
          (SELECT count(*)::int FROM {@sp} kid WHERE kid.{sp:parentSalesPerson} = {sp.name} AND kid.{sp:subrepPct} IS NOT NULL) AS sub_reps,
          (SELECT json_build_object('orders', COALESCE(sum({m.orders}), 0), 'sales', COALESCE(sum({m.sales}), 0)::float8) FROM {m} WHERE {m.salesPerson} = $1) AS lifetime,
          (SELECT json_build_object('orders', {d.orders}, 'sales', {d.sales}::float8) FROM {d} WHERE {d.salesPerson} = $1 AND {d.day} = $3::date) AS today,
@@ -196,6 +196,8 @@ export interface KpiFacts extends Person, TeamFigures {
   today: Figures | null;
   streak: { streak_days: number; last_day: string | null } | null;
   customer_count: number;
+  /** the month's commission as stored (sales_commission, the plans the database last synced) */
+  stored_commission: number;
 }
 
 /** Everything get_rep_kpis shows of one sales person (undefined: no such person). */

@@ -288,6 +288,7 @@ test.serial('sales_rebuild_aggregates() derives the same figures from the orders
        UNION ALL SELECT sales_person, 'm' || to_char(month, 'YYYY-MM'), orders, sales::float8 FROM sales_rep_months WHERE orders > 0
        UNION ALL SELECT sales_person, 't' || to_char(month, 'YYYY-MM'), team_sales::float8, subrep_weighted::float8 FROM sales_rep_months
                   WHERE team_sales <> 0 OR subrep_weighted <> 0
+       UNION ALL SELECT sales_person, 'c' || to_char(month, 'YYYY-MM'), commission::float8, 0 FROM sales_rep_months WHERE commission <> 0
        UNION ALL SELECT sales_person, 's' || to_char(last_day, 'YYYY-MM-DD'), streak_days, 0 FROM sales_rep_streaks WHERE streak_days > 0
        ORDER BY 1, 2`,
     );
