@@ -6,7 +6,7 @@
  * A row of a kind no handler is registered for is never claimed: it stays pending, with no attempt
  * spent, until a release brings its handler (unhandledBacklog shows what waits).
  */
-import { execute, hasDatabase, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
+import { execute, hasDatabase, selectRows, type Tx } from '../db/sequelize.js';
 import { columnsOf, namesOf, once } from '../db/sql-names.js';
 import { OutboxAttempt } from './outbox-attempt.model.js';
 import { Outbox } from './outbox.model.js';
@@ -168,8 +168,15 @@ const sql = once(() => {
        FROM ${t} GROUP BY ${c.kind} ORDER BY ${c.kind}`,
     backlog: `SELECT ${c.kind} AS kind, count(*)::int AS pending FROM ${t} WHERE ${c.status} = 'pending' AND NOT (${c.kind} = ANY($1::text[]))
        GROUP BY ${c.kind} ORDER BY ${c.kind}`,
-    attempt: `INSERT INTO ${attempts} (${a.outboxId}, ${a.attempt}, ${a.worker}, ${a.startedAt}, ${a.durationMs}, ${a.ok}, ${a.responseCode}, ${a.error}, ${a.responseExcerpt})
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    // the attempt and the row's outcome in one statement (one round trip, atomic): the attempt is
+    // recorded whatever the update finds; the row moves only while this worker still holds it
+    attemptOutcome: `WITH attempt AS (
+         INSERT INTO ${attempts} (${a.outboxId}, ${a.attempt}, ${a.worker}, ${a.startedAt}, ${a.durationMs}, ${a.ok}, ${a.responseCode}, ${a.error}, ${a.responseExcerpt})
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9))
+       UPDATE ${t} SET ${c.status} = $10, ${c.attempts} = GREATEST(${c.attempts}, $2), ${c.lastError} = $8, ${c.lockedUntil} = NULL, ${c.lockedBy} = NULL,
+              ${c.nextAttemptAt} = CASE WHEN $10 = 'pending' THEN now() + make_interval(secs => $11) ELSE ${c.nextAttemptAt} END,
+              ${c.completedAt} = CASE WHEN $10 = 'pending' THEN NULL ELSE now() END, ${c.updatedAt} = now()
+        WHERE ${c.id} = $1 AND ${c.status} = 'running' AND ${c.lockedBy} = $3`,
     outcome: `UPDATE ${t} SET ${c.status} = $2, ${c.attempts} = GREATEST(${c.attempts}, $3), ${c.lastError} = $4, ${c.lockedUntil} = NULL, ${c.lockedBy} = NULL,
               ${c.nextAttemptAt} = CASE WHEN $2 = 'pending' THEN now() + make_interval(secs => $5) ELSE ${c.nextAttemptAt} END,
               ${c.completedAt} = CASE WHEN $2 = 'pending' THEN NULL ELSE now() END, ${c.updatedAt} = now()
@@ -287,24 +294,19 @@ export async function recordAttempt(
     }
   }
   const error = outcome.error ? scrubText(outcome.error).slice(0, 1000) : null;
-  await withTransaction(undefined, async (transaction) => {
-    await execute(
-      sql().attempt,
-      [
-        row.id,
-        attempt,
-        workerId,
-        startedAt,
-        Date.now() - startedAt.getTime(),
-        outcome.ok,
-        outcome.responseCode ?? null,
-        error,
-        outcome.excerpt?.slice(0, 500) ?? null,
-      ],
-      { transaction },
-    );
-    await execute(sql().outcome, [row.id, status, attempt, error, delay, workerId], { transaction });
-  });
+  await execute(sql().attemptOutcome, [
+    row.id,
+    attempt,
+    workerId,
+    startedAt,
+    Date.now() - startedAt.getTime(),
+    outcome.ok,
+    outcome.responseCode ?? null,
+    error,
+    outcome.excerpt?.slice(0, 500) ?? null,
+    status,
+    delay,
+  ]);
   return status;
 }
 
