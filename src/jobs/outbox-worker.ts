@@ -27,6 +27,8 @@ export class OutboxWorker {
   private readonly inflight = new Map<number, Promise<unknown>>();
   /** the last claim got as many rows as it asked for: more may be due */
   private more = false;
+  /** claims that got rows, and the rows they got (svc's own view of how it batches; tests read it) */
+  readonly stats = { claims: 0, rows: 0 };
   private readonly abort = new AbortController();
   private heartbeat?: NodeJS.Timeout;
   private readonly startedAt = new Date();
@@ -106,11 +108,16 @@ export class OutboxWorker {
       if (free > 0 && (free >= this.claimAt || this.inflight.size === 0)) {
         try {
           const asked = Math.min(free, this.opts.batchSize);
+          const leaseUntil = Date.now() + this.opts.leaseSeconds * 1000; // the lease starts after this, in the database
           const rows = await claimDue(this.id, asked, this.opts.leaseSeconds, this.opts.kinds);
           claimed = rows.length;
           this.more = claimed === asked;
+          if (claimed > 0) {
+            this.stats.claims++;
+            this.stats.rows += claimed;
+          }
           for (const row of rows) {
-            const p = runClaimedRow(row, this.id, this.abort.signal)
+            const p = runClaimedRow(row, this.id, this.abort.signal, leaseUntil)
               .catch((err) => runtime().logger.error({ err, outboxId: row.id }, 'outbox attempt could not be recorded'))
               .finally(() => {
                 this.inflight.delete(row.id);

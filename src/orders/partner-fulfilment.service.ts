@@ -100,18 +100,26 @@ export async function partnerOrderHead(salesOrder: string, opts: { transaction?:
   return selectOne<PartnerOrderHead>(sql().head, [salesOrder], opts);
 }
 
-/** Writes spec partner fields (wire names, e.g. otc_status) onto the order; any other name is refused. */
-export async function writePartnerFields(salesOrder: string, fields: Record<string, string | Date | null>, opts: { transaction: Tx }): Promise<void> {
+/**
+ * Writes spec partner fields (wire names, e.g. otc_status) onto the order; any other name is refused.
+ * Answers the order's docstatus after the write (undefined when no such order, or nothing to write).
+ */
+export async function writePartnerFields(
+  salesOrder: string,
+  fields: Record<string, string | Date | null>,
+  opts: { transaction: Tx },
+): Promise<{ docstatus: number } | undefined> {
   const names = Object.keys(fields);
   const bad = names.find((n) => !PARTNER_FIELD_SET.has(n));
   if (bad) throw new InputError(`${bad} is not a partner field of a Sales Order`);
-  if (names.length === 0) return;
+  if (names.length === 0) return undefined;
   const set = names.map((n, k) => `{so:${attributeOf(n)}} = $${k + 2}`).join(', ');
-  await execute(
-    orderSql(`UPDATE {@so} SET ${set}, {so:modified} = now(), {so:updatedAt} = now() WHERE {so:name} = $1`),
+  const [row] = await execute<{ docstatus: number }>(
+    orderSql(`UPDATE {@so} SET ${set}, {so:modified} = now(), {so:updatedAt} = now() WHERE {so:name} = $1 RETURNING {so:docstatus} AS docstatus`),
     [salesOrder, ...names.map((n) => fields[n])],
     opts,
   );
+  return row;
 }
 
 export interface PartnerShipment {

@@ -56,6 +56,12 @@ export interface AttemptContext {
   attempt: number;
   workerId: string;
   signal: AbortSignal;
+  /**
+   * When the claim's lease ends at the earliest (this process's clock, Date.now() units: the time the
+   * claim was sent plus its lease), if the caller knows; a handler whose attempt fits in it need not
+   * extend the lease.
+   */
+  leaseUntil?: number;
 }
 
 export interface OutboxHandler {
@@ -318,7 +324,7 @@ async function deferAttempt(row: OutboxRow, workerId: string, attempt: number, o
 }
 
 /** Runs one claimed row through its handler and records the attempt. */
-export async function runClaimedRow(row: OutboxRow, workerId: string, signal: AbortSignal): Promise<'done' | 'pending' | 'failed'> {
+export async function runClaimedRow(row: OutboxRow, workerId: string, signal: AbortSignal, leaseUntil?: number): Promise<'done' | 'pending' | 'failed'> {
   const attempt = row.attempts + 1; // a crashed attempt is not counted: the same number is sent again
   const startedAt = new Date();
   const handler = handlers.get(row.kind);
@@ -326,7 +332,7 @@ export async function runClaimedRow(row: OutboxRow, workerId: string, signal: Ab
   if (!handler) outcome = { ok: false, error: `no handler for outbox kind ${row.kind}`, retryInSeconds: 300 };
   else {
     try {
-      outcome = await handler.run(row, { attempt, workerId, signal });
+      outcome = await handler.run(row, { attempt, workerId, signal, leaseUntil });
     } catch (err) {
       outcome = { ok: false, error: err instanceof Error ? err.message : String(err) };
       runtime().logger.warn({ err, outboxId: row.id, kind: row.kind }, 'outbox handler threw');
