@@ -51,6 +51,7 @@ const sql = once(() => ({
   route: orderSql(`UPDATE {soi} SET {soi:fulfilmentPartner} = r.route FROM jsonb_to_recordset($2::jsonb) AS r(idx int, route text)
       WHERE {soi.parent} = $1 AND {soi.idx} = r.idx AND {soi.fulfilmentPartner} IS NULL`),
   lineStatus: orderSql(`UPDATE {@soi} SET {soi:fulfilmentStatus} = $3 WHERE {soi:parent} = $1 AND {soi:fulfilmentPartner} = $2`),
+  linesStatus: orderSql(`UPDATE {@soi} SET {soi:fulfilmentStatus} = $3 WHERE {soi:parent} = $1 AND {soi:fulfilmentPartner} = ANY($2::text[])`),
   head: orderSql(`SELECT {so.name} AS name, {so.docstatus} AS docstatus, {so.status} AS status, {so.customer} AS customer, {c.customerName} AS customer_name,
            {so.ownerEmail} AS owner_email, {c.email} AS customer_email, {so.transactionDate} AS transaction_date, {so.currency} AS currency,
            {so.grandTotal}::float8 AS grand_total, {so.is503a} AS is_503a, {so.shippingAddressName} AS shipping_address_name
@@ -93,6 +94,11 @@ export async function recordLineRoutes(salesOrder: string, routes: { idx: number
 /** Shows on a partner's lines of an order where its partner order stands (Queued, Sent, Failed…). */
 export async function markPartnerLines(salesOrder: string, partner: string, status: string, opts: { transaction: Tx }): Promise<void> {
   await execute(sql().lineStatus, [salesOrder, partner, status], opts);
+}
+
+/** markPartnerLines for several partners of an order at once (one statement). */
+export async function markPartnersLines(salesOrder: string, partners: string[], status: string, opts: { transaction: Tx }): Promise<void> {
+  if (partners.length) await execute(sql().linesStatus, [salesOrder, partners, status], opts);
 }
 
 /** The order as a partner order needs it (no patient data), or undefined. */

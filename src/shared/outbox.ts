@@ -111,7 +111,7 @@ export function outboxJson(entries: OutboxEntry[]): string {
  * The INSERT `enqueue` runs, as SQL text for a caller that writes its outbox rows inside a statement
  * of its own (a data-modifying CTE, so the rows commit or vanish with that statement's other
  * writes): `param` is the placeholder bound to outboxJson(entries); rows are written only when the
- * SQL condition `when` holds. RETURNING id, delivery_id. The caller wakes the workers after its
+ * SQL condition `when` holds. RETURNING id, delivery_id, topic. The caller wakes the workers after its
  * commit (wakeWorkersAfter).
  */
 export function outboxInsertSql(param: string, when = 'true'): string {
@@ -120,7 +120,7 @@ export function outboxInsertSql(param: string, when = 'true'): string {
        SELECT e.kind, e.topic, e.target, e.payload, COALESCE(e.max_attempts, 3), now() + make_interval(secs => COALESCE(e.delay, 0))
          FROM jsonb_to_recordset(${param}::jsonb) AS e(kind text, topic text, target text, payload jsonb, max_attempts int, delay float8)
         WHERE ${when}
-       RETURNING ${c.id} AS id, ${c.deliveryId} AS delivery_id`;
+       RETURNING ${c.id} AS id, ${c.deliveryId} AS delivery_id, ${c.topic} AS topic`;
 }
 
 /**
@@ -237,10 +237,10 @@ export function wakeWorkersAfter(transaction: Tx | undefined): void {
 }
 
 /** Writes outbox rows inside the caller's transaction; the workers are woken after it commits. */
-export async function enqueue(transaction: Tx, entries: OutboxEntry | OutboxEntry[]): Promise<{ id: number; delivery_id: string }[]> {
+export async function enqueue(transaction: Tx, entries: OutboxEntry | OutboxEntry[]): Promise<{ id: number; delivery_id: string; topic: string | null }[]> {
   const list = [entries].flat();
   if (list.length === 0) return [];
-  const rows = await execute<{ id: number; delivery_id: string }>(sql().insert, [outboxJson(list)], { transaction });
+  const rows = await execute<{ id: number; delivery_id: string; topic: string | null }>(sql().insert, [outboxJson(list)], { transaction });
   wakeWorkersAfter(transaction);
   return rows;
 }
