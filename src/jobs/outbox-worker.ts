@@ -93,12 +93,13 @@ export class OutboxWorker {
   }
 
   /**
-   * Free slots worth a claim: half the concurrency (at least one). A row that finishes wakes the loop,
+   * Free slots worth a claim: a quarter of the concurrency (at least one; half kept too few rows in
+   * flight while each waited on a loaded machine). A row that finishes wakes the loop,
    * but the loop claims again only once this many slots are free (or none is busy), so a busy worker
    * claims in batches instead of one row per finished row (a claim is a statement of its own).
    */
   private get claimAt(): number {
-    return Math.max(1, Math.floor(this.opts.concurrency / 2));
+    return Math.max(1, Math.floor(this.opts.concurrency / 4));
   }
 
   private async run(): Promise<void> {

@@ -265,8 +265,9 @@ test('a singleton job runs once across processes (advisory lock)', async (t) => 
 });
 
 test('two busy workers run their rows concurrently, at most their concurrency at once, each row once, and claim in batches', async (t) => {
-  const a = worker(['echo_slow']);
-  const b = worker(['echo_slow']);
+  const busy = () => new OutboxWorker({ databaseUrl: dbUrl, pollMs: 200, leaseSeconds: 5, concurrency: 16, batchSize: 16, kinds: ['echo_slow'] });
+  const a = busy();
+  const b = busy();
   await Promise.all([a.start(), b.start()]);
   try {
     const n = 200;
@@ -290,10 +291,10 @@ test('two busy workers run their rows concurrently, at most their concurrency at
     for (const w of [a, b]) {
       const c = running.get(w.id);
       if (!c) continue; // the other worker may have taken every row
-      t.true(c.max <= 8, `never more than the concurrency at once (${c.max})`);
+      t.true(c.max <= 16, `never more than the concurrency at once (${c.max})`);
     }
     t.true(Math.max(...[...running.values()].map((c) => c.max)) > 1, 'rows run concurrently');
-    // a claim waits for half the slots (4 of 8) while the queue is full: far fewer claims than rows
+    // a claim waits for a quarter of the slots (4 of 16) while the queue is full: far fewer claims than rows
     const claims = a.stats.claims + b.stats.claims;
     t.is(a.stats.rows + b.stats.rows, n);
     t.true(claims <= n / 2, `${claims} claims for ${n} rows`);
