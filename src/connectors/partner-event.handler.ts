@@ -7,7 +7,8 @@
  * back (a late RECEIVED after Shipped) changes nothing and says so on its row.
  */
 import { systemActor } from '../auth/actor.js';
-import { withTransaction, type Tx } from '../db/sequelize.js';
+import { execute, withTransaction, type Tx } from '../db/sequelize.js';
+import { once, sqlFor } from '../db/sql-names.js';
 import { queueMail } from '../mail/mail.service.js';
 import { partnerOrderHead, recordPartnerShipment, writePartnerFields } from '../orders/partner-fulfilment.service.js';
 import { orderContactEmails } from '../org/org.service.js';
@@ -27,6 +28,17 @@ import type { PartnerKey } from './partners.js';
 import { webhookConnections } from './webhook-connections.js';
 
 const actor = systemActor('job:partner-event', 'job');
+
+/** How long an event waits for an earlier one of its order (one that never applies does not hold the others up for longer). */
+const ORDER_WAIT_SECONDS = 60;
+
+const sql = once(() => {
+  const n = sqlFor({ pe: PartnerEventRecord });
+  return {
+    earlier: n(`SELECT 1 FROM {@pe} WHERE {pe:partner} = $1 AND {pe:reference} = $2 AND {pe:appliedAt} IS NULL AND {pe:id} < $3
+       AND {pe:receivedAt} > now() - make_interval(secs => ${ORDER_WAIT_SECONDS}) LIMIT 1`),
+  };
+});
 
 async function markEvent(rec: PartnerEventRecord, outcome: string, salesOrder: string | null, transaction: Tx): Promise<void> {
   await PartnerEventRecord.update({ outcome: outcome.slice(0, 500), salesOrder, appliedAt: new Date() }, { where: { id: rec.id }, transaction });
@@ -177,6 +189,11 @@ async function run(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome>
         return { ok: true, excerpt: why };
       }
     }
+    // events of one order are applied in the order received: a later one waits (no attempt spent)
+    // while an earlier one is still to be applied, so Shipped-then-Delivered never applies backwards
+    // (Delivered first would have the Shipped event ignored, its tracking number with it)
+    if (!e.patient && (await execute(sql().earlier, [rec.partner, rec.reference, rec.id], { transaction })).length > 0)
+      return { ok: false, deferred: true, retryInSeconds: 1, error: `an earlier ${rec.partner} event of ${rec.reference} is applied first` };
     const outcome = e.patient ? await applyPatientEvent(po, e, rec.reference, { transaction }) : await applyTo(connector, po, e, transaction);
     if (e.followUp && !e.patient) await recordFollowUp(po, e.followUp, e.rawType, { transaction });
     await markEvent(rec, outcome, po.salesOrder, transaction);

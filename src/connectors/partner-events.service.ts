@@ -6,19 +6,23 @@
  * worker's. A repeated delivery stores nothing and is answered 200 like the first.
  */
 import { performance } from 'node:perf_hooks';
-import { execute, withTransaction, type Tx } from '../db/sequelize.js';
+import { execute, type Tx } from '../db/sequelize.js';
 import { once, sqlFor } from '../db/sql-names.js';
 import { AuthenticationError, DomainError, InputError, PermissionError } from '../shared/errors.js';
-import { enqueue } from '../shared/outbox.js';
+import { enqueue, outboxInsertSql, wakeWorkers } from '../shared/outbox.js';
 import { logPartnerCall } from './call-log.service.js';
-import { connectorOf, WebhookBodyError, type PartnerEvent, type WebhookRequest } from './connector.js';
-import { loadPartnerCredentials, missingCredentials } from './credentials/credentials.service.js';
+import { connectorOf, WebhookBodyError, type Credentials, type PartnerEvent, type WebhookRequest } from './connector.js';
+import { missingCredentials, readPartnerCredentials, recentPartnerCredentials } from './credentials/credentials.service.js';
+import { PartnerCall } from './partner-call.model.js';
 import { PartnerEventRecord } from './partner-event.model.js';
 import type { PartnerKey } from './partners.js';
-import { claimWebhookNonce } from './webhook-nonces.service.js';
+import { PartnerWebhookNonce } from './partner-webhook-nonce.model.js';
 import { webhookConnections, type WebhookConnection } from './webhook-connections.js';
 
 export const PARTNER_EVENT_KIND = 'partner_event';
+
+/** How old the credentials a webhook is verified with may be (read by this process): a refusal is always checked against a fresh read. */
+const CREDENTIALS_MAX_AGE_MS = 5_000;
 
 /** 417: the partner's connector or credentials are not set up here, so its webhook cannot be verified (nor accepted). */
 export class PartnerNotConfiguredError extends DomainError {
@@ -28,20 +32,42 @@ export class PartnerNotConfiguredError extends DomainError {
 }
 
 const sql = once(() => {
-  const n = sqlFor({ pe: PartnerEventRecord });
-  return {
-    insert: n(`INSERT INTO {@pe} ({pe:partner}, {pe:eventKey}, {pe:reference}, {pe:status}, {pe:event}, {pe:receivedAt})
+  const n = sqlFor({ pe: PartnerEventRecord, w: PartnerWebhookNonce, pc: PartnerCall });
+  const insertEvents = (when: string) =>
+    n(`INSERT INTO {@pe} ({pe:partner}, {pe:eventKey}, {pe:reference}, {pe:status}, {pe:event}, {pe:receivedAt})
        SELECT $1, e.event_key, e.reference, e.status, e.event, now() FROM jsonb_to_recordset($2::jsonb) AS e(event_key text, reference text, status text, event jsonb)
-       ON CONFLICT ({pe:partner}, {pe:eventKey}) DO NOTHING RETURNING {pe:id} AS id`),
+        WHERE ${when}
+       ON CONFLICT ({pe:partner}, {pe:eventKey}) DO NOTHING RETURNING {pe:id} AS id`);
+  return {
+    insert: insertEvents('true'),
+    // the whole intake of a verified delivery in one statement (one round trip, atomic): its nonce
+    // claimed ($3, null when the partner signs none), then, only if the nonce is new, its events
+    // stored once with the outbox rows that apply them, and the call logged either way
+    intake: n(`WITH nonce AS (
+         INSERT INTO {@w} ({w:partner}, {w:nonce}, {w:expiresAt}) SELECT $1, $3, now() + make_interval(secs => $4) WHERE $3::text IS NOT NULL
+         ON CONFLICT ({w:partner}, {w:nonce}) DO UPDATE SET {w:expiresAt} = EXCLUDED.{w:expiresAt} WHERE {@w}.{w:expiresAt} < now()
+         RETURNING 1),
+       fresh AS (SELECT $3::text IS NULL OR EXISTS (SELECT 1 FROM nonce) AS ok),
+       ev AS (${insertEvents('(SELECT ok FROM fresh)')}),
+       queued AS (${outboxInsertSql(
+         `(SELECT jsonb_agg(jsonb_build_object('kind', $5::text, 'topic', $1::text, 'target', ev.id::text, 'payload', jsonb_build_object('partner_event_id', ev.id, 'partner', $1::text), 'max_attempts', 5)) FROM ev)`,
+       )}),
+       logged AS (INSERT INTO {@pc} ({pc:partner}, {pc:direction}, {pc:method}, {pc:endpoint}, {pc:httpStatus}, {pc:durationMs}, {pc:outcome}, {pc:error}, {pc:createdAt})
+         SELECT $1, 'inbound', 'POST', $6, 200, $7, CASE WHEN ok THEN 'accepted' ELSE 'replayed' END, CASE WHEN ok THEN NULL ELSE 'nonce seen before: nothing stored' END, now() FROM fresh)
+       SELECT (SELECT ok FROM fresh) AS fresh, (SELECT count(*) FROM ev)::int AS accepted`),
   };
 });
+
+/** The rows of partner_events an intake stores: one per event id. */
+function eventRows(events: PartnerEvent[]): { unique: PartnerEvent[]; json: string } {
+  const unique = [...new Map(events.map((e) => [e.eventId, e])).values()];
+  return { unique, json: JSON.stringify(unique.map((e) => ({ event_key: e.eventId.slice(0, 500), reference: e.reference, status: e.status, event: e }))) };
+}
 
 /** Stores events not seen before (by partner and event key) with the outbox rows that apply them; answers how many were new. */
 export async function storePartnerEvents(partner: PartnerKey, events: PartnerEvent[], opts: { transaction: Tx }): Promise<number> {
   if (events.length === 0) return 0;
-  const unique = [...new Map(events.map((e) => [e.eventId, e])).values()];
-  const rows = JSON.stringify(unique.map((e) => ({ event_key: e.eventId.slice(0, 500), reference: e.reference, status: e.status, event: e })));
-  const stored = await execute<{ id: number }>(sql().insert, [partner, rows], opts);
+  const stored = await execute<{ id: number }>(sql().insert, [partner, eventRows(events).json], opts);
   if (stored.length)
     await enqueue(
       opts.transaction,
@@ -111,16 +137,24 @@ export async function receivePartnerWebhook(
     }
     connection = found.connection;
   }
-  const credentials = await loadPartnerCredentials(partner);
-  const missing = missingCredentials(partner, credentials);
-  if (missing.length)
+  const headers: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(rawHeaders)) headers[k.toLowerCase()] = Array.isArray(v) ? String(v[0]) : v === undefined ? undefined : String(v);
+  const receivedAt = new Date();
+  // the credentials this process read within the last few seconds (a read per webhook would be a
+  // round trip each); a refusal is only ever made from credentials read now
+  const check = async (credentials: Credentials) => {
+    const missing = missingCredentials(partner, credentials);
+    const req: WebhookRequest = { rawBody, headers, credentials, receivedAt };
+    return { missing, req, verdict: missing.length ? undefined : await connector.verifyWebhook(req) };
+  };
+  const recent = await recentPartnerCredentials(partner, CREDENTIALS_MAX_AGE_MS);
+  let checked = await check(recent.credentials);
+  if (!checked.verdict?.ok && recent.cached) checked = await check((await readPartnerCredentials(partner)).credentials);
+  const { missing, req, verdict } = checked;
+  if (!verdict)
     return refuse(
       new PartnerNotConfiguredError(`svc.${partner}.webhook: ${partner} credentials are not configured (${missing.join(', ')}); the event was not accepted`),
     );
-  const headers: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(rawHeaders)) headers[k.toLowerCase()] = Array.isArray(v) ? String(v[0]) : v === undefined ? undefined : String(v);
-  const req: WebhookRequest = { rawBody, headers, credentials, receivedAt: new Date() };
-  const verdict = await connector.verifyWebhook(req);
   if (!verdict.ok) return refuse(refusalOf(verdict.status, verdict.message));
   let events: PartnerEvent[];
   try {
@@ -129,15 +163,19 @@ export async function receivePartnerWebhook(
     if (err instanceof WebhookBodyError) return refuse(new InputError(err.message));
     throw err;
   }
-  return withTransaction(undefined, async (transaction): Promise<WebhookAnswer> => {
-    const replay = verdict.replayKey;
-    if (replay && !(await claimWebhookNonce(partner, replay.key, replay.keepSeconds, { transaction }))) {
-      // answered like a duplicate: a partner retrying a delivery whose answer it lost must not see a failure
-      await log(200, 'replayed', 'nonce seen before: nothing stored', transaction);
-      return { ok: true, accepted: 0, duplicates: new Set(events.map((e) => e.eventId)).size, replayed: true };
-    }
-    const accepted = await storePartnerEvents(partner, events, { transaction });
-    await log(200, 'accepted', undefined, transaction);
-    return { ok: true, accepted, duplicates: new Set(events.map((e) => e.eventId)).size - accepted };
-  });
+  const { unique, json } = eventRows(events);
+  const replay = verdict.replayKey;
+  const [row] = await execute<{ fresh: boolean; accepted: number }>(sql().intake, [
+    partner,
+    json,
+    replay ? replay.key.slice(0, 200) : null,
+    replay?.keepSeconds ?? 0,
+    PARTNER_EVENT_KIND,
+    endpoint.slice(0, 300),
+    Math.round(performance.now() - started),
+  ]);
+  if (row.accepted > 0) wakeWorkers();
+  // a reused nonce is answered like a duplicate: a partner retrying a delivery whose answer it lost must not see a failure
+  if (!row.fresh) return { ok: true, accepted: 0, duplicates: unique.length, replayed: true };
+  return { ok: true, accepted: row.accepted, duplicates: unique.length - row.accepted };
 }

@@ -12,7 +12,7 @@ import { once, sqlFor } from '../db/sql-names.js';
 import { InputError, NotFoundError } from '../shared/errors.js';
 import { enqueue, redeliver } from '../shared/outbox.js';
 import { runtime } from '../shared/runtime.js';
-import { markPartnerLines } from '../orders/partner-fulfilment.service.js';
+import { markPartnerLines, markPartnersLines } from '../orders/partner-fulfilment.service.js';
 import type { PartnerLine } from './connector.js';
 import { dedupeKeyOf, isPartnerKey, PARTNER_KEYS, type PartnerKey } from './partners.js';
 import { PARTNER_ORDER_STATUSES, PartnerOrder, type PartnerOrderStatus } from './partner-order.model.js';
@@ -22,9 +22,12 @@ export const PARTNER_ORDER_KIND = 'partner_order';
 const sql = once(() => {
   const n = sqlFor({ po: PartnerOrder });
   return {
-    insert: n(`INSERT INTO {@po} ({po:salesOrder}, {po:partner}, {po:dedupeKey}, {po:lines}, {po:createdAt}, {po:updatedAt})
-       VALUES ($1, $2, $3, $4::jsonb, now(), now()) ON CONFLICT DO NOTHING RETURNING {po:id} AS id`),
+    // the partner orders of one order, all at once; a partner that has one already is skipped
+    insertAll: n(`INSERT INTO {@po} ({po:salesOrder}, {po:partner}, {po:dedupeKey}, {po:lines}, {po:createdAt}, {po:updatedAt})
+       SELECT $1, g.partner, g.dedupe_key, g.lines, now(), now() FROM jsonb_to_recordset($2::jsonb) AS g(partner text, dedupe_key text, lines jsonb)
+       ON CONFLICT DO NOTHING RETURNING {po:id} AS id, {po:partner} AS partner`),
     outbox: n(`UPDATE {@po} SET {po:outboxId} = $2 WHERE {po:id} = $1`),
+    outboxAll: n(`UPDATE {po} SET {po:outboxId} = x.outbox_id FROM jsonb_to_recordset($1::jsonb) AS x(id bigint, outbox_id bigint) WHERE {po.id} = x.id`),
   };
 });
 
@@ -49,16 +52,28 @@ export async function createPartnerOrders(
   groups: { partner: PartnerKey; lines: PartnerLine[] }[],
   opts: { transaction: Tx },
 ): Promise<{ id: number; partner: PartnerKey; lines: number }[]> {
-  const created: { id: number; partner: PartnerKey; lines: number }[] = [];
-  for (const g of groups) {
-    const [row] = await execute<{ id: number }>(sql().insert, [salesOrder, g.partner, dedupeKeyOf(g.partner, salesOrder), JSON.stringify(g.lines)], opts);
-    if (!row) continue;
-    const [queued] = await enqueue(opts.transaction, sendEntry({ id: row.id, partner: g.partner, salesOrder }));
-    await execute(sql().outbox, [row.id, queued.id], opts);
-    await markPartnerLines(salesOrder, g.partner, LINE_STATUS.pending, opts);
-    created.push({ id: row.id, partner: g.partner, lines: g.lines.length });
-  }
-  return created;
+  if (groups.length === 0) return [];
+  // four statements for the whole order, whatever its number of partners (they were four per partner)
+  const rows = await execute<{ id: number; partner: PartnerKey }>(
+    sql().insertAll,
+    [salesOrder, JSON.stringify(groups.map((g) => ({ partner: g.partner, dedupe_key: dedupeKeyOf(g.partner, salesOrder), lines: g.lines })))],
+    opts,
+  );
+  if (rows.length === 0) return [];
+  const queued = await enqueue(
+    opts.transaction,
+    rows.map((r) => sendEntry({ id: r.id, partner: r.partner, salesOrder })),
+  );
+  const outboxOf = new Map(queued.map((q) => [q.topic, q.id])); // one row per partner, its topic the partner
+  await execute(sql().outboxAll, [JSON.stringify(rows.map((r) => ({ id: r.id, outbox_id: outboxOf.get(r.partner) })))], opts);
+  await markPartnersLines(
+    salesOrder,
+    rows.map((r) => r.partner),
+    LINE_STATUS.pending,
+    opts,
+  );
+  const linesOf = new Map(groups.map((g) => [g.partner, g.lines.length]));
+  return groups.flatMap((g) => rows.filter((r) => r.partner === g.partner).map((r) => ({ id: r.id, partner: r.partner, lines: linesOf.get(r.partner)! })));
 }
 
 export async function loadPartnerOrder(id: number, opts: { transaction?: Tx; lock?: boolean } = {}): Promise<PartnerOrder | null> {

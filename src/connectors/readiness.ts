@@ -5,22 +5,24 @@
  */
 import { runtime } from '../shared/runtime.js';
 import { connectorOf, type Connector, type Credentials } from './connector.js';
-import { loadPartnerCredentials, missingCredentials } from './credentials/credentials.service.js';
+import { missingCredentials, readPartnerCredentials } from './credentials/credentials.service.js';
 import { PARTNERS, type PartnerKey } from './partners.js';
 import { partnerUrlProblem } from './sandbox.js';
 
-export type Readiness = { ready: true; connector: Connector; credentials: Credentials } | { ready: false; problem: string; connector?: Connector };
+/** `stamp`: the fingerprint of the credentials the answer was made from (partnerCredentialsStamp), '' without a connector. */
+export type Readiness =
+  { ready: true; connector: Connector; credentials: Credentials; stamp: string } | { ready: false; problem: string; connector?: Connector; stamp: string };
 
 export async function partnerReadiness(partner: PartnerKey): Promise<Readiness> {
   const connector = connectorOf(partner);
-  if (!connector) return { ready: false, problem: `no ${partner} connector in this release of the service` };
-  const credentials = await loadPartnerCredentials(partner);
+  if (!connector) return { ready: false, problem: `no ${partner} connector in this release of the service`, stamp: '' };
+  const { credentials, stamp } = await readPartnerCredentials(partner);
   const missing = missingCredentials(partner, credentials);
   if (missing.length)
-    return { ready: false, connector, problem: `${partner} credentials missing: ${missing.join(', ')} (svc partner-credentials set ${partner})` };
+    return { ready: false, connector, stamp, problem: `${partner} credentials missing: ${missing.join(', ')} (svc partner-credentials set ${partner})` };
   for (const f of PARTNERS[partner].credentials.filter((c) => c.url && credentials[c.name])) {
     const problem = partnerUrlProblem(runtime().config, credentials[f.name]);
-    if (problem) return { ready: false, connector, problem: `${f.name}: ${problem}` };
+    if (problem) return { ready: false, connector, stamp, problem: `${f.name}: ${problem}` };
   }
-  return { ready: true, connector, credentials };
+  return { ready: true, connector, credentials, stamp };
 }

@@ -1,10 +1,10 @@
 /**
- * The fulfilment router: the handler of `fulfilment_route` outbox rows (one per line, written by
- * order submit). The submit records each line's route (its product mapping's partner, else its
- * vendor, else the marketplace); the router groups the partner lines of the order into one partner
- * order per partner, each with its outbox row that sends it. One transaction per run, under a lock
- * per order: the first routing row of an order does the work, the others (and any repeat after a
- * crash, or a second worker) find the partner orders made and add nothing.
+ * The fulfilment router: the handler of `fulfilment_route` outbox rows (one per order, written by
+ * order submit; orders submitted before that release have one per line). The submit records each
+ * line's route (its product mapping's partner, else its vendor, else the marketplace); the router
+ * groups the partner lines of the order into one partner order per partner, each with its outbox row
+ * that sends it. One transaction per run, under a lock per order: a repeat after a crash, a second
+ * worker, or another row of the same order finds the partner orders made and adds nothing.
  */
 import { productMappingsOf, routeOf } from '../catalog/product-mapping.js';
 import { execute, withTransaction, type Tx } from '../db/sequelize.js';

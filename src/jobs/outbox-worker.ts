@@ -25,6 +25,10 @@ export class OutboxWorker {
   private wake?: () => void;
   private loop?: Promise<void>;
   private readonly inflight = new Map<number, Promise<unknown>>();
+  /** the last claim got as many rows as it asked for: more may be due */
+  private more = false;
+  /** claims that got rows, and the rows they got (svc's own view of how it batches; tests read it) */
+  readonly stats = { claims: 0, rows: 0 };
   private readonly abort = new AbortController();
   private heartbeat?: NodeJS.Timeout;
   private readonly startedAt = new Date();
@@ -88,20 +92,39 @@ export class OutboxWorker {
     this.wake?.();
   }
 
+  /**
+   * Free slots worth a claim: a quarter of the concurrency (at least one; half kept too few rows in
+   * flight while each waited on a loaded machine). A row that finishes wakes the loop,
+   * but the loop claims again only once this many slots are free (or none is busy), so a busy worker
+   * claims in batches instead of one row per finished row (a claim is a statement of its own).
+   */
+  private get claimAt(): number {
+    return Math.max(1, Math.floor(this.opts.concurrency / 4));
+  }
+
   private async run(): Promise<void> {
     while (this.running) {
       const free = this.opts.concurrency - this.inflight.size;
       let claimed = 0;
-      if (free > 0) {
+      if (free > 0 && (free >= this.claimAt || this.inflight.size === 0)) {
         try {
-          const rows = await claimDue(this.id, Math.min(free, this.opts.batchSize), this.opts.leaseSeconds, this.opts.kinds);
+          const asked = Math.min(free, this.opts.batchSize);
+          const leaseUntil = Date.now() + this.opts.leaseSeconds * 1000; // the lease starts after this, in the database
+          const rows = await claimDue(this.id, asked, this.opts.leaseSeconds, this.opts.kinds);
           claimed = rows.length;
+          this.more = claimed === asked;
+          if (claimed > 0) {
+            this.stats.claims++;
+            this.stats.rows += claimed;
+          }
           for (const row of rows) {
-            const p = runClaimedRow(row, this.id, this.abort.signal)
+            const p = runClaimedRow(row, this.id, this.abort.signal, leaseUntil)
               .catch((err) => runtime().logger.error({ err, outboxId: row.id }, 'outbox attempt could not be recorded'))
               .finally(() => {
                 this.inflight.delete(row.id);
-                this.kick();
+                // more rows may be due only when the last claim got all it asked for; new rows wake
+                // the loop by NOTIFY, retries by the poll
+                if (this.more) this.kick();
               });
             this.inflight.set(row.id, p);
           }
@@ -109,7 +132,7 @@ export class OutboxWorker {
           runtime().logger.warn({ err: (err as Error).message }, 'outbox claim failed; retrying');
         }
       }
-      if (claimed === 0 || this.inflight.size >= this.opts.concurrency) await this.sleep(this.opts.pollMs);
+      if (claimed === 0 || this.opts.concurrency - this.inflight.size < this.claimAt) await this.sleep(this.opts.pollMs);
     }
   }
 

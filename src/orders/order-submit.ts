@@ -2,7 +2,7 @@
  * Submit and cancel: compare-and-set on docstatus (exactly one of N concurrent requests wins), stock
  * reserved or released atomically with it (a submit is one statement, a cancel one transaction), and
  * the side effects written as outbox rows with it: order.new / order.cancelled per vendor, one
- * fulfilment routing row per line, the confirmation mail. Each line's route (its product mapping's
+ * fulfilment routing row per order (each line's route in it), the confirmation mail. Each line's route (its product mapping's
  * partner, else its vendor, else the marketplace) is recorded on the line by the submit itself, so
  * order.new and the fulfilment router read the same decision.
  * Lock order everywhere: the order row, then bins sorted by (item_code, warehouse).
@@ -201,7 +201,7 @@ interface SubmitWrite {
 
 /**
  * The outbox rows of a submit: order.new per vendor for its lines that no partner fulfils, a routing
- * row per line (carrying the route recorded on the line), the confirmation mail (no patient data).
+ * row per order (carrying each line's route, as recorded on the line), the confirmation mail (no patient data).
  */
 function submitEntries(name: string, head: OrderHead, rec: SubmitRead['record_head'], routed: RoutedLine[], mailLines: string | null): OutboxEntry[] {
   // a line a partner fulfils is not the vendor's to ship: only vendor-routed lines reach order.new
@@ -237,12 +237,14 @@ function submitEntries(name: string, head: OrderHead, rec: SubmitRead['record_he
     target: vendor,
     payload: { event: 'order.new', vendor, data: records.get(vendor) },
   }));
-  for (const l of routed)
+  // one routing row per order, listing each line's route: the router handles an order in one run, so
+  // one row per line only made the other runs of the same order wait on its lock and find it done
+  if (routed.length > 0)
     entries.push({
       kind: 'fulfilment_route',
       topic: 'order.route',
       target: name,
-      payload: { sales_order: name, item_code: l.item_code, idx: l.idx, route: l.decision.route },
+      payload: { sales_order: name, lines: routed.map((l) => ({ idx: l.idx, item_code: l.item_code, route: l.decision.route })) },
     });
   if (rec.mail_to && rec.mail_to.includes('@') && mailLines !== null) {
     entries.push(

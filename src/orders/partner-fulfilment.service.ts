@@ -51,6 +51,7 @@ const sql = once(() => ({
   route: orderSql(`UPDATE {soi} SET {soi:fulfilmentPartner} = r.route FROM jsonb_to_recordset($2::jsonb) AS r(idx int, route text)
       WHERE {soi.parent} = $1 AND {soi.idx} = r.idx AND {soi.fulfilmentPartner} IS NULL`),
   lineStatus: orderSql(`UPDATE {@soi} SET {soi:fulfilmentStatus} = $3 WHERE {soi:parent} = $1 AND {soi:fulfilmentPartner} = $2`),
+  linesStatus: orderSql(`UPDATE {@soi} SET {soi:fulfilmentStatus} = $3 WHERE {soi:parent} = $1 AND {soi:fulfilmentPartner} = ANY($2::text[])`),
   head: orderSql(`SELECT {so.name} AS name, {so.docstatus} AS docstatus, {so.status} AS status, {so.customer} AS customer, {c.customerName} AS customer_name,
            {so.ownerEmail} AS owner_email, {c.email} AS customer_email, {so.transactionDate} AS transaction_date, {so.currency} AS currency,
            {so.grandTotal}::float8 AS grand_total, {so.is503a} AS is_503a, {so.shippingAddressName} AS shipping_address_name
@@ -97,23 +98,36 @@ export async function markPartnerLines(salesOrder: string, partner: string, stat
   await execute(sql().lineStatus, [salesOrder, partner, status], opts);
 }
 
+/** markPartnerLines for several partners of an order at once (one statement). */
+export async function markPartnersLines(salesOrder: string, partners: string[], status: string, opts: { transaction: Tx }): Promise<void> {
+  if (partners.length) await execute(sql().linesStatus, [salesOrder, partners, status], opts);
+}
+
 /** The order as a partner order needs it (no patient data), or undefined. */
 export async function partnerOrderHead(salesOrder: string, opts: { transaction?: Tx } = {}): Promise<PartnerOrderHead | undefined> {
   return selectOne<PartnerOrderHead>(sql().head, [salesOrder], opts);
 }
 
-/** Writes spec partner fields (wire names, e.g. otc_status) onto the order; any other name is refused. */
-export async function writePartnerFields(salesOrder: string, fields: Record<string, string | Date | null>, opts: { transaction: Tx }): Promise<void> {
+/**
+ * Writes spec partner fields (wire names, e.g. otc_status) onto the order; any other name is refused.
+ * Answers the order's docstatus after the write (undefined when no such order, or nothing to write).
+ */
+export async function writePartnerFields(
+  salesOrder: string,
+  fields: Record<string, string | Date | null>,
+  opts: { transaction: Tx },
+): Promise<{ docstatus: number } | undefined> {
   const names = Object.keys(fields);
   const bad = names.find((n) => !PARTNER_FIELD_SET.has(n));
   if (bad) throw new InputError(`${bad} is not a partner field of a Sales Order`);
-  if (names.length === 0) return;
+  if (names.length === 0) return undefined;
   const set = names.map((n, k) => `{so:${attributeOf(n)}} = $${k + 2}`).join(', ');
-  await execute(
-    orderSql(`UPDATE {@so} SET ${set}, {so:modified} = now(), {so:updatedAt} = now() WHERE {so:name} = $1`),
+  const [row] = await execute<{ docstatus: number }>(
+    orderSql(`UPDATE {@so} SET ${set}, {so:modified} = now(), {so:updatedAt} = now() WHERE {so:name} = $1 RETURNING {so:docstatus} AS docstatus`),
     [salesOrder, ...names.map((n) => fields[n])],
     opts,
   );
+  return row;
 }
 
 export interface PartnerShipment {

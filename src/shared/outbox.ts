@@ -6,7 +6,7 @@
  * A row of a kind no handler is registered for is never claimed: it stays pending, with no attempt
  * spent, until a release brings its handler (unhandledBacklog shows what waits).
  */
-import { execute, hasDatabase, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
+import { execute, hasDatabase, selectRows, type Tx } from '../db/sequelize.js';
 import { columnsOf, namesOf, once } from '../db/sql-names.js';
 import { OutboxAttempt } from './outbox-attempt.model.js';
 import { Outbox } from './outbox.model.js';
@@ -56,6 +56,12 @@ export interface AttemptContext {
   attempt: number;
   workerId: string;
   signal: AbortSignal;
+  /**
+   * When the claim's lease ends at the earliest (this process's clock, Date.now() units: the time the
+   * claim was sent plus its lease), if the caller knows; a handler whose attempt fits in it need not
+   * extend the lease.
+   */
+  leaseUntil?: number;
 }
 
 export interface OutboxHandler {
@@ -105,7 +111,7 @@ export function outboxJson(entries: OutboxEntry[]): string {
  * The INSERT `enqueue` runs, as SQL text for a caller that writes its outbox rows inside a statement
  * of its own (a data-modifying CTE, so the rows commit or vanish with that statement's other
  * writes): `param` is the placeholder bound to outboxJson(entries); rows are written only when the
- * SQL condition `when` holds. RETURNING id, delivery_id. The caller wakes the workers after its
+ * SQL condition `when` holds. RETURNING id, delivery_id, topic. The caller wakes the workers after its
  * commit (wakeWorkersAfter).
  */
 export function outboxInsertSql(param: string, when = 'true'): string {
@@ -114,7 +120,7 @@ export function outboxInsertSql(param: string, when = 'true'): string {
        SELECT e.kind, e.topic, e.target, e.payload, COALESCE(e.max_attempts, 3), now() + make_interval(secs => COALESCE(e.delay, 0))
          FROM jsonb_to_recordset(${param}::jsonb) AS e(kind text, topic text, target text, payload jsonb, max_attempts int, delay float8)
         WHERE ${when}
-       RETURNING ${c.id} AS id, ${c.deliveryId} AS delivery_id`;
+       RETURNING ${c.id} AS id, ${c.deliveryId} AS delivery_id, ${c.topic} AS topic`;
 }
 
 /**
@@ -168,8 +174,15 @@ const sql = once(() => {
        FROM ${t} GROUP BY ${c.kind} ORDER BY ${c.kind}`,
     backlog: `SELECT ${c.kind} AS kind, count(*)::int AS pending FROM ${t} WHERE ${c.status} = 'pending' AND NOT (${c.kind} = ANY($1::text[]))
        GROUP BY ${c.kind} ORDER BY ${c.kind}`,
-    attempt: `INSERT INTO ${attempts} (${a.outboxId}, ${a.attempt}, ${a.worker}, ${a.startedAt}, ${a.durationMs}, ${a.ok}, ${a.responseCode}, ${a.error}, ${a.responseExcerpt})
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    // the attempt and the row's outcome in one statement (one round trip, atomic): the attempt is
+    // recorded whatever the update finds; the row moves only while this worker still holds it
+    attemptOutcome: `WITH attempt AS (
+         INSERT INTO ${attempts} (${a.outboxId}, ${a.attempt}, ${a.worker}, ${a.startedAt}, ${a.durationMs}, ${a.ok}, ${a.responseCode}, ${a.error}, ${a.responseExcerpt})
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9))
+       UPDATE ${t} SET ${c.status} = $10, ${c.attempts} = GREATEST(${c.attempts}, $2), ${c.lastError} = $8, ${c.lockedUntil} = NULL, ${c.lockedBy} = NULL,
+              ${c.nextAttemptAt} = CASE WHEN $10 = 'pending' THEN now() + make_interval(secs => $11) ELSE ${c.nextAttemptAt} END,
+              ${c.completedAt} = CASE WHEN $10 = 'pending' THEN NULL ELSE now() END, ${c.updatedAt} = now()
+        WHERE ${c.id} = $1 AND ${c.status} = 'running' AND ${c.lockedBy} = $3`,
     outcome: `UPDATE ${t} SET ${c.status} = $2, ${c.attempts} = GREATEST(${c.attempts}, $3), ${c.lastError} = $4, ${c.lockedUntil} = NULL, ${c.lockedBy} = NULL,
               ${c.nextAttemptAt} = CASE WHEN $2 = 'pending' THEN now() + make_interval(secs => $5) ELSE ${c.nextAttemptAt} END,
               ${c.completedAt} = CASE WHEN $2 = 'pending' THEN NULL ELSE now() END, ${c.updatedAt} = now()
@@ -224,10 +237,10 @@ export function wakeWorkersAfter(transaction: Tx | undefined): void {
 }
 
 /** Writes outbox rows inside the caller's transaction; the workers are woken after it commits. */
-export async function enqueue(transaction: Tx, entries: OutboxEntry | OutboxEntry[]): Promise<{ id: number; delivery_id: string }[]> {
+export async function enqueue(transaction: Tx, entries: OutboxEntry | OutboxEntry[]): Promise<{ id: number; delivery_id: string; topic: string | null }[]> {
   const list = [entries].flat();
   if (list.length === 0) return [];
-  const rows = await execute<{ id: number; delivery_id: string }>(sql().insert, [outboxJson(list)], { transaction });
+  const rows = await execute<{ id: number; delivery_id: string; topic: string | null }>(sql().insert, [outboxJson(list)], { transaction });
   wakeWorkersAfter(transaction);
   return rows;
 }
@@ -287,24 +300,19 @@ export async function recordAttempt(
     }
   }
   const error = outcome.error ? scrubText(outcome.error).slice(0, 1000) : null;
-  await withTransaction(undefined, async (transaction) => {
-    await execute(
-      sql().attempt,
-      [
-        row.id,
-        attempt,
-        workerId,
-        startedAt,
-        Date.now() - startedAt.getTime(),
-        outcome.ok,
-        outcome.responseCode ?? null,
-        error,
-        outcome.excerpt?.slice(0, 500) ?? null,
-      ],
-      { transaction },
-    );
-    await execute(sql().outcome, [row.id, status, attempt, error, delay, workerId], { transaction });
-  });
+  await execute(sql().attemptOutcome, [
+    row.id,
+    attempt,
+    workerId,
+    startedAt,
+    Date.now() - startedAt.getTime(),
+    outcome.ok,
+    outcome.responseCode ?? null,
+    error,
+    outcome.excerpt?.slice(0, 500) ?? null,
+    status,
+    delay,
+  ]);
   return status;
 }
 
@@ -316,7 +324,7 @@ async function deferAttempt(row: OutboxRow, workerId: string, attempt: number, o
 }
 
 /** Runs one claimed row through its handler and records the attempt. */
-export async function runClaimedRow(row: OutboxRow, workerId: string, signal: AbortSignal): Promise<'done' | 'pending' | 'failed'> {
+export async function runClaimedRow(row: OutboxRow, workerId: string, signal: AbortSignal, leaseUntil?: number): Promise<'done' | 'pending' | 'failed'> {
   const attempt = row.attempts + 1; // a crashed attempt is not counted: the same number is sent again
   const startedAt = new Date();
   const handler = handlers.get(row.kind);
@@ -324,7 +332,7 @@ export async function runClaimedRow(row: OutboxRow, workerId: string, signal: Ab
   if (!handler) outcome = { ok: false, error: `no handler for outbox kind ${row.kind}`, retryInSeconds: 300 };
   else {
     try {
-      outcome = await handler.run(row, { attempt, workerId, signal });
+      outcome = await handler.run(row, { attempt, workerId, signal, leaseUntil });
     } catch (err) {
       outcome = { ok: false, error: err instanceof Error ? err.message : String(err) };
       runtime().logger.warn({ err, outboxId: row.id, kind: row.kind }, 'outbox handler threw');

@@ -65,8 +65,12 @@ async function locked<T>(
   work: (state: { tokens: number | null; idle: number; held: number }, transaction: Tx) => Promise<T>,
 ): Promise<T> {
   return withTransaction(undefined, async (transaction) => {
-    await execute(sql().ensure, [bucket, initialTokens], { transaction });
-    const state = (await selectOne<{ tokens: number | null; idle: number; held: number }>(sql().lock, [bucket], { transaction }))!;
+    // the bucket's row exists after its first take: created only when the lock finds none
+    let state = await selectOne<{ tokens: number | null; idle: number; held: number }>(sql().lock, [bucket], { transaction });
+    if (!state) {
+      await execute(sql().ensure, [bucket, initialTokens], { transaction });
+      state = (await selectOne<{ tokens: number | null; idle: number; held: number }>(sql().lock, [bucket], { transaction }))!;
+    }
     return work(state, transaction);
   });
 }

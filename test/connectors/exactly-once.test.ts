@@ -1,6 +1,6 @@
 /**
  * One partner order per order and partner, created at the partner exactly once (T05's partner side):
- * two `svc worker` processes share the routing and sending of 20 orders (two routing rows each);
+ * two `svc worker` processes share the routing and sending of 20 orders (one routing row each);
  * then a worker is killed (SIGKILL) after the partner took the order but before the worker heard
  * back: another worker sends it again once the lease lapses, with the same reference, and the
  * partner recognises it: still one order there, and ours records it.

@@ -32,6 +32,25 @@ async function echo(row: OutboxRow, ctx: { attempt: number; workerId: string; si
   return { ok: true, responseCode: 200, excerpt: 'ok' };
 }
 
+/** echo_slow: a partner taking a while to answer; counts the rows each worker runs at once */
+const running = new Map<string, { now: number; max: number }>();
+registerOutboxHandler({
+  kind: 'echo_slow',
+  retryDelaySeconds: () => 0,
+  async run(row, ctx) {
+    const c = running.get(ctx.workerId) ?? { now: 0, max: 0 };
+    running.set(ctx.workerId, c);
+    c.now++;
+    c.max = Math.max(c.max, c.now);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      return await echo(row, ctx);
+    } finally {
+      c.now--;
+    }
+  },
+});
+
 for (const kind of ['echo_rollback', 'echo_notify', 'echo_fail', 'echo_hang', 'echo_lease']) {
   registerOutboxHandler({ kind, run: echo, retryDelaySeconds: () => 0 });
 }
@@ -243,4 +262,43 @@ test('a singleton job runs once across processes (advisory lock)', async (t) => 
   // a non-singleton job always runs
   t.true(await runJobOnce({ ...job, singleton: false }));
   t.is(ran, 3);
+});
+
+test('two busy workers run their rows concurrently, at most their concurrency at once, each row once, and claim in batches', async (t) => {
+  const busy = () => new OutboxWorker({ databaseUrl: dbUrl, pollMs: 200, leaseSeconds: 5, concurrency: 16, batchSize: 16, kinds: ['echo_slow'] });
+  const a = busy();
+  const b = busy();
+  await Promise.all([a.start(), b.start()]);
+  try {
+    const n = 200;
+    const ids = await db().transaction(async (transaction) =>
+      (
+        await enqueue(
+          transaction,
+          Array.from({ length: n }, (_, i) => ({ kind: 'echo_slow', payload: { i } })),
+        )
+      ).map((r) => r.id),
+    );
+    await eventually(async () => Number((await pgc.query(`SELECT count(*) AS n FROM outbox WHERE id = ANY($1) AND status = 'done'`, [ids])).rows[0].n) === n, {
+      timeoutMs: 60_000,
+      message: 'every row done',
+    });
+    const ran = runs.filter((r) => r.kind === 'echo_slow');
+    t.is(ran.length, n, 'each row ran once');
+    t.is(new Set(ran.map((r) => r.id)).size, n);
+    const attempts = await pgc.query(`SELECT count(*)::int AS n, count(DISTINCT outbox_id)::int AS rows FROM outbox_attempts WHERE outbox_id = ANY($1)`, [ids]);
+    t.deepEqual(attempts.rows[0], { n, rows: n }, 'one attempt recorded per row');
+    for (const w of [a, b]) {
+      const c = running.get(w.id);
+      if (!c) continue; // the other worker may have taken every row
+      t.true(c.max <= 16, `never more than the concurrency at once (${c.max})`);
+    }
+    t.true(Math.max(...[...running.values()].map((c) => c.max)) > 1, 'rows run concurrently');
+    // a claim waits for a quarter of the slots (4 of 16) while the queue is full: far fewer claims than rows
+    const claims = a.stats.claims + b.stats.claims;
+    t.is(a.stats.rows + b.stats.rows, n);
+    t.true(claims <= n / 2, `${claims} claims for ${n} rows`);
+  } finally {
+    await Promise.all([a.stop(), b.stop()]);
+  }
 });

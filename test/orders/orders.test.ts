@@ -290,10 +290,10 @@ test('submit: reserves stock, To Deliver and Bill, outbox rows in the same trans
   );
   t.deepEqual(payload.data.line_items, payload.data.items);
   t.like(payload.data.shipping_address, { name: 'Harbor Family Clinic', address_line1: '12 Harbor Street', city: 'Newark' });
-  // one routing row per line with the route submit recorded: no mapping, so the vendor's or the marketplace's
+  // one routing row per order with the route submit recorded per line: no mapping, so the vendor's or the marketplace's
   t.deepEqual(
     outbox.rows.filter((r) => r.kind === 'fulfilment_route').map((r) => r.payload),
-    [1, 2, 3].map((idx) => ({ sales_order: name, item_code: idx === 2 ? b : a, idx, route: idx === 2 ? 'marketplace' : 'vendor' })),
+    [{ sales_order: name, lines: [1, 2, 3].map((idx) => ({ idx, item_code: idx === 2 ? b : a, route: idx === 2 ? 'marketplace' : 'vendor' })) }],
   );
   t.is(outbox.rows.filter((r) => r.kind === 'email').length, 1);
   const again = await clinic.put(`${SO}/${name}`, { docstatus: 1 });

@@ -9,6 +9,7 @@ import { authorize } from '../../auth/policy/index.js';
 import { recordAudit } from '../../audit/audit.service.js';
 import { createHash } from 'node:crypto';
 import { execute, withTransaction, type Tx } from '../../db/sequelize.js';
+import { once, sqlFor } from '../../db/sql-names.js';
 import { InputError } from '../../shared/errors.js';
 import { runtime } from '../../shared/runtime.js';
 import { isPartnerKey, PARTNERS, PARTNER_KEYS, type CredentialField, type PartnerKey } from '../partners.js';
@@ -39,11 +40,61 @@ function checkValues(partner: PartnerKey, values: Record<string, string>): [Cred
   return out;
 }
 
+const sql = once(() => {
+  const n = sqlFor({ pc: PartnerCredential });
+  return { read: n(`SELECT {pc:field} AS field, {pc:valueEnc} AS value_enc FROM {@pc} WHERE {pc:partner} = $1 ORDER BY {pc:field}`) };
+});
+
+/** A partner's stored credentials as read: decrypted, with their fingerprint, and when they were read (this process's clock). */
+export interface CredentialsRead {
+  credentials: Credentials;
+  stamp: string;
+  readAt: number;
+}
+
+/** The last read per partner in this process: values are decrypted again only when the fingerprint changed. */
+const lastRead = new Map<PartnerKey, CredentialsRead>();
+
+/** Forgets what this process read (a set here, or tests). */
+export function forgetPartnerCredentials(partner?: PartnerKey): void {
+  if (partner) lastRead.delete(partner);
+  else lastRead.clear();
+}
+
+/**
+ * A partner's credentials and their fingerprint (partnerCredentialsStamp's), from one statement: the
+ * fingerprint is exactly that of the values returned. Decryption is skipped when the fingerprint is the
+ * one read last.
+ */
+export async function readPartnerCredentials(partner: PartnerKey, opts: { transaction?: Tx } = {}): Promise<CredentialsRead> {
+  const rows = await execute<{ field: string; value_enc: string }>(sql().read, [partner], opts);
+  const stamp = stampOf(rows.map((r) => ({ field: r.field, valueEnc: r.value_enc })));
+  const known = lastRead.get(partner);
+  const { cipher } = runtime();
+  const read: CredentialsRead = {
+    credentials: known?.stamp === stamp ? known.credentials : Object.freeze(Object.fromEntries(rows.map((r) => [r.field, cipher.decrypt(r.value_enc)]))),
+    stamp,
+    readAt: Date.now(),
+  };
+  if (!opts.transaction) lastRead.set(partner, read); // a read inside a transaction may yet roll back
+  return read;
+}
+
+/**
+ * The partner's credentials as read at most `maxAgeMs` ago in this process, else read now (the
+ * webhook intake: a read per request would be a round trip per webhook). A caller that gets a
+ * refusal out of `cached` ones reads again (readPartnerCredentials) before refusing, so a change is
+ * never refused.
+ */
+export async function recentPartnerCredentials(partner: PartnerKey, maxAgeMs: number): Promise<CredentialsRead & { cached: boolean }> {
+  const known = lastRead.get(partner);
+  if (known && Date.now() - known.readAt <= maxAgeMs) return { ...known, cached: true };
+  return { ...(await readPartnerCredentials(partner)), cached: false };
+}
+
 /** Decrypted credentials of a partner (only what is stored). Service use only: never shown. */
 export async function loadPartnerCredentials(partner: PartnerKey, opts: { transaction?: Tx } = {}): Promise<Credentials> {
-  const rows = await PartnerCredential.findAll({ where: { partner }, transaction: opts.transaction });
-  const { cipher } = runtime();
-  return Object.freeze(Object.fromEntries(rows.map((r) => [r.field, cipher.decrypt(r.valueEnc)])));
+  return (await readPartnerCredentials(partner, opts)).credentials;
 }
 
 /**
@@ -64,6 +115,10 @@ export async function partnerCredentialsStamp(partner: PartnerKey, opts: { trans
     order: [['field', 'ASC']],
     transaction: opts.transaction,
   });
+  return stampOf(rows);
+}
+
+function stampOf(rows: { field: string; valueEnc: string }[]): string {
   return createHash('sha256')
     .update(rows.map((r) => `${r.field}=${r.valueEnc}`).join('\n'))
     .digest('hex');
@@ -109,6 +164,7 @@ export async function setPartnerCredentials(
     await recordAudit(transaction, actor, { action: 'update', object_type: 'Partner Credentials', object_name: partner, fields: checked.map(([f]) => f.name) });
     const missing = missingCredentials(partner, await loadPartnerCredentials(partner, { transaction }));
     const redriven = missing.length === 0 ? await redriveAwaitingConfiguration(partner, { transaction }) : 0;
+    transaction.afterCommit(() => forgetPartnerCredentials(partner));
     return { partner, set: checked.map(([f]) => f.name), missing, redriven };
   });
 }

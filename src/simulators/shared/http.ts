@@ -176,7 +176,9 @@ export async function startSimServer(opts: {
   };
   // node ignores what a request listener returns: serve answers its own failures (the catch above)
   const server = createServer((req, res) => void serve(req, res));
-  server.keepAliveTimeout = 1000;
+  // idle connections kept 5 s (node's default; real partners keep theirs longer): with 1 s, the hint
+  // (Keep-Alive: timeout=1) is below undici's 2 s safety margin, so every call opened a new connection
+  server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
