@@ -194,7 +194,11 @@ async function fulfillmentTrackingInfoUpdate(shop: Shop, args: TrackingInfoUpdat
 }
 
 async function orderCancel(shop: Shop, args: OrderCancelArgs): Promise<unknown> {
-  const refuse = (field: string[], message: string, code: string) => ({ job: null, orderCancelUserErrors: [{ field, message, code }], userErrors: [{ field, message }] });
+  const refuse = (field: string[], message: string, code: string) => ({
+    job: null,
+    orderCancelUserErrors: [{ field, message, code }],
+    userErrors: [{ field, message }],
+  });
   const order = shop.book.get(args.orderId);
   if (!order) return refuse(['orderId'], 'Order does not exist', 'NOT_FOUND');
   if (order.data.cancelledAt) return refuse(['orderId'], 'Order has already been cancelled', 'INVALID');
