@@ -119,7 +119,9 @@ test.serial(
     const orders = await buyer.get('/api/resource/Sales Order', { fields: ['name', 'customer'], limit_page_length: 0 });
     t.is(orders.status, 200);
     t.deepEqual(orders.body.data, [], 'a new customer has no orders, and sees no other clinic’s');
-    t.true((await admin.get('/api/resource/Sales Order', { limit_page_length: 5 })).body.data.length > 0, 'other customers have orders');
+    const others = (await admin.get('/api/resource/Sales Order', { fields: ['name'], limit_page_length: 5 })).body.data as { name: string }[];
+    t.true(others.length > 0, 'other customers have orders');
+    t.is((await buyer.get(`/api/resource/Sales Order/${others[0].name}`)).status, 404, 'another clinic’s order is not found');
   },
 );
 
@@ -129,6 +131,8 @@ test.serial('an expired invitation is refused', async (t) => {
   t.is(res.code, 0, res.stderr);
   t.regex(res.stdout, new RegExp(`Login ${email} created; invitation queued \\(expires `));
   const token = await deliveredToken(email);
+  const hashed = `SELECT 1 FROM customer_invitations WHERE token_hash = encode(sha256(convert_to($1, 'UTF8')), 'hex') AND accepted_at IS NULL`;
+  t.is((await selectRows(hashed, [token])).length, 1, 'the delivered token is the invitation’s, unused');
   await execute(`UPDATE customer_invitations SET expires_at = now() - interval '1 minute' WHERE email = $1`, [email]);
   t.is((await app.http.post(ACCEPT, { token, password: 'Harborview!2026' })).status, 417);
   t.is((await selectOne<{ password_hash: string | null }>(`SELECT password_hash FROM users WHERE email = $1`, [email]))!.password_hash, null);
