@@ -59,6 +59,7 @@ export const EXAMPLES: Record<string, string[]> = {
   'product-mapping import': ['svc product-mapping import mappings.csv --skip-invalid'],
   'customer create': [
     'svc customer create --customer-name "Bay Clinic" --price-list Wholesale --email buyer@bay.example --address-line1 "1 Bay St" --city Oakland --state CA --pincode 94607 --as west.rep@demo.svc.local',
+    'svc customer create --customer-name "Lake Clinic" --email office@lake.example --no-invite --json',
   ],
   'customer list': ['svc customer list --territory West --json'],
   'customer show': ['svc customer show CUST-0001'],

@@ -38,6 +38,7 @@ import { SalesPerson } from '../org/sales-person.model.js';
 import { Territory } from '../org/territory.model.js';
 import { SalesCredit } from '../sales/sales-credit.model.js';
 import { SalesInvitation } from '../sales/sales-invitation.model.js';
+import { CustomerInvitation } from '../sales/customer-invitation.model.js';
 import { SalesRepDay } from '../sales/sales-rep-day.model.js';
 import { SalesRepMonth } from '../sales/sales-rep-month.model.js';
 import { SalesRepStreak } from '../sales/sales-rep-streak.model.js';
@@ -106,6 +107,7 @@ export const MODELS = [
   SalesRepStreak,
   SalesCommissionPlans,
   SalesInvitation,
+  CustomerInvitation,
   NpiRegistryEntry,
   PartnerFollowUp,
   IntegrationConnection,

@@ -4,13 +4,22 @@
  * POST /api/resource/Customer, POST /api/resource/Address and `svc customer create`: a rep creates
  * customers in its territory and becomes their assigned rep; a manager in its team's territories,
  * assigned to anyone of its team; an admin anywhere. Contract lists: canAssignPriceList.
+ *
+ * Issue 15: with `send_invitation` (the CLI's default when a contact e-mail is given), the same
+ * transaction creates the customer's login (a User with the Customer role linked to it, no password)
+ * and queues a login invitation through the outbox. The e-mail carries a one-time token (72 h by
+ * default, only its sha256 stored, sealed in the outbox row) with which the invitee sets its password
+ * (acceptCustomerInvitation). An e-mail that already has a user is refused (409): no second user.
  */
 import Joi from 'joi';
-import type { Actor } from '../auth/actor.js';
+import { Op } from 'sequelize';
+import { systemActor, type Actor } from '../auth/actor.js';
 import { authorize, customerMatches } from '../auth/policy/index.js';
-import { canAssignPriceList, customerAccountScope } from '../auth/policy/sales.rules.js';
+import { canAssignPriceList, CUSTOMER_LOGIN_ROLES, customerAccountScope } from '../auth/policy/sales.rules.js';
 import { findPriceList } from '../catalog/prices.js';
+import { recordAudit } from '../audit/audit.service.js';
 import { withTransaction, type Tx } from '../db/sequelize.js';
+import { queueMail } from '../mail/mail.service.js';
 import {
   findCustomer,
   findSalesPersons,
@@ -22,7 +31,11 @@ import {
   type NewAddress,
 } from '../org/org.service.js';
 import { countDocs, docType, getDoc, type Doc } from '../shared/doctype.js';
-import { BusinessRuleError, InputError, PermissionError } from '../shared/errors.js';
+import { hashPassword, randomToken, sha256Hex } from '../shared/crypto.js';
+import { BusinessRuleError, ConflictError, InputError, PermissionError } from '../shared/errors.js';
+import { runtime } from '../shared/runtime.js';
+import { createUser, findUserByEmail, storePasswordHash } from '../users/users.service.js';
+import { CustomerInvitation } from './customer-invitation.model.js';
 import { easternDay } from './eastern.js';
 
 const text = (max = 140) => Joi.string().trim().max(max);
@@ -56,6 +69,8 @@ const customerSchema = Joi.object<CustomerInput>({
   mobile_no: text(40).allow('', null),
   phone: text(40).allow('', null),
   shipping_address: Joi.object(addressFields).unknown(true),
+  // issue 15: also create the customer's login and mail it an invitation (Frappe creates no user: off unless asked)
+  send_invitation: Joi.alternatives(Joi.boolean(), Joi.number().valid(0, 1)).default(false),
 }).unknown(true);
 
 const addressSchema = Joi.object<AddressInput & { customer?: string; links?: { link_doctype: string; link_name: string }[] }>({
@@ -105,6 +120,7 @@ interface CustomerInput {
   mobile_no?: string | null;
   phone?: string | null;
   shipping_address?: AddressInput;
+  send_invitation: boolean | number;
 }
 
 function addressRow(customer: string, title: string, a: AddressInput, primary: boolean): NewAddress {
@@ -174,11 +190,70 @@ async function choosePriceList(actor: Actor, named: string, transaction: Tx): Pr
   return list.name;
 }
 
-/** Creates a customer account (and its shipping address when given) as the sales team does; answers the document. */
+/** Creates the customer's login (Customer role, no password) and queues its invitation, in the caller's transaction. */
+async function inviteCustomerLogin(
+  actor: Actor,
+  customer: { name: string; customerName: string; territory: string | null; assignedRep: string | null; email: string },
+  transaction: Tx,
+): Promise<{ email: string; expiresAt: Date }> {
+  authorize(actor, 'invite', 'Customer', { name: customer.name, territory: customer.territory, assigned_rep: customer.assignedRep });
+  const { config } = runtime();
+  // an e-mail that already signs in (a staff member, another clinic's buyer) never gets a second account
+  if (await findUserByEmail(customer.email)) {
+    throw new ConflictError(
+      `A user with e-mail ${customer.email} already exists: no login created (pass --no-invite, or another --email)`,
+      'DuplicateEntryError',
+    );
+  }
+  // the policy allowed the invitation; the account itself is made as the system makes accounts
+  const user = await createUser(
+    systemActor('sales:invite_customer', 'job'),
+    { email: customer.email, full_name: customer.customerName, roles: CUSTOMER_LOGIN_ROLES, customer: customer.name },
+    { transaction },
+  );
+  const token = randomToken(32);
+  const expiresAt = new Date(Date.now() + config.sales.invitationHours * 3_600_000);
+  await CustomerInvitation.create(
+    { tokenHash: sha256Hex(token), userId: user.id, email: user.email, customer: customer.name, invitedBy: actor.email ?? actor.id, expiresAt },
+    { transaction },
+  );
+  await queueMail(transaction, {
+    to: user.email,
+    category: 'customer-invitation',
+    subject: `Your ${customer.customerName} account is ready`,
+    text: [
+      `Hello ${customer.customerName},`,
+      '',
+      `An account (${customer.name}) has been opened for you; sign in as ${user.email} to order.`,
+      '',
+      `Set your password to accept (the invitation expires ${expiresAt.toISOString()}):`,
+      `POST ${config.baseUrl}/api/method/svc.customer_accounts.accept_invitation with {"token": "{{secret:token}}", "password": "<at least 10 characters>"}`,
+      `Then sign in as ${user.email}.`,
+    ].join('\n'),
+    // the outbox row keeps the token sealed; it is put into the text only when the mail is sent
+    secrets: { token },
+  });
+  await recordAudit(transaction, actor, {
+    action: 'invite',
+    object_type: 'User',
+    object_name: user.email,
+    detail: { customer: customer.name, roles: CUSTOMER_LOGIN_ROLES, expires_at: expiresAt.toISOString() },
+  });
+  return { email: user.email, expiresAt };
+}
+
+/**
+ * Creates a customer account (and its shipping address when given) as the sales team does; answers
+ * the document, with `invitation_queued` (and the login's e-mail and the invitation's expiry) when
+ * `send_invitation` was asked. Never the token.
+ */
 export async function createCustomerAccount(actor: Actor, body: Doc): Promise<Doc> {
   authorize(actor, 'create', 'Customer');
   const input = validated<CustomerInput>(customerSchema, body);
-  const name = await withTransaction(undefined, async (transaction) => {
+  const invite = input.send_invitation === true || input.send_invitation === 1;
+  const email = blank(input.email_id) ?? blank(input.email);
+  if (invite && !email) throw new InputError('send_invitation needs the contact e-mail (email_id)');
+  const { name, invitation } = await withTransaction(undefined, async (transaction) => {
     const territory = await chooseTerritory(actor, input.territory, transaction);
     const assignedRep = await chooseRep(actor, input.assigned_rep, transaction);
     const priceList = await choosePriceList(actor, input.default_price_list ?? input.price_list ?? 'Standard Selling', transaction);
@@ -191,15 +266,53 @@ export async function createCustomerAccount(actor: Actor, body: Doc): Promise<Do
         territory,
         priceList,
         assignedRep,
-        email: blank(input.email_id) ?? blank(input.email),
+        email,
         phone: blank(input.mobile_no) ?? blank(input.phone),
       },
       { transaction },
     );
     if (input.shipping_address) await insertAddress(addressRow(customer, input.customer_name, input.shipping_address, true), { transaction });
-    return customer;
+    await recordAudit(transaction, actor, {
+      action: 'create',
+      object_type: 'Customer',
+      object_name: customer,
+      detail: { territory, price_list: priceList, assigned_rep: assignedRep, login_invited: invite },
+    });
+    const invitation = invite
+      ? await inviteCustomerLogin(actor, { name: customer, customerName: input.customer_name, territory, assignedRep, email: email! }, transaction)
+      : undefined;
+    return { name: customer, invitation };
   });
-  return getDoc(actor, docType('Customer'), name);
+  const doc = await getDoc(actor, docType('Customer'), name);
+  if (!invite) return doc;
+  return { ...doc, invitation_queued: true, login_email: invitation!.email, invitation_expires_at: invitation!.expiresAt.toISOString() };
+}
+
+/**
+ * Sets an invited customer's password with the invitation's one-time token (public; a used, expired
+ * or unknown token is refused alike, 417). The password rule is the sub-rep invitation's (10+ characters).
+ */
+export async function acceptCustomerInvitation(input: { token: string; password: string }): Promise<{ email: string; customer: string }> {
+  if (input.password.length < 10) throw new InputError('Password must have at least 10 characters');
+  const hash = await hashPassword(input.password);
+  return withTransaction(undefined, async (transaction) => {
+    const invitation = await CustomerInvitation.findOne({
+      where: { tokenHash: sha256Hex(input.token), acceptedAt: null, expiresAt: { [Op.gt]: new Date() } },
+      lock: transaction.LOCK.UPDATE,
+      transaction,
+    });
+    if (!invitation) throw new BusinessRuleError('This invitation is unknown, used or expired');
+    await storePasswordHash(invitation.email, hash, { transaction });
+    invitation.acceptedAt = new Date();
+    await invitation.save({ transaction });
+    await recordAudit(transaction, systemActor('customer_accounts:accept_invitation', 'job'), {
+      action: 'accept_invitation',
+      object_type: 'User',
+      object_name: invitation.email,
+      detail: { customer: invitation.customer },
+    });
+    return { email: invitation.email, customer: invitation.customer };
+  });
 }
 
 /** Adds an address to a customer the actor may see (Frappe: `links` to the Customer, or `customer`); answers the document. */

@@ -5,6 +5,7 @@ import { methodRoute } from '../http/method.js';
 import { permission } from '../auth/policy/index.js';
 import { getLeaderboard, getMyCustomers, getRepKpis, LEADERBOARD_METRICS, type LeaderboardMetric } from './rep-dashboard.service.js';
 import { teamCommissionSummary } from './team-commission.service.js';
+import { acceptCustomerInvitation } from './customer-accounts.service.js';
 import { acceptInvitation, inviteSubrep, type InviteInput } from './subrep-team.service.js';
 
 const tags = ['sales team'];
@@ -75,5 +76,14 @@ export const salesRoutes: ServerRoute[] = [
     description: "Sets an invited sub-rep's password with the invitation's one-time token",
     args: Joi.object<{ token: string; password: string }>({ token: Joi.string().max(200).required(), password: Joi.string().max(200).required() }),
     handler: ({ args }) => acceptInvitation(args),
+  }),
+  methodRoute({
+    name: 'svc.customer_accounts.accept_invitation',
+    methods: ['POST'],
+    access: 'public',
+    tags,
+    description: "Sets an invited customer login's password with the invitation's one-time token (svc customer create --email)",
+    args: Joi.object<{ token: string; password: string }>({ token: Joi.string().max(200).required(), password: Joi.string().max(200).required() }),
+    handler: ({ args }) => acceptCustomerInvitation(args),
   }),
 ];

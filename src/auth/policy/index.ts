@@ -88,7 +88,13 @@ export function mayCall(actor: Actor, access: RouteAccess): boolean {
 // ---- foundation resources ----------------------------------------------------------------------
 
 definePolicy('Customer', {
-  allow: { read: [...STAFF, 'Customer'], create: ['Sales Rep', 'Sales Manager'], update: ['Sales Manager'] },
+  allow: {
+    read: [...STAFF, 'Customer'],
+    create: ['Sales Rep', 'Sales Manager'],
+    update: ['Sales Manager'],
+    // the customer's login and its invitation (issue 15): whoever creates the customer, for a customer in its scope (check)
+    invite: ['Sales Rep', 'Sales Manager'],
+  },
   scope: (actor, t) => customerScope(actor, `${t}.name`, `${t}.territory`, `${t}.assigned_rep`),
   check: (actor, _action, r) => customerMatches(actor, r.name as string, r.territory as string | null, r.assigned_rep as string | null),
 });

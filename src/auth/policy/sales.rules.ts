@@ -13,6 +13,9 @@ const SALES = ['Sales Rep', 'Sales Manager'] as const;
 /** The roles an invited sub-rep's account is given (a grant, like VENDOR_ROLE): it sells as a rep, below its inviter. */
 export const SUBREP_ROLES: Role[] = ['Sales Rep'];
 
+/** The roles of a customer's login created with its account (issue 15, `svc customer create --email`): a clinic's buyer. */
+export const CUSTOMER_LOGIN_ROLES: Role[] = ['Customer'];
+
 definePolicy('Sales Dashboard', {
   allow: {
     read: [...SALES], // get_rep_kpis, get_leaderboard, get_my_customers

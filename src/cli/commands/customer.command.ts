@@ -18,6 +18,8 @@ interface CreateOpts extends CommonOptions {
   state?: string;
   pincode?: string;
   country?: string;
+  /** commander's --no-invite: false when given, else true */
+  invite: boolean;
 }
 
 /** On a terminal, asks for what is required and missing (the name, and the address when one was begun or none given). */
@@ -43,7 +45,9 @@ export function registerCustomer(program: Command, io: Io): void {
   common(
     customer
       .command('create')
-      .description('Create a customer account (the service behind POST /api/resource/Customer); prompts for missing input on a terminal'),
+      .description(
+        'Create a customer account (the service behind POST /api/resource/Customer) and, with --email, its login, invited by e-mail; prompts for missing input on a terminal',
+      ),
     { json: true },
   )
     .option('--customer-name <name>', 'the clinic or practice (prompted on a terminal)')
@@ -51,7 +55,7 @@ export function registerCustomer(program: Command, io: Io): void {
     .option('--territory <territory>', "territory (default: the acting rep's own)")
     .option('--price-list <list>', 'Price List (default Standard Selling); a rep gives a contract list only if it already governs one of its customers')
     .option('--assigned-rep <sales person>', 'assigned rep (a rep acting with --as becomes it)')
-    .option('--email <email>', 'contact e-mail')
+    .option('--email <email>', "contact e-mail; also the customer's login, invited by e-mail (see --no-invite)")
     .option('--phone <phone>', 'phone')
     .option('--address-line1 <line>', 'shipping address, first line')
     .option('--address-line2 <line>', 'shipping address, second line')
@@ -59,6 +63,7 @@ export function registerCustomer(program: Command, io: Io): void {
     .option('--state <state>', 'shipping address state')
     .option('--pincode <zip>', 'shipping address ZIP code')
     .option('--country <country>', 'shipping address country (default United States)')
+    .option('--no-invite', 'with --email: create no login and send no invitation (by default the login is created and invited)')
     .action(async (opts: CreateOpts) => {
       await promptMissing(io, opts);
       await openDatabase(io);
@@ -72,6 +77,8 @@ export function registerCustomer(program: Command, io: Io): void {
         assigned_rep: opts.assignedRep,
         email_id: opts.email,
         mobile_no: opts.phone,
+        // the login and its invitation: on by default when there is a contact e-mail (issue 15)
+        send_invitation: opts.invite && opts.email !== undefined && opts.email !== '',
         shipping_address:
           opts.addressLine1 === undefined
             ? undefined
@@ -84,10 +91,15 @@ export function registerCustomer(program: Command, io: Io): void {
                 country: opts.country,
               },
       });
-      if (opts.json) return json(io, doc);
+      if (opts.json) return json(io, { ...doc, invitation_queued: doc.invitation_queued === true });
       io.out(
         `Created ${String(doc.name)} ${String(doc.customer_name)} (territory ${String(doc.territory ?? '-')}, price list ${String(doc.price_list)}, assigned rep ${String(doc.assigned_rep ?? '-')})`,
       );
       if (opts.addressLine1 !== undefined) io.out(`Shipping address ${String(doc.name)}-Shipping`);
+      io.out(
+        doc.invitation_queued
+          ? `Login ${String(doc.login_email)} created; invitation queued (expires ${String(doc.invitation_expires_at)})`
+          : 'No login invitation queued',
+      );
     });
 }
