@@ -56,14 +56,15 @@ interface IndexedBoard {
   above: (v: string) => string;
 }
 
-// Disabled persons are few: the caller's rank counts every row above it, less the disabled ones.
+// Disabled persons are few: the caller's rank counts every row above it (an index-only range scan),
+// less the disabled persons above it (found from the few disabled ones, not by joining every row above).
 const indexedBoard = (x: IndexedBoard) =>
   salesSql(`top AS (${x.top} LIMIT $2::int),
      fill AS (SELECT {sp.name} AS name, 0 AS value FROM {sp}
                WHERE {sp.enabled} AND (SELECT count(*) FROM top) < $2::int AND NOT EXISTS (${x.positive('{sp.name}')})
                ORDER BY {sp.name} COLLATE "C" LIMIT $2::int),
      mine AS (SELECT {sp.name} AS name, ${x.valueOf('{sp.name}')} AS value FROM {sp} WHERE {sp.name} = $3 AND {sp.enabled}),
-     ${rankedTail((v) => `(SELECT count(*) FROM (${x.above(v)}) a) - (SELECT count(*) FROM (${x.above(v)}) a JOIN {sp} ON {sp.name} = a.name WHERE NOT {sp.enabled})`)}`);
+     ${rankedTail((v) => `(SELECT count(*) FROM (${x.above(v)}) a) - (SELECT count(*) FROM {sp} WHERE NOT {sp.enabled} AND ${x.valueOf('{sp.name}')} > ${v})`)}`);
 
 /** the streak is current when its last day is today ($4) or the business day before */
 const currentStreak = `{st.lastDay} IS NOT NULL AND sales_business_day($4::date) - sales_business_day({st.lastDay}) <= 1`;

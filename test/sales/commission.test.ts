@@ -142,6 +142,25 @@ test.serial('leaderboard: ranked by each metric, ties share a rank, limit, and t
       t.deepEqual(short.me, all.me, `${metric} limit ${limit}: the caller`);
     }
   }
+  // a disabled person above the caller leaves the board and the caller's rank below the limit
+  // (no service disables a Sales Person: the flag is set directly, and put back)
+  const before = await getLeaderboard(tree.actors.rep2, { metric: 'mtd_sales', limit: 1 }, now);
+  await withTransaction(undefined, (transaction) => selectRows(`UPDATE sales_persons SET enabled = false WHERE name = $1`, [tree.rep1], { transaction }));
+  try {
+    for (const metric of ['mtd_sales', 'commission_estimate'] as const) {
+      const all = await getLeaderboard(tree.actors.rep2, { metric, limit: 100 }, now);
+      t.false(
+        all.entries.some((e) => e.sales_person === tree.rep1),
+        `${metric}: a disabled person is not ranked`,
+      );
+      const short = await getLeaderboard(tree.actors.rep2, { metric, limit: 1 }, now);
+      t.deepEqual(short.me, all.me, `${metric} limit 1 with a disabled person above: the caller`);
+    }
+    const after = await getLeaderboard(tree.actors.rep2, { metric: 'mtd_sales', limit: 1 }, now);
+    t.is(after.me!.rank, before.me!.rank - 1, 'the disabled rep above no longer counts');
+  } finally {
+    await withTransaction(undefined, (transaction) => selectRows(`UPDATE sales_persons SET enabled = true WHERE name = $1`, [tree.rep1], { transaction }));
+  }
 });
 
 test.serial('team_commission_summary: per-rep and manager totals over the last period_days Eastern days', async (t) => {
