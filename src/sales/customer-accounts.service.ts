@@ -12,7 +12,6 @@
  * (acceptCustomerInvitation). An e-mail that already has a user is refused (409): no second user.
  */
 import Joi from 'joi';
-import { Op } from 'sequelize';
 import { systemActor, type Actor } from '../auth/actor.js';
 import { authorize, customerMatches } from '../auth/policy/index.js';
 import { canAssignPriceList, CUSTOMER_LOGIN_ROLES, customerAccountScope } from '../auth/policy/sales.rules.js';
@@ -31,11 +30,10 @@ import {
   type NewAddress,
 } from '../org/org.service.js';
 import { countDocs, docType, getDoc, type Doc } from '../shared/doctype.js';
-import { hashPassword, randomToken, sha256Hex } from '../shared/crypto.js';
 import { BusinessRuleError, ConflictError, InputError, PermissionError } from '../shared/errors.js';
-import { runtime } from '../shared/runtime.js';
-import { createUser, findUserByEmail, storePasswordHash } from '../users/users.service.js';
+import { createUser, findUserByEmail } from '../users/users.service.js';
 import { CustomerInvitation } from './customer-invitation.model.js';
+import { acceptanceLines, newInvitationToken, redeemInvitation } from './invitations.js';
 import { easternDay } from './eastern.js';
 
 const text = (max = 140) => Joi.string().trim().max(max);
@@ -197,7 +195,6 @@ async function inviteCustomerLogin(
   transaction: Tx,
 ): Promise<{ email: string; expiresAt: Date }> {
   authorize(actor, 'invite', 'Customer', { name: customer.name, territory: customer.territory, assigned_rep: customer.assignedRep });
-  const { config } = runtime();
   // an e-mail that already signs in (a staff member, another clinic's buyer) never gets a second account
   if (await findUserByEmail(customer.email)) {
     throw new ConflictError(
@@ -211,10 +208,9 @@ async function inviteCustomerLogin(
     { email: customer.email, full_name: customer.customerName, roles: CUSTOMER_LOGIN_ROLES, customer: customer.name },
     { transaction },
   );
-  const token = randomToken(32);
-  const expiresAt = new Date(Date.now() + config.sales.invitationHours * 3_600_000);
+  const { token, tokenHash, expiresAt } = newInvitationToken();
   await CustomerInvitation.create(
-    { tokenHash: sha256Hex(token), userId: user.id, email: user.email, customer: customer.name, invitedBy: actor.email ?? actor.id, expiresAt },
+    { tokenHash, userId: user.id, email: user.email, customer: customer.name, invitedBy: actor.email ?? actor.id, expiresAt },
     { transaction },
   );
   await queueMail(transaction, {
@@ -226,9 +222,7 @@ async function inviteCustomerLogin(
       '',
       `An account (${customer.name}) has been opened for you; sign in as ${user.email} to order.`,
       '',
-      `Set your password to accept (the invitation expires ${expiresAt.toISOString()}):`,
-      `POST ${config.baseUrl}/api/method/svc.customer_accounts.accept_invitation with {"token": "{{secret:token}}", "password": "<at least 10 characters>"}`,
-      `Then sign in as ${user.email}.`,
+      ...acceptanceLines('svc.customer_accounts.accept_invitation', user.email, expiresAt),
     ].join('\n'),
     // the outbox row keeps the token sealed; it is put into the text only when the mail is sent
     secrets: { token },
@@ -292,27 +286,20 @@ export async function createCustomerAccount(actor: Actor, body: Doc): Promise<Do
  * Sets an invited customer's password with the invitation's one-time token (public; a used, expired
  * or unknown token is refused alike, 417). The password rule is the sub-rep invitation's (10+ characters).
  */
-export async function acceptCustomerInvitation(input: { token: string; password: string }): Promise<{ email: string; customer: string }> {
-  if (input.password.length < 10) throw new InputError('Password must have at least 10 characters');
-  const hash = await hashPassword(input.password);
-  return withTransaction(undefined, async (transaction) => {
-    const invitation = await CustomerInvitation.findOne({
-      where: { tokenHash: sha256Hex(input.token), acceptedAt: null, expiresAt: { [Op.gt]: new Date() } },
-      lock: transaction.LOCK.UPDATE,
-      transaction,
-    });
-    if (!invitation) throw new BusinessRuleError('This invitation is unknown, used or expired');
-    await storePasswordHash(invitation.email, hash, { transaction });
-    invitation.acceptedAt = new Date();
-    await invitation.save({ transaction });
-    await recordAudit(transaction, systemActor('customer_accounts:accept_invitation', 'job'), {
-      action: 'accept_invitation',
-      object_type: 'User',
-      object_name: invitation.email,
-      detail: { customer: invitation.customer },
-    });
-    return { email: invitation.email, customer: invitation.customer };
-  });
+export function acceptCustomerInvitation(input: { token: string; password: string }): Promise<{ email: string; customer: string }> {
+  return redeemInvitation(
+    input,
+    (where, transaction) => CustomerInvitation.findOne({ where, lock: transaction.LOCK.UPDATE, transaction }),
+    async (invitation, transaction) => {
+      await recordAudit(transaction, systemActor('customer_accounts:accept_invitation', 'job'), {
+        action: 'accept_invitation',
+        object_type: 'User',
+        object_name: invitation.email,
+        detail: { customer: invitation.customer },
+      });
+      return { email: invitation.email, customer: invitation.customer };
+    },
+  );
 }
 
 /** Adds an address to a customer the actor may see (Frappe: `links` to the Customer, or `customer`); answers the document. */

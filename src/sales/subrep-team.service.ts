@@ -6,19 +6,18 @@
  * invitee sets its password (accept_invitation). The token never sits in plain text at rest: the
  * outbox row holds it sealed with the service key, and the worker puts it into the text when sending.
  */
-import { Op } from 'sequelize';
 import { systemActor, type Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
 import { canInviteSubrep, SUBREP_ROLES } from '../auth/policy/sales.rules.js';
 import { withTransaction } from '../db/sequelize.js';
 import { queueMail } from '../mail/mail.service.js';
 import { findSalesPersons, freeSalesPersonName, insertSalesPerson } from '../org/org.service.js';
-import { hashPassword, randomToken, sha256Hex } from '../shared/crypto.js';
-import { BusinessRuleError, InputError, PermissionError } from '../shared/errors.js';
+import { BusinessRuleError, PermissionError } from '../shared/errors.js';
 import { runtime } from '../shared/runtime.js';
-import { createUser, storePasswordHash } from '../users/users.service.js';
+import { createUser } from '../users/users.service.js';
 import { planOf } from './plans.js';
 import { SalesInvitation } from './sales-invitation.model.js';
+import { acceptanceLines, newInvitationToken, redeemInvitation } from './invitations.js';
 
 export interface InviteInput {
   email: string;
@@ -62,12 +61,8 @@ export async function inviteSubrep(
       { email: input.email, full_name: input.full_name, roles: SUBREP_ROLES, sales_person: name },
       { transaction },
     );
-    const token = randomToken(32);
-    const expiresAt = new Date(Date.now() + config.sales.invitationHours * 3_600_000);
-    await SalesInvitation.create(
-      { tokenHash: sha256Hex(token), userId: user.id, email: user.email, salesPerson: name, invitedBy: inviter!.name, expiresAt },
-      { transaction },
-    );
+    const { token, tokenHash, expiresAt } = newInvitationToken();
+    await SalesInvitation.create({ tokenHash, userId: user.id, email: user.email, salesPerson: name, invitedBy: inviter!.name, expiresAt }, { transaction });
     await queueMail(transaction, {
       to: user.email,
       category: 'subrep-invitation',
@@ -78,9 +73,7 @@ export async function inviteSubrep(
         `${inviter!.full_name} invites you to join the sales team as a sub-representative${inviter!.territory ? ` in ${inviter!.territory}` : ''}.`,
         `Your share: ${input.subrep_pct}% of the base commission of your own sales.`,
         '',
-        `Set your password to accept (the invitation expires ${expiresAt.toISOString()}):`,
-        `POST ${config.baseUrl}/api/method/svc.subrep_team.accept_invitation with {"token": "{{secret:token}}", "password": "<at least 10 characters>"}`,
-        `Then sign in as ${user.email}.`,
+        ...acceptanceLines('svc.subrep_team.accept_invitation', user.email, expiresAt),
       ].join('\n'),
       // the outbox row keeps the token sealed; it is put into the text only when the mail is sent
       secrets: { token },
@@ -98,19 +91,10 @@ export async function inviteSubrep(
 }
 
 /** Sets the invited sub-rep's password with the invitation's one-time token (a used, expired or unknown token is refused alike). */
-export async function acceptInvitation(input: { token: string; password: string }): Promise<{ email: string; sales_person: string }> {
-  if (input.password.length < 10) throw new InputError('Password must have at least 10 characters');
-  const hash = await hashPassword(input.password);
-  return withTransaction(undefined, async (transaction) => {
-    const invitation = await SalesInvitation.findOne({
-      where: { tokenHash: sha256Hex(input.token), acceptedAt: null, expiresAt: { [Op.gt]: new Date() } },
-      lock: transaction.LOCK.UPDATE,
-      transaction,
-    });
-    if (!invitation) throw new BusinessRuleError('This invitation is unknown, used or expired');
-    await storePasswordHash(invitation.email, hash, { transaction });
-    invitation.acceptedAt = new Date();
-    await invitation.save({ transaction });
-    return { email: invitation.email, sales_person: invitation.salesPerson };
-  });
+export function acceptInvitation(input: { token: string; password: string }): Promise<{ email: string; sales_person: string }> {
+  return redeemInvitation(
+    input,
+    (where, transaction) => SalesInvitation.findOne({ where, lock: transaction.LOCK.UPDATE, transaction }),
+    (invitation) => Promise.resolve({ email: invitation.email, sales_person: invitation.salesPerson }),
+  );
 }
