@@ -84,6 +84,12 @@ function atPartner(fleet: PartnerFleet, partner: PartnerKey): Map<string, { coun
   return m;
 }
 
+/** Every one of `names` is at the partner (one copy of its orders per check, not one per name). */
+function allAt(fleet: PartnerFleet, partner: PartnerKey, names: string[]): boolean {
+  const orders = atPartner(fleet, partner);
+  return names.every((n) => orders.has(n));
+}
+
 function stopChild(c: ChildProcess): Promise<void> {
   return new Promise((r) => (c.exitCode !== null ? r() : (c.once('exit', () => r()), c.kill('SIGTERM'))));
 }
@@ -150,7 +156,7 @@ export const scenario: BenchScenario = {
 
       // the unthrottled partners: every order created, then submit → created
       const fast: PartnerKey[] = ['otcpartner', 'peptidepartner', 'storepartner'];
-      const fastDone = await until(() => fast.every((p) => names.every((n) => atPartner(fleet, p).has(n))), 600_000, 1000);
+      const fastDone = await until(() => fast.every((p) => allAt(fleet, p, names)), 600_000, 1000);
       ctx.log(`otc/peptide/store: ${fastDone ? 'all created' : 'NOT all created within 10 minutes'}`);
       for (const p of fast) {
         const orders = atPartner(fleet, p);
@@ -197,13 +203,20 @@ export const scenario: BenchScenario = {
       const raised = await ctx.worker(2, { ...storeEnv, SVC_SHIPPER_RATE_LIMIT: String(RAISED), SVC_RXPARTNER_RATE_LIMIT: String(RAISED) });
       await Promise.all(workers.map(stopChild));
       workers = raised;
+      // rows deferred by the old budgets wait for the window those budgets computed (up to 5 minutes
+      // for rxpartner); the raised budget is a bench device, so they are made due now: the drain
+      // checks that every order arrives exactly once, not how long a spent budget keeps it waiting
+      await ctx.pool.query(`UPDATE outbox SET next_attempt_at = now() WHERE kind = 'partner_order' AND status = 'pending' AND next_attempt_at > now()`);
       const drainStart = Date.now();
-      const drained = await until(() => FIVE.every((p) => names.every((n) => atPartner(fleet, p).has(n))), 900_000, 1000);
+      const drained = await until(() => FIVE.every((p) => allAt(fleet, p, names)), 900_000, 1000);
       const created = Number(
         (await ctx.pool.query<{ n: string }>(`SELECT count(*) AS n FROM partner_orders WHERE sales_order = ANY($1) AND status = 'created'`, [names])).rows[0].n,
       );
       const doubled = FIVE.map((p) => [...atPartner(fleet, p).values()].filter((o) => o.count > 1).length).reduce((a, b) => a + b, 0);
-      const missing = FIVE.map((p) => names.filter((n) => !atPartner(fleet, p).has(n)).length).reduce((a, b) => a + b, 0);
+      const missing = FIVE.map((p) => {
+        const orders = atPartner(fleet, p);
+        return names.filter((n) => !orders.has(n)).length;
+      }).reduce((a, b) => a + b, 0);
       rows.push({
         case: 'every queued partner order delivered afterwards',
         variant: `${names.length} orders × 5 partners, drained with raised budgets`,

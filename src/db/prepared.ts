@@ -7,8 +7,7 @@
  * rows are parsed with the same type parsers, and errors come back shaped like Sequelize's, so the
  * error renderer maps them alike (lock timeout → 409, invalid value → 400, …).
  */
-import type pg from 'pg';
-import { db, type Tx } from './sequelize.js';
+import { onConnection, type Tx } from './sequelize.js';
 
 export interface Prepared {
   name: string;
@@ -28,24 +27,6 @@ export function prepare(name: string, sql: string): Prepared {
   return { name, text, params };
 }
 
-interface ConnectionManagerLike {
-  getConnection(options?: { type?: string }): Promise<pg.Client>;
-  releaseConnection(connection: pg.Client): void;
-}
-
-/** Sequelize's own rule (postgres/query.js): these errors mean the connection must not go back into use. */
-function brokenConnection(err: Error & { code?: string }): boolean {
-  return (
-    err.code === 'ECONNRESET' ||
-    /Unable to set non-blocking to true|SSL SYSCALL error: EOF detected|Local: Authentication failure/i.test(String(err)) ||
-    err.message === 'Query read timeout'
-  );
-}
-
-function asSequelizeError(err: Error & { code?: string }): Error {
-  return Object.assign(new Error(err.message), { name: 'SequelizeDatabaseError', parent: err, original: err, stack: err.stack });
-}
-
 /** Runs a prepared statement in the transaction (or on a pooled connection) and returns its rows. */
 export async function runPrepared<T = Record<string, unknown>>(
   stmt: Prepared,
@@ -59,16 +40,8 @@ export async function runPrepared<T = Record<string, unknown>>(
         return v;
       })
     : (binds as unknown[]);
-  const own = opts.transaction ? undefined : (db().connectionManager as unknown as ConnectionManagerLike);
-  const client = opts.transaction ? (opts.transaction as unknown as { connection: pg.Client }).connection : await own!.getConnection({ type: 'write' });
-  try {
-    return (await client.query({ name: stmt.name, text: stmt.text, values })).rows as T[];
-  } catch (err) {
-    if (brokenConnection(err as Error)) (client as unknown as { _invalid: boolean })._invalid = true;
-    throw asSequelizeError(err as Error);
-  } finally {
-    own?.releaseConnection(client);
-  }
+  const result = await onConnection(opts.transaction, stmt.text, (client) => client.query({ name: stmt.name, text: stmt.text, values }));
+  return result.rows as T[];
 }
 
 export async function runPreparedOne<T = Record<string, unknown>>(

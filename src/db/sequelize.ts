@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { Sequelize, QueryTypes, type Transaction } from 'sequelize';
+import { Sequelize, type Transaction } from 'sequelize';
 import type { Config } from '../config/index.js';
 import { initModels } from './models.js';
 
@@ -116,10 +116,87 @@ export function withTransaction<T>(opts: { transaction?: Tx } | undefined, work:
   return db().transaction((transaction) => work(transaction));
 }
 
-/** Plain SQL returning rows (hot paths: no model instantiation). Named `$name` binds. */
-function bindOrNone(bind: Record<string, unknown> | unknown[]): Record<string, unknown> | unknown[] | undefined {
-  // no parameters → simple protocol, so a multi-statement script can run
-  return (Array.isArray(bind) ? bind.length : Object.keys(bind).length) ? bind : undefined;
+interface ConnectionManagerLike {
+  getConnection(options?: { type?: string }): Promise<pg.Client>;
+  releaseConnection(connection: pg.Client): void;
+}
+
+/** Sequelize's own rule (postgres/query.js): these errors mean the connection must not go back into use. */
+function brokenConnection(err: Error & { code?: string }): boolean {
+  return (
+    err.code === 'ECONNRESET' ||
+    /Unable to set non-blocking to true|SSL SYSCALL error: EOF detected|Local: Authentication failure/i.test(String(err)) ||
+    err.message === 'Query read timeout'
+  );
+}
+
+/** A database error shaped as Sequelize shapes one (`parent`/`original` carry PostgreSQL's code), so the edge maps it alike. */
+function asSequelizeError(err: Error & { code?: string }, sql: string): Error {
+  return Object.assign(new Error(err.message), { name: 'SequelizeDatabaseError', parent: err, original: err, sql, stack: err.stack });
+}
+
+/**
+ * Runs `work` on the transaction's connection, or on one taken from (and given back to) Sequelize's
+ * pool: the connection Sequelize itself would use, with its type parsers and session settings.
+ */
+export async function onConnection<R>(transaction: Tx | undefined, sql: string, work: (client: pg.Client) => Promise<R>): Promise<R> {
+  if (transaction && (transaction as unknown as { finished?: string }).finished)
+    throw new Error(`${(transaction as unknown as { finished: string }).finished} has been called on this transaction, you can no longer use it`);
+  const manager = transaction ? undefined : (db().connectionManager as unknown as ConnectionManagerLike);
+  const client = transaction ? (transaction as unknown as { connection: pg.Client }).connection : await manager!.getConnection({ type: 'write' });
+  try {
+    return await work(client);
+  } catch (err) {
+    if (brokenConnection(err as Error)) (client as unknown as { _invalid: boolean })._invalid = true;
+    throw asSequelizeError(err as Error, sql);
+  } finally {
+    manager?.releaseConnection(client);
+  }
+}
+
+/** SQL with named `$name` binds, as positional SQL and the names in order (computed once per text). */
+const positional = new Map<string, { text: string; names: string[] }>();
+function toPositional(sql: string): { text: string; names: string[] } {
+  let hit = positional.get(sql);
+  if (!hit) {
+    const names: string[] = [];
+    const text = sql.replace(/\B\$(\w+)/g, (match, key: string) => {
+      if (/^\d+$/.test(key)) return match;
+      const at = names.indexOf(key);
+      return `$${at >= 0 ? at + 1 : names.push(key)}`;
+    });
+    hit = { text, names };
+    if (positional.size >= 2000) positional.clear(); // texts come from code; a bound keeps a mistake from growing it
+    positional.set(sql, hit);
+  }
+  return hit;
+}
+
+/** PostgreSQL text cannot hold NUL; Sequelize sends it as the two characters \0, and so does this. */
+const noNul = (v: unknown) => (typeof v === 'string' && v.includes('\0') ? v.replace(/\0/g, '\\0') : v);
+
+/**
+ * Plain SQL straight to pg on Sequelize's connection: the hot paths' statements skip Sequelize's
+ * query pipeline (bind rewriting on every call, a stack captured per query, logging hooks), which
+ * was the largest share of a worker's CPU in the partners benchmark. Array binds are `$1…`; a record
+ * binds `$name`s; no binds → the simple protocol, so a multi-statement script can run.
+ */
+async function runSql(sql: string, bind: Record<string, unknown> | unknown[], transaction: Tx | undefined): Promise<unknown[]> {
+  let text = sql;
+  let values: unknown[] | undefined;
+  if (Array.isArray(bind)) values = bind.length ? bind.map(noNul) : undefined;
+  else if (Object.keys(bind).length) {
+    const p = toPositional(sql);
+    text = p.text;
+    values = p.names.map((name) => {
+      if (bind[name] === undefined) throw new Error(`Named bind parameter "$${name}" has no value in the given object.`);
+      return noNul(bind[name]);
+    });
+  }
+  const result = (await onConnection(transaction, text, (client) => (values ? client.query(text, values) : client.query(text)))) as
+    | pg.QueryResult
+    | pg.QueryResult[];
+  return Array.isArray(result) ? result.flatMap((r) => r.rows ?? []) : result.rows;
 }
 
 export async function selectRows<T = Record<string, unknown>>(
@@ -127,7 +204,7 @@ export async function selectRows<T = Record<string, unknown>>(
   bind: Record<string, unknown> | unknown[] = {},
   opts: { transaction?: Tx } = {},
 ): Promise<T[]> {
-  return (await db().query(sql, { bind: bindOrNone(bind), type: QueryTypes.SELECT, transaction: opts.transaction, raw: true })) as unknown as T[];
+  return (await runSql(sql, bind, opts.transaction)) as T[];
 }
 
 export async function selectOne<T = Record<string, unknown>>(
@@ -144,6 +221,5 @@ export async function execute<T = Record<string, unknown>>(
   bind: Record<string, unknown> | unknown[] = {},
   opts: { transaction?: Tx } = {},
 ): Promise<T[]> {
-  const [rows] = await db().query(sql, { bind: bindOrNone(bind), transaction: opts.transaction, raw: true });
-  return rows as T[];
+  return (await runSql(sql, bind, opts.transaction)) as T[];
 }

@@ -14,8 +14,10 @@
  * than all together on the first free slot (where one would win and N-1 be deferred again, every slot:
  * the churn the partners benchmark found). The queue never reaches further than one window (or one
  * full refill) past the plain wait, so takers that never come back cannot push the others far out.
+ * A take is one statement (a PL/pgSQL function of migration 2026.11.25T20.00.00), so the bucket's row
+ * is locked for that statement only, not across round trips.
  */
-import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
+import { execute, selectOne, type Tx } from '../db/sequelize.js';
 import { once, sqlFor } from '../db/sql-names.js';
 import { RateBudgetHit } from './rate-budget-hit.model.js';
 import { RateBudget } from './rate-budget.model.js';
@@ -34,77 +36,30 @@ export type BudgetAnswer = { ok: true } | { ok: false; waitMs: number };
 const sql = once(() => {
   const n = sqlFor({ h: RateBudgetHit, b: RateBudget });
   return {
-    // the bucket's row is the lock every taker of the bucket queues on
-    ensure: n(`INSERT INTO {@b} ({b:bucket}, {b:tokens}, {b:updatedAt}) VALUES ($1, $2, clock_timestamp()) ON CONFLICT ({b:bucket}) DO NOTHING`),
-    lock: n(`SELECT {b:tokens}::float8 AS tokens, extract(epoch FROM clock_timestamp() - {b:updatedAt})::float8 AS idle,
-                    GREATEST(0, extract(epoch FROM {b:heldUntil} - clock_timestamp()))::float8 AS held
-               FROM {@b} WHERE {b:bucket} = $1 FOR UPDATE`),
-    slot: n(`WITH purge AS (DELETE FROM {@h} WHERE {h:bucket} = $1 AND {h:takenAt} <= clock_timestamp() - make_interval(secs => $3)),
-       live AS (SELECT count(*)::int AS n, min({h:takenAt}) AS oldest FROM {@h} WHERE {h:bucket} = $1 AND {h:takenAt} > clock_timestamp() - make_interval(secs => $3)),
-       took AS (INSERT INTO {@h} ({h:bucket}, {h:takenAt}) SELECT $1, clock_timestamp() FROM live WHERE live.n < $2 RETURNING 1)
-       SELECT (SELECT count(*) FROM took)::int AS taken,
-              GREATEST(0, extract(epoch FROM (SELECT oldest FROM live) + make_interval(secs => $3) - clock_timestamp()))::float8 AS wait`),
-    level: n(`UPDATE {@b} SET {b:tokens} = $2, {b:updatedAt} = clock_timestamp() WHERE {b:bucket} = $1`),
+    // one statement each (migration 2026.11.25T20.00.00): the bucket's row is locked only while it runs
+    slot: `SELECT ok, wait FROM svc_budget_take_slot($1, $2, $3)`,
+    tokens: `SELECT ok, wait FROM svc_budget_take_tokens($1, $2, $3, $4)`,
     report: n(`INSERT INTO {@b} ({b:bucket}, {b:tokens}, {b:updatedAt}) VALUES ($1, $2, clock_timestamp())
        ON CONFLICT ({b:bucket}) DO UPDATE SET {b:tokens} = EXCLUDED.{b:tokens}, {b:updatedAt} = EXCLUDED.{b:updatedAt}`),
     hold: n(`INSERT INTO {@b} ({b:bucket}, {b:updatedAt}, {b:heldUntil}) VALUES ($1, clock_timestamp(), clock_timestamp() + make_interval(secs => $2))
        ON CONFLICT ({b:bucket}) DO UPDATE SET {b:heldUntil} = GREATEST({@b}.{b:heldUntil}, EXCLUDED.{b:heldUntil})`),
-    // the refused taker's place: after the last one told, never before the plain wait, at most `cap` past it
-    queue:
-      n(`UPDATE {@b} SET {b:queueUntil} = LEAST(GREATEST(COALESCE({b:queueUntil}, clock_timestamp()), clock_timestamp() + make_interval(secs => $2::float8)),
-                                                clock_timestamp() + make_interval(secs => $2::float8 + $4::float8)) + make_interval(secs => $3::float8)
-               WHERE {b:bucket} = $1
-               RETURNING GREATEST(0, extract(epoch FROM {b:queueUntil} - clock_timestamp()) - $3::float8)::float8 AS wait`),
     purge: n(`DELETE FROM {@h} WHERE {h:takenAt} < now() - interval '1 day' RETURNING 1`),
   };
 });
 
-async function locked<T>(
-  bucket: string,
-  initialTokens: number | null,
-  work: (state: { tokens: number | null; idle: number; held: number }, transaction: Tx) => Promise<T>,
-): Promise<T> {
-  return withTransaction(undefined, async (transaction) => {
-    // the bucket's row exists after its first take: created only when the lock finds none
-    let state = await selectOne<{ tokens: number | null; idle: number; held: number }>(sql().lock, [bucket], { transaction });
-    if (!state) {
-      await execute(sql().ensure, [bucket, initialTokens], { transaction });
-      state = (await selectOne<{ tokens: number | null; idle: number; held: number }>(sql().lock, [bucket], { transaction }))!;
-    }
-    return work(state, transaction);
-  });
-}
-
-/** A refused taker's wait: its place in the bucket's queue, from the plain wait `seconds` on. */
-async function queued(bucket: string, seconds: number, intervalSeconds: number, capSeconds: number, transaction: Tx): Promise<BudgetAnswer> {
-  const row = (await selectOne<{ wait: number }>(sql().queue, [bucket, seconds, intervalSeconds, capSeconds], { transaction }))!;
-  return { ok: false, waitMs: Math.max(1, Math.ceil(row.wait * 1000)) };
+function answer(row: { ok: boolean; wait: number } | undefined): BudgetAnswer {
+  if (!row) throw new Error('rate budget: the take answered nothing');
+  return row.ok ? { ok: true } : { ok: false, waitMs: Math.max(1, Math.ceil(Number(row.wait) * 1000)) };
 }
 
 /** Counts one request of a sliding window if a slot is free (ok), else says how long until this taker's turn. */
 export async function takeSlot(bucket: string, rule: SlidingRule): Promise<BudgetAnswer> {
-  const interval = rule.windowSeconds / Math.max(1, rule.limit);
-  return locked(bucket, null, async (state, transaction) => {
-    if (state.held > 0) return queued(bucket, state.held, interval, rule.windowSeconds, transaction);
-    const row = (await selectOne<{ taken: number; wait: number }>(sql().slot, [bucket, rule.limit, rule.windowSeconds], { transaction }))!;
-    return row.taken === 1 ? { ok: true } : queued(bucket, row.wait, interval, rule.windowSeconds, transaction);
-  });
+  return answer(await selectOne<{ ok: boolean; wait: number }>(sql().slot, [bucket, rule.limit, rule.windowSeconds]));
 }
 
 /** Takes `cost` units of a token bucket if it holds them (ok), else says how long until this taker's turn. */
 export async function takeTokens(bucket: string, rule: BucketRule): Promise<BudgetAnswer> {
-  const interval = rule.cost / rule.restorePerSecond;
-  const fullRefill = rule.capacity / rule.restorePerSecond;
-  return locked(bucket, rule.capacity, async (state, transaction) => {
-    const level = Math.min(rule.capacity, (state.tokens ?? rule.capacity) + state.idle * rule.restorePerSecond);
-    if (state.held > 0) {
-      await execute(sql().level, [bucket, level], { transaction });
-      return queued(bucket, state.held, interval, fullRefill, transaction);
-    }
-    const enough = level >= rule.cost;
-    await execute(sql().level, [bucket, enough ? level - rule.cost : level], { transaction });
-    return enough ? { ok: true } : queued(bucket, (rule.cost - level) / rule.restorePerSecond, interval, fullRefill, transaction);
-  });
+  return answer(await selectOne<{ ok: boolean; wait: number }>(sql().tokens, [bucket, rule.capacity, rule.restorePerSecond, rule.cost]));
 }
 
 /** Sets a token bucket's level to what the partner reports (e.g. currentlyAvailable), for every process. */
