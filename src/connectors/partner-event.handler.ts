@@ -90,6 +90,10 @@ async function applyTo(connector: Connector, po: PartnerOrder, event: PartnerEve
     { [f.status]: status, [f.trackingNumber]: trackingNumber, [f.carrier]: carrier, [f.trackingUrl]: trackingUrl, [f.syncDate]: new Date() },
     { transaction },
   );
+  // mailed once per number: when it arrives shipped, or when the order first ships with a number it
+  // already had (a label); queued before the shipment is recorded, whose stock move is best left last
+  if (shipped && trackingNumber && (newTracking || !po.shippedAt))
+    await notifyCustomer(po, connector.label, { number: trackingNumber, carrier, url: trackingUrl }, transaction);
   const progress = await recordPartnerShipment(
     actor,
     {
@@ -106,9 +110,6 @@ async function applyTo(connector: Connector, po: PartnerOrder, event: PartnerEve
     },
     { transaction },
   );
-  // mailed once per number: when it arrives shipped, or when the order first ships with a number it already had (a label)
-  if (shipped && trackingNumber && (newTracking || !po.shippedAt))
-    await notifyCustomer(po, connector.label, { number: trackingNumber, carrier, url: trackingUrl }, transaction);
   return `applied: ${po.partnerStatus ?? '(none)'} → ${status}${newTracking ? `, tracking ${trackingNumber}` : ''}; order ${progress.status}`;
 }
 

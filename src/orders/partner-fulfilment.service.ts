@@ -158,16 +158,18 @@ export async function recordPartnerShipment(actor: Actor, s: PartnerShipment, op
   if (s.trackingNumber) await execute(sql().shipmentTrack, [s.salesOrder, s.partner, number, AWAITING_TRACKING_NUMBER], { transaction });
   await execute(sql().shipment, [s.salesOrder, s.partner, s.label, number, s.carrier, s.trackingUrl, s.stage, s.statusText], { transaction });
   await execute(sql().stamp, [s.salesOrder, s.shipped, s.delivered], { transaction });
-  if (s.shipped) {
-    const open = await selectRows<{ idx: number; item_code: string; warehouse: string; qty: number; reserved: number }>(sql().open, [s.salesOrder, s.partner], {
-      transaction,
-    });
-    if (open.length) {
-      await consumeReservedStock(actor, open, { reason: 'Shipped', voucher_type: 'Sales Order', voucher_no: s.salesOrder }, { transaction });
-      await execute(sql().shipped, [s.salesOrder, s.partner], { transaction });
-    }
-  }
-  return advanceOrderStatus(s.salesOrder, s.delivered, { transaction });
+  const open = s.shipped
+    ? await selectRows<{ idx: number; item_code: string; warehouse: string; qty: number; reserved: number }>(sql().open, [s.salesOrder, s.partner], {
+        transaction,
+      })
+    : [];
+  if (open.length) await execute(sql().shipped, [s.salesOrder, s.partner], { transaction });
+  const progress = await advanceOrderStatus(s.salesOrder, s.delivered, { transaction });
+  // the stock leaves last: a bin is a hot row (every order of the item locks it), held from here to
+  // the commit, so the statements of this order are done before it is taken
+  if (open.length)
+    await consumeReservedStock(actor, open, { reason: 'Shipped', voucher_type: 'Sales Order', voucher_no: s.salesOrder }, { transaction });
+  return progress;
 }
 
 /** The tracking numbers of an order's shipments (partners' and vendors'), oldest first; none while every shipment awaits its number. */
