@@ -11,7 +11,7 @@ import { BusinessRuleError, NotFoundError } from '../shared/errors.js';
 import { runtime } from '../shared/runtime.js';
 import { currentStreak, easternDay, monthOf } from './eastern.js';
 import { badgesOf, commissionOf, levelOf, planOf, tierOf, type Badge } from './plans.js';
-import { loadBoard, loadKpiFacts } from './sales-sql.js';
+import { BOARD_METRICS, loadBoard, loadKpiFacts, type BoardMetric } from './sales-sql.js';
 
 export interface Clock {
   /** the instant "now" (tests move it; the service uses the real clock) */
@@ -111,8 +111,8 @@ export async function getRepKpis(actor: Actor, args: { sales_person?: string } =
   };
 }
 
-export const LEADERBOARD_METRICS = ['mtd_sales', 'commission_estimate', 'streak_days'] as const;
-export type LeaderboardMetric = (typeof LEADERBOARD_METRICS)[number];
+export const LEADERBOARD_METRICS = BOARD_METRICS;
+export type LeaderboardMetric = BoardMetric;
 
 export interface LeaderboardEntry {
   rank: number;

@@ -4,7 +4,7 @@
  * org tables named through their models (hot reads: KPIs and the leaderboard, docs/decisions.md).
  */
 import { selectRows, type Tx } from '../db/sequelize.js';
-import { prepare, runPrepared, runPreparedOne, type Prepared } from '../db/prepared.js';
+import { prepare, runPrepared, runPreparedOne } from '../db/prepared.js';
 import { once, sqlFor } from '../db/sql-names.js';
 import { Customer } from '../org/customer.model.js';
 import { SalesPerson } from '../org/sales-person.model.js';
@@ -20,54 +20,6 @@ const salesSql = (text: string): string => sqlFor({ sp: SalesPerson, m: SalesRep
 const personColumns = () =>
   salesSql(`{sp.name} AS name, {sp.fullName} AS full_name, {sp.parentSalesPerson} AS parent, {sp.isManager} AS is_manager,
             {sp.subrepPct}::float8 AS subrep_pct, {sp.commissionPlan} AS plan, {sp.territory} AS territory`);
-
-// ---- the leaderboard: ranked in SQL, only the top rows and the caller's travel ------------------
-//
-// Every metric is an index range scan (sales_rep_months_board_idx, sales_rep_months_commission_idx,
-// sales_rep_streaks_board_idx): the first `limit` persons with a positive value in the index's order,
-// then, when fewer, enabled persons without one (value 0, by name); the caller's rank when it is not
-// among them is one more than the count of enabled persons above it. The commission is the one stored
-// with the month row (sales_commission, computed on each write of the row's figures).
-
-// every parameter typed once (a metric's statement leaves some unused, which PostgreSQL cannot type)
-const BOARD_PARAMS = `params AS (SELECT $1::date AS month, $2::int AS lim, $3::text AS me, $4::date AS today)`;
-
-/**
- * The ranking over top ∪ fill (name, value; best first): the first `limit` (equal values share a
- * rank) and the caller (mine) below them, ranked one after the count of values above its own.
- */
-const rankedTail = (countAbove: (v: string) => string) =>
-  salesSql(`board AS (SELECT name, value, rank() OVER (ORDER BY value DESC)::int AS rank, row_number() OVER (ORDER BY value DESC, name COLLATE "C") AS pos
-                 FROM (SELECT name, value FROM top UNION ALL SELECT name, value FROM fill) x),
-     out AS (SELECT name, value, rank, pos FROM board WHERE pos <= $2::int
-             UNION ALL SELECT name, value, 1 + (${countAbove('mine.value')})::int, 2147483647 FROM mine
-              WHERE NOT EXISTS (SELECT 1 FROM board WHERE board.name = $3 AND board.pos <= $2::int))
-  SELECT out.name AS sales_person, (SELECT {sp.fullName} FROM {sp} WHERE {sp.name} = out.name) AS full_name, out.value::float8 AS value, out.rank
-    FROM out ORDER BY out.pos`);
-
-interface IndexedBoard {
-  /** persons with a positive value, best first, in the board index's order: (name, value) */
-  top: string;
-  /** the value of the person named by the SQL expression `who` (0 when none) */
-  valueOf: (who: string) => string;
-  /** whether the person named by `who` has a positive value */
-  positive: (who: string) => string;
-  /** the rows (their `name`) whose value is above the SQL expression `v`, enabled or not */
-  above: (v: string) => string;
-}
-
-// Disabled persons are few: the caller's rank counts every row above it (an index-only range scan),
-// less the disabled persons above it (found from the few disabled ones, not by joining every row above).
-const indexedBoard = (x: IndexedBoard) =>
-  salesSql(`top AS (${x.top} LIMIT $2::int),
-     fill AS (SELECT {sp.name} AS name, 0 AS value FROM {sp}
-               WHERE {sp.enabled} AND (SELECT count(*) FROM top) < $2::int AND NOT EXISTS (${x.positive('{sp.name}')})
-               ORDER BY {sp.name} COLLATE "C" LIMIT $2::int),
-     mine AS (SELECT {sp.name} AS name, ${x.valueOf('{sp.name}')} AS value FROM {sp} WHERE {sp.name} = $3 AND {sp.enabled}),
-     ${rankedTail((v) => `(SELECT count(*) FROM (${x.above(v)}) a) - (SELECT count(*) FROM {sp} WHERE NOT {sp.enabled} AND ${x.valueOf('{sp.name}')} > ${v})`)}`);
-
-/** the streak is current when its last day is today ($4) or the business day before */
-const currentStreak = `{st.lastDay} IS NOT NULL AND sales_business_day($4::date) - sales_business_day({st.lastDay}) <= 1`;
 
 const q = (text: string) => `'${text.replace(/'/g, "''")}'`;
 const num = (n: number) => {
@@ -118,37 +70,22 @@ BEGIN
 END $fn$`);
 }
 
-const BOARD_SQL = {
-  mtd_sales: () =>
-    indexedBoard({
-      top: `SELECT {m.salesPerson} AS name, {m.sales} AS value FROM {m} JOIN {sp} ON {sp.name} = {m.salesPerson}
-             WHERE {m.month} = $1::date AND {m.sales} > 0 AND {sp.enabled} ORDER BY {m.sales} DESC, {m.salesPerson} COLLATE "C"`,
-      valueOf: (who) => `COALESCE((SELECT {m.sales} FROM {m} WHERE {m.salesPerson} = ${who} AND {m.month} = $1::date), 0)`,
-      positive: (who) => `SELECT 1 FROM {m} WHERE {m.salesPerson} = ${who} AND {m.month} = $1::date AND {m.sales} > 0`,
-      above: (v) => `SELECT {m.salesPerson} AS name FROM {m} WHERE {m.month} = $1::date AND {m.sales} > ${v}`,
-    }),
-  // the stored commission (sales_rep_months_commission_idx), computed by sales_commission on each write
-  commission_estimate: () =>
-    indexedBoard({
-      top: `SELECT {m.salesPerson} AS name, {m.commission} AS value FROM {m} JOIN {sp} ON {sp.name} = {m.salesPerson}
-             WHERE {m.month} = $1::date AND {m.commission} > 0 AND {sp.enabled} ORDER BY {m.commission} DESC, {m.salesPerson} COLLATE "C"`,
-      valueOf: (who) => `COALESCE((SELECT {m.commission} FROM {m} WHERE {m.salesPerson} = ${who} AND {m.month} = $1::date), 0)`,
-      positive: (who) => `SELECT 1 FROM {m} WHERE {m.salesPerson} = ${who} AND {m.month} = $1::date AND {m.commission} > 0`,
-      above: (v) => `SELECT {m.salesPerson} AS name FROM {m} WHERE {m.month} = $1::date AND {m.commission} > ${v}`,
-    }),
-  streak_days: () =>
-    indexedBoard({
-      top: `SELECT {st.salesPerson} AS name, {st.streakDays} AS value FROM {st} JOIN {sp} ON {sp.name} = {st.salesPerson}
-             WHERE {st.streakDays} > 0 AND ${currentStreak} AND {sp.enabled} ORDER BY {st.streakDays} DESC, {st.salesPerson} COLLATE "C"`,
-      valueOf: (who) => `COALESCE((SELECT {st.streakDays} FROM {st} WHERE {st.salesPerson} = ${who} AND ${currentStreak}), 0)`,
-      positive: (who) => `SELECT 1 FROM {st} WHERE {st.salesPerson} = ${who} AND {st.streakDays} > 0 AND ${currentStreak}`,
-      above: (v) => `SELECT {st.salesPerson} AS name FROM {st} WHERE {st.streakDays} > ${v} AND ${currentStreak}`,
-    }),
-};
+// ---- the leaderboard: ranked in SQL, only the top rows and the caller's travel ------------------
+//
+// One function, sales_board (migration 2026.11.25T21.00.00). Every metric is an index range scan
+// (sales_rep_months_board_idx, sales_rep_months_commission_idx, sales_rep_streaks_board_idx): the
+// first `limit` persons with a positive value in the index's order, then, when fewer, enabled persons
+// without one (value 0, by name); the caller's rank when it is not among them is one more than the
+// count of enabled persons above it. The commission is the one stored with the month row
+// (sales_commission, computed on each write of the row's figures).
 
-export type BoardMetric = keyof typeof BOARD_SQL;
+/** The leaderboard's metrics (sales_board, migration 2026.11.25T21.00.00). */
+export const BOARD_METRICS = ['mtd_sales', 'commission_estimate', 'streak_days'] as const;
+export type BoardMetric = (typeof BOARD_METRICS)[number];
 
-const boardSql = new Map<string, Prepared>();
+// hot (every leaderboard call): a named statement, parsed once per connection; the function keeps
+// the board's own plan (generic, never planned again) for the session
+const boardStmt = once(() => prepare('svc_sales_board', 'SELECT sales_person, full_name, value, rank FROM sales_board($1, $2, $3, $4, $5)'));
 
 export interface BoardRow {
   sales_person: string;
@@ -163,10 +100,7 @@ export function loadBoard(
   args: { month: string; limit: number; me: string | null; today: string },
   opts: { transaction?: Tx } = {},
 ): Promise<BoardRow[]> {
-  // hot (every leaderboard call): a named statement, parsed once per connection
-  let stmt = boardSql.get(metric);
-  if (!stmt) boardSql.set(metric, (stmt = prepare(`svc_sales_board_${metric}`, `WITH ${BOARD_PARAMS}, ${BOARD_SQL[metric]()}`)));
-  return runPrepared<BoardRow>(stmt, [args.month, args.limit, args.me ?? '', args.today], opts);
+  return runPrepared<BoardRow>(boardStmt(), [metric, args.month, args.limit, args.me ?? '', args.today], opts);
 }
 
 // One person with the month's figures and team sums, its inviter's plan, its sub-rep count, its
