@@ -9,15 +9,17 @@ import { percentile, type BenchContext, type BenchRow, type BenchScenario } from
  * get_leaderboard (the three metrics in turn) and get_rep_kpis (reps, sub-reps and managers in
  * turn) through `svc serve` at 8 clients (goal: p99 ≤ 20 ms), and create-then-submit of attributed
  * customers' 2-line orders with the aggregate triggers enabled and disabled, in turn (goal: the
- * maintenance costs ≤ 5 % of the throughput): orders of 40 clinics of 40 reps (the goal's measure),
- * then the worst case of one clinic whose every order credits the same rep (docs/decisions.md).
+ * maintenance costs ≤ 5 % of the throughput): orders of 40 clinics of 40 reps, then the worst case
+ * of one clinic whose every order credits the same rep.
  */
 const REPS = 1000;
 const MANAGERS = 10;
 const CUSTOMERS = 20_000;
 const ORDERS = 1_000_000;
 const ITEMS = 2000;
-const ROUNDS = 5;
+// nine short rounds a side, paired: adjacent with/without runs of 3 s drift less apart than longer
+// ones, and the median of nine ratios is steadier than of five (this machine's rounds differ by ±15 %)
+const ROUNDS = 9;
 const REP_USERS = 40;
 /** ordering clinics of as many reps for the spread create-then-submit */
 const ORDERING = 40;
@@ -156,7 +158,7 @@ function orderer(url: string, token: string, customers: string[]) {
 
 export const scenario: BenchScenario = {
   name: 'sales',
-  description: `Sales team at scale: ${REPS} reps under ${MANAGERS} managers, ${CUSTOMERS} attributed customers, ${ORDERS.toLocaleString('en-US')} submitted orders (set-based load); get_leaderboard and get_rep_kpis through \`svc serve\` at 8 clients (p99 ≤ 20 ms), and create-then-submit with the aggregate triggers on and off in turn (cost ≤ 5 %; orders of 40 clinics of 40 reps, and the worst case of one rep)`,
+  description: `Sales team at scale: ${REPS} reps under ${MANAGERS} managers, ${CUSTOMERS} attributed customers, ${ORDERS.toLocaleString('en-US')} submitted orders (set-based load); get_leaderboard and get_rep_kpis through \`svc serve\` at 8 clients (p99 ≤ 20 ms), and create-then-submit with the aggregate triggers on and off in turn (cost ≤ 5 %, for orders of 40 clinics of 40 reps and for the worst case of one rep)`,
   async run(ctx) {
     ctx.pool.on('error', () => undefined);
     await loadData(ctx);
@@ -194,8 +196,8 @@ export const scenario: BenchScenario = {
     await r.close();
 
     // create-then-submit: the aggregate triggers on ("with") and off ("without"), in turn; orders of
-    // 40 clinics of 40 reps (the goal's measure), then the worst case, every order credited to one rep
-    // (its day and month rows, and its manager's, are locked by each submit until it commits)
+    // 40 clinics of 40 reps, then the worst case, every order credited to one rep (its day and month
+    // rows, and its manager's, are locked by each submit until it commits); the goal holds for both
     const setTriggers = (on: boolean) =>
       ctx.pool.query(
         `ALTER TABLE sales_orders ${on ? 'ENABLE' : 'DISABLE'} TRIGGER sales_orders_credit_submit; ALTER TABLE sales_orders ${on ? 'ENABLE' : 'DISABLE'} TRIGGER sales_orders_credit_insert`,
@@ -204,13 +206,13 @@ export const scenario: BenchScenario = {
       ctx.pool.query(
         'VACUUM ANALYZE sales_orders, sales_order_items, vendor_orders, outbox, stock_ledger_entries, bins, sales_credits, sales_rep_days, sales_rep_months',
       );
-    const seconds = Math.max(3, Math.round(ctx.duration / 2));
+    const seconds = Math.max(3, Math.round(ctx.duration / 3));
     const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const spread = Array.from({ length: ORDERING }, (_, k) => `SBC-ORD-${String(k + 1).padStart(2, '0')}`);
     let n = 0;
-    for (const [workload, customers, judged] of [
-      [`${ORDERING} clinics of ${ORDERING} reps in turn`, spread, true],
-      ['one clinic, every order credited to one rep (worst case)', ['SBC-ORDERS'], false],
+    for (const [workload, customers] of [
+      [`${ORDERING} clinics of ${ORDERING} reps in turn`, spread],
+      ['one clinic, every order credited to one rep (worst case)', ['SBC-ORDERS']],
     ] as const) {
       const o = orderer(url, adminToken, [...customers]);
       await ctx.loop(() => o.place(++n), { connections: 8, seconds: 2 }); // warm-up
@@ -240,7 +242,7 @@ export const scenario: BenchScenario = {
         ['aggregate triggers enabled (with)', withRuns],
       ] as const) {
         const l = lat(runs.flatMap((x) => x.latencies));
-        const verdict = judged ? `goal ≤ 5 %: ${cost <= 0.05 ? 'met' : 'NOT met'}` : 'the worst case, shown beside the goal (docs/decisions.md)';
+        const verdict = `goal ≤ 5 %: ${cost <= 0.05 ? 'met' : 'NOT met'}`;
         rows.push({
           case: `create-then-submit, attributed customers, 2 lines: ${workload}`,
           variant: `svc POST + PUT docstatus 1, 8 clients, ${ROUNDS} rounds: ${variant}`,

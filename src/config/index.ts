@@ -28,7 +28,8 @@ export interface Config {
   session: { idleMinutes: number; absoluteHours: number };
   http: { bodyLimitBytes: number; uploadLimitBytes: number; corsOrigins: string[]; maxPageLength: number };
   db: { poolMax: number; statementTimeoutMs: number; lockTimeoutMs: number };
-  worker: { pollMs: number; leaseSeconds: number; concurrency: number; batchSize: number };
+  /** nice: the standalone `svc worker`'s CPU priority, as nice(1) counts it (0 keeps the inherited one) */
+  worker: { pollMs: number; leaseSeconds: number; concurrency: number; batchSize: number; nice: number };
   webhook: { timeoutMs: number; allowPrivateTargets: boolean; retryTimeScale: number };
   partners: PartnerSettings;
   /** `svc start` (npm start) in development: the five partner simulators and demo mappings */
@@ -118,6 +119,11 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
   SVC_WORKER_POLL_MS: { path: 'worker.pollMs', type: 'number', doc: 'Outbox poll interval (LISTEN/NOTIFY wakes it sooner)' },
   SVC_WORKER_LEASE_SECONDS: { path: 'worker.leaseSeconds', type: 'number', doc: 'Lease on a claimed outbox row' },
   SVC_WORKER_CONCURRENCY: { path: 'worker.concurrency', type: 'number', doc: 'Outbox rows run at once per worker' },
+  SVC_WORKER_NICE: {
+    path: 'worker.nice',
+    type: 'number',
+    doc: 'CPU priority of `svc worker` (nice 0-19; default 10): on a shared host the API answers first, background work waits',
+  },
   SVC_WEBHOOK_TIMEOUT_MS: { path: 'webhook.timeoutMs', type: 'number', doc: 'Per-attempt timeout of vendor webhooks' },
   SVC_WEBHOOK_ALLOW_PRIVATE: { path: 'webhook.allowPrivateTargets', type: 'boolean', doc: 'Allow loopback/private webhook URLs (development and tests only)' },
   SVC_RETRY_TIME_SCALE: { path: 'webhook.retryTimeScale', type: 'number', doc: 'Scales retry delays (tests); 1 in production' },
@@ -181,6 +187,7 @@ const schema = Joi.object<Config>({
     leaseSeconds: Joi.number().min(1).required(),
     concurrency: Joi.number().integer().min(1).required(),
     batchSize: Joi.number().integer().min(1).required(),
+    nice: Joi.number().integer().min(0).max(19).required(),
   }).required(),
   webhook: Joi.object({
     timeoutMs: Joi.number().integer().min(100).required(),

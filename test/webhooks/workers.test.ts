@@ -4,6 +4,7 @@
  */
 import test from 'ava';
 import { spawn } from 'node:child_process';
+import { getPriority } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../src/config/index.js';
 import { OutboxWorker } from '../../src/jobs/outbox-worker.js';
@@ -167,4 +168,18 @@ test.serial('T14: emitters killed with SIGKILL at random points: one event per c
     '≥ 1 receipt per event; distinct delivery ids = events',
   );
   t.deepEqual(got.map((r) => r.body.data.sales_order).sort(), orders);
+});
+
+test('svc worker yields the CPU to the API: its niceness is raised to SVC_WORKER_NICE, and 0 keeps the inherited one', async (t) => {
+  const inherited = getPriority(0);
+  const niced = await spawnWorker(app.dbUrl, { ...WORKER_ENV, SVC_WORKER_NICE: '7' });
+  children.push(niced);
+  t.is(getPriority(niced.proc.pid!), Math.max(7, inherited));
+  if (inherited < 7) t.regex(niced.output(), /running \(nice 7\)/);
+  const plain = await spawnWorker(app.dbUrl, { ...WORKER_ENV, SVC_WORKER_NICE: '0' });
+  children.push(plain);
+  t.is(getPriority(plain.proc.pid!), inherited);
+  t.notRegex(plain.output(), /\(nice/);
+  await niced.stop('SIGTERM');
+  await plain.stop('SIGTERM');
 });

@@ -50,9 +50,10 @@ export function registerServe(program: Command, io: Io): void {
     .action(async () => {
       const config = await openDatabase(io);
       await requireMigrated();
-      const [{ startWorker, untilSignal }, { databaseUrl }] = await Promise.all([lifecycle(), sequelize()]);
+      const [{ lowerPriority, startWorker, untilSignal }, { databaseUrl }] = await Promise.all([lifecycle(), sequelize()]);
+      const niceness = lowerPriority(config.worker.nice);
       const { worker, stop } = await startWorker(config, databaseUrl());
-      io.out(`svc worker ${worker.id} running`);
+      io.out(`svc worker ${worker.id} running${niceness ? ` (nice ${niceness})` : ''}`);
       await untilSignal(stop);
     });
 
