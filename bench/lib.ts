@@ -85,7 +85,11 @@ export function spawnSvcProcess(args: string[], env: Record<string, string>, log
   const fd = openSync(join(dir, `${logName}.log`), 'w');
   // SVC_BENCH_NODE_ARGS: node flags for the children (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof to profile them)
   const nodeArgs = process.env.SVC_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  return spawn(process.execPath, [...nodeArgs, join(projectRoot, 'bin', 'svc'), ...args], { cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] });
+  return spawn(process.execPath, [...nodeArgs, join(projectRoot, 'bin', 'svc'), ...args], {
+    cwd: projectRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', fd, fd],
+  });
 }
 
 export async function serveOnFreePort(env: Record<string, string>, logName: string): Promise<{ url: string; child: ChildProcess }> {

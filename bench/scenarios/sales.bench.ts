@@ -227,7 +227,9 @@ export const scenario: BenchScenario = {
           await settle();
           const res = await ctx.loop(() => o.place(++n), { connections: 8, seconds });
           (on ? withRuns : withoutRuns).push(res);
-          ctx.log(`create-then-submit (${workload}), triggers ${on ? 'on' : 'off'}, round ${round + 1}: ${res.rps} orders/s, p99 ${res.p99} ms, errors ${res.errors}`);
+          ctx.log(
+            `create-then-submit (${workload}), triggers ${on ? 'on' : 'off'}, round ${round + 1}: ${res.rps} orders/s, p99 ${res.p99} ms, errors ${res.errors}`,
+          );
           if (on) creditedExpected += res.total - res.errors;
         }
       }

@@ -172,6 +172,31 @@ function toPositional(sql: string): { text: string; names: string[] } {
   return hit;
 }
 
+/**
+ * Repeated statements as named prepared statements: a text is given a name on its third run (texts
+ * built once per call, such as a list's filters, seldom get that far), up to NAMED_MAX names per
+ * process, so each pooled connection parses a hot statement once and PostgreSQL keeps its plan
+ * (parsing and planning afresh was about a third of PostgreSQL's time per order). Past the cap, and
+ * for the first runs, a statement goes unnamed as before.
+ */
+const NAMED_MAX = 400;
+const seenTexts = new Map<string, number>();
+const namedTexts = new Map<string, string>();
+function statementName(text: string): string | undefined {
+  const named = namedTexts.get(text);
+  if (named || namedTexts.size >= NAMED_MAX) return named;
+  const runs = (seenTexts.get(text) ?? 0) + 1;
+  if (runs < 3) {
+    if (seenTexts.size >= 5000) seenTexts.clear(); // one-off texts do not pile up
+    seenTexts.set(text, runs);
+    return undefined;
+  }
+  seenTexts.delete(text);
+  const name = `svc_q${namedTexts.size + 1}`;
+  namedTexts.set(text, name);
+  return name;
+}
+
 /** PostgreSQL text cannot hold NUL; Sequelize sends it as the two characters \0, and so does this. */
 const noNul = (v: unknown) => (typeof v === 'string' && v.includes('\0') ? v.replace(/\0/g, '\\0') : v);
 
@@ -179,7 +204,8 @@ const noNul = (v: unknown) => (typeof v === 'string' && v.includes('\0') ? v.rep
  * Plain SQL straight to pg on Sequelize's connection: the hot paths' statements skip Sequelize's
  * query pipeline (bind rewriting on every call, a stack captured per query, logging hooks), which
  * was the largest share of a worker's CPU in the partners benchmark. Array binds are `$1…`; a record
- * binds `$name`s; no binds → the simple protocol, so a multi-statement script can run.
+ * binds `$name`s; no binds → the simple protocol, so a multi-statement script can run. A statement
+ * run often becomes a named prepared statement (statementName).
  */
 async function runSql(sql: string, bind: Record<string, unknown> | unknown[], transaction: Tx | undefined): Promise<unknown[]> {
   let text = sql;
@@ -193,9 +219,11 @@ async function runSql(sql: string, bind: Record<string, unknown> | unknown[], tr
       return noNul(bind[name]);
     });
   }
-  const result = (await onConnection(transaction, text, (client) => (values ? client.query(text, values) : client.query(text)))) as
-    | pg.QueryResult
-    | pg.QueryResult[];
+  const name = values ? statementName(text) : undefined;
+  type Rows = pg.QueryResult<Record<string, unknown>>;
+  const result = (await onConnection(transaction, text, (client) =>
+    values ? client.query(name ? { name, text, values } : { text, values }) : client.query(text),
+  )) as Rows | Rows[];
   return Array.isArray(result) ? result.flatMap((r) => r.rows ?? []) : result.rows;
 }
 

@@ -167,8 +167,7 @@ export async function recordPartnerShipment(actor: Actor, s: PartnerShipment, op
   const progress = await advanceOrderStatus(s.salesOrder, s.delivered, { transaction });
   // the stock leaves last: a bin is a hot row (every order of the item locks it), held from here to
   // the commit, so the statements of this order are done before it is taken
-  if (open.length)
-    await consumeReservedStock(actor, open, { reason: 'Shipped', voucher_type: 'Sales Order', voucher_no: s.salesOrder }, { transaction });
+  if (open.length) await consumeReservedStock(actor, open, { reason: 'Shipped', voucher_type: 'Sales Order', voucher_no: s.salesOrder }, { transaction });
   return progress;
 }
 

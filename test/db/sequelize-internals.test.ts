@@ -63,7 +63,7 @@ test('raw statements: PostgreSQL’s error code reaches the edge as Sequelize’
   const err = await t.throwsAsync(execute(`INSERT INTO companies (name) VALUES ($1)`, ['Raw Unique']));
   t.is((err as unknown as { parent?: { code?: string } }).parent?.code, '23505');
   let kept: Tx | undefined;
-  await db().transaction(async (transaction) => void (kept = transaction));
+  await db().transaction((transaction) => Promise.resolve(void (kept = transaction)));
   await t.throwsAsync(execute(`SELECT 1`, [], { transaction: kept }), { message: /commit has been called on this transaction/ });
   t.is((await selectOne<{ v: string }>(`SELECT $1::text AS v`, ['a\0b']))?.v, 'a\\0b', 'a NUL is sent as \\0, as Sequelize sends it');
 });

@@ -174,11 +174,11 @@ test('svc worker yields the CPU to the API: its niceness is raised to SVC_WORKER
   const inherited = getPriority(0);
   const niced = await spawnWorker(app.dbUrl, { ...WORKER_ENV, SVC_WORKER_NICE: '7' });
   children.push(niced);
-  t.is(getPriority(niced.proc.pid!), Math.max(7, inherited));
+  t.is(getPriority(niced.proc.pid), Math.max(7, inherited));
   if (inherited < 7) t.regex(niced.output(), /running \(nice 7\)/);
   const plain = await spawnWorker(app.dbUrl, { ...WORKER_ENV, SVC_WORKER_NICE: '0' });
   children.push(plain);
-  t.is(getPriority(plain.proc.pid!), inherited);
+  t.is(getPriority(plain.proc.pid), inherited);
   t.notRegex(plain.output(), /\(nice/);
   await niced.stop('SIGTERM');
   await plain.stop('SIGTERM');
