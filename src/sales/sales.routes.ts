@@ -10,6 +10,9 @@ import { acceptInvitation, inviteSubrep, type InviteInput } from './subrep-team.
 
 const tags = ['sales team'];
 /** Larger asks are clamped, not refused (like sync.orders' page_length). */
+/** An invitation's redeem (sub-rep or customer login): the one-time token and the new password. */
+const acceptArgs = Joi.object<{ token: string; password: string }>({ token: Joi.string().max(200).required(), password: Joi.string().max(200).required() });
+
 export const MAX_LEADERBOARD = 100;
 export const MAX_MY_CUSTOMERS = 500;
 
@@ -74,7 +77,7 @@ export const salesRoutes: ServerRoute[] = [
     access: 'public',
     tags,
     description: "Sets an invited sub-rep's password with the invitation's one-time token",
-    args: Joi.object<{ token: string; password: string }>({ token: Joi.string().max(200).required(), password: Joi.string().max(200).required() }),
+    args: acceptArgs,
     handler: ({ args }) => acceptInvitation(args),
   }),
   methodRoute({
@@ -83,7 +86,7 @@ export const salesRoutes: ServerRoute[] = [
     access: 'public',
     tags,
     description: "Sets an invited customer login's password with the invitation's one-time token (svc customer create --email)",
-    args: Joi.object<{ token: string; password: string }>({ token: Joi.string().max(200).required(), password: Joi.string().max(200).required() }),
+    args: acceptArgs,
     handler: ({ args }) => acceptCustomerInvitation(args),
   }),
 ];
