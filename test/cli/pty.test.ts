@@ -25,6 +25,10 @@ const tmux = (...args: string[]) => execFileSync('tmux', ['-S', socket, ...args]
 test.before(async () => {
   dbUrl = await createTestDatabase();
   pgc = await pgClient(dbUrl);
+  // one tmux server for the whole file: each test kills its own session, and without a session left
+  // the server exits, while the next test's new-session could reach it on the socket as it went
+  // ("server exited unexpectedly", seen under the full suite's load)
+  tmux('new-session', '-d', '-s', 'keeper', 'sleep 86400');
 });
 test.after.always(async () => {
   await pgc?.end();
