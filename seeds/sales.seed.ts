@@ -3,7 +3,8 @@
  * clinics, and a month of delivered demo orders (marketplace stock, nothing reserved, no vendor
  * lines, no side effects), dated back from the day of seeding, so a rep who signs in sees month-to-date
  * sales, a commission estimate, a live streak, badges and a leaderboard at once. The order triggers
- * credit each inserted submitted order to the customer's rep (sales_rep_days, _months, _streaks).
+ * credit each inserted submitted order to the customer's rep; the seed folds the credits into
+ * sales_rep_days, _months and _streaks.
  */
 import type { CreationAttributes } from 'sequelize';
 import type { Tx } from '../src/db/sequelize.js';
@@ -16,6 +17,7 @@ import { SalesOrderItem } from '../src/orders/sales-order-item.model.js';
 import { User } from '../src/users/user.model.js';
 import { hashPassword } from '../src/shared/crypto.js';
 import { addDays, easternDay } from '../src/sales/eastern.js';
+import { foldCredits } from '../src/sales/sales-sql.js';
 import { DEMO_PASSWORD } from './foundation.seed.js';
 
 export const SALES_DEMO_USERS = [
@@ -165,6 +167,8 @@ async function seedDemoOrders(transaction: Tx): Promise<void> {
   }
   await SalesOrder.bulkCreate(orders, { transaction, ignoreDuplicates: true });
   await SalesOrderItem.bulkCreate(lines, { transaction });
+  // the month of credits reaches the aggregates with the seed (a read would fold them too)
+  await foldCredits(true, { transaction });
 }
 
 export function salesBanner(): string[] {

@@ -10,7 +10,8 @@ import { percentile, type BenchContext, type BenchRow, type BenchScenario } from
  * turn) through `svc serve` at 8 clients (goal: p99 ≤ 20 ms), and create-then-submit of attributed
  * customers' 2-line orders with the aggregate triggers enabled and disabled, in turn (goal: the
  * maintenance costs ≤ 5 % of the throughput): orders of 40 clinics of 40 reps, then the worst case
- * of one clinic whose every order credits the same rep.
+ * of one clinic whose every order credits the same rep. The credits are folded into the aggregates
+ * every second during every round, as `svc worker` does, so the fold's cost is measured too.
  */
 const REPS = 1000;
 const MANAGERS = 10;
@@ -206,6 +207,23 @@ export const scenario: BenchScenario = {
       ctx.pool.query(
         'VACUUM ANALYZE sales_orders, sales_order_items, vendor_orders, outbox, stock_ledger_entries, bins, sales_credits, sales_rep_days, sales_rep_months',
       );
+    // the credits' fold as `svc worker` runs it (sales-credit-fold.job.ts: every second, the same
+    // statement), inside each measured round of both sides, so its cost is in the figures
+    const foldEverySecond = () => {
+      let timer: NodeJS.Timeout | undefined;
+      let running: Promise<unknown> = Promise.resolve();
+      const tick = () => {
+        running = ctx.pool.query('SELECT sales_fold_credits(false)').finally(() => (timer = setTimeout(tick, 1000)));
+      };
+      timer = setTimeout(tick, 1000);
+      return {
+        async stop() {
+          clearTimeout(timer);
+          await running;
+          clearTimeout(timer);
+        },
+      };
+    };
     const seconds = Math.max(3, Math.round(ctx.duration / 3));
     const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const spread = Array.from({ length: ORDERING }, (_, k) => `SBC-ORD-${String(k + 1).padStart(2, '0')}`);
@@ -225,7 +243,9 @@ export const scenario: BenchScenario = {
         for (const on of round % 2 === 0 ? [false, true] : [true, false]) {
           await setTriggers(on);
           await settle();
+          const folding = foldEverySecond();
           const res = await ctx.loop(() => o.place(++n), { connections: 8, seconds });
+          await folding.stop();
           (on ? withRuns : withoutRuns).push(res);
           ctx.log(
             `create-then-submit (${workload}), triggers ${on ? 'on' : 'off'}, round ${round + 1}: ${res.rps} orders/s, p99 ${res.p99} ms, errors ${res.errors}`,
@@ -237,6 +257,16 @@ export const scenario: BenchScenario = {
       await o.close();
       const { rows: after } = await ctx.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM sales_credits WHERE sales_order LIKE 'SAL-ORD-%'`);
       const credited = after[0].n - before[0].n;
+      // every credit reached the aggregates once: today's day rows of the ordering reps equal their credits
+      await ctx.pool.query('SELECT sales_fold_credits(true)');
+      const { rows: check } = await ctx.pool.query<{ days: string; credits: string }>(
+        `SELECT (SELECT sum(sales) FROM sales_rep_days WHERE day = c.day AND sales_person = ANY(c.reps))::text AS days,
+                (SELECT sum(amount) FROM sales_credits WHERE day = c.day AND sales_person = ANY(c.reps))::text AS credits
+           FROM (SELECT (now() AT TIME ZONE 'America/New_York')::date AS day,
+                        ARRAY(SELECT DISTINCT assigned_rep FROM customers WHERE name = ANY($1)) AS reps) c`,
+        [[...customers]],
+      );
+      const folded = check[0].days === check[0].credits ? 'the day rows equal the credits' : `day rows ${check[0].days} ≠ credits ${check[0].credits}`;
       const ratios = withRuns.map((w, i) => w.rps / withoutRuns[i].rps);
       const cost = 1 - med(ratios);
       for (const [variant, runs] of [
@@ -253,7 +283,7 @@ export const scenario: BenchScenario = {
           p99: l.p99,
           note:
             runs === withRuns
-              ? `maintenance cost ${(cost * 100).toFixed(1)} % of the throughput (1 − median of the rounds' with/without ratios ${ratios.map((x) => `${(x * 100).toFixed(0)} %`).join(', ')}); ${verdict}; credits written ${credited} for ${creditedExpected} orders submitted with the triggers on; errors ${runs.reduce((s, x) => s + x.errors, 0)}; ${load()}`
+              ? `maintenance cost ${(cost * 100).toFixed(1)} % of the throughput (1 − median of the rounds' with/without ratios ${ratios.map((x) => `${(x * 100).toFixed(0)} %`).join(', ')}); ${verdict}; credits written ${credited} for ${creditedExpected} orders submitted with the triggers on, folded every second beside the rounds (${folded}); errors ${runs.reduce((s, x) => s + x.errors, 0)}; ${load()}`
               : `rounds ${runs.map((x) => x.rps).join(' / ')} orders/s; errors ${runs.reduce((s, x) => s + x.errors, 0)}; ${load()}`,
         });
       }

@@ -37,6 +37,7 @@ import { CustomerPartnerPatient } from '../org/customer-partner-patient.model.js
 import { SalesPerson } from '../org/sales-person.model.js';
 import { Territory } from '../org/territory.model.js';
 import { SalesCredit } from '../sales/sales-credit.model.js';
+import { SalesCreditDelta } from '../sales/sales-credit-delta.model.js';
 import { SalesInvitation } from '../sales/sales-invitation.model.js';
 import { CustomerInvitation } from '../sales/customer-invitation.model.js';
 import { SalesRepDay } from '../sales/sales-rep-day.model.js';
@@ -102,6 +103,7 @@ export const MODELS = [
   PartnerWebhookNonce,
   CustomerPartnerPatient,
   SalesCredit,
+  SalesCreditDelta,
   SalesRepDay,
   SalesRepMonth,
   SalesRepStreak,

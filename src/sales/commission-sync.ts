@@ -4,8 +4,8 @@
  * (serve and worker) a process compares the digest of the function it would install with the one
  * recorded in sales_commission_plans; when they differ it installs its function and computes every
  * month row again, in one transaction under an advisory lock (several processes starting together do
- * it once) and a lock on sales_rep_months that holds concurrent credits until the new function is in
- * (they then compute with it).
+ * it once) and the aggregates' lock (sales_aggregates_lock) that holds the folds of credits until the
+ * new function is in (they then compute with it).
  */
 import type { SalesSettings } from '../config/index.js';
 import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
@@ -37,6 +37,8 @@ export async function syncCommissionPlans(settings: SalesSettings): Promise<bool
   return withTransaction(undefined, async (transaction) => {
     await execute(`SELECT pg_advisory_xact_lock(hashtext('svc:sales-commission-plans'))`, [], { transaction });
     if ((await storedDigest({ transaction })) === digest) return false; // another process just did
+    // the aggregates' lock first, as every writer of them takes it (no deadlock with a fold)
+    await execute(`SELECT sales_aggregates_lock()`, [], { transaction });
     await execute(sql(`LOCK TABLE {@m} IN SHARE ROW EXCLUSIVE MODE`), [], { transaction });
     await execute(fn, [], { transaction });
     await execute(`SELECT sales_recompute_commission(NULL)`, [], { transaction });

@@ -3,19 +3,17 @@
  * read together with the sales-person tree and the customer count in one statement per answer, the
  * org tables named through their models (hot reads: KPIs and the leaderboard, docs/decisions.md).
  */
-import { selectRows, type Tx } from '../db/sequelize.js';
+import { execute, selectRows, type Tx } from '../db/sequelize.js';
 import { prepare, runPrepared, runPreparedOne } from '../db/prepared.js';
 import { once, sqlFor } from '../db/sql-names.js';
-import { Customer } from '../org/customer.model.js';
 import { SalesPerson } from '../org/sales-person.model.js';
+import { SalesCreditDelta } from './sales-credit-delta.model.js';
 import { SalesRepDay } from './sales-rep-day.model.js';
-import { SalesRepMonth } from './sales-rep-month.model.js';
-import { SalesRepStreak } from './sales-rep-streak.model.js';
 import type { SalesSettings } from '../config/index.js';
 import type { Figures, Person, TeamFigures } from './plans.js';
 
-/** sp sales_persons, m sales_rep_months, d sales_rep_days, st sales_rep_streaks, c customers. */
-const salesSql = (text: string): string => sqlFor({ sp: SalesPerson, m: SalesRepMonth, d: SalesRepDay, st: SalesRepStreak, c: Customer })(text);
+/** sp sales_persons, d sales_rep_days, cd sales_credit_deltas. */
+const salesSql = (text: string): string => sqlFor({ sp: SalesPerson, d: SalesRepDay, cd: SalesCreditDelta })(text);
 
 const personColumns = () =>
   salesSql(`{sp.name} AS name, {sp.fullName} AS full_name, {sp.parentSalesPerson} AS parent, {sp.isManager} AS is_manager,
@@ -70,9 +68,39 @@ BEGIN
 END $fn$`);
 }
 
+// ---- the fold: credits reach the aggregates ---------------------------------------------------
+//
+// A submit or a cancel only appends its change to sales_credit_deltas (the order triggers, migration
+// 2026.11.26T01.00.00); sales_fold_credits() moves every committed change into the day, month and
+// streak rows, one fold at a time across the cluster. Every read of them folds first, waiting up to a
+// second for a fold in progress (the board and the KPIs inside their own statement, the team summary
+// with foldCredits), so it sees every credit committed before it; the worker folds every second
+// (sales-credit-fold.job.ts), so the deltas a read finds are few.
+
+const foldStmt = once(() => prepare('svc_sales_fold', 'SELECT sales_fold_credits($1) AS folded'));
+
+/**
+ * Folds the credits waiting into the aggregates; answers how many (-1: another process was folding,
+ * for over a second when `wait`, at all when not, and its fold carries them).
+ */
+export async function foldCredits(wait: boolean, opts: { transaction?: Tx } = {}): Promise<number> {
+  return (await runPreparedOne<{ folded: number }>(foldStmt(), [wait], opts))!.folded;
+}
+
+/**
+ * Clears the folded deltas' dead rows (outside a transaction). The table is emptied every second, and
+ * every read's "anything waiting?" probe and every fold scan it: without this its dead rows pile up
+ * between autovacuum's passes (a minute apart by default, never where autovacuum is off) and the probe
+ * grows from a page to hundreds. SKIP_LOCKED: a vacuum already running elsewhere does the job.
+ */
+export async function vacuumCreditDeltas(): Promise<void> {
+  await execute(salesSql(`VACUUM (SKIP_LOCKED) {@cd}`));
+}
+
 // ---- the leaderboard: ranked in SQL, only the top rows and the caller's travel ------------------
 //
-// One function, sales_board (migration 2026.11.25T21.00.00). Every metric is an index range scan
+// One function, sales_board (migration 2026.11.25T21.00.00), called by sales_board_folded, which folds
+// the credits waiting first (migration 2026.11.26T01.00.00). Every metric is an index range scan
 // (sales_rep_months_board_idx, sales_rep_months_commission_idx, sales_rep_streaks_board_idx): the
 // first `limit` persons with a positive value in the index's order, then, when fewer, enabled persons
 // without one (value 0, by name); the caller's rank when it is not among them is one more than the
@@ -85,7 +113,7 @@ export type BoardMetric = (typeof BOARD_METRICS)[number];
 
 // hot (every leaderboard call): a named statement, parsed once per connection; the function keeps
 // the board's own plan (generic, never planned again) for the session
-const boardStmt = once(() => prepare('svc_sales_board', 'SELECT sales_person, full_name, value, rank FROM sales_board($1, $2, $3, $4, $5)'));
+const boardStmt = once(() => prepare('svc_sales_board', 'SELECT sales_person, full_name, value, rank FROM sales_board_folded($1, $2, $3, $4, $5)'));
 
 export interface BoardRow {
   sales_person: string;
@@ -104,24 +132,9 @@ export function loadBoard(
 }
 
 // One person with the month's figures and team sums, its inviter's plan, its sub-rep count, its
-// lifetime, today, streak and customer count: everything get_rep_kpis shows, in one statement.
-const kpiSql = once(() =>
-  salesSql(`SELECT {sp.name} AS name, {sp.fullName} AS full_name, {sp.parentSalesPerson} AS parent, {sp.isManager} AS is_manager,
-         {sp.subrepPct}::float8 AS subrep_pct, {sp.commissionPlan} AS plan, {sp.territory} AS territory,
-         (SELECT inv.{sp:commissionPlan} FROM {@sp} inv WHERE inv.{sp:name} = {sp.parentSalesPerson}) AS inviter_plan,
-         COALESCE({m.orders}, 0) AS orders, COALESCE({m.sales}, 0)::float8 AS sales,
-         COALESCE({m.teamSales}, 0)::float8 AS team_sales, COALESCE({m.subrepWeighted}, 0)::float8 AS subrep_weighted,
-         COALESCE({m.commission}, 0)::float8 AS stored_commission,
-         (SELECT count(*)::int FROM {@sp} kid WHERE kid.{sp:parentSalesPerson} = {sp.name} AND kid.{sp:subrepPct} IS NOT NULL) AS sub_reps,
-         (SELECT json_build_object('orders', COALESCE(sum({m.orders}), 0), 'sales', COALESCE(sum({m.sales}), 0)::float8) FROM {m} WHERE {m.salesPerson} = $1) AS lifetime,
-         (SELECT json_build_object('orders', {d.orders}, 'sales', {d.sales}::float8) FROM {d} WHERE {d.salesPerson} = $1 AND {d.day} = $3::date) AS today,
-         (SELECT json_build_object('streak_days', {st.streakDays}, 'last_day', to_char({st.lastDay}, 'YYYY-MM-DD')) FROM {st} WHERE {st.salesPerson} = $1) AS streak,
-         (SELECT count(*)::int FROM {c} WHERE {c.assignedRep} = $1) AS customer_count
-    FROM {sp} LEFT JOIN {m} ON {m.salesPerson} = {sp.name} AND {m.month} = $2::date
-   WHERE {sp.name} = $1`),
-);
-
-const kpiStmt = once(() => prepare('svc_sales_kpis', kpiSql()));
+// lifetime, today, streak and customer count: everything get_rep_kpis shows, folded first and read in
+// one round trip (sales_kpi_facts, migration 2026.11.26T01.00.00).
+const kpiStmt = once(() => prepare('svc_sales_kpis', 'SELECT * FROM sales_kpi_facts($1, $2::date, $3::date)'));
 
 export interface KpiFacts extends Person, TeamFigures {
   orders: number;

@@ -13,7 +13,7 @@ import { runtime } from '../shared/runtime.js';
 import { addDays, easternDay } from './eastern.js';
 import { childrenOf, commissionOf, descendantsOf, teamFiguresOf, type Figures, type Person } from './plans.js';
 import type { Clock } from './rep-dashboard.service.js';
-import { loadPeriod, managerNames } from './sales-sql.js';
+import { foldCredits, loadPeriod, managerNames } from './sales-sql.js';
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
@@ -56,6 +56,7 @@ export async function teamCommissionSummary(
   if (visible === null) roots = await managerNames();
   else if (actor.salesPerson) roots = [actor.salesPerson];
   else throw new BusinessRuleError('No Sales Person is linked to your account');
+  await foldCredits(true);
   const rows = await loadPeriod(roots, from, to);
   const people = new Map<string, Person & Figures>(rows.map((r) => [r.name, r]));
   const children = childrenOf(rows);

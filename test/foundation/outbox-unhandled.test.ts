@@ -69,7 +69,15 @@ test.serial('src/modules.ts registers the e-mail, webhook, routing and partner h
     registeredJobs()
       .map((j) => j.name)
       .sort(),
-    ['housekeeping', 'idempotency-purge', 'peptidepartner-poll', 'storepartner-import-orders', 'storepartner-sync-catalog', 'storepartner-sync-inventory'],
+    [
+      'housekeeping',
+      'idempotency-purge',
+      'peptidepartner-poll',
+      'sales-credit-fold',
+      'storepartner-import-orders',
+      'storepartner-sync-catalog',
+      'storepartner-sync-inventory',
+    ],
   );
 });
 

@@ -16,6 +16,7 @@ import { inviteSubrep } from '../../src/sales/subrep-team.service.js';
 import { cancelOrder } from '../../src/orders/order-submit.js';
 import { businessDayIndex, currentStreak, easternDay } from '../../src/sales/eastern.js';
 import { buildTree, cancelled, draftThenSubmitted, submittedOrder, type Tree } from './sales-helpers.js';
+import { foldCredits } from '../../src/sales/sales-sql.js';
 import '../../src/modules.js';
 
 let app: TestApp;
@@ -44,6 +45,7 @@ test.after.always(async () => {
 });
 
 test.serial('a sale counts on the US Eastern day of its submit: across the end of daylight saving time and a month boundary in standard time', async (t) => {
+  await foldCredits(true); // the credits reach the day rows at a fold (every read folds first)
   const days = await selectRows<{ sales_person: string; day: string; sales: number }>(
     `SELECT sales_person, to_char(day, 'YYYY-MM-DD') AS day, sales::float8 AS sales FROM sales_rep_days WHERE sales_person = ANY($1) ORDER BY day`,
     [[tree.rep1, tree.rep2]],
@@ -239,16 +241,17 @@ test.serial('a cancellation reverses the credit: month-to-date, lifetime, commis
 });
 
 test.serial('team sums per Eastern month: a sale adds to every ancestor, a cancellation takes it off, a change of the tree derives them again', async (t) => {
-  const sums = async () =>
-    Object.fromEntries(
-      (
-        await selectRows<{ who: string; month: string; team_sales: number; subrep_weighted: number }>(
-          `SELECT sales_person AS who, to_char(month, 'YYYY-MM') AS month, team_sales::float8 AS team_sales, subrep_weighted::float8 AS subrep_weighted
-             FROM sales_rep_months WHERE sales_person = ANY($1) AND (team_sales <> 0 OR subrep_weighted <> 0)`,
-          [[tree.manager, tree.rep1, tree.rep2]],
-        )
-      ).map((r) => [`${r.who === tree.manager ? 'manager' : r.who === tree.rep1 ? 'rep1' : 'rep2'} ${r.month}`, [r.team_sales, r.subrep_weighted]]),
+  const sums = async () => {
+    await foldCredits(true);
+    const rows = await selectRows<{ who: string; month: string; team_sales: number; subrep_weighted: number }>(
+      `SELECT sales_person AS who, to_char(month, 'YYYY-MM') AS month, team_sales::float8 AS team_sales, subrep_weighted::float8 AS subrep_weighted
+         FROM sales_rep_months WHERE sales_person = ANY($1) AND (team_sales <> 0 OR subrep_weighted <> 0)`,
+      [[tree.manager, tree.rep1, tree.rep2]],
     );
+    return Object.fromEntries(
+      rows.map((r) => [`${r.who === tree.manager ? 'manager' : r.who === tree.rep1 ? 'rep1' : 'rep2'} ${r.month}`, [r.team_sales, r.subrep_weighted]]),
+    );
+  };
   // rep1's 3,000 fell on Oct 31 Eastern, its 12,000 of Nov 1 was cancelled; rep2's 2,000 on Nov 30 and 500 on Dec 1
   // Eastern; the sub-rep's 1,000 in November weighs 1,000 × (100 − 30) for rep1
   t.deepEqual(await sums(), {
@@ -311,6 +314,7 @@ test.serial('sales_rebuild_aggregates() derives the same figures from the orders
        UNION ALL SELECT sales_person, 's' || to_char(last_day, 'YYYY-MM-DD'), streak_days, 0 FROM sales_rep_streaks WHERE streak_days > 0
        ORDER BY 1, 2`,
     );
+  await foldCredits(true);
   const kept = await snapshot();
   await selectRows(`SELECT sales_rebuild_aggregates()`);
   t.deepEqual(await snapshot(), kept);
