@@ -1,6 +1,7 @@
 import { Pool } from 'undici';
 import { load } from '../data/sql.js';
 import { percentile, type BenchContext, type BenchRow, type BenchScenario } from '../lib.js';
+import { salesCreditFoldJob } from '../../src/sales/sales-credit-fold.job.js';
 
 /**
  * The sales team at scale (issue 14): 1,000 reps (10 managers of 100, 100 of the reps sub-reps of
@@ -207,13 +208,13 @@ export const scenario: BenchScenario = {
       ctx.pool.query(
         'VACUUM ANALYZE sales_orders, sales_order_items, vendor_orders, outbox, stock_ledger_entries, bins, sales_credits, sales_rep_days, sales_rep_months',
       );
-    // the credits' fold as `svc worker` runs it (sales-credit-fold.job.ts: every second, the same
-    // statement), inside each measured round of both sides, so its cost is in the figures
+    // the credits' fold as `svc worker` runs it (its job, every second: the fold, then the vacuum of
+    // the deltas), inside each measured round of both sides, so its cost is in the figures
     const foldEverySecond = () => {
       let timer: NodeJS.Timeout | undefined;
       let running: Promise<unknown> = Promise.resolve();
       const tick = () => {
-        running = ctx.pool.query('SELECT sales_fold_credits(false)').finally(() => (timer = setTimeout(tick, 1000)));
+        running = salesCreditFoldJob.run({}).finally(() => (timer = setTimeout(tick, 1000)));
       };
       timer = setTimeout(tick, 1000);
       return {
