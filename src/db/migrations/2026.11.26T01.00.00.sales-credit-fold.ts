@@ -13,6 +13,50 @@ import type { QueryInterface } from 'sequelize';
 // deltas stay few. Every writer of the aggregates takes the one lock sales_aggregates_lock() first
 // (the fold, the rebuild, a change of the tree or of a plan, the start-up sync of the plans): one
 // order of locks, no deadlock, and a rebuild never overwrites a fold's sums with older ones.
+/**
+ * The writers of the aggregates other than the fold, with the aggregates' lock taken first (`locked`,
+ * this release) or as they were before it (the down migration).
+ */
+const otherWriters = (locked: boolean) => `
+-- Derives every aggregate from the orders (set-based): credits of submitted orders of attributed
+-- customers, then their sums and every rep's streak. Existing credits keep their rep${locked ? '; the deltas\n-- waiting are in the credits already' : ''}.
+CREATE OR REPLACE FUNCTION sales_rebuild_aggregates() RETURNS void LANGUAGE plpgsql AS $$
+BEGIN${locked ? '\n  PERFORM sales_aggregates_lock();' : ''}
+  DELETE FROM sales_credits c USING sales_orders so WHERE so.name = c.sales_order AND so.docstatus <> 1;
+  DELETE FROM sales_credits c WHERE NOT EXISTS (SELECT 1 FROM sales_orders so WHERE so.name = c.sales_order);
+  INSERT INTO sales_credits (sales_order, sales_person, day, amount)
+  SELECT so.name, cu.assigned_rep, (COALESCE(so.submitted_at, so.created_at) AT TIME ZONE 'America/New_York')::date, so.grand_total
+    FROM sales_orders so JOIN customers cu ON cu.name = so.customer
+   WHERE so.docstatus = 1 AND cu.assigned_rep IS NOT NULL
+  ON CONFLICT (sales_order) DO NOTHING;
+  TRUNCATE ${locked ? 'sales_credit_deltas, ' : ''}sales_rep_days, sales_rep_months, sales_rep_streaks;
+  INSERT INTO sales_rep_days (sales_person, day, orders, sales)
+  SELECT sales_person, day, count(*), sum(amount) FROM sales_credits GROUP BY 1, 2;
+  INSERT INTO sales_rep_months (sales_person, month, orders, sales)
+  SELECT sales_person, date_trunc('month', day)::date, sum(orders), sum(sales) FROM sales_rep_days GROUP BY 1, 2;
+  PERFORM sales_rebuild_team_sums();
+  INSERT INTO sales_rep_streaks (sales_person, streak_days, last_day)
+  SELECT DISTINCT ON (sales_person) sales_person, count(*) OVER w, max(day) OVER w
+    FROM (SELECT sales_person, day, sales_business_day(day) - (row_number() OVER (PARTITION BY sales_person ORDER BY day))::int AS grp
+            FROM sales_rep_days WHERE orders > 0 AND EXTRACT(ISODOW FROM day) < 6) r
+  WINDOW w AS (PARTITION BY sales_person, grp)
+   ORDER BY sales_person, day DESC;
+END $$;
+
+CREATE OR REPLACE FUNCTION sales_persons_team_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN${locked ? '\n  PERFORM sales_aggregates_lock();' : ''}
+  PERFORM sales_rebuild_team_sums();
+  PERFORM sales_recompute_commission(NULL);
+  RETURN NULL;
+END $$;
+
+CREATE OR REPLACE FUNCTION sales_persons_plan_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN${locked ? '\n  PERFORM sales_aggregates_lock();' : ''}
+  PERFORM sales_recompute_commission(ARRAY(SELECT NEW.name UNION ALL SELECT name FROM sales_persons WHERE parent_sales_person = NEW.name));
+  RETURN NULL;
+END $$;
+`;
+
 const UP = `
 CREATE TABLE sales_credit_deltas (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -145,87 +189,14 @@ BEGIN
    WHERE sp.name = p_person;
 END $fn$;
 
--- Derives every aggregate from the orders (set-based): credits of submitted orders of attributed
--- customers, then their sums and every rep's streak. Existing credits keep their rep; the deltas
--- waiting are in the credits already.
-CREATE OR REPLACE FUNCTION sales_rebuild_aggregates() RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM sales_aggregates_lock();
-  DELETE FROM sales_credits c USING sales_orders so WHERE so.name = c.sales_order AND so.docstatus <> 1;
-  DELETE FROM sales_credits c WHERE NOT EXISTS (SELECT 1 FROM sales_orders so WHERE so.name = c.sales_order);
-  INSERT INTO sales_credits (sales_order, sales_person, day, amount)
-  SELECT so.name, cu.assigned_rep, (COALESCE(so.submitted_at, so.created_at) AT TIME ZONE 'America/New_York')::date, so.grand_total
-    FROM sales_orders so JOIN customers cu ON cu.name = so.customer
-   WHERE so.docstatus = 1 AND cu.assigned_rep IS NOT NULL
-  ON CONFLICT (sales_order) DO NOTHING;
-  TRUNCATE sales_credit_deltas, sales_rep_days, sales_rep_months, sales_rep_streaks;
-  INSERT INTO sales_rep_days (sales_person, day, orders, sales)
-  SELECT sales_person, day, count(*), sum(amount) FROM sales_credits GROUP BY 1, 2;
-  INSERT INTO sales_rep_months (sales_person, month, orders, sales)
-  SELECT sales_person, date_trunc('month', day)::date, sum(orders), sum(sales) FROM sales_rep_days GROUP BY 1, 2;
-  PERFORM sales_rebuild_team_sums();
-  INSERT INTO sales_rep_streaks (sales_person, streak_days, last_day)
-  SELECT DISTINCT ON (sales_person) sales_person, count(*) OVER w, max(day) OVER w
-    FROM (SELECT sales_person, day, sales_business_day(day) - (row_number() OVER (PARTITION BY sales_person ORDER BY day))::int AS grp
-            FROM sales_rep_days WHERE orders > 0 AND EXTRACT(ISODOW FROM day) < 6) r
-  WINDOW w AS (PARTITION BY sales_person, grp)
-   ORDER BY sales_person, day DESC;
-END $$;
-
-CREATE OR REPLACE FUNCTION sales_persons_team_changed() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM sales_aggregates_lock();
-  PERFORM sales_rebuild_team_sums();
-  PERFORM sales_recompute_commission(NULL);
-  RETURN NULL;
-END $$;
-
-CREATE OR REPLACE FUNCTION sales_persons_plan_changed() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM sales_aggregates_lock();
-  PERFORM sales_recompute_commission(ARRAY(SELECT NEW.name UNION ALL SELECT name FROM sales_persons WHERE parent_sales_person = NEW.name));
-  RETURN NULL;
-END $$;
-
+${otherWriters(true)}
 -- the credits recorded before this release are in the aggregates already: nothing to fold
 `;
 
 // Back to the credit in the submit's own transaction: the deltas waiting are folded first.
 const DOWN = `
 SELECT sales_fold_credits(true);
-CREATE OR REPLACE FUNCTION sales_persons_plan_changed() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM sales_recompute_commission(ARRAY(SELECT NEW.name UNION ALL SELECT name FROM sales_persons WHERE parent_sales_person = NEW.name));
-  RETURN NULL;
-END $$;
-CREATE OR REPLACE FUNCTION sales_persons_team_changed() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM sales_rebuild_team_sums();
-  PERFORM sales_recompute_commission(NULL);
-  RETURN NULL;
-END $$;
-CREATE OR REPLACE FUNCTION sales_rebuild_aggregates() RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-  DELETE FROM sales_credits c USING sales_orders so WHERE so.name = c.sales_order AND so.docstatus <> 1;
-  DELETE FROM sales_credits c WHERE NOT EXISTS (SELECT 1 FROM sales_orders so WHERE so.name = c.sales_order);
-  INSERT INTO sales_credits (sales_order, sales_person, day, amount)
-  SELECT so.name, cu.assigned_rep, (COALESCE(so.submitted_at, so.created_at) AT TIME ZONE 'America/New_York')::date, so.grand_total
-    FROM sales_orders so JOIN customers cu ON cu.name = so.customer
-   WHERE so.docstatus = 1 AND cu.assigned_rep IS NOT NULL
-  ON CONFLICT (sales_order) DO NOTHING;
-  TRUNCATE sales_rep_days, sales_rep_months, sales_rep_streaks;
-  INSERT INTO sales_rep_days (sales_person, day, orders, sales)
-  SELECT sales_person, day, count(*), sum(amount) FROM sales_credits GROUP BY 1, 2;
-  INSERT INTO sales_rep_months (sales_person, month, orders, sales)
-  SELECT sales_person, date_trunc('month', day)::date, sum(orders), sum(sales) FROM sales_rep_days GROUP BY 1, 2;
-  PERFORM sales_rebuild_team_sums();
-  INSERT INTO sales_rep_streaks (sales_person, streak_days, last_day)
-  SELECT DISTINCT ON (sales_person) sales_person, count(*) OVER w, max(day) OVER w
-    FROM (SELECT sales_person, day, sales_business_day(day) - (row_number() OVER (PARTITION BY sales_person ORDER BY day))::int AS grp
-            FROM sales_rep_days WHERE orders > 0 AND EXTRACT(ISODOW FROM day) < 6) r
-  WINDOW w AS (PARTITION BY sales_person, grp)
-   ORDER BY sales_person, day DESC;
-END $$;
+${otherWriters(false)}
 CREATE OR REPLACE FUNCTION sales_uncredit_order(order_name text) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   c record;
