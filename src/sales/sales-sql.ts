@@ -3,7 +3,7 @@
  * read together with the sales-person tree and the customer count in one statement per answer, the
  * org tables named through their models (hot reads: KPIs and the leaderboard, docs/decisions.md).
  */
-import { execute, selectRows, type Tx } from '../db/sequelize.js';
+import { execute, selectOne, selectRows, type Tx } from '../db/sequelize.js';
 import { prepare, runPrepared, runPreparedOne } from '../db/prepared.js';
 import { once, sqlFor } from '../db/sql-names.js';
 import { SalesPerson } from '../org/sales-person.model.js';
@@ -87,14 +87,19 @@ export async function foldCredits(wait: boolean, opts: { transaction?: Tx } = {}
   return (await runPreparedOne<{ folded: number }>(foldStmt(), [wait], opts))!.folded;
 }
 
+const deltaPagesSql = once(() => salesSql(`SELECT pg_relation_size('{@cd}') > 0 AS used`));
+
 /**
- * Clears the folded deltas' dead rows (outside a transaction). The table is emptied every second, and
- * every read's "anything waiting?" probe and every fold scan it: without this its dead rows pile up
- * between autovacuum's passes (a minute apart by default, never where autovacuum is off) and the probe
- * grows from a page to hundreds. SKIP_LOCKED: a vacuum already running elsewhere does the job.
+ * Clears the folded deltas' dead rows (outside a transaction) when the table has any page: a vacuum
+ * of an emptied table truncates it to none, so an idle service does not vacuum. The table is emptied
+ * every second, and every read's "anything waiting?" probe and every fold scan it: without this its
+ * dead rows pile up between autovacuum's passes (a minute apart by default, never where autovacuum is
+ * off) and the probe grows from a page to hundreds. SKIP_LOCKED: a vacuum running elsewhere does it.
  */
-export async function vacuumCreditDeltas(): Promise<void> {
+export async function vacuumCreditDeltas(): Promise<boolean> {
+  if (!(await selectOne<{ used: boolean }>(deltaPagesSql()))!.used) return false;
   await execute(salesSql(`VACUUM (SKIP_LOCKED) {@cd}`));
+  return true;
 }
 
 // ---- the leaderboard: ranked in SQL, only the top rows and the caller's travel ------------------
