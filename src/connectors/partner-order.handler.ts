@@ -16,8 +16,8 @@ import { PartnerCallError, type Connector, type CreateOutcome, type PartnerField
 import { partnerOrderInput } from './order-input.js';
 import { lockPartnerConfiguration, partnerCredentialsStamp } from './credentials/credentials.service.js';
 import { connectorContext } from './context.js';
-import type { PartnerOrder } from './partner-order.model.js';
-import { loadPartnerOrder, PARTNER_ORDER_KIND, updatePartnerOrder } from './partner-orders.service.js';
+import type { PartnerOrderData } from './partner-order.model.js';
+import { LINE_STATUS, loadPartnerOrder, markPartnerOrderCreated, PARTNER_ORDER_KIND, updatePartnerOrder } from './partner-orders.service.js';
 import { failedStatusOf, moveOf, stageOf } from './partner-status.js';
 import type { PartnerKey } from './partners.js';
 import { partnerReadiness } from './readiness.js';
@@ -29,38 +29,35 @@ export function partnerRetryDelaySeconds(next: number): number {
   return Math.min(3600, 30 * 2 ** (next - 2));
 }
 
-/** The status field and sync date with the fields the connector reported (forward-only for the status). */
-function createdFields(connector: Connector, po: PartnerOrder, outcome: Extract<CreateOutcome, { kind: 'created' }>): Record<string, string | Date | null> {
+/** The status field and sync date with the fields the connector reported (forward-only for the status, from the partner status it had). */
+function createdFields(connector: Connector, previous: string | null, outcome: Extract<CreateOutcome, { kind: 'created' }>): Record<string, string | Date | null> {
   const f = connector.orderFields;
   const fields: Record<string, string | Date | null> = { ...outcome.fields, [f.syncDate]: new Date() };
-  if (moveOf(connector.statuses, po.partnerStatus, outcome.status) === 'advance') fields[f.status] = outcome.status;
+  if (moveOf(connector.statuses, previous, outcome.status) === 'advance') fields[f.status] = outcome.status;
   else delete fields[f.status];
   return fields;
 }
 
-async function recordCreated(connector: Connector, po: PartnerOrder, outcome: Extract<CreateOutcome, { kind: 'created' }>, attempt: number): Promise<void> {
+async function recordCreated(connector: Connector, po: PartnerOrderData, outcome: Extract<CreateOutcome, { kind: 'created' }>, attempt: number): Promise<void> {
   await withTransaction(undefined, async (transaction) => {
-    const fresh = (await loadPartnerOrder(po.id, { transaction, lock: true }))!;
-    const advances = moveOf(connector.statuses, fresh.partnerStatus, outcome.status) === 'advance';
-    await updatePartnerOrder(
-      po,
-      {
-        status: 'created',
-        partnerReference: outcome.reference,
-        attempts: attempt,
-        lastError: null,
-        sentAt: new Date(),
-        ...(advances ? { partnerStatus: outcome.status } : {}),
-      },
+    // locked and recorded in one statement, which answers the partner status it had (an event may have moved it meanwhile)
+    const marked = await markPartnerOrderCreated(
+      po.id,
+      { reference: outcome.reference, attempts: attempt, status: outcome.status, statuses: connector.statuses },
       { transaction },
     );
-    const written = await writePartnerFields(po.salesOrder, createdFields(connector, fresh, outcome), { transaction });
+    if (!marked) throw new Error(`partner order ${po.id} not found`);
+    const { previous } = marked;
+    const written = await writePartnerFields(po.salesOrder, createdFields(connector, previous, outcome), {
+      transaction,
+      lines: { partner: po.partner, status: LINE_STATUS.created },
+    });
     // the Sales Order was cancelled while this send was in flight: the partner must hear of it too
     if (written?.docstatus === 2) {
       const now = (await loadPartnerOrder(po.id, { transaction }))!;
       await requestPartnerCancellation(now, { transaction });
     }
-    if (fresh.partnerStatus === null) {
+    if (previous === null) {
       // the partner has it, nothing shipped yet: the order shows the partner's shipment awaiting tracking
       const { stage, shipped, delivered } = stageOf(connector.statuses, outcome.status);
       await recordPartnerShipment(
@@ -86,7 +83,7 @@ async function recordCreated(connector: Connector, po: PartnerOrder, outcome: Ex
 /** Records a failure; `final` marks the partner order failed (and the partner's Failed status, where it has one). */
 async function recordFailure(
   connector: Connector | undefined,
-  po: PartnerOrder,
+  po: PartnerOrderData,
   status: 'retrying' | 'failed',
   reason: string,
   attempt: number,
@@ -109,7 +106,7 @@ async function recordFailure(
  * the outbox row settled in the same transaction, so a credentials change either sees this partner
  * order awaiting with its row re-drivable, or is seen here: never a partner order left waiting.
  */
-async function recordAwaiting(po: PartnerOrder, reason: string, attempts: number, stamp: string, row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome> {
+async function recordAwaiting(po: PartnerOrderData, reason: string, attempts: number, stamp: string, row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome> {
   const partner = po.partner as PartnerKey;
   const error = `awaiting configuration: ${reason}`;
   const recorded = await withTransaction(undefined, async (transaction) => {
@@ -158,7 +155,7 @@ async function send(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome
 
 async function record(
   connector: Connector,
-  po: PartnerOrder,
+  po: PartnerOrderData,
   outcome: CreateOutcome,
   row: OutboxRow,
   ctx: AttemptContext,

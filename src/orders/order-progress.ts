@@ -26,6 +26,8 @@ const sql = once(() => ({
           WHEN EXISTS (SELECT 1 FROM {soi} WHERE {soi.parent} = {so.name} AND {soi.deliveredQty} < {soi.qty}) THEN {so.status}
           WHEN $5 AND NOT EXISTS (SELECT 1 FROM {s} WHERE {s.salesOrder} = {so.name} AND {s.status} IS DISTINCT FROM 'Delivered') THEN $4
           ELSE $3 END,
+        {so:shippedAt} = CASE WHEN $6 AND {so.shippedAt} IS NULL THEN now() ELSE {so.shippedAt} END,
+        {so:deliveredAt} = CASE WHEN $7 AND {so.deliveredAt} IS NULL THEN now() ELSE {so.deliveredAt} END,
         {so:modified} = now(), {so:updatedAt} = now()
       WHERE {so.name} = $1 RETURNING {so.status} AS status`),
 }));
@@ -48,9 +50,21 @@ export async function recordVendorShipment(
   return advanceOrderStatus(salesOrder, opts.delivered, { transaction });
 }
 
-/** Moves a submitted order forward once its lines have shipped (To Bill), and delivered (Completed); answers its status. */
-export async function advanceOrderStatus(salesOrder: string, delivered: boolean, opts: { transaction: Tx }): Promise<{ status: string }> {
-  const [row] = await execute<{ status: string }>(sql().status, [salesOrder, STATUS.submitted, STATUS.shipped, STATUS.delivered, delivered], opts);
+/**
+ * Moves a submitted order forward once its lines have shipped (To Bill), and delivered (Completed);
+ * answers its status. `stamp`: the order's first shipped and delivered dates are set in the same
+ * statement (a partner's shipment), when not set yet.
+ */
+export async function advanceOrderStatus(
+  salesOrder: string,
+  delivered: boolean,
+  opts: { transaction: Tx; stamp?: { shipped: boolean; delivered: boolean } },
+): Promise<{ status: string }> {
+  const [row] = await execute<{ status: string }>(
+    sql().status,
+    [salesOrder, STATUS.submitted, STATUS.shipped, STATUS.delivered, delivered, opts.stamp?.shipped ?? false, opts.stamp?.delivered ?? false],
+    { transaction: opts.transaction },
+  );
   const status = row?.status ?? '';
   // a shipped order's followers (its storefront order) hear of it in this transaction
   if (status === STATUS.shipped || status === STATUS.delivered) await orderFollowers()?.shipped(salesOrder, opts);
