@@ -10,7 +10,7 @@ import { systemActor } from '../auth/actor.js';
 import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
 import { once, sqlFor } from '../db/sql-names.js';
 import { queueMail } from '../mail/mail.service.js';
-import { partnerOrderHead, recordPartnerShipment, writePartnerFields } from '../orders/partner-fulfilment.service.js';
+import { partnerOrderHead, writePartnerProgress } from '../orders/partner-fulfilment.service.js';
 import type { AttemptContext, AttemptOutcome, OutboxHandler, OutboxRow } from '../shared/outbox.js';
 import { partnerBudget, partnerLimits } from './budget.js';
 import { allowedTrackingUrl, trackingUrlFor } from './carriers.js';
@@ -96,17 +96,13 @@ async function applyTo(connector: Connector, po: PartnerOrderData, event: Partne
     { transaction },
   );
   const f = connector.orderFields;
-  await writePartnerFields(
-    po.salesOrder,
-    { [f.status]: status, [f.trackingNumber]: trackingNumber, [f.carrier]: carrier, [f.trackingUrl]: trackingUrl, [f.syncDate]: new Date() },
-    { transaction },
-  );
   // mailed once per number: when it arrives shipped, or when the order first ships with a number it
   // already had (a label); queued before the shipment is recorded, whose stock move is best left last
   if (shipped && trackingNumber && (newTracking || !po.shippedAt))
     await notifyCustomer(po, connector.label, { number: trackingNumber, carrier, url: trackingUrl }, transaction);
-  const progress = await recordPartnerShipment(
+  const progress = await writePartnerProgress(
     actor,
+    { [f.status]: status, [f.trackingNumber]: trackingNumber, [f.carrier]: carrier, [f.trackingUrl]: trackingUrl, [f.syncDate]: new Date() },
     {
       salesOrder: po.salesOrder,
       partner: po.partner,

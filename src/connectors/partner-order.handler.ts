@@ -8,7 +8,7 @@
  */
 import { systemActor } from '../auth/actor.js';
 import { withTransaction } from '../db/sequelize.js';
-import { recordPartnerShipment, writePartnerFields } from '../orders/partner-fulfilment.service.js';
+import { writePartnerFields, writePartnerProgress } from '../orders/partner-fulfilment.service.js';
 import { requestPartnerCancellation } from './partner-cancel.service.js';
 import { extendLease, settleAsFailed, type AttemptContext, type AttemptOutcome, type OutboxHandler, type OutboxRow } from '../shared/outbox.js';
 import { runtime } from '../shared/runtime.js';
@@ -17,10 +17,10 @@ import { partnerOrderInput } from './order-input.js';
 import { lockPartnerConfiguration, partnerCredentialsStamp } from './credentials/credentials.service.js';
 import { connectorContext } from './context.js';
 import type { PartnerOrderData } from './partner-order.model.js';
-import { LINE_STATUS, loadPartnerOrder, markPartnerOrderCreated, PARTNER_ORDER_KIND, updatePartnerOrder } from './partner-orders.service.js';
+import { LINE_STATUS, loadPartnerOrder, loadPartnerOrderToSend, markPartnerOrderCreated, PARTNER_ORDER_KIND, updatePartnerOrder } from './partner-orders.service.js';
 import { failedStatusOf, moveOf, stageOf } from './partner-status.js';
 import type { PartnerKey } from './partners.js';
-import { partnerReadiness } from './readiness.js';
+import { readinessOf } from './readiness.js';
 
 const actor = systemActor('job:partner-order', 'job');
 
@@ -48,34 +48,31 @@ async function recordCreated(connector: Connector, po: PartnerOrderData, outcome
     );
     if (!marked) throw new Error(`partner order ${po.id} not found`);
     const { previous } = marked;
-    const written = await writePartnerFields(po.salesOrder, createdFields(connector, previous, outcome), {
-      transaction,
-      lines: { partner: po.partner, status: LINE_STATUS.created },
-    });
+    const fields = createdFields(connector, previous, outcome);
+    const lines = { partner: po.partner, status: LINE_STATUS.created };
+    // the partner has it, nothing shipped yet: the order shows the partner's shipment awaiting tracking
+    // (recorded with the fields: one statement)
+    const { stage, shipped, delivered } = stageOf(connector.statuses, outcome.status);
+    const shipment = {
+      salesOrder: po.salesOrder,
+      partner: po.partner,
+      label: connector.label,
+      trackingNumber: null,
+      carrier: null,
+      trackingUrl: null,
+      stage,
+      statusText: outcome.status,
+      shipped,
+      delivered,
+    };
+    const written =
+      previous === null
+        ? await writePartnerProgress(actor, fields, shipment, { transaction, lines })
+        : await writePartnerFields(po.salesOrder, fields, { transaction, lines });
     // the Sales Order was cancelled while this send was in flight: the partner must hear of it too
     if (written?.docstatus === 2) {
       const now = (await loadPartnerOrder(po.id, { transaction }))!;
       await requestPartnerCancellation(now, { transaction });
-    }
-    if (previous === null) {
-      // the partner has it, nothing shipped yet: the order shows the partner's shipment awaiting tracking
-      const { stage, shipped, delivered } = stageOf(connector.statuses, outcome.status);
-      await recordPartnerShipment(
-        actor,
-        {
-          salesOrder: po.salesOrder,
-          partner: po.partner,
-          label: connector.label,
-          trackingNumber: null,
-          carrier: null,
-          trackingUrl: null,
-          stage,
-          statusText: outcome.status,
-          shipped,
-          delivered,
-        },
-        { transaction },
-      );
     }
   });
 }
@@ -128,12 +125,13 @@ async function send(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome
   const needed = Math.ceil((3 * timeoutMs + budgetWaitMs) / 1000) + 5;
   if (!(ctx.leaseUntil !== undefined && ctx.leaseUntil - Date.now() >= needed * 1000) && !(await extendLease(row.id, ctx.workerId, needed)))
     return { ok: false, error: 'lease lost before sending; another worker owns this partner order' };
-  const po = await loadPartnerOrder(id);
-  if (!po) return { ok: false, giveUp: true, error: `partner order ${id} not found` };
+  const loaded = await loadPartnerOrderToSend(id);
+  if (!loaded) return { ok: false, giveUp: true, error: `partner order ${id} not found` };
+  const { po } = loaded;
   if (po.status === 'created') return { ok: true, excerpt: `already created at ${po.partner} (${po.partnerReference ?? 'no reference'})` };
   const partner = po.partner as PartnerKey;
-  // the credentials with their fingerprint, from one read: a later change is seen when recording
-  const config = await partnerReadiness(partner);
+  // the credentials with their fingerprint, read with the partner order: a later change is seen when recording
+  const config = readinessOf(partner, loaded.credentials);
   const { stamp } = config;
   if (!config.ready) return recordAwaiting(po, config.problem, po.attempts, stamp, row, ctx);
   const { connector } = config;

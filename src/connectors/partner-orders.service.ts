@@ -15,6 +15,7 @@ import { runtime } from '../shared/runtime.js';
 import { markPartnerLines, markPartnersLines } from '../orders/partner-fulfilment.service.js';
 import type { PartnerLine, PartnerStatuses } from './connector.js';
 import { moveOf } from './partner-status.js';
+import { credentialsJsonSql, credentialsOfRows, type CredentialsRead } from './credentials/credentials.service.js';
 import { dedupeKeyOf, isPartnerKey, PARTNER_KEYS, type PartnerKey } from './partners.js';
 import { PARTNER_ORDER_STATUSES, PartnerOrder, type PartnerOrderData, type PartnerOrderStatus } from './partner-order.model.js';
 
@@ -37,6 +38,8 @@ const sql = once(() => {
     // instance per read was a measured share of a worker's CPU, docs/decisions.md, third pass)
     byId: n(`SELECT ${ROW} FROM {po} WHERE {po.id} = $1`),
     byIdLocked: n(`SELECT ${ROW} FROM {po} WHERE {po.id} = $1 FOR UPDATE`),
+    // a partner order to send, with its partner's stored credentials (one round trip, one snapshot)
+    toSend: n(`SELECT ${ROW}, ${credentialsJsonSql(`po.${columnsOf(PartnerOrder).partner}`)} AS "credentialRows" FROM {po} WHERE {po.id} = $1`),
     // by our dedupe key first, else the oldest with the partner's reference: one statement, one row locked
     byReference: n(`SELECT ${ROW} FROM {po} WHERE {po.partner} = $1 AND ({po.dedupeKey} = $2 OR {po.partnerReference} = $2)
        ORDER BY ({po.dedupeKey} = $2) DESC, {po.id} LIMIT 1 FOR UPDATE`),
@@ -102,6 +105,14 @@ export async function createPartnerOrders(
 export async function loadPartnerOrder(id: number, opts: { transaction?: Tx; lock?: boolean } = {}): Promise<PartnerOrderData | null> {
   const locked = opts.lock && opts.transaction;
   return (await selectOne<PartnerOrderData>(locked ? sql().byIdLocked : sql().byId, [id], { transaction: opts.transaction })) ?? null;
+}
+
+/** A partner order to send, with its partner's credentials read in the same statement (readPartnerCredentials' answer), or null. */
+export async function loadPartnerOrderToSend(id: number): Promise<{ po: PartnerOrderData; credentials: CredentialsRead } | null> {
+  const row = await selectOne<PartnerOrderData & { credentialRows: { field: string; value_enc: string }[] }>(sql().toSend, [id]);
+  if (!row) return null;
+  const { credentialRows, ...po } = row;
+  return { po, credentials: credentialsOfRows(po.partner as PartnerKey, credentialRows) };
 }
 
 /** The partner order an event names (by our dedupe key, else the partner's reference), locked. */

@@ -12,6 +12,19 @@ import { once } from '../db/sql-names.js';
 import { orderSql } from './order-sql.js';
 import { orderFollowers } from './order-followers.js';
 
+/**
+ * The status an order moves to (SQL over alias so, before orderSql): To Bill once no line is left to
+ * ship, Completed once `delivered` (an SQL boolean) and every shipment is delivered; only from the
+ * submitted or shipped status (`submitted`, `shipped`, `completed`: SQL text of the status names).
+ */
+export function nextStatusSql(p: { submitted: string; shipped: string; completed: string; delivered: string }): string {
+  return `CASE
+          WHEN {so.docstatus} <> 1 OR {so.status} NOT IN (${p.submitted}, ${p.shipped}) THEN {so.status}
+          WHEN EXISTS (SELECT 1 FROM {soi} WHERE {soi.parent} = {so.name} AND {soi.deliveredQty} < {soi.qty}) THEN {so.status}
+          WHEN ${p.delivered} AND NOT EXISTS (SELECT 1 FROM {s} WHERE {s.salesOrder} = {so.name} AND {s.status} IS DISTINCT FROM 'Delivered') THEN ${p.completed}
+          ELSE ${p.shipped} END`;
+}
+
 // Part of the fulfilment report's transaction: raw statements built once, named by the models.
 const sql = once(() => ({
   open: orderSql(`SELECT {soi.idx} AS idx, {soi.itemCode} AS item_code, {soi.warehouse} AS warehouse, ({soi.qty} - {soi.deliveredQty})::float8 AS qty,
@@ -21,11 +34,7 @@ const sql = once(() => ({
     `UPDATE {@soi} SET {soi:deliveredQty} = {soi:qty}, {soi:reservedQty} = 0 WHERE {soi:parent} = $1 AND {soi:vendor} = $2 AND {soi:deliveredQty} < {soi:qty}`,
   ),
   status: orderSql(`UPDATE {so} SET
-        {so:status} = CASE
-          WHEN {so.docstatus} <> 1 OR {so.status} NOT IN ($2, $3) THEN {so.status}
-          WHEN EXISTS (SELECT 1 FROM {soi} WHERE {soi.parent} = {so.name} AND {soi.deliveredQty} < {soi.qty}) THEN {so.status}
-          WHEN $5 AND NOT EXISTS (SELECT 1 FROM {s} WHERE {s.salesOrder} = {so.name} AND {s.status} IS DISTINCT FROM 'Delivered') THEN $4
-          ELSE $3 END,
+        {so:status} = ${nextStatusSql({ submitted: '$2', shipped: '$3', completed: '$4', delivered: '$5' })},
         {so:shippedAt} = CASE WHEN $6 AND {so.shippedAt} IS NULL THEN now() ELSE {so.shippedAt} END,
         {so:deliveredAt} = CASE WHEN $7 AND {so.deliveredAt} IS NULL THEN now() ELSE {so.deliveredAt} END,
         {so:modified} = now(), {so:updatedAt} = now()
@@ -65,8 +74,11 @@ export async function advanceOrderStatus(
     [salesOrder, STATUS.submitted, STATUS.shipped, STATUS.delivered, delivered, opts.stamp?.shipped ?? false, opts.stamp?.delivered ?? false],
     { transaction: opts.transaction },
   );
-  const status = row?.status ?? '';
-  // a shipped order's followers (its storefront order) hear of it in this transaction
+  return tellFollowers(salesOrder, row?.status ?? '', opts);
+}
+
+/** After an order's status was moved on (nextStatusSql): a shipped order's followers (its storefront order) hear of it in this transaction. */
+export async function tellFollowers(salesOrder: string, status: string, opts: { transaction: Tx }): Promise<{ status: string }> {
   if (status === STATUS.shipped || status === STATUS.delivered) await orderFollowers()?.shipped(salesOrder, opts);
   return { status };
 }

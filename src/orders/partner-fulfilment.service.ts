@@ -11,7 +11,8 @@ import { once } from '../db/sql-names.js';
 import { InputError } from '../shared/errors.js';
 import { PARTNER_FIELDS, PATIENT_FIELDS } from './order.schemas.js';
 import { decryptPatientFields, patientKeyOf } from './phi.js';
-import { advanceOrderStatus } from './order-progress.js';
+import { advanceOrderStatus, nextStatusSql, tellFollowers } from './order-progress.js';
+import { STATUS } from './order-submit.js';
 import { attributeOf, orderSql } from './order-sql.js';
 import type { PostalAddress } from '../org/org.service.js';
 
@@ -192,6 +193,58 @@ export async function recordPartnerShipment(actor: Actor, s: PartnerShipment, op
   // the commit, so the statements of this order are done before it is taken
   if (open.length) await consumeReservedStock(actor, open, { reason: 'Shipped', voucher_type: 'Sales Order', voucher_no: s.salesOrder }, { transaction });
   return progress;
+}
+
+/** The statement of writePartnerProgress's one-statement case (built once per set of field names). */
+const progressSql = new Map<string, string>();
+function partnerProgressSql(names: string[], lines: boolean): string {
+  const key = `${lines ? 'lines:' : ''}${names.join(',')}`;
+  let text = progressSql.get(key);
+  if (!text) {
+    // $1 the order; $2-$8 the shipment (sql().shipment's $2-$8); $9-$11 the status names; then the lines' partner and status, then the fields
+    const first = lines ? 14 : 12;
+    const set = names.map((n, k) => `{so:${attributeOf(n)}} = $${first + k}`).join(', ');
+    const withLines = lines ? `lines AS (UPDATE {@soi} SET {soi:fulfilmentStatus} = $13 WHERE {soi:parent} = $1 AND {soi:fulfilmentPartner} = $12), ` : '';
+    const shipment = sql().shipment;
+    text = orderSql(`WITH ${withLines}shipment AS (${shipment})
+      UPDATE {so} SET ${set}, {so:status} = ${nextStatusSql({ submitted: '$9', shipped: '$10', completed: '$11', delivered: 'false' })},
+        {so:modified} = now(), {so:updatedAt} = now()
+      WHERE {so.name} = $1 RETURNING {so.docstatus} AS docstatus, {so.status} AS status`);
+    if (progressSql.size >= 200) progressSql.clear();
+    progressSql.set(key, text);
+  }
+  return text;
+}
+
+/**
+ * writePartnerFields, then recordPartnerShipment, as one call. While the shipment has neither shipped
+ * nor been delivered and has no tracking number, that is one statement (fields, lines, the shipment
+ * row and the order's status together): the status can then only move on lines shipped before, which
+ * that statement sees. Answers the order's docstatus after the write and its status.
+ */
+export async function writePartnerProgress(
+  actor: Actor,
+  fields: Record<string, string | Date | null>,
+  s: PartnerShipment,
+  opts: { transaction: Tx; lines?: { partner: string; status: string } },
+): Promise<{ docstatus: number | undefined; status: string }> {
+  const names = Object.keys(fields);
+  if (s.shipped || s.delivered || s.trackingNumber || names.length === 0) {
+    const written = await writePartnerFields(s.salesOrder, fields, opts);
+    const { status } = await recordPartnerShipment(actor, s, opts);
+    return { docstatus: written?.docstatus, status };
+  }
+  const bad = names.find((n) => !PARTNER_FIELD_SET.has(n));
+  if (bad) throw new InputError(`${bad} is not a partner field of a Sales Order`);
+  const shipment = [s.partner, s.label, AWAITING_TRACKING_NUMBER, s.carrier, s.trackingUrl, s.stage, s.statusText];
+  const lines = opts.lines ? [opts.lines.partner, opts.lines.status] : [];
+  const [row] = await execute<{ docstatus: number; status: string }>(
+    partnerProgressSql(names, Boolean(opts.lines)),
+    [s.salesOrder, ...shipment, STATUS.submitted, STATUS.shipped, STATUS.delivered, ...lines, ...names.map((n) => fields[n])],
+    { transaction: opts.transaction },
+  );
+  const { status } = await tellFollowers(s.salesOrder, row?.status ?? '', { transaction: opts.transaction });
+  return { docstatus: row?.docstatus, status };
 }
 
 /** The tracking numbers of an order's shipments (partners' and vendors'), oldest first; none while every shipment awaits its number. */
