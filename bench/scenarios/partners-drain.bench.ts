@@ -138,7 +138,8 @@ export const scenario: BenchScenario = {
       }
       const created = async () =>
         Number(
-          (await ctx.pool.query<{ n: string }>(`SELECT count(*) AS n FROM partner_orders WHERE sales_order = ANY($1) AND status = 'created'`, [names])).rows[0].n,
+          (await ctx.pool.query<{ n: string }>(`SELECT count(*) AS n FROM partner_orders WHERE sales_order = ANY($1) AND status = 'created'`, [names])).rows[0]
+            .n,
         ) ===
         n * 5;
       const orders = await drain(ctx, env, created);
@@ -158,7 +159,14 @@ export const scenario: BenchScenario = {
       for (const [i, name] of names.entries()) {
         const tracking = `1Z999AA1${String(i).padStart(10, '0')}`;
         const otcBody = JSON.stringify({ reference: name, status: 'pending' });
-        const rxBody = JSON.stringify({ event: 'ORDER_SHIPPED', referenceId: rx.get(name), orderId: name, status: 'SHIPPED', trackingNumber: tracking, carrier: 'UPS' });
+        const rxBody = JSON.stringify({
+          event: 'ORDER_SHIPPED',
+          referenceId: rx.get(name),
+          orderId: name,
+          status: 'SHIPPED',
+          trackingNumber: tracking,
+          carrier: 'UPS',
+        });
         const storeBody = JSON.stringify({
           admin_graphql_api_id: store.get(name),
           tags: `svc:${name}`,

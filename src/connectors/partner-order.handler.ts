@@ -16,8 +16,16 @@ import { PartnerCallError, type Connector, type CreateOutcome, type PartnerField
 import { partnerOrderInput } from './order-input.js';
 import { lockPartnerConfiguration, partnerCredentialsStamp } from './credentials/credentials.service.js';
 import { connectorContext } from './context.js';
+import { logPartnerCalls, type LoggedCall } from './call-log.service.js';
 import type { PartnerOrderData } from './partner-order.model.js';
-import { LINE_STATUS, loadPartnerOrder, loadPartnerOrderToSend, markPartnerOrderCreated, PARTNER_ORDER_KIND, updatePartnerOrder } from './partner-orders.service.js';
+import {
+  LINE_STATUS,
+  loadPartnerOrder,
+  loadPartnerOrderToSend,
+  markPartnerOrderCreated,
+  PARTNER_ORDER_KIND,
+  updatePartnerOrder,
+} from './partner-orders.service.js';
 import { failedStatusOf, moveOf, stageOf } from './partner-status.js';
 import type { PartnerKey } from './partners.js';
 import { readinessOf } from './readiness.js';
@@ -30,7 +38,11 @@ export function partnerRetryDelaySeconds(next: number): number {
 }
 
 /** The status field and sync date with the fields the connector reported (forward-only for the status, from the partner status it had). */
-function createdFields(connector: Connector, previous: string | null, outcome: Extract<CreateOutcome, { kind: 'created' }>): Record<string, string | Date | null> {
+function createdFields(
+  connector: Connector,
+  previous: string | null,
+  outcome: Extract<CreateOutcome, { kind: 'created' }>,
+): Record<string, string | Date | null> {
   const f = connector.orderFields;
   const fields: Record<string, string | Date | null> = { ...outcome.fields, [f.syncDate]: new Date() };
   if (moveOf(connector.statuses, previous, outcome.status) === 'advance') fields[f.status] = outcome.status;
@@ -38,12 +50,20 @@ function createdFields(connector: Connector, previous: string | null, outcome: E
   return fields;
 }
 
-async function recordCreated(connector: Connector, po: PartnerOrderData, outcome: Extract<CreateOutcome, { kind: 'created' }>, attempt: number): Promise<void> {
+/** Records the partner order created, with the calls that made it (logged, and taken from `calls`, once this commits). */
+async function recordCreated(
+  connector: Connector,
+  po: PartnerOrderData,
+  outcome: Extract<CreateOutcome, { kind: 'created' }>,
+  attempt: number,
+  calls: LoggedCall[],
+): Promise<void> {
+  const logged = calls.length;
   await withTransaction(undefined, async (transaction) => {
     // locked and recorded in one statement, which answers the partner status it had (an event may have moved it meanwhile)
     const marked = await markPartnerOrderCreated(
       po.id,
-      { reference: outcome.reference, attempts: attempt, status: outcome.status, statuses: connector.statuses },
+      { reference: outcome.reference, attempts: attempt, status: outcome.status, statuses: connector.statuses, calls: calls.slice(0, logged) },
       { transaction },
     );
     if (!marked) throw new Error(`partner order ${po.id} not found`);
@@ -75,6 +95,7 @@ async function recordCreated(connector: Connector, po: PartnerOrderData, outcome
       await requestPartnerCancellation(now, { transaction });
     }
   });
+  calls.splice(0, logged);
 }
 
 /** Records a failure; `final` marks the partner order failed (and the partner's Failed status, where it has one). */
@@ -103,7 +124,14 @@ async function recordFailure(
  * the outbox row settled in the same transaction, so a credentials change either sees this partner
  * order awaiting with its row re-drivable, or is seen here: never a partner order left waiting.
  */
-async function recordAwaiting(po: PartnerOrderData, reason: string, attempts: number, stamp: string, row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome> {
+async function recordAwaiting(
+  po: PartnerOrderData,
+  reason: string,
+  attempts: number,
+  stamp: string,
+  row: OutboxRow,
+  ctx: AttemptContext,
+): Promise<AttemptOutcome> {
   const partner = po.partner as PartnerKey;
   const error = `awaiting configuration: ${reason}`;
   const recorded = await withTransaction(undefined, async (transaction) => {
@@ -140,15 +168,24 @@ async function send(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome
     await recordFailure(connector, po, 'failed', prepared.problem, ctx.attempt);
     return { ok: false, giveUp: true, error: prepared.problem };
   }
-  const cctx = connectorContext(partner, config.credentials, { salesOrder: po.salesOrder, partnerOrderId: po.id, signal: ctx.signal });
-  let outcome: CreateOutcome;
+  // the attempt's calls are logged with the partner order's record when it is created (a statement
+  // fewer per call); otherwise, or if recording fails, when the attempt ends
+  const calls: LoggedCall[] = [];
+  const cctx = connectorContext(partner, config.credentials, { salesOrder: po.salesOrder, partnerOrderId: po.id, signal: ctx.signal, hold: calls });
   try {
-    outcome = await connector.createOrder(prepared.input, cctx);
-  } catch (err) {
-    // a timeout, a refused connection or a connector's own error: sent again, same dedupe key
-    outcome = { kind: 'retry', afterSeconds: null, reason: err instanceof PartnerCallError ? err.message : `connector error: ${(err as Error).message}` };
+    let outcome: CreateOutcome;
+    try {
+      outcome = await connector.createOrder(prepared.input, cctx);
+    } catch (err) {
+      // a timeout, a refused connection or a connector's own error: sent again, same dedupe key
+      outcome = { kind: 'retry', afterSeconds: null, reason: err instanceof PartnerCallError ? err.message : `connector error: ${(err as Error).message}` };
+    }
+    return await record(connector, po, outcome, row, ctx, stamp, calls);
+  } finally {
+    await logPartnerCalls(calls.splice(0)).catch((err: unknown) =>
+      runtime().logger.warn({ err: (err as Error).message, partnerOrderId: po.id }, 'partner calls not logged'),
+    );
   }
-  return record(connector, po, outcome, row, ctx, stamp);
 }
 
 async function record(
@@ -158,10 +195,11 @@ async function record(
   row: OutboxRow,
   ctx: AttemptContext,
   stamp: string,
+  calls: LoggedCall[],
 ): Promise<AttemptOutcome> {
   switch (outcome.kind) {
     case 'created':
-      await recordCreated(connector, po, outcome, ctx.attempt);
+      await recordCreated(connector, po, outcome, ctx.attempt, calls);
       return { ok: true, excerpt: `created at ${po.partner}: ${outcome.reference}` };
     case 'awaiting_configuration':
       return recordAwaiting(po, outcome.reason, ctx.attempt, stamp, row, ctx);

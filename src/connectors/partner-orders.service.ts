@@ -15,6 +15,7 @@ import { runtime } from '../shared/runtime.js';
 import { markPartnerLines, markPartnersLines } from '../orders/partner-fulfilment.service.js';
 import type { PartnerLine, PartnerStatuses } from './connector.js';
 import { moveOf } from './partner-status.js';
+import { callsJson, insertCallsSql, type LoggedCall } from './call-log.service.js';
 import { credentialsJsonSql, credentialsOfRows, type CredentialsRead } from './credentials/credentials.service.js';
 import { dedupeKeyOf, isPartnerKey, PARTNER_KEYS, type PartnerKey } from './partners.js';
 import { PARTNER_ORDER_STATUSES, PartnerOrder, type PartnerOrderData, type PartnerOrderStatus } from './partner-order.model.js';
@@ -46,8 +47,9 @@ const sql = once(() => {
     // the partner has the order: locked, recorded as created, the partner's status moved only forward
     // ($6: the statuses $5 advances from, $7: the partner's statuses; a missing or unknown one is
     // always advanced from, an unknown $5 never applies, as moveOf says);
-    // answers the partner status it had
-    created: n(`WITH was AS (SELECT {po.id} AS id, {po.partnerStatus} AS partner_status FROM {po} WHERE {po.id} = $1 FOR UPDATE)
+    // answers the partner status it had; the calls that made it ($8, callsJson) are logged with it
+    created: n(`WITH logged AS (${insertCallsSql('$8')}),
+       was AS (SELECT {po.id} AS id, {po.partnerStatus} AS partner_status FROM {po} WHERE {po.id} = $1 FOR UPDATE)
        UPDATE {@po} SET {po:status} = 'created', {po:partnerReference} = $2, {po:attempts} = $3, {po:lastError} = NULL, {po:sentAt} = $4,
          {po:partnerStatus} = CASE WHEN $5::text = ANY($7::text[])
              AND (was.partner_status IS NULL OR NOT (was.partner_status = ANY($7::text[])) OR was.partner_status = ANY($6::text[]))
@@ -124,10 +126,11 @@ export async function lockPartnerOrderByReference(partner: string, reference: st
  * Records that the partner has the order (locked first): created, with its reference and the attempt
  * that made it; its partner status becomes `status` only where that moves it forward (moveOf). Answers
  * the partner status it had before. The lines' status is the caller's to show (writePartnerFields).
+ * `calls`: the partner calls of the attempt (held by partnerHttp), logged in the same statement.
  */
 export async function markPartnerOrderCreated(
   id: number,
-  created: { reference: string; attempts: number; status: string; statuses: PartnerStatuses },
+  created: { reference: string; attempts: number; status: string; statuses: PartnerStatuses; calls: LoggedCall[] },
   opts: { transaction: Tx },
 ): Promise<{ previous: string | null } | undefined> {
   const { statuses, status } = created;
@@ -135,7 +138,7 @@ export async function markPartnerOrderCreated(
   const advancesFrom = known.filter((s) => moveOf(statuses, s, status) === 'advance');
   return selectOne<{ previous: string | null }>(
     sql().created,
-    [id, created.reference, created.attempts, new Date(), status, advancesFrom, known],
+    [id, created.reference, created.attempts, new Date(), status, advancesFrom, known, callsJson(created.calls)],
     opts,
   );
 }

@@ -17,10 +17,12 @@ import { orderFollowers } from './order-followers.js';
  * ship, Completed once `delivered` (an SQL boolean) and every shipment is delivered; only from the
  * submitted or shipped status (`submitted`, `shipped`, `completed`: SQL text of the status names).
  */
-export function nextStatusSql(p: { submitted: string; shipped: string; completed: string; delivered: string }): string {
+export function nextStatusSql(p: { submitted: string; shipped: string; completed: string; delivered: string; shippingPartner?: string }): string {
+  // `shippingPartner`: that partner's lines are being marked shipped by the same statement, which cannot see it: they count as shipped
+  const others = p.shippingPartner ? ` AND {soi.fulfilmentPartner} IS DISTINCT FROM ${p.shippingPartner}` : '';
   return `CASE
           WHEN {so.docstatus} <> 1 OR {so.status} NOT IN (${p.submitted}, ${p.shipped}) THEN {so.status}
-          WHEN EXISTS (SELECT 1 FROM {soi} WHERE {soi.parent} = {so.name} AND {soi.deliveredQty} < {soi.qty}) THEN {so.status}
+          WHEN EXISTS (SELECT 1 FROM {soi} WHERE {soi.parent} = {so.name} AND {soi.deliveredQty} < {soi.qty}${others}) THEN {so.status}
           WHEN ${p.delivered} AND NOT EXISTS (SELECT 1 FROM {s} WHERE {s.salesOrder} = {so.name} AND {s.status} IS DISTINCT FROM 'Delivered') THEN ${p.completed}
           ELSE ${p.shipped} END`;
 }

@@ -74,12 +74,20 @@ const sql = once(() => ({
       ON CONFLICT ({s:salesOrder}, {s:source}, {s:trackingNumber}) DO UPDATE SET {s:carrier} = COALESCE(EXCLUDED.{s:carrier}, {@s}.{s:carrier}),
         {s:trackingUrl} = COALESCE(EXCLUDED.{s:trackingUrl}, {@s}.{s:trackingUrl}), {s:status} = EXCLUDED.{s:status},
         {s:statusText} = COALESCE(EXCLUDED.{s:statusText}, {@s}.{s:statusText}), {s:updatedAt} = now()`),
-  // the partner's lines not shipped yet, locked, marked shipped in the same statement; answers what each still had reserved
-  shipLines: orderSql(`WITH open AS (SELECT {soi.id} AS id, {soi.idx} AS idx, {soi.itemCode} AS item_code, {soi.warehouse} AS warehouse,
+  // a partner that shipped: its lines not shipped yet locked and marked shipped, the order's status
+  // moved on (those lines counted as shipped: the statement cannot see its own update) and its dates
+  // stamped, in one statement; answers the status and what each line still had reserved
+  shipAndAdvance: orderSql(`WITH open AS (SELECT {soi.id} AS id, {soi.idx} AS idx, {soi.itemCode} AS item_code, {soi.warehouse} AS warehouse,
            ({soi.qty} - {soi.deliveredQty})::float8 AS qty, {soi.reservedQty}::float8 AS reserved FROM {soi}
       WHERE {soi.parent} = $1 AND {soi.fulfilmentPartner} = $2 AND {soi.deliveredQty} < {soi.qty} ORDER BY {soi.itemCode}, {soi.warehouse} FOR UPDATE),
     shipped AS (UPDATE {@soi} SET {soi:deliveredQty} = {@soi}.{soi:qty}, {soi:reservedQty} = 0 FROM open WHERE {@soi}.{soi:id} = open.id)
-    SELECT idx, item_code, warehouse, qty, reserved FROM open ORDER BY item_code, warehouse`),
+    UPDATE {so} SET {so:status} = ${nextStatusSql({ submitted: '$3', shipped: '$4', completed: '$5', delivered: '$6', shippingPartner: '$2' })},
+      {so:shippedAt} = COALESCE({so.shippedAt}, now()), {so:deliveredAt} = CASE WHEN $6 AND {so.deliveredAt} IS NULL THEN now() ELSE {so.deliveredAt} END,
+      {so:modified} = now(), {so:updatedAt} = now()
+    WHERE {so.name} = $1
+    RETURNING {so.status} AS status,
+      (SELECT COALESCE(json_agg(json_build_object('idx', idx, 'item_code', item_code, 'warehouse', warehouse, 'qty', qty, 'reserved', reserved)
+         ORDER BY item_code, warehouse), '[]') FROM open) AS open`),
   patient: orderSql(`SELECT {so.customer} AS customer, {so.is503a} AS is_503a, {so.checkoutNpiNumber} AS checkout_npi_number,
            ${PATIENT_FIELDS.map((f) => `{so.${attributeOf(f)}} AS ${f}`).join(', ')} FROM {so} WHERE {so.name} = $1`),
   tracking: orderSql(`SELECT {s.trackingNumber} AS number, {s.carrier} AS carrier, {s.trackingUrl} AS url FROM {s}
@@ -123,7 +131,9 @@ function partnerFieldsSql(names: string[], lines: boolean): string {
     const withLines = lines
       ? `WITH lines AS (UPDATE {@soi} SET {soi:fulfilmentStatus} = $${at + 1} WHERE {soi:parent} = $1 AND {soi:fulfilmentPartner} = $${at}) `
       : '';
-    text = orderSql(`${withLines}UPDATE {@so} SET ${set}, {so:modified} = now(), {so:updatedAt} = now() WHERE {so:name} = $1 RETURNING {so:docstatus} AS docstatus`);
+    text = orderSql(
+      `${withLines}UPDATE {@so} SET ${set}, {so:modified} = now(), {so:updatedAt} = now() WHERE {so:name} = $1 RETURNING {so:docstatus} AS docstatus`,
+    );
     if (fieldsSql.size >= 200) fieldsSql.clear(); // names come from connectors; a bound keeps a mistake from growing it
     fieldsSql.set(key, text);
   }
@@ -182,13 +192,20 @@ export async function recordPartnerShipment(actor: Actor, s: PartnerShipment, op
   const number = s.trackingNumber ?? AWAITING_TRACKING_NUMBER;
   if (s.trackingNumber) await execute(sql().shipmentTrack, [s.salesOrder, s.partner, number, AWAITING_TRACKING_NUMBER], { transaction });
   await execute(sql().shipment, [s.salesOrder, s.partner, s.label, number, s.carrier, s.trackingUrl, s.stage, s.statusText], { transaction });
-  const open = s.shipped
-    ? await selectRows<{ idx: number; item_code: string; warehouse: string; qty: number; reserved: number }>(sql().shipLines, [s.salesOrder, s.partner], {
-        transaction,
-      })
-    : [];
-  // the order's shipped and delivered dates are stamped by the statement that moves its status on
-  const progress = await advanceOrderStatus(s.salesOrder, s.delivered, { transaction, stamp: { shipped: s.shipped, delivered: s.delivered } });
+  let open: { idx: number; item_code: string; warehouse: string; qty: number; reserved: number }[] = [];
+  let progress: { status: string };
+  if (s.shipped) {
+    const [row] = await execute<{ status: string; open: typeof open }>(
+      sql().shipAndAdvance,
+      [s.salesOrder, s.partner, STATUS.submitted, STATUS.shipped, STATUS.delivered, s.delivered],
+      { transaction },
+    );
+    open = row?.open ?? [];
+    progress = await tellFollowers(s.salesOrder, row?.status ?? '', { transaction });
+  } else {
+    // the order's shipped and delivered dates are stamped by the statement that moves its status on
+    progress = await advanceOrderStatus(s.salesOrder, s.delivered, { transaction, stamp: { shipped: false, delivered: s.delivered } });
+  }
   // the stock leaves last: a bin is a hot row (every order of the item locks it), held from here to
   // the commit, so the statements of this order are done before it is taken
   if (open.length) await consumeReservedStock(actor, open, { reason: 'Shipped', voucher_type: 'Sales Order', voucher_no: s.salesOrder }, { transaction });
