@@ -19,7 +19,7 @@ import { loadPartnerCredentials } from './credentials/credentials.service.js';
 import { partnerHttp } from './partner-http.js';
 import { PartnerEventRecord } from './partner-event.model.js';
 import type { PartnerOrderData } from './partner-order.model.js';
-import { updatePartnerOrder } from './partner-orders.service.js';
+import { updatePartnerOrderWith, type PartnerOrderPatch } from './partner-orders.service.js';
 import { applyCustomerPatientEvent, applyPatientEvent, lockPartnerOrderOfEvent, recordFollowUp } from './follow-up.js';
 import { moveOf, stageOf } from './partner-status.js';
 import { ofConnection, PARTNER_EVENT_KIND, storePartnerEvents } from './partner-events.service.js';
@@ -46,14 +46,36 @@ const sql = once(() => {
   return {
     lock: n(`SELECT {pe.id} AS id, {pe.partner} AS partner, {pe.reference} AS reference, {pe.event} AS event, {pe.outcome} AS outcome,
        {pe.appliedAt} AS "appliedAt" FROM {pe} WHERE {pe.id} = $1 FOR UPDATE`),
-    mark: n(`UPDATE {@pe} SET {pe:outcome} = $2, {pe:salesOrder} = $3, {pe:appliedAt} = $4 WHERE {pe:id} = $1`),
     earlier: n(`SELECT 1 FROM {@pe} WHERE {pe:partner} = $1 AND {pe:reference} = $2 AND {pe:appliedAt} IS NULL AND {pe:id} < $3
        AND {pe:receivedAt} > now() - make_interval(secs => ${ORDER_WAIT_SECONDS}) LIMIT 1`),
   };
 });
 
-async function markEvent(rec: StoredEvent, outcome: string, salesOrder: string | null, transaction: Tx): Promise<void> {
-  await execute(sql().mark, [rec.id, outcome.slice(0, 500), salesOrder, new Date()], { transaction });
+/** SQL marking an event applied, its binds from `$first` (outcome, sales order, applied at, id). */
+const markFrom = new Map<number, string>();
+function markSql(first: number): string {
+  let text = markFrom.get(first);
+  if (!text) {
+    const [o, so, at, id] = [first, first + 1, first + 2, first + 3];
+    text = sqlFor({ pe: PartnerEventRecord })(
+      `UPDATE {@pe} SET {pe:outcome} = $${o}, {pe:salesOrder} = $${so}, {pe:appliedAt} = $${at} WHERE {pe:id} = $${id}`,
+    );
+    markFrom.set(first, text);
+  }
+  return text;
+}
+
+/** Marks the event applied; with `update`, in the statement that updates its partner order (one round trip). */
+async function markEvent(
+  rec: StoredEvent,
+  outcome: string,
+  salesOrder: string | null,
+  transaction: Tx,
+  update?: { po: PartnerOrderData; patch: PartnerOrderPatch },
+): Promise<void> {
+  const values = [outcome.slice(0, 500), salesOrder, new Date(), rec.id];
+  if (!update) await execute(markSql(1), values, { transaction });
+  else await updatePartnerOrderWith(update.po, update.patch, (first) => ({ sql: markSql(first), values }), { transaction });
 }
 
 /** Mails the customer a new tracking number of a shipped partner order. */
@@ -75,26 +97,30 @@ async function notifyCustomer(
   });
 }
 
-/** Applies the event to its (locked) partner order; answers what it did. */
-async function applyTo(connector: Connector, po: PartnerOrderData, event: PartnerEvent, transaction: Tx): Promise<string> {
-  if (event.status === null) return 'ignored: no status change';
+/**
+ * Applies the event to its (locked) partner order's Sales Order; answers what it did and the partner
+ * order's update, which the caller writes with the event's mark (one statement).
+ */
+async function applyTo(
+  connector: Connector,
+  po: PartnerOrderData,
+  event: PartnerEvent,
+  transaction: Tx,
+): Promise<{ outcome: string; patch?: PartnerOrderPatch }> {
+  if (event.status === null) return { outcome: 'ignored: no status change' };
   const move = moveOf(connector.statuses, po.partnerStatus, event.status);
-  if (move === 'unknown') return `ignored: unknown ${po.partner} status ${event.status}`;
-  if (move === 'back' || move === 'after_terminal') return `ignored: ${event.status} would move ${po.partnerStatus} back`;
+  if (move === 'unknown') return { outcome: `ignored: unknown ${po.partner} status ${event.status}` };
+  if (move === 'back' || move === 'after_terminal') return { outcome: `ignored: ${event.status} would move ${po.partnerStatus} back` };
   const number = event.tracking?.number || null;
   const newTracking = number !== null && number !== po.trackingNumber;
-  if (move === 'same' && !newTracking) return `ignored: already ${po.partnerStatus}`;
+  if (move === 'same' && !newTracking) return { outcome: `ignored: already ${po.partnerStatus}` };
   const carrier = event.tracking?.carrier || po.carrier;
   const trackingNumber = number ?? po.trackingNumber;
   // a partner's link is shown only when it points at a carrier's own host (carriers.ts), else derived
   const trackingUrl = allowedTrackingUrl(event.tracking?.url) || (newTracking ? null : po.trackingUrl) || trackingUrlFor(carrier, trackingNumber);
   const status = move === 'advance' ? event.status : po.partnerStatus!;
   const { stage, shipped, delivered } = stageOf(connector.statuses, status);
-  await updatePartnerOrder(
-    po,
-    { partnerStatus: status, trackingNumber, carrier, trackingUrl, ...(shipped && !po.shippedAt ? { shippedAt: new Date() } : {}) },
-    { transaction },
-  );
+  const patch = { partnerStatus: status, trackingNumber, carrier, trackingUrl, ...(shipped && !po.shippedAt ? { shippedAt: new Date() } : {}) };
   const f = connector.orderFields;
   // mailed once per number: when it arrives shipped, or when the order first ships with a number it
   // already had (a label); queued before the shipment is recorded, whose stock move is best left last
@@ -117,7 +143,8 @@ async function applyTo(connector: Connector, po: PartnerOrderData, event: Partne
     },
     { transaction },
   );
-  return `applied: ${po.partnerStatus ?? '(none)'} → ${status}${newTracking ? `, tracking ${trackingNumber}` : ''}; order ${progress.status}`;
+  const outcome = `applied: ${po.partnerStatus ?? '(none)'} → ${status}${newTracking ? `, tracking ${trackingNumber}` : ''}; order ${progress.status}`;
+  return { outcome, patch };
 }
 
 /** Completes an event that names a URL to read (shipper's resource_url) into the events it stands for. */
@@ -209,9 +236,11 @@ async function apply(connector: Connector, rec: StoredEvent, last: boolean, tran
   // (Delivered first would have the Shipped event ignored, its tracking number with it)
   if (!e.patient && (await execute(sql().earlier, [rec.partner, rec.reference, rec.id], { transaction })).length > 0)
     return { ok: false, deferred: true, retryInSeconds: 1, error: `an earlier ${rec.partner} event of ${rec.reference} is applied first` };
-  const outcome = e.patient ? await applyPatientEvent(po, e, rec.reference, { transaction }) : await applyTo(connector, po, e, transaction);
+  const { outcome, patch } = e.patient
+    ? { outcome: await applyPatientEvent(po, e, rec.reference, { transaction }) }
+    : await applyTo(connector, po, e, transaction);
   if (e.followUp && !e.patient) await recordFollowUp(po, e.followUp, e.rawType, { transaction });
-  await markEvent(rec, outcome, po.salesOrder, transaction);
+  await markEvent(rec, outcome, po.salesOrder, transaction, patch && { po, patch });
   return { ok: true, excerpt: outcome };
 }
 

@@ -193,6 +193,27 @@ export async function updatePartnerOrder(
   if (patch.status) await markPartnerLines(po.salesOrder, po.partner, LINE_STATUS[patch.status as PartnerOrderStatus], opts);
 }
 
+/**
+ * updatePartnerOrder for a patch without a status, run in one statement with another write of this
+ * domain (`then(first)`: its SQL, binds from `$first`, and their values): an applied partner event is
+ * marked in the statement that updates its partner order.
+ */
+export async function updatePartnerOrderWith(
+  po: { id: number },
+  patch: Omit<PartnerOrderPatch, 'status'>,
+  then: (first: number) => { sql: string; values: unknown[] },
+  opts: { transaction: Tx },
+): Promise<void> {
+  const keys = (Object.keys(patch) as (keyof typeof patch)[]).filter((k) => patch[k] !== undefined).sort();
+  if (!keys.length) {
+    const only = then(1);
+    await execute(only.sql, only.values, opts);
+    return;
+  }
+  const also = then(keys.length + 2);
+  await execute(`WITH partner_order AS (${updateSqlOf(keys)}) ${also.sql}`, [po.id, ...keys.map((k) => patch[k]), ...also.values], opts);
+}
+
 export interface PartnerOrderRow {
   id: number;
   sales_order: string;
