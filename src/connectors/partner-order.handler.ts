@@ -14,14 +14,14 @@ import { extendLease, settleAsFailed, type AttemptContext, type AttemptOutcome, 
 import { runtime } from '../shared/runtime.js';
 import { PartnerCallError, type Connector, type CreateOutcome, type PartnerFields } from './connector.js';
 import { partnerOrderInput } from './order-input.js';
-import { lockPartnerConfiguration, partnerCredentialsStamp } from './credentials/credentials.service.js';
+import { credentialsJsonSql, credentialsOfRows, lockPartnerConfiguration, partnerCredentialsStamp } from './credentials/credentials.service.js';
 import { connectorContext } from './context.js';
 import { logPartnerCalls, type LoggedCall } from './call-log.service.js';
 import type { PartnerOrderData } from './partner-order.model.js';
 import {
   LINE_STATUS,
   loadPartnerOrder,
-  loadPartnerOrderToSend,
+  loadPartnerOrderWith,
   markPartnerOrderCreated,
   PARTNER_ORDER_KIND,
   updatePartnerOrder,
@@ -153,13 +153,14 @@ async function send(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome
   const needed = Math.ceil((3 * timeoutMs + budgetWaitMs) / 1000) + 5;
   if (!(ctx.leaseUntil !== undefined && ctx.leaseUntil - Date.now() >= needed * 1000) && !(await extendLease(row.id, ctx.workerId, needed)))
     return { ok: false, error: 'lease lost before sending; another worker owns this partner order' };
-  const loaded = await loadPartnerOrderToSend(id);
+  // with its partner's stored credentials, read in the same statement (one snapshot: the fingerprint is that of the values used)
+  const loaded = await loadPartnerOrderWith<{ field: string; value_enc: string }[]>(id, credentialsJsonSql);
   if (!loaded) return { ok: false, giveUp: true, error: `partner order ${id} not found` };
   const { po } = loaded;
   if (po.status === 'created') return { ok: true, excerpt: `already created at ${po.partner} (${po.partnerReference ?? 'no reference'})` };
   const partner = po.partner as PartnerKey;
   // the credentials with their fingerprint, read with the partner order: a later change is seen when recording
-  const config = readinessOf(partner, loaded.credentials);
+  const config = readinessOf(partner, credentialsOfRows(partner, loaded.also));
   const { stamp } = config;
   if (!config.ready) return recordAwaiting(po, config.problem, po.attempts, stamp, row, ctx);
   const { connector } = config;

@@ -8,7 +8,7 @@ import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
 import { recordAudit } from '../audit/audit.service.js';
 import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
-import { columnsOf, once, sqlFor } from '../db/sql-names.js';
+import { columnsOf, once, sqlFor, tableOf } from '../db/sql-names.js';
 import { InputError, NotFoundError } from '../shared/errors.js';
 import { enqueue, redeliver } from '../shared/outbox.js';
 import { runtime } from '../shared/runtime.js';
@@ -16,7 +16,6 @@ import { markPartnerLines, markPartnersLines } from '../orders/partner-fulfilmen
 import type { PartnerLine, PartnerStatuses } from './connector.js';
 import { moveOf } from './partner-status.js';
 import { callsJson, insertCallsSql, type LoggedCall } from './call-log.service.js';
-import { credentialsJsonSql, credentialsOfRows, type CredentialsRead } from './credentials/credentials.service.js';
 import { dedupeKeyOf, isPartnerKey, PARTNER_KEYS, type PartnerKey } from './partners.js';
 import { PARTNER_ORDER_STATUSES, PartnerOrder, type PartnerOrderData, type PartnerOrderStatus } from './partner-order.model.js';
 
@@ -39,8 +38,8 @@ const sql = once(() => {
     // instance per read was a measured share of a worker's CPU, docs/decisions.md, third pass)
     byId: n(`SELECT ${ROW} FROM {po} WHERE {po.id} = $1`),
     byIdLocked: n(`SELECT ${ROW} FROM {po} WHERE {po.id} = $1 FOR UPDATE`),
-    // a partner order to send, with its partner's stored credentials (one round trip, one snapshot)
-    toSend: n(`SELECT ${ROW}, ${credentialsJsonSql(`po.${columnsOf(PartnerOrder).partner}`)} AS "credentialRows" FROM {po} WHERE {po.id} = $1`),
+    row: n(ROW),
+    partnerColumn: n('{po.partner}'),
     // by our dedupe key first, else the oldest with the partner's reference: one statement, one row locked
     byReference: n(`SELECT ${ROW} FROM {po} WHERE {po.partner} = $1 AND ({po.dedupeKey} = $2 OR {po.partnerReference} = $2)
        ORDER BY ({po.dedupeKey} = $2) DESC, {po.id} LIMIT 1 FOR UPDATE`),
@@ -109,12 +108,20 @@ export async function loadPartnerOrder(id: number, opts: { transaction?: Tx; loc
   return (await selectOne<PartnerOrderData>(locked ? sql().byIdLocked : sql().byId, [id], { transaction: opts.transaction })) ?? null;
 }
 
-/** A partner order to send, with its partner's credentials read in the same statement (readPartnerCredentials' answer), or null. */
-export async function loadPartnerOrderToSend(id: number): Promise<{ po: PartnerOrderData; credentials: CredentialsRead } | null> {
-  const row = await selectOne<PartnerOrderData & { credentialRows: { field: string; value_enc: string }[] }>(sql().toSend, [id]);
-  if (!row) return null;
-  const { credentialRows, ...po } = row;
-  return { po, credentials: credentialsOfRows(po.partner as PartnerKey, credentialRows) };
+/**
+ * A partner order by id with one more value read in the same statement (one round trip, one
+ * snapshot): `also` is its SQL, given the partner order's partner column (the worker reads the
+ * partner's credentials so, with the order it sends). Null when there is no such partner order.
+ */
+export async function loadPartnerOrderWith<T>(id: number, also: (partner: string) => string): Promise<{ po: PartnerOrderData; also: T } | null> {
+  const { row, partnerColumn } = sql();
+  const found = await selectOne<PartnerOrderData & { also: T }>(
+    `SELECT ${row}, ${also(partnerColumn)} AS "also" FROM ${tableOf(PartnerOrder)} po WHERE po.id = $1`,
+    [id],
+  );
+  if (!found) return null;
+  const { also: value, ...po } = found;
+  return { po, also: value };
 }
 
 /** The partner order an event names (by our dedupe key, else the partner's reference), locked. */

@@ -120,8 +120,11 @@ const orderRow = async (name: string) =>
     )
   ).rows[0];
 const lines = async (name: string) =>
-  (await db.query(`SELECT fulfilment_partner, fulfilment_status, delivered_qty::float8 AS delivered FROM sales_order_items WHERE parent = $1 ORDER BY idx`, [name]))
-    .rows;
+  (
+    await db.query(`SELECT fulfilment_partner, fulfilment_status, delivered_qty::float8 AS delivered FROM sales_order_items WHERE parent = $1 ORDER BY idx`, [
+      name,
+    ])
+  ).rows;
 
 function shipment(name: string, partner: string, stage: string, opts: { shipped?: boolean; delivered?: boolean; tracking?: string } = {}) {
   return {
