@@ -8,7 +8,7 @@ import type { Tx } from '../db/sequelize.js';
 import { partnerPatientById, setPartnerPatientStatus } from '../org/partner-patients.service.js';
 import { runtime } from '../shared/runtime.js';
 import type { PartnerEvent } from './connector.js';
-import type { PartnerOrder } from './partner-order.model.js';
+import type { PartnerOrderData } from './partner-order.model.js';
 import { lockPartnerOrderByReference, updatePartnerOrder } from './partner-orders.service.js';
 import { PATIENT_CREATION_FAILURE, raiseFollowUp } from './follow-ups.service.js';
 
@@ -18,14 +18,14 @@ export async function lockPartnerOrderOfEvent(
   event: PartnerEvent,
   reference: string,
   opts: { transaction: Tx },
-): Promise<PartnerOrder | null> {
+): Promise<PartnerOrderData | null> {
   if (!event.patient) return lockPartnerOrderByReference(partner, reference, opts);
   const patient = await partnerPatientById(partner, reference, opts);
   return patient?.sales_order ? lockPartnerOrderByReference(partner, patient.sales_order, opts) : null;
 }
 
 /** Writes a follow-up on a partner order and logs it (ids only); answers the event's outcome text. */
-export async function recordFollowUp(po: PartnerOrder, text: string, rawType: string, opts: { transaction: Tx }): Promise<string> {
+export async function recordFollowUp(po: PartnerOrderData, text: string, rawType: string, opts: { transaction: Tx }): Promise<string> {
   const followUp = text.split('{sales_order}').join(po.salesOrder).slice(0, 1000);
   await updatePartnerOrder(po, { followUp }, opts);
   // and an item of the operations list (svc partner follow-ups; issue 13)
@@ -35,7 +35,7 @@ export async function recordFollowUp(po: PartnerOrder, text: string, rawType: st
 }
 
 /** A patient event: the patient's status recorded, and its follow-up when it asks one; no order status moves. */
-export async function applyPatientEvent(po: PartnerOrder, event: PartnerEvent, reference: string, opts: { transaction: Tx }): Promise<string> {
+export async function applyPatientEvent(po: PartnerOrderData, event: PartnerEvent, reference: string, opts: { transaction: Tx }): Promise<string> {
   await setPartnerPatientStatus(po.partner, reference, event.patient!.status, event.patient!.detail, opts);
   if (event.followUp) return recordFollowUp(po, event.followUp, event.rawType, opts);
   return `patient ${event.patient!.status}: no order status change`;

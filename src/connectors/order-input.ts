@@ -1,15 +1,15 @@
 /**
- * The PartnerOrderInput of a partner order: the Sales Order's head, its ship-to address and the
- * partner's lines, read when the order is sent. Patient data only for the pharmacy partner
+ * The PartnerOrderInput of a partner order: the Sales Order's head with its ship-to address (one
+ * statement) and the partner's lines, read when the order is sent. Patient data only for the pharmacy partner
  * (rxpartner): the order's patient and prescriber, each read audited, and which lines are
  * prescriptions.
  */
 import { systemActor } from '../auth/actor.js';
 import { prescriptionItemsOf } from '../catalog/product-mapping.js';
 import { partnerOrderHead, patientForPartner } from '../orders/partner-fulfilment.service.js';
-import { postalAddressOf, type PostalAddress } from '../org/org.service.js';
+import type { PostalAddress } from '../org/org.service.js';
 import type { PartnerLine, PartnerOrderInput, ShipTo } from './connector.js';
-import type { PartnerOrder } from './partner-order.model.js';
+import type { PartnerOrderData } from './partner-order.model.js';
 import type { PartnerKey } from './partners.js';
 
 const COUNTRY_CODES: Record<string, string> = {
@@ -69,13 +69,13 @@ async function rxInput(salesOrder: string, lines: PartnerLine[]): Promise<Pick<P
 }
 
 /** The input of a partner order, or why it cannot be sent at all (a permanent failure). */
-export async function partnerOrderInput(po: PartnerOrder, attempt: number): Promise<{ input: PartnerOrderInput } | { problem: string }> {
+export async function partnerOrderInput(po: PartnerOrderData, attempt: number): Promise<{ input: PartnerOrderInput } | { problem: string }> {
   const head = await partnerOrderHead(po.salesOrder);
   if (!head) return { problem: `Sales Order ${po.salesOrder} does not exist` };
   if (head.docstatus !== 1) return { problem: `Sales Order ${po.salesOrder} was ${head.docstatus === 2 ? 'cancelled' : 'not submitted'} before it was sent` };
   const unmapped = po.lines.filter((l) => !l.partner_sku);
   if (unmapped.length) return { problem: `line ${unmapped[0].idx} (${unmapped[0].item_code}) has no ${po.partner} product id any more` };
-  const address = head.shipping_address_name ? await postalAddressOf(head.shipping_address_name) : undefined;
+  const address = head.shipping_address_name ? head.ship_to : null; // read with the head
   if (!address) return { problem: `Sales Order ${po.salesOrder} has no shipping address` };
   const email = head.customer_email ?? head.owner_email;
   return {

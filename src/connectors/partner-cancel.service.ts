@@ -15,7 +15,7 @@ import { enqueue, type AttemptContext, type AttemptOutcome, type OutboxHandler, 
 import { runtime } from '../shared/runtime.js';
 import { connectorOf, PartnerCallError, type CancelOutcome } from './connector.js';
 import { connectorContext } from './context.js';
-import { PartnerOrder } from './partner-order.model.js';
+import { PartnerOrder, type PartnerOrderData } from './partner-order.model.js';
 import { loadPartnerOrder, updatePartnerOrder } from './partner-orders.service.js';
 import { moveOf, stageOf } from './partner-status.js';
 import type { PartnerKey } from './partners.js';
@@ -25,7 +25,7 @@ export const PARTNER_CANCEL_KIND = 'partner_cancel';
 const actor = systemActor('job:partner-cancel', 'job');
 
 /** Marks a partner order for manual cancellation: visible on it (follow-up) and logged, ids only. */
-async function markManual(po: PartnerOrder, reason: string, opts: { transaction: Tx }): Promise<void> {
+async function markManual(po: PartnerOrderData, reason: string, opts: { transaction: Tx }): Promise<void> {
   const text = `cancel by hand: ${reason}`.slice(0, 1000);
   await PartnerOrder.update(
     { cancellation: 'manual', cancellationDetail: reason.slice(0, 1000), followUp: text },
@@ -38,7 +38,7 @@ async function markManual(po: PartnerOrder, reason: string, opts: { transaction:
  * The Sales Order of this (locked) partner order was cancelled: what its partner must be told. Does
  * nothing for a partner order already asked (requested, cancelled, manual).
  */
-export async function requestPartnerCancellation(po: PartnerOrder, opts: { transaction: Tx }): Promise<string> {
+export async function requestPartnerCancellation(po: PartnerOrderData, opts: { transaction: Tx }): Promise<string> {
   if (po.cancellation && po.cancellation !== 'not_sent') return `${po.partner}: ${po.cancellation}`;
   if (po.status !== 'created') {
     await PartnerOrder.update(
@@ -81,7 +81,7 @@ async function cancelRun(row: OutboxRow): Promise<AttemptOutcome> {
 }
 
 /** Records what the partner answered to the cancellation. */
-async function recordCancel(po: PartnerOrder, outcome: Exclude<CancelOutcome, { kind: 'retry' }>): Promise<void> {
+async function recordCancel(po: PartnerOrderData, outcome: Exclude<CancelOutcome, { kind: 'retry' }>): Promise<void> {
   const connector = connectorOf(po.partner)!;
   await withTransaction(undefined, async (transaction) => {
     const fresh = (await loadPartnerOrder(po.id, { transaction, lock: true }))!;

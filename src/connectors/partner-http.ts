@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { runtime, scrubText } from '../shared/runtime.js';
-import { logPartnerCall, outcomeOfStatus } from './call-log.service.js';
+import { logPartnerCall, outcomeOfStatus, type CallEntry, type LoggedCall } from './call-log.service.js';
 import { PartnerCallError, type PartnerHttp, type PartnerRequest, type PartnerResponse } from './connector.js';
 import { loopbackOnlyLookup } from './sandbox.js';
 
@@ -41,6 +41,12 @@ export interface CallScope {
   salesOrder?: string | null;
   partnerOrderId?: number | null;
   signal?: AbortSignal;
+  /**
+   * Calls are held here instead of each being logged at once: the caller writes them with its record
+   * of what the calls did (the partner order handler: one statement fewer per call) and writes any
+   * still held when it ends otherwise (logPartnerCalls).
+   */
+  hold?: LoggedCall[];
 }
 
 function endpointOf(req: PartnerRequest): string {
@@ -82,8 +88,8 @@ export function partnerHttp(scope: CallScope): PartnerHttp {
       const signal = scope.signal ? AbortSignal.any([scope.signal, timeout]) : timeout;
       const endpoint = endpointOf(req);
       const started = performance.now();
-      const log = (httpStatus: number | null, outcome: string, error?: string) =>
-        logPartnerCall({
+      const log = async (httpStatus: number | null, outcome: string, error?: string) => {
+        const entry: CallEntry = {
           partner: scope.partner,
           direction: 'outbound',
           method: req.method,
@@ -94,7 +100,10 @@ export function partnerHttp(scope: CallScope): PartnerHttp {
           salesOrder: scope.salesOrder,
           partnerOrderId: scope.partnerOrderId,
           error,
-        });
+        };
+        if (scope.hold) scope.hold.push({ ...entry, at: new Date() });
+        else await logPartnerCall(entry);
+      };
       const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'svc-connectors/1', ...(req.headers ?? {}) };
       let body = req.body;
       if (req.json !== undefined) {

@@ -8,19 +8,27 @@
  */
 import { systemActor } from '../auth/actor.js';
 import { withTransaction } from '../db/sequelize.js';
-import { recordPartnerShipment, writePartnerFields } from '../orders/partner-fulfilment.service.js';
+import { writePartnerFields, writePartnerProgress } from '../orders/partner-fulfilment.service.js';
 import { requestPartnerCancellation } from './partner-cancel.service.js';
 import { extendLease, settleAsFailed, type AttemptContext, type AttemptOutcome, type OutboxHandler, type OutboxRow } from '../shared/outbox.js';
 import { runtime } from '../shared/runtime.js';
 import { PartnerCallError, type Connector, type CreateOutcome, type PartnerFields } from './connector.js';
 import { partnerOrderInput } from './order-input.js';
-import { lockPartnerConfiguration, partnerCredentialsStamp } from './credentials/credentials.service.js';
+import { credentialsJsonSql, credentialsOfRows, lockPartnerConfiguration, partnerCredentialsStamp } from './credentials/credentials.service.js';
 import { connectorContext } from './context.js';
-import type { PartnerOrder } from './partner-order.model.js';
-import { loadPartnerOrder, PARTNER_ORDER_KIND, updatePartnerOrder } from './partner-orders.service.js';
+import { logPartnerCalls, type LoggedCall } from './call-log.service.js';
+import type { PartnerOrderData } from './partner-order.model.js';
+import {
+  LINE_STATUS,
+  loadPartnerOrder,
+  loadPartnerOrderWith,
+  markPartnerOrderCreated,
+  PARTNER_ORDER_KIND,
+  updatePartnerOrder,
+} from './partner-orders.service.js';
 import { failedStatusOf, moveOf, stageOf } from './partner-status.js';
 import type { PartnerKey } from './partners.js';
-import { partnerReadiness } from './readiness.js';
+import { readinessOf } from './readiness.js';
 
 const actor = systemActor('job:partner-order', 'job');
 
@@ -29,64 +37,71 @@ export function partnerRetryDelaySeconds(next: number): number {
   return Math.min(3600, 30 * 2 ** (next - 2));
 }
 
-/** The status field and sync date with the fields the connector reported (forward-only for the status). */
-function createdFields(connector: Connector, po: PartnerOrder, outcome: Extract<CreateOutcome, { kind: 'created' }>): Record<string, string | Date | null> {
+/** The status field and sync date with the fields the connector reported (forward-only for the status, from the partner status it had). */
+function createdFields(
+  connector: Connector,
+  previous: string | null,
+  outcome: Extract<CreateOutcome, { kind: 'created' }>,
+): Record<string, string | Date | null> {
   const f = connector.orderFields;
   const fields: Record<string, string | Date | null> = { ...outcome.fields, [f.syncDate]: new Date() };
-  if (moveOf(connector.statuses, po.partnerStatus, outcome.status) === 'advance') fields[f.status] = outcome.status;
+  if (moveOf(connector.statuses, previous, outcome.status) === 'advance') fields[f.status] = outcome.status;
   else delete fields[f.status];
   return fields;
 }
 
-async function recordCreated(connector: Connector, po: PartnerOrder, outcome: Extract<CreateOutcome, { kind: 'created' }>, attempt: number): Promise<void> {
+/** Records the partner order created, with the calls that made it (logged, and taken from `calls`, once this commits). */
+async function recordCreated(
+  connector: Connector,
+  po: PartnerOrderData,
+  outcome: Extract<CreateOutcome, { kind: 'created' }>,
+  attempt: number,
+  calls: LoggedCall[],
+): Promise<void> {
+  const logged = calls.length;
   await withTransaction(undefined, async (transaction) => {
-    const fresh = (await loadPartnerOrder(po.id, { transaction, lock: true }))!;
-    const advances = moveOf(connector.statuses, fresh.partnerStatus, outcome.status) === 'advance';
-    await updatePartnerOrder(
-      po,
-      {
-        status: 'created',
-        partnerReference: outcome.reference,
-        attempts: attempt,
-        lastError: null,
-        sentAt: new Date(),
-        ...(advances ? { partnerStatus: outcome.status } : {}),
-      },
+    // locked and recorded in one statement, which answers the partner status it had (an event may have moved it meanwhile)
+    const marked = await markPartnerOrderCreated(
+      po.id,
+      { reference: outcome.reference, attempts: attempt, status: outcome.status, statuses: connector.statuses, calls: calls.slice(0, logged) },
       { transaction },
     );
-    const written = await writePartnerFields(po.salesOrder, createdFields(connector, fresh, outcome), { transaction });
+    if (!marked) throw new Error(`partner order ${po.id} not found`);
+    const { previous } = marked;
+    const fields = createdFields(connector, previous, outcome);
+    const lines = { partner: po.partner, status: LINE_STATUS.created };
+    // the partner has it, nothing shipped yet: the order shows the partner's shipment awaiting tracking
+    // (recorded with the fields: one statement)
+    const { stage, shipped, delivered } = stageOf(connector.statuses, outcome.status);
+    const shipment = {
+      salesOrder: po.salesOrder,
+      partner: po.partner,
+      label: connector.label,
+      trackingNumber: null,
+      carrier: null,
+      trackingUrl: null,
+      stage,
+      statusText: outcome.status,
+      shipped,
+      delivered,
+    };
+    const written =
+      previous === null
+        ? await writePartnerProgress(actor, fields, shipment, { transaction, lines })
+        : await writePartnerFields(po.salesOrder, fields, { transaction, lines });
     // the Sales Order was cancelled while this send was in flight: the partner must hear of it too
     if (written?.docstatus === 2) {
       const now = (await loadPartnerOrder(po.id, { transaction }))!;
       await requestPartnerCancellation(now, { transaction });
     }
-    if (fresh.partnerStatus === null) {
-      // the partner has it, nothing shipped yet: the order shows the partner's shipment awaiting tracking
-      const { stage, shipped, delivered } = stageOf(connector.statuses, outcome.status);
-      await recordPartnerShipment(
-        actor,
-        {
-          salesOrder: po.salesOrder,
-          partner: po.partner,
-          label: connector.label,
-          trackingNumber: null,
-          carrier: null,
-          trackingUrl: null,
-          stage,
-          statusText: outcome.status,
-          shipped,
-          delivered,
-        },
-        { transaction },
-      );
-    }
   });
+  calls.splice(0, logged);
 }
 
 /** Records a failure; `final` marks the partner order failed (and the partner's Failed status, where it has one). */
 async function recordFailure(
   connector: Connector | undefined,
-  po: PartnerOrder,
+  po: PartnerOrderData,
   status: 'retrying' | 'failed',
   reason: string,
   attempt: number,
@@ -109,7 +124,14 @@ async function recordFailure(
  * the outbox row settled in the same transaction, so a credentials change either sees this partner
  * order awaiting with its row re-drivable, or is seen here: never a partner order left waiting.
  */
-async function recordAwaiting(po: PartnerOrder, reason: string, attempts: number, stamp: string, row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome> {
+async function recordAwaiting(
+  po: PartnerOrderData,
+  reason: string,
+  attempts: number,
+  stamp: string,
+  row: OutboxRow,
+  ctx: AttemptContext,
+): Promise<AttemptOutcome> {
   const partner = po.partner as PartnerKey;
   const error = `awaiting configuration: ${reason}`;
   const recorded = await withTransaction(undefined, async (transaction) => {
@@ -131,12 +153,14 @@ async function send(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome
   const needed = Math.ceil((3 * timeoutMs + budgetWaitMs) / 1000) + 5;
   if (!(ctx.leaseUntil !== undefined && ctx.leaseUntil - Date.now() >= needed * 1000) && !(await extendLease(row.id, ctx.workerId, needed)))
     return { ok: false, error: 'lease lost before sending; another worker owns this partner order' };
-  const po = await loadPartnerOrder(id);
-  if (!po) return { ok: false, giveUp: true, error: `partner order ${id} not found` };
+  // with its partner's stored credentials, read in the same statement (one snapshot: the fingerprint is that of the values used)
+  const loaded = await loadPartnerOrderWith<{ field: string; value_enc: string }[]>(id, credentialsJsonSql);
+  if (!loaded) return { ok: false, giveUp: true, error: `partner order ${id} not found` };
+  const { po } = loaded;
   if (po.status === 'created') return { ok: true, excerpt: `already created at ${po.partner} (${po.partnerReference ?? 'no reference'})` };
   const partner = po.partner as PartnerKey;
-  // the credentials with their fingerprint, from one read: a later change is seen when recording
-  const config = await partnerReadiness(partner);
+  // the credentials with their fingerprint, read with the partner order: a later change is seen when recording
+  const config = readinessOf(partner, credentialsOfRows(partner, loaded.also));
   const { stamp } = config;
   if (!config.ready) return recordAwaiting(po, config.problem, po.attempts, stamp, row, ctx);
   const { connector } = config;
@@ -145,28 +169,38 @@ async function send(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome
     await recordFailure(connector, po, 'failed', prepared.problem, ctx.attempt);
     return { ok: false, giveUp: true, error: prepared.problem };
   }
-  const cctx = connectorContext(partner, config.credentials, { salesOrder: po.salesOrder, partnerOrderId: po.id, signal: ctx.signal });
-  let outcome: CreateOutcome;
+  // the attempt's calls are logged with the partner order's record when it is created (a statement
+  // fewer per call); otherwise, or if recording fails, when the attempt ends
+  const calls: LoggedCall[] = [];
+  const cctx = connectorContext(partner, config.credentials, { salesOrder: po.salesOrder, partnerOrderId: po.id, signal: ctx.signal, hold: calls });
   try {
-    outcome = await connector.createOrder(prepared.input, cctx);
-  } catch (err) {
-    // a timeout, a refused connection or a connector's own error: sent again, same dedupe key
-    outcome = { kind: 'retry', afterSeconds: null, reason: err instanceof PartnerCallError ? err.message : `connector error: ${(err as Error).message}` };
+    let outcome: CreateOutcome;
+    try {
+      outcome = await connector.createOrder(prepared.input, cctx);
+    } catch (err) {
+      // a timeout, a refused connection or a connector's own error: sent again, same dedupe key
+      outcome = { kind: 'retry', afterSeconds: null, reason: err instanceof PartnerCallError ? err.message : `connector error: ${(err as Error).message}` };
+    }
+    return await record(connector, po, outcome, row, ctx, stamp, calls);
+  } finally {
+    await logPartnerCalls(calls.splice(0)).catch((err: unknown) =>
+      runtime().logger.warn({ err: (err as Error).message, partnerOrderId: po.id }, 'partner calls not logged'),
+    );
   }
-  return record(connector, po, outcome, row, ctx, stamp);
 }
 
 async function record(
   connector: Connector,
-  po: PartnerOrder,
+  po: PartnerOrderData,
   outcome: CreateOutcome,
   row: OutboxRow,
   ctx: AttemptContext,
   stamp: string,
+  calls: LoggedCall[],
 ): Promise<AttemptOutcome> {
   switch (outcome.kind) {
     case 'created':
-      await recordCreated(connector, po, outcome, ctx.attempt);
+      await recordCreated(connector, po, outcome, ctx.attempt, calls);
       return { ok: true, excerpt: `created at ${po.partner}: ${outcome.reference}` };
     case 'awaiting_configuration':
       return recordAwaiting(po, outcome.reason, ctx.attempt, stamp, row, ctx);

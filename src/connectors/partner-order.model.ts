@@ -81,3 +81,6 @@ export class PartnerOrder extends Model<InferAttributes<PartnerOrder>, InferCrea
     );
   }
 }
+
+/** A partner order's attributes as a plain row (the hot paths read it with a raw statement, not as a model instance). */
+export type PartnerOrderData = InferAttributes<PartnerOrder>;

@@ -7,20 +7,26 @@
 import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
 import { recordAudit } from '../audit/audit.service.js';
-import { execute, withTransaction, type Tx } from '../db/sequelize.js';
-import { once, sqlFor } from '../db/sql-names.js';
+import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
+import { columnsOf, once, sqlFor, tableOf } from '../db/sql-names.js';
 import { InputError, NotFoundError } from '../shared/errors.js';
 import { enqueue, redeliver } from '../shared/outbox.js';
 import { runtime } from '../shared/runtime.js';
 import { markPartnerLines, markPartnersLines } from '../orders/partner-fulfilment.service.js';
-import type { PartnerLine } from './connector.js';
+import type { PartnerLine, PartnerStatuses } from './connector.js';
+import { moveOf } from './partner-status.js';
+import { callsJson, insertCallsSql, type LoggedCall } from './call-log.service.js';
 import { dedupeKeyOf, isPartnerKey, PARTNER_KEYS, type PartnerKey } from './partners.js';
-import { PARTNER_ORDER_STATUSES, PartnerOrder, type PartnerOrderStatus } from './partner-order.model.js';
+import { PARTNER_ORDER_STATUSES, PartnerOrder, type PartnerOrderData, type PartnerOrderStatus } from './partner-order.model.js';
 
 export const PARTNER_ORDER_KIND = 'partner_order';
 
 const sql = once(() => {
   const n = sqlFor({ po: PartnerOrder });
+  // every attribute of a partner order under its model name
+  const ROW = Object.keys(columnsOf(PartnerOrder))
+    .map((a) => `{po.${a}} AS "${a}"`)
+    .join(', ');
   return {
     // the partner orders of one order, all at once; a partner that has one already is skipped
     insertAll: n(`INSERT INTO {@po} ({po:salesOrder}, {po:partner}, {po:dedupeKey}, {po:lines}, {po:createdAt}, {po:updatedAt})
@@ -28,6 +34,26 @@ const sql = once(() => {
        ON CONFLICT DO NOTHING RETURNING {po:id} AS id, {po:partner} AS partner`),
     outbox: n(`UPDATE {@po} SET {po:outboxId} = $2 WHERE {po:id} = $1`),
     outboxAll: n(`UPDATE {po} SET {po:outboxId} = x.outbox_id FROM jsonb_to_recordset($1::jsonb) AS x(id bigint, outbox_id bigint) WHERE {po.id} = x.id`),
+    // the worker's reads of one partner order: raw, every attribute under its model name (a model
+    // instance per read was a measured share of a worker's CPU, docs/decisions.md, third pass)
+    byId: n(`SELECT ${ROW} FROM {po} WHERE {po.id} = $1`),
+    byIdLocked: n(`SELECT ${ROW} FROM {po} WHERE {po.id} = $1 FOR UPDATE`),
+    row: n(ROW),
+    partnerColumn: n('{po.partner}'),
+    // by our dedupe key first, else the oldest with the partner's reference: one statement, one row locked
+    byReference: n(`SELECT ${ROW} FROM {po} WHERE {po.partner} = $1 AND ({po.dedupeKey} = $2 OR {po.partnerReference} = $2)
+       ORDER BY ({po.dedupeKey} = $2) DESC, {po.id} LIMIT 1 FOR UPDATE`),
+    // the partner has the order: locked, recorded as created, the partner's status moved only forward
+    // ($6: the statuses $5 advances from, $7: the partner's statuses; a missing or unknown one is
+    // always advanced from, an unknown $5 never applies, as moveOf says);
+    // answers the partner status it had; the calls that made it ($8, callsJson) are logged with it
+    created: n(`WITH logged AS (${insertCallsSql('$8')}),
+       was AS (SELECT {po.id} AS id, {po.partnerStatus} AS partner_status FROM {po} WHERE {po.id} = $1 FOR UPDATE)
+       UPDATE {@po} SET {po:status} = 'created', {po:partnerReference} = $2, {po:attempts} = $3, {po:lastError} = NULL, {po:sentAt} = $4,
+         {po:partnerStatus} = CASE WHEN $5::text = ANY($7::text[])
+             AND (was.partner_status IS NULL OR NOT (was.partner_status = ANY($7::text[])) OR was.partner_status = ANY($6::text[]))
+           THEN $5 ELSE was.partner_status END, {po:updatedAt} = now()
+       FROM was WHERE {@po}.{po:id} = was.id RETURNING was.partner_status AS previous`),
   };
 });
 
@@ -76,21 +102,51 @@ export async function createPartnerOrders(
   return groups.flatMap((g) => rows.filter((r) => r.partner === g.partner).map((r) => ({ id: r.id, partner: r.partner, lines: linesOf.get(r.partner)! })));
 }
 
-export async function loadPartnerOrder(id: number, opts: { transaction?: Tx; lock?: boolean } = {}): Promise<PartnerOrder | null> {
-  return PartnerOrder.findByPk(id, { transaction: opts.transaction, lock: opts.lock && opts.transaction ? opts.transaction.LOCK.UPDATE : undefined });
+/** A partner order by id (locked, in a transaction, with `lock`), or null. */
+export async function loadPartnerOrder(id: number, opts: { transaction?: Tx; lock?: boolean } = {}): Promise<PartnerOrderData | null> {
+  const locked = opts.lock && opts.transaction;
+  return (await selectOne<PartnerOrderData>(locked ? sql().byIdLocked : sql().byId, [id], { transaction: opts.transaction })) ?? null;
 }
 
-/** The partner order an event names (by the partner's reference or our dedupe key), locked. */
-export async function lockPartnerOrderByReference(partner: string, reference: string, opts: { transaction: Tx }): Promise<PartnerOrder | null> {
-  const byKey = await PartnerOrder.findOne({ where: { partner, dedupeKey: reference }, transaction: opts.transaction, lock: opts.transaction.LOCK.UPDATE });
-  return (
-    byKey ??
-    PartnerOrder.findOne({
-      where: { partner, partnerReference: reference },
-      order: [['id', 'ASC']],
-      transaction: opts.transaction,
-      lock: opts.transaction.LOCK.UPDATE,
-    })
+/**
+ * A partner order by id with one more value read in the same statement (one round trip, one
+ * snapshot): `also` is its SQL, given the partner order's partner column (the worker reads the
+ * partner's credentials so, with the order it sends). Null when there is no such partner order.
+ */
+export async function loadPartnerOrderWith<T>(id: number, also: (partner: string) => string): Promise<{ po: PartnerOrderData; also: T } | null> {
+  const { row, partnerColumn } = sql();
+  const found = await selectOne<PartnerOrderData & { also: T }>(
+    `SELECT ${row}, ${also(partnerColumn)} AS "also" FROM ${tableOf(PartnerOrder)} po WHERE po.id = $1`,
+    [id],
+  );
+  if (!found) return null;
+  const { also: value, ...po } = found;
+  return { po, also: value };
+}
+
+/** The partner order an event names (by our dedupe key, else the partner's reference), locked. */
+export async function lockPartnerOrderByReference(partner: string, reference: string, opts: { transaction: Tx }): Promise<PartnerOrderData | null> {
+  return (await selectOne<PartnerOrderData>(sql().byReference, [partner, reference], opts)) ?? null;
+}
+
+/**
+ * Records that the partner has the order (locked first): created, with its reference and the attempt
+ * that made it; its partner status becomes `status` only where that moves it forward (moveOf). Answers
+ * the partner status it had before. The lines' status is the caller's to show (writePartnerFields).
+ * `calls`: the partner calls of the attempt (held by partnerHttp), logged in the same statement.
+ */
+export async function markPartnerOrderCreated(
+  id: number,
+  created: { reference: string; attempts: number; status: string; statuses: PartnerStatuses; calls: LoggedCall[] },
+  opts: { transaction: Tx },
+): Promise<{ previous: string | null } | undefined> {
+  const { statuses, status } = created;
+  const known = Object.keys(statuses.rank);
+  const advancesFrom = known.filter((s) => moveOf(statuses, s, status) === 'advance');
+  return selectOne<{ previous: string | null }>(
+    sql().created,
+    [id, created.reference, created.attempts, new Date(), status, advancesFrom, known, callsJson(created.calls)],
+    opts,
   );
 }
 
@@ -120,14 +176,49 @@ export const LINE_STATUS: Record<PartnerOrderStatus, string> = {
   failed: 'Failed',
 };
 
+/** The UPDATE of a patch's attributes (built once per set of attributes; a handful exist). */
+const patchSql = new Map<string, string>();
+function updateSqlOf(keys: string[]): string {
+  const key = keys.join(',');
+  let text = patchSql.get(key);
+  if (!text) {
+    const c = columnsOf(PartnerOrder) as Record<string, string>;
+    text = sqlFor({ po: PartnerOrder })(`UPDATE {@po} SET ${keys.map((k, i) => `${c[k]} = $${i + 2}`).join(', ')}, {po:updatedAt} = now() WHERE {po:id} = $1`);
+    patchSql.set(key, text);
+  }
+  return text;
+}
+
 /** Updates a partner order; a new status shows on its lines of the Sales Order too. */
 export async function updatePartnerOrder(
   po: { id: number; salesOrder: string; partner: string },
   patch: PartnerOrderPatch,
   opts: { transaction: Tx },
 ): Promise<void> {
-  await PartnerOrder.update(patch, { where: { id: po.id }, transaction: opts.transaction });
+  const keys = (Object.keys(patch) as (keyof PartnerOrderPatch)[]).filter((k) => patch[k] !== undefined).sort();
+  if (keys.length) await execute(updateSqlOf(keys), [po.id, ...keys.map((k) => patch[k])], opts);
   if (patch.status) await markPartnerLines(po.salesOrder, po.partner, LINE_STATUS[patch.status as PartnerOrderStatus], opts);
+}
+
+/**
+ * updatePartnerOrder for a patch without a status, run in one statement with another write of this
+ * domain (`then(first)`: its SQL, binds from `$first`, and their values): an applied partner event is
+ * marked in the statement that updates its partner order.
+ */
+export async function updatePartnerOrderWith(
+  po: { id: number },
+  patch: Omit<PartnerOrderPatch, 'status'>,
+  then: (first: number) => { sql: string; values: unknown[] },
+  opts: { transaction: Tx },
+): Promise<void> {
+  const keys = (Object.keys(patch) as (keyof typeof patch)[]).filter((k) => patch[k] !== undefined).sort();
+  if (!keys.length) {
+    const only = then(1);
+    await execute(only.sql, only.values, opts);
+    return;
+  }
+  const also = then(keys.length + 2);
+  await execute(`WITH partner_order AS (${updateSqlOf(keys)}) ${also.sql}`, [po.id, ...keys.map((k) => patch[k]), ...also.values], opts);
 }
 
 export interface PartnerOrderRow {

@@ -14,9 +14,15 @@ export type Readiness =
   { ready: true; connector: Connector; credentials: Credentials; stamp: string } | { ready: false; problem: string; connector?: Connector; stamp: string };
 
 export async function partnerReadiness(partner: PartnerKey): Promise<Readiness> {
+  if (!connectorOf(partner)) return readinessOf(partner, { credentials: {}, stamp: '' });
+  return readinessOf(partner, await readPartnerCredentials(partner));
+}
+
+/** partnerReadiness from credentials already read (with the partner order to send: one statement for both). */
+export function readinessOf(partner: PartnerKey, read: { credentials: Credentials; stamp: string }): Readiness {
   const connector = connectorOf(partner);
   if (!connector) return { ready: false, problem: `no ${partner} connector in this release of the service`, stamp: '' };
-  const { credentials, stamp } = await readPartnerCredentials(partner);
+  const { credentials, stamp } = read;
   const missing = missingCredentials(partner, credentials);
   if (missing.length)
     return { ready: false, connector, stamp, problem: `${partner} credentials missing: ${missing.join(', ')} (svc partner-credentials set ${partner})` };

@@ -12,6 +12,21 @@ import { once } from '../db/sql-names.js';
 import { orderSql } from './order-sql.js';
 import { orderFollowers } from './order-followers.js';
 
+/**
+ * The status an order moves to (SQL over alias so, before orderSql): To Bill once no line is left to
+ * ship, Completed once `delivered` (an SQL boolean) and every shipment is delivered; only from the
+ * submitted or shipped status (`submitted`, `shipped`, `completed`: SQL text of the status names).
+ */
+export function nextStatusSql(p: { submitted: string; shipped: string; completed: string; delivered: string; shippingPartner?: string }): string {
+  // `shippingPartner`: that partner's lines are being marked shipped by the same statement, which cannot see it: they count as shipped
+  const others = p.shippingPartner ? ` AND {soi.fulfilmentPartner} IS DISTINCT FROM ${p.shippingPartner}` : '';
+  return `CASE
+          WHEN {so.docstatus} <> 1 OR {so.status} NOT IN (${p.submitted}, ${p.shipped}) THEN {so.status}
+          WHEN EXISTS (SELECT 1 FROM {soi} WHERE {soi.parent} = {so.name} AND {soi.deliveredQty} < {soi.qty}${others}) THEN {so.status}
+          WHEN ${p.delivered} AND NOT EXISTS (SELECT 1 FROM {s} WHERE {s.salesOrder} = {so.name} AND {s.status} IS DISTINCT FROM 'Delivered') THEN ${p.completed}
+          ELSE ${p.shipped} END`;
+}
+
 // Part of the fulfilment report's transaction: raw statements built once, named by the models.
 const sql = once(() => ({
   open: orderSql(`SELECT {soi.idx} AS idx, {soi.itemCode} AS item_code, {soi.warehouse} AS warehouse, ({soi.qty} - {soi.deliveredQty})::float8 AS qty,
@@ -21,11 +36,9 @@ const sql = once(() => ({
     `UPDATE {@soi} SET {soi:deliveredQty} = {soi:qty}, {soi:reservedQty} = 0 WHERE {soi:parent} = $1 AND {soi:vendor} = $2 AND {soi:deliveredQty} < {soi:qty}`,
   ),
   status: orderSql(`UPDATE {so} SET
-        {so:status} = CASE
-          WHEN {so.docstatus} <> 1 OR {so.status} NOT IN ($2, $3) THEN {so.status}
-          WHEN EXISTS (SELECT 1 FROM {soi} WHERE {soi.parent} = {so.name} AND {soi.deliveredQty} < {soi.qty}) THEN {so.status}
-          WHEN $5 AND NOT EXISTS (SELECT 1 FROM {s} WHERE {s.salesOrder} = {so.name} AND {s.status} IS DISTINCT FROM 'Delivered') THEN $4
-          ELSE $3 END,
+        {so:status} = ${nextStatusSql({ submitted: '$2', shipped: '$3', completed: '$4', delivered: '$5' })},
+        {so:shippedAt} = CASE WHEN $6 AND {so.shippedAt} IS NULL THEN now() ELSE {so.shippedAt} END,
+        {so:deliveredAt} = CASE WHEN $7 AND {so.deliveredAt} IS NULL THEN now() ELSE {so.deliveredAt} END,
         {so:modified} = now(), {so:updatedAt} = now()
       WHERE {so.name} = $1 RETURNING {so.status} AS status`),
 }));
@@ -48,11 +61,26 @@ export async function recordVendorShipment(
   return advanceOrderStatus(salesOrder, opts.delivered, { transaction });
 }
 
-/** Moves a submitted order forward once its lines have shipped (To Bill), and delivered (Completed); answers its status. */
-export async function advanceOrderStatus(salesOrder: string, delivered: boolean, opts: { transaction: Tx }): Promise<{ status: string }> {
-  const [row] = await execute<{ status: string }>(sql().status, [salesOrder, STATUS.submitted, STATUS.shipped, STATUS.delivered, delivered], opts);
-  const status = row?.status ?? '';
-  // a shipped order's followers (its storefront order) hear of it in this transaction
+/**
+ * Moves a submitted order forward once its lines have shipped (To Bill), and delivered (Completed);
+ * answers its status. `stamp`: the order's first shipped and delivered dates are set in the same
+ * statement (a partner's shipment), when not set yet.
+ */
+export async function advanceOrderStatus(
+  salesOrder: string,
+  delivered: boolean,
+  opts: { transaction: Tx; stamp?: { shipped: boolean; delivered: boolean } },
+): Promise<{ status: string }> {
+  const [row] = await execute<{ status: string }>(
+    sql().status,
+    [salesOrder, STATUS.submitted, STATUS.shipped, STATUS.delivered, delivered, opts.stamp?.shipped ?? false, opts.stamp?.delivered ?? false],
+    { transaction: opts.transaction },
+  );
+  return tellFollowers(salesOrder, row?.status ?? '', opts);
+}
+
+/** After an order's status was moved on (nextStatusSql): a shipped order's followers (its storefront order) hear of it in this transaction. */
+export async function tellFollowers(salesOrder: string, status: string, opts: { transaction: Tx }): Promise<{ status: string }> {
   if (status === STATUS.shipped || status === STATUS.delivered) await orderFollowers()?.shipped(salesOrder, opts);
   return { status };
 }

@@ -68,6 +68,22 @@ export function forgetPartnerCredentials(partner?: PartnerKey): void {
  */
 export async function readPartnerCredentials(partner: PartnerKey, opts: { transaction?: Tx } = {}): Promise<CredentialsRead> {
   const rows = await execute<{ field: string; value_enc: string }>(sql().read, [partner], opts);
+  return credentialsOfRows(partner, rows, opts);
+}
+
+/**
+ * SQL of a partner's stored credentials as one value, for a statement that reads them with what it
+ * reads (the partner order a worker sends): a JSON array of { field, value_enc } in field order, the
+ * rows readPartnerCredentials reads. `partner` is an SQL expression.
+ */
+export function credentialsJsonSql(partner: string): string {
+  const n = sqlFor({ pc: PartnerCredential });
+  return n(`(SELECT COALESCE(json_agg(json_build_object('field', {pc.field}, 'value_enc', {pc.valueEnc}) ORDER BY {pc.field}), '[]')
+       FROM {pc} WHERE {pc.partner} = ${partner})`);
+}
+
+/** The credentials of rows read by credentialsJsonSql (or readPartnerCredentials), with their fingerprint. */
+export function credentialsOfRows(partner: PartnerKey, rows: { field: string; value_enc: string }[], opts: { transaction?: Tx } = {}): CredentialsRead {
   const stamp = stampOf(rows.map((r) => ({ field: r.field, valueEnc: r.value_enc })));
   const known = lastRead.get(partner);
   const { cipher } = runtime();
