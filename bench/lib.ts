@@ -78,6 +78,11 @@ export async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void
   throw new Error(`${url} did not come up`);
 }
 
+/** Stops a child process (SIGTERM) and waits for its exit. */
+export function stopChild(c: ChildProcess): Promise<void> {
+  return new Promise((r) => (c.exitCode !== null ? r() : (c.once('exit', () => r()), c.kill('SIGTERM'))));
+}
+
 /** Spawns `svc <args>` with output to a log file (a full pipe would stall it). */
 export function spawnSvcProcess(args: string[], env: Record<string, string>, logName: string): ChildProcess {
   const dir = join(projectRoot, '.svc', 'bench-logs');

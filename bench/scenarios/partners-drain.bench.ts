@@ -9,7 +9,6 @@
  * postgres process of the machine, so a quiet machine is assumed.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { systemActor } from '../../src/auth/actor.js';
 import { setStock } from '../../src/catalog/stock.service.js';
@@ -22,7 +21,7 @@ import { loadUserActor } from '../../src/auth/credentials.service.js';
 import { findUserByEmail } from '../../src/users/users.service.js';
 import { startPartnerFleet } from '../../src/simulators/fleet.js';
 import { DEMO_CREDENTIALS, otcSignature, rxSignedHeaders, storeHmac, type PartnerKey } from '../../src/simulators/index.js';
-import type { BenchContext, BenchRow, BenchScenario } from '../lib.js';
+import { stopChild, type BenchContext, type BenchRow, type BenchScenario } from '../lib.js';
 
 const FIVE: PartnerKey[] = ['rxpartner', 'shipper', 'otcpartner', 'peptidepartner', 'storepartner'];
 const RAISED = 1_000_000;
@@ -59,10 +58,6 @@ function postgresCpu(): number {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function stopChild(c: ChildProcess): Promise<void> {
-  return new Promise((r) => (c.exitCode !== null ? r() : (c.once('exit', () => r()), c.kill('SIGTERM'))));
-}
 
 /**
  * Drains the queued outbox rows with two workers until `done`: the rows are held back while the

@@ -16,7 +16,6 @@
  * (docs/decisions.md, "Partners benchmark").
  */
 import { randomUUID } from 'node:crypto';
-import type { ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { systemActor, type Actor } from '../../src/auth/actor.js';
 import { loadUserActor } from '../../src/auth/credentials.service.js';
@@ -29,7 +28,7 @@ import { submitOrder } from '../../src/orders/order-submit.js';
 import { startPartnerFleet, type PartnerFleet } from '../../src/simulators/fleet.js';
 import { DEMO_CREDENTIALS, otcSignature, rxSignedHeaders, storeHmac, type PartnerKey } from '../../src/simulators/index.js';
 import { findUserByEmail } from '../../src/users/users.service.js';
-import { percentile, type BenchContext, type BenchRow, type BenchScenario } from '../lib.js';
+import { percentile, stopChild, type BenchContext, type BenchRow, type BenchScenario } from '../lib.js';
 
 const RATE = 50;
 const WEBHOOK_RATE = 200;
@@ -88,10 +87,6 @@ function atPartner(fleet: PartnerFleet, partner: PartnerKey): Map<string, { coun
 function allAt(fleet: PartnerFleet, partner: PartnerKey, names: string[]): boolean {
   const orders = atPartner(fleet, partner);
   return names.every((n) => orders.has(n));
-}
-
-function stopChild(c: ChildProcess): Promise<void> {
-  return new Promise((r) => (c.exitCode !== null ? r() : (c.once('exit', () => r()), c.kill('SIGTERM'))));
 }
 
 export const scenario: BenchScenario = {

@@ -1,7 +1,8 @@
 /**
  * The sales domain's statements: its aggregates (sales_rep_days, sales_rep_months, sales_rep_streaks)
  * read together with the sales-person tree and the customer count in one statement per answer, the
- * org tables named through their models (hot reads: KPIs and the leaderboard, docs/decisions.md).
+ * org tables named through their models; the two hot reads (KPIs and the leaderboard) are functions
+ * of the migrations that fold the waiting credits first (docs/decisions.md).
  */
 import { execute, selectOne, selectRows, type Tx } from '../db/sequelize.js';
 import { prepare, runPrepared, runPreparedOne } from '../db/prepared.js';
