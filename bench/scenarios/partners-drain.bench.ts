@@ -10,22 +10,13 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { systemActor } from '../../src/auth/actor.js';
-import { setStock } from '../../src/catalog/stock.service.js';
-import { setProductMapping } from '../../src/catalog/product-mapping.js';
-import { DEMO_PARTNER_ITEMS } from '../../src/cli/demo-partners.js';
-import { setPartnerCredentials } from '../../src/connectors/credentials/credentials.service.js';
 import { createOrder } from '../../src/orders/order.service.js';
 import { submitOrder } from '../../src/orders/order-submit.js';
-import { loadUserActor } from '../../src/auth/credentials.service.js';
-import { findUserByEmail } from '../../src/users/users.service.js';
 import { startPartnerFleet } from '../../src/simulators/fleet.js';
 import { DEMO_CREDENTIALS, otcSignature, rxSignedHeaders, storeHmac, type PartnerKey } from '../../src/simulators/index.js';
 import { stopChild, type BenchContext, type BenchRow, type BenchScenario } from '../lib.js';
+import { doctorActor, partnerOrderBody, preparePartners, RAISED } from '../partner-bench-setup.js';
 
-const FIVE: PartnerKey[] = ['rxpartner', 'shipper', 'otcpartner', 'peptidepartner', 'storepartner'];
-const RAISED = 1_000_000;
-const WAREHOUSE: Record<string, string> = { 'DEMO-TESTO-503A': 'Pharmacy Vault - MSW', 'DEMO-THERM-IR': 'Overflow Warehouse - MSE' };
 const TICK = 100; // USER_HZ on Linux
 
 /** CPU seconds of the given processes (user + system). */
@@ -92,7 +83,6 @@ export const scenario: BenchScenario = {
   timing: '300 orders (100 with --quick), 3 webhooks each',
   async run(ctx: BenchContext): Promise<BenchRow[]> {
     const n = ctx.quick ? 100 : 300;
-    const ops = systemActor('bench');
     const [serveUrl] = await ctx.serve(1);
     const fleet = await startPartnerFleet({
       limits: {
@@ -105,29 +95,11 @@ export const scenario: BenchScenario = {
     const env = { SVC_STORE_COST_RATE: '2000', SVC_SHIPPER_RATE_LIMIT: String(RAISED), SVC_RXPARTNER_RATE_LIMIT: String(RAISED) };
     const rows: BenchRow[] = [];
     try {
-      for (const p of FIVE) await setPartnerCredentials(ops, p, fleet.credentials[p]);
-      for (const { item, mapping } of DEMO_PARTNER_ITEMS) {
-        await setProductMapping(ops, item, mapping);
-        await setStock(ops, { item_code: item, warehouse: WAREHOUSE[item] ?? 'Main Warehouse - MSE', qty: 1_000_000, reason: 'bench' });
-      }
-      const user = await findUserByEmail('doctor@demo.svc.local');
-      const doctor = user && (await loadUserActor(user.id, 'token'));
-      if (!doctor) throw new Error('the demo doctor is missing');
+      await preparePartners(fleet);
+      const doctor = await doctorActor();
       const names: string[] = [];
       for (let i = 0; i < n; i++) {
-        const { name } = await createOrder(doctor, {
-          customer: 'CUST-0001',
-          delivery_date: '2026-12-31',
-          shipping_address_name: 'CUST-0001-Shipping',
-          items: DEMO_PARTNER_ITEMS.map(({ item }) => ({ item_code: item, warehouse: WAREHOUSE[item] ?? 'Main Warehouse - MSE', qty: 1 })),
-          checkout_npi_number: '1234567893',
-          checkout_patient_first_name: 'Pat',
-          checkout_patient_last_name: 'Bench',
-          checkout_patient_dob: '1980-04-02',
-          checkout_patient_gender: 'Female',
-          professional_use_confirmation: 1,
-          compliance_agreement_accepted: 1,
-        });
+        const { name } = await createOrder(doctor, partnerOrderBody());
         await submitOrder(doctor, name);
         names.push(name);
       }

@@ -17,43 +17,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { systemActor, type Actor } from '../../src/auth/actor.js';
-import { loadUserActor } from '../../src/auth/credentials.service.js';
-import { setStock } from '../../src/catalog/stock.service.js';
-import { setProductMapping } from '../../src/catalog/product-mapping.js';
-import { DEMO_PARTNER_ITEMS } from '../../src/cli/demo-partners.js';
-import { setPartnerCredentials } from '../../src/connectors/credentials/credentials.service.js';
 import { createOrder } from '../../src/orders/order.service.js';
 import { submitOrder } from '../../src/orders/order-submit.js';
 import { startPartnerFleet, type PartnerFleet } from '../../src/simulators/fleet.js';
 import { DEMO_CREDENTIALS, otcSignature, rxSignedHeaders, storeHmac, type PartnerKey } from '../../src/simulators/index.js';
-import { findUserByEmail } from '../../src/users/users.service.js';
 import { percentile, stopChild, type BenchContext, type BenchRow, type BenchScenario } from '../lib.js';
+import { doctorActor, FIVE, partnerOrderBody, preparePartners, RAISED } from '../partner-bench-setup.js';
 
 const RATE = 50;
 const WEBHOOK_RATE = 200;
-const FIVE: PartnerKey[] = ['rxpartner', 'shipper', 'otcpartner', 'peptidepartner', 'storepartner'];
-const RAISED = 1_000_000;
 const MAX_IN_FLIGHT = 8;
-
-const WAREHOUSE: Record<string, string> = {
-  'DEMO-TESTO-503A': 'Pharmacy Vault - MSW',
-  'DEMO-THERM-IR': 'Overflow Warehouse - MSE',
-};
-
-const ORDER = (lines: { item_code: string; warehouse: string }[]) => ({
-  customer: 'CUST-0001',
-  delivery_date: '2026-12-31',
-  shipping_address_name: 'CUST-0001-Shipping',
-  items: lines.map((l) => ({ ...l, qty: 1 })),
-  checkout_npi_number: '1234567893',
-  checkout_patient_first_name: 'Pat',
-  checkout_patient_last_name: 'Bench',
-  checkout_patient_dob: '1980-04-02',
-  checkout_patient_gender: 'Female',
-  professional_use_confirmation: 1,
-  compliance_agreement_accepted: 1,
-});
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -64,13 +37,6 @@ async function until(check: () => Promise<boolean> | boolean, timeoutMs: number,
     await sleep(everyMs);
   }
   return true;
-}
-
-async function doctorActor(): Promise<Actor> {
-  const user = await findUserByEmail('doctor@demo.svc.local');
-  const actor = user && (await loadUserActor(user.id, 'token'));
-  if (!actor) throw new Error('the demo doctor is missing');
-  return actor;
 }
 
 /** The partner's orders by Sales Order (dedupe key) with the simulator's creation time. */
@@ -97,7 +63,6 @@ export const scenario: BenchScenario = {
   async run(ctx: BenchContext): Promise<BenchRow[]> {
     const seconds = ctx.quick ? 10 : 60;
     const hookSeconds = ctx.quick ? 5 : 20;
-    const ops = systemActor('bench');
     const [serveUrl] = await ctx.serve(1);
     const fleet = await startPartnerFleet({
       serviceUrl: serveUrl,
@@ -108,12 +73,7 @@ export const scenario: BenchScenario = {
     });
     const rows: BenchRow[] = [];
     try {
-      for (const p of FIVE) await setPartnerCredentials(ops, p, fleet.credentials[p]);
-      for (const { item, mapping } of DEMO_PARTNER_ITEMS) {
-        await setProductMapping(ops, item, mapping);
-        await setStock(ops, { item_code: item, warehouse: WAREHOUSE[item] ?? 'Main Warehouse - MSE', qty: 1_000_000, reason: 'bench' });
-      }
-      const lines = DEMO_PARTNER_ITEMS.map(({ item }) => ({ item_code: item, warehouse: WAREHOUSE[item] ?? 'Main Warehouse - MSE' }));
+      await preparePartners(fleet);
       const doctor = await doctorActor();
       const storeEnv = { SVC_STORE_COST_RATE: '2000' };
       let workers = await ctx.worker(2, storeEnv);
@@ -131,7 +91,7 @@ export const scenario: BenchScenario = {
         // (the achieved rate is reported) instead of queueing thousands on the connection pool
         while (pending.size >= MAX_IN_FLIGHT) await Promise.race(pending);
         const p: Promise<void> = (async () => {
-          const { name } = await createOrder(doctor, ORDER(lines));
+          const { name } = await createOrder(doctor, partnerOrderBody());
           await submitOrder(doctor, name);
           submitted.set(name, Date.now());
         })()
