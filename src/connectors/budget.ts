@@ -10,8 +10,18 @@ import type { PartnerBudget } from './connector.js';
 
 export function partnerBudget(signal?: AbortSignal): PartnerBudget {
   const wait = (ms: number | undefined) => ms ?? runtime().config.partners.budgetWaitMs;
+  // slots taken ahead (takeAhead) and not yet used by a request: one per bucket at most
+  const ahead = new Set<string>();
+  const slot: PartnerBudget['slot'] = (bucket, rule, maxWaitMs) =>
+    ahead.delete(bucket) ? Promise.resolve({ ok: true }) : takeWithin(() => takeSlot(bucket, rule), wait(maxWaitMs), signal);
   return {
-    slot: (bucket, rule, maxWaitMs) => takeWithin(() => takeSlot(bucket, rule), wait(maxWaitMs), signal),
+    slot,
+    async takeAhead(bucket, rule) {
+      if (ahead.has(bucket)) return { ok: true };
+      const answer = await slot(bucket, rule);
+      if (answer.ok) ahead.add(bucket);
+      return answer;
+    },
     tokens: (bucket, rule, maxWaitMs) => takeWithin(() => takeTokens(bucket, rule), wait(maxWaitMs), signal),
     report: (bucket, available) => reportTokens(bucket, available),
     hold: (bucket, seconds) => holdBudget(bucket, seconds),

@@ -183,6 +183,11 @@ export interface PartnerBudget {
   report(bucket: string, available: number): Promise<void>;
   /** Holds the bucket for every process for `seconds` (the partner answered 429 with a reset time). */
   hold(bucket: string, seconds: number): Promise<void>;
+  /**
+   * `slot`, taken ahead of the request that will use it: on success the slot is kept for this
+   * context, and the next `slot` of the same bucket is answered from it (counted once, not twice).
+   */
+  takeAhead(bucket: string, rule: { limit: number; windowSeconds: number }): Promise<{ ok: true } | { ok: false; waitMs: number }>;
 }
 
 /** An access token shared by every worker process (kept encrypted in the database). */
@@ -297,6 +302,13 @@ export interface Connector extends PartnerSpec {
   statuses: PartnerStatuses;
   /** Sends the partner order once (same dedupe key on every attempt) and says what happened. */
   createOrder(input: PartnerOrderInput, ctx: ConnectorContext): Promise<CreateOutcome>;
+  /**
+   * For a partner whose budget the first request of every create draws from, known from the
+   * credentials alone (rxpartner's account window): takes that slot ahead (ctx.budget.takeAhead)
+   * before the order's details are read, and answers the budget retry when it is spent, else null.
+   * A spent budget then defers the attempt without reading the order, its lines or its patient.
+   */
+  reserveCreate?(ctx: ConnectorContext): Promise<Extract<CreateOutcome, { kind: 'retry' }> | null>;
   /** One harmless authenticated call (`svc partner-credentials test`): what the partner answered. */
   testCredentials(ctx: ConnectorContext): Promise<{ ok: boolean; detail: string; httpStatus?: number }>;
   /**

@@ -164,15 +164,19 @@ async function send(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome
   const { stamp } = config;
   if (!config.ready) return recordAwaiting(po, config.problem, po.attempts, stamp, row, ctx);
   const { connector } = config;
+  // the attempt's calls are logged with the partner order's record when it is created (a statement
+  // fewer per call); otherwise, or if recording fails, when the attempt ends
+  const calls: LoggedCall[] = [];
+  const cctx = connectorContext(partner, config.credentials, { salesOrder: po.salesOrder, partnerOrderId: po.id, signal: ctx.signal, hold: calls });
+  // a partner whose every create draws from one budget: its slot first, so a spent budget defers the
+  // order before its details (an rxpartner order's patient above all) are read for nothing
+  const spent = connector.reserveCreate ? await connector.reserveCreate(cctx) : null;
+  if (spent) return record(connector, po, spent, row, ctx, stamp, calls);
   const prepared = await partnerOrderInput(po, ctx.attempt);
   if ('problem' in prepared) {
     await recordFailure(connector, po, 'failed', prepared.problem, ctx.attempt);
     return { ok: false, giveUp: true, error: prepared.problem };
   }
-  // the attempt's calls are logged with the partner order's record when it is created (a statement
-  // fewer per call); otherwise, or if recording fails, when the attempt ends
-  const calls: LoggedCall[] = [];
-  const cctx = connectorContext(partner, config.credentials, { salesOrder: po.salesOrder, partnerOrderId: po.id, signal: ctx.signal, hold: calls });
   try {
     let outcome: CreateOutcome;
     try {
@@ -213,7 +217,9 @@ async function record(
       return { ok: false, error: outcome.reason };
     case 'retry': {
       if (outcome.budget) {
-        await recordFailure(connector, po, 'retrying', outcome.reason, po.attempts);
+        // shown retrying, with why; a partner order already saying so is not written again at every wake
+        if (po.status !== 'retrying' || po.lastError !== outcome.reason.slice(0, 1000))
+          await recordFailure(connector, po, 'retrying', outcome.reason, po.attempts);
         return { ok: false, error: outcome.reason, retryInSeconds: Math.max(1, outcome.afterSeconds ?? 1), deferred: true };
       }
       const last = ctx.attempt >= row.max_attempts;

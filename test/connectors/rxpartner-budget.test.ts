@@ -13,7 +13,7 @@ import type { OutboxWorker } from '../../src/jobs/outbox-worker.js';
 import type { RunningSimulator } from '../../src/simulators/index.js';
 import { closePartnerAgent } from '../../src/connectors/partner-http.js';
 import { dueNow, partnerOrdersOf, startWorker, type PartnerOrderDb } from './helpers.js';
-import { configureRx, otcOnlyOrder, rxSimulator } from './rx-helpers.js';
+import { configureRx, otcOnlyOrder, rxOrder, rxSimulator } from './rx-helpers.js';
 
 let app: TestApp;
 let db: pg.Client;
@@ -95,6 +95,37 @@ test.serial('the window is counted before each request (the token’s too): a sp
   await dueNow(db, 'partner_order');
   await partnerOrder(third, (p) => p.status === 'created', 'third created once a slot freed');
   t.is(apiCalls().length, 4);
+});
+
+test.serial('a spent window defers a 503A order before its patient is read; the slot taken ahead is the first request’s', async (t) => {
+  const [{ bucket }] = (await db.query(`SELECT bucket FROM rate_budgets WHERE bucket LIKE 'rxpartner:%'`)).rows as { bucket: string }[];
+  await db.query(`INSERT INTO rate_budget_hits (bucket, taken_at) SELECT $1, now() FROM generate_series(1, 3)`, [bucket]);
+  const patientReads = async (order: string) =>
+    (
+      await db.query(`SELECT count(*)::int AS n FROM audit_events WHERE action = 'read' AND object_name = $1 AND detail->>'purpose' = 'sent to rxpartner'`, [
+        order,
+      ])
+    ).rows[0].n as number;
+  const calls = apiCalls().length;
+  const spent = await hits();
+  const name = await rxOrder({ first: 'Wendy', last: 'Window', dob: '1975-03-09' });
+  await budgetWait(name);
+  t.is((await partnerOrdersOf(db, name))[0].status, 'retrying');
+  t.is(await patientReads(name), 0, 'nothing of the patient read while the window is spent');
+  t.is(apiCalls().length, calls, 'no request');
+  t.is(await hits(), spent, 'a refused take counts nothing');
+  // the window frees: the patient is read once, and each request the partner saw was counted once
+  await db.query(`UPDATE rate_budget_hits SET taken_at = taken_at - interval '301 seconds' WHERE bucket = $1`, [bucket]);
+  const live = async () =>
+    (await db.query(`SELECT count(*)::int AS n FROM rate_budget_hits WHERE bucket = $1 AND taken_at > now() - interval '300 seconds'`, [bucket])).rows[0]
+      .n as number;
+  t.is(await live(), 0);
+  await dueNow(db, 'partner_order');
+  await partnerOrder(name, (p) => p.status === 'created', 'created once the window freed');
+  t.is(await patientReads(name), 1);
+  const sent = apiCalls().length - calls;
+  t.true(sent >= 2, `patient and e-script sent (${sent} requests)`);
+  t.is(await live(), sent, 'the slot taken ahead counted the first request, not one more');
 });
 
 test.serial('a 429 holds the budget for its Retry-After: no process calls the partner meanwhile', async (t) => {

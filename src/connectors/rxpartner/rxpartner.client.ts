@@ -54,17 +54,32 @@ export function partnerMessage(res: PartnerResponse): string {
   return text.slice(0, 300);
 }
 
+const windowRule = (ctx: ConnectorContext) => ({ limit: ctx.limits.rxpartnerLimit ?? 300, windowSeconds: ctx.limits.rxpartnerWindowSeconds ?? 300 });
+
+/** The retry of a spent window (or a 429's hold): `waitMs` until this taker's turn. */
+function budgetSpent(ctx: ConnectorContext, waitMs: number): Extract<CreateOutcome, { kind: 'retry' }> {
+  const rule = windowRule(ctx);
+  return {
+    kind: 'retry',
+    budget: true,
+    afterSeconds: Math.ceil(waitMs / 1000),
+    reason: `rxpartner request budget (${rule.limit} per ${rule.windowSeconds} s) is spent for now`,
+  };
+}
+
 /** One request of the partner's window, or a retry when the window (or a 429's hold) is full. */
 async function takeSlot(ctx: ConnectorContext): Promise<void> {
-  const rule = { limit: ctx.limits.rxpartnerLimit ?? 300, windowSeconds: ctx.limits.rxpartnerWindowSeconds ?? 300 };
-  const answer = await ctx.budget.slot(budgetBucket(ctx), rule);
-  if (!answer.ok)
-    throw new RxStop({
-      kind: 'retry',
-      budget: true,
-      afterSeconds: Math.ceil(answer.waitMs / 1000),
-      reason: `rxpartner request budget (${rule.limit} per ${rule.windowSeconds} s) is spent for now`,
-    });
+  const answer = await ctx.budget.slot(budgetBucket(ctx), windowRule(ctx));
+  if (!answer.ok) throw new RxStop(budgetSpent(ctx, answer.waitMs));
+}
+
+/**
+ * A slot of the window taken before an order's details are read (Connector.reserveCreate): every
+ * create makes at least one request, so a spent window defers the order before its patient is read.
+ */
+export async function reserveSlot(ctx: ConnectorContext): Promise<Extract<CreateOutcome, { kind: 'retry' }> | null> {
+  const answer = await ctx.budget.takeAhead(budgetBucket(ctx), windowRule(ctx));
+  return answer.ok ? null : budgetSpent(ctx, answer.waitMs);
 }
 
 /** A 429 holds every process's budget for its Retry-After (60 s when it names none). */

@@ -10,7 +10,7 @@
  */
 import type { Connector, ConnectorContext, CreateOutcome, PartnerLine, PartnerOrderInput, PartnerResponse } from '../connector.js';
 import { PARTNERS } from '../partners.js';
-import { partnerMessage, patientFollowUp, RxStop, rxCall } from './rxpartner.client.js';
+import { partnerMessage, patientFollowUp, reserveSlot, RxStop, rxCall } from './rxpartner.client.js';
 import { parseRxWebhook, verifyRxWebhook } from './rxpartner.webhook.js';
 
 const PATIENTS = '/v1/patients/create';
@@ -171,6 +171,7 @@ export const rxpartnerConnector: Connector = {
     stage: { Received: 'Pending', Shipped: 'Dispatched', Delivered: 'Delivered', Cancelled: 'Cancelled' },
   },
   createOrder,
+  reserveCreate: reserveSlot,
   testCredentials,
   verifyWebhook: verifyRxWebhook,
   parseWebhook: parseRxWebhook,
