@@ -4,7 +4,7 @@
  * same run, and reports rows that bench/run.ts writes to bench/RESULTS.md.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { openSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -95,6 +95,17 @@ export function spawnSvcProcess(args: string[], env: Record<string, string>, log
     env: { ...process.env, ...env },
     stdio: ['ignore', fd, fd],
   });
+}
+
+/** Waits until a worker spawned as `logName` says it runs (its log's "svc worker … running" line); fails if it exits first. */
+export async function waitForWorker(logName: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  const file = join(projectRoot, '.svc', 'bench-logs', `${logName}.log`);
+  const end = Date.now() + timeoutMs;
+  while (!/^svc worker \S+ running/m.test(existsSync(file) ? readFileSync(file, 'utf8') : '')) {
+    if (child.exitCode !== null) throw new Error(`${logName} exited (${child.exitCode}) before it ran; see ${file}`);
+    if (Date.now() > end) throw new Error(`${logName} did not start within ${timeoutMs / 1000} s; see ${file}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 export async function serveOnFreePort(env: Record<string, string>, logName: string): Promise<{ url: string; child: ChildProcess }> {

@@ -18,7 +18,7 @@ import { initRuntime } from '../src/shared/runtime.js';
 import { generateApiKeys } from '../src/auth/credentials.service.js';
 import { systemActor } from '../src/auth/actor.js';
 import { seedDemo } from '../seeds/index.js';
-import { runAutocannon, runLoop, serveOnFreePort, spawnSvcProcess, type BenchContext, type BenchRow, type BenchScenario } from './lib.js';
+import { runAutocannon, runLoop, serveOnFreePort, spawnSvcProcess, waitForWorker, type BenchContext, type BenchRow, type BenchScenario } from './lib.js';
 import '../src/modules.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -122,9 +122,12 @@ async function main(): Promise<void> {
         },
         async worker(count = 1, env = {}) {
           const started: ChildProcess[] = [];
-          for (let i = 0; i < count; i++) started.push(spawnSvcProcess(['worker'], childEnv(env), `${scenario.name}-worker-${i}`));
+          const names = Array.from({ length: count }, (_, i) => `${scenario.name}-worker-${i}`);
+          for (const name of names) started.push(spawnSvcProcess(['worker'], childEnv(env), name));
           children.push(...started);
-          await new Promise((r) => setTimeout(r, 1500));
+          // a worker is measured once it runs (it says so after bootstrapping, listening and claiming),
+          // not after a fixed sleep: on a loaded machine two starting workers took longer than one
+          await Promise.all(names.map((name, i) => waitForWorker(name, started[i])));
           return started;
         },
         async stopChildren() {

@@ -29,22 +29,36 @@ const insertSql = once(() =>
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`),
 );
 
+/** The ten values of an audit row, in the order of the INSERT's placeholders (recordAudit, auditInsertSql). */
+export function auditValues(actor: Actor, entry: AuditEntry): unknown[] {
+  return [
+    actor.type,
+    actor.id,
+    actor.roles ?? [],
+    entry.action,
+    entry.object_type,
+    entry.object_name,
+    entry.fields ?? [],
+    actor.requestId ?? null,
+    actor.ip ?? null,
+    entry.detail ? JSON.stringify(entry.detail) : null,
+  ];
+}
+
 export async function recordAudit(transaction: Tx | undefined, actor: Actor, entry: AuditEntry): Promise<void> {
-  await execute(
-    insertSql(),
-    [
-      actor.type,
-      actor.id,
-      actor.roles ?? [],
-      entry.action,
-      entry.object_type,
-      entry.object_name,
-      entry.fields ?? [],
-      actor.requestId ?? null,
-      actor.ip ?? null,
-      entry.detail ? JSON.stringify(entry.detail) : null,
-    ],
-    { transaction },
+  await execute(insertSql(), auditValues(actor, entry), { transaction });
+}
+
+/**
+ * The audit row's INSERT as SQL text, for a read audited by the very statement that reads (a
+ * data-modifying CTE: the row and the read commit together, with no transaction around them):
+ * auditValues bound from `$first` on, one row written for each row of `from` where `when` holds.
+ */
+export function auditInsertSql(first: number, from: string, when: string): string {
+  const p = (k: number) => `$${first + k}`;
+  return sqlFor({ e: AuditEvent })(
+    `INSERT INTO {@e} ({e:actorType}, {e:actorId}, {e:actorRoles}, {e:action}, {e:objectType}, {e:objectName}, {e:fields}, {e:requestId}, {e:ip}, {e:detail})
+     SELECT ${p(0)}, ${p(1)}, ${p(2)}::text[], ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}::text[], ${p(7)}, ${p(8)}, ${p(9)}::jsonb FROM ${from} WHERE ${when}`,
   );
 }
 

@@ -7,7 +7,8 @@
 import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
 import { recordAudit } from '../audit/audit.service.js';
-import { withTransaction, type Tx } from '../db/sequelize.js';
+import { selectRows, withTransaction, type Tx } from '../db/sequelize.js';
+import { once, sqlFor } from '../db/sql-names.js';
 import { InputError, NotFoundError } from '../shared/errors.js';
 import { Item } from './item.model.js';
 
@@ -49,18 +50,22 @@ export async function productMappingsOf(
 ): Promise<Map<string, { mapping: ProductMapping; vendor: string | null }>> {
   const out = new Map<string, { mapping: ProductMapping; vendor: string | null }>();
   if (itemCodes.length === 0) return out;
-  const rows = await Item.findAll({
-    attributes: ['itemCode', 'vendor', ...MAPPING_FIELDS.map((m) => m.attribute)],
-    where: { itemCode: [...new Set(itemCodes)] },
-    transaction: opts.transaction,
-  });
+  // raw: read by the router for every order submitted
+  const rows = await selectRows<Record<string, string | null>>(mappingsSql(), [[...new Set(itemCodes)]], opts);
   for (const r of rows) {
     const mapping: ProductMapping = {};
-    for (const m of MAPPING_FIELDS) mapping[m.field] = r[m.attribute] ?? null;
-    out.set(r.itemCode, { mapping, vendor: r.vendor });
+    for (const m of MAPPING_FIELDS) mapping[m.field] = r[m.field] ?? null;
+    out.set(r.item_code!, { mapping, vendor: r.vendor ?? null });
   }
   return out;
 }
+
+const mappingsSql = once(() =>
+  sqlFor({ i: Item })(
+    `SELECT {i.itemCode} AS item_code, {i.vendor} AS vendor, ${MAPPING_FIELDS.map((m) => `{i.${m.attribute}} AS ${m.field}`).join(', ')}
+       FROM {i} WHERE {i.itemCode} = ANY($1::text[])`,
+  ),
+);
 
 /**
  * The items of `itemCodes` that are prescriptions: a 503A item (compounded for a patient) or one whose
@@ -69,14 +74,17 @@ export async function productMappingsOf(
  */
 export async function prescriptionItemsOf(itemCodes: string[], opts: { transaction?: Tx } = {}): Promise<Set<string>> {
   if (itemCodes.length === 0) return new Set();
-  const rows = await Item.findAll({
-    attributes: ['itemCode', 'is503a', 'rxAttributes'],
-    where: { itemCode: [...new Set(itemCodes)] },
-    transaction: opts.transaction,
-  });
+  // raw: read for every rxpartner order a worker sends
+  const rows = await selectRows<{ item_code: string; is_503a: boolean | null; is_rx: unknown }>(prescriptionSql(), [[...new Set(itemCodes)]], opts);
   const isRx = (v: unknown) => v === true || v === 1 || v === '1' || (typeof v === 'string' && v.toLowerCase() === 'true');
-  return new Set(rows.filter((r) => r.is503a || isRx(r.rxAttributes?.is_rx)).map((r) => r.itemCode));
+  return new Set(rows.filter((r) => r.is_503a || isRx(r.is_rx)).map((r) => r.item_code));
 }
+
+const prescriptionSql = once(() =>
+  sqlFor({ i: Item })(
+    `SELECT {i.itemCode} AS item_code, {i.is503a} AS is_503a, {i.rxAttributes}->'is_rx' AS is_rx FROM {i} WHERE {i.itemCode} = ANY($1::text[])`,
+  ),
+);
 
 /**
  * Sets (a value) or clears (null or '') mapping fields of a product, as the catalog team does; the

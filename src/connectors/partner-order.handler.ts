@@ -107,9 +107,11 @@ async function recordFailure(
   attempt: number,
   fields?: PartnerFields,
 ): Promise<void> {
+  const patch = { status, lastError: reason.slice(0, 1000), attempts: attempt };
+  // retrying writes the partner order and its lines: one statement, no transaction needed
+  if (status !== 'failed' || !connector) return updatePartnerOrder(po, patch);
   await withTransaction(undefined, async (transaction) => {
-    await updatePartnerOrder(po, { status, lastError: reason.slice(0, 1000), attempts: attempt }, { transaction });
-    if (status !== 'failed' || !connector) return;
+    await updatePartnerOrder(po, patch, { transaction });
     const failed = failedStatusOf(connector.statuses);
     const all: Record<string, string | Date | null> = { ...(fields ?? {}), [connector.orderFields.syncDate]: new Date() };
     if (failed && po.partnerStatus === null) all[connector.orderFields.status] = failed;

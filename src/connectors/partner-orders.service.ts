@@ -12,7 +12,7 @@ import { columnsOf, once, sqlFor, tableOf } from '../db/sql-names.js';
 import { InputError, NotFoundError } from '../shared/errors.js';
 import { enqueue, redeliver } from '../shared/outbox.js';
 import { runtime } from '../shared/runtime.js';
-import { markPartnerLines, markPartnersLines } from '../orders/partner-fulfilment.service.js';
+import { markPartnersLines, partnerLinesStatusSql } from '../orders/partner-fulfilment.service.js';
 import type { PartnerLine, PartnerStatuses } from './connector.js';
 import { moveOf } from './partner-status.js';
 import { callsJson, insertCallsSql, type LoggedCall } from './call-log.service.js';
@@ -193,11 +193,19 @@ function updateSqlOf(keys: string[]): string {
 export async function updatePartnerOrder(
   po: { id: number; salesOrder: string; partner: string },
   patch: PartnerOrderPatch,
-  opts: { transaction: Tx },
+  opts: { transaction?: Tx } = {},
 ): Promise<void> {
   const keys = (Object.keys(patch) as (keyof PartnerOrderPatch)[]).filter((k) => patch[k] !== undefined).sort();
-  if (keys.length) await execute(updateSqlOf(keys), [po.id, ...keys.map((k) => patch[k])], opts);
-  if (patch.status) await markPartnerLines(po.salesOrder, po.partner, LINE_STATUS[patch.status as PartnerOrderStatus], opts);
+  if (!keys.length) return;
+  const values = [po.id, ...keys.map((k) => patch[k])];
+  if (!patch.status) {
+    await execute(updateSqlOf(keys), values, opts);
+    return;
+  }
+  // the lines' status with it, in one statement (atomic without a transaction of the caller's)
+  const n = values.length;
+  const lines = partnerLinesStatusSql(`$${n + 1}`, `$${n + 2}`, `$${n + 3}`);
+  await execute(`WITH lines AS (${lines}) ${updateSqlOf(keys)}`, [...values, po.salesOrder, po.partner, LINE_STATUS[patch.status as PartnerOrderStatus]], opts);
 }
 
 /**

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { Sequelize, type Transaction } from 'sequelize';
+import { Sequelize, Transaction } from 'sequelize';
 import type { Config } from '../config/index.js';
 import { initModels } from './models.js';
 
@@ -110,10 +110,88 @@ export async function closeDatabase(): Promise<void> {
 
 export type Tx = Transaction;
 
-/** Runs `work` in the given transaction, or in a new one when none is given. */
-export function withTransaction<T>(opts: { transaction?: Tx } | undefined, work: (transaction: Tx) => Promise<T>): Promise<T> {
+/** What DirectTransaction uses of Sequelize's Transaction beyond its typings (sequelize/lib/transaction.js, v6). */
+interface TransactionInternals {
+  connection: pg.Client;
+  finished?: 'commit' | 'rollback';
+  _afterCommitHooks: ((t: Transaction) => unknown)[];
+  prepareEnvironment(useCLS: boolean): Promise<void>;
+  cleanup(): void;
+  forceCleanup(): Promise<void>;
+}
+
+/**
+ * withTransaction's transaction: a Sequelize Transaction in every respect (model calls run on its
+ * connection, afterCommit hooks run once it ends) but its START TRANSACTION, COMMIT and ROLLBACK,
+ * which go straight to its connection instead of through Sequelize's query pipeline (options cloned,
+ * a query object and a stack captured per statement: about 100 µs of CPU per transaction, measured,
+ * paid by every partner order and event a worker records). As in Sequelize, a COMMIT or ROLLBACK
+ * that fails destroys the connection (its state is unknown), and the afterCommit hooks run after a
+ * commit whatever it answered.
+ */
+class DirectTransaction extends Transaction {
+  private get internals(): TransactionInternals {
+    return this as unknown as TransactionInternals;
+  }
+
+  /** Called by prepareEnvironment once the connection is taken (top-level only: no savepoint, no isolation level). */
+  async begin(): Promise<void> {
+    await this.end('START TRANSACTION');
+  }
+
+  private async end(statement: string): Promise<void> {
+    try {
+      await this.internals.connection.query(statement);
+    } catch (err) {
+      throw asSequelizeError(err as Error & { code?: string }, statement);
+    }
+  }
+
+  override async commit(): Promise<void> {
+    const t = this.internals;
+    if (t.finished) throw new Error(`Transaction cannot be committed because it has been finished with state: ${t.finished}`);
+    try {
+      await this.end('COMMIT');
+      t.cleanup();
+    } catch (err) {
+      await t.forceCleanup();
+      throw err;
+    } finally {
+      t.finished = 'commit';
+      for (const hook of t._afterCommitHooks) await hook.call(this, this);
+    }
+  }
+
+  override async rollback(): Promise<void> {
+    const t = this.internals;
+    if (t.finished) throw new Error(`Transaction cannot be rolled back because it has been finished with state: ${t.finished}`);
+    if (!t.connection) throw new Error('Transaction cannot be rolled back because it never started');
+    t.finished = 'rollback';
+    try {
+      await this.end('ROLLBACK');
+      t.cleanup();
+    } catch (err) {
+      await t.forceCleanup();
+      throw err;
+    }
+  }
+}
+
+/** Runs `work` in the given transaction, or in a new one when none is given (committed when `work` resolves, rolled back when it throws). */
+export async function withTransaction<T>(opts: { transaction?: Tx } | undefined, work: (transaction: Tx) => Promise<T>): Promise<T> {
   if (opts?.transaction) return work(opts.transaction);
-  return db().transaction((transaction) => work(transaction));
+  const transaction = new DirectTransaction(db(), {});
+  // the connection, then START TRANSACTION (a failed start gives the connection back, rolled back)
+  await (transaction as unknown as TransactionInternals).prepareEnvironment(false);
+  let result: T;
+  try {
+    result = await work(transaction);
+  } catch (err) {
+    await transaction.rollback().catch(() => undefined);
+    throw err;
+  }
+  await transaction.commit();
+  return result;
 }
 
 interface ConnectionManagerLike {

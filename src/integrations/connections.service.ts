@@ -6,7 +6,8 @@
 import type { Actor } from '../auth/actor.js';
 import { authorize, integrationOwnerOf } from '../auth/policy/index.js';
 import { recordAudit } from '../audit/audit.service.js';
-import type { Tx } from '../db/sequelize.js';
+import { selectOne, type Tx } from '../db/sequelize.js';
+import { once, sqlFor } from '../db/sql-names.js';
 import { PermissionError } from '../shared/errors.js';
 import { runtime } from '../shared/runtime.js';
 import { IntegrationConnection, type ConnectionWebhook, type IntegrationKey, type OwnerType, type SyncRecord } from './integration-connection.model.js';
@@ -30,6 +31,18 @@ export function findConnection(owner: Owner, integration: IntegrationKey, opts: 
     transaction: opts.transaction,
     ...(opts.lock && opts.transaction ? { lock: opts.transaction.LOCK.UPDATE } : {}),
   });
+}
+
+const connectedSecretSql = once(() =>
+  sqlFor({ c: IntegrationConnection })(
+    `SELECT {c.secretEnc} AS secret_enc FROM {c} WHERE {c.ownerType} = $1 AND {c.owner} = $2 AND {c.integration} = $3 AND {c.status} = 'connected'`,
+  ),
+);
+
+/** The sealed secret of an owner's connected integration, or undefined when it has none connected. */
+export async function connectedSecret(owner: Owner, integration: IntegrationKey, opts: { transaction?: Tx } = {}): Promise<string | undefined> {
+  const row = await selectOne<{ secret_enc: string | null }>(connectedSecretSql(), [owner.ownerType, owner.owner, integration], opts);
+  return row?.secret_enc ?? undefined;
 }
 
 export function sealSecret(value: Record<string, string>): string {

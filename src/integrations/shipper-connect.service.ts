@@ -23,7 +23,7 @@ import { shipperConnector } from '../connectors/shipper/shipper.connector.js';
 import type { KeyPair } from '../connectors/shipper/shipper.client.js';
 import { CONNECTION_EVENTS, subscribeShipperWebhook, unsubscribeShipperWebhook } from '../connectors/shipper/shipper.subscriptions.js';
 import type { WebhookConnectionLookup, WebhookConnectionsPort } from '../connectors/webhook-connections.js';
-import { dropConnection, findConnection, openSecret, ownerOf, saveConnection, sealSecret, type Owner } from './connections.service.js';
+import { connectedSecret, dropConnection, findConnection, openSecret, ownerOf, saveConnection, sealSecret, type Owner } from './connections.service.js';
 import { IntegrationConnection, type ConnectionWebhook } from './integration-connection.model.js';
 
 export interface ConnectShipperInput {
@@ -143,9 +143,10 @@ export async function disconnectShipper(actor: Actor): Promise<{ ok: true; integ
 
 /** The seam's port: a customer's connected key pair, or null (the marketplace's pair is used). */
 export async function customerShipperKeyPair(customer: string): Promise<KeyPair | null> {
-  const row = await findConnection({ ownerType: 'customer', owner: customer }, 'shipper');
-  if (!row || row.status !== 'connected') return null;
-  const s = openSecret(row.secretEnc);
+  // asked for every order a worker sends to shipper: the one column, raw
+  const sealed = await connectedSecret({ ownerType: 'customer', owner: customer }, 'shipper');
+  if (!sealed) return null;
+  const s = openSecret(sealed);
   return s.api_key && s.api_secret ? { apiKey: s.api_key, apiSecret: s.api_secret } : null;
 }
 

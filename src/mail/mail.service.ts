@@ -3,6 +3,7 @@ import { access, mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
+import type StreamTransport from 'nodemailer/lib/stream-transport/index.js';
 import { enqueue, type OutboxEntry, type OutboxHandler, type OutboxRow } from '../shared/outbox.js';
 import { runtime } from '../shared/runtime.js';
 import { projectRoot } from '../config/index.js';
@@ -58,6 +59,8 @@ export async function queueMail(transaction: Tx, message: MailMessage): Promise<
 }
 
 let transport: Transporter<SMTPTransport.SentMessageInfo> | undefined;
+// builds the .eml of a message when there is no SMTP server (stateless: one serves every message)
+let fileBuilder: Transporter<StreamTransport.SentMessageInfo> | undefined;
 
 function smtpTransport(url: string): Transporter<SMTPTransport.SentMessageInfo> {
   transport ??= nodemailer.createTransport(url);
@@ -82,7 +85,8 @@ async function sendMail(row: OutboxRow): Promise<{ ok: boolean; error?: string; 
     logger.info({ outboxId: row.id, category: msg.category, messageId: info.messageId }, `mail sent: ${msg.subject}`);
     return { ok: true, excerpt: String(info.response ?? '').slice(0, 200) };
   }
-  const built = await nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }).sendMail(mail);
+  fileBuilder ??= nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  const built = await fileBuilder.sendMail(mail);
   const dir = resolve(projectRoot, config.mailDir);
   await mkdir(dir, { recursive: true });
   const file = join(dir, `${row.delivery_id}.eml`);

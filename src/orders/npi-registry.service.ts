@@ -7,6 +7,8 @@
  * that cannot answer (timeout, refused connection, 5xx, an `Errors` body) is never cached and never
  * taken as a yes. An NPI is public provider data, not patient data.
  */
+import { selectOne } from '../db/sequelize.js';
+import { once, sqlFor } from '../db/sql-names.js';
 import { runtime } from '../shared/runtime.js';
 import { isValidNpi } from './npi.js';
 import { NpiRegistryEntry, type NpiOutcome } from './npi-registry-entry.model.js';
@@ -87,8 +89,9 @@ export async function verifyNpi(npi: string): Promise<NpiVerdict> {
   if (!/^\d{10}$/.test(npi)) return refuse(npi, 'format');
   if (!isValidNpi(npi)) return refuse(npi, 'check_digit');
   if (!npiRegistryConfigured()) return { ok: true, npi, providerName: null, cached: false };
-  const cached = await NpiRegistryEntry.findOne({ where: { npi } });
-  if (cached && cached.expiresAt.getTime() > Date.now()) return verdictOf(npi, cached.outcome, cached.providerName, true);
+  // the registry's answer while it is fresh (raw: read for every prescription a worker sends)
+  const cached = await selectOne<{ outcome: NpiOutcome; provider_name: string | null }>(cachedSql(), [npi]);
+  if (cached) return verdictOf(npi, cached.outcome, cached.provider_name, true);
   const answer = await askRegistry(npi);
   if ('unavailable' in answer) {
     runtime().logger.warn({ npi, detail: answer.unavailable }, 'NPI registry did not answer');
@@ -106,6 +109,10 @@ export async function verifyNpi(npi: string): Promise<NpiVerdict> {
   });
   return verdictOf(npi, answer.outcome, answer.name, false);
 }
+
+const cachedSql = once(() =>
+  sqlFor({ e: NpiRegistryEntry })(`SELECT {e.outcome} AS outcome, {e.providerName} AS provider_name FROM {e} WHERE {e.npi} = $1 AND {e.expiresAt} > now()`),
+);
 
 function verdictOf(npi: string, outcome: NpiOutcome, name: string | null, cached: boolean): NpiVerdict {
   if (outcome === 'active') return { ok: true, npi, providerName: name, cached };

@@ -4,9 +4,9 @@
  * the spec's partner fields, and a partner's shipment with the order's progress (To Bill).
  */
 import type { Actor } from '../auth/actor.js';
-import { recordAudit } from '../audit/audit.service.js';
+import { auditInsertSql, auditValues } from '../audit/audit.service.js';
 import { consumeReservedStock } from '../catalog/stock.service.js';
-import { execute, selectOne, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
+import { execute, selectOne, selectRows, type Tx } from '../db/sequelize.js';
 import { once } from '../db/sql-names.js';
 import { InputError } from '../shared/errors.js';
 import { PARTNER_FIELDS, PATIENT_FIELDS } from './order.schemas.js';
@@ -88,8 +88,11 @@ const sql = once(() => ({
     RETURNING {so.status} AS status,
       (SELECT COALESCE(json_agg(json_build_object('idx', idx, 'item_code', item_code, 'warehouse', warehouse, 'qty', qty, 'reserved', reserved)
          ORDER BY item_code, warehouse), '[]') FROM open) AS open`),
-  patient: orderSql(`SELECT {so.customer} AS customer, {so.is503a} AS is_503a, {so.checkoutNpiNumber} AS checkout_npi_number,
-           ${PATIENT_FIELDS.map((f) => `{so.${attributeOf(f)}} AS ${f}`).join(', ')} FROM {so} WHERE {so.name} = $1`),
+  // the patient, with its read audited when there is one (the rows the caller uses: a 503A order's)
+  patientAudited: orderSql(`WITH p AS (SELECT {so.customer} AS customer, {so.is503a} AS is_503a, {so.checkoutNpiNumber} AS checkout_npi_number,
+           ${PATIENT_FIELDS.map((f) => `{so.${attributeOf(f)}} AS ${f}`).join(', ')} FROM {so} WHERE {so.name} = $1),
+      audit AS (${auditInsertSql(2, 'p', "p.is_503a AND COALESCE(p.checkout_patient_last_name, '') <> ''")})
+      SELECT * FROM p`),
   tracking: orderSql(`SELECT {s.trackingNumber} AS number, {s.carrier} AS carrier, {s.trackingUrl} AS url FROM {s}
       WHERE {s.salesOrder} = $1 AND {s.trackingNumber} IS NOT NULL AND {s.trackingNumber} <> $2 ORDER BY {s.id}`),
 }));
@@ -107,6 +110,14 @@ export async function recordLineRoutes(salesOrder: string, routes: { idx: number
 /** Shows on a partner's lines of an order where its partner order stands (Queued, Sent, Failed…). */
 export async function markPartnerLines(salesOrder: string, partner: string, status: string, opts: { transaction: Tx }): Promise<void> {
   await execute(sql().lineStatus, [salesOrder, partner, status], opts);
+}
+
+/**
+ * markPartnerLines as SQL text, for a caller that writes the lines' status inside a statement of its
+ * own (a data-modifying CTE): the placeholders of the order, the partner and the status.
+ */
+export function partnerLinesStatusSql(order: string, partner: string, status: string): string {
+  return orderSql(`UPDATE {@soi} SET {soi:fulfilmentStatus} = ${status} WHERE {soi:parent} = ${order} AND {soi:fulfilmentPartner} = ${partner}`);
 }
 
 /** markPartnerLines for several partners of an order at once (one statement). */
@@ -294,27 +305,26 @@ export async function patientForPartner(
   partner: string,
   opts: { transaction?: Tx } = {},
 ): Promise<PartnerPatientData | undefined> {
-  return withTransaction(opts, async (transaction) => {
-    const row = await selectOne<Record<string, unknown>>(sql().patient, [salesOrder], { transaction });
-    if (!row || !row.is_503a || !row.checkout_patient_last_name) return undefined;
-    const p = decryptPatientFields(row);
-    await recordAudit(transaction, actor, {
-      action: 'read',
-      object_type: 'Sales Order',
-      object_name: salesOrder,
-      fields: [...PATIENT_FIELDS, 'checkout_npi_number'],
-      detail: { purpose: `sent to ${partner}` },
-    });
-    const customer = String(row.customer);
-    const [firstName, lastName, dateOfBirth] = [p.checkout_patient_first_name ?? '', p.checkout_patient_last_name ?? '', p.checkout_patient_dob ?? ''];
-    return {
-      customer,
-      key: patientKeyOf(customer, firstName, lastName, dateOfBirth),
-      firstName,
-      lastName,
-      dateOfBirth,
-      gender: p.checkout_patient_gender,
-      prescriberNpi: typeof row.checkout_npi_number === 'string' && row.checkout_npi_number ? row.checkout_npi_number : null,
-    };
+  // read and audited by one statement: the audit row commits with the read, with no transaction around them
+  const audit = auditValues(actor, {
+    action: 'read',
+    object_type: 'Sales Order',
+    object_name: salesOrder,
+    fields: [...PATIENT_FIELDS, 'checkout_npi_number'],
+    detail: { purpose: `sent to ${partner}` },
   });
+  const row = await selectOne<Record<string, unknown>>(sql().patientAudited, [salesOrder, ...audit], opts);
+  if (!row || !row.is_503a || !row.checkout_patient_last_name) return undefined;
+  const p = decryptPatientFields(row);
+  const customer = String(row.customer);
+  const [firstName, lastName, dateOfBirth] = [p.checkout_patient_first_name ?? '', p.checkout_patient_last_name ?? '', p.checkout_patient_dob ?? ''];
+  return {
+    customer,
+    key: patientKeyOf(customer, firstName, lastName, dateOfBirth),
+    firstName,
+    lastName,
+    dateOfBirth,
+    gender: p.checkout_patient_gender,
+    prescriberNpi: typeof row.checkout_npi_number === 'string' && row.checkout_npi_number ? row.checkout_npi_number : null,
+  };
 }

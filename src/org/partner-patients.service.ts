@@ -5,7 +5,8 @@
  * docs/decisions.md "rxpartner and storepartner connectors (issue 12)"). Keys and ids only: the
  * patient's name and birth date stay on the Sales Order, encrypted.
  */
-import type { Tx } from '../db/sequelize.js';
+import { selectOne, type Tx } from '../db/sequelize.js';
+import { once, sqlFor } from '../db/sql-names.js';
 import { CustomerPartnerPatient, type PartnerPatientStatus } from './customer-partner-patient.model.js';
 
 /** The key of the Customer itself as a patient (ensure_patient). */
@@ -34,9 +35,16 @@ export async function findPartnerPatient(
   patientKey: string,
   opts: { transaction?: Tx } = {},
 ): Promise<PartnerPatientRow | undefined> {
-  const row = await CustomerPartnerPatient.findOne({ where: { customer, partner, patientKey }, transaction: opts.transaction });
-  return row ? rowOf(row) : undefined;
+  // raw: read for every rxpartner order a worker sends
+  return selectOne<PartnerPatientRow>(findSql(), [customer, partner, patientKey], opts);
 }
+
+const findSql = once(() =>
+  sqlFor({ p: CustomerPartnerPatient })(
+    `SELECT {p.customer} AS customer, {p.partnerPatientId} AS partner_patient_id, {p.status} AS status, {p.detail} AS detail, {p.salesOrder} AS sales_order
+       FROM {p} WHERE {p.customer} = $1 AND {p.partner} = $2 AND {p.patientKey} = $3`,
+  ),
+);
 
 /** Records (or updates) the partner's id and status of a customer's patient; `salesOrder`: the order being sent. */
 export async function rememberPartnerPatient(
