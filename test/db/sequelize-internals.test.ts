@@ -8,7 +8,8 @@ import test from 'ava';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../../src/config/index.js';
-import { closeDatabase, db, execute, initDatabase, selectOne, selectRows, type Tx } from '../../src/db/sequelize.js';
+import { closeDatabase, db, execute, initDatabase, selectOne, selectRows, withTransaction, type Tx } from '../../src/db/sequelize.js';
+import { Company } from '../../src/org/company.model.js';
 import { prepare, runPreparedOne } from '../../src/db/prepared.js';
 import { createTestDatabase } from '../helpers/db.js';
 import { testConfig } from '../helpers/app.js';
@@ -66,4 +67,71 @@ test('raw statements: PostgreSQL’s error code reaches the edge as Sequelize’
   await db().transaction((transaction) => Promise.resolve(void (kept = transaction)));
   await t.throwsAsync(execute(`SELECT 1`, [], { transaction: kept }), { message: /commit has been called on this transaction/ });
   t.is((await selectOne<{ v: string }>(`SELECT $1::text AS v`, ['a\0b']))?.v, 'a\\0b', 'a NUL is sent as \\0, as Sequelize sends it');
+});
+
+// withTransaction's DirectTransaction (db/sequelize.ts): BEGIN/COMMIT straight to the connection, a
+// Sequelize Transaction in everything else
+test.serial('withTransaction: commits, runs afterCommit hooks after the commit, rolls back on a throw, gives every connection back', async (t) => {
+  const count = async () => (await selectOne<{ n: number }>(`SELECT count(*)::int AS n FROM companies WHERE name LIKE 'Direct Probe%'`))?.n;
+  const seen: (number | undefined)[] = [];
+  const answer = await withTransaction(undefined, async (transaction) => {
+    await execute(`INSERT INTO companies (name) VALUES ('Direct Probe 1')`, [], { transaction });
+    // a model call runs on the same connection: it sees the uncommitted row
+    t.is(await Company.count({ where: { name: 'Direct Probe 1' }, transaction }), 1);
+    transaction.afterCommit(async () => void seen.push(await count()));
+    return 'done';
+  });
+  t.is(answer, 'done');
+  t.deepEqual(seen, [1], 'the hook ran once, after the row was committed');
+  await t.throwsAsync(
+    withTransaction(undefined, async (transaction) => {
+      await execute(`INSERT INTO companies (name) VALUES ('Direct Probe 2')`, [], { transaction });
+      transaction.afterCommit(() => void seen.push(-1));
+      throw new Error('roll back');
+    }),
+    { message: 'roll back' },
+  );
+  t.is(await count(), 1, 'the second row was rolled back');
+  t.deepEqual(seen, [1], 'no afterCommit hook of a rolled-back transaction');
+  // a statement error inside: rolled back, the error is the database's, the pool is whole afterwards
+  await t.throwsAsync(
+    withTransaction(undefined, async (transaction) => {
+      await execute(`INSERT INTO companies (name) VALUES ('Direct Probe 3')`, [], { transaction });
+      await execute(`INSERT INTO companies (name) VALUES (NULL)`, [], { transaction });
+    }),
+    { message: /null value/ },
+  );
+  t.is(await count(), 1);
+  const { pool } = db().connectionManager as unknown as { pool: { using: number; waiting: number } };
+  const rounds = Array.from({ length: 40 }, (_, i) =>
+    withTransaction(undefined, (transaction) => execute(`SELECT $1::int AS i`, [i], { transaction })).then(() => undefined),
+  );
+  await Promise.all(rounds);
+  t.is(pool.using, 0, 'every connection went back to the pool');
+  t.is(pool.waiting, 0);
+  // the outer transaction is reused, never nested
+  await withTransaction(undefined, async (outer) => {
+    await withTransaction({ transaction: outer }, (inner) => Promise.resolve(t.is(inner, outer)));
+  });
+});
+
+test.serial('withTransaction: a COMMIT the database refuses throws, and its connection is not reused', async (t) => {
+  await execute(
+    `CREATE TABLE IF NOT EXISTS direct_probe_deferred (id int PRIMARY KEY, parent int REFERENCES direct_probe_deferred (id) DEFERRABLE INITIALLY DEFERRED)`,
+  );
+  let pid: number | undefined;
+  await t.throwsAsync(
+    withTransaction(undefined, async (transaction) => {
+      pid = (await selectOne<{ pid: number }>(`SELECT pg_backend_pid() AS pid`, [], { transaction }))?.pid;
+      // checked at COMMIT: the parent row does not exist
+      await execute(`INSERT INTO direct_probe_deferred (id, parent) VALUES (1, 99)`, [], { transaction });
+    }),
+    { message: /foreign key/ },
+  );
+  t.is((await selectOne<{ n: number }>(`SELECT count(*)::int AS n FROM direct_probe_deferred`))?.n, 0);
+  const pids = await Promise.all(Array.from({ length: 12 }, () => selectOne<{ pid: number }>(`SELECT pg_backend_pid() AS pid, pg_sleep(0.02)`)));
+  t.false(
+    pids.some((p) => p?.pid === pid),
+    'the connection whose COMMIT failed was destroyed, not handed out again',
+  );
 });
