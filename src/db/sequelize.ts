@@ -147,15 +147,23 @@ class DirectTransaction extends Transaction {
     }
   }
 
-  override async commit(): Promise<void> {
+  /** COMMIT or ROLLBACK, then the connection back to the pool; destroyed instead when the statement failed. */
+  private async finish(statement: 'COMMIT' | 'ROLLBACK'): Promise<void> {
     const t = this.internals;
-    if (t.finished) throw new Error(`Transaction cannot be committed because it has been finished with state: ${t.finished}`);
     try {
-      await this.end('COMMIT');
+      await this.end(statement);
       t.cleanup();
     } catch (err) {
       await t.forceCleanup();
       throw err;
+    }
+  }
+
+  override async commit(): Promise<void> {
+    const t = this.internals;
+    if (t.finished) throw new Error(`Transaction cannot be committed because it has been finished with state: ${t.finished}`);
+    try {
+      await this.finish('COMMIT');
     } finally {
       t.finished = 'commit';
       for (const hook of t._afterCommitHooks) await hook.call(this, this);
@@ -167,13 +175,7 @@ class DirectTransaction extends Transaction {
     if (t.finished) throw new Error(`Transaction cannot be rolled back because it has been finished with state: ${t.finished}`);
     if (!t.connection) throw new Error('Transaction cannot be rolled back because it never started');
     t.finished = 'rollback';
-    try {
-      await this.end('ROLLBACK');
-      t.cleanup();
-    } catch (err) {
-      await t.forceCleanup();
-      throw err;
-    }
+    await this.finish('ROLLBACK');
   }
 }
 
