@@ -124,10 +124,10 @@ interface TransactionInternals {
  * withTransaction's transaction: a Sequelize Transaction in every respect (model calls run on its
  * connection, afterCommit hooks run once it ends) but its START TRANSACTION, COMMIT and ROLLBACK,
  * which go straight to its connection instead of through Sequelize's query pipeline (options cloned,
- * a query object and a stack captured per statement: about 100 µs of CPU per transaction, measured,
- * paid by every partner order and event a worker records). As in Sequelize, a COMMIT or ROLLBACK
- * that fails destroys the connection (its state is unknown), and the afterCommit hooks run after a
- * commit whatever it answered.
+ * a query object and a stack captured per statement: measured, a transaction of one statement took
+ * 132 µs of CPU through it and 98 µs direct; every partner order and event a worker records runs
+ * one or two). As in Sequelize, a COMMIT or ROLLBACK that fails destroys the connection (its state
+ * is unknown), and the afterCommit hooks run after a commit whatever it answered.
  */
 class DirectTransaction extends Transaction {
   private get internals(): TransactionInternals {
@@ -136,10 +136,10 @@ class DirectTransaction extends Transaction {
 
   /** Called by prepareEnvironment once the connection is taken (top-level only: no savepoint, no isolation level). */
   async begin(): Promise<void> {
-    await this.end('START TRANSACTION');
+    await this.send('START TRANSACTION');
   }
 
-  private async end(statement: string): Promise<void> {
+  private async send(statement: string): Promise<void> {
     try {
       await this.internals.connection.query(statement);
     } catch (err) {
@@ -151,7 +151,7 @@ class DirectTransaction extends Transaction {
   private async finish(statement: 'COMMIT' | 'ROLLBACK'): Promise<void> {
     const t = this.internals;
     try {
-      await this.end(statement);
+      await this.send(statement);
       t.cleanup();
     } catch (err) {
       await t.forceCleanup();
