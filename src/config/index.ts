@@ -122,7 +122,7 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
   SVC_WORKER_NICE: {
     path: 'worker.nice',
     type: 'number',
-    doc: 'CPU priority of `svc worker` (nice 0-19; default 10): on a shared host the API answers first, background work waits',
+    doc: 'CPU priority of `svc worker` (nice 0-19; default 0, the inherited one): raise it on a host where the API must answer before background work',
   },
   SVC_WEBHOOK_TIMEOUT_MS: { path: 'webhook.timeoutMs', type: 'number', doc: 'Per-attempt timeout of vendor webhooks' },
   SVC_WEBHOOK_ALLOW_PRIVATE: { path: 'webhook.allowPrivateTargets', type: 'boolean', doc: 'Allow loopback/private webhook URLs (development and tests only)' },

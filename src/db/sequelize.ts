@@ -1,7 +1,8 @@
 import pg from 'pg';
-import { Sequelize, Transaction } from 'sequelize';
+import { Sequelize, type Transaction } from 'sequelize';
 import type { Config } from '../config/index.js';
 import { initModels } from './models.js';
+import { asSequelizeError, inDirectTransaction } from './transaction.js';
 
 // Wire values as the spec shows them: numerics as numbers, dates as YYYY-MM-DD text, counts as numbers.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => (v === null ? null : Number(v)));
@@ -110,90 +111,10 @@ export async function closeDatabase(): Promise<void> {
 
 export type Tx = Transaction;
 
-/** What DirectTransaction uses of Sequelize's Transaction beyond its typings (sequelize/lib/transaction.js, v6). */
-interface TransactionInternals {
-  connection: pg.Client;
-  finished?: 'commit' | 'rollback';
-  _afterCommitHooks: ((t: Transaction) => unknown)[];
-  prepareEnvironment(useCLS: boolean): Promise<void>;
-  cleanup(): void;
-  forceCleanup(): Promise<void>;
-}
-
-/**
- * withTransaction's transaction: a Sequelize Transaction in every respect (model calls run on its
- * connection, afterCommit hooks run once it ends) but its START TRANSACTION, COMMIT and ROLLBACK,
- * which go straight to its connection instead of through Sequelize's query pipeline (options cloned,
- * a query object and a stack captured per statement: measured, a transaction of one statement took
- * 132 µs of CPU through it and 98 µs direct; every partner order and event a worker records runs
- * one or two). As in Sequelize, a COMMIT or ROLLBACK that fails destroys the connection (its state
- * is unknown), and the afterCommit hooks run after a commit whatever it answered.
- */
-class DirectTransaction extends Transaction {
-  private get internals(): TransactionInternals {
-    return this as unknown as TransactionInternals;
-  }
-
-  /** Called by prepareEnvironment once the connection is taken (top-level only: no savepoint, no isolation level). */
-  async begin(): Promise<void> {
-    await this.send('START TRANSACTION');
-  }
-
-  private async send(statement: string): Promise<void> {
-    try {
-      await this.internals.connection.query(statement);
-    } catch (err) {
-      throw asSequelizeError(err as Error & { code?: string }, statement);
-    }
-  }
-
-  /** COMMIT or ROLLBACK, then the connection back to the pool; destroyed instead when the statement failed. */
-  private async finish(statement: 'COMMIT' | 'ROLLBACK'): Promise<void> {
-    const t = this.internals;
-    try {
-      await this.send(statement);
-      t.cleanup();
-    } catch (err) {
-      await t.forceCleanup();
-      throw err;
-    }
-  }
-
-  override async commit(): Promise<void> {
-    const t = this.internals;
-    if (t.finished) throw new Error(`Transaction cannot be committed because it has been finished with state: ${t.finished}`);
-    try {
-      await this.finish('COMMIT');
-    } finally {
-      t.finished = 'commit';
-      for (const hook of t._afterCommitHooks) await hook.call(this, this);
-    }
-  }
-
-  override async rollback(): Promise<void> {
-    const t = this.internals;
-    if (t.finished) throw new Error(`Transaction cannot be rolled back because it has been finished with state: ${t.finished}`);
-    if (!t.connection) throw new Error('Transaction cannot be rolled back because it never started');
-    t.finished = 'rollback';
-    await this.finish('ROLLBACK');
-  }
-}
-
 /** Runs `work` in the given transaction, or in a new one when none is given (committed when `work` resolves, rolled back when it throws). */
-export async function withTransaction<T>(opts: { transaction?: Tx } | undefined, work: (transaction: Tx) => Promise<T>): Promise<T> {
+export function withTransaction<T>(opts: { transaction?: Tx } | undefined, work: (transaction: Tx) => Promise<T>): Promise<T> {
   if (opts?.transaction) return work(opts.transaction);
-  const transaction = new DirectTransaction(db(), {});
-  // the connection, then START TRANSACTION (a failed start gives the connection back, rolled back)
-  await (transaction as unknown as TransactionInternals).prepareEnvironment(false);
-  let result: T;
-  try {
-    result = await work(transaction);
-  } catch (err) {
-    await transaction.rollback().catch(() => undefined);
-    throw err;
-  }
-  await transaction.commit();
-  return result;
+  return inDirectTransaction(db(), work);
 }
 
 interface ConnectionManagerLike {
@@ -208,11 +129,6 @@ function brokenConnection(err: Error & { code?: string }): boolean {
     /Unable to set non-blocking to true|SSL SYSCALL error: EOF detected|Local: Authentication failure/i.test(String(err)) ||
     err.message === 'Query read timeout'
   );
-}
-
-/** A database error shaped as Sequelize shapes one (`parent`/`original` carry PostgreSQL's code), so the edge maps it alike. */
-function asSequelizeError(err: Error & { code?: string }, sql: string): Error {
-  return Object.assign(new Error(err.message), { name: 'SequelizeDatabaseError', parent: err, original: err, sql, stack: err.stack });
 }
 
 /**
