@@ -54,7 +54,7 @@ const sql = once(() => ({
       FROM {soi} WHERE {soi.parent} = $1 ORDER BY {soi.idx}`),
   route: orderSql(`UPDATE {soi} SET {soi:fulfilmentPartner} = r.route FROM jsonb_to_recordset($2::jsonb) AS r(idx int, route text)
       WHERE {soi.parent} = $1 AND {soi.idx} = r.idx AND {soi.fulfilmentPartner} IS NULL`),
-  lineStatus: orderSql(`UPDATE {@soi} SET {soi:fulfilmentStatus} = $3 WHERE {soi:parent} = $1 AND {soi:fulfilmentPartner} = $2`),
+  lineStatus: partnerLinesStatusSql('$1', '$2', '$3'),
   linesStatus: orderSql(`UPDATE {@soi} SET {soi:fulfilmentStatus} = $3 WHERE {soi:parent} = $1 AND {soi:fulfilmentPartner} = ANY($2::text[])`),
   head: orderSql(`SELECT {so.name} AS name, {so.docstatus} AS docstatus, {so.status} AS status, {so.customer} AS customer, {c.customerName} AS customer_name,
            {so.ownerEmail} AS owner_email, {c.email} AS customer_email, {so.transactionDate} AS transaction_date, {so.currency} AS currency,
