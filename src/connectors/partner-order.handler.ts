@@ -167,7 +167,8 @@ async function send(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome
   if (!config.ready) return recordAwaiting(po, config.problem, po.attempts, stamp, row, ctx);
   const { connector } = config;
   // the attempt's calls are logged with the partner order's record when it is created (a statement
-  // fewer per call); otherwise, or if recording fails, when the attempt ends
+  // fewer per call), before any other record (whoever sees the outcome sees the calls that led to
+  // it), and, if recording fails, when the attempt ends
   const calls: LoggedCall[] = [];
   const cctx = connectorContext(partner, config.credentials, { salesOrder: po.salesOrder, partnerOrderId: po.id, signal: ctx.signal, hold: calls });
   // a partner whose every create draws from one budget: its slot first, so a spent budget defers the
@@ -189,10 +190,15 @@ async function send(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome
     }
     return await record(connector, po, outcome, row, ctx, stamp, calls);
   } finally {
-    await logPartnerCalls(calls.splice(0)).catch((err: unknown) =>
-      runtime().logger.warn({ err: (err as Error).message, partnerOrderId: po.id }, 'partner calls not logged'),
-    );
+    await logHeldCalls(po, calls);
   }
+}
+
+/** Logs the calls the attempt still holds (a log that cannot be written is warned of, never the attempt's failure). */
+async function logHeldCalls(po: PartnerOrderData, calls: LoggedCall[]): Promise<void> {
+  await logPartnerCalls(calls.splice(0)).catch((err: unknown) =>
+    runtime().logger.warn({ err: (err as Error).message, partnerOrderId: po.id }, 'partner calls not logged'),
+  );
 }
 
 async function record(
@@ -204,6 +210,8 @@ async function record(
   stamp: string,
   calls: LoggedCall[],
 ): Promise<AttemptOutcome> {
+  // only a created record writes its calls itself: for the rest they are in the log first
+  if (outcome.kind !== 'created') await logHeldCalls(po, calls);
   switch (outcome.kind) {
     case 'created':
       await recordCreated(connector, po, outcome, ctx.attempt, calls);
