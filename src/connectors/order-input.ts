@@ -6,7 +6,8 @@
  */
 import { systemActor } from '../auth/actor.js';
 import { prescriptionItemsOf } from '../catalog/product-mapping.js';
-import { partnerOrderHead, patientForPartner } from '../orders/partner-fulfilment.service.js';
+import { partnerOrderHead } from '../orders/partner-fulfilment.service.js';
+import { patientForPartner } from '../orders/partner-patient.service.js';
 import type { PostalAddress } from '../org/org.service.js';
 import type { PartnerLine, PartnerOrderInput, ShipTo } from './connector.js';
 import type { PartnerOrderData } from './partner-order.model.js';

@@ -1,23 +1,20 @@
 /**
  * Partner orders (table partner_orders, owned here): one per Sales Order and partner, created once by
  * the router with its outbox row (kind partner_order), sent by the worker with one dedupe key on
- * every attempt, listed and re-driven by operators. Nothing here ever creates a second partner order
- * for the same order and partner: the table's unique keys refuse it, whoever races.
+ * every attempt; operators list and re-drive them through partner-orders-admin.service.ts. Nothing
+ * here ever creates a second partner order for the same order and partner: the table's unique keys
+ * refuse it, whoever races.
  */
-import type { Actor } from '../auth/actor.js';
-import { authorize } from '../auth/policy/index.js';
-import { recordAudit } from '../audit/audit.service.js';
-import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
+import { execute, selectOne, type Tx } from '../db/sequelize.js';
 import { columnsOf, once, sqlFor, tableOf } from '../db/sql-names.js';
-import { InputError, NotFoundError } from '../shared/errors.js';
-import { enqueue, redeliver } from '../shared/outbox.js';
+import { enqueue } from '../shared/outbox.js';
 import { runtime } from '../shared/runtime.js';
 import { markPartnersLines, partnerLinesStatusSql } from '../orders/partner-fulfilment.service.js';
 import type { PartnerLine, PartnerStatuses } from './connector.js';
 import { moveOf } from './partner-status.js';
 import { callsJson, insertCallsSql, type LoggedCall } from './call-log.service.js';
-import { dedupeKeyOf, isPartnerKey, PARTNER_KEYS, type PartnerKey } from './partners.js';
-import { PARTNER_ORDER_STATUSES, PartnerOrder, type PartnerOrderData, type PartnerOrderStatus } from './partner-order.model.js';
+import { dedupeKeyOf, type PartnerKey } from './partners.js';
+import { PartnerOrder, type PartnerOrderData, type PartnerOrderStatus } from './partner-order.model.js';
 
 export const PARTNER_ORDER_KIND = 'partner_order';
 
@@ -66,6 +63,12 @@ function sendEntry(p: { id: number; partner: string; salesOrder: string }) {
     payload: { partner_order_id: p.id, partner: p.partner, sales_order: p.salesOrder },
     maxAttempts: runtime().config.partners.maxAttempts,
   };
+}
+
+/** Queues a new outbox row that sends the partner order (one it had was lost or never made), in the caller's transaction. */
+export async function queuePartnerOrderSend(p: { id: number; partner: string; salesOrder: string }, opts: { transaction: Tx }): Promise<void> {
+  const [queued] = await enqueue(opts.transaction, sendEntry(p));
+  await execute(sql().outbox, [p.id, queued.id], opts);
 }
 
 /**
@@ -227,118 +230,4 @@ export async function updatePartnerOrderWith(
   }
   const also = then(keys.length + 2);
   await execute(`WITH partner_order AS (${updateSqlOf(keys)}) ${also.sql}`, [po.id, ...keys.map((k) => patch[k]), ...also.values], opts);
-}
-
-export interface PartnerOrderRow {
-  id: number;
-  sales_order: string;
-  partner: string;
-  dedupe_key: string;
-  status: PartnerOrderStatus;
-  partner_reference: string | null;
-  partner_status: string | null;
-  tracking_number: string | null;
-  lines: number;
-  attempts: number;
-  last_error: string | null;
-  /** what operations must do by hand (a partner event asked it), or null */
-  follow_up: string | null;
-  /** the Sales Order was cancelled: requested, cancelled, not_sent or manual (null otherwise) */
-  cancellation: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-const rowOf = (p: PartnerOrder): PartnerOrderRow => ({
-  id: p.id,
-  sales_order: p.salesOrder,
-  partner: p.partner,
-  dedupe_key: p.dedupeKey,
-  status: p.status,
-  partner_reference: p.partnerReference,
-  partner_status: p.partnerStatus,
-  tracking_number: p.trackingNumber,
-  lines: p.lines.length,
-  attempts: p.attempts,
-  last_error: p.lastError,
-  follow_up: p.followUp,
-  cancellation: p.cancellation,
-  created_at: p.createdAt,
-  updated_at: p.updatedAt,
-});
-
-/** Partner orders, newest first (`svc partner orders`). */
-export async function listPartnerOrders(
-  actor: Actor,
-  filter: { partner?: string; status?: string; salesOrder?: string; limit?: number } = {},
-): Promise<PartnerOrderRow[]> {
-  authorize(actor, 'read', 'Partner Order');
-  if (filter.partner && !isPartnerKey(filter.partner)) throw new InputError(`Unknown partner ${filter.partner}; partners: ${PARTNER_KEYS.join(', ')}`);
-  if (filter.status && !(PARTNER_ORDER_STATUSES as readonly string[]).includes(filter.status))
-    throw new InputError(`Unknown status ${filter.status}; statuses: ${PARTNER_ORDER_STATUSES.join(', ')}`);
-  const where: Record<string, unknown> = {};
-  if (filter.partner) where.partner = filter.partner;
-  if (filter.status) where.status = filter.status;
-  if (filter.salesOrder) where.salesOrder = filter.salesOrder;
-  const rows = await PartnerOrder.findAll({ where, order: [['id', 'DESC']], limit: Math.min(filter.limit ?? 100, 1000) });
-  return rows.map(rowOf);
-}
-
-export interface RetryResult {
-  partner: string;
-  partner_order_id: number;
-  /** queued: sent again soon (same dedupe key) | created: the partner has it, nothing sent | running: an attempt is in flight */
-  outcome: 'queued' | 'created' | 'running';
-  dedupe_key: string;
-}
-
-/** Queues a partner order's outbox row again (same delivery id, same dedupe key) with a fresh set of attempts. */
-async function requeue(p: PartnerOrder, transaction: Tx): Promise<boolean> {
-  const attempts = runtime().config.partners.maxAttempts;
-  if (p.outboxId !== null && !(await redeliver(p.outboxId, { transaction, attempts }))) return false; // running now
-  if (p.outboxId === null) {
-    const [queued] = await enqueue(transaction, sendEntry(p));
-    await execute(sql().outbox, [p.id, queued.id], { transaction });
-  }
-  await updatePartnerOrder(p, { status: 'pending' }, { transaction });
-  return true;
-}
-
-/**
- * `svc partner retry <sales_order> [--partner P]`: sends the order's partner orders that are not
- * created yet again, with the same dedupe key; never creates a partner order.
- */
-export async function retryPartnerOrders(actor: Actor, salesOrder: string, opts: { partner?: string } = {}): Promise<RetryResult[]> {
-  authorize(actor, 'update', 'Partner Order');
-  if (opts.partner && !isPartnerKey(opts.partner)) throw new InputError(`Unknown partner ${opts.partner}; partners: ${PARTNER_KEYS.join(', ')}`);
-  return withTransaction(undefined, async (transaction) => {
-    const where: Record<string, unknown> = { salesOrder };
-    if (opts.partner) where.partner = opts.partner;
-    const orders = await PartnerOrder.findAll({ where, order: [['partner', 'ASC']], transaction, lock: transaction.LOCK.UPDATE });
-    if (orders.length === 0) throw new NotFoundError(`Sales Order ${salesOrder} has no partner order${opts.partner ? ` for ${opts.partner}` : ''}`);
-    const results: RetryResult[] = [];
-    for (const p of orders) {
-      const outcome = p.status === 'created' ? 'created' : (await requeue(p, transaction)) ? 'queued' : 'running';
-      results.push({ partner: p.partner, partner_order_id: p.id, outcome, dedupe_key: p.dedupeKey });
-    }
-    await recordAudit(transaction, actor, {
-      action: 'retry',
-      object_type: 'Sales Order',
-      object_name: salesOrder,
-      detail: { partner_orders: results.map((r) => `${r.partner}:${r.outcome}`) },
-    });
-    return results;
-  });
-}
-
-/** Queues again a partner's orders that waited for configuration (its credentials are now set). */
-export async function redriveAwaitingConfiguration(partner: PartnerKey, opts: { transaction: Tx }): Promise<number> {
-  const waiting = await PartnerOrder.findAll({
-    where: { partner, status: 'awaiting_configuration' },
-    transaction: opts.transaction,
-    lock: opts.transaction.LOCK.UPDATE,
-  });
-  let n = 0;
-  for (const p of waiting) if (await requeue(p, opts.transaction)) n++;
-  return n;
 }

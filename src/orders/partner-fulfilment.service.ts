@@ -1,16 +1,15 @@
 /**
  * What the fulfilment router and the partner connectors read and write on Sales Orders (the orders
- * domain owns these tables): the lines and their recorded route, the order as a partner needs it,
- * the spec's partner fields, and a partner's shipment with the order's progress (To Bill).
+ * domain owns these tables): the lines and their recorded route, the order as a partner needs it
+ * (its patient, for rxpartner only: partner-patient.service.ts), the spec's partner fields, and a
+ * partner's shipment with the order's progress (To Bill).
  */
 import type { Actor } from '../auth/actor.js';
-import { auditInsertSql, auditValues } from '../audit/audit.service.js';
 import { consumeReservedStock } from '../catalog/stock.service.js';
 import { execute, selectOne, selectRows, type Tx } from '../db/sequelize.js';
 import { once } from '../db/sql-names.js';
 import { InputError } from '../shared/errors.js';
-import { PARTNER_FIELDS, PATIENT_FIELDS } from './order.schemas.js';
-import { decryptPatientFields, patientKeyOf } from './phi.js';
+import { PARTNER_FIELDS } from './order.schemas.js';
 import { advanceOrderStatus, nextStatusSql, tellFollowers } from './order-progress.js';
 import { STATUS } from './order-submit.js';
 import { attributeOf, orderSql } from './order-sql.js';
@@ -88,11 +87,6 @@ const sql = once(() => ({
     RETURNING {so.status} AS status,
       (SELECT COALESCE(json_agg(json_build_object('idx', idx, 'item_code', item_code, 'warehouse', warehouse, 'qty', qty, 'reserved', reserved)
          ORDER BY item_code, warehouse), '[]') FROM open) AS open`),
-  // the patient, with its read audited when there is one (the rows the caller uses: a 503A order's)
-  patientAudited: orderSql(`WITH p AS (SELECT {so.customer} AS customer, {so.is503a} AS is_503a, {so.checkoutNpiNumber} AS checkout_npi_number,
-           ${PATIENT_FIELDS.map((f) => `{so.${attributeOf(f)}} AS ${f}`).join(', ')} FROM {so} WHERE {so.name} = $1),
-      audit AS (${auditInsertSql(2, 'p', "p.is_503a AND COALESCE(p.checkout_patient_last_name, '') <> ''")})
-      SELECT * FROM p`),
   tracking: orderSql(`SELECT {s.trackingNumber} AS number, {s.carrier} AS carrier, {s.trackingUrl} AS url FROM {s}
       WHERE {s.salesOrder} = $1 AND {s.trackingNumber} IS NOT NULL AND {s.trackingNumber} <> $2 ORDER BY {s.id}`),
 }));
@@ -281,50 +275,4 @@ export async function orderTracking(
   opts: { transaction?: Tx } = {},
 ): Promise<{ number: string; carrier: string | null; url: string | null }[]> {
   return selectRows(sql().tracking, [salesOrder, AWAITING_TRACKING_NUMBER], opts);
-}
-
-/** A 503A order's patient and prescriber as a pharmacy partner receives them; `key` identifies the patient without patient data. */
-export interface PartnerPatientData {
-  customer: string;
-  key: string;
-  firstName: string;
-  lastName: string;
-  dateOfBirth: string;
-  gender: string | null;
-  prescriberNpi: string | null;
-}
-
-/**
- * The patient and prescriber of an order, read to be sent to `partner` (rxpartner) and audited as a
- * read of patient data by `actor`; undefined when the order carries no patient (not a 503A order).
- * The caller sends them to the partner only: never to a log, an error text or a stored outcome.
- */
-export async function patientForPartner(
-  actor: Actor,
-  salesOrder: string,
-  partner: string,
-  opts: { transaction?: Tx } = {},
-): Promise<PartnerPatientData | undefined> {
-  // read and audited by one statement: the audit row commits with the read, with no transaction around them
-  const audit = auditValues(actor, {
-    action: 'read',
-    object_type: 'Sales Order',
-    object_name: salesOrder,
-    fields: [...PATIENT_FIELDS, 'checkout_npi_number'],
-    detail: { purpose: `sent to ${partner}` },
-  });
-  const row = await selectOne<Record<string, unknown>>(sql().patientAudited, [salesOrder, ...audit], opts);
-  if (!row || !row.is_503a || !row.checkout_patient_last_name) return undefined;
-  const p = decryptPatientFields(row);
-  const customer = String(row.customer);
-  const [firstName, lastName, dateOfBirth] = [p.checkout_patient_first_name ?? '', p.checkout_patient_last_name ?? '', p.checkout_patient_dob ?? ''];
-  return {
-    customer,
-    key: patientKeyOf(customer, firstName, lastName, dateOfBirth),
-    firstName,
-    lastName,
-    dateOfBirth,
-    gender: p.checkout_patient_gender,
-    prescriberNpi: typeof row.checkout_npi_number === 'string' && row.checkout_npi_number ? row.checkout_npi_number : null,
-  };
 }

@@ -11,7 +11,7 @@ import test from 'ava';
 import type pg from 'pg';
 import type { OutboxWorker } from '../../src/jobs/outbox-worker.js';
 import { closePartnerAgent } from '../../src/connectors/partner-http.js';
-import { listPartnerOrders } from '../../src/connectors/partner-orders.service.js';
+import { listPartnerOrders } from '../../src/connectors/partner-orders-admin.service.js';
 import { startPartnerFleet, type PartnerFleet } from '../../src/simulators/fleet.js';
 import type { PartnerKey } from '../../src/simulators/index.js';
 import { loginAs, startTestApp, type TestApp } from '../helpers/app.js';

@@ -13,7 +13,7 @@ import { buildItem, buildOrder } from '../helpers/factories.js';
 import { eventually } from '../helpers/eventually.js';
 import type { OutboxWorker } from '../../src/jobs/outbox-worker.js';
 import type { RunningSimulator } from '../../src/simulators/index.js';
-import { retryPartnerOrders } from '../../src/connectors/partner-orders.service.js';
+import { retryPartnerOrders } from '../../src/connectors/partner-orders-admin.service.js';
 import { setPartnerCredentials } from '../../src/connectors/credentials/credentials.service.js';
 import { closePartnerAgent } from '../../src/connectors/partner-http.js';
 import { configureOtc, OTC, ops, otcFields, otcSimulator, partnerOrdersOf, startWorker, type PartnerOrderDb } from './helpers.js';

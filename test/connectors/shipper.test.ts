@@ -14,7 +14,7 @@ import { eventually } from '../helpers/eventually.js';
 import type { OutboxWorker } from '../../src/jobs/outbox-worker.js';
 import { startShipperSimulator, type RunningSimulator } from '../../src/simulators/index.js';
 import { closePartnerAgent, partnerHttp } from '../../src/connectors/partner-http.js';
-import { listPartnerOrders } from '../../src/connectors/partner-orders.service.js';
+import { listPartnerOrders } from '../../src/connectors/partner-orders-admin.service.js';
 import { partnerBudget, partnerLimits } from '../../src/connectors/budget.js';
 import { loadPartnerCredentials } from '../../src/connectors/credentials/credentials.service.js';
 import { basicAuth, budgetBucket, resourceUrlProblem } from '../../src/connectors/shipper/shipper.client.js';

@@ -15,7 +15,7 @@ import { eventually } from '../helpers/eventually.js';
 import type { OutboxWorker } from '../../src/jobs/outbox-worker.js';
 import type { RunningSimulator } from '../../src/simulators/index.js';
 import { closePartnerAgent } from '../../src/connectors/partner-http.js';
-import { retryPartnerOrders } from '../../src/connectors/partner-orders.service.js';
+import { retryPartnerOrders } from '../../src/connectors/partner-orders-admin.service.js';
 import { testPartnerCredentials } from '../../src/connectors/credentials/credentials-test.service.js';
 import { throttleWaitSeconds, shopUrl } from '../../src/connectors/storepartner/storepartner.graphql.js';
 import { submitOrder } from '../../src/orders/order-submit.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import type { PartnerOrderRow } from '../../connectors/partner-orders.service.js';
+import type { PartnerOrderRow } from '../../connectors/partner-orders-admin.service.js';
 import { PARTNER_ORDER_STATUSES } from '../../connectors/partner-order-statuses.js';
 import { PARTNER_KEYS } from '../../connectors/partners.js';
 import { openDatabase } from '../context.js';
@@ -8,7 +8,7 @@ import { cliActor, common, json, type CommonOptions } from '../conventions.js';
 import type { Io } from '../io.js';
 
 // the services load when a command runs (svc --help never loads them)
-const partnerOrders = () => import('../../connectors/partner-orders.service.js');
+const partnerOrders = () => import('../../connectors/partner-orders-admin.service.js');
 const followUps = () => import('../../connectors/follow-ups.service.js');
 
 function positiveInt(value: string): number {

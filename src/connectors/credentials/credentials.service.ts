@@ -15,7 +15,7 @@ import { runtime } from '../../shared/runtime.js';
 import { isPartnerKey, PARTNERS, PARTNER_KEYS, type CredentialField, type PartnerKey } from '../partners.js';
 import { partnerUrlProblem } from '../sandbox.js';
 import type { Credentials } from '../connector.js';
-import { redriveAwaitingConfiguration } from '../partner-orders.service.js';
+import { redriveAwaitingConfiguration } from '../partner-orders-admin.service.js';
 import { PartnerCredential } from './partner-credential.model.js';
 
 export function partnerOf(value: string): PartnerKey {
