@@ -23,6 +23,8 @@ export interface Config {
   smtpUrl?: string;
   mailFrom: string;
   mailDir: string;
+  /** SMTP: the longest wait to connect, for the greeting, and for any answer */
+  mailTimeoutMs: number;
   filesDir: string;
   embeddedPg: { dataDir: string; port: number };
   session: { idleMinutes: number; absoluteHours: number };
@@ -101,6 +103,7 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
   SMTP_URL: { path: 'smtpUrl', type: 'string', doc: 'smtp://user:pass@host:port; unset in development → .eml files' },
   SVC_MAIL_FROM: { path: 'mailFrom', type: 'string', doc: 'From address of outgoing mail' },
   SVC_MAIL_DIR: { path: 'mailDir', type: 'string', doc: 'Where mail is written when SMTP_URL is unset' },
+  SVC_MAIL_TIMEOUT_MS: { path: 'mailTimeoutMs', type: 'number', doc: 'SMTP: longest wait to connect, for the greeting and for each answer' },
   SVC_FILES_DIR: { path: 'filesDir', type: 'string', doc: 'Private file storage (encrypted)' },
   SVC_LOG_LEVEL: { path: 'logLevel', type: 'string', doc: 'pino level: fatal|error|warn|info|debug|trace|silent' },
   SVC_PG_DATA_DIR: { path: 'embeddedPg.dataDir', type: 'string', doc: 'Data directory of the embedded PostgreSQL' },
@@ -168,6 +171,7 @@ const schema = Joi.object<Config>({
   smtpUrl: Joi.string().uri({ scheme: ['smtp', 'smtps'] }),
   mailFrom: Joi.string().required(),
   mailDir: Joi.string().required(),
+  mailTimeoutMs: Joi.number().integer().min(100).max(600_000).required(),
   filesDir: Joi.string().required(),
   embeddedPg: Joi.object({ dataDir: Joi.string().required(), port: Joi.number().integer().min(0).max(65535).required() }).required(),
   session: Joi.object({ idleMinutes: Joi.number().positive().required(), absoluteHours: Joi.number().positive().required() }).required(),

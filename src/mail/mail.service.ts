@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type StreamTransport from 'nodemailer/lib/stream-transport/index.js';
+import { parseConnectionUrl } from 'nodemailer/lib/shared/index.js';
 import { enqueue, type OutboxEntry, type OutboxHandler, type OutboxRow } from '../shared/outbox.js';
 import { runtime } from '../shared/runtime.js';
 import { projectRoot } from '../config/index.js';
@@ -58,13 +59,35 @@ export async function queueMail(transaction: Tx, message: MailMessage): Promise<
   return row;
 }
 
-let transport: Transporter<SMTPTransport.SentMessageInfo> | undefined;
+let transport: { key: string; transporter: Transporter<SMTPTransport.SentMessageInfo> } | undefined;
 // builds the .eml of a message when there is no SMTP server (stateless: one serves every message)
 let fileBuilder: Transporter<StreamTransport.SentMessageInfo> | undefined;
 
-function smtpTransport(url: string): Transporter<SMTPTransport.SentMessageInfo> {
-  transport ??= nodemailer.createTransport(url);
-  return transport;
+/**
+ * SMTP_URL's options with the service's time limits for connecting, the greeting and any silence
+ * (nodemailer's own are 2 min, 30 s and 10 min: a server that stops answering would hold an attempt
+ * past its worker lease, and another worker would send the message again). A limit named in the
+ * URL's query (`?socketTimeout=…`) is kept.
+ */
+export function smtpOptions(url: string, timeoutMs: number): SMTPTransport.Options {
+  return { connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs, ...parseConnectionUrl(url) };
+}
+
+/** What went wrong with the SMTP server, for the attempt log and `svc check` (its host only: never the URL's login). */
+function smtpProblem(url: string, timeoutMs: number, err: unknown): string {
+  const { message, code } = err as Error & { code?: string };
+  // nodemailer says only "Timeout" when the socket falls silent: say which limit it was
+  const waited = code === 'ETIMEDOUT' ? ` (no answer within ${timeoutMs} ms, SVC_MAIL_TIMEOUT_MS)` : '';
+  return `SMTP server ${new URL(url).host}: ${message}${waited}`;
+}
+
+function smtpTransport(url: string, timeoutMs: number): Transporter<SMTPTransport.SentMessageInfo> {
+  const key = `${timeoutMs} ${url}`;
+  if (transport?.key !== key) {
+    transport?.transporter.close();
+    transport = { key, transporter: nodemailer.createTransport(smtpOptions(url, timeoutMs)) };
+  }
+  return transport.transporter;
 }
 
 /** Sends one queued message: SMTP when SMTP_URL is set, else an .eml file under the mail folder. */
@@ -81,7 +104,12 @@ async function sendMail(row: OutboxRow): Promise<{ ok: boolean; error?: string; 
     messageId: `<${row.delivery_id}@svc>`,
   };
   if (config.smtpUrl) {
-    const info = await smtpTransport(config.smtpUrl).sendMail(mail);
+    let info: SMTPTransport.SentMessageInfo;
+    try {
+      info = await smtpTransport(config.smtpUrl, config.mailTimeoutMs).sendMail(mail);
+    } catch (err) {
+      return { ok: false, error: smtpProblem(config.smtpUrl, config.mailTimeoutMs, err) };
+    }
     logger.info({ outboxId: row.id, category: msg.category, messageId: info.messageId }, `mail sent: ${msg.subject}`);
     return { ok: true, excerpt: String(info.response ?? '').slice(0, 200) };
   }
@@ -106,19 +134,15 @@ export const mailHandler: OutboxHandler = {
  * Whether mail can leave (`svc check`): with SMTP_URL, the server answers and accepts the login
  * (nodemailer's verify, 10 s at most); without it, the mail folder is writable.
  */
-export async function verifyMailTransport(config: { smtpUrl?: string; mailDir: string }): Promise<{ ok: boolean; detail: string }> {
+export async function verifyMailTransport(config: { smtpUrl?: string; mailDir: string; mailTimeoutMs: number }): Promise<{ ok: boolean; detail: string }> {
   if (config.smtpUrl) {
     const host = new URL(config.smtpUrl).host;
-    const probe = nodemailer.createTransport(config.smtpUrl, {
-      connectionTimeout: 10_000,
-      greetingTimeout: 10_000,
-      socketTimeout: 10_000,
-    } as SMTPTransport.Options);
+    const probe = nodemailer.createTransport(smtpOptions(config.smtpUrl, Math.min(config.mailTimeoutMs, 10_000)));
     try {
       await probe.verify();
       return { ok: true, detail: `SMTP server ${host} answers` };
     } catch (err) {
-      return { ok: false, detail: `SMTP server ${host}: ${(err as Error).message}` };
+      return { ok: false, detail: smtpProblem(config.smtpUrl, Math.min(config.mailTimeoutMs, 10_000), err) };
     } finally {
       probe.close();
     }

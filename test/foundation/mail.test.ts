@@ -8,13 +8,14 @@ import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { createServer, type Server, type Socket } from 'node:net';
 import { eventually } from '../helpers/eventually.js';
 import { createTestDatabase, pgClient } from '../helpers/db.js';
 import { testConfig } from '../helpers/app.js';
 import { createLogger, initRuntime } from '../../src/shared/runtime.js';
 import { closeDatabase, db, initDatabase } from '../../src/db/sequelize.js';
 import { OutboxWorker } from '../../src/jobs/outbox-worker.js';
-import { queueMail } from '../../src/mail/mail.service.js';
+import { queueMail, smtpOptions, verifyMailTransport } from '../../src/mail/mail.service.js';
 import '../../src/modules.js'; // the outbox handlers a worker process has
 import { startSmtpSink, type SmtpSink } from '../simulators/smtp.js';
 
@@ -107,4 +108,63 @@ test.serial('without SMTP_URL, mail is written as an .eml file and logged with i
   t.is((await stat(file)).mode & 0o777, 0o600);
   t.true(logs.some((l) => l.includes('mail written: Your password was changed')));
   t.deepEqual((await pgc.query(`SELECT response_excerpt FROM outbox_attempts WHERE outbox_id = $1`, [id])).rows, [{ response_excerpt: file }]);
+});
+
+test.serial(
+  'an SMTP server that accepts the connection and never answers fails the attempt within SVC_MAIL_TIMEOUT_MS: retried later, never marked sent',
+  async (t) => {
+    // a TCP server that takes connections and says nothing (nodemailer alone would wait 30 s for the greeting, 10 min on a silent socket)
+    const sockets: Socket[] = [];
+    const mute: Server = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve));
+    const port = (mute.address() as { port: number }).port;
+    try {
+      const config = testConfig(dbUrl, { SMTP_URL: `smtp://127.0.0.1:${port}`, SVC_MAIL_TIMEOUT_MS: '300', SVC_LOG_LEVEL: 'silent' });
+      t.is(config.mailTimeoutMs, 300);
+      initRuntime(config);
+      initDatabase(config);
+      const [row] = await db().transaction(async (transaction) => [
+        await queueMail(transaction, { to: 'slow@clinic.example', subject: 'Never answered', text: 'x' }),
+      ]);
+      const id = Number((await pgc.query(`SELECT id FROM outbox WHERE delivery_id = $1`, [row.delivery_id])).rows[0].id);
+      const worker = new OutboxWorker({ databaseUrl: dbUrl, pollMs: 100, leaseSeconds: 60, concurrency: 1, batchSize: 1, kinds: ['email'] });
+      await worker.start();
+      try {
+        const attempt = await eventually(
+          async () =>
+            (await pgc.query(`SELECT ok, error FROM outbox_attempts WHERE outbox_id = $1`, [id])).rows[0] as { ok: boolean; error: string } | undefined,
+          { message: 'the attempt to end' },
+        );
+        t.false(attempt.ok);
+        t.regex(attempt.error, new RegExp(`^SMTP server 127\\.0\\.0\\.1:${port}: .*\\(no answer within 300 ms, SVC_MAIL_TIMEOUT_MS\\)$`));
+        // retried later (the next attempt a minute on), never marked sent
+        const { rows } = await pgc.query(`SELECT status, attempts, last_error FROM outbox WHERE id = $1`, [id]);
+        t.like(rows[0], { status: 'pending', attempts: 1 });
+        t.is(rows[0].last_error, attempt.error);
+      } finally {
+        await worker.stop();
+      }
+      t.true(sockets.length >= 1, 'the server was reached');
+      // svc check's probe gives up as well, and says why
+      const probe = await verifyMailTransport(config);
+      t.false(probe.ok);
+      t.regex(probe.detail, new RegExp(`^SMTP server 127\\.0\\.0\\.1:${port}: .*\\(no answer within 300 ms`));
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => mute.close(resolve));
+    }
+  },
+);
+
+test('SMTP time limits: the service’s unless SMTP_URL names its own', (t) => {
+  t.like(smtpOptions('smtp://user:p%40ss@mail.example:2525', 20_000), {
+    host: 'mail.example',
+    port: 2525,
+    secure: false,
+    auth: { user: 'user', pass: 'p@ss' },
+    connectionTimeout: 20_000,
+    greetingTimeout: 20_000,
+    socketTimeout: 20_000,
+  });
+  t.like(smtpOptions('smtps://mail.example?socketTimeout=90000', 20_000), { secure: true, connectionTimeout: 20_000, socketTimeout: 90_000 });
 });
