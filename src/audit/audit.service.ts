@@ -21,13 +21,22 @@ export interface AuditEntry {
   detail?: Record<string, unknown>;
 }
 
+/**
+ * The INSERT of audit rows: auditValues bound from `$first` on; one row, or one for each row of
+ * `from` where `when` holds; `objectName` an expression of `from` in place of the bound object name.
+ * The one text behind recordAudit, recordAuditForEach and auditInsertSql.
+ */
+function insertAuditSql(first: number, rows: { from?: string; when?: string; objectName?: string } = {}): string {
+  const p = (k: number) => `$${first + k}`;
+  const source = rows.from ? ` FROM ${rows.from}${rows.when ? ` WHERE ${rows.when}` : ''}` : '';
+  return sqlFor({ e: AuditEvent })(
+    `INSERT INTO {@e} ({e:actorType}, {e:actorId}, {e:actorRoles}, {e:action}, {e:objectType}, {e:objectName}, {e:fields}, {e:requestId}, {e:ip}, {e:detail})
+     SELECT ${p(0)}, ${p(1)}, ${p(2)}::text[], ${p(3)}, ${p(4)}, ${rows.objectName ?? p(5)}, ${p(6)}::text[], ${p(7)}, ${p(8)}, ${p(9)}::jsonb${source}`,
+  );
+}
+
 // Written in the transaction of every audited change or read (503A orders among them): one raw INSERT, built once.
-const insertSql = once(() =>
-  sqlFor({
-    e: AuditEvent,
-  })(`INSERT INTO {@e} ({e:actorType}, {e:actorId}, {e:actorRoles}, {e:action}, {e:objectType}, {e:objectName}, {e:fields}, {e:requestId}, {e:ip}, {e:detail})
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`),
-);
+const insertSql = once(() => insertAuditSql(1));
 
 /** The ten values of an audit row, in the order of the INSERT's placeholders (recordAudit, auditInsertSql). */
 export function auditValues(actor: Actor, entry: AuditEntry): unknown[] {
@@ -55,11 +64,7 @@ export async function recordAudit(transaction: Tx | undefined, actor: Actor, ent
  * auditValues bound from `$first` on, one row written for each row of `from` where `when` holds.
  */
 export function auditInsertSql(first: number, from: string, when: string): string {
-  const p = (k: number) => `$${first + k}`;
-  return sqlFor({ e: AuditEvent })(
-    `INSERT INTO {@e} ({e:actorType}, {e:actorId}, {e:actorRoles}, {e:action}, {e:objectType}, {e:objectName}, {e:fields}, {e:requestId}, {e:ip}, {e:detail})
-     SELECT ${p(0)}, ${p(1)}, ${p(2)}::text[], ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}::text[], ${p(7)}, ${p(8)}, ${p(9)}::jsonb FROM ${from} WHERE ${when}`,
-  );
+  return insertAuditSql(first, { from, when });
 }
 
 /** Several rows at once (e.g. a list that returned several 503A orders). */
@@ -109,31 +114,14 @@ export async function auditTrailOf(objectType: string, objectName: string, opts:
   }) as unknown as Promise<AuditRow[]>;
 }
 
-// One row per object name in one statement (bulk imports: one row per changed record).
-const insertManySql = once(() =>
-  sqlFor({
-    e: AuditEvent,
-  })(`INSERT INTO {@e} ({e:actorType}, {e:actorId}, {e:actorRoles}, {e:action}, {e:objectType}, {e:objectName}, {e:fields}, {e:requestId}, {e:ip}, {e:detail})
-     SELECT $1, $2, $3, $4, $5, n, $6, $7, $8, $9 FROM unnest($10::text[]) AS n`),
-);
+// One row per object name in one statement (bulk imports: one row per changed record): the names
+// are bound where the object name goes ($6) and unnested
+const insertManySql = once(() => insertAuditSql(1, { from: 'unnest($6::text[]) AS n', objectName: 'n' }));
 
 /** The same entry for many objects (their names), written by one statement in the caller's transaction. */
 export async function recordAuditForEach(transaction: Tx, actor: Actor, entry: Omit<AuditEntry, 'object_name'>, objectNames: string[]): Promise<void> {
   if (objectNames.length === 0) return;
-  await execute(
-    insertManySql(),
-    [
-      actor.type,
-      actor.id,
-      actor.roles ?? [],
-      entry.action,
-      entry.object_type,
-      entry.fields ?? [],
-      actor.requestId ?? null,
-      actor.ip ?? null,
-      entry.detail ? JSON.stringify(entry.detail) : null,
-      objectNames,
-    ],
-    { transaction },
-  );
+  const values = auditValues(actor, { ...entry, object_name: '' });
+  values[5] = objectNames;
+  await execute(insertManySql(), values, { transaction });
 }
