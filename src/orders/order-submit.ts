@@ -96,7 +96,9 @@ const vendorsOf = (lines: { vendor: string | null }[]) => [...new Set(lines.map(
 /**
  * What a submit reads, in one statement outside any lock: the order (for the policy check and the
  * answer; one JSON column rather than ~70, which the driver would describe and parse one by one)
- * with its row version, the vendor-record and mail facts, and the lines.
+ * with its row version, the vendor-record and mail facts, and the lines. The mail goes to the user
+ * who placed the order, else its owner's address, else the customer's: an order a job placed (the
+ * store import) has the job's name as owner, which is no address, so its customer is told.
  */
 const submitReadSql = once(() =>
   prepare(
@@ -110,7 +112,7 @@ const submitReadSql = once(() =>
             FROM {soi} WHERE {soi.parent} = {so.name}) AS mail_lines
     FROM {so} JOIN {c} ON {c.name} = {so.customer} ${recordHeadJoins()}
    CROSS JOIN LATERAL (SELECT ${orderHeadColumns()}) h
-   CROSS JOIN LATERAL (SELECT ${recordHeadColumns()}, COALESCE({u.email}, {so.ownerEmail}, {c.email}) AS mail_to) rec
+   CROSS JOIN LATERAL (SELECT ${recordHeadColumns()}, COALESCE({u.email}, CASE WHEN strpos({so.ownerEmail}, '@') > 0 THEN {so.ownerEmail} END, {c.email}) AS mail_to) rec
    WHERE {so.name} = $1`),
   ),
 );
