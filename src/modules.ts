@@ -18,6 +18,7 @@ import { salesCreditFoldJob } from './sales/sales-credit-fold.job.js';
 import { registerBearerVerifier } from './http/plugins/auth.js';
 import { verifyBearer } from './vendor-api/tokens.service.js';
 import { housekeepingJob } from './jobs/housekeeping.job.js';
+import { unattachedFilesJob } from './jobs/unattached-files.job.js';
 import { mailHandler } from './mail/mail.service.js';
 import { vendorWebhookHandler } from './webhooks/webhook.handler.js';
 import { idempotencyPurgeJob } from './vendor-api/idempotency-purge.job.js';
@@ -89,6 +90,7 @@ registerConnector(storepartnerConnector);
 registerStartupTask({ name: 'sales commission plans', run: (config) => syncCommissionPlans(config.sales) });
 
 registerJob(housekeepingJob);
+registerJob(unattachedFilesJob);
 registerJob(idempotencyPurgeJob);
 registerJob(peptidePollJob);
 registerJob(storeCatalogSyncJob);

@@ -6,7 +6,7 @@
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { systemActor, type Actor } from '../auth/actor.js';
-import { CliError, type Io } from './io.js';
+import { CliError, printLines, showControls, type Io } from './io.js';
 
 export interface CommonOptions {
   as?: string;
@@ -80,7 +80,8 @@ export type Cell = string | number | boolean | null | undefined;
 
 /** Rows as an aligned text table (a header line, then one line per row); '-' for empty cells. */
 export function table(io: Io, columns: string[], rows: Cell[][]): void {
-  const text = rows.map((r) => r.map((c) => (c === null || c === undefined || c === '' ? '-' : String(c))));
+  // shown as printed (control characters written out) before the widths are measured
+  const text = rows.map((r) => r.map((c) => (c === null || c === undefined || c === '' ? '-' : showControls(String(c)))));
   const widths = columns.map((c, i) => Math.max(c.length, ...text.map((r) => r[i]?.length ?? 0)));
   const line = (cells: string[]) =>
     cells
@@ -99,7 +100,7 @@ export function fields(io: Io, record: Record<string, Cell>): void {
 
 /** `--json`: the document on stdout, pretty enough for a person and one document for a script. */
 export function json(io: Io, doc: unknown): void {
-  io.out(JSON.stringify(doc, null, 2));
+  printLines(io, JSON.stringify(doc, null, 2));
 }
 
 /** Human messages: on stdout normally, on stderr under --json (stdout holds only the document). */

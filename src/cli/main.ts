@@ -1,12 +1,13 @@
 import { CommanderError } from 'commander';
 import { ConfigError } from '../config/index.js';
 import { DomainError } from '../shared/errors.js';
-import { CliError, processIo, type Io } from './io.js';
+import { CliError, processIo, visibleIo, type Io } from './io.js';
 import { createProgram } from './program.js';
 import { closeOpenedDatabase, releaseDatabase } from './context.js';
 
 /** Runs the CLI and returns the exit code: 0 ok, 1 failed, 2 usage, 130 interrupted. Never calls process.exit. */
-export async function run(argv: string[], io: Io = processIo): Promise<number> {
+export async function run(argv: string[], given: Io = processIo): Promise<number> {
+  const io = visibleIo(given); // error lines quote names and values from the database too
   const program = createProgram(io);
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { projectRoot } from '../config/index.js';
-import type { Io } from './io.js';
+import { printLines, visibleIo, type Io } from './io.js';
 import { registerServe } from './commands/serve.command.js';
 import { registerDb } from './commands/db.command.js';
 import { registerUser } from './commands/user.command.js';
@@ -23,12 +23,13 @@ import { applyExamples } from './examples.js';
 import { applyConventions } from './conventions.js';
 
 /** The whole command tree: `svc <noun> <verb>`, each calling the service the HTTP route calls. */
-export function createProgram(io: Io): Command {
+export function createProgram(given: Io): Command {
+  const io = visibleIo(given); // every command's output shows control characters visibly
   const program = new Command('svc')
     .description('Healthcare supply marketplace service: API, worker and admin commands')
     .version((JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version)
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.out(s.replace(/\n$/, '')), writeErr: (s) => io.err(s.replace(/\n$/, '')) });
+    .configureOutput({ writeOut: (s) => printLines(io, s.replace(/\n$/, '')), writeErr: (s) => printLines(io, s.replace(/\n$/, ''), 'err') });
   registerServe(program, io);
   registerDb(program, io);
   registerUser(program, io);

@@ -29,6 +29,8 @@ export interface Config {
   embeddedPg: { dataDir: string; port: number };
   session: { idleMinutes: number; absoluteHours: number };
   http: { bodyLimitBytes: number; uploadLimitBytes: number; corsOrigins: string[]; maxPageLength: number };
+  /** per account (user or vendor): uploads in any rolling hour, and the bytes of all its stored files */
+  uploads: { perHour: number; quotaBytes: number };
   db: { poolMax: number; statementTimeoutMs: number; lockTimeoutMs: number };
   /** nice: the standalone `svc worker`'s CPU priority, as nice(1) counts it (0 keeps the inherited one) */
   worker: { pollMs: number; leaseSeconds: number; concurrency: number; batchSize: number; nice: number };
@@ -112,6 +114,8 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
   SVC_SESSION_ABSOLUTE_HOURS: { path: 'session.absoluteHours', type: 'number', doc: 'Session absolute lifetime' },
   SVC_BODY_LIMIT_BYTES: { path: 'http.bodyLimitBytes', type: 'number', doc: 'Largest JSON/form body' },
   SVC_UPLOAD_LIMIT_BYTES: { path: 'http.uploadLimitBytes', type: 'number', doc: 'Largest uploaded file' },
+  SVC_UPLOAD_RATE_PER_HOUR: { path: 'uploads.perHour', type: 'number', doc: 'Uploads one account may make in an hour (429 beyond)' },
+  SVC_UPLOAD_QUOTA_BYTES: { path: 'uploads.quotaBytes', type: 'number', doc: 'Bytes of files one account may store (413 beyond)' },
   SVC_MAX_PAGE_LENGTH: {
     path: 'http.maxPageLength',
     type: 'number',
@@ -180,6 +184,10 @@ const schema = Joi.object<Config>({
     uploadLimitBytes: Joi.number().integer().min(1024).required(),
     corsOrigins: Joi.array().items(Joi.string().uri()).required(),
     maxPageLength: Joi.number().integer().min(1).max(100_000).required(),
+  }).required(),
+  uploads: Joi.object({
+    perHour: Joi.number().integer().min(1).required(),
+    quotaBytes: Joi.number().integer().min(1024).required(),
   }).required(),
   db: Joi.object({
     poolMax: Joi.number().integer().min(1).required(),

@@ -4,7 +4,7 @@
  * every read. Readable by the uploader, the parties of the order that references the file, and
  * admins; every upload and every read is written to the audit trail.
  */
-import { mkdir, readFile, writeFile, rename } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
@@ -19,6 +19,8 @@ import { literal } from 'sequelize';
 import { StoredFile } from './file.model.js';
 import { orderPartiesOf } from './attachments.js';
 import { once, sqlFor } from '../db/sql-names.js';
+import { removeStored, STORED_SUFFIX, writeWhole } from './file-storage.js';
+import { claimUploadAllowance } from './upload-allowance.js';
 
 export interface FileRow {
   name: string;
@@ -102,7 +104,8 @@ const fileSql = once(() => {
   };
 });
 
-function filesDir(): string {
+/** The store's directory (config.filesDir, relative to the project). */
+export function filesDir(): string {
   return resolve(projectRoot, runtime().config.filesDir);
 }
 
@@ -130,7 +133,7 @@ export interface UploadInput {
   fieldname?: string;
 }
 
-/** Stores an uploaded file encrypted; 413 above the size limit, 415 unless PDF/PNG/JPEG by content. */
+/** Stores an uploaded file encrypted; 413 above the size limit or the account's quota, 415 unless PDF/PNG/JPEG by content, 429 over the rate. */
 export async function uploadFile(actor: Actor, input: UploadInput, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
   authorize(actor, 'create', 'File');
   const limit = runtime().config.http.uploadLimitBytes;
@@ -139,43 +142,59 @@ export async function uploadFile(actor: Actor, input: UploadInput, opts: { trans
   const contentType = sniffContentType(input.data);
   if (!contentType) throw new DomainError('Only PDF, PNG and JPEG files are accepted', 'UnsupportedMediaTypeError', 415);
   const name = `f-${randomToken(12).replace(/[-_]/g, 'x')}`;
-  const storageKey = `${name}.enc`;
-  const dir = filesDir();
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const tmp = join(dir, `${storageKey}.tmp`);
-  await writeFile(tmp, runtime().cipher.encrypt(input.data), { mode: 0o600 });
-  await rename(tmp, join(dir, storageKey));
-  return withTransaction(opts, async (transaction) => {
-    await StoredFile.create(
-      {
-        name,
-        fileName: cleanName(input.file_name),
-        contentType,
-        fileSize: input.data.length,
-        contentHash: sha256Hex(input.data),
-        storageKey,
-        folder: input.folder || 'Home',
-        attachedToDoctype: null,
-        attachedToName: null,
-        attachedToField: input.fieldname ?? null,
-        ownerType: actor.type,
-        ownerId: actor.id,
-        ownerEmail: actor.email ?? null,
-        // database time (microseconds), as every other instant of the file
-        createdAt: literal('now()') as unknown as Date,
-        updatedAt: literal('now()') as unknown as Date,
-      },
-      { transaction, returning: false },
-    );
-    await recordAudit(transaction, actor, {
-      action: 'upload',
-      object_type: 'File',
-      object_name: name,
-      detail: { content_type: contentType, size: input.data.length },
+  const storageKey = `${name}${STORED_SUFFIX}`;
+  const sealed = runtime().cipher.encrypt(input.data);
+  let written = false;
+  try {
+    return await withTransaction(opts, async (transaction) => {
+      await claimUploadAllowance(actor, input.data.length, transaction);
+      // the file is whole on disk before its row exists; a failed write rolls the row (and the count) back
+      await writeWhole(filesDir(), storageKey, sealed);
+      written = true;
+      return insertFileRow(actor, { name, storageKey, contentType, input }, transaction);
     });
-    const row = await selectOne<FileRow>(fileSql().byName, [name], { transaction });
-    return fileDoc(row!);
+  } catch (err) {
+    // no file without its row either: the row did not commit, so the stored file goes
+    if (written) await removeStored(filesDir(), [storageKey]);
+    throw err;
+  }
+}
+
+async function insertFileRow(
+  actor: Actor,
+  f: { name: string; storageKey: string; contentType: string; input: UploadInput },
+  transaction: Tx,
+): Promise<Record<string, unknown>> {
+  const { name, input } = f;
+  await StoredFile.create(
+    {
+      name,
+      fileName: cleanName(input.file_name),
+      contentType: f.contentType,
+      fileSize: input.data.length,
+      contentHash: sha256Hex(input.data),
+      storageKey: f.storageKey,
+      folder: input.folder || 'Home',
+      attachedToDoctype: null,
+      attachedToName: null,
+      attachedToField: input.fieldname ?? null,
+      ownerType: actor.type,
+      ownerId: actor.id,
+      ownerEmail: actor.email ?? null,
+      // database time (microseconds), as every other instant of the file
+      createdAt: literal('now()') as unknown as Date,
+      updatedAt: literal('now()') as unknown as Date,
+    },
+    { transaction, returning: false },
+  );
+  await recordAudit(transaction, actor, {
+    action: 'upload',
+    object_type: 'File',
+    object_name: name,
+    detail: { content_type: f.contentType, size: input.data.length },
   });
+  const row = await selectOne<FileRow>(fileSql().byName, [name], { transaction });
+  return fileDoc(row!);
 }
 
 /** A file by its name or its file_url. */

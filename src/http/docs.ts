@@ -4,6 +4,7 @@
  * than by hapi-swagger's own page, which needs view templates and hooks a server-wide onPostHandler
  * step into every request of the API to decorate the one view it renders.
  */
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import Inert from '@hapi/inert';
@@ -16,22 +17,12 @@ const uiDirectory = dirname(createRequire(import.meta.url).resolve('swagger-ui-d
 
 const TITLE = 'svc API';
 
-function docsPage(jsonPath: string): string {
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>${TITLE}</title>
-<link rel="stylesheet" href="${UI_PATH}swagger-ui.css">
-<link rel="icon" type="image/png" href="${UI_PATH}favicon-32x32.png" sizes="32x32">
-<style>body { margin: 0; background: #fafafa; }</style>
-</head>
-<body>
-<div id="swagger-ui"></div>
-<script src="${UI_PATH}swagger-ui-bundle.js"></script>
-<script src="${UI_PATH}swagger-ui-standalone-preset.js"></script>
-<script>
-window.onload = function () {
+const STYLE = 'body { margin: 0; background: #fafafa; }';
+const INIT = 'svc-init.js';
+
+/** Starts Swagger UI: a file of its own, so the page needs no inline script. */
+function initScript(jsonPath: string): string {
+  return `window.addEventListener('load', function () {
   window.ui = SwaggerUIBundle({
     url: ${JSON.stringify(jsonPath)},
     dom_id: '#swagger-ui',
@@ -43,8 +34,49 @@ window.onload = function () {
     operationsSorter: 'alpha',
     validatorUrl: null
   });
-};
-</script>
+});
+`;
+}
+
+/**
+ * The one style element Swagger UI itself adds: inside the logo's SVG in the top bar (swagger-ui-dist
+ * 5.x). A release that changes it shows the logo in black and white; test/http/docs-browser.test.ts
+ * then reports the violation.
+ */
+const SWAGGER_LOGO_STYLE = '.logo_small_svg__cls-2{fill:#fff}.logo_small_svg__cls-3{fill:#85ea2d}';
+const styleHash = (css: string) => `'sha256-${createHash('sha256').update(css).digest('base64')}'`;
+
+/**
+ * The page's CSP: scripts and styles only from this origin (the inline styles by their hashes), data:
+ * images (Swagger UI's icons), requests ("Try it out") only to this origin, no plugins, no framing.
+ * Swagger UI runs without eval and styles elements through the DOM, which the CSP does not govern.
+ */
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  `style-src 'self' ${styleHash(STYLE)} ${styleHash(SWAGGER_LOGO_STYLE)}`,
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+function docsPage(): string {
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>${TITLE}</title>
+<link rel="stylesheet" href="${UI_PATH}swagger-ui.css">
+<link rel="icon" type="image/png" href="${UI_PATH}favicon-32x32.png" sizes="32x32">
+<style>${STYLE}</style>
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="${UI_PATH}swagger-ui-bundle.js"></script>
+<script src="${UI_PATH}swagger-ui-standalone-preset.js"></script>
+<script src="${UI_PATH}${INIT}"></script>
 </body>
 </html>
 `;
@@ -78,12 +110,22 @@ export const docsPlugin: Plugin<void> = {
         },
       },
     ]);
-    const page = docsPage(jsonPath);
+    const page = docsPage();
+    const init = initScript(jsonPath);
     const routes: ServerRoute[] = [
       {
         method: 'GET',
         path: '/docs',
-        options: { auth: false, app: { access: 'public' }, handler: (_request, h) => h.response(page).type('text/html; charset=utf-8') },
+        options: {
+          auth: false,
+          app: { access: 'public' },
+          handler: (_request, h) => h.response(page).type('text/html; charset=utf-8').header('content-security-policy', CSP),
+        },
+      },
+      {
+        method: 'GET',
+        path: `${UI_PATH}${INIT}`,
+        options: { auth: false, app: { access: 'public' }, handler: (_request, h) => h.response(init).type('text/javascript; charset=utf-8') },
       },
       ...UI_FILES.map((file): ServerRoute => ({
         method: 'GET',

@@ -8,7 +8,7 @@ import { authorize } from '../auth/policy/index.js';
 import { withTransaction, type Tx } from '../db/sequelize.js';
 import { recordAudit } from '../audit/audit.service.js';
 import { BusinessRuleError, InputError, NotFoundError, PermissionError } from '../shared/errors.js';
-import { findFile } from '../files/files.service.js';
+import { attachFile, findFile } from '../files/files.service.js';
 import { isCustomerUser } from '../auth/policy/catalog.rules.js';
 import { isValidDea, isValidNpi } from './npi.js';
 import { doctorFieldsOf, doctorStateOf, hasVerifiedDoctor, setDoctorVerification } from '../users/users.service.js';
@@ -47,6 +47,8 @@ export async function verifyDoctor(actor: Actor, input: VerifyDoctorInput, opts:
       { transaction },
     );
     if (!found) throw new NotFoundError(`User ${input.email} not found`);
+    // attached to the account it certifies, so the unattached-files job keeps it
+    if (fileName) await attachFile(transaction, fileName, 'User', input.email.toLowerCase(), 'doctor_dea_license_file');
     await recordAudit(transaction, actor, {
       action: 'verify',
       object_type: 'User',

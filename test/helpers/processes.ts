@@ -10,10 +10,23 @@ export interface Child {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** Limits of the child process: `fileSizeKb`, the largest file it may write (bash's `ulimit -f`, 1024-byte blocks). */
+export interface ChildLimits {
+  fileSizeKb?: number;
+}
+
+/** The command line of `svc <args>`, under bash's ulimit when limits are given. */
+function commandOf(args: string[], limits: ChildLimits): [string, string[]] {
+  const svc = [process.execPath, join(projectRoot, 'bin', 'svc'), ...args];
+  if (limits.fileSizeKb === undefined) return [svc[0], svc.slice(1)];
+  return ['bash', ['-c', `ulimit -f ${limits.fileSizeKb} && exec "$@"`, 'svc', ...svc]];
+}
+
 /** Starts `svc <args>` with the test environment; resolves once `ready` matches its output (within readyMs). */
-export function spawnSvc(args: string[], env: Record<string, string>, ready: RegExp, readyMs = 60_000): Promise<Child> {
+export function spawnSvc(args: string[], env: Record<string, string>, ready: RegExp, readyMs = 60_000, limits: ChildLimits = {}): Promise<Child> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [join(projectRoot, 'bin', 'svc'), ...args], {
+    const [command, argv] = commandOf(args, limits);
+    const proc = spawn(command, argv, {
       cwd: projectRoot,
       env: { ...process.env, SVC_ENV: 'test', SVC_LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -58,8 +71,8 @@ export function spawnSvc(args: string[], env: Record<string, string>, ready: Reg
   });
 }
 
-export function spawnServe(dbUrl: string, env: Record<string, string> = {}): Promise<Child> {
-  return spawnSvc(['serve', '--port', '0'], { DATABASE_URL: dbUrl, ...env }, /listening on http/);
+export function spawnServe(dbUrl: string, env: Record<string, string> = {}, limits: ChildLimits = {}): Promise<Child> {
+  return spawnSvc(['serve', '--port', '0'], { DATABASE_URL: dbUrl, ...env }, /listening on http/, 60_000, limits);
 }
 
 export function spawnWorker(dbUrl: string, env: Record<string, string> = {}): Promise<Child> {

@@ -2,6 +2,7 @@
 import type { Actor, Role } from '../actor.js';
 import { ALL, NONE, customerScope, definePolicy, salesTeamOf, type Scope } from './registry.js';
 import { hasRole, isAdmin } from './roles.js';
+import { isVendorActor } from './vendor.rules.js';
 
 const ORDERING: Role[] = ['Customer', 'Sales Rep', 'Sales Manager', 'Operations'];
 const SUPPORT: Role[] = ['Sales Rep', 'Sales Manager', 'Operations', 'Marketplace Officer'];
@@ -95,8 +96,19 @@ definePolicy('Sales Order', {
   check: (actor, _action, r) => orderVisible(actor, r),
 });
 
-// Private uploads: any signed-in user may upload; reading is decided per file (canReadFile).
-definePolicy('File', { allow: { create: 'authenticated', read: 'authenticated' } });
+/**
+ * Who may upload a file: the accounts that attach one, i.e. users who place orders (a prescription,
+ * a DEA certificate) and admins (a doctor's DEA certificate at verification). No vendor account
+ * attaches files, so none uploads, whatever its profile's state (pending, rejected, suspended or
+ * approved): an upload is storage an account can spend, and only these have a use for it.
+ */
+export function mayAttachFiles(actor: Actor): boolean {
+  if (isAdmin(actor)) return true;
+  return actor.type === 'user' && !isVendorActor(actor) && hasRole(actor, ...ORDERING);
+}
+
+// Private uploads: only accounts that attach files (above); reading is decided per file (canReadFile).
+definePolicy('File', { allow: { create: mayAttachFiles, read: 'authenticated' } });
 
 // Doctor verification (NPI + DEA certificate) is an admin act.
 definePolicy('Doctor Verification', { allow: { update: 'admin', read: 'admin' } });

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { CliError, type Io } from '../io.js';
+import { CliError, printLines, type Io } from '../io.js';
 
 /** Every command path with its subcommand names and options: '' is the program itself. */
 function tree(cmd: Command, prefix = ''): [string, string[]][] {
@@ -37,9 +37,10 @@ export function registerCompletion(program: Command, io: Io): void {
     .description('Print the shell completion script for bash or zsh')
     .argument('<shell>', 'bash or zsh')
     .action((shell: string) => {
-      if (shell === 'bash') return io.out(bashCompletion(program).trimEnd());
+      if (shell === 'bash') return printLines(io, bashCompletion(program).trimEnd());
       if (shell === 'zsh')
-        return io.out(
+        return printLines(
+          io,
           `# svc completion (zsh): eval "$(svc completion zsh)"\nautoload -U +X compinit && compinit\nautoload -U +X bashcompinit && bashcompinit\n${bashCompletion(program).trimEnd()}`,
         );
       throw new CliError(`Unknown shell "${shell}" (bash or zsh)`, 2);

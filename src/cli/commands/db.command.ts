@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { seedDemo } from '../seed-step.js';
 import { openDatabase } from '../context.js';
-import { CliError, type Io } from '../io.js';
+import { CliError, printLines, type Io } from '../io.js';
 import { common, json, type CommonOptions } from '../conventions.js';
 
 // the services load when a command runs (svc --help never loads them)
@@ -18,7 +18,7 @@ export function registerDb(program: Command, io: Io): void {
     const { db, migrateUp } = await database();
     const done = await migrateUp(db());
     if (opts.json) return json(io, { applied: done });
-    io.out(done.length ? done.map((n) => `applied ${n}`).join('\n') : 'No pending migrations');
+    printLines(io, done.length ? done.map((n) => `applied ${n}`).join('\n') : 'No pending migrations');
   });
   common(migrate.command('down').description('Undo the last migration (or --to NAME, or --all)'), { json: true, as: false })
     .option('--to <name>', 'undo down to and including this migration')
@@ -28,7 +28,7 @@ export function registerDb(program: Command, io: Io): void {
       const { db, migrateDown } = await database();
       const done = await migrateDown(db(), opts.all ? { to: 0 } : opts.to ? { to: opts.to } : {});
       if (opts.json) return json(io, { reverted: done });
-      io.out(done.length ? done.map((n) => `reverted ${n}`).join('\n') : 'Nothing to revert');
+      printLines(io, done.length ? done.map((n) => `reverted ${n}`).join('\n') : 'Nothing to revert');
     });
   common(migrate.command('status').description('List applied and pending migrations'), { json: true, as: false }).action(async (opts: CommonOptions) => {
     await openDatabase(io);
