@@ -13,6 +13,7 @@ import { decryptPatientFields } from './phi.js';
 import { DOCTOR_FIELDS, FILE_FIELDS, CONFIRM_FIELDS, PARTNER_FIELDS, PATIENT_FIELDS } from './order.schemas.js';
 import { once } from '../db/sql-names.js';
 import { attributeOf, localTime, orderSql } from './order-sql.js';
+import { VENDOR_HIDDEN_FIELDS, vendorTotals } from './order-view.js';
 
 const so = (field: string) => `{so.${attributeOf(field)}}`;
 
@@ -118,8 +119,9 @@ export async function shapeOrderDoc(
   for (const f of PATIENT_FIELDS) delete doc[f];
   if (!head.is_503a || vendor !== null) for (const f of [...DOCTOR_FIELDS, ...FILE_FIELDS, ...CONFIRM_FIELDS]) delete doc[f];
   if (vendor !== null) {
-    doc.grand_total = Math.round(items.reduce((s, l) => s + Number(l.amount), 0) * 100) / 100; // only its own lines
-    delete doc.total_qty;
+    // the vendor's projection (order-view.ts, the same for its lists): its own lines' totals, no 503A flag, owner or partner fields
+    Object.assign(doc, vendorTotals(items));
+    for (const f of VENDOR_HIDDEN_FIELDS) delete doc[f];
   }
   if (head.is_503a) {
     const allowed = vendor === null && canReadPatientData(actor, head);
