@@ -77,6 +77,20 @@ export async function canReadFile(
   return actor.type === 'user' && hasRole(actor, 'Customer') && actor.customer === order.customer;
 }
 
+/**
+ * Who submits a 503A order without being a verified doctor of its clinic: an administrator acting as
+ * support (and the system: the CLI and jobs act as one). Reps, operations and a clinic's other users
+ * do not (issue 24, item 9): the submit sends the patient to the pharmacy under the doctor's name.
+ */
+export function submits503aAsSupport(actor: Actor): boolean {
+  return isAdmin(actor);
+}
+
+/** A clinic's own user of `customer`, whose doctor verification then decides (the caller loads it). */
+export function isClinicUserOf(actor: Actor, customer: string): boolean {
+  return actor.type === 'user' && hasRole(actor, 'Customer') && actor.customer === customer;
+}
+
 /** The sales person an order is credited to (it decides which reps see the order): the rep or manager placing it. */
 export function creditedSalesPersonOf(actor: Actor): string | null {
   return hasRole(actor, 'Sales Rep', 'Sales Manager') ? (actor.salesPerson ?? null) : null;
