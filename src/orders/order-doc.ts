@@ -1,7 +1,7 @@
 /**
  * The Sales Order document as GET /api/resource answers it (Frappe's as_dict: child rows with
  * parent/parentfield/idx, docstatus, owner, creation, modified), with every partner field, and the
- * 503A fields; patient fields only for the parties allowed. Every read of a 503A order is audited.
+ * 503A fields; patient fields only for the parties allowed (canReadPatientData: the clinic's verified doctors and admins). Every read of a 503A order is audited.
  */
 import type { Actor } from '../auth/actor.js';
 import { selectOne, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
@@ -10,6 +10,7 @@ import { NotFoundError } from '../shared/errors.js';
 import { canReadPatientData, orderVendorOf, orderVisible, vendorSeesOrder } from '../auth/policy/orders.rules.js';
 import { authorize } from '../auth/policy/index.js';
 import { decryptPatientFields } from './phi.js';
+import { doctorStateOf } from '../users/users.service.js';
 import { DOCTOR_FIELDS, FILE_FIELDS, CONFIRM_FIELDS, PARTNER_FIELDS, PATIENT_FIELDS } from './order.schemas.js';
 import { once } from '../db/sql-names.js';
 import { attributeOf, localTime, orderSql } from './order-sql.js';
@@ -124,7 +125,7 @@ export async function shapeOrderDoc(
     for (const f of VENDOR_HIDDEN_FIELDS) delete doc[f];
   }
   if (head.is_503a) {
-    const allowed = vendor === null && canReadPatientData(actor, head);
+    const allowed = vendor === null && (await canReadPatientData(actor, head, () => doctorStateOf(actor.id, opts)));
     if (allowed) Object.assign(doc, decryptPatientFields(head));
     await recordAudit(opts.transaction, actor, {
       action: opts.audit ?? 'read',
