@@ -13,6 +13,7 @@ export const EXAMPLES: Record<string, string[]> = {
   'db migrate down': ['svc db migrate down --to 2026.11.22T04.00.00.outbox-due-by-kind'],
   'db migrate status': ['svc db migrate status'],
   'db seed': ['svc db seed demo'],
+  'audit list': ['svc audit list --object "Sales Order/SAL-ORD-2026-00001"', 'svc audit list --actor clinic@demo.svc.local --since 2026-11-01 --page 2 --json'],
   'user create': ['svc user create rep@clinic.example --roles "Sales Rep" --sales-person "Dana Reyes"'],
   'user generate-keys': ['svc user generate-keys clinic@demo.svc.local'],
   'user set-password': ['SVC_PASSWORD=... svc user set-password ops@svc.example'],

@@ -19,6 +19,7 @@ import { registerPriceList } from './commands/price-list.command.js';
 import { registerCustomerRead } from './commands/customer-read.command.js';
 import { registerCheck } from './commands/check.command.js';
 import { registerCompletion } from './commands/completion.command.js';
+import { registerAudit } from './commands/audit.command.js';
 import { applyExamples } from './examples.js';
 import { applyConventions } from './conventions.js';
 
@@ -45,8 +46,21 @@ export function createProgram(given: Io): Command {
   registerCustomer(program, io); // svc customer create; customer-read attaches list|show to the same noun
   registerCustomerRead(program, io);
   registerCheck(program, io);
+  registerAudit(program, io);
   registerCompletion(program, io);
-  applyConventions(program, ['user', 'vendor', 'product', 'doctor', 'partner-credentials', 'partner', 'webhook', 'price-list', 'product-mapping', 'customer']);
+  applyConventions(program, [
+    'user',
+    'vendor',
+    'product',
+    'doctor',
+    'partner-credentials',
+    'partner',
+    'webhook',
+    'price-list',
+    'product-mapping',
+    'customer',
+    'audit',
+  ]);
   applyExamples(program);
   // the composition root (the registrations every process role shares: handlers, jobs, doc types),
   // and with it the services, load only when a command runs: help, --version and completion stay fast

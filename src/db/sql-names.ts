@@ -54,7 +54,7 @@ export function once<T>(build: () => T): () => T {
 }
 
 /** A literal value escaped by Sequelize; a list as a text array (policy scopes compare text). */
-function sqlValue(value: unknown): string {
+export function sqlValue(value: unknown): string {
   if (Array.isArray(value)) return `ARRAY[${value.map((v) => db().escape(String(v))).join(', ')}]::text[]`;
   return value === null || value === undefined ? 'NULL' : db().escape(value as string | number);
 }

@@ -10,6 +10,7 @@ import { recordAudit } from '../audit/audit.service.js';
 import { BusinessRuleError, InputError, NotFoundError, PermissionError } from '../shared/errors.js';
 import { attachFile, findFile } from '../files/files.service.js';
 import { isCustomerUser } from '../auth/policy/catalog.rules.js';
+import { isClinicUserOf, submits503aAsSupport } from '../auth/policy/orders.rules.js';
 import { isValidDea, isValidNpi } from './npi.js';
 import { doctorFieldsOf, doctorStateOf, hasVerifiedDoctor, setDoctorVerification } from '../users/users.service.js';
 
@@ -66,6 +67,20 @@ export async function doctorStatus(actor: Actor, email: string, opts: { transact
   return row ? { ...row, doctor_verified: row.doctor_verified_at !== null } : undefined;
 }
 
+/** The 403 of a 503A order made or submitted by an account that is not a verified doctor (spec: "503A order from an unverified doctor"). */
+export const UNVERIFIED_DOCTOR = 'This account is not a verified doctor account: 503A orders need NPI and DEA verification by an administrator';
+
+/**
+ * The submitter of a 503A order, or 403: a verified doctor account of the order's customer, or an
+ * administrator acting as support. Checked at every submit (plain, edit-and-submit, place_order,
+ * import), whoever made the draft.
+ */
+export async function requireVerifiedSubmitter(actor: Actor, customer: string, opts: { transaction?: Tx } = {}): Promise<void> {
+  if (submits503aAsSupport(actor)) return;
+  const me = isClinicUserOf(actor, customer) ? await doctorStateOf(actor.id, opts) : undefined;
+  if (!me?.verified) throw new PermissionError(UNVERIFIED_DOCTOR);
+}
+
 /**
  * The verified doctor behind a 503A order, or 403. A customer user must itself be verified and
  * order under its own NPI; staff must name (by NPI) a verified doctor of the ordering clinic.
@@ -73,8 +88,7 @@ export async function doctorStatus(actor: Actor, email: string, opts: { transact
 export async function requireVerifiedDoctor(actor: Actor, customer: string, npi: string | undefined, opts: { transaction?: Tx } = {}): Promise<void> {
   if (isCustomerUser(actor)) {
     const me = await doctorStateOf(actor.id, opts);
-    if (!me?.verified)
-      throw new PermissionError('This account is not a verified doctor account: 503A orders need NPI and DEA verification by an administrator');
+    if (!me?.verified) throw new PermissionError(UNVERIFIED_DOCTOR);
     // a malformed NPI (wrong length or check digit) is a 417 validation error, reported by the caller
     if (npi && isValidNpi(npi) && me.npi !== npi) throw new PermissionError('checkout_npi_number does not match the verified doctor account');
     return;

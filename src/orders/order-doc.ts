@@ -1,7 +1,7 @@
 /**
  * The Sales Order document as GET /api/resource answers it (Frappe's as_dict: child rows with
  * parent/parentfield/idx, docstatus, owner, creation, modified), with every partner field, and the
- * 503A fields; patient fields only for the parties allowed. Every read of a 503A order is audited.
+ * 503A fields; patient fields only for the parties allowed (canReadPatientData: the clinic's verified doctors and admins). Every read of a 503A order is audited.
  */
 import type { Actor } from '../auth/actor.js';
 import { selectOne, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
@@ -10,9 +10,11 @@ import { NotFoundError } from '../shared/errors.js';
 import { canReadPatientData, orderVendorOf, orderVisible, vendorSeesOrder } from '../auth/policy/orders.rules.js';
 import { authorize } from '../auth/policy/index.js';
 import { decryptPatientFields } from './phi.js';
+import { doctorStateOf } from '../users/users.service.js';
 import { DOCTOR_FIELDS, FILE_FIELDS, CONFIRM_FIELDS, PARTNER_FIELDS, PATIENT_FIELDS } from './order.schemas.js';
 import { once } from '../db/sql-names.js';
 import { attributeOf, localTime, orderSql } from './order-sql.js';
+import { VENDOR_HIDDEN_FIELDS, vendorTotals } from './order-view.js';
 
 const so = (field: string) => `{so.${attributeOf(field)}}`;
 
@@ -118,11 +120,12 @@ export async function shapeOrderDoc(
   for (const f of PATIENT_FIELDS) delete doc[f];
   if (!head.is_503a || vendor !== null) for (const f of [...DOCTOR_FIELDS, ...FILE_FIELDS, ...CONFIRM_FIELDS]) delete doc[f];
   if (vendor !== null) {
-    doc.grand_total = Math.round(items.reduce((s, l) => s + Number(l.amount), 0) * 100) / 100; // only its own lines
-    delete doc.total_qty;
+    // the vendor's projection (order-view.ts, the same for its lists): its own lines' totals, no 503A flag, owner or partner fields
+    Object.assign(doc, vendorTotals(items));
+    for (const f of VENDOR_HIDDEN_FIELDS) delete doc[f];
   }
   if (head.is_503a) {
-    const allowed = vendor === null && canReadPatientData(actor, head);
+    const allowed = vendor === null && (await canReadPatientData(actor, head, () => doctorStateOf(actor.id, opts)));
     if (allowed) Object.assign(doc, decryptPatientFields(head));
     await recordAudit(opts.transaction, actor, {
       action: opts.audit ?? 'read',

@@ -31,6 +31,7 @@ import { once } from '../db/sql-names.js';
 import { MAPPING_FIELDS, routeOf, VENDOR_ROUTE, type ProductMapping, type RouteDecision } from '../catalog/product-mapping.js';
 import { localTime, orderSql } from './order-sql.js';
 import { orderFollowers } from './order-followers.js';
+import { requireVerifiedSubmitter } from './doctor.service.js';
 
 export const STATUS = {
   draft: 'Draft',
@@ -280,6 +281,7 @@ export async function submitOrder(actor: Actor, name: string, opts: { transactio
     authorize(actor, 'submit', 'Sales Order', before);
     if (before.docstatus === 2) throw new BusinessRuleError('Cannot edit cancelled document');
     if (before.docstatus !== 0) throw new BusinessRuleError(`Sales Order ${name} is already submitted`);
+    if (before.is_503a) await requireVerifiedSubmitter(actor, before.customer, opts);
     const lines = rawLines ?? [];
     const routed: RoutedLine[] = lines.map((l) => ({ ...l, decision: routeOf(l.mapping ?? {}, l.vendor !== null) }));
     const entries = submitEntries(name, before, record_head, routed, mail_lines);

@@ -1,5 +1,7 @@
 /** Sales Order at /api/resource/Sales Order and frappe.client.*. */
-import { registerDocType } from '../shared/doctype.js';
+import { registerDocType, type FieldSource } from '../shared/doctype.js';
+import { orderVendorOf } from '../auth/policy/orders.rules.js';
+import { vendorOrderFields } from './order-view.js';
 import { createOrder, deleteOrder, updateOrder } from './order.service.js';
 import { getOrder } from './order-doc.js';
 import { PARTNER_FIELDS } from './order.schemas.js';
@@ -15,34 +17,41 @@ const ts = (attribute: Attribute) => (t: string) => `to_char(${t}.${column(attri
 const customerName = () => `"customerRecord".${columnsOf(SalesOrder.associations.customerRecord.target).customerName}`;
 
 // List fields: no 503A fields at all (patient data is never listed; GET by name decrypts and audits).
+const fields: Record<string, FieldSource> = {
+  name: 'name',
+  customer: 'customer',
+  customer_name: customerName,
+  territory: 'territory',
+  transaction_date: 'transactionDate',
+  delivery_date: 'deliveryDate',
+  status: 'status',
+  docstatus: 'docstatus',
+  grand_total: (t) => `${t}.${column('grandTotal')}::float8`,
+  total_qty: (t) => `${t}.${column('totalQty')}::float8`,
+  currency: 'currency',
+  price_list: 'priceList',
+  selling_price_list: 'priceList',
+  shipping_address_name: 'shippingAddressName',
+  shipping_method: 'shippingMethod',
+  is_503a: (t) => `(CASE WHEN ${t}.${column('is503a')} THEN 1 ELSE 0 END)`,
+  owner: 'ownerEmail',
+  creation: ts('createdAt'),
+  modified: ts('modified'),
+  submitted_at: ts('submittedAt'),
+  cancelled_at: ts('cancelledAt'),
+  ...Object.fromEntries(PARTNER_FIELDS.map((f) => [f, f.endsWith('_sync_date') ? ts(attributeOf(f)) : attributeOf(f)])),
+};
+
 registerDocType({
   name: 'Sales Order',
   model: SalesOrder,
   // the customer's name comes from its row (the clinic's, through the order's customer)
   include: [{ association: 'customerRecord', attributes: [], required: true }],
-  fields: {
-    name: 'name',
-    customer: 'customer',
-    customer_name: customerName,
-    territory: 'territory',
-    transaction_date: 'transactionDate',
-    delivery_date: 'deliveryDate',
-    status: 'status',
-    docstatus: 'docstatus',
-    grand_total: (t) => `${t}.${column('grandTotal')}::float8`,
-    total_qty: (t) => `${t}.${column('totalQty')}::float8`,
-    currency: 'currency',
-    price_list: 'priceList',
-    selling_price_list: 'priceList',
-    shipping_address_name: 'shippingAddressName',
-    shipping_method: 'shippingMethod',
-    is_503a: (t) => `(CASE WHEN ${t}.${column('is503a')} THEN 1 ELSE 0 END)`,
-    owner: 'ownerEmail',
-    creation: ts('createdAt'),
-    modified: ts('modified'),
-    submitted_at: ts('submittedAt'),
-    cancelled_at: ts('cancelledAt'),
-    ...Object.fromEntries(PARTNER_FIELDS.map((f) => [f, f.endsWith('_sync_date') ? ts(attributeOf(f)) : attributeOf(f)])),
+  fields,
+  // a vendor lists exactly what its GET of the order shows (order-view.ts)
+  view: (actor) => {
+    const vendor = orderVendorOf(actor);
+    return vendor === null ? undefined : vendorOrderFields(fields, vendor);
   },
   listFields: ['name'],
   defaultOrder: [

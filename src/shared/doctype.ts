@@ -29,6 +29,12 @@ export interface DocTypeDef {
   fields: Record<string, FieldSource>;
   /** fields of a list row when the client names none (Frappe: ["name"]) */
   listFields?: string[];
+  /**
+   * The fields this actor reads, when narrower than `fields` or computed otherwise (the projection of
+   * the actor's document read, decided by the policy): lists, counts, get_value, filters and sorts
+   * then know only these, so nothing hidden from the document is listed, filtered or sorted on.
+   */
+  view?(actor: Actor): Record<string, FieldSource> | undefined;
   /** default sort */
   defaultOrder: [FieldSource, 'ASC' | 'DESC'][];
   get?(actor: Actor, name: string, opts?: { transaction?: Tx }): Promise<Doc>;
@@ -69,6 +75,12 @@ function scopeCondition(scope: AccessScope): WhereOptions {
   return boundLiteral(scope.sql, scope.bind);
 }
 
+/** The document type as this actor sees it: its fields replaced by the actor's view, when it has one. */
+export function shapeFor(actor: Actor, def: DocTypeDef): DocTypeDef {
+  const fields = def.view?.(actor);
+  return fields ? { ...def, fields, listFields: def.listFields?.filter((f) => Object.prototype.hasOwnProperty.call(fields, f)) } : def;
+}
+
 function whereOf(actor: Actor, def: DocTypeDef, params: ListParams): WhereOptions {
   const parts = [scopeCondition(scopeOf(actor, def.policy ?? def.name, aliasOf(def)))];
   const and = filterWhere(def, params.filters, 'filters', 'and');
@@ -89,8 +101,9 @@ export async function listDocs(actor: Actor, def: DocTypeDef, params: ListParams
 }
 
 /** listDocs with the page length it ran with (0 and large asks are clamped to the ceiling). */
-export async function listPage(actor: Actor, def: DocTypeDef, params: ListParams): Promise<{ rows: unknown[]; pageLength: number }> {
-  authorize(actor, 'read', def.policy ?? def.name);
+export async function listPage(actor: Actor, declared: DocTypeDef, params: ListParams): Promise<{ rows: unknown[]; pageLength: number }> {
+  authorize(actor, 'read', declared.policy ?? declared.name);
+  const def = shapeFor(actor, declared);
   const fields = selectedFields(def, params.fields, def.listFields);
   const where = whereOf(actor, def, params);
   const offset = intParam(params.limit_start, 'limit_start', 0);
@@ -112,16 +125,17 @@ export async function listPage(actor: Actor, def: DocTypeDef, params: ListParams
 /** Counts documents the actor may see (frappe.client.get_count). */
 export async function countDocs(actor: Actor, def: DocTypeDef, params: ListParams): Promise<number> {
   authorize(actor, 'read', def.policy ?? def.name);
-  return modelOf(def).count({ include: def.include, where: whereOf(actor, def, params) });
+  return modelOf(def).count({ include: def.include, where: whereOf(actor, shapeFor(actor, def), params) });
 }
 
 // the name field may map to a column of another type (e.g. a numeric id): a name of the wrong type is simply not found
 const BAD_VALUE = ['22P02', '22003', '22007', '22008'];
 
 /** One document by name, when the actor may see it (a hidden one is "not found"). */
-export async function getDoc(actor: Actor, def: DocTypeDef, name: string): Promise<Doc> {
-  authorize(actor, 'read', def.policy ?? def.name);
-  if (def.get) return def.get(actor, name);
+export async function getDoc(actor: Actor, declared: DocTypeDef, name: string): Promise<Doc> {
+  authorize(actor, 'read', declared.policy ?? declared.name);
+  if (declared.get) return declared.get(actor, name);
+  const def = shapeFor(actor, declared);
   const shape: QueryShape = def;
   const row = (await modelOf(def)
     .findOne({

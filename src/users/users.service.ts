@@ -165,3 +165,11 @@ export async function hasVerifiedDoctor(npi: string, customer: string, opts: { t
   const n = await User.count({ where: { doctorNpi: npi, doctorVerifiedAt: { [Op.ne]: null }, enabled: true, customer }, transaction: opts.transaction });
   return n > 0;
 }
+
+/** The e-mail of each user id given that names a user (the audit trail's review shows who acted). */
+export async function emailsOfUsers(ids: string[], opts: { transaction?: Tx } = {}): Promise<Map<string, string>> {
+  const uuids = [...new Set(ids.filter((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)))];
+  if (uuids.length === 0) return new Map();
+  const users = await User.findAll({ attributes: ['id', 'email'], where: { id: uuids }, transaction: opts.transaction });
+  return new Map(users.map((u) => [u.id, u.email]));
+}

@@ -69,6 +69,7 @@ const ELSEWHERE: Record<string, string> = {
   'price-list import': 'test/cli/imports.test.ts',
   'product-mapping import': 'test/cli/imports.test.ts',
   check: 'test/cli/check.test.ts',
+  'audit list': 'test/orders/patient-access.test.ts',
   'webhook redeliver': 'test/webhooks/cli.test.ts',
   'partner retry': 'test/connectors/credentials.test.ts',
 };

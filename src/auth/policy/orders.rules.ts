@@ -52,12 +52,21 @@ export async function vendorSeesOrder(vendor: string, order: { docstatus: number
   return order.docstatus > 0 && vendor !== '' && (await holdsLine());
 }
 
-/** Who may read patient fields of an order (minimum necessary: its clinic's users and its creator, admins; not reps, not vendors). */
-export function canReadPatientData(actor: Actor, order: { customer: string; owner_user: string | null }): boolean {
+/**
+ * Who may read the patient fields of an order (minimum necessary, issue 24 item 12): the clinic's
+ * verified doctors (the prescribing doctor among them) and administrators acting as support (every
+ * read is audited). Not the clinic's buyers, API users or unverified doctors, not the order's
+ * creator as such, not reps, operations or vendors: they get the order without them.
+ * `doctorOf` loads the actor's doctor verification only when the answer depends on it.
+ */
+export async function canReadPatientData(
+  actor: Actor,
+  order: { customer: string },
+  doctorOf: () => Promise<{ verified: boolean } | undefined>,
+): Promise<boolean> {
   if (actor.type === 'system' || isAdmin(actor)) return true;
-  if (actor.type !== 'user') return false;
-  if (order.owner_user === actor.id) return true;
-  return hasRole(actor, 'Customer') && actor.customer === order.customer;
+  if (!isClinicUserOf(actor, order.customer)) return false;
+  return (await doctorOf())?.verified === true;
 }
 
 /**
@@ -76,6 +85,20 @@ export async function canReadFile(
   if (!order) return false;
   if (order.owner_user === actor.id) return true;
   return actor.type === 'user' && hasRole(actor, 'Customer') && actor.customer === order.customer;
+}
+
+/**
+ * Who submits a 503A order without being a verified doctor of its clinic: an administrator acting as
+ * support (and the system: the CLI and jobs act as one). Reps, operations and a clinic's other users
+ * do not (issue 24, item 9): the submit sends the patient to the pharmacy under the doctor's name.
+ */
+export function submits503aAsSupport(actor: Actor): boolean {
+  return isAdmin(actor);
+}
+
+/** A clinic's own user of `customer`, whose doctor verification then decides (the caller loads it). */
+export function isClinicUserOf(actor: Actor, customer: string): boolean {
+  return actor.type === 'user' && hasRole(actor, 'Customer') && actor.customer === customer;
 }
 
 /** The sales person an order is credited to (it decides which reps see the order): the rep or manager placing it. */

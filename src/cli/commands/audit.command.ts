@@ -1,0 +1,59 @@
+import type { Command } from 'commander';
+import { openDatabase } from '../context.js';
+import { cliActor, common, json, table, type CommonOptions } from '../conventions.js';
+import type { Io } from '../io.js';
+
+// the service loads when the command runs (svc --help never loads it)
+const audit = () => import('../../audit/audit-list.service.js');
+
+/**
+ * Text from the audit rows (object names, actor ids, e-mails) with every control character shown as
+ * an escape (\n, \x1b, \u202e …): a row cannot move the cursor, clear the screen or fake a line.
+ */
+export function visible(text: string): string {
+  return text.replace(/[\p{Cc}\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu, (c) => {
+    const named: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+    const code = c.codePointAt(0)!;
+    return named[c] ?? (code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`);
+  });
+}
+
+type ListOptions = CommonOptions & { object?: string; actor?: string; since?: string; page?: string; pageLength?: string };
+
+/** `svc audit list [--object] [--actor] [--since] [--page] [--page-length] [--json]`: the audit trail, newest first (admin). */
+export function registerAudit(program: Command, io: Io): void {
+  const noun = program.command('audit').description('The audit trail of patient data and other sensitive records');
+  common(noun.command('list').description('List audit rows, newest first, a page at a time (administrators)'), { json: true })
+    .option('--object <name>', 'an object name, or Type/name (e.g. "Sales Order/SAL-ORD-2026-00001")')
+    .option('--actor <who>', "a user's e-mail, or the actor id as recorded (cli:<os-user>, job:<name>, a vendor)")
+    .option('--since <when>', 'rows at or after this date (YYYY-MM-DD) or ISO 8601 datetime (server time without an offset)')
+    .option('--page <n>', 'page number, from 1', '1')
+    .option('--page-length <n>', 'rows per page (at most 100)', '20')
+    .action(async (opts: ListOptions) => {
+      await openDatabase(io);
+      const page = await (
+        await audit()
+      ).listAuditEvents(await cliActor(io), {
+        object: opts.object,
+        actor: opts.actor,
+        since: opts.since,
+        page: Number(opts.page),
+        page_length: Number(opts.pageLength),
+      });
+      if (opts.json) return json(io, page);
+      table(
+        io,
+        ['id', 'time', 'actor', 'action', 'object', 'fields'],
+        page.events.map((e) => [
+          e.id,
+          e.created_at,
+          visible(e.actor_email ? `${e.actor_email} (${e.actor_type})` : `${e.actor_id} (${e.actor_type})`),
+          visible(e.action),
+          visible(`${e.object_type}/${e.object_name}`),
+          visible(e.fields.join(',')),
+        ]),
+      );
+      const pages = Math.max(1, Math.ceil(page.total / page.page_length));
+      io.out(`page ${page.page} of ${pages} (${page.total} rows)${page.page < pages ? `: next --page ${page.page + 1}` : ''}`);
+    });
+}
