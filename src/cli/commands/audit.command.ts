@@ -1,22 +1,10 @@
 import type { Command } from 'commander';
 import { openDatabase } from '../context.js';
 import { cliActor, common, json, table, type CommonOptions } from '../conventions.js';
-import type { Io } from '../io.js';
+import { showControls as visible, type Io } from '../io.js';
 
 // the service loads when the command runs (svc --help never loads it)
 const audit = () => import('../../audit/audit-list.service.js');
-
-/**
- * Text from the audit rows (object names, actor ids, e-mails) with every control character shown as
- * an escape (\n, \x1b, \u202e …): a row cannot move the cursor, clear the screen or fake a line.
- */
-export function visible(text: string): string {
-  return text.replace(/[\p{Cc}\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu, (c) => {
-    const named: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-    const code = c.codePointAt(0)!;
-    return named[c] ?? (code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`);
-  });
-}
 
 type ListOptions = CommonOptions & { object?: string; actor?: string; since?: string; page?: string; pageLength?: string };
 
