@@ -99,7 +99,9 @@ for (const block of blocks.filter((b) => !b.skip)) {
     const script = PREAMBLE + block.code.replaceAll(README_URL, url);
     let stdout: string;
     try {
-      ({ stdout } = await run('bash', ['-c', script], { cwd: projectRoot, env: { ...process.env, ...env }, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }));
+      // up to 170 s, inside ava's 3 min: the storefront block starts two simulators and runs two CLI
+      // commands through npx, 1 min 41 s on a loaded 2-core machine (it once passed 120 s)
+      ({ stdout } = await run('bash', ['-c', script], { cwd: projectRoot, env: { ...process.env, ...env }, timeout: 170_000, maxBuffer: 16 * 1024 * 1024 }));
     } catch (err) {
       const e = err as { code?: number; stdout?: string; stderr?: string };
       t.fail(`${block.file}:${block.line} exited with ${e.code}\nstdout: ${e.stdout}\nstderr: ${e.stderr}`);
