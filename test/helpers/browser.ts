@@ -9,7 +9,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -78,6 +78,7 @@ async function unpack(pkg: string, target: string): Promise<void> {
     await untar(join(pkg, 'bin', 'al2023.tar.br'), tmp); // lib/: libnss3, libnspr4, libexpat …
     await untar(join(pkg, 'bin', 'fonts.tar.br'), tmp); // fonts/Open_Sans
     await writeFile(join(tmp, 'fonts.conf'), fontsConf(target));
+    await chmod(tmp, 0o755); // mkdtemp's 0700 would keep the browser from another user of the checkout
     await rename(tmp, target);
   } catch (err) {
     await rm(tmp, { recursive: true, force: true });
