@@ -1,14 +1,13 @@
 /**
- * The CLI on a real terminal: `svc` runs in a tmux pane (a pseudo-terminal), keys are typed with
- * `tmux send-keys` and the screen read with `capture-pane`. Prompts for missing input (a secret is
- * not echoed), confirmations of destructive steps, Ctrl-C → exit 130, and the import's progress bar
- * (on a terminal only) and summary.
+ * The CLI on a real terminal: `svc` runs on a pseudo-terminal of its own (`script`, Debian Essential,
+ * see test/helpers/terminal.ts), keys are typed into it and the screen is read as @xterm/headless
+ * renders it. Prompts for missing input (a secret is not echoed), confirmations of destructive steps,
+ * Ctrl-C → exit 130, and the import's progress bar (on a terminal only) and summary.
  */
 import test from 'ava';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
@@ -16,67 +15,39 @@ import { projectRoot } from '../../src/config/index.js';
 import { verifyPassword } from '../../src/shared/crypto.js';
 import { createTestDatabase, pgClient } from '../helpers/db.js';
 import { eventually } from '../helpers/eventually.js';
+import { openTerminal, type TerminalSession } from '../helpers/terminal.js';
 
 let dbUrl: string;
 let pgc: pg.Client;
-const socket = join(mkdtempSync(join(tmpdir(), 'svc-tmux-')), 'sock');
-const tmux = (...args: string[]) => execFileSync('tmux', ['-S', socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const sessions: TerminalSession[] = [];
 
 test.before(async () => {
   dbUrl = await createTestDatabase();
   pgc = await pgClient(dbUrl);
-  // one tmux server for the whole file: each test kills its own session, and without a session left
-  // the server exits, while the next test's new-session could reach it on the socket as it went
-  // ("server exited unexpectedly", seen under the full suite's load)
-  tmux('new-session', '-d', '-s', 'keeper', 'sleep 86400');
 });
 test.after.always(async () => {
+  for (const session of sessions) session.kill();
   await pgc?.end();
-  try {
-    tmux('kill-server');
-  } catch {
-    // no session left
-  }
 });
 
-interface Pane {
-  screen: () => string;
-  keys: (...k: string[]) => void;
+interface Pane extends TerminalSession {
+  /** Waits for svc to end; answers its exit code. */
   exit: () => Promise<number>;
+  /** The screen once svc has ended. */
   final: () => string;
-  /** with `record`: every byte svc wrote to the terminal, frames later erased included */
-  written: () => string;
 }
 
-/**
- * Starts `svc <args>` in a new tmux pane; the pane prints `EXIT:<code>` when svc ends. With `record`,
- * svc waits for the pane's output to be piped to a file (tmux pipe-pane) before it starts.
- */
-function start(args: string[], opts: { record?: boolean } = {}): Pane {
-  const name = `svc-${randomBytes(4).toString('hex')}`;
-  const quoted = args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const go = opts.record ? 'read -r _; ' : '';
-  const command = `${go}cd '${projectRoot}' && env DATABASE_URL='${dbUrl}' SVC_ENV=test SVC_LOG_LEVEL=silent USER=carol node bin/svc ${quoted}; echo "EXIT:$?"; sleep 600`;
-  tmux('new-session', '-d', '-s', name, '-x', '160', '-y', '40', 'bash', '-c', command);
-  const log = join(mkdtempSync(join(tmpdir(), 'svc-pane-')), 'written');
-  if (opts.record) {
-    writeFileSync(log, '');
-    tmux('pipe-pane', '-o', '-t', name, `cat >> '${log}'`);
-    tmux('send-keys', '-t', name, 'Enter');
-  }
-  const screen = () => tmux('capture-pane', '-p', '-t', name);
-  let last = '';
+/** Starts `svc <args>` on a new 160×40 terminal. */
+function start(args: string[]): Pane {
+  const session = openTerminal([process.execPath, 'bin/svc', ...args], {
+    cwd: projectRoot,
+    env: { ...process.env, DATABASE_URL: dbUrl, SVC_ENV: 'test', SVC_LOG_LEVEL: 'silent', USER: 'carol' },
+  });
+  sessions.push(session);
   return {
-    written: () => readFileSync(log, 'utf8'),
-    final: () => last,
-    screen,
-    keys: (...k) => void tmux('send-keys', '-t', name, ...k),
-    exit: async () => {
-      const code = await eventually(() => /EXIT:(\d+)/.exec(screen())?.[1], { timeoutMs: 60_000, message: `svc ${args.join(' ')} to end` });
-      last = screen();
-      tmux('kill-session', '-t', name);
-      return Number(code);
-    },
+    ...session,
+    final: () => (session.exitCode() === undefined ? '' : session.screen()),
+    exit: () => eventually(() => session.exitCode(), { timeoutMs: 60_000, message: `svc ${args.join(' ')} to end` }),
   };
 }
 
@@ -86,8 +57,8 @@ const waitFor = (pane: { screen: () => string }, text: RegExp) =>
 test.serial('a missing password is asked on a terminal and not echoed', async (t) => {
   const pane = start(['user', 'set-password', 'west.rep@demo.svc.local']);
   await waitFor(pane, /New password for west\.rep@demo\.svc\.local/);
-  pane.keys('-l', 'Typed-on-tty-42');
-  pane.keys('Enter');
+  pane.type('Typed-on-tty-42');
+  pane.press('Enter');
   t.is(await pane.exit(), 0);
   const hash = ((await pgc.query(`SELECT password_hash FROM users WHERE email = 'west.rep@demo.svc.local'`)).rows[0] as { password_hash: string })
     .password_hash;
@@ -97,22 +68,24 @@ test.serial('a missing password is asked on a terminal and not echoed', async (t
 test.serial('the screen never shows the typed secret', async (t) => {
   const pane = start(['user', 'set-password', 'rep@demo.svc.local']);
   await waitFor(pane, /New password for rep@demo\.svc\.local/);
-  pane.keys('-l', 'Never-shown-77');
+  pane.type('Never-shown-77');
   const typed = await waitFor(pane, /New password for rep@demo\.svc\.local.*\*{14}/);
   t.false(typed.includes('Never-shown-77'));
-  pane.keys('Enter');
+  pane.press('Enter');
   t.is(await pane.exit(), 0);
 });
 
 test.serial('a destructive step asks for confirmation: "n" aborts, "y" goes ahead', async (t) => {
   const no = start(['user', 'disable', 'west.rep@demo.svc.local']);
   await waitFor(no, /Disable west\.rep@demo\.svc\.local\? .*\(y\/N\)/);
-  no.keys('n', 'Enter');
+  no.type('n');
+  no.press('Enter');
   t.is(await no.exit(), 1);
   t.true(((await pgc.query(`SELECT enabled FROM users WHERE email = 'west.rep@demo.svc.local'`)).rows[0] as { enabled: boolean }).enabled);
   const yes = start(['user', 'disable', 'west.rep@demo.svc.local']);
   await waitFor(yes, /\(y\/N\)/);
-  yes.keys('y', 'Enter');
+  yes.type('y');
+  yes.press('Enter');
   t.is(await yes.exit(), 0);
   t.false(((await pgc.query(`SELECT enabled FROM users WHERE email = 'west.rep@demo.svc.local'`)).rows[0] as { enabled: boolean }).enabled);
   const audit = (await pgc.query(`SELECT actor_id FROM audit_events WHERE object_name = 'west.rep@demo.svc.local' AND action = 'disable'`)).rows;
@@ -122,7 +95,7 @@ test.serial('a destructive step asks for confirmation: "n" aborts, "y" goes ahea
 test.serial('Ctrl-C at a prompt exits 130 and changes nothing', async (t) => {
   const pane = start(['vendor', 'webhook', 'rotate-secret', 'VEN-DEMO-MEDI']);
   await waitFor(pane, /Rotate the webhook secret of VEN-DEMO-MEDI\?/);
-  pane.keys('C-c');
+  pane.press('C-c');
   t.is(await pane.exit(), 130);
 });
 
@@ -132,7 +105,8 @@ test.serial('an import on a terminal: --replace asks first, then prints its summ
   writeFileSync(file, ['price_list,item_code,rate', 'Sales Channel,DEMO-N95,1.5', 'Sales Channel,DEMO-BP-CUFF,20'].join('\n'));
   const pane = start(['price-list', 'import', file, '--replace']);
   await waitFor(pane, /--replace removes every price .* Continue\? \(y\/N\)/s);
-  pane.keys('y', 'Enter');
+  pane.type('y');
+  pane.press('Enter');
   t.is(await pane.exit(), 0);
   t.regex(pane.final(), /^2 rows read in [\d.]+s: \d+ new, \d+ changed, \d+ unchanged, \d+ removed \[Sales Channel\]$/m);
   const rows = (await pgc.query(`SELECT item_code FROM item_prices WHERE price_list = 'Sales Channel' ORDER BY 1`)).rows;
@@ -142,10 +116,11 @@ test.serial('an import on a terminal: --replace asks first, then prints its summ
 test.serial('a left-out argument is asked for on a terminal (then the confirmation)', async (t) => {
   const pane = start(['user', 'disable']);
   await waitFor(pane, /User e-mail/);
-  pane.keys('-l', 'rep@demo.svc.local');
-  pane.keys('Enter');
+  pane.type('rep@demo.svc.local');
+  pane.press('Enter');
   await waitFor(pane, /Disable rep@demo\.svc\.local\? .*\(y\/N\)/);
-  pane.keys('y', 'Enter');
+  pane.type('y');
+  pane.press('Enter');
   t.is(await pane.exit(), 0);
   t.false(((await pgc.query(`SELECT enabled FROM users WHERE email = 'rep@demo.svc.local'`)).rows[0] as { enabled: boolean }).enabled);
 });
@@ -154,9 +129,9 @@ test.serial('an import on a terminal draws a progress bar (rows, rows/s, ETA) on
   const dir = mkdtempSync(join(tmpdir(), 'svc-pty-progress-'));
   const file = join(dir, 'prices.csv');
   writeFileSync(file, ['price_list,item_code,rate', 'Wholesale,DEMO-N95,2.5', 'Wholesale,DEMO-BP-CUFF,21'].join('\n'));
-  const pane = start(['price-list', 'import', file], { record: true });
+  const pane = start(['price-list', 'import', file]);
   t.is(await pane.exit(), 0);
-  const written = await eventually(() => /EXIT:0/.test(pane.written()) && pane.written(), { message: 'the pane log to catch up' });
+  const written = pane.written();
   // the bar is redrawn in place (carriage return, then ESC [ K erasing to the end of the line) while the file is read
   const frames = written.replaceAll('\x1b[K', '<erase>');
   t.regex(frames, /\r\[[#-]{24}\] \d+% {2}\d+ rows {2}[\d,]+ rows\/s {2}ETA \d+s<erase>/);

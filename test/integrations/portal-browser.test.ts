@@ -1,5 +1,5 @@
 /**
- * /portal/integrations in real headless Chromium (Debian's chromium, playwright-core) against the
+ * /portal/integrations in real headless Chromium (the npm package @sparticuz/chromium, playwright-core) against the
  * service and the shipper and storefront simulators: log in, connect shipper (a refused pair shows
  * the partner's reason), the full storefront install (the page's form → the shop's consent page →
  * the callback → connected → sync), disconnect; forms without the session's CSRF token are refused;
