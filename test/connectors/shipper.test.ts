@@ -11,6 +11,7 @@ import type pg from 'pg';
 import { startTestApp, tokenClient, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { eventually } from '../helpers/eventually.js';
+import type { PartnerSettings } from '../../src/config/index.js';
 import type { OutboxWorker } from '../../src/jobs/outbox-worker.js';
 import { startShipperSimulator, type RunningSimulator } from '../../src/simulators/index.js';
 import { closePartnerAgent, partnerHttp } from '../../src/connectors/partner-http.js';
@@ -29,7 +30,13 @@ let worker: OutboxWorker;
 const HOOK = SHIPPER_HOOK;
 
 test.before(async () => {
-  app = await startTestApp({ config: { webhook: { timeoutMs: 10_000, allowPrivateTargets: true, retryTimeScale: 0.01 } } });
+  app = await startTestApp({
+    config: {
+      webhook: { timeoutMs: 10_000, allowPrivateTargets: true, retryTimeScale: 0.01 },
+      // resource reads may use the whole budget here (this file's 429 tests spend it); the reserve for orders is shipper-flood.test.ts's
+      partners: { shipperOrderReserve: 0 } as PartnerSettings,
+    },
+  });
   db = await pgClient(app.dbUrl);
   sim = await startShipperSimulator({ credentials: SHIPPER, webhookUrl: `${app.url}${HOOK}` });
   worker = await startWorker(app);
