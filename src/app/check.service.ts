@@ -8,6 +8,7 @@ import { listPartnerCalls } from '../connectors/call-log.service.js';
 import { loadPartnerCredentials } from '../connectors/credentials/credentials.service.js';
 import { PARTNER_KEYS } from '../connectors/partners.js';
 import { partnerReadiness } from '../connectors/readiness.js';
+import { partnerWebhookDrops } from '../connectors/partner-events.service.js';
 import { migrationStatus } from '../db/migrator.js';
 import { db, selectOne } from '../db/sequelize.js';
 import { verifyMailTransport } from '../mail/mail.service.js';
@@ -123,6 +124,15 @@ export async function runChecks(config: Config): Promise<Finding[]> {
           },
     );
   }
+
+  // issue 24: webhooks dropped at the cap of resource reads waiting (a flood, or a partner far behind)
+  for (const d of await partnerWebhookDrops())
+    findings.push({
+      check: `partner ${d.partner} webhooks`,
+      level: Date.now() - d.lastAt.getTime() < 86_400_000 ? 'warn' : 'ok',
+      detail: `${d.count} dropped unread since the service started counting (${d.reason}), the last ${ago(Math.round((Date.now() - d.lastAt.getTime()) / 1000))}`,
+      fix: 'a flood of webhooks, or resource reads far behind: see svc partner calls --partner shipper; SVC_SHIPPER_PENDING_FETCHES sets the cap',
+    });
 
   const mail = await verifyMailTransport(config);
   findings.push(

@@ -88,6 +88,10 @@ export interface PartnerSettings {
   rxpartnerWindowSeconds: number;
   shipperLimit: number;
   shipperWindowSeconds: number;
+  /** shipper requests of each window that only orders may take: webhook resource reads stop short of them (issue 24) */
+  shipperOrderReserve: number;
+  /** shipper webhook resource reads waiting per account at most; more are dropped and counted (issue 24) */
+  shipperPendingFetches: number;
   storeCapacity: number;
   storeRestorePerSecond: number;
   /** the store order import re-reads orders updated this long before its cursor (the store's search index may lag) */
@@ -140,6 +144,17 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
   SVC_RXPARTNER_RATE_LIMIT: { path: 'partners.rxpartnerLimit', type: 'number', doc: 'rxpartner requests per sliding window (spec: 300)' },
   SVC_RXPARTNER_RATE_WINDOW_SECONDS: { path: 'partners.rxpartnerWindowSeconds', type: 'number', doc: 'rxpartner sliding window (spec: 300 s)' },
   SVC_SHIPPER_RATE_LIMIT: { path: 'partners.shipperLimit', type: 'number', doc: 'shipper requests per minute per key pair (spec: 40)' },
+  SVC_SHIPPER_RATE_WINDOW_SECONDS: { path: 'partners.shipperWindowSeconds', type: 'number', doc: 'shipper rate window (spec: 60 s)' },
+  SVC_SHIPPER_ORDER_RESERVE: {
+    path: 'partners.shipperOrderReserve',
+    type: 'number',
+    doc: 'shipper requests of each window kept for sending orders; webhook resource reads use the rest (default 20 of 40)',
+  },
+  SVC_SHIPPER_PENDING_FETCHES: {
+    path: 'partners.shipperPendingFetches',
+    type: 'number',
+    doc: 'shipper webhook resource reads waiting per account at most; more webhooks are dropped and counted (default 100)',
+  },
   SVC_DEMO_PARTNERS: { path: 'demo.partners', type: 'boolean', doc: 'npm start also runs the five partner simulators and points svc at them (development)' },
   SVC_DEMO_PARTNERS_PORT: {
     path: 'demo.partnersPort',
@@ -215,6 +230,8 @@ const schema = Joi.object<Config>({
     rxpartnerWindowSeconds: Joi.number().min(1).required(),
     shipperLimit: Joi.number().integer().min(1).required(),
     shipperWindowSeconds: Joi.number().min(1).required(),
+    shipperOrderReserve: Joi.number().integer().min(0).required(),
+    shipperPendingFetches: Joi.number().integer().min(1).required(),
     storeCapacity: Joi.number().positive().required(),
     storeRestorePerSecond: Joi.number().positive().required(),
     storeOrdersOverlapSeconds: Joi.number().integer().min(0).required(),

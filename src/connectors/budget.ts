@@ -36,6 +36,7 @@ export function partnerLimits(): Readonly<Record<string, number>> {
     rxpartnerWindowSeconds: p.rxpartnerWindowSeconds,
     shipperLimit: p.shipperLimit,
     shipperWindowSeconds: p.shipperWindowSeconds,
+    shipperOrderReserve: p.shipperOrderReserve,
     storeCapacity: p.storeCapacity,
     storeRestorePerSecond: p.storeRestorePerSecond,
   });

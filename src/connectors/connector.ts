@@ -172,7 +172,11 @@ export interface PartnerHttp {
 /** Rate budgets kept in the database, shared by every process (src/shared/rate-budget.ts). */
 export interface PartnerBudget {
   /** One request of a sliding window (`limit` per `windowSeconds`); waits up to `maxWaitMs` for a slot. */
-  slot(bucket: string, rule: { limit: number; windowSeconds: number }, maxWaitMs?: number): Promise<{ ok: true } | { ok: false; waitMs: number }>;
+  slot(
+    bucket: string,
+    rule: { limit: number; windowSeconds: number; reserve?: number },
+    maxWaitMs?: number,
+  ): Promise<{ ok: true } | { ok: false; waitMs: number }>;
   /** `cost` units of a token bucket (`capacity`, refilled `restorePerSecond`); waits up to `maxWaitMs`. */
   tokens(
     bucket: string,
@@ -237,6 +241,10 @@ export interface WebhookRequest {
   headers: Readonly<Record<string, string | undefined>>;
   credentials: Credentials;
   receivedAt: Date;
+  /** the `token` query parameter of the target the delivery came to (the marketplace shipper account's, issue 24) */
+  targetToken?: string;
+  /** it came to a customer's own connection's target, whose token the intake has already matched (issue 13) */
+  viaConnection?: boolean;
 }
 
 export type WebhookVerdict =

@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { execute, type Tx } from '../db/sequelize.js';
 import { once, sqlFor } from '../db/sql-names.js';
 import { AuthenticationError, DomainError, InputError, PermissionError } from '../shared/errors.js';
+import { runtime } from '../shared/runtime.js';
 import { enqueue, outboxInsertSql, wakeWorkers } from '../shared/outbox.js';
 import { logPartnerCall } from './call-log.service.js';
 import { connectorOf, WebhookBodyError, type Credentials, type PartnerEvent, type WebhookRequest } from './connector.js';
@@ -16,6 +17,7 @@ import { missingCredentials, readPartnerCredentials, recentPartnerCredentials } 
 import { PartnerCall } from './partner-call.model.js';
 import { PartnerEventRecord } from './partner-event.model.js';
 import type { PartnerKey } from './partners.js';
+import { PartnerWebhookDrop } from './partner-webhook-drop.model.js';
 import { PartnerWebhookNonce } from './partner-webhook-nonce.model.js';
 import { webhookConnections, type WebhookConnection } from './webhook-connections.js';
 
@@ -23,6 +25,12 @@ export const PARTNER_EVENT_KIND = 'partner_event';
 
 /** How old the credentials a webhook is verified with may be (read by this process): a refusal is always checked against a fresh read. */
 const CREDENTIALS_MAX_AGE_MS = 5_000;
+
+/**
+ * Resource reads (events with a resolveUrl) received this recently and not applied count as waiting
+ * against the cap; older ones have had every attempt (or are dead) and no longer hold a place.
+ */
+const PENDING_HORIZON_SECONDS = 3600;
 
 /** 417: the partner's connector or credentials are not set up here, so its webhook cannot be verified (nor accepted). */
 export class PartnerNotConfiguredError extends DomainError {
@@ -32,7 +40,7 @@ export class PartnerNotConfiguredError extends DomainError {
 }
 
 const sql = once(() => {
-  const n = sqlFor({ pe: PartnerEventRecord, w: PartnerWebhookNonce, pc: PartnerCall });
+  const n = sqlFor({ pe: PartnerEventRecord, w: PartnerWebhookNonce, pc: PartnerCall, d: PartnerWebhookDrop });
   const insertEvents = (when: string) =>
     n(`INSERT INTO {@pe} ({pe:partner}, {pe:eventKey}, {pe:reference}, {pe:status}, {pe:event}, {pe:receivedAt})
        SELECT $1, e.event_key, e.reference, e.status, e.event, now() FROM jsonb_to_recordset($2::jsonb) AS e(event_key text, reference text, status text, event jsonb)
@@ -41,20 +49,29 @@ const sql = once(() => {
   return {
     insert: insertEvents('true'),
     // the whole intake of a verified delivery in one statement (one round trip, atomic): its nonce
-    // claimed ($3, null when the partner signs none), then, only if the nonce is new, its events
-    // stored once with the outbox rows that apply them, and the call logged either way
+    // claimed ($3, null when the partner signs none), then, only if the nonce is new and the
+    // account's resource reads waiting ($9: the connection's id, '' for the marketplace's) are under
+    // the cap ($8, null when the delivery names none to read), its events stored once with the
+    // outbox rows that apply them, a drop counted otherwise, and the call logged either way
     intake: n(`WITH nonce AS (
          INSERT INTO {@w} ({w:partner}, {w:nonce}, {w:expiresAt}) SELECT $1, $3, now() + make_interval(secs => $4) WHERE $3::text IS NOT NULL
          ON CONFLICT ({w:partner}, {w:nonce}) DO UPDATE SET {w:expiresAt} = EXCLUDED.{w:expiresAt} WHERE {@w}.{w:expiresAt} < now()
          RETURNING 1),
        fresh AS (SELECT $3::text IS NULL OR EXISTS (SELECT 1 FROM nonce) AS ok),
-       ev AS (${insertEvents('(SELECT ok FROM fresh)')}),
+       cap AS (SELECT $8::int IS NOT NULL AND (SELECT count(*) FROM (SELECT 1 FROM {@pe} WHERE {pe:partner} = $1 AND {pe:appliedAt} IS NULL
+           AND ({pe:event} ->> 'resolveUrl') IS NOT NULL AND {pe:receivedAt} > now() - make_interval(secs => ${PENDING_HORIZON_SECONDS})
+           AND COALESCE({pe:event} -> 'connection' ->> 'id', '') = $9 LIMIT $8) AS waiting) >= $8 AS at_cap),
+       ev AS (${insertEvents('(SELECT ok FROM fresh) AND NOT (SELECT at_cap FROM cap)')}),
+       dropped AS (INSERT INTO {@d} ({d:partner}, {d:reason}, {d:count}, {d:lastAt}) SELECT $1, 'pending_cap', 1, now()
+         WHERE (SELECT ok FROM fresh) AND (SELECT at_cap FROM cap)
+         ON CONFLICT ({d:partner}, {d:reason}) DO UPDATE SET {d:count} = {@d}.{d:count} + 1, {d:lastAt} = EXCLUDED.{d:lastAt} RETURNING 1),
        queued AS (${outboxInsertSql(
          `(SELECT jsonb_agg(jsonb_build_object('kind', $5::text, 'topic', $1::text, 'target', ev.id::text, 'payload', jsonb_build_object('partner_event_id', ev.id, 'partner', $1::text), 'max_attempts', 5)) FROM ev)`,
        )}),
        logged AS (INSERT INTO {@pc} ({pc:partner}, {pc:direction}, {pc:method}, {pc:endpoint}, {pc:httpStatus}, {pc:durationMs}, {pc:outcome}, {pc:error}, {pc:createdAt})
-         SELECT $1, 'inbound', 'POST', $6, 200, $7, CASE WHEN ok THEN 'accepted' ELSE 'replayed' END, CASE WHEN ok THEN NULL ELSE 'nonce seen before: nothing stored' END, now() FROM fresh)
-       SELECT (SELECT ok FROM fresh) AS fresh, (SELECT count(*) FROM ev)::int AS accepted`),
+         SELECT $1, 'inbound', 'POST', $6, 200, $7, CASE WHEN NOT ok THEN 'replayed' WHEN EXISTS (SELECT 1 FROM dropped) THEN 'dropped' ELSE 'accepted' END,
+           CASE WHEN NOT ok THEN 'nonce seen before: nothing stored' WHEN EXISTS (SELECT 1 FROM dropped) THEN 'resource reads waiting at the cap: nothing stored' END, now() FROM fresh)
+       SELECT (SELECT ok FROM fresh) AS fresh, (SELECT count(*) FROM ev)::int AS accepted, EXISTS (SELECT 1 FROM dropped) AS dropped`),
   };
 });
 
@@ -90,6 +107,8 @@ export interface WebhookAnswer {
   replayed?: true;
   /** the delivery came for a connection that was disconnected: answered so the partner stops, nothing stored */
   ignored?: string;
+  /** the account's resource reads waiting were at the cap (issue 24): nothing stored, the drop counted */
+  dropped?: true;
 }
 
 /** A connection's events: stamped with it, and keyed apart from the marketplace's (a forged public delivery cannot pre-empt them). */
@@ -109,10 +128,10 @@ export async function receivePartnerWebhook(
   partner: PartnerKey,
   rawBody: Buffer,
   rawHeaders: Record<string, unknown>,
-  opts: { connection?: string } = {},
+  opts: { connection?: string; token?: string } = {},
 ): Promise<WebhookAnswer> {
   const started = performance.now();
-  const endpoint = `/api/method/svc.${partner}.webhook${opts.connection === undefined ? '' : '?connection'}`;
+  const endpoint = `/api/method/svc.${partner}.webhook${opts.connection !== undefined ? '?connection' : opts.token !== undefined ? '?token' : ''}`;
   const log = (httpStatus: number, outcome: string, error?: string, transaction?: Tx) =>
     logPartnerCall(
       { partner, direction: 'inbound', method: 'POST', endpoint, httpStatus, durationMs: Math.round(performance.now() - started), outcome, error },
@@ -144,7 +163,7 @@ export async function receivePartnerWebhook(
   // round trip each); a refusal is only ever made from credentials read now
   const check = async (credentials: Credentials) => {
     const missing = missingCredentials(partner, credentials);
-    const req: WebhookRequest = { rawBody, headers, credentials, receivedAt };
+    const req: WebhookRequest = { rawBody, headers, credentials, receivedAt, targetToken: opts.token, viaConnection: connection !== undefined };
     return { missing, req, verdict: missing.length ? undefined : await connector.verifyWebhook(req) };
   };
   const recent = await recentPartnerCredentials(partner, CREDENTIALS_MAX_AGE_MS);
@@ -165,7 +184,8 @@ export async function receivePartnerWebhook(
   }
   const { unique, json } = eventRows(events);
   const replay = verdict.replayKey;
-  const [row] = await execute<{ fresh: boolean; accepted: number }>(sql().intake, [
+  const reads = unique.some((e) => e.resolveUrl);
+  const [row] = await execute<{ fresh: boolean; accepted: number; dropped: boolean }>(sql().intake, [
     partner,
     json,
     replay ? replay.key.slice(0, 200) : null,
@@ -173,9 +193,18 @@ export async function receivePartnerWebhook(
     PARTNER_EVENT_KIND,
     endpoint.slice(0, 300),
     Math.round(performance.now() - started),
+    reads ? runtime().config.partners.shipperPendingFetches : null,
+    connection?.id ?? '',
   ]);
   if (row.accepted > 0) wakeWorkers();
+  if (row.dropped) return { ok: true, accepted: 0, duplicates: 0, dropped: true };
   // a reused nonce is answered like a duplicate: a partner retrying a delivery whose answer it lost must not see a failure
   if (!row.fresh) return { ok: true, accepted: 0, duplicates: unique.length, replayed: true };
   return { ok: true, accepted: row.accepted, duplicates: unique.length - row.accepted };
+}
+
+/** Webhooks dropped unread (resource reads waiting at the cap, issue 24), per partner and reason, for svc check. */
+export async function partnerWebhookDrops(): Promise<{ partner: string; reason: string; count: number; lastAt: Date }[]> {
+  const rows = await PartnerWebhookDrop.findAll({ order: [['partner', 'ASC']], raw: true });
+  return rows.map((r) => ({ partner: r.partner, reason: r.reason, count: Number(r.count), lastAt: new Date(r.lastAt) }));
 }

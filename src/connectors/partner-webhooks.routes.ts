@@ -26,10 +26,11 @@ function webhookRoute(partner: PartnerKey): ServerRoute {
       plugins: { 'hapi-swagger': { payloadType: 'json' } },
       handler: async (request) => {
         const raw = Buffer.isBuffer(request.payload) ? request.payload : Buffer.from(typeof request.payload === 'string' ? request.payload : '');
-        // a customer's own connection's target (issue 13): ?connection=<token>, never logged (the access log has no query)
-        const token = (request.query as Record<string, unknown>).connection;
-        const connection = token === undefined ? undefined : Array.isArray(token) ? String(token[0]) : String(token);
-        return { message: await receivePartnerWebhook(partner, raw, request.headers, { connection }) };
+        // a customer's own connection's target (issue 13): ?connection=<token>; the marketplace shipper
+        // account's (issue 24): ?token=<webhook_token>; never logged (the access log has no query)
+        const query = request.query as Record<string, unknown>;
+        const one = (v: unknown) => (v === undefined ? undefined : Array.isArray(v) ? String(v[0]) : String(v));
+        return { message: await receivePartnerWebhook(partner, raw, request.headers, { connection: one(query.connection), token: one(query.token) }) };
       },
     },
   };

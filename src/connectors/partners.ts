@@ -96,6 +96,11 @@ export const PARTNERS: Readonly<Record<PartnerKey, PartnerSpec>> = {
       field('api_key', 'API key of the marketplace account', { secret: true, required: false }),
       field('api_secret', 'API secret of the marketplace account', { secret: true, required: false }),
       field('warehouse_id', 'ship-from warehouse id (advancedOptions.warehouseId); the account default when not set', { required: false }),
+      // issue 24: the marketplace's webhooks are unsigned; the token in their target URL is what tells them from anyone's
+      field('webhook_token', 'token in the target URL of the marketplace account’s webhooks (…/svc.shipper.webhook?token=<it>); without it they are refused', {
+        secret: true,
+        required: false,
+      }),
     ],
     orderFields: fields('shipper', { reference: 'shipper_order_id', labelUrl: 'shipper_label_url' }),
   },

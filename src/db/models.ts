@@ -23,6 +23,7 @@ import { PartnerFollowUp } from '../connectors/partner-follow-up.model.js';
 import { PartnerOrder } from '../connectors/partner-order.model.js';
 import { PartnerToken } from '../connectors/partner-token.model.js';
 import { PartnerWebhookNonce } from '../connectors/partner-webhook-nonce.model.js';
+import { PartnerWebhookDrop } from '../connectors/partner-webhook-drop.model.js';
 import { StoredFile } from '../files/file.model.js';
 import { SalesOrderItem } from '../orders/sales-order-item.model.js';
 import { SalesOrder } from '../orders/sales-order.model.js';
@@ -101,6 +102,7 @@ export const MODELS = [
   PartnerEventRecord,
   PartnerToken,
   PartnerWebhookNonce,
+  PartnerWebhookDrop,
   CustomerPartnerPatient,
   SalesCredit,
   SalesCreditDelta,

@@ -25,6 +25,12 @@ import { RateBudget } from './rate-budget.model.js';
 export interface SlidingRule {
   limit: number;
   windowSeconds: number;
+  /**
+   * slots of each window this taker leaves to the others (issue 24: shipper's resource reads leave
+   * some to orders): it takes only while fewer than limit − reserve are counted, and waits in a queue
+   * of its own, so its waiting never pushes back the takers that may use the whole limit
+   */
+  reserve?: number;
 }
 export interface BucketRule {
   capacity: number;
@@ -38,6 +44,8 @@ const sql = once(() => {
   return {
     // one statement each (migration 2026.11.25T20.00.00): the bucket's row is locked only while it runs
     slot: `SELECT ok, wait FROM svc_budget_take_slot($1, $2, $3)`,
+    // migration 2026.11.27T01.00.00
+    slotBelow: `SELECT ok, wait FROM svc_budget_take_slot_below($1, $2, $3, $4)`,
     tokens: `SELECT ok, wait FROM svc_budget_take_tokens($1, $2, $3, $4)`,
     report: n(`INSERT INTO {@b} ({b:bucket}, {b:tokens}, {b:updatedAt}) VALUES ($1, $2, clock_timestamp())
        ON CONFLICT ({b:bucket}) DO UPDATE SET {b:tokens} = EXCLUDED.{b:tokens}, {b:updatedAt} = EXCLUDED.{b:updatedAt}`),
@@ -54,6 +62,8 @@ function answer(row: { ok: boolean; wait: number } | undefined): BudgetAnswer {
 
 /** Counts one request of a sliding window if a slot is free (ok), else says how long until this taker's turn. */
 export async function takeSlot(bucket: string, rule: SlidingRule): Promise<BudgetAnswer> {
+  if (rule.reserve && rule.reserve > 0)
+    return answer(await selectOne<{ ok: boolean; wait: number }>(sql().slotBelow, [bucket, rule.limit, rule.reserve, rule.windowSeconds]));
   return answer(await selectOne<{ ok: boolean; wait: number }>(sql().slot, [bucket, rule.limit, rule.windowSeconds]));
 }
 

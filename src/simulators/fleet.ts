@@ -5,6 +5,7 @@
  * it (set them through the credentials service, as `svc partner-credentials set` does). The folder
  * imports nothing from svc's domains: the caller stores the values.
  */
+import { randomBytes } from 'node:crypto';
 import { DEMO_CREDENTIALS, type CredentialsByPartner } from './defaults.js';
 import { PARTNERS } from './index.js';
 import { startOtcpartnerSimulator } from './otcpartner/otcpartner.simulator.js';
@@ -15,7 +16,7 @@ import { startStorepartnerSimulator } from './storepartner/storepartner.simulato
 import type { PartnerKey, RunningSimulator } from './shared/types.js';
 
 export interface FleetOptions {
-  /** svc's base URL: webhooks go to `<serviceUrl>/api/method/svc.<partner>.webhook` (none when omitted) */
+  /** svc's base URL: webhooks go to `<serviceUrl>/api/method/svc.<partner>.webhook` (shipper's with `?token=`, its `webhook_token`; none when omitted) */
   serviceUrl?: string;
   /** bind address (default 127.0.0.1) */
   host?: string;
@@ -90,19 +91,26 @@ export async function startPartnerFleet(opts: FleetOptions = {}): Promise<Partne
   const sims = {} as Record<PartnerKey, RunningSimulator>;
   const credentials = {} as Record<PartnerKey, Record<string, string>>;
   const creds: CredentialsByPartner = { ...DEMO_CREDENTIALS, ...opts.credentials };
+  // the marketplace shipper account's webhooks come to a target with a token of their own (svc's
+  // webhook_token, issue 24): a fresh one each start, handed to svc with the other values
+  const shipperToken = randomBytes(32).toString('base64url');
+  const hookOf = (partner: PartnerKey) => `${opts.serviceUrl}/api/method/svc.${partner}.webhook${partner === 'shipper' ? `?token=${shipperToken}` : ''}`;
   try {
     for (const [i, partner] of PARTNERS.entries()) {
       const common = {
         host: opts.host,
         port: opts.basePort ? opts.basePort + i : 0,
         // peptidepartner has no webhooks (svc polls it)
-        webhookUrl: opts.serviceUrl && partner !== 'peptidepartner' ? `${opts.serviceUrl}/api/method/svc.${partner}.webhook` : undefined,
+        webhookUrl: opts.serviceUrl && partner !== 'peptidepartner' ? hookOf(partner) : undefined,
         advanceEveryMs: opts.advanceEveryMs,
       };
       const sim = await startOne(partner, creds, common, opts.limits?.[partner]);
       started.push(sim);
       sims[partner] = sim;
-      credentials[partner] = credentialValues(partner, sim.url, creds[partner]);
+      credentials[partner] = {
+        ...credentialValues(partner, sim.url, creds[partner]),
+        ...(partner === 'shipper' ? { webhook_token: shipperToken } : {}),
+      };
     }
   } catch (err) {
     await Promise.all(started.map((s) => s.close()));

@@ -131,6 +131,41 @@ test.serial('forward only: a late status never moves the order back; a repeat de
   );
 });
 
+test.serial('issue 24 #11: a captured signed body replayed with a new X-Webhook-Id is the same event: stored and applied once', async (t) => {
+  const name = await sentOrder();
+  const raw = JSON.stringify({ reference: name, status: 'shipped', tracking: { trackingNumber: '9400100000000000000011', shipBy: 'USPS' } });
+  const send = (webhookId: string) =>
+    http.request('POST', HOOK, {
+      raw,
+      headers: {
+        'content-type': 'application/json',
+        key: OTC.webhookKey,
+        'X-Webhook-Signature': otcSignature(OTC.webhookSecret, raw),
+        'X-Webhook-Id': webhookId,
+      },
+    });
+  t.like((await send('wh-original-1')).body.message, { accepted: 1, duplicates: 0 });
+  // the header is not signed: an attacker who captured the request changes it and sends it again
+  const replay = await send('wh-forged-2');
+  t.is(replay.status, 200, 'answered like a duplicate');
+  t.like(replay.body.message, { accepted: 0, duplicates: 1 }, 'nothing new stored');
+  const nested = JSON.stringify({ type: 'order.shipped', id: 'evt-77', data: { reference: name, tracking: { trackingNumber: '9400100000000000000012' } } });
+  const signedNested = (webhookId: string) =>
+    http.request('POST', HOOK, {
+      raw: nested,
+      headers: {
+        'content-type': 'application/json',
+        key: OTC.webhookKey,
+        'X-Webhook-Signature': otcSignature(OTC.webhookSecret, nested),
+        'X-Webhook-Id': webhookId,
+      },
+    });
+  t.like((await signedNested('wh-3')).body.message, { accepted: 1 }, 'an event with its own id in the signed body is new once');
+  t.like((await signedNested('wh-4')).body.message, { accepted: 0, duplicates: 1 }, '… and a replay of it with another header is not');
+  const rows = await applied(name, 2);
+  t.is(rows.length, 2, 'two events in all, each applied once');
+});
+
 test.serial('T27: wrong key, signature missing or wrong → 401, nothing stored; flat and nested bodies have the same effect', async (t) => {
   const flat = await sentOrder();
   const nested = await sentOrder();

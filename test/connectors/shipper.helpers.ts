@@ -7,9 +7,19 @@ import { ops, partnerOrdersOf, type PartnerOrderDb } from './helpers.js';
 
 export const SHIPPER = { apiKey: 'shipper-api-key-0123456789', apiSecret: 'shipper-api-secret-0123456789' };
 export const PEPTIDE = { apiKey: 'peptide-api-key-0123456789' };
+/** The token in the target URL of the marketplace account's webhooks (issue 24). */
+export const SHIPPER_WEBHOOK_TOKEN = 'shipper-webhook-token-0123456789abcdefghijklmnopq';
+/** The marketplace account's webhook target (path and query). */
+export const SHIPPER_HOOK = `/api/method/svc.shipper.webhook?token=${SHIPPER_WEBHOOK_TOKEN}`;
 
 export async function configureShipper(url: string, values: Record<string, string> = {}): Promise<void> {
-  await setPartnerCredentials(ops, 'shipper', { base_url: url, api_key: SHIPPER.apiKey, api_secret: SHIPPER.apiSecret, ...values });
+  await setPartnerCredentials(ops, 'shipper', {
+    base_url: url,
+    api_key: SHIPPER.apiKey,
+    api_secret: SHIPPER.apiSecret,
+    webhook_token: SHIPPER_WEBHOOK_TOKEN,
+    ...values,
+  });
 }
 
 export async function configurePeptide(url: string, values: Record<string, string> = {}): Promise<void> {

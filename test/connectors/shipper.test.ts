@@ -11,6 +11,7 @@ import type pg from 'pg';
 import { startTestApp, tokenClient, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { eventually } from '../helpers/eventually.js';
+import type { PartnerSettings } from '../../src/config/index.js';
 import type { OutboxWorker } from '../../src/jobs/outbox-worker.js';
 import { startShipperSimulator, type RunningSimulator } from '../../src/simulators/index.js';
 import { closePartnerAgent, partnerHttp } from '../../src/connectors/partner-http.js';
@@ -20,16 +21,22 @@ import { loadPartnerCredentials } from '../../src/connectors/credentials/credent
 import { basicAuth, budgetBucket, resourceUrlProblem } from '../../src/connectors/shipper/shipper.client.js';
 import { resolveShipperEvent } from '../../src/connectors/shipper/shipper.webhook.js';
 import { ops, partnerProxy, startWorker } from './helpers.js';
-import { configureShipper, mappedOrder, orderFields, partnerOrderWhen, SHIPPER } from './shipper.helpers.js';
+import { configureShipper, mappedOrder, orderFields, partnerOrderWhen, SHIPPER, SHIPPER_HOOK } from './shipper.helpers.js';
 
 let app: TestApp;
 let db: pg.Client;
 let sim: RunningSimulator;
 let worker: OutboxWorker;
-const HOOK = '/api/method/svc.shipper.webhook';
+const HOOK = SHIPPER_HOOK;
 
 test.before(async () => {
-  app = await startTestApp({ config: { webhook: { timeoutMs: 10_000, allowPrivateTargets: true, retryTimeScale: 0.01 } } });
+  app = await startTestApp({
+    config: {
+      webhook: { timeoutMs: 10_000, allowPrivateTargets: true, retryTimeScale: 0.01 },
+      // resource reads may use the whole budget here (this file's 429 tests spend it); the reserve for orders is shipper-flood.test.ts's
+      partners: { shipperOrderReserve: 0 } as PartnerSettings,
+    },
+  });
   db = await pgClient(app.dbUrl);
   sim = await startShipperSimulator({ credentials: SHIPPER, webhookUrl: `${app.url}${HOOK}` });
   worker = await startWorker(app);
@@ -195,7 +202,7 @@ test.serial(
     t.is(res.status, 200);
     const resolved = await eventually(
       async () => {
-        const r = (await db.query(`SELECT outcome FROM partner_events WHERE event_key = $1 AND applied_at IS NOT NULL`, [`SHIP_NOTIFY:${listing}`])).rows[0];
+        const r = (await db.query(`SELECT outcome FROM partner_events WHERE event_key = $1 AND applied_at IS NOT NULL`, [`resource:${listing}`])).rows[0];
         return r?.outcome;
       },
       { message: 'the listing resolved' },
@@ -236,7 +243,7 @@ test.serial('forward only: a late ORDER_NOTIFY (Awaiting Shipment) never undoes 
     headers: { 'content-type': 'application/json' },
   });
   await eventually(
-    async () => (await db.query(`SELECT 1 FROM partner_events WHERE event_key = $1 AND applied_at IS NOT NULL`, [`ORDER_NOTIFY:${listing}`])).rowCount === 1,
+    async () => (await db.query(`SELECT 1 FROM partner_events WHERE event_key = $1 AND applied_at IS NOT NULL`, [`resource:${listing}`])).rowCount === 1,
     { message: 'order listing resolved' },
   );
   const ev = await eventually(

@@ -18,7 +18,7 @@ import { serverMessages, type Client } from '../helpers/http.js';
 import { closePartnerAgent } from '../../src/connectors/partner-http.js';
 import { startShipperSimulator, type RunningSimulator } from '../../src/simulators/index.js';
 import '../../src/modules.js';
-import { configureShipper, mappedOrder, orderFields, partnerOrderWhen, SHIPPER } from '../connectors/shipper.helpers.js';
+import { configureShipper, mappedOrder, orderFields, partnerOrderWhen, SHIPPER, SHIPPER_HOOK } from '../connectors/shipper.helpers.js';
 import { startWorker } from '../connectors/helpers.js';
 import type { OutboxWorker } from '../../src/jobs/outbox-worker.js';
 import { buildItem, buildOrder } from '../helpers/factories.js';
@@ -36,7 +36,7 @@ let worker: OutboxWorker;
 test.before(async () => {
   app = await startTestApp({ selfBaseUrl: true });
   db = await pgClient(app.dbUrl);
-  sim = await startShipperSimulator({ credentials: SHIPPER, accounts: [CLINIC_PAIR], webhookUrl: `${app.url}${WEBHOOK}` });
+  sim = await startShipperSimulator({ credentials: SHIPPER, accounts: [CLINIC_PAIR], webhookUrl: `${app.url}${SHIPPER_HOOK}` });
   await configureShipper(sim.url);
   clinic = await loginAs(app, 'clinic@demo.svc.local');
   worker = await startWorker(app);
@@ -240,12 +240,12 @@ test.serial('a reconnect replaces the target; disconnect removes it and later de
 });
 
 test.serial('the marketplace’s own webhook still reads with the marketplace’s pair', async (t) => {
-  // the clinic is disconnected: its new orders go out with the marketplace account, whose webhook is the plain route
+  // the clinic is disconnected: its new orders go out with the marketplace account, whose webhook is the account's own tokenized target
   const name = await mappedOrder({ shipper_product_id: 'SHIP-SKU-MKT' });
   const p = await partnerOrderWhen(db, name, (x) => x.status === 'created', `${name} created in the marketplace's account`);
   const shipped = await sim.advance(p.partner_reference!, 'shipped');
   await eventually(async () => (await orderFields(db, name, 'shipper')).shipper_tracking_number === shipped.tracking!.number, {
     message: `${name} tracking`,
   });
-  t.true(sim.deliveries().some((d) => d.ref === p.partner_reference && d.url === `${app.url}${WEBHOOK}` && d.status === 200));
+  t.true(sim.deliveries().some((d) => d.ref === p.partner_reference && d.url === `${app.url}${SHIPPER_HOOK}` && d.status === 200));
 });

@@ -62,12 +62,14 @@ export function parseOtcWebhook(req: WebhookRequest): PartnerEvent[] {
   const tracking = t ? { number: str(t.trackingNumber), url: webUrl(t.trackingUrl), carrier: str(t.shipBy) ?? str(t.carrier) } : null;
   // an unknown status text is kept as it is: stored, and ignored by the application as unknown
   const status = otcStatusOf(statusText) ?? statusText;
-  const delivery = req.headers['x-webhook-id'] ?? req.headers['x-event-id'] ?? str(body.id) ?? str(body.eventId);
+  // keyed on what the signature covers (issue 24 #11): the event's own id inside the body, else its
+  // substance. X-Webhook-Id is neither signed nor dated, so a captured body sent again under a new
+  // one would otherwise be a new event.
+  const own = str(body.id) ?? str(body.eventId) ?? str(data.id) ?? str(data.eventId);
   return [
     {
       partner: 'otcpartner',
-      // the partner's own event id when it sends one, else the event's substance: a repeat is the same event
-      eventId: delivery ? `id:${delivery}` : `${reference}:${(statusText ?? '').toLowerCase()}:${tracking?.number ?? ''}`,
+      eventId: own ? `id:${own}` : `${reference}:${(statusText ?? '').toLowerCase()}:${tracking?.number ?? ''}`,
       reference,
       status,
       statusText,

@@ -74,10 +74,16 @@ export function resetSecondsOf(res: PartnerResponse): number | null {
   return parseRetryAfter(res.headers['retry-after']);
 }
 
-/** One shipper call under the key pair's budget, with Basic auth; 429s retried as the header says. */
-export async function shipperCall(ctx: ConnectorContext, pair: KeyPair, req: PartnerRequest): Promise<ShipperAnswer> {
+/**
+ * One shipper call under the key pair's budget, with Basic auth; 429s retried as the header says.
+ * `inbound`: a webhook's resource read, which stops short of the requests kept for orders
+ * (shipperOrderReserve of each window, issue 24), so no flood of webhooks can delay sending orders.
+ */
+export async function shipperCall(ctx: ConnectorContext, pair: KeyPair, req: PartnerRequest, opts: { inbound?: boolean } = {}): Promise<ShipperAnswer> {
   const bucket = budgetBucket(pair);
-  const rule = { limit: ctx.limits.shipperLimit ?? 40, windowSeconds: (ctx.limits.shipperWindowSeconds ?? 60) + GUARD_SECONDS };
+  const limit = ctx.limits.shipperLimit ?? 40;
+  const reserve = opts.inbound ? Math.min(limit - 1, ctx.limits.shipperOrderReserve ?? 0) : 0;
+  const rule = { limit, windowSeconds: (ctx.limits.shipperWindowSeconds ?? 60) + GUARD_SECONDS, ...(reserve > 0 ? { reserve } : {}) };
   for (let retry = 0; ; retry++) {
     const slot = await ctx.budget.slot(bucket, rule);
     if (!slot.ok)
@@ -85,7 +91,7 @@ export async function shipperCall(ctx: ConnectorContext, pair: KeyPair, req: Par
         ok: false,
         budget: true,
         waitSeconds: Math.max(1, Math.ceil(slot.waitMs / 1000)),
-        reason: `waiting for the shipper rate budget (${rule.limit} requests per ${rule.windowSeconds - GUARD_SECONDS} s per key pair)`,
+        reason: `waiting for the shipper rate budget (${rule.limit} requests per ${rule.windowSeconds - GUARD_SECONDS} s per key pair${reserve ? `, ${reserve} of them kept for orders` : ''})`,
       };
     const res = await ctx.http.request({ ...req, headers: { ...(req.headers ?? {}), authorization: basicAuth(pair) } });
     if (res.status !== 429) return { ok: true, res };

@@ -1,13 +1,17 @@
 /**
- * shipper webhooks (ShipStation V1): an unsigned POST `{resource_url, resource_type}`. Nothing in it
- * can be trusted but the URL's host, so the intake only checks that host (ShipStation's API or our
- * configured base_url: the SSRF guard) and stores one event per (type, URL); the worker then reads
+ * shipper webhooks (ShipStation V1): an unsigned POST `{resource_url, resource_type}`. The partner
+ * signs nothing, so what admits a delivery is the target it came to: the marketplace account's
+ * carries a token of ours (`?token=`, credential webhook_token; issue 24), a customer connection's
+ * its own (`?connection=`, issue 13); anything else is 401 before the body is read. Of the body only
+ * the URL's host is trusted (ShipStation's API or our configured base_url: the SSRF guard), and one
+ * event is stored per URL, whatever the type it was announced as; the worker then reads
  * the URL with our Basic auth (resolveShipperEvent; the marketplace's pair, or a customer's own
  * connection's when the webhook came to that connection's target, issue 13) and turns what it lists, by shape (orders[],
  * shipments[], fulfillments[]), into one event per order, shipment or fulfillment. Voided shipments
  * are skipped. Spec: ORDER_NOTIFY, ITEM_ORDER_NOTIFY → Awaiting Shipment; SHIP_NOTIFY,
  * ITEM_SHIP_NOTIFY, FULFILLMENT_SHIPPED → Shipped, with tracking number, carrier code and URL.
  */
+import { safeEqual } from '../../shared/crypto.js';
 import { runtime } from '../../shared/runtime.js';
 import { PartnerBudgetWait, WebhookBodyError, type ConnectorContext, type PartnerEvent, type WebhookRequest, type WebhookVerdict } from '../connector.js';
 import { trackingUrlFor } from '../carriers.js';
@@ -22,8 +26,17 @@ const obj = (v: unknown): Obj | undefined => (v && typeof v === 'object' && !Arr
 const str = (v: unknown): string | null =>
   typeof v === 'string' && v.trim() !== '' ? v.trim().slice(0, 200) : typeof v === 'number' && Number.isFinite(v) ? String(v) : null;
 
-/** Unsigned by the partner: nothing to verify before reading (the resource URL is checked when parsed). */
-export function verifyShipperWebhook(): WebhookVerdict {
+/**
+ * Unsigned by the partner: admitted by the token of its target. A connection's was matched by the
+ * intake; the marketplace account's must equal webhook_token (a delivery to the bare URL, or with
+ * another token, is 401: nothing stored, nothing fetched).
+ */
+export function verifyShipperWebhook(req: WebhookRequest): WebhookVerdict {
+  if (req.viaConnection) return { ok: true };
+  const expected = req.credentials.webhook_token;
+  if (!expected)
+    return { ok: false, status: 401, message: 'shipper webhooks are refused until webhook_token is set (svc partner-credentials set shipper --webhook-token)' };
+  if (!req.targetToken || !safeEqual(req.targetToken, expected)) return { ok: false, status: 401, message: 'Wrong or missing webhook token' };
   return { ok: true };
 }
 
@@ -45,7 +58,8 @@ export function parseShipperWebhook(req: WebhookRequest): PartnerEvent[] {
   return [
     {
       partner: 'shipper',
-      eventId: `${type}:${url}`.slice(0, 500),
+      // one read per URL (issue 24): the same resource announced again, or as another type, is a duplicate
+      eventId: `resource:${url}`.slice(0, 500),
       reference: url.slice(0, 500),
       status: null,
       statusText: type,
@@ -143,7 +157,7 @@ export async function resolveShipperEvent(event: PartnerEvent, ctx: ConnectorCon
   const events: PartnerEvent[] = [];
   for (let page = 1, pages = 1; page <= Math.min(pages, MAX_PAGES); page++) {
     const endpoint = `GET ${new URL(url).pathname}`;
-    const sent = await shipperCall(ctx, pair, { method: 'GET', url: page === 1 ? url : pageUrl(url, page), endpoint });
+    const sent = await shipperCall(ctx, pair, { method: 'GET', url: page === 1 ? url : pageUrl(url, page), endpoint }, { inbound: true });
     if (!sent.ok) throw sent.budget ? new PartnerBudgetWait(sent.waitSeconds, sent.reason) : new Error(sent.reason);
     const res = sent.res;
     if (res.status === 404) return events; // gone at the partner: nothing to apply
