@@ -4,15 +4,16 @@
  * - at connect time: the partner HTTP agent resolves names through loopbackOnlyLookup, so a partner
  *   URL whose name resolves to a non-loopback address is refused before a socket opens, even where
  *   no URL check ran first (a shipper webhook's resource_url on the partner's production host). The
- *   name is resolved by a stand-in resolver (no DNS here) to this machine's own non-loopback
- *   address, where a real HTTP server counts what reaches it: without the guard the call lands there.
+ *   name is resolved by a stand-in resolver (no DNS here) to 0.0.0.0, which the guard must refuse (it
+ *   is no loopback address) but which Linux connects to this host over loopback, where a real HTTP
+ *   server counts what reaches it: without the guard the call lands there, and no packet leaves the
+ *   machine.
  * - at set time: the credentials service refuses every URL field of every partner that is not a
  *   loopback simulator, however the host is spelt.
  */
 import dns, { type LookupAddress, type LookupOptions } from 'node:dns';
 import { createServer, type Server } from 'node:http';
 import { syncBuiltinESMExports } from 'node:module';
-import { networkInterfaces } from 'node:os';
 import test from 'ava';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { partnerBudget, partnerLimits } from '../../src/connectors/budget.js';
@@ -23,7 +24,7 @@ import { PARTNER_KEYS, PARTNERS } from '../../src/connectors/partners.js';
 import { resolveShipperEvent } from '../../src/connectors/shipper/shipper.webhook.js';
 import { ops } from './helpers.js';
 
-/** Names the stand-in resolver answers with this machine's non-loopback address. */
+/** Names the stand-in resolver answers with the unspecified address (not loopback to the guard; this host to a socket). */
 const FAR_NAMES = new Set(['partner.example.test', 'ssapi.shipstation.com']);
 const realLookup = dns.lookup;
 let app: TestApp;
@@ -34,12 +35,8 @@ let hits = 0;
 type Callback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 test.before(async () => {
-  const address = Object.values(networkInterfaces())
-    .flat()
-    .find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
-  if (!address) throw new Error('this test needs a non-loopback IPv4 interface on the machine (none found)');
-  far = address;
-  // the stand-in resolver: the far names resolve to the machine's own non-loopback address, the rest as usual
+  far = '0.0.0.0';
+  // the stand-in resolver: the far names resolve to 0.0.0.0, the rest as usual
   const standIn = (host: string, options: LookupOptions | Callback, cb?: Callback) => {
     const callback = (typeof options === 'function' ? options : cb)!;
     const opts = typeof options === 'function' ? {} : options;
@@ -54,7 +51,7 @@ test.before(async () => {
     res.setHeader('content-type', 'application/json');
     res.end('{"shipments":[],"total":0,"page":1,"pages":1}');
   });
-  await new Promise<void>((resolve) => server.listen(0, far, resolve));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   app = await startTestApp({ env: { SVC_PARTNER_SIMULATORS_ONLY: 'true' } });
 });
 test.after.always(async () => {
