@@ -16,7 +16,7 @@ import { partnerHttp } from './partner-http.js';
 import { PartnerOrder } from './partner-order.model.js';
 import { loadPartnerOrder } from './partner-orders.service.js';
 import { storePartnerEvents } from './partner-events.service.js';
-import type { PartnerKey } from './partners.js';
+import { PARTNER_KEYS, type PartnerKey } from './partners.js';
 import { partnerReadiness } from './readiness.js';
 
 export const PARTNER_POLL_KIND = 'partner_poll';
@@ -100,4 +100,4 @@ async function run(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome>
 }
 
 /** The outbox handler of partner polls (registered in src/modules.ts). */
-export const partnerPollHandler: OutboxHandler = { kind: PARTNER_POLL_KIND, run };
+export const partnerPollHandler: OutboxHandler = { kind: PARTNER_POLL_KIND, run, lanes: PARTNER_KEYS };
