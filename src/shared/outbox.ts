@@ -50,6 +50,12 @@ export interface AttemptOutcome {
    * `retryInSeconds` (real time, never scaled) and keeps its attempts; no attempt row is written.
    */
   deferred?: boolean;
+  /**
+   * The row ends (done, never failed or retried) though the attempt did not succeed: its work was
+   * handed to a later row (a status poll that did not reach its partner is asked again at the next
+   * poll round). The attempt is recorded as it went.
+   */
+  handedOff?: boolean;
 }
 
 export interface AttemptContext {
@@ -340,7 +346,7 @@ export async function recordAttempt(
   let status: 'done' | 'pending' | 'failed' = 'done';
   let delay = 0;
   if (!outcome.ok && outcome.deferred && !outcome.giveUp) return deferAttempt(row, workerId, attempt, outcome);
-  if (!outcome.ok) {
+  if (!outcome.ok && !outcome.handedOff) {
     if (outcome.giveUp || attempt >= row.max_attempts) status = 'failed';
     else {
       status = 'pending';
