@@ -4,6 +4,7 @@ import pg from 'pg';
 import { claimDue, laneOf, releaseLeases, runClaimedRow, unhandledBacklog, type OutboxRow } from '../shared/outbox.js';
 import { HEARTBEAT_SECONDS, recordHeartbeat } from '../shared/heartbeat.js';
 import { runtime } from '../shared/runtime.js';
+import { within } from '../shared/within.js';
 
 export interface OutboxWorkerOptions {
   databaseUrl: string;
@@ -83,6 +84,8 @@ export class OutboxWorker {
     try {
       await client.connect();
       await client.query('LISTEN svc_outbox');
+      // a reconnect that completes after stop() is closed at once, never left holding the process open
+      if (!this.running) return void (await client.end().catch(() => undefined));
       this.listener = client;
     } catch (err) {
       runtime().logger.warn({ err }, 'outbox listener could not connect; retrying');
@@ -168,21 +171,32 @@ export class OutboxWorker {
     });
   }
 
-  /** Stops claiming; waits up to `graceMs` for in-flight rows, then releases what is left. */
-  async stop(graceMs = 10_000): Promise<void> {
+  /**
+   * Stops claiming; waits up to `graceMs` for in-flight rows (and for a claim under way: one stuck on
+   * a connection the database dropped is not waited for past it), then gives back what is left: its
+   * leases released when the database answers within a second, else left to run out. Answers how
+   * many rows were left unfinished.
+   */
+  async stop(graceMs = 10_000): Promise<number> {
+    const until = Date.now() + graceMs;
     this.running = false;
     clearInterval(this.heartbeat);
     this.kick();
-    await this.loop;
-    const pending = [...this.inflight.values()];
-    const timeout = new Promise((r) => setTimeout(r, graceMs).unref());
-    await Promise.race([Promise.allSettled(pending), timeout]);
-    if (this.inflight.size > 0) {
+    await within(this.loop ?? Promise.resolve(), until);
+    await within(Promise.allSettled([...this.inflight.values()]), until);
+    const left = [...this.inflight.keys()];
+    if (left.length > 0) {
       // leases first: an attempt that ends on the abort then finds the row no longer its own and
       // records only its attempt, instead of racing the release to mark the row done or retried
-      await releaseLeases(this.id, [...this.inflight.keys()]).catch(() => undefined);
+      await within(
+        releaseLeases(this.id, left).catch(() => undefined),
+        Date.now() + 1000,
+      );
       this.abort.abort();
     }
-    await this.listener?.end().catch(() => undefined);
+    const listener = this.listener;
+    this.listener = undefined;
+    await within(listener?.end().catch(() => undefined) ?? Promise.resolve(), Date.now() + 500);
+    return left.length;
   }
 }
