@@ -30,10 +30,31 @@ export const HEARTBEAT_MAX_AGE_SECONDS = 60;
 /** A due outbox row waiting longer than this means the workers are not keeping up. */
 export const OUTBOX_MAX_WAIT_SECONDS = 600;
 
+/** Outcomes of a call that did not reach a partner able to answer. */
+const UNREACHED = new Set(['timeout', 'connection_error', 'server_error']);
+/** This many failed calls in a row, with none answered since, make a partner unreachable. */
+export const UNREACHABLE_AFTER_CALLS = 3;
+
 const dur = (s: number) => (s < 120 ? `${s}s` : s < 7200 ? `${Math.round(s / 60)} min` : `${Math.round(s / 3600)} h`);
 const ago = (s: number) => `${dur(s)} ago`;
 
 /** Every check after the configuration loaded and the database opened (the caller reports those two). */
+/** A partner whose latest outbound calls all went unanswered (timeouts, refused connections, 5xx): undefined when it answers. */
+async function unreachable(partner: string): Promise<Finding | undefined> {
+  const recent = await listPartnerCalls(systemActor('cli:check'), { partner, direction: 'outbound', limit: 20 });
+  const answered = recent.findIndex((c) => !UNREACHED.has(c.outcome));
+  const failing = answered === -1 ? recent : recent.slice(0, answered);
+  if (failing.length < UNREACHABLE_AFTER_CALLS) return undefined;
+  const since = Math.round((Date.now() - new Date(failing[failing.length - 1].created_at).getTime()) / 1000);
+  const last = failing[0];
+  return {
+    check: `partner ${partner} reachable`,
+    level: 'fail',
+    detail: `not reachable: the last ${failing.length}${answered === -1 ? '+' : ''} calls went unanswered, since ${ago(since)} (last: ${last.method} ${last.endpoint} → ${last.outcome}${last.http_status ? ` (${last.http_status})` : ''})`,
+    fix: `its orders and status polls are retried meanwhile; check the partner's status and ${partner}'s URL (svc partner calls --partner ${partner})`,
+  };
+}
+
 export async function runChecks(config: Config): Promise<Finding[]> {
   const findings: Finding[] = [];
   try {
@@ -113,6 +134,8 @@ export async function runChecks(config: Config): Promise<Finding[]> {
       continue;
     }
     const ready = await partnerReadiness(partner);
+    const down = await unreachable(partner);
+    if (down) findings.push(down);
     findings.push(
       ready.ready
         ? { check: `partner ${partner}`, level: 'ok', detail: `credentials present; ${lastCall}` }

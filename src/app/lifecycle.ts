@@ -16,9 +16,14 @@ import { OutboxWorker } from '../jobs/outbox-worker.js';
 import { startScheduler } from '../jobs/index.js';
 import { initRuntime, runtime } from '../shared/runtime.js';
 import { runStartupTasks } from '../shared/startup.js';
+import { ABANDONED_EXIT_CODE, ShutdownDeadline, startShutdown } from './shutdown.js';
 import '../modules.js';
 
-export type Stop = () => Promise<void>;
+/** Stops a role within the shutdown's deadline (a stop without one gets its own, SVC_SHUTDOWN_TIMEOUT from now). */
+export type Stop = (deadline?: ShutdownDeadline) => Promise<void>;
+
+const own = (deadline?: ShutdownDeadline) =>
+  deadline ?? new ShutdownDeadline(Date.now() + runtime().config.shutdownTimeoutSeconds * 1000, runtime().config.shutdownTimeoutSeconds);
 
 /** Initialises logger, cipher and the pool for this process. */
 export function bootstrap(config: Config, databaseUrl = config.databaseUrl): void {
@@ -30,7 +35,13 @@ export function bootstrap(config: Config, databaseUrl = config.databaseUrl): voi
 export async function startServe(config: Config, opts: { port?: number; host?: string } = {}): Promise<{ server: Server; stop: Stop }> {
   const server = await createServer({ config, logger: runtime().logger, port: opts.port, host: opts.host });
   await server.start();
-  return { server, stop: async () => void (await server.stop({ timeout: 10_000 })) };
+  return {
+    server,
+    stop: async (deadline) => {
+      const d = own(deadline);
+      await d.step('HTTP requests in flight', () => server.stop({ timeout: Math.min(10_000, d.remainingMs()) }));
+    },
+  };
 }
 
 /**
@@ -60,9 +71,18 @@ export async function startWorker(config: Config, databaseUrl: string): Promise<
   const stopScheduler = startScheduler();
   return {
     worker,
-    stop: async () => {
-      await stopScheduler();
-      await worker.stop(15_000);
+    stop: async (deadline) => {
+      const d = own(deadline);
+      // the jobs and the rows share the time left, less a second and a half for the pool to close
+      const grace = () => Math.max(0, d.remainingMs() - 1500);
+      await d.step('cron jobs', async () => {
+        const left = await stopScheduler(grace() / 2);
+        if (left.length) d.abandon(`job(s) ${left.join(', ')} (their transactions end with their connections)`);
+      });
+      await d.step('outbox worker', async () => {
+        const left = await worker.stop(grace());
+        if (left) d.abandon(`${left} outbox row(s) in flight, left to their leases`);
+      });
     },
   };
 }
@@ -112,13 +132,30 @@ export function trapStopSignals(): SignalTrap {
   return { signalled };
 }
 
-/** Waits for a stop signal, then runs `stop` once; resolves when it has finished. */
-export async function untilSignal(stop: Stop, trap: SignalTrap = trapStopSignals()): Promise<void> {
+/**
+ * Waits for a stop signal, then runs `stop` once within SVC_SHUTDOWN_TIMEOUT (startShutdown) and
+ * closes the pool; logs `stopped` with what was abandoned, and answers it (empty: nothing was; the
+ * CLI then exits with ABANDONED_EXIT_CODE, naming it).
+ */
+export async function untilSignal(stop: Stop, trap: SignalTrap = trapStopSignals()): Promise<string[]> {
   const signal = await trap.signalled;
-  runtime().logger.info({ signal }, 'shutting down');
-  await stop().catch((err) => runtime().logger.error({ err }, 'shutdown failed'));
+  const { shutdownTimeoutSeconds } = runtime().config;
+  runtime().logger.info({ signal, timeoutSeconds: shutdownTimeoutSeconds }, 'shutting down');
+  const deadline = startShutdown(shutdownTimeoutSeconds);
+  await stop(deadline).catch((err) => runtime().logger.error({ err }, 'shutdown failed'));
+  await closeAll(deadline);
+  // all stopped: a process still alive a second from now is held by a handle that will not close
+  deadline.forceExitIn(Math.min(1000, deadline.remainingMs() + 1000));
+  const { abandoned } = deadline;
+  if (abandoned.length === 0) runtime().logger.info({ abandoned }, 'stopped');
+  else runtime().logger.warn({ abandoned }, `stopped within the shutdown deadline (${shutdownTimeoutSeconds} s), abandoning: ${abandoned.join('; ')}`);
+  return abandoned;
 }
 
-export async function closeAll(): Promise<void> {
-  await closeDatabase();
+export { ABANDONED_EXIT_CODE };
+
+/** Closes the pool (within the deadline, when given: a pool whose connections will not end is abandoned with them). */
+export async function closeAll(deadline?: ShutdownDeadline): Promise<void> {
+  if (deadline) await deadline.step('database pool', () => closeDatabase());
+  else await closeDatabase();
 }

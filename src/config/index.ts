@@ -33,7 +33,10 @@ export interface Config {
   uploads: { perHour: number; quotaBytes: number };
   db: { poolMax: number; statementTimeoutMs: number; lockTimeoutMs: number };
   /** nice: the standalone `svc worker`'s CPU priority, as nice(1) counts it (0 keeps the inherited one) */
-  worker: { pollMs: number; leaseSeconds: number; concurrency: number; batchSize: number; nice: number };
+  /** partnerShare: the most of a worker's slots one partner's rows may hold (a bulkhead; 0-1 of concurrency, at least one slot) */
+  worker: { pollMs: number; leaseSeconds: number; concurrency: number; batchSize: number; nice: number; partnerShare: number };
+  /** a stop signal's bound: jobs get this long, then are abandoned to their leases and the process exits */
+  shutdownTimeoutSeconds: number;
   webhook: { timeoutMs: number; allowPrivateTargets: boolean; retryTimeScale: number };
   partners: PartnerSettings;
   /** `svc start` (npm start) in development: the five partner simulators and demo mappings */
@@ -130,6 +133,16 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
   SVC_WORKER_POLL_MS: { path: 'worker.pollMs', type: 'number', doc: 'Outbox poll interval (LISTEN/NOTIFY wakes it sooner)' },
   SVC_WORKER_LEASE_SECONDS: { path: 'worker.leaseSeconds', type: 'number', doc: 'Lease on a claimed outbox row' },
   SVC_WORKER_CONCURRENCY: { path: 'worker.concurrency', type: 'number', doc: 'Outbox rows run at once per worker' },
+  SVC_WORKER_PARTNER_SHARE: {
+    path: 'worker.partnerShare',
+    type: 'number',
+    doc: "Most of a worker's slots one partner's rows may hold at once (0-1 of SVC_WORKER_CONCURRENCY, at least one; default 0.25): a hung partner leaves the rest to the others",
+  },
+  SVC_SHUTDOWN_TIMEOUT: {
+    path: 'shutdownTimeoutSeconds',
+    type: 'number',
+    doc: 'Seconds a stop signal waits for running jobs and connections before it abandons them (to their leases) and exits (default 10)',
+  },
   SVC_WORKER_NICE: {
     path: 'worker.nice',
     type: 'number',
@@ -215,7 +228,9 @@ const schema = Joi.object<Config>({
     concurrency: Joi.number().integer().min(1).required(),
     batchSize: Joi.number().integer().min(1).required(),
     nice: Joi.number().integer().min(0).max(19).required(),
+    partnerShare: Joi.number().greater(0).max(1).required(),
   }).required(),
+  shutdownTimeoutSeconds: Joi.number().positive().required(),
   webhook: Joi.object({
     timeoutMs: Joi.number().integer().min(100).required(),
     allowPrivateTargets: Joi.boolean().required(),

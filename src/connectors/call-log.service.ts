@@ -111,12 +111,13 @@ export interface PartnerCallView {
 /** The latest calls, newest first (operators). */
 export async function listPartnerCalls(
   actor: Actor,
-  filter: { partner?: string; salesOrder?: string; since?: Date; limit?: number } = {},
+  filter: { partner?: string; salesOrder?: string; since?: Date; limit?: number; direction?: 'outbound' | 'inbound' } = {},
 ): Promise<PartnerCallView[]> {
   authorize(actor, 'read', 'Partner Order');
   const where: Record<string, unknown> = {};
   if (filter.partner) where.partner = filter.partner;
   if (filter.salesOrder) where.salesOrder = filter.salesOrder;
+  if (filter.direction) where.direction = filter.direction;
   if (filter.since) where.createdAt = { [Op.gte]: filter.since };
   const rows = await PartnerCall.findAll({ where, order: [['id', 'DESC']], limit: Math.min(filter.limit ?? 100, 1000) });
   return rows.map((r) => ({

@@ -18,7 +18,7 @@ import { connectorContext } from './context.js';
 import { PartnerOrder, type PartnerOrderData } from './partner-order.model.js';
 import { loadPartnerOrder, updatePartnerOrder } from './partner-orders.service.js';
 import { moveOf, stageOf } from './partner-status.js';
-import type { PartnerKey } from './partners.js';
+import { PARTNER_KEYS, type PartnerKey } from './partners.js';
 import { partnerReadiness } from './readiness.js';
 
 export const PARTNER_CANCEL_KIND = 'partner_cancel';
@@ -149,4 +149,5 @@ export const partnerCancelHandler: OutboxHandler = {
   kind: PARTNER_CANCEL_KIND,
   run: partnerCancelRun,
   retryDelaySeconds: (next) => Math.min(3600, 30 * 2 ** (next - 2)),
+  lanes: PARTNER_KEYS,
 };

@@ -23,7 +23,7 @@ import { updatePartnerOrderWith, type PartnerOrderPatch } from './partner-orders
 import { applyCustomerPatientEvent, applyPatientEvent, lockPartnerOrderOfEvent, recordFollowUp } from './follow-up.js';
 import { moveOf, stageOf } from './partner-status.js';
 import { ofConnection, PARTNER_EVENT_KIND, storePartnerEvents } from './partner-events.service.js';
-import type { PartnerKey } from './partners.js';
+import { PARTNER_KEYS, type PartnerKey } from './partners.js';
 import { webhookConnections } from './webhook-connections.js';
 
 const actor = systemActor('job:partner-event', 'job');
@@ -245,4 +245,9 @@ async function apply(connector: Connector, rec: StoredEvent, last: boolean, tran
 }
 
 /** The outbox handler of partner events (registered in src/modules.ts). */
-export const partnerEventHandler: OutboxHandler = { kind: PARTNER_EVENT_KIND, run, retryDelaySeconds: (next) => Math.min(600, 30 * 2 ** (next - 2)) };
+export const partnerEventHandler: OutboxHandler = {
+  kind: PARTNER_EVENT_KIND,
+  run,
+  retryDelaySeconds: (next) => Math.min(600, 30 * 2 ** (next - 2)),
+  lanes: PARTNER_KEYS, // one partner's slow fetches hold only its share of a worker's slots
+};

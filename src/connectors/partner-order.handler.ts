@@ -27,7 +27,7 @@ import {
   updatePartnerOrder,
 } from './partner-orders.service.js';
 import { failedStatusOf, moveOf, stageOf } from './partner-status.js';
-import type { PartnerKey } from './partners.js';
+import { PARTNER_KEYS, type PartnerKey } from './partners.js';
 import { readinessOf } from './readiness.js';
 
 const actor = systemActor('job:partner-order', 'job');
@@ -246,4 +246,10 @@ async function record(
 }
 
 /** The outbox handler of partner orders (registered in src/modules.ts). */
-export const partnerOrderHandler: OutboxHandler = { kind: PARTNER_ORDER_KIND, run: send, retryDelaySeconds: partnerRetryDelaySeconds };
+export const partnerOrderHandler: OutboxHandler = {
+  kind: PARTNER_ORDER_KIND,
+  run: send,
+  retryDelaySeconds: partnerRetryDelaySeconds,
+  // a bulkhead per partner (topic): a hung partner holds only its share of a worker's slots
+  lanes: PARTNER_KEYS,
+};

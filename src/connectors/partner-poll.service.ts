@@ -16,7 +16,7 @@ import { partnerHttp } from './partner-http.js';
 import { PartnerOrder } from './partner-order.model.js';
 import { loadPartnerOrder } from './partner-orders.service.js';
 import { storePartnerEvents } from './partner-events.service.js';
-import type { PartnerKey } from './partners.js';
+import { PARTNER_KEYS, type PartnerKey } from './partners.js';
 import { partnerReadiness } from './readiness.js';
 
 export const PARTNER_POLL_KIND = 'partner_poll';
@@ -31,6 +31,8 @@ const sql = once(() => {
            AND ({po:polledAt} IS NULL OR {po:polledAt} < now() - make_interval(secs => $3))
          ORDER BY {po:polledAt} NULLS FIRST, {po:id} LIMIT $4 FOR UPDATE SKIP LOCKED)
       RETURNING {po:id} AS id, {po:salesOrder} AS sales_order`),
+    // a poll that did not get an answer: first in line at the next round
+    askAgain: n(`UPDATE {@po} SET {po:polledAt} = NULL WHERE {po:id} = $1`),
   };
 });
 
@@ -69,6 +71,17 @@ export async function queuePartnerPolls(partner: PartnerKey, round: PollRound, o
   });
 }
 
+/**
+ * A poll that got no answer (the partner unreachable, timing out, erring, or not configured): the
+ * order is first in line at the next round (the job's next tick) and this row ends, its attempt
+ * recorded: a poll is never a failed row, and the partner order is untouched. An unreachable
+ * partner shows in `svc check` (its failing calls).
+ */
+async function askAgainNextRound(partnerOrderId: number, error: string): Promise<AttemptOutcome> {
+  await execute(sql().askAgain, [partnerOrderId]);
+  return { ok: false, handedOff: true, error: `${error} (asked again at the next poll round)` };
+}
+
 async function run(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome> {
   const { timeoutMs } = runtime().config.partners;
   await extendLease(row.id, ctx.workerId, Math.ceil((2 * timeoutMs) / 1000) + 10); // one call, and a few seconds of backoff
@@ -76,7 +89,7 @@ async function run(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome>
   if (!po || po.status !== 'created') return { ok: true, excerpt: 'nothing to poll: the partner order is not created' };
   const partner = po.partner as PartnerKey;
   const ready = await partnerReadiness(partner);
-  if (!ready.ready) return { ok: false, giveUp: true, error: `not polled: ${ready.problem}` };
+  if (!ready.ready) return askAgainNextRound(po.id, `not polled: ${ready.problem}`);
   const { connector } = ready;
   if (!connector.poll) return { ok: false, giveUp: true, error: `the ${partner} connector is not polled` };
   if (po.partnerStatus && connector.statuses.terminal.includes(po.partnerStatus)) return { ok: true, excerpt: `nothing to poll: ${po.partnerStatus}` };
@@ -92,12 +105,11 @@ async function run(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome>
     events = await connector.poll({ reference: po.partnerReference, dedupeKey: po.dedupeKey, salesOrder: po.salesOrder }, cctx);
   } catch (err) {
     if (err instanceof PartnerBudgetWait) return { ok: false, error: err.message, retryInSeconds: Math.max(1, err.waitSeconds), deferred: true };
-    // the next round asks again: this row is only the record of a failed poll
-    return { ok: false, giveUp: true, error: err instanceof PartnerCallError ? err.message : `poll failed: ${(err as Error).message}` };
+    return askAgainNextRound(po.id, err instanceof PartnerCallError ? err.message : `poll failed: ${(err as Error).message}`);
   }
   const stored = await withTransaction(undefined, (transaction) => storePartnerEvents(partner, events, { transaction }));
   return { ok: true, excerpt: `${events.length} status event(s), ${stored} new` };
 }
 
 /** The outbox handler of partner polls (registered in src/modules.ts). */
-export const partnerPollHandler: OutboxHandler = { kind: PARTNER_POLL_KIND, run };
+export const partnerPollHandler: OutboxHandler = { kind: PARTNER_POLL_KIND, run, lanes: PARTNER_KEYS };

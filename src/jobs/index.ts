@@ -6,6 +6,7 @@
 import cron, { type ScheduledTask } from 'node-cron';
 import { db, execute } from '../db/sequelize.js';
 import { runtime } from '../shared/runtime.js';
+import { within } from '../shared/within.js';
 import type { Tx } from '../db/sequelize.js';
 
 export interface Job {
@@ -42,10 +43,14 @@ export async function runJobOnce(job: Job): Promise<boolean> {
   });
 }
 
-/** Schedules every registered job; returns a stop function that waits for running ticks. */
-export function startScheduler(): () => Promise<void> {
+/**
+ * Schedules every registered job; returns a stop function that waits up to `graceMs` for running
+ * ticks and answers the names of those still running then (abandoned: a singleton's advisory lock
+ * goes with its connection).
+ */
+export function startScheduler(): (graceMs?: number) => Promise<string[]> {
   const tasks: ScheduledTask[] = [];
-  const running = new Set<Promise<unknown>>();
+  const running = new Map<Promise<unknown>, string>();
   for (const job of jobs) {
     const task = cron.schedule(
       job.schedule,
@@ -53,14 +58,16 @@ export function startScheduler(): () => Promise<void> {
         const p = runJobOnce(job)
           .catch((err) => runtime().logger.error({ err, job: job.name }, 'job failed'))
           .finally(() => running.delete(p));
-        running.add(p);
+        running.set(p, job.name);
       },
       { name: job.name, noOverlap: true },
     );
     tasks.push(task);
   }
-  return async () => {
-    for (const t of tasks) await t.stop();
-    await Promise.allSettled([...running]);
+  return async (graceMs = 10_000) => {
+    const until = Date.now() + graceMs;
+    for (const t of tasks) await within(Promise.resolve(t.stop()), until);
+    await within(Promise.allSettled([...running.keys()]), until);
+    return [...running.values()];
   };
 }

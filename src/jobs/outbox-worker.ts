@@ -1,9 +1,10 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { claimDue, releaseLeases, runClaimedRow, unhandledBacklog } from '../shared/outbox.js';
+import { claimDue, laneOf, releaseLeases, runClaimedRow, unhandledBacklog, type OutboxRow } from '../shared/outbox.js';
 import { HEARTBEAT_SECONDS, recordHeartbeat } from '../shared/heartbeat.js';
 import { runtime } from '../shared/runtime.js';
+import { within } from '../shared/within.js';
 
 export interface OutboxWorkerOptions {
   databaseUrl: string;
@@ -12,6 +13,8 @@ export interface OutboxWorkerOptions {
   concurrency: number;
   batchSize: number;
   kinds?: string[];
+  /** the most of the slots one lane (partner) may hold, as a share of `concurrency` (default 0.25; at least one slot) */
+  partnerShare?: number;
 }
 
 /**
@@ -25,6 +28,8 @@ export class OutboxWorker {
   private wake?: () => void;
   private loop?: Promise<void>;
   private readonly inflight = new Map<number, Promise<unknown>>();
+  /** rows in flight per bulkhead lane (a partner): none holds more than laneCap slots */
+  private readonly laneBusy = new Map<string, number>();
   /** the last claim got as many rows as it asked for: more may be due */
   private more = false;
   /** claims that got rows, and the rows they got (svc's own view of how it batches; tests read it) */
@@ -79,6 +84,8 @@ export class OutboxWorker {
     try {
       await client.connect();
       await client.query('LISTEN svc_outbox');
+      // a reconnect that completes after stop() is closed at once, never left holding the process open
+      if (!this.running) return void (await client.end().catch(() => undefined));
       this.listener = client;
     } catch (err) {
       runtime().logger.warn({ err }, 'outbox listener could not connect; retrying');
@@ -102,6 +109,33 @@ export class OutboxWorker {
     return Math.max(1, Math.floor(this.opts.concurrency / 4));
   }
 
+  /** The slots one lane may hold: its share of the concurrency, at least one. */
+  get laneCap(): number {
+    return Math.max(1, Math.floor(this.opts.concurrency * (this.opts.partnerShare ?? 0.25)));
+  }
+
+  /** Rows in flight in one lane (tests read it). */
+  laneLoad(lane: string): number {
+    return this.laneBusy.get(lane) ?? 0;
+  }
+
+  /** Starts a claimed row, counted in its lane until it ends. */
+  private startRow(row: OutboxRow, leaseUntil: number): void {
+    const lane = laneOf(row);
+    if (lane) this.laneBusy.set(lane, this.laneLoad(lane) + 1);
+    const p = runClaimedRow(row, this.id, this.abort.signal, leaseUntil)
+      .catch((err) => runtime().logger.error({ err, outboxId: row.id }, 'outbox attempt could not be recorded'))
+      .finally(() => {
+        this.inflight.delete(row.id);
+        const full = lane !== undefined && this.laneLoad(lane) >= this.laneCap;
+        if (lane) this.laneBusy.set(lane, this.laneLoad(lane) - 1);
+        // more rows may be due only when the last claim got all it asked for, or this row's lane was
+        // full (its rows were left unclaimed); new rows wake the loop by NOTIFY, retries by the poll
+        if (this.more || full) this.kick();
+      });
+    this.inflight.set(row.id, p);
+  }
+
   private async run(): Promise<void> {
     while (this.running) {
       const free = this.opts.concurrency - this.inflight.size;
@@ -110,24 +144,14 @@ export class OutboxWorker {
         try {
           const asked = Math.min(free, this.opts.batchSize);
           const leaseUntil = Date.now() + this.opts.leaseSeconds * 1000; // the lease starts after this, in the database
-          const rows = await claimDue(this.id, asked, this.opts.leaseSeconds, this.opts.kinds);
+          const rows = await claimDue(this.id, asked, this.opts.leaseSeconds, this.opts.kinds, (lane) => this.laneCap - this.laneLoad(lane));
           claimed = rows.length;
           this.more = claimed === asked;
           if (claimed > 0) {
             this.stats.claims++;
             this.stats.rows += claimed;
           }
-          for (const row of rows) {
-            const p = runClaimedRow(row, this.id, this.abort.signal, leaseUntil)
-              .catch((err) => runtime().logger.error({ err, outboxId: row.id }, 'outbox attempt could not be recorded'))
-              .finally(() => {
-                this.inflight.delete(row.id);
-                // more rows may be due only when the last claim got all it asked for; new rows wake
-                // the loop by NOTIFY, retries by the poll
-                if (this.more) this.kick();
-              });
-            this.inflight.set(row.id, p);
-          }
+          for (const row of rows) this.startRow(row, leaseUntil);
         } catch (err) {
           runtime().logger.warn({ err: (err as Error).message }, 'outbox claim failed; retrying');
         }
@@ -147,21 +171,32 @@ export class OutboxWorker {
     });
   }
 
-  /** Stops claiming; waits up to `graceMs` for in-flight rows, then releases what is left. */
-  async stop(graceMs = 10_000): Promise<void> {
+  /**
+   * Stops claiming; waits up to `graceMs` for in-flight rows (and for a claim under way: one stuck on
+   * a connection the database dropped is not waited for past it), then gives back what is left: its
+   * leases released when the database answers within a second, else left to run out. Answers how
+   * many rows were left unfinished.
+   */
+  async stop(graceMs = 10_000): Promise<number> {
+    const until = Date.now() + graceMs;
     this.running = false;
     clearInterval(this.heartbeat);
     this.kick();
-    await this.loop;
-    const pending = [...this.inflight.values()];
-    const timeout = new Promise((r) => setTimeout(r, graceMs).unref());
-    await Promise.race([Promise.allSettled(pending), timeout]);
-    if (this.inflight.size > 0) {
+    await within(this.loop ?? Promise.resolve(), until);
+    await within(Promise.allSettled([...this.inflight.values()]), until);
+    const left = [...this.inflight.keys()];
+    if (left.length > 0) {
       // leases first: an attempt that ends on the abort then finds the row no longer its own and
       // records only its attempt, instead of racing the release to mark the row done or retried
-      await releaseLeases(this.id, [...this.inflight.keys()]).catch(() => undefined);
+      await within(
+        releaseLeases(this.id, left).catch(() => undefined),
+        Date.now() + 1000,
+      );
       this.abort.abort();
     }
-    await this.listener?.end().catch(() => undefined);
+    const listener = this.listener;
+    this.listener = undefined;
+    await within(listener?.end().catch(() => undefined) ?? Promise.resolve(), Date.now() + 500);
+    return left.length;
   }
 }

@@ -50,6 +50,12 @@ export interface AttemptOutcome {
    * `retryInSeconds` (real time, never scaled) and keeps its attempts; no attempt row is written.
    */
   deferred?: boolean;
+  /**
+   * The row ends (done, never failed or retried) though the attempt did not succeed: its work was
+   * handed to a later row (a status poll that did not reach its partner is asked again at the next
+   * poll round). The attempt is recorded as it went.
+   */
+  handedOff?: boolean;
 }
 
 export interface AttemptContext {
@@ -69,6 +75,11 @@ export interface OutboxHandler {
   run(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome>;
   /** Seconds before attempt `nextAttempt` (2, 3, …) when the outcome names none. */
   retryDelaySeconds?(nextAttempt: number): number;
+  /**
+   * The bulkhead lanes of this kind: a row whose topic names one (a partner) runs in that lane, whose
+   * share of a worker's slots it shares with the other kinds' rows of the same lane (claimDue).
+   */
+  lanes?: readonly string[];
 }
 
 const handlers = new Map<string, OutboxHandler>();
@@ -155,17 +166,33 @@ const sql = once(() => {
       .join(', ');
   return {
     insert: outboxInsertSql('$1'),
-    // per handled kind ($4), its due rows in order from the (kind, next_attempt_at) index
+    // per handled kind, its due rows in order from an index: $4/$5/$6 the unlaned kinds (and the rows
+    // of a laned kind in no lane of its handler: $7 the lanes), $8/$9/$10 each laned kind's lanes with
+    // the rows a lane may still take in this worker (its free share of the bulkhead)
     claim: `UPDATE ${t} o SET ${c.status} = 'running', ${c.lockedBy} = $1, ${c.lockedUntil} = now() + make_interval(secs => $2), ${c.updatedAt} = now()
       WHERE o.${c.id} IN (
-        SELECT due.id FROM unnest($4::text[]) AS k(kind)
-         CROSS JOIN LATERAL (
-           SELECT ${c.id} AS id, ${c.nextAttemptAt} AS next_attempt_at FROM ${t}
-            WHERE ${c.kind} = k.kind AND ${c.status} IN ('pending', 'running') AND ${c.nextAttemptAt} <= now()
-              AND (${c.lockedUntil} IS NULL OR ${c.lockedUntil} < now())
-            ORDER BY ${c.nextAttemptAt}, ${c.id}
-            LIMIT $3
-            FOR NO KEY UPDATE SKIP LOCKED) due -- not blocked by the KEY SHARE lock an attempt insert (FK) holds
+        SELECT due.id FROM (
+          SELECT d.id, d.next_attempt_at FROM unnest($4::text[], $5::boolean[], $6::int[]) AS l(kind, laned, lim)
+           CROSS JOIN LATERAL (
+             SELECT ${c.id} AS id, ${c.nextAttemptAt} AS next_attempt_at FROM ${t}
+              WHERE ${c.kind} = l.kind AND ${c.status} IN ('pending', 'running') AND ${c.nextAttemptAt} <= now()
+                AND (${c.lockedUntil} IS NULL OR ${c.lockedUntil} < now())
+                AND (NOT l.laned OR NOT (COALESCE(${c.topic}, '') = ANY($7::text[])))
+              ORDER BY ${c.nextAttemptAt}, ${c.id}
+              LIMIT LEAST($3, l.lim)
+              FOR NO KEY UPDATE SKIP LOCKED) d -- not blocked by the KEY SHARE lock an attempt insert (FK) holds
+          UNION ALL
+          -- a lane's kinds share its free slots: the earliest due rows of the lane, whatever their kind
+          SELECT id, next_attempt_at FROM (
+          SELECT d.id, d.next_attempt_at, l.lim, row_number() OVER (PARTITION BY l.lane ORDER BY d.next_attempt_at, d.id) AS n
+            FROM unnest($8::text[], $9::text[], $10::int[]) AS l(kind, lane, lim)
+           CROSS JOIN LATERAL (
+             SELECT ${c.id} AS id, ${c.nextAttemptAt} AS next_attempt_at FROM ${t}
+              WHERE ${c.kind} = l.kind AND ${c.topic} = l.lane AND ${c.status} IN ('pending', 'running') AND ${c.nextAttemptAt} <= now()
+                AND (${c.lockedUntil} IS NULL OR ${c.lockedUntil} < now())
+              ORDER BY ${c.nextAttemptAt}, ${c.id}
+              LIMIT LEAST($3, l.lim)
+              FOR NO KEY UPDATE SKIP LOCKED) d) lane WHERE n <= lim) due
          ORDER BY due.next_attempt_at, due.id
          LIMIT $3)
       RETURNING ${row('o.')}`,
@@ -248,13 +275,41 @@ export async function enqueue(transaction: Tx, entries: OutboxEntry | OutboxEntr
 /**
  * Claims up to `limit` due rows of the kinds this process handles (of `kinds`, when given) for
  * `workerId` with a lease; rows whose lease ran out are claimable again. Each kind's due rows are
- * read in order from the (kind, next_attempt_at) index, so rows of kinds without a handler, however
- * many, cost a claim nothing.
+ * read in order from an index, so rows of kinds without a handler, however many, cost a claim
+ * nothing. A laned kind's rows (OutboxHandler.lanes) are claimed per lane, at most `laneFree(lane)`
+ * of each: a lane whose rows hang (a partner that does not answer) can neither take more than its
+ * share of the worker's slots nor, by being due first, keep the other lanes' rows from being claimed.
  */
-export async function claimDue(workerId: string, limit: number, leaseSeconds: number, kinds?: string[]): Promise<OutboxRow[]> {
+export async function claimDue(
+  workerId: string,
+  limit: number,
+  leaseSeconds: number,
+  kinds?: string[],
+  laneFree: (lane: string) => number = () => limit,
+): Promise<OutboxRow[]> {
   const runnable = handledKinds(kinds);
   if (runnable.length === 0) return [];
-  return execute<OutboxRow>(sql().claim, [workerId, leaseSeconds, limit, runnable]);
+  const laned = runnable.map((k) => handlers.get(k)?.lanes ?? []);
+  const allLanes = [...new Set(laned.flat())];
+  const byLane = runnable.flatMap((kind, i) => laned[i].map((lane) => ({ kind, lane, lim: Math.max(0, laneFree(lane)) })).filter((e) => e.lim > 0));
+  return execute<OutboxRow>(sql().claim, [
+    workerId,
+    leaseSeconds,
+    limit,
+    runnable,
+    laned.map((l) => l.length > 0),
+    runnable.map(() => limit),
+    allLanes,
+    byLane.map((e) => e.kind),
+    byLane.map((e) => e.lane),
+    byLane.map((e) => e.lim),
+  ]);
+}
+
+/** The bulkhead lane a claimed row runs in (its topic, when its handler names it a lane), else undefined. */
+export function laneOf(row: Pick<OutboxRow, 'kind' | 'topic'>): string | undefined {
+  const lanes = handlers.get(row.kind)?.lanes;
+  return row.topic !== null && lanes?.includes(row.topic) ? row.topic : undefined;
 }
 
 export interface KindCount {
@@ -291,7 +346,7 @@ export async function recordAttempt(
   let status: 'done' | 'pending' | 'failed' = 'done';
   let delay = 0;
   if (!outcome.ok && outcome.deferred && !outcome.giveUp) return deferAttempt(row, workerId, attempt, outcome);
-  if (!outcome.ok) {
+  if (!outcome.ok && !outcome.handedOff) {
     if (outcome.giveUp || attempt >= row.max_attempts) status = 'failed';
     else {
       status = 'pending';

@@ -11,6 +11,12 @@ import type { DemoPartners } from '../demo-partners.js';
 const lifecycle = () => import('../../app/lifecycle.js');
 const sequelize = () => import('../../db/sequelize.js');
 
+/** A stop that left work unfinished exits with its own code, its last line naming what (lifecycle's shutdown bound). */
+async function abandonedExit(abandoned: string[]): Promise<void> {
+  const { ABANDONED_EXIT_CODE } = await lifecycle();
+  if (abandoned.length) throw new CliError(`stopped with work abandoned at the shutdown deadline: ${abandoned.join('; ')}`, ABANDONED_EXIT_CODE);
+}
+
 function port(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
@@ -39,9 +45,11 @@ export function registerServe(program: Command, io: Io): void {
       stops.push(stop);
       if (opts.withWorker) stops.push((await startWorker(config, databaseUrl())).stop);
       io.out(`svc API listening on ${server.info.uri} (docs: ${server.info.uri}/docs)`);
-      await untilSignal(async () => {
-        for (const s of stops) await s();
-      });
+      await abandonedExit(
+        await untilSignal(async (deadline) => {
+          for (const s of stops) await s(deadline);
+        }),
+      );
     });
 
   program
@@ -54,7 +62,7 @@ export function registerServe(program: Command, io: Io): void {
       const niceness = lowerPriority(config.worker.nice);
       const { worker, stop } = await startWorker(config, databaseUrl());
       io.out(`svc worker ${worker.id} running${niceness ? ` (nice ${niceness})` : ''}`);
-      await untilSignal(stop);
+      await abandonedExit(await untilSignal(stop));
     });
 
   program
@@ -96,14 +104,15 @@ export function registerServe(program: Command, io: Io): void {
         ];
         for (const line of banner) io.out(line);
         // the order matters: no request or job may be cut off by the database going away under it
-        await untilSignal(async () => {
-          await partners?.close();
-          await serve.stop();
-          await work.stop();
-          await closeAll();
-          await stopEmbedded?.();
+        const abandoned = await untilSignal(async (deadline) => {
+          await deadline?.step('demo partner simulators', async () => partners?.close());
+          await serve.stop(deadline);
+          await work.stop(deadline);
+          await closeAll(deadline);
+          await deadline?.step('embedded PostgreSQL', async () => stopEmbedded?.());
           stopEmbedded = undefined;
         }, trap);
+        await abandonedExit(abandoned);
       } finally {
         await closeAll();
         await stopEmbedded?.();

@@ -47,6 +47,10 @@ export interface SimServer {
   close(): Promise<void>;
   requests(): SimRequestLog[];
   failNext(count: number, spec: FailSpec): void;
+  /** hang (true): partner API calls (under `path`, if given) get no answer until hang(false), then are answered as usual */
+  hang(on: boolean, path?: string): void;
+  /** calls held by a hang right now */
+  held(): number;
 }
 
 export const json = (status: number, body: unknown, headers?: Record<string, string | number>): SimReply => ({ status, body, headers });
@@ -127,6 +131,21 @@ export async function startSimServer(opts: {
       delays.add(t);
     });
 
+  // a hung partner: calls wait here, unanswered, until the hang ends (then run as usual, even when
+  // the caller gave up meanwhile: the partner caught up) or the server closes
+  let hanging: { path?: string } | undefined;
+  const held = new Set<() => void>();
+  const holdWhileHung = (path: string): Promise<void> | undefined => {
+    if (!hanging || (hanging.path && !path.startsWith(hanging.path))) return undefined;
+    return new Promise<void>((resolve) => {
+      const release = () => (held.delete(release), resolve());
+      held.add(release);
+    });
+  };
+  const releaseHeld = () => {
+    for (const release of [...held]) release();
+  };
+
   const takeFailure = (path: string): FailSpec | undefined => {
     const i = failures.findIndex((f) => !f.spec.path || path.startsWith(f.spec.path));
     if (i === -1) return undefined;
@@ -142,6 +161,7 @@ export async function startSimServer(opts: {
       if (!found) return reply(res, json(404, { error: `no control ${req.method} ${req.path}` }));
       return reply(res, json(200, await found[0].handle(req, found[1])));
     }
+    await holdWhileHung(req.path);
     const fail = takeFailure(req.path);
     if (fail) {
       if (fail.delayMs) await wait(fail.delayMs);
@@ -191,9 +211,16 @@ export async function startSimServer(opts: {
     failNext(count, spec) {
       if (count > 0) failures.push({ left: count, spec });
     },
+    hang(on, path) {
+      hanging = on ? { path } : undefined;
+      if (!on) releaseHeld();
+    },
+    held: () => held.size,
     async close() {
       for (const t of delays) clearTimeout(t);
       delays.clear();
+      hanging = undefined;
+      releaseHeld();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

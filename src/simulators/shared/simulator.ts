@@ -58,6 +58,17 @@ export async function assemble<X>(opts: {
         return { ok: true, count };
       },
     },
+    {
+      method: 'POST',
+      path: 'hang', // {"on": true|false, "path"?: "/api/…"}: a partner that stops answering, then recovers
+      handle: (req) => {
+        const b = body(req);
+        if (typeof b.on !== 'boolean') throw new SimError('on (true or false) is required', 400);
+        if (b.path !== undefined && typeof b.path !== 'string') throw new SimError('path must be a string', 400);
+        server.hang(b.on, b.path);
+        return { hanging: b.on, held: server.held() };
+      },
+    },
     { method: 'GET', path: 'requests', handle: () => ({ requests: server.requests() }) },
     { method: 'GET', path: 'webhooks', handle: () => ({ deliveries: webhooks.deliveries() }) },
     {
@@ -93,6 +104,8 @@ export async function assemble<X>(opts: {
     orders: () => book.list(),
     advance: (ref, to) => book.advance(ref, to),
     failNext: (count, spec) => server.failNext(count, spec),
+    hang: (on, path) => server.hang(on, path),
+    held: () => server.held(),
     requests: () => server.requests(),
     deliveries: () => webhooks.deliveries(),
     stopped: () => stopped,

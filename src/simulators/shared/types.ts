@@ -87,6 +87,10 @@ export interface RunningSimulator {
   advance(ref: string, to?: string): Promise<SimOrder>;
   /** the next `count` partner API calls get this answer */
   failNext(count: number, spec: FailSpec): void;
+  /** a hung partner (true): its API calls get no answer until hang(false), then are answered as usual (POST /_sim/hang) */
+  hang(on: boolean, path?: string): void;
+  /** calls held unanswered by a hang right now */
+  held(): number;
   requests(): SimRequestLog[];
   /** webhook deliveries, in order (an addition to the shared contract) */
   deliveries(): SimDelivery[];
