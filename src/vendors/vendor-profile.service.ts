@@ -208,19 +208,26 @@ export function approveVendor(actor: Actor, name: string, opts: { transaction?: 
   return updateVendor(actor, name, 'approve', { status: 'Approved', approvedAt: now(), approvedBy: actor.email ?? actor.id }, opts);
 }
 
-/** Refuses a registration; the profile can still be approved later. */
+/**
+ * Moves the secret version on: every bearer token minted before carries the old one and is dead for
+ * good, even once the vendor is reinstated (issue 24). The client secret itself stays valid.
+ */
+const retireTokens = (): ProfileChange => ({ secretVersion: literal(`${columnsOf(VendorProfile).secretVersion} + 1`) as unknown as number });
+
+/** Refuses a registration (its tokens, if any, die); the profile can still be approved later. */
 export function rejectVendor(actor: Actor, name: string, opts: { transaction?: Tx } = {}) {
-  return updateVendor(actor, name, 'reject', { status: 'Rejected' }, opts);
+  return updateVendor(actor, name, 'reject', { status: 'Rejected', ...retireTokens() }, opts);
 }
 
-/** Suspends (or reinstates) a vendor; its tokens stop working at the next request. */
+/** Suspends (or reinstates) a vendor; a suspension ends every token minted before it, for good. */
 export function setSuspended(actor: Actor, name: string, suspended: boolean, opts: { transaction?: Tx } = {}) {
-  return updateVendor(actor, name, suspended ? 'suspend' : 'unsuspend', { suspended, suspendedAt: suspended ? now() : null }, opts);
+  const change: ProfileChange = { suspended, suspendedAt: suspended ? now() : null, ...(suspended ? retireTokens() : {}) };
+  return updateVendor(actor, name, suspended ? 'suspend' : 'unsuspend', change, opts);
 }
 
-/** Turns v1 API access on or off. */
+/** Turns v1 API access on or off; turning it off ends every token minted before, for good. */
 export function setApiEnabled(actor: Actor, name: string, enabled: boolean, opts: { transaction?: Tx } = {}) {
-  return updateVendor(actor, name, enabled ? 'enable-api' : 'disable-api', { apiEnabled: enabled }, opts);
+  return updateVendor(actor, name, enabled ? 'enable-api' : 'disable-api', { apiEnabled: enabled, ...(enabled ? {} : retireTokens()) }, opts);
 }
 
 interface Settings {
