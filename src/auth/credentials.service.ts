@@ -11,6 +11,7 @@ import { User } from '../users/user.model.js';
 import { findLoginUser, lockUser, recordLogin, storePasswordHash } from '../users/users.service.js';
 import { ApiKey } from './api-key.model.js';
 import { Session } from './session.model.js';
+import { vendorInGoodStanding } from './vendor-standing.js';
 import { AuthenticationError, InputError, NotFoundError } from '../shared/errors.js';
 import { hashPassword, hmacHex, randomToken, safeEqual, sha256Hex, verifyPassword } from '../shared/crypto.js';
 import { clearBucket, hitSlidingStart, peekSlidingStart } from '../shared/rate-limit.js';
@@ -67,10 +68,16 @@ function toActor(row: UserRow, via: Actor['via']): Actor {
   };
 }
 
+/** A vendor's user carries its vendor's standing, read fresh: a suspension stops its users at the next request. */
+async function withVendorStanding(actor: Actor, opts: { transaction?: Tx } = {}): Promise<Actor> {
+  if (actor.vendor) actor.vendorActive = await vendorInGoodStanding(actor.vendor, opts);
+  return actor;
+}
+
 /** Loads the actor of an enabled user (fresh on every request: a disabled user is out at once). */
 export async function loadUserActor(userId: string, via: Actor['via'], opts: { transaction?: Tx } = {}): Promise<Actor | undefined> {
   const row = await selectOne<UserRow>(actorSql(), [userId], opts);
-  return row && row.enabled ? toActor(row, via) : undefined;
+  return row && row.enabled ? withVendorStanding(toActor(row, via), opts) : undefined;
 }
 
 function pepper(secret: string): string {
@@ -227,5 +234,5 @@ export async function resolveApiKey(apiKey: string, apiSecret: string): Promise<
   const expected = row?.secret_hash ?? pepper('no-such-key');
   const match = safeEqual(pepper(apiSecret), expected);
   if (!row || !match || !row.enabled) return undefined;
-  return toActor(row, 'token');
+  return withVendorStanding(toActor(row, 'token'));
 }

@@ -100,11 +100,22 @@ export async function loadVendorForAuth(by: { name?: string; clientId?: string }
   return selectOne<VendorRow>(authSql().byClientId, [by.clientId ?? ''], opts);
 }
 
-// Every v1 request reads the profile (token checks): a plain statement, named through the model.
+// Every v1 request reads the profile (token checks), every request of a vendor's user its standing:
+// plain statements, named through the model.
 const authSql = once(() => {
   const { t, c } = namesOf(VendorProfile);
-  return { byName: `SELECT * FROM ${t} WHERE ${c.name} = $1`, byClientId: `SELECT * FROM ${t} WHERE ${c.clientId} = $1` };
+  return {
+    byName: `SELECT * FROM ${t} WHERE ${c.name} = $1`,
+    byClientId: `SELECT * FROM ${t} WHERE ${c.clientId} = $1`,
+    standing: `SELECT ${c.status} = 'Approved' AND NOT ${c.suspended} AS active FROM ${t} WHERE ${c.name} = $1`,
+  };
 });
+
+/** The vendor is Approved and not suspended (false when there is no such profile): its users may act for it. */
+export async function isVendorActive(name: string, opts: { transaction?: Tx } = {}): Promise<boolean> {
+  const row = await selectOne<{ active: boolean }>(authSql().standing, [name], opts);
+  return row?.active === true;
+}
 
 interface Registration {
   sales_representative_name: string;
