@@ -5,6 +5,7 @@ import { hasDeskAccess } from './policy/index.js';
 import type { Actor } from './actor.js';
 import { methodRoute } from '../http/method.js';
 import { SIDE_COOKIES } from '../http/plugins/auth.js';
+import { clientAddress } from '../http/pre.js';
 
 /** The page a user lands on after login: always a page this server has (the portal for a customer, once it exists). */
 function homePageFor(server: Server, actor: Actor): string {
@@ -27,7 +28,7 @@ export const authRoutes: ServerRoute[] = [
     }),
     handler: async ({ request, h, args }) => {
       const usr = (args.usr ?? '').trim();
-      const result = await login(usr, args.pwd ?? '', { ip: request.info.remoteAddress, userAgent: request.headers['user-agent'] });
+      const result = await login(usr, args.pwd ?? '', { ip: clientAddress(request), userAgent: request.headers['user-agent'] });
       const { actor } = result;
       const desk = hasDeskAccess(actor);
       const response = h.response({
