@@ -116,13 +116,17 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
   SVC_LOGIN_ADDRESS_FAILURES: {
     path: 'login.addressFailures',
     type: 'number',
-    doc: 'Failed logins from one client address, over every account, before further logins from it get 429 with Retry-After',
+    doc: 'Failed logins from one client address, over every account, before further logins from it get 429 with Retry-After (default 50)',
   },
-  SVC_LOGIN_ADDRESS_WINDOW_SECONDS: { path: 'login.addressWindowSeconds', type: 'number', doc: 'The window of that count, from its first failure' },
+  SVC_LOGIN_ADDRESS_WINDOW_SECONDS: {
+    path: 'login.addressWindowSeconds',
+    type: 'number',
+    doc: 'The window of that count, from its first failure (default 900)',
+  },
   SVC_TRUSTED_PROXIES: {
     path: 'http.trustedProxies',
     type: 'list',
-    doc: 'Comma-separated proxy addresses whose X-Forwarded-For names the client (for the login and auth.token limits); empty: the peer address',
+    doc: 'Comma-separated proxy addresses whose X-Forwarded-For names the client (login, auth.token and registration limits); default empty: the peer address',
   },
   SVC_BODY_LIMIT_BYTES: { path: 'http.bodyLimitBytes', type: 'number', doc: 'Largest JSON/form body' },
   SVC_UPLOAD_LIMIT_BYTES: { path: 'http.uploadLimitBytes', type: 'number', doc: 'Largest uploaded file' },
