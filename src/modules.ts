@@ -10,6 +10,8 @@
  */
 import { authorize, scopeOf } from './auth/policy/index.js';
 import { plugAccessPolicy } from './shared/access.js';
+import { plugVendorStanding } from './auth/vendor-standing.js';
+import { isVendorActive } from './vendors/vendor-profile.service.js';
 import { registerOutboxHandler } from './shared/outbox.js';
 import { registerJob } from './jobs/index.js';
 import { registerStartupTask } from './shared/startup.js';
@@ -55,6 +57,8 @@ import './orders/orders.doctype.js';
 import './catalog/catalog.doctypes.js';
 
 plugAccessPolicy({ authorize, scopeOf });
+// auth ← vendors: a vendor's users act for it only while it is Approved and not suspended
+plugVendorStanding(isVendorActive);
 registerBearerVerifier((token) => verifyBearer(token));
 // ports of a lower domain, filled by a higher one (docs/decisions.md "Domain dependency order")
 plugOrderParties(orderParties); // files ← orders: a file's order decides who reads it

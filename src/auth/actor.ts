@@ -17,6 +17,8 @@ export interface Actor {
   /** Sales persons whose data a manager sees (self included). */
   team?: string[];
   vendor?: string | null;
+  /** A user linked to a vendor: whether that vendor is Approved and not suspended (read on every request). */
+  vendorActive?: boolean;
   /** Vendor token scopes: sync, pharmacy. */
   scopes?: string[];
   via: 'session' | 'token' | 'bearer' | 'cli' | 'job';

@@ -1,10 +1,49 @@
-import type { Server, ServerRoute } from '@hapi/hapi';
+import type { Request, Server, ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { endSession, generateApiKeys, login } from './credentials.service.js';
 import { hasDeskAccess } from './policy/index.js';
 import type { Actor } from './actor.js';
 import { methodRoute } from '../http/method.js';
+import { CsrfError } from '../shared/errors.js';
+import { runtime } from '../shared/runtime.js';
 import { SIDE_COOKIES } from '../http/plugins/auth.js';
+import { clientAddress } from '../http/pre.js';
+
+/** A JSON body: no page of another site can send one without a CORS preflight, which it would not pass. */
+function isJsonBody(request: Request): boolean {
+  const media = String(request.headers['content-type'] ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase();
+  return media === 'application/json' || /^application\/[\w.+-]+\+json$/.test(media);
+}
+
+/** The origin of a header value (an Origin, or a Referer's URL), or undefined when it is none ("null" included). */
+function originOf(value: string): string | undefined {
+  try {
+    const origin = new URL(value).origin;
+    return origin === 'null' ? undefined : origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Login CSRF (issue 24): a login by anything but a JSON body (a form, or arguments in the query) is
+ * taken only from this site's own pages (Origin, else Referer, of this host, SVC_BASE_URL or a
+ * configured CORS origin). A client that sends neither header is no browser (Frappe's Python client
+ * posts a form without them) and keeps working: a browser always sends Origin on a cross-site POST.
+ */
+function refuseCrossSiteForm(request: Request): void {
+  if (isJsonBody(request)) return;
+  const claimed = request.headers.origin ?? request.headers.referer;
+  if (claimed === undefined) return;
+  const origin = originOf(String(claimed));
+  const { baseUrl, http } = runtime().config;
+  const own = new Set([originOf(baseUrl), ...http.corsOrigins.map(originOf)]);
+  const sameHost = origin !== undefined && new URL(origin).host === request.headers.host;
+  if (!origin || !(sameHost || own.has(origin))) throw new CsrfError('Invalid Request: a login form must come from this site');
+}
 
 /** The page a user lands on after login: always a page this server has (the portal for a customer, once it exists). */
 function homePageFor(server: Server, actor: Actor): string {
@@ -26,8 +65,9 @@ export const authRoutes: ServerRoute[] = [
       tmp_id: Joi.any(),
     }),
     handler: async ({ request, h, args }) => {
+      refuseCrossSiteForm(request);
       const usr = (args.usr ?? '').trim();
-      const result = await login(usr, args.pwd ?? '', { ip: request.info.remoteAddress, userAgent: request.headers['user-agent'] });
+      const result = await login(usr, args.pwd ?? '', { ip: clientAddress(request), userAgent: request.headers['user-agent'] });
       const { actor } = result;
       const desk = hasDeskAccess(actor);
       const response = h.response({
@@ -49,9 +89,11 @@ export const authRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'logout',
-    methods: ['GET', 'POST'],
+    // POST only, and a session's POST carries its CSRF token (the auth scheme refuses it otherwise), so
+    // no other site can end a session (issue 24); frappe-js-sdk's logout() is such a POST
+    methods: ['POST'],
     access: 'public',
-    description: 'End the session and expire its cookies',
+    description: 'End the session and expire its cookies (POST with the CSRF token: X-Frappe-CSRF-Token or X-Svc-CSRF-Token)',
     tags: ['auth'],
     handler: async ({ request, h }) => {
       const sid = request.state.sid as string | undefined;

@@ -11,7 +11,9 @@ import { User } from '../users/user.model.js';
 import { findLoginUser, lockUser, recordLogin, storePasswordHash } from '../users/users.service.js';
 import { ApiKey } from './api-key.model.js';
 import { Session } from './session.model.js';
-import { AuthenticationError, InputError, NotFoundError } from '../shared/errors.js';
+import { vendorInGoodStanding } from './vendor-standing.js';
+import { AuthenticationError, InputError, NotFoundError, RateLimitError } from '../shared/errors.js';
+import { canonicalEmail } from '../shared/email.js';
 import { hashPassword, hmacHex, randomToken, safeEqual, sha256Hex, verifyPassword } from '../shared/crypto.js';
 import { clearBucket, hitSlidingStart, peekSlidingStart } from '../shared/rate-limit.js';
 import { runtime } from '../shared/runtime.js';
@@ -67,10 +69,16 @@ function toActor(row: UserRow, via: Actor['via']): Actor {
   };
 }
 
+/** A vendor's user carries its vendor's standing, read fresh: a suspension stops its users at the next request. */
+async function withVendorStanding(actor: Actor, opts: { transaction?: Tx } = {}): Promise<Actor> {
+  if (actor.vendor) actor.vendorActive = await vendorInGoodStanding(actor.vendor, opts);
+  return actor;
+}
+
 /** Loads the actor of an enabled user (fresh on every request: a disabled user is out at once). */
 export async function loadUserActor(userId: string, via: Actor['via'], opts: { transaction?: Tx } = {}): Promise<Actor | undefined> {
   const row = await selectOne<UserRow>(actorSql(), [userId], opts);
-  return row && row.enabled ? toActor(row, via) : undefined;
+  return row && row.enabled ? withVendorStanding(toActor(row, via), opts) : undefined;
 }
 
 function pepper(secret: string): string {
@@ -91,22 +99,39 @@ export const LOGIN_FAILURES = 10;
 export const LOGIN_WINDOW_SECONDS = 15 * 60;
 
 /**
- * Checks usr/pwd and opens a session, for every caller: an account with 10 failed logins within
- * 15 minutes of the first is refused (401 with Retry-After, even with the right password) until the
- * window ends; a success clears the count. Unknown user and wrong password answer alike (same time).
+ * Refuses a login before any password is checked: 429 when the client address has had too many
+ * failures over every account (SVC_LOGIN_ADDRESS_FAILURES), 401 when the account is locked.
  */
-export async function login(usr: string, pwd: string, meta: { ip?: string; userAgent?: string } = {}): Promise<LoginResult> {
-  const bucket = usr ? `login:${usr.toLowerCase()}` : undefined;
-  const locked = bucket ? await peekSlidingStart(bucket) : undefined;
+async function refuseIfThrottled(accountBucket: string | undefined, addressBucket: string | undefined): Promise<void> {
+  const byAddress = addressBucket ? await peekSlidingStart(addressBucket) : undefined;
+  if (byAddress && byAddress.count >= runtime().config.login.addressFailures)
+    throw new RateLimitError('Too many failed logins from this address; try again later', byAddress.resetInSeconds);
+  const locked = accountBucket ? await peekSlidingStart(accountBucket) : undefined;
   if (locked && locked.count >= LOGIN_FAILURES) {
     throw new AuthenticationError('Too many failed logins; try again later').withHeader('Retry-After', String(locked.resetInSeconds));
   }
+}
+
+/**
+ * Checks usr/pwd and opens a session, for every caller: an account with 10 failed logins within
+ * 15 minutes of the first is refused (401 with Retry-After, even with the right password) until the
+ * window ends; a success clears the count. The account is keyed by the canonical form of the address
+ * (the one the lookup uses). Failures also count per client address, over every account, and a
+ * success never clears that count. Unknown user and wrong password answer alike (same time).
+ */
+export async function login(usr: string, pwd: string, meta: { ip?: string; userAgent?: string } = {}): Promise<LoginResult> {
+  const bucket = usr ? `login:${canonicalEmail(usr) ?? usr}` : undefined;
+  const addressBucket = meta.ip ? `login-ip:${meta.ip}` : undefined;
+  await refuseIfThrottled(bucket, addressBucket);
   try {
     const result = await openSession(usr, pwd, meta);
     if (bucket) await clearBucket(bucket);
     return result;
   } catch (err) {
-    if (bucket && err instanceof AuthenticationError) await hitSlidingStart(bucket, LOGIN_WINDOW_SECONDS);
+    if (err instanceof AuthenticationError) {
+      if (bucket) await hitSlidingStart(bucket, LOGIN_WINDOW_SECONDS);
+      if (addressBucket) await hitSlidingStart(addressBucket, runtime().config.login.addressWindowSeconds);
+    }
     throw err;
   }
 }
@@ -227,5 +252,5 @@ export async function resolveApiKey(apiKey: string, apiSecret: string): Promise<
   const expected = row?.secret_hash ?? pepper('no-such-key');
   const match = safeEqual(pepper(apiSecret), expected);
   if (!row || !match || !row.enabled) return undefined;
-  return toActor(row, 'token');
+  return withVendorStanding(toActor(row, 'token'));
 }

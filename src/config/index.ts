@@ -28,7 +28,10 @@ export interface Config {
   filesDir: string;
   embeddedPg: { dataDir: string; port: number };
   session: { idleMinutes: number; absoluteHours: number };
-  http: { bodyLimitBytes: number; uploadLimitBytes: number; corsOrigins: string[]; maxPageLength: number };
+  /** failed logins from one client address (any accounts) before it gets 429, within a window from the first */
+  login: { addressFailures: number; addressWindowSeconds: number };
+  /** trustedProxies: addresses whose X-Forwarded-For is believed (none by default: the peer address is the client's) */
+  http: { bodyLimitBytes: number; uploadLimitBytes: number; corsOrigins: string[]; maxPageLength: number; trustedProxies: string[] };
   /** per account (user or vendor): uploads in any rolling hour, and the bytes of all its stored files */
   uploads: { perHour: number; quotaBytes: number };
   db: { poolMax: number; statementTimeoutMs: number; lockTimeoutMs: number };
@@ -119,6 +122,21 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
   SVC_PG_PORT: { path: 'embeddedPg.port', type: 'number', doc: 'Port of the embedded PostgreSQL (0 = a free port)' },
   SVC_SESSION_IDLE_MINUTES: { path: 'session.idleMinutes', type: 'number', doc: 'Session idle timeout' },
   SVC_SESSION_ABSOLUTE_HOURS: { path: 'session.absoluteHours', type: 'number', doc: 'Session absolute lifetime' },
+  SVC_LOGIN_ADDRESS_FAILURES: {
+    path: 'login.addressFailures',
+    type: 'number',
+    doc: 'Failed logins from one client address, over every account, before further logins from it get 429 with Retry-After (default 50)',
+  },
+  SVC_LOGIN_ADDRESS_WINDOW_SECONDS: {
+    path: 'login.addressWindowSeconds',
+    type: 'number',
+    doc: 'The window of that count, from its first failure (default 900)',
+  },
+  SVC_TRUSTED_PROXIES: {
+    path: 'http.trustedProxies',
+    type: 'list',
+    doc: 'Comma-separated proxy addresses whose X-Forwarded-For names the client (login, auth.token and registration limits); default empty: the peer address',
+  },
   SVC_BODY_LIMIT_BYTES: { path: 'http.bodyLimitBytes', type: 'number', doc: 'Largest JSON/form body' },
   SVC_UPLOAD_LIMIT_BYTES: { path: 'http.uploadLimitBytes', type: 'number', doc: 'Largest uploaded file' },
   SVC_UPLOAD_RATE_PER_HOUR: { path: 'uploads.perHour', type: 'number', doc: 'Uploads one account may make in an hour (429 beyond)' },
@@ -207,11 +225,15 @@ const schema = Joi.object<Config>({
   filesDir: Joi.string().required(),
   embeddedPg: Joi.object({ dataDir: Joi.string().required(), port: Joi.number().integer().min(0).max(65535).required() }).required(),
   session: Joi.object({ idleMinutes: Joi.number().positive().required(), absoluteHours: Joi.number().positive().required() }).required(),
+  login: Joi.object({ addressFailures: Joi.number().integer().min(1).required(), addressWindowSeconds: Joi.number().integer().min(1).required() }).required(),
   http: Joi.object({
     bodyLimitBytes: Joi.number().integer().min(1024).required(),
     uploadLimitBytes: Joi.number().integer().min(1024).required(),
     corsOrigins: Joi.array().items(Joi.string().uri()).required(),
     maxPageLength: Joi.number().integer().min(1).max(100_000).required(),
+    trustedProxies: Joi.array()
+      .items(Joi.string().ip({ cidr: 'forbidden' }))
+      .required(),
   }).required(),
   uploads: Joi.object({
     perHour: Joi.number().integer().min(1).required(),

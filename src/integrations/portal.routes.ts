@@ -18,6 +18,7 @@ import { integrationsPage, loginPage, messagePage, portalCsp } from './portal.pa
 import { connectShipper, disconnectShipper } from './shipper-connect.service.js';
 import { disconnectStore, installFormTargets, startStoreInstall } from './store-oauth.service.js';
 import { syncOwnStore } from './store-sync.service.js';
+import { clientAddress } from '../http/pre.js';
 
 const LOGIN_COOKIE = 'svc_portal_login';
 const PAGE = '/portal/integrations';
@@ -130,7 +131,7 @@ async function doLogin(request: Request, h: ResponseToolkit) {
   const sent = field(form, 'csrf_token');
   if (!cookie || !sent || !safeEqual(cookie, sent)) return showLogin(request, h, 'The login form expired: please try again.', 403);
   try {
-    const result = await login(field(form, 'usr').trim(), field(form, 'pwd'), { ip: request.info.remoteAddress, userAgent: request.headers['user-agent'] });
+    const result = await login(field(form, 'usr').trim(), field(form, 'pwd'), { ip: clientAddress(request), userAgent: request.headers['user-agent'] });
     return h
       .redirect(PAGE)
       .code(303)

@@ -2,12 +2,13 @@
  * Account administration reads and switches (`svc user list|disable|enable`); the audited entry
  * points are in src/audit/user-admin.service.ts (the lowest domain that may write the audit trail).
  */
-import { Op, col, fn, where } from 'sequelize';
+import { Op } from 'sequelize';
 import type { Tx } from '../db/sequelize.js';
 import { authorize, type AccessActor as Actor } from '../shared/access.js';
 import { InputError } from '../shared/errors.js';
 import { ROLES, type Role } from './roles.js';
 import { User } from './user.model.js';
+import { byEmail } from './users.service.js';
 
 export interface UserSummary {
   id: string;
@@ -47,7 +48,7 @@ export async function listUsers(actor: Actor, filters: { role?: string; limit?: 
 export async function storeUserEnabled(email: string, enabled: boolean, opts: { transaction: Tx }): Promise<{ id: string; changed: boolean } | undefined> {
   const user = await User.findOne({
     attributes: ['id', 'enabled'],
-    where: where(fn('lower', col('email')), { [Op.eq]: fn('lower', email) }),
+    where: byEmail(email),
     lock: opts.transaction.LOCK.UPDATE,
     transaction: opts.transaction,
   });

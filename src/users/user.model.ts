@@ -1,6 +1,6 @@
 /**
- * A person who signs in (table users; owner: users). Email is unique case-insensitively (an index on
- * lower(email)); a doctor account carries its verified NPI and DEA number.
+ * A person who signs in (table users; owner: users). Email is stored in its canonical form
+ * (shared/email.ts) and unique; a doctor account carries its verified NPI and DEA number.
  */
 import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
 import type { Role } from './roles.js';

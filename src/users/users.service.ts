@@ -1,16 +1,17 @@
 /**
- * Users: accounts, passwords and doctor verification, on the User model (table users). E-mail is
- * matched case-insensitively everywhere (the unique index is on lower(email)).
+ * Users: accounts, passwords and doctor verification, on the User model (table users). An account's
+ * e-mail is stored and looked up in its canonical form (shared/email.ts), the only one.
  *
  * users sits below auth (auth reads accounts to build actors and check passwords), so it imports
  * nothing from auth: it asks the policy through the shared access port (plugged by src/modules.ts),
  * whose AccessActor auth/actor.ts widens to the service's Actor; ending sessions is auth's part.
  */
 import Joi from 'joi';
-import { Op, col, fn, literal, where, type WhereOptions } from 'sequelize';
+import { Op, fn, literal, type WhereOptions } from 'sequelize';
 import type { Tx } from '../db/sequelize.js';
 import { columnsOf } from '../db/sql-names.js';
 import { hashPassword } from '../shared/crypto.js';
+import { canonicalEmail, requireCanonicalEmail } from '../shared/email.js';
 import { ConflictError, InputError } from '../shared/errors.js';
 import { authorize, type AccessActor as Actor } from '../shared/access.js';
 import { ROLES, type Role } from './roles.js';
@@ -27,7 +28,7 @@ export interface NewUser {
 }
 
 const newUserSchema = Joi.object<NewUser>({
-  email: Joi.string().email({ tlds: false }).required(),
+  email: Joi.string().trim().email({ tlds: false }).required(),
   full_name: Joi.string().allow('').max(140),
   password: Joi.string().min(10).max(200),
   roles: Joi.array()
@@ -39,19 +40,23 @@ const newUserSchema = Joi.object<NewUser>({
   vendor: Joi.string().allow(null),
 });
 
-/** lower(email) = lower(value): served by the unique index on lower(email). */
-function byEmail(email: string): WhereOptions {
-  return where(fn('lower', col('email')), { [Op.eq]: fn('lower', email) });
+/**
+ * The account of an address: its canonical form, compared exactly (stored addresses are canonical;
+ * the unique index users_email_canonical_key). An address without one names no account.
+ */
+export function byEmail(email: string): WhereOptions<User> {
+  return { email: canonicalEmail(email) ?? NO_ACCOUNT };
 }
+/** Never stored (an account's address has an @): the lookup of an address that cannot be canonicalised. */
+const NO_ACCOUNT = '';
 
 /** Creates a user (admin or CLI). Passwords are hashed with scrypt. */
 export async function createUser(actor: Actor, input: NewUser, opts: { transaction?: Tx } = {}): Promise<{ id: string; email: string; roles: Role[] }> {
   authorize(actor, 'create', 'User');
   const validated = newUserSchema.validate(input);
   if (validated.error) throw new InputError(validated.error.details[0].message.replace(/"/g, ''));
-  const value = validated.value;
-  const exists = await User.findOne({ attributes: ['id'], where: byEmail(value.email), transaction: opts.transaction });
-  if (exists) throw new ConflictError(`User ${value.email} already exists`, 'DuplicateEntryError');
+  const value = { ...validated.value, email: requireCanonicalEmail(validated.value.email) };
+  if (await emailTaken(value.email, opts)) throw new ConflictError(`User ${value.email} already exists`, 'DuplicateEntryError');
   const hash = value.password ? await hashPassword(value.password) : null;
   const user = await User.create(
     {
@@ -66,6 +71,11 @@ export async function createUser(actor: Actor, input: NewUser, opts: { transacti
     { transaction: opts.transaction },
   );
   return { id: user.id, email: value.email, roles: value.roles };
+}
+
+/** True when an account has this address (in its canonical form). */
+export async function emailTaken(email: string, opts: { transaction?: Tx } = {}): Promise<boolean> {
+  return (await User.findOne({ attributes: ['id'], where: byEmail(email), transaction: opts.transaction })) !== null;
 }
 
 /**

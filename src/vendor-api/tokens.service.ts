@@ -1,8 +1,9 @@
 /**
  * Vendor bearer tokens (spec "Authentication / 3"): HS256 JWTs made with jose, keyed from
  * config.secretKey, with pinned alg, issuer, audience and typ. A `sv` claim carries the profile's
- * secret version, so regenerating the client secret kills every older token; the profile itself
- * is re-read on every request, so suspension, un-approval or API disabling act at once.
+ * secret version, so regenerating the client secret, a suspension, a rejection or turning the API off
+ * kills every older token for good; the profile itself is re-read on every request, so un-approval
+ * acts at once too. A refreshed token is retired.
  */
 import { createHmac } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
@@ -112,10 +113,26 @@ interface Claims {
   cid: string;
   auth_time: number;
 }
+/** The claims of a verified token: every token minted here has an id and an expiry. */
+interface VerifiedClaims extends Claims {
+  jti: string;
+  exp: number;
+}
+
+// A refreshed token is retired until it would have expired anyway: a first-event counter row per
+// token id (rate_counters, in PostgreSQL so every process agrees; the housekeeping job drops it after
+// its expiry). Its count also tells a second refresh of the same token from the first.
+const retiredBucket = (jti: string) => `vendor-token-retired:${jti}`;
+
+/** Retires a token; false when it was retired already (a second refresh of one token). */
+async function retireToken(claims: VerifiedClaims): Promise<boolean> {
+  const remaining = Math.max(1, claims.exp + 60 - Math.floor(Date.now() / 1000));
+  return (await hitSlidingStart(retiredBucket(claims.jti), remaining)).count === 1;
+}
 
 /** Verifies a token and re-checks its profile; undefined when any check fails. */
-export async function verifyToken(token: string): Promise<{ vendor: VendorRow; claims: Claims } | undefined> {
-  let claims: Claims;
+export async function verifyToken(token: string): Promise<{ vendor: VendorRow; claims: VerifiedClaims } | undefined> {
+  let claims: VerifiedClaims;
   try {
     const { payload } = await jwtVerify(token, signingKey(), {
       algorithms: ['HS256'],
@@ -123,16 +140,16 @@ export async function verifyToken(token: string): Promise<{ vendor: VendorRow; c
       audience: AUDIENCE,
       typ: TYP,
       maxTokenAge: `${TOKEN_TTL_SECONDS + 60}s`,
-      requiredClaims: ['sub', 'exp', 'iat'],
+      requiredClaims: ['sub', 'exp', 'iat', 'jti'],
     });
-    claims = payload as unknown as Claims;
+    claims = payload as unknown as VerifiedClaims;
   } catch (err) {
     if (err instanceof joseErrors.JOSEError) return undefined;
     throw err;
   }
-  if (typeof claims.sub !== 'string' || typeof claims.scope !== 'string' || typeof claims.sv !== 'number') return undefined;
-  const vendor = await loadVendorForAuth({ name: claims.sub });
-  if (!vendor || !canUseApi(vendor) || vendor.secret_version !== claims.sv || vendor.client_id !== claims.cid) return undefined;
+  if (typeof claims.sub !== 'string' || typeof claims.scope !== 'string' || typeof claims.sv !== 'number' || typeof claims.jti !== 'string') return undefined;
+  const [vendor, retired] = await Promise.all([loadVendorForAuth({ name: claims.sub }), peekSlidingStart(retiredBucket(claims.jti))]);
+  if (!vendor || retired || !canUseApi(vendor) || vendor.secret_version !== claims.sv || vendor.client_id !== claims.cid) return undefined;
   return { vendor, claims };
 }
 
@@ -165,8 +182,9 @@ export async function vendorProfileOf(actor: Actor, opts: { transaction?: Tx } =
 }
 
 /**
- * auth.refresh: a still-valid token → a fresh one with the same (or fewer) scopes. Asking for a
- * scope the token does not carry is refused; a chain ends a day after the secret was presented.
+ * auth.refresh: a still-valid token → a fresh one with the same (or fewer) scopes, and the token it
+ * replaces is retired (refused from then on; a second refresh of it too). Asking for a scope the
+ * token does not carry is refused; a chain ends a day after the secret was presented.
  */
 export async function refreshToken(token: string, requestedScope?: string): Promise<TokenAnswer> {
   const verified = await verifyToken(token);
@@ -177,5 +195,6 @@ export async function refreshToken(token: string, requestedScope?: string): Prom
   if (wanted.some((s) => !current.includes(s))) throw new AuthenticationError('A refreshed token cannot gain scopes');
   const authTime = typeof claims.auth_time === 'number' ? claims.auth_time : 0;
   if (Date.now() / 1000 - authTime > MAX_CHAIN_SECONDS) throw new AuthenticationError('Refresh chain expired; request a new token with the client credentials');
+  if (!(await retireToken(claims))) throw new AuthenticationError('Invalid or expired access token');
   return mint(vendor, wanted, authTime);
 }

@@ -12,6 +12,7 @@ import { syncOrders } from './orders.service.js';
 import { syncProducts } from './products.service.js';
 import { issueToken, refreshToken } from './tokens.service.js';
 import { recordsOf, v1Route } from './v1-route.js';
+import { clientAddress } from '../http/pre.js';
 
 const batch = (key: string) => Joi.object({ [key]: Joi.any().required() }).unknown(true);
 const data = Joi.object({ data: Joi.alternatives(Joi.object(), Joi.string()).required() }).unknown(true);
@@ -69,7 +70,7 @@ export const v1Routes: ServerRoute[] = [
     handler: async ({ request, args }) => {
       const vendor = args.client_id ? await loadVendorForAuth({ clientId: args.client_id }) : undefined;
       if (vendor) (request.app as { vendor?: string }).vendor = vendor.name; // for the Vendor API Log
-      return issueToken(args.client_id, args.client_secret, { ip: request.info.remoteAddress, scope: (args as { scope?: string }).scope });
+      return issueToken(args.client_id, args.client_secret, { ip: clientAddress(request), scope: (args as { scope?: string }).scope });
     },
   }),
   v1Route<{ access_token?: string; scope?: string }>({

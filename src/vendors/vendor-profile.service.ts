@@ -1,21 +1,18 @@
 /**
- * Vendor Profiles: registration (Pending Approval), approval, suspension, API enabling, settings,
+ * Vendor Profiles (registration: vendor-registration.service.ts): approval, suspension, API enabling, settings,
  * webhook target and the v1 client credentials. The v1 interface re-reads the profile on every
  * request (loadVendorForAuth), so every change here takes effect at the very next call.
  */
 import Joi from 'joi';
 import type { Actor } from '../auth/actor.js';
-import { systemActor } from '../auth/actor.js';
 import { authorize, scopeOf } from '../auth/policy/index.js';
-import { VENDOR_ROLE } from '../auth/policy/roles.js';
 import { recordAudit } from '../audit/audit.service.js';
 import { fn, literal, type Attributes } from 'sequelize';
-import { selectOne, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
+import { selectOne, withTransaction, type Tx } from '../db/sequelize.js';
 import { boundLiteral, columnsOf, namesOf, once } from '../db/sql-names.js';
 import { BusinessRuleError, InputError, NotFoundError } from '../shared/errors.js';
 import { hmacHex, randomToken } from '../shared/crypto.js';
 import { runtime } from '../shared/runtime.js';
-import { createUser } from '../users/users.service.js';
 import { validateWebhookUrl } from '../webhooks/url-guard.js';
 import { VendorProfile } from './vendor-profile.model.js';
 
@@ -100,61 +97,21 @@ export async function loadVendorForAuth(by: { name?: string; clientId?: string }
   return selectOne<VendorRow>(authSql().byClientId, [by.clientId ?? ''], opts);
 }
 
-// Every v1 request reads the profile (token checks): a plain statement, named through the model.
+// Every v1 request reads the profile (token checks), every request of a vendor's user its standing:
+// plain statements, named through the model.
 const authSql = once(() => {
   const { t, c } = namesOf(VendorProfile);
-  return { byName: `SELECT * FROM ${t} WHERE ${c.name} = $1`, byClientId: `SELECT * FROM ${t} WHERE ${c.clientId} = $1` };
+  return {
+    byName: `SELECT * FROM ${t} WHERE ${c.name} = $1`,
+    byClientId: `SELECT * FROM ${t} WHERE ${c.clientId} = $1`,
+    standing: `SELECT ${c.status} = 'Approved' AND NOT ${c.suspended} AS active FROM ${t} WHERE ${c.name} = $1`,
+  };
 });
 
-interface Registration {
-  sales_representative_name: string;
-  email: string;
-  password: string;
-  country: string;
-  profile_url?: string | null;
-  vendor_name?: string;
-}
-
-const registration = Joi.object<Registration>({
-  sales_representative_name: Joi.string().trim().min(1).max(140).required(),
-  email: Joi.string().trim().email({ tlds: false }).max(255).required(),
-  password: Joi.string().min(10).max(200).required(),
-  country: Joi.string().trim().min(1).max(100).required(),
-  profile_url: Joi.string()
-    .trim()
-    .uri({ scheme: ['http', 'https'] })
-    .max(500)
-    .allow('', null),
-  vendor_name: Joi.string().trim().max(140),
-});
-
-/** svc.api.register_vendor: a Vendor user and its Vendor Profile in Pending Approval, for admin review. */
-export async function registerVendor(input: Record<string, unknown>, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
-  const validated = registration.validate(input, { abortEarly: true });
-  if (validated.error) throw new InputError(validated.error.details[0].message.replace(/"/g, ''));
-  const value = validated.value;
-  return withTransaction(opts, async (transaction) => {
-    const [{ n }] = await selectRows<{ n: number }>(`SELECT nextval('vendor_profile_seq') AS n`, [], { transaction });
-    const name = `VEN-${String(n).padStart(5, '0')}`;
-    await VendorProfile.create(
-      {
-        name,
-        vendorName: value.vendor_name ?? value.sales_representative_name,
-        email: value.email,
-        country: value.country,
-        profileUrl: value.profile_url || null,
-      },
-      { transaction, returning: false },
-    );
-    const user = await createUser(
-      systemActor('api:register_vendor'),
-      { email: value.email, full_name: value.sales_representative_name, password: value.password, roles: [VENDOR_ROLE], vendor: name },
-      { transaction },
-    );
-    await VendorProfile.update({ userId: user.id }, { where: { name }, silent: true, transaction });
-    await recordAudit(transaction, systemActor('api:register_vendor'), { action: 'create', object_type: 'Vendor Profile', object_name: name });
-    return { name, vendor: name, status: 'Pending Approval', email: value.email, user: user.email };
-  });
+/** The vendor is Approved and not suspended (false when there is no such profile): its users may act for it. */
+export async function isVendorActive(name: string, opts: { transaction?: Tx } = {}): Promise<boolean> {
+  const row = await selectOne<{ active: boolean }>(authSql().standing, [name], opts);
+  return row?.active === true;
 }
 
 /** Vendor Profiles the actor may see (admins: all; a vendor user: its own). */
@@ -208,19 +165,26 @@ export function approveVendor(actor: Actor, name: string, opts: { transaction?: 
   return updateVendor(actor, name, 'approve', { status: 'Approved', approvedAt: now(), approvedBy: actor.email ?? actor.id }, opts);
 }
 
-/** Refuses a registration; the profile can still be approved later. */
+/**
+ * Moves the secret version on: every bearer token minted before carries the old one and is dead for
+ * good, even once the vendor is reinstated (issue 24). The client secret itself stays valid.
+ */
+const retireTokens = (): ProfileChange => ({ secretVersion: literal(`${columnsOf(VendorProfile).secretVersion} + 1`) as unknown as number });
+
+/** Refuses a registration (its tokens, if any, die); the profile can still be approved later. */
 export function rejectVendor(actor: Actor, name: string, opts: { transaction?: Tx } = {}) {
-  return updateVendor(actor, name, 'reject', { status: 'Rejected' }, opts);
+  return updateVendor(actor, name, 'reject', { status: 'Rejected', ...retireTokens() }, opts);
 }
 
-/** Suspends (or reinstates) a vendor; its tokens stop working at the next request. */
+/** Suspends (or reinstates) a vendor; a suspension ends every token minted before it, for good. */
 export function setSuspended(actor: Actor, name: string, suspended: boolean, opts: { transaction?: Tx } = {}) {
-  return updateVendor(actor, name, suspended ? 'suspend' : 'unsuspend', { suspended, suspendedAt: suspended ? now() : null }, opts);
+  const change: ProfileChange = { suspended, suspendedAt: suspended ? now() : null, ...(suspended ? retireTokens() : {}) };
+  return updateVendor(actor, name, suspended ? 'suspend' : 'unsuspend', change, opts);
 }
 
-/** Turns v1 API access on or off. */
+/** Turns v1 API access on or off; turning it off ends every token minted before, for good. */
 export function setApiEnabled(actor: Actor, name: string, enabled: boolean, opts: { transaction?: Tx } = {}) {
-  return updateVendor(actor, name, enabled ? 'enable-api' : 'disable-api', { apiEnabled: enabled }, opts);
+  return updateVendor(actor, name, enabled ? 'enable-api' : 'disable-api', { apiEnabled: enabled, ...(enabled ? {} : retireTokens()) }, opts);
 }
 
 interface Settings {

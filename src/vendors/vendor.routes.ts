@@ -8,7 +8,7 @@ import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { permission } from '../auth/policy/index.js';
 import { methodRoute } from '../http/method.js';
-import { rateLimitPre } from '../http/pre.js';
+import { clientAddress, rateLimitPre } from '../http/pre.js';
 import { reviewProduct, type ReviewInput } from './product-review.service.js';
 import { createStockUpdateRequest, decideStockUpdateRequest, listStockUpdateRequests } from './stock-request.service.js';
 import {
@@ -16,18 +16,18 @@ import {
   generateCredentials,
   getVendor,
   listVendors,
-  registerVendor,
   rejectVendor,
   setApiEnabled,
   setSuspended,
   setWebhook,
   updateVendorSettings,
 } from './vendor-profile.service.js';
+import { registerVendor } from './vendor-registration.service.js';
 
 const vendorArg = Joi.object<{ vendor: string }>({ vendor: Joi.string().max(140).required() });
 /** Registrations per address and clock hour, counted before the handler (and its validation) runs. */
 const registrationLimit = rateLimitPre({
-  bucket: (request) => `register-vendor:${request.info.remoteAddress}`,
+  bucket: (request) => `register-vendor:${clientAddress(request)}`,
   limit: 20,
   windowSeconds: 3600,
   window: 'fixed',
@@ -52,7 +52,11 @@ export const vendorRoutes: ServerRoute[] = [
       vendor_name: Joi.any(),
     }),
     options: { pre: [{ method: registrationLimit }] },
-    handler: ({ args }) => registerVendor(args),
+    // a known and an unknown address answer alike (the profile's name is never shown here)
+    handler: async ({ args }) => {
+      const { email, status } = await registerVendor(args);
+      return { email, status };
+    },
   }),
   methodRoute({
     name: 'svc.vendors.list_vendors',

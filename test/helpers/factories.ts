@@ -29,13 +29,13 @@ import {
   approveVendor,
   generateCredentials,
   loadVendorForAuth,
-  registerVendor,
   rejectVendor,
   setApiEnabled,
   setSuspended,
   setWebhook,
   updateVendorSettings,
 } from '../../src/vendors/vendor-profile.service.js';
+import { registerVendor } from '../../src/vendors/vendor-registration.service.js';
 
 /** The admin every factory acts as (audit rows name it). */
 const admin = systemActor('test:factory');

@@ -4,7 +4,10 @@ import { startTestApp, loginAs, type TestApp } from '../helpers/app.js';
 import { Client, serverMessages } from '../helpers/http.js';
 import { pgClient } from '../helpers/db.js';
 import type pg from 'pg';
-import { MEDI, RX, SUSP, V1, count, one, tokenFor, v1, vendorClient } from './helpers.js';
+import { MEDI, RX, SEP, SUSP, V1, count, one, tokenFor, v1, vendorClient } from './helpers.js';
+
+/** The bearer token a client carries. */
+const bearerOf = (c: Client) => c.auth.bearer!;
 
 let app: TestApp;
 let db: pg.Client;
@@ -82,16 +85,20 @@ test.serial('T29: forged, expired, alg none, wrong iss/aud/typ and tampered toke
 
 test.serial('T32: suspension, un-approval, API disabling and a new secret stop a live token at once', async (t) => {
   const admin = await loginAs(app, 'marketplace.admin@demo.svc.local');
-  const client = await vendorClient(app, MEDI);
+  let client = await vendorClient(app, MEDI);
   const call = () => v1(client, 'sync.product_status', { items: [{ sku: 'MEDI-SYR-3ML' }] });
   t.is((await call()).status, 200);
   t.is((await admin.post('/api/method/svc.vendors.suspend_vendor', { vendor: MEDI.name })).status, 200);
   t.is((await call()).status, 401);
   t.is((await admin.post('/api/method/svc.vendors.suspend_vendor', { vendor: MEDI.name, suspended: false })).status, 200);
-  t.is((await call()).status, 200);
+  t.is((await call()).status, 401, 'a suspension ends the token for good (issue 24)');
+  client = await vendorClient(app, MEDI);
   t.is((await admin.post('/api/method/svc.vendors.enable_api', { vendor: MEDI.name, enabled: false })).status, 200);
   t.is((await call()).status, 401);
   t.is((await admin.post('/api/method/svc.vendors.enable_api', { vendor: MEDI.name })).status, 200);
+  t.is((await call()).status, 401, 'so does turning the API off');
+  client = await vendorClient(app, MEDI);
+  t.is((await call()).status, 200);
   await db.query(`UPDATE vendor_profiles SET status = 'Pending Approval' WHERE name = $1`, [MEDI.name]);
   t.is((await call()).status, 401);
   t.is((await admin.post('/api/method/svc.vendors.approve_vendor', { vendor: MEDI.name })).status, 200);
@@ -124,4 +131,34 @@ test.serial('no credentials on v1 is 401 in the spec body', async (t) => {
   t.is(res.status, 401);
   t.is(res.body.exc_type, 'AuthenticationError');
   t.true(serverMessages(res.body).length > 0);
+});
+
+test.serial('issue 24: a token minted before a suspension or an API disable stays dead after unsuspend / enable-api', async (t) => {
+  const admin = await loginAs(app, 'marketplace.admin@demo.svc.local');
+  const call = (c: Client) => v1(c, 'sync.orders', {});
+  const before = await vendorClient(app, RX);
+  t.is((await call(before)).status, 200);
+  t.is((await admin.post('/api/method/svc.vendors.suspend_vendor', { vendor: RX.name })).status, 200);
+  t.is((await admin.post('/api/method/svc.vendors.suspend_vendor', { vendor: RX.name, suspended: false })).status, 200);
+  t.is((await call(before)).status, 401, 'the pre-suspension token is dead for good');
+  const between = await vendorClient(app, RX);
+  t.is((await call(between)).status, 200, 'the client secret still works: a new token is fine');
+  t.is((await admin.post('/api/method/svc.vendors.enable_api', { vendor: RX.name, enabled: false })).status, 200);
+  t.is((await admin.post('/api/method/svc.vendors.enable_api', { vendor: RX.name })).status, 200);
+  t.is((await call(between)).status, 401, 'the pre-disable token is dead for good');
+  t.is((await new Client(app.url, { bearer: bearerOf(between) }).post(`${V1}auth.refresh`, {})).status, 401, 'nor can it be refreshed');
+  t.is((await call(await vendorClient(app, RX))).status, 200);
+});
+
+test.serial('issue 24: auth.refresh retires the token it replaces (calls and a second refresh are refused)', async (t) => {
+  const token = await tokenFor(app, SEP);
+  const call = (bearer: string) => v1(new Client(app.url, { bearer }), 'sync.orders', {});
+  t.is((await call(token)).status, 200);
+  const fresh = await new Client(app.url, { bearer: token }).post(`${V1}auth.refresh`, {});
+  t.is(fresh.status, 200);
+  const old = await call(token);
+  t.is(old.status, 401);
+  t.is(old.body.exc_type, 'AuthenticationError');
+  t.is((await new Client(app.url, { bearer: token }).post(`${V1}auth.refresh`, {})).status, 401, 'one token, one refresh');
+  t.is((await call(fresh.body.message.access_token)).status, 200, 'the new token works');
 });

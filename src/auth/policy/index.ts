@@ -43,10 +43,19 @@ function allowed(actor: Actor, allow: Allow | undefined): boolean {
   return isAdmin(actor) || hasRole(actor, ...allow);
 }
 
+/**
+ * A user account of a pending, rejected or suspended vendor acts for nobody (issue 24): it may read
+ * its own Vendor Profile (to see where it stands) and nothing else, whatever its roles. Asked by
+ * can, authorize and scopeOf, so every route and service (uploads, integrations, API keys…) is held.
+ */
+function heldBack(actor: Actor, action: Action, resource: string): boolean {
+  return actor.type === 'user' && Boolean(actor.vendor) && actor.vendorActive !== true && !(action === 'read' && resource === 'Vendor Profile');
+}
+
 /** True when the actor may perform `action` on `resource` (and on `record`, when given). */
 export function can(actor: Actor, action: Action, resource: string, record?: Record<string, unknown>): boolean {
   const policy = policyOf(resource);
-  if (!allowed(actor, policy.allow[action])) return false;
+  if (heldBack(actor, action, resource) || !allowed(actor, policy.allow[action])) return false;
   if (record && policy.check && actor.type !== 'system') return policy.check(actor, action, record);
   return true;
 }
@@ -57,6 +66,7 @@ export function can(actor: Actor, action: Action, resource: string, record?: Rec
  */
 export function authorize(actor: Actor, action: Action, resource: string, record?: Record<string, unknown> & { name?: unknown }): void {
   const policy = policyOf(resource);
+  if (heldBack(actor, action, resource)) throw new PermissionError(`Vendor ${actor.vendor} is not approved or is suspended: its users cannot act for it`);
   if (!allowed(actor, policy.allow[action])) throw new PermissionError(`Not permitted to ${action} ${resource}`);
   if (record && policy.check && actor.type !== 'system' && !policy.check(actor, action, record)) {
     throw new NotFoundError(`${resource} ${String(record.name ?? '')} not found`);
@@ -66,6 +76,7 @@ export function authorize(actor: Actor, action: Action, resource: string, record
 /** The rows of `resource` the actor may see, as a predicate on `alias`. */
 export function scopeOf(actor: Actor, resource: string, alias = 't'): Scope {
   const policy = policyOf(resource);
+  if (heldBack(actor, 'read', resource)) return NONE;
   if (actor.type === 'system' || isAdmin(actor)) return ALL;
   if (!allowed(actor, policy.allow.read)) return NONE;
   return policy.scope ? policy.scope(actor, alias) : ALL;

@@ -1,0 +1,81 @@
+/**
+ * Issue 24 item 5: login CSRF and logout by GET. A login by form (or query) arguments is taken only
+ * with this site's Origin/Referer, or from a client that sends neither (no browser: Frappe's Python
+ * client); JSON bodies keep working from anywhere. Logout is POST only, with the session's CSRF token
+ * as frappe-js-sdk sends it (X-Frappe-CSRF-Token, body {}).
+ */
+import test from 'ava';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { Client, cookiesOf, type HttpResponse } from '../helpers/http.js';
+import { DEMO_PASSWORD } from '../../seeds/foundation.seed.js';
+
+let app: TestApp;
+test.before(async () => {
+  app = await startTestApp();
+});
+test.after.always(async () => {
+  await app?.stop();
+});
+
+const USR = 'clinic@demo.svc.local';
+const form = (headers: Record<string, string> = {}) => app.http.request('POST', '/api/method/login', { form: { usr: USR, pwd: DEMO_PASSWORD }, headers });
+const hasSid = (res: HttpResponse) => /(^|[ ,;])sid=[\w-]{10,}/.test(res.headers.getSetCookie().join('; '));
+
+test('a cross-site login form (Origin, Referer, Origin null, or arguments in the query of a text/plain post) sets no session', async (t) => {
+  const attempts: [string, () => Promise<HttpResponse>][] = [
+    ['Origin', () => form({ origin: 'https://evil.example' })],
+    ['Referer', () => form({ referer: 'https://evil.example/page' })],
+    ['Origin null', () => form({ origin: 'null' })],
+    [
+      'query + text/plain',
+      () =>
+        app.http.request('POST', '/api/method/login', {
+          query: { usr: USR, pwd: DEMO_PASSWORD },
+          raw: 'x=1',
+          headers: { 'content-type': 'text/plain', origin: 'https://evil.example' },
+        }),
+    ],
+    [
+      'content type naming json',
+      () =>
+        app.http.request('POST', '/api/method/login', {
+          query: { usr: USR, pwd: DEMO_PASSWORD },
+          raw: '{}',
+          headers: { 'content-type': 'text/plain; x=json', origin: 'https://evil.example' },
+        }),
+    ],
+  ];
+  for (const [name, attempt] of attempts) {
+    const res = await attempt();
+    t.is(res.status, 403, `${name}: ${res.text}`);
+    t.is(res.body.exc_type, 'CSRFTokenError', name);
+    t.false(hasSid(res), name);
+  }
+});
+
+test('a login form from this site, a form without Origin/Referer (no browser) and JSON from anywhere still log in', async (t) => {
+  const own = [
+    await form({ origin: app.url }),
+    await form({ referer: `${app.url}/login` }),
+    await form(),
+    await app.http.post('/api/method/login', { usr: USR, pwd: DEMO_PASSWORD }, { origin: 'https://spa.example' }),
+  ];
+  for (const res of own) {
+    t.is(res.status, 200, res.text);
+    t.true(hasSid(res));
+  }
+});
+
+test('logout: GET ends nothing; POST needs the CSRF token, sent as frappe-js-sdk sends it', async (t) => {
+  const res = await app.http.post('/api/method/login', { usr: USR, pwd: DEMO_PASSWORD });
+  const session = new Client(app.url, { cookie: cookiesOf(res) });
+  const alive = async () => (await session.get('/api/method/frappe.auth.get_logged_user')).status === 200;
+  t.not((await session.get('/api/method/logout')).status, 200);
+  t.true(await alive(), 'a GET (an <img> on any page) does not end the session');
+  t.is((await session.request('POST', '/api/method/logout', { json: {} })).status, 403);
+  t.true(await alive());
+  const sdk = await session.request('POST', '/api/method/logout', { json: {}, headers: { 'x-frappe-csrf-token': res.body.csrf_token } });
+  t.is(sdk.status, 200);
+  t.false(await alive());
+  t.is((await new Client(app.url).post('/api/method/logout', {})).status, 200, 'no session: nothing to end, still 200');
+});
