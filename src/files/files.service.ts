@@ -18,6 +18,7 @@ import { runtime } from '../shared/runtime.js';
 import { literal } from 'sequelize';
 import { StoredFile } from './file.model.js';
 import { orderPartiesOf } from './attachments.js';
+import { doctorStateOf } from '../users/users.service.js';
 import { once, sqlFor } from '../db/sql-names.js';
 import { removeStored, STORED_SUFFIX, writeWhole } from './file-storage.js';
 import { claimUploadAllowance } from './upload-allowance.js';
@@ -206,7 +207,12 @@ export async function findFile(ref: string, opts: { transaction?: Tx } = {}): Pr
 
 /** Whether the actor may read the file (the policy's canReadFile, with the attached order loaded when it asks). */
 export async function canReadFile(actor: Actor, file: FileRow, opts: { transaction?: Tx } = {}): Promise<boolean> {
-  return policyAllowsFile(actor, file, (order) => orderPartiesOf(order, opts));
+  return policyAllowsFile(
+    actor,
+    file,
+    (order) => orderPartiesOf(order, opts),
+    () => doctorStateOf(actor.id, opts),
+  );
 }
 
 /** Reads and decrypts a file the actor may read; audited. Hidden files are 404. */

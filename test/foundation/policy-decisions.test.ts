@@ -107,10 +107,10 @@ test("canReadPatientData: the ordering doctor and admins read patient fields; th
   t.is((await as.clinic2.get(`${SO}/${name}`)).status, 404);
 });
 
-test('canReadFile: the uploader, the clinic of the order it is attached to and admins download it; another clinic and a rep get 404', async (t) => {
+test("canReadFile: a prescription attached to an order is read by its uploader, the clinic's verified doctors and admins; the clinic's buyer, another clinic and a rep get 404", async (t) => {
   const { file } = await doctorsOrder(`ZZFILE-${randomUUID()}`);
-  for (const who of ['doctor', 'clinic', 'admin']) t.is((await as[who].get('/api/method/svc.files.download', { file })).status, 200, who);
-  for (const who of ['clinic2', 'rep']) {
+  for (const who of ['doctor', 'admin']) t.is((await as[who].get('/api/method/svc.files.download', { file })).status, 200, who);
+  for (const who of ['clinic', 'clinic2', 'rep']) {
     const res = await as[who].get('/api/method/svc.files.download', { file });
     t.is(res.status, 404, who);
     t.is(res.body.exc_type, 'DoesNotExistError');

@@ -72,7 +72,7 @@ test('T38: wrong magic bytes → 415; over the size limit → 413; no file → 4
   t.is(anon.status, 401);
 });
 
-test('download: uploader, admins and the parties of the order that references it; audited; others 404', async (t) => {
+test('download: uploader, admins and the verified doctors of the order that references it (patient data); audited; others 404', async (t) => {
   const res = await upload(doctor, PDF, 'rx.pdf');
   const f = res.body.message;
   const own = await doctor.request('GET', f.file_url);
@@ -99,7 +99,8 @@ test('download: uploader, admins and the parties of the order that references it
     checkout_prescription_file: f.file_url,
   });
   t.is(order.status, 200, JSON.stringify(order.body));
-  t.is((await clinic.request('GET', f.file_url)).status, 200, 'a party of the order');
+  t.is((await clinic.request('GET', f.file_url)).status, 404, "the clinic's buyer: no verified doctor, so not the prescription");
+  t.is((await admin.request('GET', f.file_url)).status, 200, 'an administrator');
   t.is((await clinic2.request('GET', f.file_url)).status, 404);
   const stolen = await clinic2.post('/api/resource/Sales Order', {
     customer: 'CUST-0002',

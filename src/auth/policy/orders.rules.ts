@@ -70,21 +70,22 @@ export async function canReadPatientData(
 }
 
 /**
- * Private files: the uploader, admins, and the parties of the Sales Order the file is attached to
- * (its creator, its clinic's users). `orderOf` loads that order only when the answer depends on it.
+ * Private files: the uploader and admins; a file attached to a Sales Order (a 503A prescription or
+ * DEA certificate) is patient data, read on the same terms as the order's patient fields
+ * (canReadPatientData: the clinic's verified doctors), not by every user of the clinic. `orderOf` and
+ * `doctorOf` load the order and the reader's verification only when the answer depends on them.
  */
 export async function canReadFile(
   actor: Actor,
   file: { owner_id: string; attached_to_doctype: string | null; attached_to_name: string | null },
-  orderOf: (name: string) => Promise<{ customer: string; owner_user: string | null } | undefined>,
+  orderOf: (name: string) => Promise<{ customer: string } | undefined>,
+  doctorOf: () => Promise<{ verified: boolean } | undefined>,
 ): Promise<boolean> {
   if (actor.type === 'system' || isAdmin(actor)) return true;
   if (file.owner_id === actor.id) return true;
   if (file.attached_to_doctype !== 'Sales Order' || !file.attached_to_name) return false;
   const order = await orderOf(file.attached_to_name);
-  if (!order) return false;
-  if (order.owner_user === actor.id) return true;
-  return actor.type === 'user' && hasRole(actor, 'Customer') && actor.customer === order.customer;
+  return order !== undefined && (await canReadPatientData(actor, order, doctorOf));
 }
 
 /**
