@@ -145,18 +145,18 @@ export async function uploadFile(actor: Actor, input: UploadInput, opts: { trans
   const name = `f-${randomToken(12).replace(/[-_]/g, 'x')}`;
   const storageKey = `${name}${STORED_SUFFIX}`;
   const sealed = runtime().cipher.encrypt(input.data);
-  let written = false;
+  // the file is whole on disk before its row exists (a failed write leaves neither); it is written
+  // before the account's lock is taken, so a slow disk never holds the account's other uploads
+  await writeWhole(filesDir(), storageKey, sealed);
   try {
     return await withTransaction(opts, async (transaction) => {
       await claimUploadAllowance(actor, input.data.length, transaction);
-      // the file is whole on disk before its row exists; a failed write rolls the row (and the count) back
-      await writeWhole(filesDir(), storageKey, sealed);
-      written = true;
       return insertFileRow(actor, { name, storageKey, contentType, input }, transaction);
     });
   } catch (err) {
-    // no file without its row either: the row did not commit, so the stored file goes
-    if (written) await removeStored(filesDir(), [storageKey]);
+    // no file without its row either: the row did not commit (refused by the rate or quota, or
+    // failed), so the stored file goes
+    await removeStored(filesDir(), [storageKey]);
     throw err;
   }
 }

@@ -88,7 +88,9 @@ test('the policy: users who place orders and admins upload; no vendor account do
     operations: true,
     admin: true,
   });
-  await t.throwsAsync(uploadFile(pending.user, { file_name: 'x.pdf', data: pdf(100) }), { message: 'Not permitted to create File' });
+  // refused by the policy: a pending vendor's user acts for nobody (and no vendor account attaches files)
+  const refused = await t.throwsAsync(uploadFile(pending.user, { file_name: 'x.pdf', data: pdf(100) }));
+  t.like(refused, { excType: 'PermissionError', status: 403 });
 });
 
 test('a self-registered vendor still Pending cannot upload over HTTP: refused, nothing stored', async (t) => {

@@ -63,7 +63,11 @@ test('the OpenAPI document is served and documents the foundation operations', a
   t.is(html.status, 200);
   t.regex(html.headers.get('content-type') ?? '', /text\/html/);
   const page = await html.text();
-  t.true(page.includes('"/openapi.json"'), 'the page loads the OpenAPI document');
+  // the page's start-up script is a file of its own (the CSP allows no inline script): it names the document
+  const init = page.match(/<script src="([^"]*svc-init\.js)"><\/script>/)?.[1];
+  t.truthy(init, 'the page loads its start-up script');
+  const script = await (await fetch(`${app.url}${init}`)).text();
+  t.true(script.includes('"/openapi.json"'), 'the page loads the OpenAPI document');
   // every asset the page names is served, with its type
   const assets = [...page.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
   t.true(assets.length >= 4, assets.join(', '));

@@ -106,7 +106,7 @@ test.serial('svc user create, with roles, a name and a password flag (or SVC_PAS
   t.true(await verifyPassword('From-The-Env-1', envRow.password_hash));
   const dup = await svc(['user', 'create', 'CLI.USER@test.local', '--roles', 'Operations', '--password', 'Cli-Password-1'], { DATABASE_URL: database.url });
   t.is(dup.code, 1);
-  t.deepEqual(dup.err, ['error: User CLI.USER@test.local already exists']);
+  t.deepEqual(dup.err, ['error: User cli.user@test.local already exists'], 'one account per canonical address, named in its canonical form');
   const short = await svc(['user', 'create', 'short@test.local', '--roles', 'Operations', '--password', 'short'], { DATABASE_URL: database.url });
   t.is(short.code, 1);
   t.is(short.err.length, 1);

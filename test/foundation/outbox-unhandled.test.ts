@@ -77,6 +77,7 @@ test.serial('src/modules.ts registers the e-mail, webhook, routing and partner h
       'storepartner-import-orders',
       'storepartner-sync-catalog',
       'storepartner-sync-inventory',
+      'unattached-files',
     ],
   );
 });

@@ -52,7 +52,9 @@ async function upload(client: Client, name: string): Promise<string> {
     headers: { cookie: client.auth.cookie!, 'x-svc-csrf-token': client.auth.csrf! },
     body: form,
   });
-  return ((await res.json()) as { message: { name: string } }).message.name;
+  const body = (await res.json()) as { message?: { name: string } };
+  if (!body.message) throw new Error(`upload_file answered ${res.status}: ${JSON.stringify(body)}`);
+  return body.message.name;
 }
 
 /** Items of the given vendors (fixtures write through a client of their own). */
