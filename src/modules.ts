@@ -21,6 +21,7 @@ import { registerBearerVerifier } from './http/plugins/auth.js';
 import { verifyBearer } from './vendor-api/tokens.service.js';
 import { housekeepingJob } from './jobs/housekeeping.job.js';
 import { unattachedFilesJob } from './jobs/unattached-files.job.js';
+import { retentionJob } from './jobs/retention.job.js';
 import { mailHandler } from './mail/mail.service.js';
 import { vendorWebhookHandler } from './webhooks/webhook.handler.js';
 import { idempotencyPurgeJob } from './vendor-api/idempotency-purge.job.js';
@@ -95,6 +96,7 @@ registerStartupTask({ name: 'sales commission plans', run: (config) => syncCommi
 
 registerJob(housekeepingJob);
 registerJob(unattachedFilesJob);
+registerJob(retentionJob);
 registerJob(idempotencyPurgeJob);
 registerJob(peptidePollJob);
 registerJob(storeCatalogSyncJob);

@@ -20,7 +20,7 @@ const RATE_BINDS = { list: 'Contract Pricing', fallback: 'Standard Selling' };
 const LINES = 3;
 const ROUNDS = 3;
 
-interface Bin {
+export interface Bin {
   item_code: string;
   warehouse: string;
 }
@@ -81,7 +81,7 @@ interface SvcStats {
   status: Map<string, number>;
 }
 
-function svcClient(url: string, token: string, connections: number) {
+export function svcClient(url: string, token: string, connections: number) {
   const http = new Pool(url, { connections, pipelining: 1 });
   const headers = { authorization: token, 'content-type': 'application/json' };
   const deliveryDate = new Date(Date.now() + 7 * 86400_000).toISOString().slice(0, 10);
@@ -126,7 +126,7 @@ function svcClient(url: string, token: string, connections: number) {
   };
 }
 
-function pick(r: () => number, bins: Bin[], n: number): Bin[] {
+export function pick(r: () => number, bins: Bin[], n: number): Bin[] {
   const chosen = new Set<number>();
   while (chosen.size < n) chosen.add(Math.floor(r() * bins.length));
   return [...chosen].map((k) => bins[k]);

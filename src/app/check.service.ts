@@ -10,10 +10,12 @@ import { PARTNER_KEYS } from '../connectors/partners.js';
 import { partnerReadiness } from '../connectors/readiness.js';
 import { partnerWebhookDrops } from '../connectors/partner-events.service.js';
 import { migrationStatus } from '../db/migrator.js';
+import { largestTables } from '../db/retention.js';
 import { db, selectOne } from '../db/sequelize.js';
 import { verifyMailTransport } from '../mail/mail.service.js';
 import { workerHeartbeats } from '../shared/heartbeat.js';
 import { outboxBacklog } from '../shared/outbox-admin.js';
+import { retentionLag } from '../jobs/retention.js';
 
 export type Level = 'ok' | 'warn' | 'fail';
 
@@ -35,6 +37,9 @@ const UNREACHED = new Set(['timeout', 'connection_error', 'server_error']);
 /** This many failed calls in a row, with none answered since, make a partner unreachable. */
 export const UNREACHABLE_AFTER_CALLS = 3;
 
+/** Retention more than this behind (a day: the hourly job missed many runs) is a warning. */
+export const RETENTION_MAX_BEHIND_SECONDS = 86_400;
+
 const dur = (s: number) => (s < 120 ? `${s}s` : s < 7200 ? `${Math.round(s / 60)} min` : `${Math.round(s / 3600)} h`);
 const ago = (s: number) => `${dur(s)} ago`;
 
@@ -53,6 +58,26 @@ async function unreachable(partner: string): Promise<Finding | undefined> {
     detail: `not reachable: the last ${failing.length}${answered === -1 ? '+' : ''} calls went unanswered, since ${ago(since)} (last: ${last.method} ${last.endpoint} → ${last.outcome}${last.http_status ? ` (${last.http_status})` : ''})`,
     fix: `its orders and status polls are retried meanwhile; check the partner's status and ${partner}'s URL (svc partner calls --partner ${partner})`,
   };
+}
+
+const size = (b: number) => (b < 1 << 20 ? `${Math.round(b / 1024)} kB` : b < 1 << 30 ? `${Math.round(b / (1 << 20))} MB` : `${(b / (1 << 30)).toFixed(1)} GB`);
+
+/** Issue 25 §7: the largest tables, and per growing table how far its retention is behind. */
+async function storageFindings(config: Config): Promise<Finding[]> {
+  const largest = await largestTables(5);
+  const findings: Finding[] = [{ check: 'largest tables', level: 'ok', detail: largest.map((t) => `${t.table} ${size(t.bytes)}`).join(', ') }];
+  for (const r of await retentionLag(config.retention))
+    findings.push(
+      r.behindSeconds > RETENTION_MAX_BEHIND_SECONDS
+        ? {
+            check: `retention ${r.table}`,
+            level: 'warn',
+            detail: `${dur(r.behindSeconds)} behind: its oldest row is past the ${r.days} days kept by that much`,
+            fix: 'check that workers run (the hourly retention job runs in svc worker); svc check: worker',
+          }
+        : { check: `retention ${r.table}`, level: 'ok', detail: `${r.days} days, ${r.behindSeconds ? `${dur(r.behindSeconds)} behind` : 'on time'}` },
+    );
+  return findings;
 }
 
 export async function runChecks(config: Config): Promise<Finding[]> {
@@ -156,6 +181,8 @@ export async function runChecks(config: Config): Promise<Finding[]> {
       detail: `${d.count} dropped unread since the service started counting (${d.reason}), the last ${ago(Math.round((Date.now() - d.lastAt.getTime()) / 1000))}`,
       fix: 'a flood of webhooks, or resource reads far behind: see svc partner calls --partner shipper; SVC_SHIPPER_PENDING_FETCHES sets the cap',
     });
+
+  findings.push(...(await storageFindings(config)));
 
   const mail = await verifyMailTransport(config);
   findings.push(

@@ -40,6 +40,8 @@ export interface Config {
   worker: { pollMs: number; leaseSeconds: number; concurrency: number; batchSize: number; nice: number; partnerShare: number };
   /** a stop signal's bound: jobs get this long, then are abandoned to their leases and the process exits */
   shutdownTimeoutSeconds: number;
+  /** days each growing table keeps its rows (issue 25 §7); batchSize: rows per DELETE of the retention job */
+  retention: RetentionSettings;
   webhook: { timeoutMs: number; allowPrivateTargets: boolean; retryTimeScale: number };
   partners: PartnerSettings;
   /** `svc start` (npm start) in development: the five partner simulators and demo mappings */
@@ -47,6 +49,18 @@ export interface Config {
   sales: SalesSettings;
   nppes: NppesSettings;
 }
+
+export interface RetentionSettings {
+  outboxDays: number;
+  partnerCallsDays: number;
+  partnerEventsDays: number;
+  vendorApiLogDays: number;
+  auditDays: number;
+  batchSize: number;
+}
+
+/** The audit trail is kept at least six years (2192 days cover any six with their leap days). */
+export const AUDIT_MIN_DAYS = 2192;
 
 /** A commission plan (issue 14): base rate, tiers by month-to-date sales, the sub-rep slice bound, the manager override. */
 export interface CommissionPlan {
@@ -161,6 +175,24 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
     type: 'number',
     doc: 'Seconds a stop signal waits for running jobs and connections before it abandons them (to their leases) and exits (default 10)',
   },
+  SVC_RETENTION_OUTBOX_DAYS: {
+    path: 'retention.outboxDays',
+    type: 'number',
+    doc: 'Days a delivered outbox row (and its attempts) is kept (default 30); pending and failed rows stay',
+  },
+  SVC_RETENTION_PARTNER_CALLS_DAYS: { path: 'retention.partnerCallsDays', type: 'number', doc: 'Days a partner call log row is kept (default 90)' },
+  SVC_RETENTION_PARTNER_EVENTS_DAYS: {
+    path: 'retention.partnerEventsDays',
+    type: 'number',
+    doc: 'Days an applied partner event is kept (default 90); one not applied yet stays',
+  },
+  SVC_RETENTION_VENDOR_API_LOG_DAYS: { path: 'retention.vendorApiLogDays', type: 'number', doc: 'Days a vendor API log row is kept (default 90)' },
+  SVC_RETENTION_AUDIT_DAYS: {
+    path: 'retention.auditDays',
+    type: 'number',
+    doc: 'Days the audit trail is kept (default and minimum 2192, six years; a lower value is refused)',
+  },
+  SVC_RETENTION_BATCH: { path: 'retention.batchSize', type: 'number', doc: 'Rows one DELETE of the retention job removes (default 1000)' },
   SVC_WORKER_NICE: {
     path: 'worker.nice',
     type: 'number',
@@ -253,6 +285,18 @@ const schema = Joi.object<Config>({
     partnerShare: Joi.number().greater(0).max(1).required(),
   }).required(),
   shutdownTimeoutSeconds: Joi.number().positive().required(),
+  retention: Joi.object({
+    outboxDays: Joi.number().integer().min(1).required(),
+    partnerCallsDays: Joi.number().integer().min(1).required(),
+    partnerEventsDays: Joi.number().integer().min(1).required(),
+    vendorApiLogDays: Joi.number().integer().min(1).required(),
+    auditDays: Joi.number()
+      .integer()
+      .min(AUDIT_MIN_DAYS)
+      .required()
+      .messages({ 'number.min': `the audit trail is kept at least six years (${AUDIT_MIN_DAYS} days)` }),
+    batchSize: Joi.number().integer().min(1).max(10000).required(),
+  }).required(),
   webhook: Joi.object({
     timeoutMs: Joi.number().integer().min(100).required(),
     allowPrivateTargets: Joi.boolean().required(),
