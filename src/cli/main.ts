@@ -3,7 +3,7 @@ import { ConfigError } from '../config/index.js';
 import { DomainError } from '../shared/errors.js';
 import { CliError, processIo, visibleIo, type Io } from './io.js';
 import { createProgram } from './program.js';
-import { closeOpenedDatabase, releaseDatabase } from './context.js';
+import { closeOpenedDatabase, releaseDatabase, unreachableDatabase } from './context.js';
 
 /** Runs the CLI and returns the exit code: 0 ok, 1 failed, 2 usage, 130 interrupted. Never calls process.exit. */
 export async function run(argv: string[], given: Io = processIo): Promise<number> {
@@ -27,6 +27,11 @@ export async function run(argv: string[], given: Io = processIo): Promise<number
       return 1;
     }
     if (err instanceof Error && err.name === 'ExitPromptError') return 130;
+    const unreachable = await unreachableDatabase(err);
+    if (unreachable) {
+      io.err(`error: ${unreachable}`);
+      return 1;
+    }
     io.err(`error: ${err instanceof Error ? err.message : String(err)}`);
     return 1;
   } finally {

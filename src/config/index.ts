@@ -18,6 +18,8 @@ export interface Config {
   baseUrl: string;
   databaseUrl?: string;
   logLevel: string;
+  /** json: one JSON object a line; pretty: readable lines; auto: pretty on a terminal in development, json otherwise */
+  logFormat: 'auto' | 'json' | 'pretty';
   secretKey: string;
   encryptionKey: string;
   smtpUrl?: string;
@@ -132,6 +134,11 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
   SVC_MAIL_TIMEOUT_MS: { path: 'mailTimeoutMs', type: 'number', doc: 'SMTP: longest wait to connect, for the greeting and for each answer' },
   SVC_FILES_DIR: { path: 'filesDir', type: 'string', doc: 'Private file storage (encrypted)' },
   SVC_LOG_LEVEL: { path: 'logLevel', type: 'string', doc: 'pino level: fatal|error|warn|info|debug|trace|silent' },
+  SVC_LOG_FORMAT: {
+    path: 'logFormat',
+    type: 'string',
+    doc: 'auto (default): readable lines when stdout is a terminal and SVC_ENV is development, JSON lines otherwise; json; pretty',
+  },
   SVC_PG_DATA_DIR: { path: 'embeddedPg.dataDir', type: 'string', doc: 'Data directory of the embedded PostgreSQL' },
   SVC_PG_PORT: { path: 'embeddedPg.port', type: 'number', doc: 'Port of the embedded PostgreSQL (0 = a free port)' },
   SVC_SESSION_IDLE_MINUTES: { path: 'session.idleMinutes', type: 'number', doc: 'Session idle timeout' },
@@ -244,6 +251,7 @@ const schema = Joi.object<Config>({
     .required(),
   databaseUrl: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }),
   logLevel: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').required(),
+  logFormat: Joi.string().valid('auto', 'json', 'pretty').required(),
   secretKey: Joi.string().min(32).required(),
   encryptionKey: Joi.string()
     .base64()

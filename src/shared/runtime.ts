@@ -2,6 +2,7 @@ import pino, { type Logger } from 'pino';
 import type { Config } from '../config/index.js';
 import { Cipher } from './crypto.js';
 import { batchedStdout } from './log-destination.js';
+import { chooseLogFormat, prettyStdout } from './log-pretty.js';
 
 /** Keys whose values never reach a log line, an error body or an audit detail. */
 const SENSITIVE_KEY = /(pass(word)?|pwd|secret|token|authorization|cookie|api_key|apikey|signature|sid|csrf|dob|patient|npi|dea_|ssn|prescription)/i;
@@ -69,7 +70,7 @@ export function createLogger(config: Config, destination?: pino.DestinationStrea
       },
       timestamp: isoTimestamp,
     },
-    destination ?? batchedStdout(),
+    destination ?? (chooseLogFormat(config, process.stdout.isTTY === true) === 'pretty' ? prettyStdout() : batchedStdout()),
   );
 }
 

@@ -85,3 +85,16 @@ test.serial('pending migrations and a bad configuration fail with their fix', as
   t.is(down.code, 1);
   t.like(finding(down.report, 'database'), { level: 'fail' });
 });
+
+test.serial('a partner finding names its last call with the method once', async (t) => {
+  // outbound endpoints are logged with their method ("GET /orders"), inbound ones as a path
+  await database.pg.query(
+    `INSERT INTO partner_calls (partner, direction, method, endpoint, http_status, duration_ms, outcome)
+     VALUES ('peptidepartner', 'outbound', 'GET', 'GET /api/v1/orders/{orderId}', 200, 12, 'ok'),
+            ('otcpartner', 'inbound', 'POST', '/api/method/svc.otcpartner.webhook', 401, 3, 'rejected')`,
+  );
+  const { report, res } = await check({ DATABASE_URL: database.url });
+  t.regex(finding(report, 'partner peptidepartner')!.detail, /last call \d+s ago: GET \/api\/v1\/orders\/\{orderId\} → ok \(200\)\)$/);
+  t.regex(finding(report, 'partner otcpartner')!.detail, /last call \d+s ago: POST \/api\/method\/svc\.otcpartner\.webhook → rejected \(401\)\)$/);
+  t.notRegex(res.stdout, /\b(GET|POST) \1 /);
+});

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Finding } from '../../app/check.service.js';
 import { ConfigError, loadConfig } from '../../config/index.js';
-import { openDatabase } from '../context.js';
+import { openDatabase, unreachableDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';
 import { common, json, type CommonOptions } from '../conventions.js';
 
@@ -34,7 +34,7 @@ export function registerCheck(program: Command, io: Io): void {
         findings.push({
           check: 'database',
           level: 'fail',
-          detail: `not reachable: ${(err as Error).message}`,
+          detail: (await unreachableDatabase(err)) ?? `not reachable: ${(err as Error).message}`,
           fix: 'check DATABASE_URL and that PostgreSQL is running and accepts this user',
         });
       }

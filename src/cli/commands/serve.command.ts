@@ -3,7 +3,7 @@ import { InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config/index.js';
 import type { Stop } from '../../app/lifecycle.js';
 import { demoBanner, isEmptyDatabase, seedDemo } from '../seed-step.js';
-import { openDatabase, releaseDatabase } from '../context.js';
+import { openDatabase, releaseDatabase, useDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';
 import type { DemoPartners } from '../demo-partners.js';
 
@@ -84,6 +84,7 @@ export function registerServe(program: Command, io: Io): void {
         stopEmbedded = () => started.embedded.stop();
       }
       try {
+        useDatabase(config, url);
         bootstrap(config, url);
         const applied = await migrate();
         if (applied.length) io.out(`Applied ${applied.length} migrations`);
