@@ -80,7 +80,7 @@ test.serial('every bad row is reported (line, column, reason) and nothing is wri
       'No Such List,DEMO-N95,abc,,,',
       'Wholesale,DEMO-N95,3,Kg,2026-02-30,',
       'Wholesale,DEMO-BP-CUFF,4,,2026-03-01,2026-02-01',
-      'Wholesale,DEMO-BP-CUFF,5,,,',
+      'Wholesale,DEMO-BP-CUFF,5,,2026-03-01,', // a duplicate: same item, list and valid_from
       'Wholesale,MEDI-SYR-3ML,,,,',
       'Contract Pricing,DEMO-N95,42.42,,,',
     ].join('\n'),
@@ -96,7 +96,7 @@ test.serial('every bad row is reported (line, column, reason) and nothing is wri
     'line 4, uom: unknown UOM "Kg"',
     'line 4, valid_from: "2026-02-30" is not a calendar date',
     'line 5, valid_upto: 2026-02-01 is before valid_from 2026-03-01',
-    'line 6, item_code: duplicate: DEMO-BP-CUFF in Wholesale is also on line 5',
+    'line 6, item_code: duplicate: DEMO-BP-CUFF in Wholesale from 2026-03-01 is also on line 5',
     'line 7, rate: required',
   ])
     t.true(err.includes(line), line);
