@@ -144,7 +144,12 @@ export async function importPriceList(actor: Actor, path: string, opts: ImportOp
       transaction,
       STAGE,
       PRICE_COLUMNS,
-      readTable(path, opts.format, (b) => (bytes = b)),
+      readTable(
+        path,
+        opts.format,
+        (b) => (bytes = b),
+        PRICE_COLUMNS.filter((c) => c.type === 'date').flatMap((c) => [c.name, ...(c.aliases ?? [])]),
+      ),
       {
         rowCheck: (v) => {
           const from = v.get('valid_from');

@@ -7,6 +7,7 @@ import test from 'ava';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ExcelJS from 'exceljs';
 import { cliDatabase, svc } from '../helpers/cli.js';
 
 const database = cliDatabase(test);
@@ -157,6 +158,31 @@ test.serial('export to XLSX and CSV, and the XLSX re-imports unchanged', async (
   t.is((await svc(['price-list', 'export', 'Wholesale', '--output', csv], env())).code, 0);
   t.is(readFileSync(csv, 'utf8').split('\n')[0], 'price_list,item_code,rate,uom,valid_from,valid_upto');
   t.is((await svc(['price-list', 'export', 'Nope', '--output', csv], env())).code, 1);
+});
+
+test.serial('an XLSX export edited in Excel re-imports: a date cell (a serial number) and a numeric price', async (t) => {
+  const xlsx = join(dir, 'edited.xlsx');
+  t.is((await svc(['price-list', 'export', 'Wholesale', '--format', 'xlsx', '--output', xlsx], env())).code, 0);
+  // edited as Excel saves it: the date a number (days since 1899-12-30) with a date format, the price a number
+  const wb = new ExcelJS.Workbook();
+  await wb.xlsx.readFile(xlsx);
+  const sheet = wb.worksheets[0];
+  const header = (sheet.getRow(1).values as unknown[]).map(String);
+  let edited = 0;
+  sheet.eachRow((row) => {
+    if (row.getCell(header.indexOf('item_code')).value !== 'DEMO-THERM-IR') return;
+    row.getCell(header.indexOf('rate')).value = 23.75;
+    row.getCell(header.indexOf('valid_upto')).value = 46387; // 2026-12-31
+    row.getCell(header.indexOf('valid_upto')).numFmt = 'm/d/yy';
+    edited++;
+  });
+  t.is(edited, 1);
+  await wb.xlsx.writeFile(xlsx);
+  const res = await svc(['price-list', 'import', xlsx, '--json'], env());
+  t.is(res.code, 0, res.err.join('\n'));
+  t.like(JSON.parse(res.out.join('\n')), { invalid: 0, changed: 1 });
+  const row = await database.pg.query(`SELECT rate::text, valid_upto::text FROM item_prices WHERE price_list = 'Wholesale' AND item_code = 'DEMO-THERM-IR'`);
+  t.deepEqual(row.rows, [{ rate: '23.7500', valid_upto: '2026-12-31' }]);
 });
 
 test.serial('--as acts as that user: a Catalog Manager may import, a Sales Rep is refused by the policy', async (t) => {
