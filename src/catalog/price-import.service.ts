@@ -26,6 +26,8 @@ export const PRICE_COLUMNS: ColumnSpec[] = [
   { name: 'uom', required: false, type: 'text' },
   { name: 'valid_from', required: false, type: 'date', check: checkDate },
   { name: 'valid_upto', required: false, type: 'date', check: checkDate },
+  // checked against the list's currency (a price takes its list's currency; the export leaves it out)
+  { name: 'currency', required: false, type: 'text' },
 ];
 
 export interface ImportProgress {
@@ -83,6 +85,9 @@ const q = once(() => {
       UNION ALL
       SELECT line, 'item_code', format('unknown item "%s"', st.item_code) FROM ${STAGE} st
        WHERE st.item_code IS NOT NULL AND NOT EXISTS (SELECT 1 FROM {i} WHERE {i.itemCode} = st.item_code)
+      UNION ALL
+      SELECT line, 'currency', format('currency %s differs from the currency %s of price list "%s"', st.currency, {pl.currency}, st.price_list) FROM ${STAGE} st
+        JOIN {pl} ON {pl.name} = st.price_list WHERE st.currency IS NOT NULL AND upper(st.currency) <> upper({pl.currency})
       UNION ALL
       SELECT line, 'uom', format('unknown UOM "%s"', st.uom) FROM ${STAGE} st
        WHERE st.uom IS NOT NULL AND NOT EXISTS (SELECT 1 FROM {u} WHERE {u.name} = st.uom)
@@ -262,7 +267,7 @@ export async function exportPriceList(actor: Actor, list: string, path: string, 
   return writeTable(
     path,
     format,
-    PRICE_COLUMNS.map((c) => c.name),
+    PRICE_COLUMNS.filter((c) => c.name !== 'currency').map((c) => c.name),
     rows(),
   );
 }

@@ -185,6 +185,19 @@ test.serial('an XLSX export edited in Excel re-imports: a date cell (a serial nu
   t.deepEqual(row.rows, [{ rate: '23.7500', valid_upto: '2026-12-31' }]);
 });
 
+test.serial("a currency column is checked against the price list's currency: a mismatch is a row problem", async (t) => {
+  const list = (await database.pg.query<{ currency: string }>(`SELECT currency FROM price_lists WHERE name = 'Wholesale'`)).rows[0].currency;
+  const other = list === 'EUR' ? 'USD' : 'EUR';
+  const csv = file('currency.csv', `price_list,item_code,rate,currency\nWholesale,DEMO-N95,3.5,${list.toLowerCase()}\nWholesale,DEMO-BP-CUFF,36,${other}\n`);
+  const res = await svc(['price-list', 'import', csv, '--json'], env());
+  t.is(res.code, 1);
+  t.like(JSON.parse(res.out.join('\n')), {
+    rows: 2,
+    invalid: 1,
+    issues: [{ line: 3, column: 'currency', reason: `currency ${other} differs from the currency ${list} of price list "Wholesale"` }],
+  });
+});
+
 test.serial('--as acts as that user: a Catalog Manager may import, a Sales Rep is refused by the policy', async (t) => {
   const csv = file('as.csv', 'price_list,item_code,rate\nWholesale,DEMO-N95,3.33\n');
   const refused = await svc(['price-list', 'import', csv, '--as', 'rep@demo.svc.local'], env());
