@@ -8,7 +8,7 @@
 import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
 import { recordAuditForEach } from '../audit/audit.service.js';
-import { selectRows, withTransaction, execute } from '../db/sequelize.js';
+import { selectRows, withTransaction, execute, type Tx } from '../db/sequelize.js';
 import { once, sqlFor } from '../db/sql-names.js';
 import { InputError, NotFoundError } from '../shared/errors.js';
 import { checkDate, checkRate, sortIssues, stageTable, type ColumnSpec, type ImportIssue } from './import-stage.js';
@@ -26,6 +26,8 @@ export const PRICE_COLUMNS: ColumnSpec[] = [
   { name: 'uom', required: false, type: 'text' },
   { name: 'valid_from', required: false, type: 'date', check: checkDate },
   { name: 'valid_upto', required: false, type: 'date', check: checkDate },
+  // checked against the list's currency (a price takes its list's currency; the export leaves it out)
+  { name: 'currency', required: false, type: 'text' },
 ];
 
 export interface ImportProgress {
@@ -56,14 +58,26 @@ export interface PriceImportResult {
   written: boolean;
   dry_run: boolean;
   price_lists: string[];
+  /**
+   * A warning, not a problem: pairs of list and item (the file's, and those with a price today in
+   * the file's lists) left without a price in force today, and the first of them by name.
+   */
+  without_current_price: number;
+  unpriced: { price_list: string; item_code: string; reason: string }[];
 }
 
 const STAGE = 'svc_price_import';
+const PAIRS = 'svc_price_pairs';
+/** how many items without a price in force the result names (the count is always whole) */
+const SHOWN = 20;
 
 const q = once(() => {
   const s = sqlFor({ p: ItemPrice, pl: PriceList, i: Item, u: Uom });
-  const match = s('{p.priceList} = st.price_list AND {p.itemCode} = st.item_code');
-  const same = s(`({p.rate}, {p.uom}, {p.validFrom}, {p.validUpto}) IS NOT DISTINCT FROM (st.rate, st.uom, st.valid_from, st.valid_upto)`);
+  // a price is one row per item, list and valid_from (ERPNext's Item Price): a later valid_from is a new row beside today's
+  const match = s('{p.priceList} = st.price_list AND {p.itemCode} = st.item_code AND {p.validFrom} IS NOT DISTINCT FROM st.valid_from');
+  const same = s(`({p.rate}, {p.uom}, {p.validUpto}) IS NOT DISTINCT FROM (st.rate, st.uom, st.valid_upto)`);
+  const inForce = s('({p.validFrom} IS NULL OR {p.validFrom} <= CURRENT_DATE) AND ({p.validUpto} IS NULL OR {p.validUpto} >= CURRENT_DATE)');
+  const current = s(`{p.priceList} = c.price_list AND {p.itemCode} = c.item_code AND ${inForce}`);
   return {
     issues: s(`
       SELECT line, 'price_list' AS col, format('unknown price list "%s"', st.price_list) AS reason FROM ${STAGE} st
@@ -72,12 +86,28 @@ const q = once(() => {
       SELECT line, 'item_code', format('unknown item "%s"', st.item_code) FROM ${STAGE} st
        WHERE st.item_code IS NOT NULL AND NOT EXISTS (SELECT 1 FROM {i} WHERE {i.itemCode} = st.item_code)
       UNION ALL
+      SELECT line, 'currency', format('currency %s differs from the currency %s of price list "%s"', st.currency, {pl.currency}, st.price_list) FROM ${STAGE} st
+        JOIN {pl} ON {pl.name} = st.price_list WHERE st.currency IS NOT NULL AND upper(st.currency) <> upper({pl.currency})
+      UNION ALL
       SELECT line, 'uom', format('unknown UOM "%s"', st.uom) FROM ${STAGE} st
        WHERE st.uom IS NOT NULL AND NOT EXISTS (SELECT 1 FROM {u} WHERE {u.name} = st.uom)
       UNION ALL
-      SELECT line, 'item_code', format('duplicate: %s in %s is also on line %s', item_code, price_list, first) FROM
-        (SELECT line, item_code, price_list, min(line) OVER (PARTITION BY price_list, item_code) AS first FROM ${STAGE} WHERE item_code IS NOT NULL AND price_list IS NOT NULL) d
+      SELECT line, 'item_code', format('duplicate: %s in %s%s is also on line %s', item_code, price_list, ' from ' || valid_from, first) FROM
+        (SELECT line, item_code, price_list, valid_from, min(line) OVER (PARTITION BY price_list, item_code, valid_from) AS first FROM ${STAGE} WHERE item_code IS NOT NULL AND price_list IS NOT NULL) d
        WHERE line <> first`),
+    // the items of the file, and those of its lists with a price in force today, before the merge
+    pairs: s(`
+      CREATE TEMP TABLE ${PAIRS} ON COMMIT DROP AS
+      SELECT price_list, item_code, bool_or(had) AS had FROM (
+        SELECT DISTINCT price_list, item_code, false AS had FROM ${STAGE}
+        UNION ALL
+        SELECT DISTINCT {p.priceList}, {p.itemCode}, true FROM {p} WHERE {p.priceList} IN (SELECT price_list FROM ${STAGE}) AND ${inForce}
+      ) x GROUP BY 1, 2`),
+    // ... those without a price in force today after it
+    unpriced: s(`
+      SELECT c.price_list, c.item_code, c.had, count(*) OVER ()::int AS total FROM ${PAIRS} c
+       WHERE NOT EXISTS (SELECT 1 FROM {p} WHERE ${current})
+       ORDER BY 1, 2 LIMIT ${SHOWN}`),
     counts: s(`
       SELECT count(*) FILTER (WHERE p.{p:id} IS NULL)::int AS new,
              count(*) FILTER (WHERE p.{p:id} IS NOT NULL AND NOT ${same})::int AS changed,
@@ -91,17 +121,17 @@ const q = once(() => {
     update: s(`
       UPDATE {@p} p SET {p:rate} = st.rate, {p:uom} = st.uom, {p:validFrom} = st.valid_from, {p:validUpto} = st.valid_upto, {p:updatedAt} = now()
         FROM ${STAGE} st WHERE ${match} AND NOT ${same}
-      RETURNING p.{p:priceList} || '/' || p.{p:itemCode} AS name`),
+      RETURNING p.{p:priceList} || '/' || p.{p:itemCode} || COALESCE(' from ' || p.{p:validFrom}, '') AS name`),
     insert: s(`
       INSERT INTO {@p} ({p:priceList}, {p:itemCode}, {p:rate}, {p:uom}, {p:currency}, {p:validFrom}, {p:validUpto}, {p:createdAt}, {p:updatedAt})
       SELECT st.price_list, st.item_code, st.rate, st.uom, {pl.currency}, st.valid_from, st.valid_upto, now(), now()
         FROM ${STAGE} st JOIN {pl} ON {pl.name} = st.price_list
        WHERE NOT EXISTS (SELECT 1 FROM {p} WHERE ${match})
-      RETURNING {p:priceList} || '/' || {p:itemCode} AS name`),
+      RETURNING {p:priceList} || '/' || {p:itemCode} || COALESCE(' from ' || {p:validFrom}, '') AS name`),
     remove: s(`
       DELETE FROM {@p} p WHERE p.{p:priceList} IN (SELECT price_list FROM ${STAGE})
          AND NOT EXISTS (SELECT 1 FROM ${STAGE} st WHERE ${match})
-      RETURNING p.{p:priceList} || '/' || p.{p:itemCode} AS name`),
+      RETURNING p.{p:priceList} || '/' || p.{p:itemCode} || COALESCE(' from ' || p.{p:validFrom}, '') AS name`),
     dropBad: `DELETE FROM ${STAGE} WHERE bad OR line = ANY($1::int[])`,
   };
 });
@@ -119,7 +149,12 @@ export async function importPriceList(actor: Actor, path: string, opts: ImportOp
       transaction,
       STAGE,
       PRICE_COLUMNS,
-      readTable(path, opts.format, (b) => (bytes = b)),
+      readTable(
+        path,
+        opts.format,
+        (b) => (bytes = b),
+        PRICE_COLUMNS.filter((c) => c.type === 'date').flatMap((c) => [c.name, ...(c.aliases ?? [])]),
+      ),
       {
         rowCheck: (v) => {
           const from = v.get('valid_from');
@@ -146,6 +181,8 @@ export async function importPriceList(actor: Actor, path: string, opts: ImportOp
       written: false,
       dry_run: Boolean(opts.dryRun),
       price_lists: [],
+      without_current_price: 0,
+      unpriced: [],
     };
     if (badLines.length && !opts.skipInvalid) return result;
     await execute(q().dropBad, [badLines], { transaction });
@@ -153,37 +190,51 @@ export async function importPriceList(actor: Actor, path: string, opts: ImportOp
     const [counts] = await selectRows<{ new: number; changed: number; unchanged: number }>(q().counts, [], { transaction });
     Object.assign(result, counts);
     if (opts.replace) result.removed = (await selectRows<{ n: number }>(q().removable, [], { transaction }))[0].n;
-    if (opts.dryRun) return result;
-    const detail = { via: 'import', file: path.split('/').pop() };
-    const changed = await execute<{ name: string }>(q().update, [], { transaction });
-    await recordAuditForEach(
-      transaction,
-      actor,
-      { action: 'update', object_type: 'Item Price', fields: ['rate', 'uom', 'valid_from', 'valid_upto'], detail },
-      changed.map((r) => r.name),
-    );
-    const inserted = await execute<{ name: string }>(q().insert, [], { transaction });
-    await recordAuditForEach(
-      transaction,
-      actor,
-      { action: 'create', object_type: 'Item Price', detail },
-      inserted.map((r) => r.name),
-    );
-    if (opts.replace) {
-      const removed = await execute<{ name: string }>(q().remove, [], { transaction });
-      await recordAuditForEach(
-        transaction,
-        actor,
-        { action: 'delete', object_type: 'Item Price', detail },
-        removed.map((r) => r.name),
-      );
-      result.removed = removed.length;
+    await execute(q().pairs, [], { transaction });
+    // a dry run merges too, inside a savepoint it rolls back: its warnings are the real import's
+    if (opts.dryRun) await execute('SAVEPOINT svc_price_dry_run', [], { transaction });
+    const merged = await mergePrices(transaction, actor, path, Boolean(opts.replace));
+    const unpriced = await selectRows<{ price_list: string; item_code: string; had: boolean; total: number }>(q().unpriced, [], { transaction });
+    result.without_current_price = unpriced[0]?.total ?? 0;
+    result.unpriced = unpriced.map((r) => ({
+      price_list: r.price_list,
+      item_code: r.item_code,
+      reason: r.had ? 'loses its price in force today' : 'has no price in force today',
+    }));
+    if (opts.dryRun) {
+      await execute('ROLLBACK TO SAVEPOINT svc_price_dry_run', [], { transaction });
+      return result;
     }
-    result.changed = changed.length;
-    result.new = inserted.length;
-    result.written = changed.length + inserted.length + result.removed > 0;
+    Object.assign(result, merged, { written: merged.new + merged.changed + merged.removed > 0 });
     return result;
   });
+}
+
+/** The merge of the staged rows into the prices, each written price audited; answers the counts written. */
+async function mergePrices(transaction: Tx, actor: Actor, path: string, replace: boolean): Promise<{ new: number; changed: number; removed: number }> {
+  const detail = { via: 'import', file: path.split('/').pop() };
+  const changed = await execute<{ name: string }>(q().update, [], { transaction });
+  await recordAuditForEach(
+    transaction,
+    actor,
+    { action: 'update', object_type: 'Item Price', fields: ['rate', 'uom', 'valid_upto'], detail },
+    changed.map((r) => r.name),
+  );
+  const inserted = await execute<{ name: string }>(q().insert, [], { transaction });
+  await recordAuditForEach(
+    transaction,
+    actor,
+    { action: 'create', object_type: 'Item Price', detail },
+    inserted.map((r) => r.name),
+  );
+  const removed = replace ? await execute<{ name: string }>(q().remove, [], { transaction }) : [];
+  await recordAuditForEach(
+    transaction,
+    actor,
+    { action: 'delete', object_type: 'Item Price', detail },
+    removed.map((r) => r.name),
+  );
+  return { new: inserted.length, changed: changed.length, removed: removed.length };
 }
 
 const exportSql = once(() =>
@@ -216,7 +267,7 @@ export async function exportPriceList(actor: Actor, list: string, path: string, 
   return writeTable(
     path,
     format,
-    PRICE_COLUMNS.map((c) => c.name),
+    PRICE_COLUMNS.filter((c) => c.name !== 'currency').map((c) => c.name),
     rows(),
   );
 }

@@ -88,7 +88,7 @@ export async function choosePriceList(
 /**
  * SQL expression of today's rate of the item whose code is `itemCode` (the list and fallback are
  * binds $list, $fallback, or SQL expressions): correlated lookups on the unique (item_code,
- * price_list) index, so a paged query prices only the rows it returns, and the planner has two
+ * price_list, valid_from) index, the price in force being the newest valid_from not after today, so a paged query prices only the rows it returns, and the planner has two
  * fewer joins to consider on every request.
  */
 export function rateExpr(itemCode: string, list = '$list', fallback = '$fallback'): string {
@@ -102,7 +102,10 @@ const rateParts = once(() => {
   return {
     lookup: n(`(SELECT {p.rate} FROM {p} WHERE {p.itemCode} = `),
     inList: n(` AND {p.priceList} = `),
-    today: n(` AND ({p.validFrom} IS NULL OR {p.validFrom} <= CURRENT_DATE) AND ({p.validUpto} IS NULL OR {p.validUpto} >= CURRENT_DATE))`),
+    // the newest valid_from not after today wins (ERPNext's Item Price), an undated price the oldest
+    today: n(
+      ` AND ({p.validFrom} IS NULL OR {p.validFrom} <= CURRENT_DATE) AND ({p.validUpto} IS NULL OR {p.validUpto} >= CURRENT_DATE) ORDER BY {p.validFrom} DESC NULLS LAST LIMIT 1)`,
+    ),
   };
 });
 
@@ -129,11 +132,11 @@ export interface ItemPriceRow {
 const upsertPricesSql = once(() =>
   names()(`INSERT INTO {@p} ({p:priceList}, {p:itemCode}, {p:rate}, {p:uom})
      SELECT price_list, item_code, rate, uom FROM jsonb_to_recordset($1::jsonb) AS r(price_list text, item_code text, rate numeric, uom text)
-     ON CONFLICT ({p:itemCode}, {p:priceList}) DO UPDATE SET {p:rate} = EXCLUDED.{p:rate}, {p:uom} = EXCLUDED.{p:uom}, {p:updatedAt} = now()
+     ON CONFLICT ({p:itemCode}, {p:priceList}, {p:validFrom}) DO UPDATE SET {p:rate} = EXCLUDED.{p:rate}, {p:uom} = EXCLUDED.{p:uom}, {p:updatedAt} = now()
       WHERE ({@p}.{p:rate}, {@p}.{p:uom}) IS DISTINCT FROM (EXCLUDED.{p:rate}, EXCLUDED.{p:uom})`),
 );
 
-/** Upserts selling prices (one per item and list) in one statement; a price change applies to new orders at once. */
+/** Upserts the undated selling prices (one per item and list) in one statement; a change applies to new orders unless a dated price in force overrides it. */
 export async function upsertItemPriceRows(rows: ItemPriceRow[], opts: { transaction: Tx }): Promise<void> {
   if (!rows.length) return;
   await execute(upsertPricesSql(), [JSON.stringify(rows)], opts);

@@ -37,8 +37,22 @@ function cellText(v: unknown): string {
   return String(v);
 }
 
-/** Reads a CSV or XLSX file row by row (every row, the header first); `bytes` reports progress through the file. */
-export async function* readTable(path: string, format: TableFormat, onBytes?: (bytes: number) => void): AsyncGenerator<TableRow> {
+// Excel's 1900 date system: a date is the count of days since 1899-12-30 (the fraction is the time of day)
+const EXCEL_EPOCH = Date.UTC(1899, 11, 30);
+const DAY = 86_400_000;
+
+/** An XLSX cell of a date column as YYYY-MM-DD: Excel stores a date as a serial number (46023 is 2026-01-01). */
+function dateCell(v: unknown): unknown {
+  if (typeof v === 'number' && v >= 1 && v < 2_958_466) return new Date(EXCEL_EPOCH + Math.floor(v) * DAY);
+  return v;
+}
+
+/**
+ * Reads a CSV or XLSX file row by row (every row, the header first); `bytes` reports progress through
+ * the file. In XLSX, the cells of the columns named in `dates` (header names, any case) that Excel
+ * stores as numbers are read as dates.
+ */
+export async function* readTable(path: string, format: TableFormat, onBytes?: (bytes: number) => void, dates: string[] = []): AsyncGenerator<TableRow> {
   const input = createReadStream(path);
   if (onBytes) input.on('data', () => onBytes(input.bytesRead));
   if (format === 'csv') {
@@ -49,11 +63,13 @@ export async function* readTable(path: string, format: TableFormat, onBytes?: (b
     return;
   }
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, { sharedStrings: 'cache', worksheets: 'emit', hyperlinks: 'ignore', styles: 'ignore' });
+  let dateAt: Set<number> | undefined; // the date columns' positions, from the header row
   for await (const sheet of reader) {
     for await (const row of sheet as AsyncIterable<ExcelJS.Row>) {
       const values = Array.isArray(row.values) ? row.values.slice(1) : [];
-      const cells = values.map(cellText).map((s) => s.trim());
+      const cells = values.map((v, i) => cellText(dateAt?.has(i) ? dateCell(v) : v).trim());
       if (cells.every((c) => c === '')) continue;
+      dateAt ??= new Set(cells.flatMap((c, i) => (dates.includes(c.toLowerCase()) ? [i] : [])));
       yield { line: row.number, cells };
     }
     break; // the first worksheet only

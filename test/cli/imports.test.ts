@@ -7,6 +7,7 @@ import test from 'ava';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ExcelJS from 'exceljs';
 import { cliDatabase, svc } from '../helpers/cli.js';
 
 const database = cliDatabase(test);
@@ -80,7 +81,7 @@ test.serial('every bad row is reported (line, column, reason) and nothing is wri
       'No Such List,DEMO-N95,abc,,,',
       'Wholesale,DEMO-N95,3,Kg,2026-02-30,',
       'Wholesale,DEMO-BP-CUFF,4,,2026-03-01,2026-02-01',
-      'Wholesale,DEMO-BP-CUFF,5,,,',
+      'Wholesale,DEMO-BP-CUFF,5,,2026-03-01,', // a duplicate: same item, list and valid_from
       'Wholesale,MEDI-SYR-3ML,,,,',
       'Contract Pricing,DEMO-N95,42.42,,,',
     ].join('\n'),
@@ -96,7 +97,7 @@ test.serial('every bad row is reported (line, column, reason) and nothing is wri
     'line 4, uom: unknown UOM "Kg"',
     'line 4, valid_from: "2026-02-30" is not a calendar date',
     'line 5, valid_upto: 2026-02-01 is before valid_from 2026-03-01',
-    'line 6, item_code: duplicate: DEMO-BP-CUFF in Wholesale is also on line 5',
+    'line 6, item_code: duplicate: DEMO-BP-CUFF in Wholesale from 2026-03-01 is also on line 5',
     'line 7, rate: required',
   ])
     t.true(err.includes(line), line);
@@ -157,6 +158,44 @@ test.serial('export to XLSX and CSV, and the XLSX re-imports unchanged', async (
   t.is((await svc(['price-list', 'export', 'Wholesale', '--output', csv], env())).code, 0);
   t.is(readFileSync(csv, 'utf8').split('\n')[0], 'price_list,item_code,rate,uom,valid_from,valid_upto');
   t.is((await svc(['price-list', 'export', 'Nope', '--output', csv], env())).code, 1);
+});
+
+test.serial('an XLSX export edited in Excel re-imports: a date cell (a serial number) and a numeric price', async (t) => {
+  const xlsx = join(dir, 'edited.xlsx');
+  t.is((await svc(['price-list', 'export', 'Wholesale', '--format', 'xlsx', '--output', xlsx], env())).code, 0);
+  // edited as Excel saves it: the date a number (days since 1899-12-30) with a date format, the price a number
+  const wb = new ExcelJS.Workbook();
+  await wb.xlsx.readFile(xlsx);
+  const sheet = wb.worksheets[0];
+  const header = (sheet.getRow(1).values as unknown[]).map(String);
+  let edited = 0;
+  sheet.eachRow((row) => {
+    if (row.getCell(header.indexOf('item_code')).value !== 'DEMO-THERM-IR') return;
+    row.getCell(header.indexOf('rate')).value = 23.75;
+    row.getCell(header.indexOf('valid_upto')).value = 46387; // 2026-12-31
+    row.getCell(header.indexOf('valid_upto')).numFmt = 'm/d/yy';
+    edited++;
+  });
+  t.is(edited, 1);
+  await wb.xlsx.writeFile(xlsx);
+  const res = await svc(['price-list', 'import', xlsx, '--json'], env());
+  t.is(res.code, 0, res.err.join('\n'));
+  t.like(JSON.parse(res.out.join('\n')), { invalid: 0, changed: 1 });
+  const row = await database.pg.query(`SELECT rate::text, valid_upto::text FROM item_prices WHERE price_list = 'Wholesale' AND item_code = 'DEMO-THERM-IR'`);
+  t.deepEqual(row.rows, [{ rate: '23.7500', valid_upto: '2026-12-31' }]);
+});
+
+test.serial("a currency column is checked against the price list's currency: a mismatch is a row problem", async (t) => {
+  const list = (await database.pg.query<{ currency: string }>(`SELECT currency FROM price_lists WHERE name = 'Wholesale'`)).rows[0].currency;
+  const other = list === 'EUR' ? 'USD' : 'EUR';
+  const csv = file('currency.csv', `price_list,item_code,rate,currency\nWholesale,DEMO-N95,3.5,${list.toLowerCase()}\nWholesale,DEMO-BP-CUFF,36,${other}\n`);
+  const res = await svc(['price-list', 'import', csv, '--json'], env());
+  t.is(res.code, 1);
+  t.like(JSON.parse(res.out.join('\n')), {
+    rows: 2,
+    invalid: 1,
+    issues: [{ line: 3, column: 'currency', reason: `currency ${other} differs from the currency ${list} of price list "Wholesale"` }],
+  });
 });
 
 test.serial('--as acts as that user: a Catalog Manager may import, a Sales Rep is refused by the policy', async (t) => {

@@ -33,6 +33,15 @@ function reportIssues(io: Io, opts: CommonOptions, issues: ImportIssue[], writte
   for (const i of issues) io.err(`  line ${i.line}, ${i.column}: ${i.reason}`);
 }
 
+/** The import's warning: items it leaves (or would leave) without a price in force today, e.g. a file of next year's prices only. */
+function warnUnpriced(io: Io, opts: CommonOptions, result: PriceImportResult): void {
+  if (!result.without_current_price || opts.json) return;
+  const verb = result.dry_run ? 'would have' : 'have';
+  io.err(`warning: ${result.without_current_price} item(s) ${verb} no price in force today after this import (not orderable in that list):`);
+  for (const u of result.unpriced) io.err(`  ${u.price_list} / ${u.item_code}: ${u.reason}`);
+  if (result.without_current_price > result.unpriced.length) io.err(`  … and ${result.without_current_price - result.unpriced.length} more`);
+}
+
 /** Exit code of an import: 1 when bad rows stopped it (nothing written), else 0. */
 function finish(io: Io, opts: ImportFlags, result: PriceImportResult | MappingImportResult, summary: string, started: number): void {
   reportIssues(io, opts, result.issues, result.written, Boolean(opts.skipInvalid));
@@ -82,6 +91,7 @@ export function registerPriceList(program: Command, io: Io): void {
         onProgress: (p) => bar.update(p.rows, p.bytes, p.phase === 'merging'),
       });
       bar.done();
+      warnUnpriced(io, opts, result);
       const secs = ((Date.now() - started) / 1000).toFixed(1);
       const verb = result.dry_run ? 'would be' : '';
       const counts = `${result.new} new, ${result.changed} changed, ${result.unchanged} unchanged${opts.replace ? `, ${result.removed} removed` : ''}`;
