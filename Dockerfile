@@ -15,7 +15,8 @@ RUN npx tsc -p tsconfig.json
 # use DATABASE_URL, so the optional embedded PostgreSQL is left out (`svc start` without
 # DATABASE_URL then says so in one line).
 FROM node:20-bookworm-slim AS runtime
-ENV NODE_ENV=production SVC_ENV=production HOST=0.0.0.0 PORT=8000
+# the operations port (/livez, /readyz, /metrics) is 9464 for every role: one process per container
+ENV NODE_ENV=production SVC_ENV=production HOST=0.0.0.0 PORT=8000 SVC_OPS_HOST=0.0.0.0 SVC_OPS_PORT=9464 SVC_WORKER_OPS_PORT=9464
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --omit=optional --ignore-scripts && npm cache clean --force
@@ -25,7 +26,8 @@ COPY bin ./bin
 COPY config ./config
 RUN useradd --system --uid 10001 --home /app svc && mkdir -p /app/.svc && chown svc /app/.svc
 USER svc
-EXPOSE 8000
-HEALTHCHECK --interval=15s --timeout=3s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8000)+'/api/method/ping').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+EXPOSE 8000 9464
+# /readyz on the operations port, which serve and worker alike answer (node's fetch: the image has no curl)
+HEALTHCHECK --interval=15s --timeout=3s --start-period=30s CMD node -e "fetch('http://127.0.0.1:'+process.env.SVC_OPS_PORT+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 ENTRYPOINT ["node", "bin/svc"]
 CMD ["serve"]

@@ -92,7 +92,8 @@ export function spawnSvcProcess(args: string[], env: Record<string, string>, log
   const nodeArgs = process.env.SVC_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   return spawn(process.execPath, [...nodeArgs, join(projectRoot, 'bin', 'svc'), ...args], {
     cwd: projectRoot,
-    env: { ...process.env, ...env },
+    // several serve and worker processes at once: each its own free operations port (9464 would collide)
+    env: { ...process.env, SVC_OPS_PORT: '0', SVC_WORKER_OPS_PORT: '0', ...env },
     stdio: ['ignore', fd, fd],
   });
 }

@@ -17,6 +17,9 @@ import { startScheduler } from '../jobs/index.js';
 import { initRuntime, runtime } from '../shared/runtime.js';
 import { runStartupTasks } from '../shared/startup.js';
 import { ABANDONED_EXIT_CODE, ShutdownDeadline, startShutdown } from './shutdown.js';
+import { startOpsServer, type RoleCheck } from './ops-server.js';
+import { HEARTBEAT_MAX_AGE_SECONDS } from './check.service.js';
+import { configureMetrics } from '../shared/metrics.js';
 import '../modules.js';
 
 /** Stops a role within the shutdown's deadline (a stop without one gets its own, SVC_SHUTDOWN_TIMEOUT from now). */
@@ -33,6 +36,7 @@ export function bootstrap(config: Config, databaseUrl = config.databaseUrl): voi
 
 /** Starts the HTTP API; stop() lets in-flight requests finish (up to 10 s) before closing. */
 export async function startServe(config: Config, opts: { port?: number; host?: string } = {}): Promise<{ server: Server; stop: Stop }> {
+  configureMetrics(config.ops.metrics);
   const server = await createServer({ config, logger: runtime().logger, port: opts.port, host: opts.host });
   await server.start();
   return {
@@ -63,15 +67,26 @@ export function lowerPriority(nice: number): number {
   }
 }
 
-/** Starts the outbox worker and the cron scheduler. */
-export async function startWorker(config: Config, databaseUrl: string): Promise<{ worker: OutboxWorker; stop: Stop }> {
+/** Starts the outbox worker and the cron scheduler; `ready` is their part of /readyz (scheduler running, heartbeat fresh). */
+export async function startWorker(config: Config, databaseUrl: string): Promise<{ worker: OutboxWorker; stop: Stop; ready: RoleCheck }> {
+  configureMetrics(config.ops.metrics);
   await runStartupTasks(config);
   const worker = new OutboxWorker({ databaseUrl, ...config.worker });
   await worker.start();
   const stopScheduler = startScheduler();
+  let scheduling = true;
+  const ready: RoleCheck = () => {
+    if (!scheduling) return 'scheduler: stopped';
+    const age = worker.heartbeatAgeSeconds();
+    if (age === undefined || age > HEARTBEAT_MAX_AGE_SECONDS)
+      return `heartbeat: ${age === undefined ? 'never recorded' : `last recorded ${Math.round(age)} s ago`}`;
+    return undefined;
+  };
   return {
     worker,
+    ready,
     stop: async (deadline) => {
+      scheduling = false;
       const d = own(deadline);
       // the jobs and the rows share the time left, less a second and a half for the pool to close
       const grace = () => Math.max(0, d.remainingMs() - 1500);
@@ -85,6 +100,15 @@ export async function startWorker(config: Config, databaseUrl: string): Promise<
       });
     },
   };
+}
+
+/**
+ * Starts the operations port of a role (serve, start: SVC_OPS_PORT; worker: SVC_WORKER_OPS_PORT):
+ * /livez, /readyz with the role's own checks, /metrics. Its stop closes it within the deadline.
+ */
+export async function startOps(config: Config, role: 'serve' | 'worker' | 'start', checks: RoleCheck[] = []): Promise<{ url: string; stop: Stop }> {
+  const ops = await startOpsServer(config, role === 'worker' ? config.ops.workerPort : config.ops.port, checks);
+  return { url: ops.url, stop: async (deadline) => own(deadline).step('operations port', () => ops.close()) };
 }
 
 /** The embedded database of `npm start`, data under config.embeddedPg.dataDir. */

@@ -44,6 +44,8 @@ export interface Config {
   shutdownTimeoutSeconds: number;
   /** days each growing table keeps its rows (issue 25 §7); batchSize: rows per DELETE of the retention job */
   retention: RetentionSettings;
+  /** the operations port (issue 25): /livez, /readyz, /metrics; port for serve and start, workerPort for svc worker (0: a free port) */
+  ops: { host: string; port: number; workerPort: number; metrics: boolean };
   webhook: { timeoutMs: number; allowPrivateTargets: boolean; retryTimeScale: number };
   partners: PartnerSettings;
   /** `svc start` (npm start) in development: the five partner simulators and demo mappings */
@@ -205,6 +207,18 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
     type: 'number',
     doc: 'CPU priority of `svc worker` (nice 0-19; default 0, the inherited one): raise it on a host where the API must answer before background work',
   },
+  SVC_OPS_PORT: {
+    path: 'ops.port',
+    type: 'number',
+    doc: 'Operations port of svc serve and svc start: /livez, /readyz, /metrics (default 9464; 0 = a free port)',
+  },
+  SVC_WORKER_OPS_PORT: {
+    path: 'ops.workerPort',
+    type: 'number',
+    doc: 'Operations port of svc worker (default 9465, so a worker and serve share a host; the image sets both to 9464)',
+  },
+  SVC_OPS_HOST: { path: 'ops.host', type: 'string', doc: 'Bind address of the operations port (default 127.0.0.1; the image: 0.0.0.0)' },
+  SVC_METRICS: { path: 'ops.metrics', type: 'boolean', doc: 'Prometheus metrics on the operations port (default true; false: no /metrics, nothing recorded)' },
   SVC_WEBHOOK_TIMEOUT_MS: { path: 'webhook.timeoutMs', type: 'number', doc: 'Per-attempt timeout of vendor webhooks' },
   SVC_WEBHOOK_ALLOW_PRIVATE: { path: 'webhook.allowPrivateTargets', type: 'boolean', doc: 'Allow loopback/private webhook URLs (development and tests only)' },
   SVC_RETRY_TIME_SCALE: { path: 'webhook.retryTimeScale', type: 'number', doc: 'Scales retry delays (tests); 1 in production' },
@@ -304,6 +318,12 @@ const schema = Joi.object<Config>({
       .required()
       .messages({ 'number.min': `the audit trail is kept at least six years (${AUDIT_MIN_DAYS} days)` }),
     batchSize: Joi.number().integer().min(1).max(10000).required(),
+  }).required(),
+  ops: Joi.object({
+    host: Joi.string().required(),
+    port: Joi.number().integer().min(0).max(65535).required(),
+    workerPort: Joi.number().integer().min(0).max(65535).required(),
+    metrics: Joi.boolean().required(),
   }).required(),
   webhook: Joi.object({
     timeoutMs: Joi.number().integer().min(100).required(),

@@ -13,6 +13,7 @@ import { authPlugin } from './plugins/auth.js';
 import { errorBodyPlugin } from './plugins/error-body.js';
 import { requestLogPlugin } from './plugins/request-log.js';
 import { textGuardPlugin } from './plugins/text-guard.js';
+import { httpFinished, httpStarted, metricsEnabled } from '../shared/metrics.js';
 import { routes } from './routes.js';
 import { runStartupTasks } from '../shared/startup.js';
 import '../modules.js';
@@ -84,7 +85,22 @@ export async function createServer(opts: ServerOptions): Promise<Hapi.Server> {
   ]);
   if (opts.docs !== false) await server.register(docsPlugin);
   server.route(routes());
+  instrument(server);
   // the process's start-up work (src/modules.ts) runs before the listener opens
   server.ext('onPreStart', () => runStartupTasks(config));
   return server;
+}
+
+/** Metrics of every request (issue 25): labelled with the route's template, never the URL. */
+function instrument(server: Hapi.Server): void {
+  if (!metricsEnabled()) return; // SVC_METRICS=false: not even the hooks
+  server.ext('onRequest', (_request, h) => {
+    httpStarted();
+    return h.continue;
+  });
+  server.events.on('response', (request) => {
+    const response = request.response as { statusCode?: number; output?: { statusCode: number } } | null;
+    const status = response?.statusCode ?? response?.output?.statusCode ?? 499; // 499: the client went away first
+    httpFinished(request.method.toUpperCase(), request.route.path, status, (Date.now() - request.info.received) / 1000);
+  });
 }

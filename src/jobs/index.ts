@@ -6,6 +6,7 @@
 import cron, { type ScheduledTask } from 'node-cron';
 import { db, execute } from '../db/sequelize.js';
 import { runtime } from '../shared/runtime.js';
+import { jobFinished } from '../shared/metrics.js';
 import { within } from '../shared/within.js';
 import type { Tx } from '../db/sequelize.js';
 
@@ -55,8 +56,14 @@ export function startScheduler(): (graceMs?: number) => Promise<string[]> {
     const task = cron.schedule(
       job.schedule,
       () => {
+        const started = performance.now();
+        const took = () => (performance.now() - started) / 1000;
         const p = runJobOnce(job)
-          .catch((err) => runtime().logger.error({ err, job: job.name }, 'job failed'))
+          .then((ran) => jobFinished(job.name, ran ? 'ok' : 'skipped', took()))
+          .catch((err) => {
+            jobFinished(job.name, 'failed', took());
+            runtime().logger.error({ err, job: job.name }, 'job failed');
+          })
           .finally(() => running.delete(p));
         running.set(p, job.name);
       },

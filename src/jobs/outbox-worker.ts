@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { claimDue, laneOf, releaseLeases, runClaimedRow, unhandledBacklog, type OutboxRow } from '../shared/outbox.js';
-import { HEARTBEAT_SECONDS, recordHeartbeat } from '../shared/heartbeat.js';
+import { HEARTBEAT_SECONDS, recordHeartbeat, removeHeartbeat } from '../shared/heartbeat.js';
 import { runtime } from '../shared/runtime.js';
 import { within } from '../shared/within.js';
 
@@ -37,13 +37,16 @@ export class OutboxWorker {
   private readonly abort = new AbortController();
   private heartbeat?: NodeJS.Timeout;
   private readonly startedAt = new Date();
+  /** when this worker's heartbeat was last recorded (its /readyz: fresh or not) */
+  private lastBeatAt?: number;
+  private beating?: Promise<void>;
 
   constructor(private readonly opts: OutboxWorkerOptions) {}
 
   async start(): Promise<void> {
     this.running = true;
     await this.beat();
-    this.heartbeat = setInterval(() => void this.beat(), HEARTBEAT_SECONDS * 1000);
+    this.heartbeat = setInterval(() => void (this.beating = this.beat()), HEARTBEAT_SECONDS * 1000);
     this.heartbeat.unref();
     await this.reportUnhandled();
     await this.listen();
@@ -54,9 +57,15 @@ export class OutboxWorker {
   private async beat(): Promise<void> {
     try {
       await recordHeartbeat(this.id, this.startedAt);
+      this.lastBeatAt = Date.now();
     } catch (err) {
       runtime().logger.warn({ err: (err as Error).message }, 'worker heartbeat not recorded');
     }
+  }
+
+  /** Seconds since this worker's heartbeat was last recorded (undefined: never). */
+  heartbeatAgeSeconds(): number | undefined {
+    return this.lastBeatAt === undefined ? undefined : (Date.now() - this.lastBeatAt) / 1000;
   }
 
   /** Once per start: the pending rows per kind no handler here runs (they wait, untouched, for a release that brings one). */
@@ -197,6 +206,14 @@ export class OutboxWorker {
     const listener = this.listener;
     this.listener = undefined;
     await within(listener?.end().catch(() => undefined) ?? Promise.resolve(), Date.now() + 500);
+    // a clean stop says so: svc check and the alerts on heartbeats must not count this worker alive
+    // after a beat under way (it would bring the row back); one second at most, as for the leases
+    await within(
+      Promise.resolve(this.beating)
+        .then(() => removeHeartbeat(this.id))
+        .catch(() => undefined),
+      Date.now() + 1000,
+    );
     return left.length;
   }
 }

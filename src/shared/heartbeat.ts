@@ -1,6 +1,6 @@
 /**
  * Worker heartbeats: every `svc worker` (and `serve --with-worker`, `start`) stamps its row every
- * 15 seconds; `svc check` reports a problem when no worker was seen within a minute. Rows of
+ * 15 seconds and removes it on a clean stop; `svc check` reports a problem when no worker was seen within a minute. Rows of
  * workers gone for a day are removed by the next heartbeat.
  */
 import { hostname } from 'node:os';
@@ -14,6 +14,11 @@ export async function recordHeartbeat(workerId: string, startedAt: Date): Promis
   const now = fn('now') as unknown as Date;
   await WorkerHeartbeat.upsert({ workerId, host: hostname(), pid: process.pid, startedAt, seenAt: now }, { returning: false });
   await WorkerHeartbeat.destroy({ where: { seenAt: { [Op.lt]: new Date(Date.now() - 86_400_000) } } });
+}
+
+/** Removes this worker's heartbeat (a clean stop: svc check must not count a stopped worker alive). */
+export async function removeHeartbeat(workerId: string): Promise<void> {
+  await WorkerHeartbeat.destroy({ where: { workerId } });
 }
 
 /** Every worker heartbeat, the latest first, with its age in seconds. */

@@ -44,6 +44,7 @@ test.before(async () => {
       SVC_FILES_DIR: join(scratch, 'files'),
       SVC_LOG_LEVEL: 'warn',
       SVC_DEMO_PARTNERS_PORT: '0',
+      SVC_OPS_PORT: '0',
       SVC_DEMO_ADVANCE_SECONDS: '1',
     },
     /Press Ctrl-C to stop/,

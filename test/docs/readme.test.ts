@@ -53,6 +53,7 @@ test.before(async () => {
     SVC_MAIL_DIR: join(scratch, 'mail'),
     SVC_FILES_DIR: join(scratch, 'files'),
     SVC_LOG_LEVEL: 'warn',
+    SVC_OPS_PORT: '0', // the operations port too: 9464 may be taken on a shared machine
     SVC_DEMO_PARTNERS_PORT: '0', // the demo's partner simulators on free ports (8801–8805 may be taken on a shared machine)
   };
   if (!systemCurl()) {

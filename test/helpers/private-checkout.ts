@@ -95,7 +95,7 @@ export function startSvc(root: string, owner: Owner | undefined, env: Record<str
   const proc = spawn(process.execPath, [join(root, 'bin', 'svc'), 'start', '--port', '0'], {
     cwd: root,
     detached: true,
-    env: { PATH: process.env.PATH, HOME: root, ...env },
+    env: { PATH: process.env.PATH, HOME: root, SVC_OPS_PORT: '0', ...env }, // 9464 may be taken on a shared machine
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(owner ?? {}),
   });

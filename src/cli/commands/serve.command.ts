@@ -23,6 +23,9 @@ function port(value: string): number {
   return n;
 }
 
+/** The line naming the operations port (tests and operators read it). */
+const opsLine = (url: string) => `svc operations port on ${url} (/livez, /readyz, /metrics)`;
+
 async function requireMigrated(): Promise<void> {
   const [{ db }, { migrationStatus }] = await Promise.all([sequelize(), import('../../db/migrator.js')]);
   const { pending } = await migrationStatus(db());
@@ -39,12 +42,16 @@ export function registerServe(program: Command, io: Io): void {
     .action(async (opts: { port?: number; host?: string; withWorker?: boolean }) => {
       const config = await openDatabase(io);
       await requireMigrated();
-      const [{ startServe, startWorker, untilSignal }, { databaseUrl }] = await Promise.all([lifecycle(), sequelize()]);
+      const [{ startOps, startServe, startWorker, untilSignal }, { databaseUrl }] = await Promise.all([lifecycle(), sequelize()]);
       const stops: Stop[] = [];
       const { server, stop } = await startServe(config, { port: opts.port, host: opts.host });
       stops.push(stop);
-      if (opts.withWorker) stops.push((await startWorker(config, databaseUrl())).stop);
+      const work = opts.withWorker ? await startWorker(config, databaseUrl()) : undefined;
+      if (work) stops.push(work.stop);
+      const ops = await startOps(config, 'serve', work ? [work.ready] : []);
+      stops.unshift(ops.stop); // first: probes see the process going before its requests drain
       io.out(`svc API listening on ${server.info.uri} (docs: ${server.info.uri}/docs)`);
+      io.out(opsLine(ops.url));
       await abandonedExit(
         await untilSignal(async (deadline) => {
           for (const s of stops) await s(deadline);
@@ -58,11 +65,18 @@ export function registerServe(program: Command, io: Io): void {
     .action(async () => {
       const config = await openDatabase(io);
       await requireMigrated();
-      const [{ lowerPriority, startWorker, untilSignal }, { databaseUrl }] = await Promise.all([lifecycle(), sequelize()]);
+      const [{ lowerPriority, startOps, startWorker, untilSignal }, { databaseUrl }] = await Promise.all([lifecycle(), sequelize()]);
       const niceness = lowerPriority(config.worker.nice);
-      const { worker, stop } = await startWorker(config, databaseUrl());
+      const { worker, stop, ready } = await startWorker(config, databaseUrl());
+      const ops = await startOps(config, 'worker', [ready]);
       io.out(`svc worker ${worker.id} running${niceness ? ` (nice ${niceness})` : ''}`);
-      await abandonedExit(await untilSignal(stop));
+      io.out(opsLine(ops.url));
+      await abandonedExit(
+        await untilSignal(async (deadline) => {
+          await ops.stop(deadline);
+          await stop(deadline);
+        }),
+      );
     });
 
   program
@@ -71,7 +85,7 @@ export function registerServe(program: Command, io: Io): void {
     .option('-p, --port <port>', 'port (default PORT or 8000)', port)
     .action(async (opts: { port?: number }) => {
       const config = loadConfig(io.env, opts.port !== undefined ? { port: opts.port } : {});
-      const { bootstrap, closeAll, migrate, startEmbedded, startServe, startWorker, trapStopSignals, untilSignal } = await lifecycle();
+      const { bootstrap, closeAll, migrate, startEmbedded, startOps, startServe, startWorker, trapStopSignals, untilSignal } = await lifecycle();
       const trap = trapStopSignals();
       let url = config.databaseUrl;
       let stopEmbedded: Stop | undefined;
@@ -91,6 +105,7 @@ export function registerServe(program: Command, io: Io): void {
         if (await isEmptyDatabase()) io.out(`Demo data loaded: ${(await seedDemo()).join(', ')}`);
         const serve = await startServe(config, { port: opts.port });
         const work = await startWorker(config, url);
+        const ops = await startOps(config, 'start', [work.ready]);
         const base = config.baseUrl.replace(/:\d+$/, `:${serve.server.info.port}`);
         // development: the five partner simulators, svc pointed at them, demo items mapped (README "Demo: the five partners")
         const partners: DemoPartners | undefined = config.demo.partners
@@ -101,11 +116,13 @@ export function registerServe(program: Command, io: Io): void {
           `API docs: ${base}/docs`,
           ...(await demoBanner(base)),
           ...(partners?.lines ?? []),
+          opsLine(ops.url),
           'Press Ctrl-C to stop.',
         ];
         for (const line of banner) io.out(line);
         // the order matters: no request or job may be cut off by the database going away under it
         const abandoned = await untilSignal(async (deadline) => {
+          await ops.stop(deadline);
           await deadline?.step('demo partner simulators', async () => partners?.close());
           await serve.stop(deadline);
           await work.stop(deadline);
