@@ -4,7 +4,7 @@
  * messages on stderr), readable tables, and a progress bar on a terminal.
  */
 import { userInfo } from 'node:os';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { systemActor, type Actor } from '../auth/actor.js';
 import { CliError, printLines, showControls, type Io } from './io.js';
 
@@ -75,6 +75,76 @@ export async function actorOf(io: Io, opts: { as?: string }): Promise<Actor> {
   if (!actor) throw new CliError(`--as ${opts.as}: no enabled user with that e-mail`, 1);
   return actor;
 }
+
+/**
+ * The parsers of every flag whose value is a yes/no, one of a list, or a number: commander runs them
+ * while parsing, so a bad value is a usage error (exit 2) naming the flag and what it allows, before
+ * anything is opened or changed. Each is registered by kind, so test/cli/flags.test.ts finds every
+ * such flag in the command tree and tries a bad value on it.
+ */
+export type FlagKind = 'yes-no' | 'enum' | 'number';
+const kinds = new WeakMap<(value: string) => unknown, FlagKind>();
+const kindOf = <T>(kind: FlagKind, parse: (value: string) => T) => (kinds.set(parse, kind), parse);
+
+/** The kind of a flag's parser, when it is one of the parsers below. */
+export function flagKind(parse: unknown): FlagKind | undefined {
+  return typeof parse === 'function' ? kinds.get(parse as (value: string) => unknown) : undefined;
+}
+
+/** yes | no → boolean. */
+export const yesNo = kindOf('yes-no', (value: string): boolean => {
+  const v = value.trim().toLowerCase();
+  if (v === 'yes' || v === 'no') return v === 'yes';
+  throw new InvalidArgumentError('must be one of: yes, no');
+});
+
+/** One of the values (matched without regard to case), as spelled in the list. */
+export function oneOf<T extends string>(values: readonly T[]): (value: string) => T {
+  return kindOf('enum', (value: string): T => {
+    const found = values.find((v) => v.toLowerCase() === value.trim().toLowerCase());
+    if (found === undefined) throw new InvalidArgumentError(`must be one of: ${values.join(', ')}`);
+    return found;
+  });
+}
+
+/** A comma-separated list, each one of the values. */
+export function someOf<T extends string>(values: readonly T[]): (value: string) => T[] {
+  const one = oneOf(values);
+  return kindOf('enum', (value: string): T[] => {
+    const given = value
+      .split(',')
+      .map((v) => v.trim())
+      .filter(Boolean);
+    if (given.length === 0) throw new InvalidArgumentError(`must be one or more of: ${values.join(', ')} (comma-separated)`);
+    try {
+      return given.map(one);
+    } catch {
+      throw new InvalidArgumentError(`must be one or more of: ${values.join(', ')} (comma-separated)`);
+    }
+  });
+}
+
+/** A whole number from min to max (inclusive). */
+export function integer(min: number, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
+  return kindOf('number', (value: string): number => {
+    const n = /^\s*[-+]?\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max)
+      throw new InvalidArgumentError(max === Number.MAX_SAFE_INTEGER ? `must be a whole number from ${min}` : `must be a whole number from ${min} to ${max}`);
+    return n;
+  });
+}
+
+/** A whole number from 1. */
+export const positiveInt = integer(1);
+/** A TCP port (0: a free one). */
+export const port = integer(0, 65535);
+
+/** A number of seconds above 0 (fractions allowed). */
+export const seconds = kindOf('number', (value: string): number => {
+  const n = value.trim() === '' ? Number.NaN : Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a number of seconds above 0');
+  return n;
+});
 
 export type Cell = string | number | boolean | null | undefined;
 

@@ -48,8 +48,25 @@ export function printLines(io: Io, text: string, to: 'out' | 'err' = 'out'): voi
   for (const line of text.split('\n')) io[to](line);
 }
 
+// set once the reader of stdout has gone (`svc user list | head -1`): the rest of the output is dropped
+let stdoutGone = false;
+let watching = false;
+
+/** A line on stdout, unless its reader closed the pipe: then the command ends quietly, not with an EPIPE stack. */
+function writeOut(line: string): void {
+  if (stdoutGone) return;
+  if (!watching) {
+    watching = true;
+    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') throw err;
+      stdoutGone = true;
+    });
+  }
+  process.stdout.write(`${line}\n`);
+}
+
 export const processIo: Io = {
-  out: (line) => process.stdout.write(`${line}\n`),
+  out: writeOut,
   err: (line) => process.stderr.write(`${line}\n`),
   env: process.env,
   interactive: Boolean(process.stdin.isTTY),

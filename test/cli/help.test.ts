@@ -100,3 +100,9 @@ test('help and --version load no service: the database layer and the composition
   t.is(res.before, 0, 'nothing of sequelize, pg or hapi loaded by help');
   t.true(res.after > 0, 'the probe sees them once the services load');
 });
+
+test('help examples name Vendor Profiles as registration names them (VEN- and five digits)', (t) => {
+  const lines = Object.values(EXAMPLES).flat();
+  t.true(lines.some((l) => l.includes('VEN-00001')));
+  for (const line of lines) for (const id of line.match(/\bVEN-\d+\b/g) ?? []) t.regex(id, /^VEN-\d{5}$/, line);
+});

@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
 import { openDatabase } from '../context.js';
-import { cliActor, common, json, table, type CommonOptions } from '../conventions.js';
+import { cliActor, common, integer, positiveInt, json, table, type CommonOptions } from '../conventions.js';
 import { showControls as visible, type Io } from '../io.js';
 
 // the service loads when the command runs (svc --help never loads it)
 const audit = () => import('../../audit/audit-list.service.js');
 
-type ListOptions = CommonOptions & { object?: string; actor?: string; since?: string; page?: string; pageLength?: string };
+type ListOptions = CommonOptions & { object?: string; actor?: string; since?: string; page: number; pageLength: number };
 
 /** `svc audit list [--object] [--actor] [--since] [--page] [--page-length] [--json]`: the audit trail, newest first (admin). */
 export function registerAudit(program: Command, io: Io): void {
@@ -15,8 +15,8 @@ export function registerAudit(program: Command, io: Io): void {
     .option('--object <name>', 'an object name, or Type/name (e.g. "Sales Order/SAL-ORD-2026-00001")')
     .option('--actor <who>', "a user's e-mail, or the actor id as recorded (cli:<os-user>, job:<name>, a vendor)")
     .option('--since <when>', 'rows at or after this date (YYYY-MM-DD) or ISO 8601 datetime (server time without an offset)')
-    .option('--page <n>', 'page number, from 1', '1')
-    .option('--page-length <n>', 'rows per page (at most 100)', '20')
+    .option('--page <n>', 'page number, from 1', positiveInt, 1)
+    .option('--page-length <n>', 'rows per page (at most 100)', integer(1, 100), 20)
     .action(async (opts: ListOptions) => {
       await openDatabase(io);
       const page = await (
@@ -25,8 +25,8 @@ export function registerAudit(program: Command, io: Io): void {
         object: opts.object,
         actor: opts.actor,
         since: opts.since,
-        page: Number(opts.page),
-        page_length: Number(opts.pageLength),
+        page: opts.page,
+        page_length: opts.pageLength,
       });
       if (opts.json) return json(io, page);
       table(

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { openDatabase } from '../context.js';
 import type { Io } from '../io.js';
 import { askArgument } from '../prompts.js';
-import { actorOf, common, fields, json, table, type CommonOptions } from '../conventions.js';
+import { actorOf, common, positiveInt, fields, json, table, type CommonOptions } from '../conventions.js';
 
 // the services load when a command runs (svc --help never loads them)
 const customers = () => import('../../org/customer-read.service.js');
@@ -25,7 +25,7 @@ export function registerCustomerRead(program: Command, io: Io): void {
       .option('--territory <territory>', 'only this territory')
       .option('--rep <sales person>', 'only customers of this assigned rep')
       .option('--search <text>', 'name contains')
-      .option('--limit <n>', 'at most n rows (default 200)', (v) => Number.parseInt(v, 10)),
+      .option('--limit <n>', 'at most n rows (default 200)', positiveInt),
     { json: true },
   ).action(async (opts: CommonOptions & { territory?: string; rep?: string; search?: string; limit?: number }) => {
     await openDatabase(io);

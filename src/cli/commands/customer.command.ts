@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { openDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';
 import { askValue } from '../prompts.js';
-import { actorOf, common, json, type CommonOptions } from '../conventions.js';
+import { actorOf, common, oneOf, json, type CommonOptions } from '../conventions.js';
 
 interface CreateOpts extends CommonOptions {
   customerName?: string;
@@ -51,7 +51,7 @@ export function registerCustomer(program: Command, io: Io): void {
     { json: true },
   )
     .option('--customer-name <name>', 'the clinic or practice (prompted on a terminal)')
-    .option('--customer-type <type>', 'Company (default) or Individual')
+    .option('--customer-type <type>', 'Company (default) or Individual', oneOf(['Company', 'Individual']))
     .option('--territory <territory>', "territory (default: the acting rep's own)")
     .option('--price-list <list>', 'Price List (default Standard Selling); a rep gives a contract list only if it already governs one of its customers')
     .option('--assigned-rep <sales person>', 'assigned rep (a rep acting with --as becomes it)')

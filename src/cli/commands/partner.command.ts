@@ -1,21 +1,14 @@
 import type { Command } from 'commander';
-import { InvalidArgumentError } from 'commander';
 import type { PartnerOrderRow } from '../../connectors/partner-orders-admin.service.js';
 import { PARTNER_ORDER_STATUSES } from '../../connectors/partner-order-statuses.js';
 import { PARTNER_KEYS } from '../../connectors/partners.js';
 import { openDatabase } from '../context.js';
-import { cliActor, common, json, type CommonOptions } from '../conventions.js';
+import { cliActor, common, oneOf, positiveInt, json, type CommonOptions } from '../conventions.js';
 import type { Io } from '../io.js';
 
 // the services load when a command runs (svc --help never loads them)
 const partnerOrders = () => import('../../connectors/partner-orders-admin.service.js');
 const followUps = () => import('../../connectors/follow-ups.service.js');
-
-function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive integer');
-  return n;
-}
 
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : '-');
 
@@ -26,8 +19,8 @@ function orderLine(r: PartnerOrderRow): string {
 export function registerPartner(program: Command, io: Io): void {
   const partner = program.command('partner').description('Partner orders: where each order’s partner lines stand, re-driving them, the partner call log');
   common(partner.command('orders').description('Partner orders, newest first'), { json: true })
-    .option('--partner <partner>', PARTNER_KEYS.join(' | '))
-    .option('--status <status>', PARTNER_ORDER_STATUSES.join(' | '))
+    .option('--partner <partner>', PARTNER_KEYS.join(' | '), oneOf(PARTNER_KEYS))
+    .option('--status <status>', PARTNER_ORDER_STATUSES.join(' | '), oneOf(PARTNER_ORDER_STATUSES))
     .option('--order <sales_order>', 'only this Sales Order')
     .option('--limit <n>', 'at most n rows (default 100)', positiveInt)
     .action(async (opts: CommonOptions & { partner?: string; status?: string; order?: string; limit?: number }) => {
@@ -54,7 +47,7 @@ export function registerPartner(program: Command, io: Io): void {
       .argument('<sales_order>', 'the Sales Order'),
     { json: true },
   )
-    .option('--partner <partner>', `only this partner (${PARTNER_KEYS.join(' | ')})`)
+    .option('--partner <partner>', `only this partner (${PARTNER_KEYS.join(' | ')})`, oneOf(PARTNER_KEYS))
     .action(async (salesOrder: string, opts: CommonOptions & { partner?: string }) => {
       await openDatabase(io);
       const results = await (await partnerOrders()).retryPartnerOrders(await cliActor(io), salesOrder, { partner: opts.partner });
@@ -75,7 +68,7 @@ export function registerPartner(program: Command, io: Io): void {
       .description('What partners asked operations to follow up by hand (PATIENT_CREATION_FAILURE), newest first; --resolve <id> closes one'),
     { json: true },
   )
-    .option('--status <status>', 'open (default) | resolved | all')
+    .option('--status <status>', 'open (default) | resolved | all', oneOf(['open', 'resolved', 'all']))
     .option('--resolve <id>', 'mark this follow-up resolved', positiveInt)
     .option('--limit <n>', 'at most n rows (default 100)', positiveInt)
     .action(async (opts: CommonOptions & { status?: string; resolve?: number; limit?: number }) => {
@@ -86,7 +79,6 @@ export function registerPartner(program: Command, io: Io): void {
         return opts.json ? json(io, r) : io.out(`follow-up ${r.id}: ${r.status}`);
       }
       const status = opts.status ?? 'open';
-      if (!['open', 'resolved', 'all'].includes(status)) throw new InvalidArgumentError('--status must be open, resolved or all');
       const rows = await (await followUps()).listFollowUps(actor, { status: status as 'open' | 'resolved' | 'all', limit: opts.limit });
       if (opts.json) return json(io, rows);
       if (rows.length === 0) return io.out(`No ${status === 'all' ? '' : `${status} `}follow-ups`);
@@ -96,7 +88,7 @@ export function registerPartner(program: Command, io: Io): void {
         );
     });
   common(partner.command('calls').description('The partner call log, newest first (no headers, bodies or secrets)'), { json: true })
-    .option('--partner <partner>', PARTNER_KEYS.join(' | '))
+    .option('--partner <partner>', PARTNER_KEYS.join(' | '), oneOf(PARTNER_KEYS))
     .option('--order <sales_order>', 'only calls for this Sales Order')
     .option('--limit <n>', 'at most n rows (default 50)', positiveInt)
     .action(async (opts: CommonOptions & { partner?: string; order?: string; limit?: number }) => {

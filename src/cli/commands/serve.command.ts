@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { InvalidArgumentError } from 'commander';
+import { port } from '../conventions.js';
 import { loadConfig } from '../../config/index.js';
 import type { Stop } from '../../app/lifecycle.js';
 import { demoBanner, isEmptyDatabase, seedDemo } from '../seed-step.js';
@@ -15,12 +15,6 @@ const sequelize = () => import('../../db/sequelize.js');
 async function abandonedExit(abandoned: string[]): Promise<void> {
   const { ABANDONED_EXIT_CODE } = await lifecycle();
   if (abandoned.length) throw new CliError(`stopped with work abandoned at the shutdown deadline: ${abandoned.join('; ')}`, ABANDONED_EXIT_CODE);
-}
-
-function port(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
-  return n;
 }
 
 /** The line naming the operations port (tests and operators read it). */

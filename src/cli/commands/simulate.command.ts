@@ -1,19 +1,8 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { port, seconds } from '../conventions.js';
 import type { CredentialsByPartner, PartnerKey } from '../../simulators/index.js';
 import { PARTNER_KEYS } from '../../connectors/partners.js';
 import { CliError, type Io } from '../io.js';
-
-function port(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
-  return n;
-}
-
-function secondsOption(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a number of seconds above 0');
-  return n;
-}
 
 interface SimulateOpts {
   port?: number;
@@ -65,7 +54,7 @@ export function registerSimulate(program: Command, io: Io): void {
     .option('-p, --port <port>', 'port (default 0: a free one)', port)
     .option('-H, --host <host>', 'bind address (default 127.0.0.1)')
     .option('--webhook-url <url>', "where partner events are POSTed, signed the partner's way")
-    .option('--advance-every <seconds>', 'move every order one status forward this often (default: only on command)', secondsOption)
+    .option('--advance-every <seconds>', 'move every order one status forward this often (default: only on command)', seconds)
     .addOption(new Option('--api-key <key>', 'shipper, otcpartner, peptidepartner: the API key'))
     .addOption(new Option('--api-secret <secret>', 'shipper: the API secret'))
     .addOption(new Option('--webhook-key <key>', 'otcpartner: the `key` header of its webhooks'))

@@ -1,33 +1,24 @@
 import type { Command } from 'commander';
 import { ROLES, type Role } from '../../auth/actor.js';
 import { openDatabase } from '../context.js';
-import { CliError, type Io } from '../io.js';
+import type { Io } from '../io.js';
 import { askArgument, askPassword, confirmOrAbort } from '../prompts.js';
-import { actorOf, common, json, say, table, type CommonOptions, cliActor } from '../conventions.js';
+import { actorOf, common, oneOf, someOf, json, say, table, type CommonOptions, cliActor } from '../conventions.js';
 
 // the services load when a command runs (svc --help never loads them)
 const credentials = () => import('../../auth/credentials.service.js');
 const userAdmin = () => import('../../audit/user-admin.service.js');
 
-function parseRoles(value: string): Role[] {
-  const roles = value
-    .split(',')
-    .map((r) => r.trim())
-    .filter(Boolean);
-  for (const r of roles) if (!(ROLES as readonly string[]).includes(r)) throw new CliError(`Unknown role "${r}" (roles: ${ROLES.join(', ')})`, 2);
-  return roles as Role[];
-}
-
 export function registerUser(program: Command, io: Io): void {
   const user = program.command('user').description('Users, passwords and API keys');
   common(user.command('create').description('Create a user with roles').argument('<email>', 'login e-mail'), { json: true })
-    .requiredOption('--roles <roles>', `comma-separated roles (${ROLES.join(', ')})`)
+    .requiredOption('--roles <roles>', `comma-separated roles (${ROLES.join(', ')})`, someOf(ROLES))
     .option('--name <full name>', 'display name')
     .option('--password <password>', 'password (prompted when omitted on a terminal; or SVC_PASSWORD)')
     .option('--customer <customer>', 'customer id, for a Customer user')
     .option('--sales-person <name>', 'sales person, for a rep or manager')
-    .action(async (email: string, opts: CommonOptions & { roles: string; name?: string; password?: string; customer?: string; salesPerson?: string }) => {
-      const roles = parseRoles(opts.roles);
+    .action(async (email: string, opts: CommonOptions & { roles: Role[]; name?: string; password?: string; customer?: string; salesPerson?: string }) => {
+      const roles = opts.roles;
       const password = opts.password ?? io.env.SVC_PASSWORD ?? (await askPassword(io, `Password for ${email}`));
       await openDatabase(io);
       const { createUser } = await import('../../users/users.service.js');
@@ -69,10 +60,9 @@ export function registerUser(program: Command, io: Io): void {
     user
       .command('list')
       .description('List users with their roles and whether they are enabled')
-      .option('--role <role>', `only users holding this role (${ROLES.join(', ')})`),
+      .option('--role <role>', `only users holding this role (${ROLES.join(', ')})`, oneOf(ROLES)),
     { json: true },
   ).action(async (opts: CommonOptions & { role?: string }) => {
-    if (opts.role) parseRoles(opts.role);
     await openDatabase(io);
     const { listUsers } = await import('../../users/accounts.service.js');
     const rows = await listUsers(await actorOf(io, opts), { role: opts.role });

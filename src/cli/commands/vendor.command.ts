@@ -3,7 +3,7 @@ import type { VendorProfileView } from '../../vendors/vendor-profile.service.js'
 import { openDatabase } from '../context.js';
 import type { Io } from '../io.js';
 import { confirmOrAbort } from '../prompts.js';
-import { actorOf, common, fields, json, table, type CommonOptions, cliActor } from '../conventions.js';
+import { actorOf, common, fields, json, oneOf, table, yesNo, type CommonOptions, cliActor } from '../conventions.js';
 
 // the services load when a command runs (svc --help never loads them)
 const profiles = () => import('../../vendors/vendor-profile.service.js');
@@ -51,15 +51,14 @@ export function registerVendor(program: Command, io: Io): void {
     io.out('The secret is not shown again; earlier tokens and secrets no longer work.');
   });
   common(vendor.command('settings').description('Vendor settings').argument('<vendor>'), { json: true })
-    .option('--auto-approve <yes|no>', 'approve new products without review')
-    .option('--scope <scope>', 'standard, 503A or 503B')
-    .option('--separate-skus <yes|no>', 'keep vendor SKUs separate from item codes')
+    .option('--auto-approve <yes|no>', 'approve new products without review', yesNo)
+    .option('--scope <scope>', 'standard, 503A or 503B', oneOf(['standard', '503A', '503B']))
+    .option('--separate-skus <yes|no>', 'keep vendor SKUs separate from item codes', yesNo)
     .option('--sku-prefix <prefix>', 'item code prefix for separate SKUs')
-    .action(async (name: string, opts: CommonOptions & { autoApprove?: string; scope?: string; separateSkus?: string; skuPrefix?: string }) => {
-      const yes = (v?: string) => (v === undefined ? undefined : ['yes', 'true', '1', 'on'].includes(v.toLowerCase()));
+    .action(async (name: string, opts: CommonOptions & { autoApprove?: boolean; scope?: string; separateSkus?: boolean; skuPrefix?: string }) => {
       await openDatabase(io);
       const settings = Object.fromEntries(
-        Object.entries({ auto_approve: yes(opts.autoApprove), scope: opts.scope, separate_skus: yes(opts.separateSkus), sku_prefix: opts.skuPrefix }).filter(
+        Object.entries({ auto_approve: opts.autoApprove, scope: opts.scope, separate_skus: opts.separateSkus, sku_prefix: opts.skuPrefix }).filter(
           ([, v]) => v !== undefined,
         ),
       );
@@ -148,7 +147,7 @@ export function registerVendor(program: Command, io: Io): void {
   );
   const requests = vendor.command('stock-request').description('Stock update requests (Marketplace Officer)');
   common(requests.command('list').description('Stock update requests, newest first'), { json: true })
-    .option('--status <status>', 'Requested, Approved or Rejected')
+    .option('--status <status>', 'Requested, Approved or Rejected', oneOf(['Requested', 'Approved', 'Rejected']))
     .action(async (opts: CommonOptions & { status?: string }) => {
       await openDatabase(io);
       const rows = await (await stockRequests()).listStockUpdateRequests(await cliActor(io), { status: opts.status });

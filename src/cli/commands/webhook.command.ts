@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
-import { InvalidArgumentError } from 'commander';
 import type { DeliverySummary } from '../../webhooks/webhook.service.js';
 import { openDatabase } from '../context.js';
-import { cliActor, common, json, say, type CommonOptions } from '../conventions.js';
+import { cliActor, common, oneOf, positiveInt, json, say, type CommonOptions } from '../conventions.js';
 import { CliError, type Io } from '../io.js';
 
 // the services load when a command runs (svc --help never loads them)
@@ -18,17 +17,11 @@ function summaryLine(d: DeliverySummary): string {
   return `${d.delivery_id}  ${d.event.padEnd(16)} ${d.vendor.padEnd(20)} ${d.status.padEnd(7)} ${d.attempts}/${d.max_attempts}  http ${d.last_http_status ?? '-'}  ${iso(d.created_at)}${next}`;
 }
 
-function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive integer');
-  return n;
-}
-
 export function registerWebhook(program: Command, io: Io): void {
   const webhook = program.command('webhook').description('Outbound vendor webhooks: deliveries, attempts, redelivery, test events');
   common(webhook.command('list').description('Deliveries, newest first'), { json: true })
     .option('--vendor <vendor>', 'only this Vendor Profile')
-    .option('--status <status>', 'pending, running, done or failed')
+    .option('--status <status>', 'pending, running, done or failed', oneOf(['pending', 'running', 'done', 'failed']))
     .option('--limit <n>', 'at most n rows (default 50)', positiveInt)
     .action(async (opts: CommonOptions & { vendor?: string; status?: string; limit?: number }) => {
       await openDatabase(io);
