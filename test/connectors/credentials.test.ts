@@ -183,7 +183,7 @@ test.serial('svc partner orders lists partner orders by partner and status; svc 
   t.regex(failed.stdout, new RegExp(`${name}\\s+otcpartner\\s+failed\\s`));
   const json = JSON.parse((await cli(['partner', 'orders', '--partner', 'otcpartner', '--order', name, '--json'])).stdout);
   t.like(json[0], { sales_order: name, partner: 'otcpartner', dedupe_key: name, status: 'failed', lines: 1 });
-  t.is((await cli(['partner', 'orders', '--status', 'lost'])).code, 1);
+  t.is((await cli(['partner', 'orders', '--status', 'lost'])).code, 2, 'an unknown status is a usage error naming the allowed ones');
   const retried = await cli(['partner', 'retry', name]);
   t.is(retried.code, 0, retried.stderr);
   t.is(retried.stdout, `${name} otcpartner: queued again with dedupe key ${name}`);

@@ -114,8 +114,8 @@ test.serial('show and redeliver of an unknown id fail with exit code 1 and a mes
   t.is(bad.code, 1);
   t.regex(bad.stderr, /delivery id/);
   const usage = await cli('webhook', 'list', '--status', 'lost');
-  t.is(usage.code, 1);
-  t.regex(usage.stderr, /status must be one of pending, running, done, failed/);
+  t.is(usage.code, 2, 'an unknown status is a usage error');
+  t.regex(usage.stderr, /must be one of: pending, running, done, failed/);
 });
 
 test.serial('test-fire: CLI and service send a signed webhook.test now, logged, never retried', async (t) => {
