@@ -93,7 +93,8 @@ test('the policy: users who place orders and admins upload; no vendor account do
   t.like(refused, { excType: 'PermissionError', status: 403 });
 });
 
-test('a self-registered vendor still Pending cannot upload over HTTP: refused, nothing stored', async (t) => {
+// serial: the other tests in this file write `.tmp` files into the same store while they upload
+test.serial('a self-registered vendor still Pending cannot upload over HTTP: refused, nothing stored', async (t) => {
   const v = await buildVendor({ status: 'Pending Approval', api_enabled: false, credentials: false });
   const client = await tokenClient(app, v.email);
   const res = await upload(client, pdf(1000));
