@@ -8,7 +8,7 @@ import { Agent, request } from 'undici';
 import { runtime, scrubText } from '../shared/runtime.js';
 import { logPartnerCall, outcomeOfStatus, type CallEntry, type LoggedCall } from './call-log.service.js';
 import { PartnerCallError, type PartnerHttp, type PartnerRequest, type PartnerResponse } from './connector.js';
-import { loopbackOnlyLookup } from './sandbox.js';
+import { loopbackOnlyConnector } from './sandbox.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -21,7 +21,7 @@ function partnerAgent(): Agent {
     void agent?.close().catch(() => undefined);
     agentLoopbackOnly = loopbackOnly;
     agent = new Agent({
-      connect: { timeout: 5_000, ...(loopbackOnly ? { lookup: loopbackOnlyLookup } : {}) } as never,
+      connect: loopbackOnly ? loopbackOnlyConnector(5_000) : { timeout: 5_000 },
       keepAliveTimeout: 4_000,
       connections: 32,
     });

@@ -79,6 +79,19 @@ test.serial('connect time: a partner call to a name that resolves off loopback i
   t.is(hits, 0, 'no request reached the far address');
 });
 
+test.serial('connect time: an address literal off loopback (no lookup happens for it) is refused too; nothing reaches it', async (t) => {
+  const http = partnerHttp({ partner: 'otcpartner' });
+  for (const host of [far, '[::ffff:0.0.0.0]']) {
+    const err = await t.throwsAsync(http.request({ method: 'GET', url: `http://${host}:${port()}/api/orders` }), { instanceOf: PartnerCallError });
+    t.is(err?.kind, 'refused', host);
+    t.regex(err?.message ?? '', /not a loopback simulator/);
+  }
+  t.is(hits, 0, 'no request reached the far address');
+  const local = await partnerHttp({ partner: 'otcpartner' }).request({ method: 'GET', url: `http://127.0.0.1:${port()}/api/orders` });
+  t.is(local.status, 200, 'a loopback literal still connects');
+  hits = 0;
+});
+
 test.serial('connect time: a shipper resource_url on the production host (past the URL check) is refused, with the marketplace pair never sent', async (t) => {
   await setPartnerCredentials(ops, 'shipper', { base_url: 'http://127.0.0.1:9', api_key: 'sandbox-key', api_secret: 'sandbox-secret' });
   const ctx = {
