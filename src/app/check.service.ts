@@ -16,6 +16,8 @@ import { verifyMailTransport } from '../mail/mail.service.js';
 import { workerHeartbeats } from '../shared/heartbeat.js';
 import { outboxBacklog } from '../shared/outbox-admin.js';
 import { retentionLag } from '../jobs/retention.js';
+import { runtime } from '../shared/runtime.js';
+import { countStaleValues } from './keys.service.js';
 
 export type Level = 'ok' | 'warn' | 'fail';
 
@@ -87,6 +89,26 @@ async function storageFindings(config: Config): Promise<Finding[]> {
         : { check: `retention ${r.table}`, level: 'ok', detail: `${r.days} days, ${r.behindSeconds ? `${dur(r.behindSeconds)} behind` : 'on time'}` },
     );
   return findings;
+}
+
+/** During a rotation of SVC_ENCRYPTION_KEY (a previous key configured): the values still sealed with another key. */
+async function encryptionKeyFinding(config: Config): Promise<Finding> {
+  const keyId = runtime().cipher.keyId;
+  if (!config.encryptionKeyPrevious) return { check: 'encryption key', level: 'ok', detail: `key id ${keyId}; no previous key configured` };
+  const stale = (await countStaleValues()).filter((c) => c.values > 0);
+  if (stale.length === 0)
+    return {
+      check: 'encryption key',
+      level: 'ok',
+      detail: `every value is sealed with the current key (key id ${keyId}); SVC_ENCRYPTION_KEY_PREVIOUS can be removed`,
+    };
+  const total = stale.reduce((n, c) => n + c.values, 0);
+  return {
+    check: 'encryption key',
+    level: 'warn',
+    detail: `${total} values still sealed with the previous key (${stale.map((c) => `${c.store} ${c.values}`).join(', ')})`,
+    fix: 'run svc keys rotate; keep SVC_ENCRYPTION_KEY_PREVIOUS until it reports them all re-sealed',
+  };
 }
 
 export async function runChecks(config: Config): Promise<Finding[]> {
@@ -180,6 +202,7 @@ export async function runChecks(config: Config): Promise<Finding[]> {
     });
 
   findings.push(...(await storageFindings(config)));
+  findings.push(await encryptionKeyFinding(config));
 
   const mail = await verifyMailTransport(config);
   findings.push(

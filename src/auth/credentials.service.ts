@@ -14,9 +14,10 @@ import { Session } from './session.model.js';
 import { vendorInGoodStanding } from './vendor-standing.js';
 import { AuthenticationError, InputError, NotFoundError, RateLimitError } from '../shared/errors.js';
 import { canonicalEmail } from '../shared/email.js';
-import { hashPassword, hmacHex, randomToken, safeEqual, sha256Hex, verifyPassword } from '../shared/crypto.js';
+import { hashPassword, hmacHex, randomToken, sha256Hex, verifyPassword } from '../shared/crypto.js';
 import { clearBucket, hitSlidingStart, peekSlidingStart } from '../shared/rate-limit.js';
 import { runtime } from '../shared/runtime.js';
+import { matchPeppered } from '../shared/peppered.js';
 import type { Actor, Role } from './actor.js';
 import { authorize, authorizeApiKeysFor } from './policy/index.js';
 
@@ -81,8 +82,8 @@ export async function loadUserActor(userId: string, via: Actor['via'], opts: { t
   return row && row.enabled ? withVendorStanding(toActor(row, via), opts) : undefined;
 }
 
-function pepper(secret: string): string {
-  return hmacHex(runtime().config.secretKey, secret);
+function pepper(secret: string, key = runtime().config.secretKey): string {
+  return hmacHex(key, secret);
 }
 
 // ---- sessions ------------------------------------------------------------------------------------
@@ -246,11 +247,18 @@ const apiKeySql = once(() => {
   );
 });
 
+const rehashSql = once(() => {
+  const { t, c } = namesOf(ApiKey);
+  return `UPDATE ${t} SET ${c.secretHash} = $1 WHERE ${c.apiKey} = $2 AND ${c.secretHash} = $3`;
+});
+
 /** Resolves `token <key>:<secret>` to its user actor, or undefined (401). */
 export async function resolveApiKey(apiKey: string, apiSecret: string): Promise<Actor | undefined> {
   const row = await runPreparedOne<UserRow & { secret_hash: string }>(apiKeySql(), [apiKey]);
   const expected = row?.secret_hash ?? pepper('no-such-key');
-  const match = safeEqual(pepper(apiSecret), expected);
+  const match = matchPeppered((key) => pepper(apiSecret, key), expected);
   if (!row || !match || !row.enabled) return undefined;
+  // hashed with the previous SVC_SECRET_KEY: made again with the current one, so it outlives the rotation
+  if (match === 'previous') await execute(rehashSql(), [pepper(apiSecret), apiKey, expected]);
   return withVendorStanding(toActor(row, 'token'));
 }

@@ -47,6 +47,7 @@ export const EXAMPLES: Record<string, string[]> = {
   'doctor verify': ['svc doctor verify dr@clinic.example --npi 1234567893 --dea AB1234563'],
   'doctor status': ['svc doctor status dr@clinic.example'],
   'outbox status': ['svc outbox status --json'],
+  'keys rotate': ['svc keys rotate --dry-run', 'svc keys rotate --batch-size 200 --max-batches 50'],
   'partner-credentials set': ['svc partner-credentials set otcpartner --base-url https://otc.example --api-key ...'],
   'partner-credentials show': ['svc partner-credentials show otcpartner'],
   'partner-credentials test': ['svc partner-credentials test otcpartner'],

@@ -20,6 +20,7 @@ import { registerCustomerRead } from './commands/customer-read.command.js';
 import { registerCheck } from './commands/check.command.js';
 import { registerCompletion } from './commands/completion.command.js';
 import { registerAudit } from './commands/audit.command.js';
+import { registerKeys } from './commands/keys.command.js';
 import { applyExamples } from './examples.js';
 import { applyConventions } from './conventions.js';
 
@@ -47,6 +48,7 @@ export function createProgram(given: Io): Command {
   registerCustomerRead(program, io);
   registerCheck(program, io);
   registerAudit(program, io);
+  registerKeys(program, io);
   registerCompletion(program, io);
   applyConventions(program, [
     'user',

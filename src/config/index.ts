@@ -21,7 +21,11 @@ export interface Config {
   /** json: one JSON object a line; pretty: readable lines; auto: pretty on a terminal in development, json otherwise */
   logFormat: 'auto' | 'json' | 'pretty';
   secretKey: string;
+  /** during a rotation of secretKey: the key it replaces, still accepted for vendor tokens and key secrets ('' when none) */
+  secretKeyPrevious: string;
   encryptionKey: string;
+  /** during a rotation of encryptionKey: the key it replaces, still read until `svc keys rotate` re-sealed everything ('' when none) */
+  encryptionKeyPrevious: string;
   smtpUrl?: string;
   mailFrom: string;
   mailDir: string;
@@ -129,7 +133,17 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
   HOST: { path: 'host', type: 'string', doc: 'HTTP bind address' },
   SVC_BASE_URL: { path: 'baseUrl', type: 'string', doc: 'Public base URL (links in mail, docs)' },
   SVC_SECRET_KEY: { path: 'secretKey', type: 'string', doc: 'Signs vendor tokens and peppers key hashes (≥ 32 chars)' },
+  SVC_SECRET_KEY_PREVIOUS: {
+    path: 'secretKeyPrevious',
+    type: 'string',
+    doc: 'During a rotation of SVC_SECRET_KEY: the key it replaces, still accepted for vendor tokens, API secrets and client secrets (docs/operations.md)',
+  },
   SVC_ENCRYPTION_KEY: { path: 'encryptionKey', type: 'string', doc: 'AES-256-GCM key for secrets and patient data at rest (base64 of 32 bytes)' },
+  SVC_ENCRYPTION_KEY_PREVIOUS: {
+    path: 'encryptionKeyPrevious',
+    type: 'string',
+    doc: 'During a rotation of SVC_ENCRYPTION_KEY: the key it replaces, still read until `svc keys rotate` has re-sealed every value (docs/operations.md)',
+  },
   SMTP_URL: { path: 'smtpUrl', type: 'string', doc: 'smtp://user:pass@host:port; unset in development → .eml files' },
   SVC_MAIL_FROM: { path: 'mailFrom', type: 'string', doc: 'From address of outgoing mail' },
   SVC_MAIL_DIR: { path: 'mailDir', type: 'string', doc: 'Where mail is written when SMTP_URL is unset' },
@@ -267,11 +281,19 @@ const schema = Joi.object<Config>({
   logLevel: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').required(),
   logFormat: Joi.string().valid('auto', 'json', 'pretty').required(),
   secretKey: Joi.string().min(32).required(),
+  secretKeyPrevious: Joi.string().allow('').min(32).invalid(Joi.ref('secretKey')).messages({ 'any.invalid': 'is the same key as SVC_SECRET_KEY' }).required(),
   encryptionKey: Joi.string()
     .base64()
     .required()
     .custom((v: string, h) => (Buffer.from(v, 'base64').length === 32 ? v : h.error('any.invalid')))
     .messages({ 'any.invalid': '"encryptionKey" must be base64 of exactly 32 bytes' }),
+  encryptionKeyPrevious: Joi.string()
+    .allow('')
+    .base64()
+    .required()
+    .custom((v: string, h) => (Buffer.from(v, 'base64').length === 32 ? v : h.error('any.invalid')))
+    .invalid(Joi.ref('encryptionKey'))
+    .messages({ 'any.invalid': 'must be base64 of exactly 32 bytes, and not the same key as SVC_ENCRYPTION_KEY' }),
   smtpUrl: Joi.string().uri({ scheme: ['smtp', 'smtps'] }),
   mailFrom: Joi.string().required(),
   mailDir: Joi.string().required(),

@@ -96,3 +96,30 @@ export async function listStore(dir: string): Promise<StoredEntry[]> {
   }
   return entries;
 }
+
+/** The last `bytes` bytes of a stored file (the key id of a sealed one); undefined when it is gone. */
+export async function readStoredTail(dir: string, key: string, bytes: number): Promise<string | undefined> {
+  const handle = await open(join(dir, key), 'r').catch((err: { code?: string }) => {
+    if (err.code === 'ENOENT') return undefined;
+    throw err;
+  });
+  if (!handle) return undefined;
+  try {
+    const { size } = await handle.stat();
+    const length = Math.min(bytes, size);
+    const buffer = Buffer.alloc(length);
+    await handle.read(buffer, 0, length, size - length);
+    return buffer.toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Replaces a stored file whole (a key rotation re-sealing it): the new content goes through
+ * writeWhole, after the partial write an interrupted earlier replacement may have left.
+ */
+export async function replaceWhole(dir: string, key: string, content: string): Promise<void> {
+  await removeQuietly(join(dir, `${key}${PARTIAL_SUFFIX}`));
+  await writeWhole(dir, key, content);
+}

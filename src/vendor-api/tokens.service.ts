@@ -11,10 +11,10 @@ import type { Actor } from '../auth/actor.js';
 import { VENDOR_ROLE } from '../auth/policy/roles.js';
 import { AuthenticationError, InputError, PermissionError, RateLimitError, UnprocessableError } from '../shared/errors.js';
 import type { Tx } from '../db/sequelize.js';
-import { safeEqual } from '../shared/crypto.js';
 import { runtime } from '../shared/runtime.js';
 import { clearBucket, hitSlidingStart, peekSlidingStart } from '../shared/rate-limit.js';
-import { canUseApi, hashClientSecret, isPharmacy, loadVendorForAuth, type VendorRow } from '../vendors/vendor-profile.service.js';
+import { matchPeppered } from '../shared/peppered.js';
+import { canUseApi, hashClientSecret, isPharmacy, loadVendorForAuth, rehashClientSecret, type VendorRow } from '../vendors/vendor-profile.service.js';
 
 export const TOKEN_TTL_SECONDS = 3600;
 const ISSUER = 'svc';
@@ -27,11 +27,19 @@ export const LOCKOUT_WINDOW_SECONDS = 15 * 60;
 /** Failed auth.token calls from one address before it is refused (so one stranger cannot lock out every vendor). */
 export const ADDRESS_FAILURES = 50;
 
-let cachedKey: { secret: string; key: Uint8Array } | undefined;
+const derivedKeys = new Map<string, Uint8Array>();
+function jwtKey(secret: string): Uint8Array {
+  let key = derivedKeys.get(secret);
+  if (!key) derivedKeys.set(secret, (key = createHmac('sha256', secret).update('svc:vendor-jwt:v1').digest()));
+  return key;
+}
 function signingKey(): Uint8Array {
-  const secret = runtime().config.secretKey;
-  if (cachedKey?.secret !== secret) cachedKey = { secret, key: createHmac('sha256', secret).update('svc:vendor-jwt:v1').digest() };
-  return cachedKey.key;
+  return jwtKey(runtime().config.secretKey);
+}
+/** The keys a token may be signed with: the current SVC_SECRET_KEY's, and during a rotation the previous one's. */
+function verifyingKeys(): Uint8Array[] {
+  const { secretKey, secretKeyPrevious } = runtime().config;
+  return secretKeyPrevious ? [jwtKey(secretKey), jwtKey(secretKeyPrevious)] : [jwtKey(secretKey)];
 }
 
 export interface TokenAnswer {
@@ -93,15 +101,17 @@ export async function issueToken(clientId: string, clientSecret: string, meta: {
   }
   const vendor = clientId ? await loadVendorForAuth({ clientId }) : undefined;
   // compare against a dummy hash when the client is unknown, so both cases cost the same
-  const ok =
-    safeEqual(hashClientSecret(clientSecret), vendor?.client_secret_hash ?? hashClientSecret(`\u0000no-such-client:${clientId}`)) &&
-    Boolean(vendor?.client_secret_hash);
+  const stored = vendor?.client_secret_hash ?? hashClientSecret(`\u0000no-such-client:${clientId}`);
+  const match = matchPeppered((key) => hashClientSecret(clientSecret, key), stored);
+  const ok = Boolean(match) && Boolean(vendor?.client_secret_hash);
   if (!vendor || !ok) {
     await hitSlidingStart(idBucket, LOCKOUT_WINDOW_SECONDS);
     await hitSlidingStart(ipBucket, LOCKOUT_WINDOW_SECONDS);
     throw new AuthenticationError(INVALID);
   }
   await clearBucket(idBucket);
+  // hashed with the previous SVC_SECRET_KEY: made again with the current one, so it outlives the rotation
+  if (match === 'previous') await rehashClientSecret(vendor.name, clientSecret, stored);
   if (!canUseApi(vendor)) throw new AuthenticationError('Vendor account is not approved, is suspended, or has API access disabled');
   return mint(vendor, requestedScopes(vendor, meta.scope) ?? scopesFor(vendor), Math.floor(Date.now() / 1000));
 }
@@ -130,23 +140,32 @@ async function retireToken(claims: VerifiedClaims): Promise<boolean> {
   return (await hitSlidingStart(retiredBucket(claims.jti), remaining)).count === 1;
 }
 
+/** The claims of a token signed with the current key or, during a rotation, the previous one; undefined when it does not verify. */
+async function verifiedClaims(token: string): Promise<VerifiedClaims | undefined> {
+  for (const key of verifyingKeys()) {
+    try {
+      const { payload } = await jwtVerify(token, key, {
+        algorithms: ['HS256'],
+        issuer: ISSUER,
+        audience: AUDIENCE,
+        typ: TYP,
+        maxTokenAge: `${TOKEN_TTL_SECONDS + 60}s`,
+        requiredClaims: ['sub', 'exp', 'iat', 'jti'],
+      });
+      return payload as unknown as VerifiedClaims;
+    } catch (err) {
+      if (err instanceof joseErrors.JWSSignatureVerificationFailed) continue; // another key's signature: the next key
+      if (err instanceof joseErrors.JOSEError) return undefined;
+      throw err;
+    }
+  }
+  return undefined;
+}
+
 /** Verifies a token and re-checks its profile; undefined when any check fails. */
 export async function verifyToken(token: string): Promise<{ vendor: VendorRow; claims: VerifiedClaims } | undefined> {
-  let claims: VerifiedClaims;
-  try {
-    const { payload } = await jwtVerify(token, signingKey(), {
-      algorithms: ['HS256'],
-      issuer: ISSUER,
-      audience: AUDIENCE,
-      typ: TYP,
-      maxTokenAge: `${TOKEN_TTL_SECONDS + 60}s`,
-      requiredClaims: ['sub', 'exp', 'iat', 'jti'],
-    });
-    claims = payload as unknown as VerifiedClaims;
-  } catch (err) {
-    if (err instanceof joseErrors.JOSEError) return undefined;
-    throw err;
-  }
+  const claims = await verifiedClaims(token);
+  if (!claims) return undefined;
   if (typeof claims.sub !== 'string' || typeof claims.scope !== 'string' || typeof claims.sv !== 'number' || typeof claims.jti !== 'string') return undefined;
   const [vendor, retired] = await Promise.all([loadVendorForAuth({ name: claims.sub }), peekSlidingStart(retiredBucket(claims.jti))]);
   if (!vendor || retired || !canUseApi(vendor) || vendor.secret_version !== claims.sv || vendor.client_id !== claims.cid) return undefined;

@@ -8,7 +8,7 @@ import type { Actor } from '../auth/actor.js';
 import { authorize, scopeOf } from '../auth/policy/index.js';
 import { recordAudit } from '../audit/audit.service.js';
 import { fn, literal, type Attributes } from 'sequelize';
-import { selectOne, withTransaction, type Tx } from '../db/sequelize.js';
+import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
 import { boundLiteral, columnsOf, namesOf, once } from '../db/sql-names.js';
 import { BusinessRuleError, InputError, NotFoundError } from '../shared/errors.js';
 import { hmacHex, randomToken } from '../shared/crypto.js';
@@ -87,8 +87,14 @@ export function canUseApi(v: Pick<VendorRow, 'status' | 'suspended' | 'api_enabl
   return v.status === 'Approved' && v.api_enabled && !v.suspended;
 }
 
-export function hashClientSecret(secret: string): string {
-  return hmacHex(runtime().config.secretKey, `vendor-client-secret:${secret}`);
+export function hashClientSecret(secret: string, key = runtime().config.secretKey): string {
+  return hmacHex(key, `vendor-client-secret:${secret}`);
+}
+
+/** A client secret hashed with the previous SVC_SECRET_KEY, hashed again with the current one (unless it was replaced meanwhile). */
+export async function rehashClientSecret(name: string, secret: string, stored: string): Promise<void> {
+  const { t, c } = namesOf(VendorProfile);
+  await execute(`UPDATE ${t} SET ${c.clientSecretHash} = $1 WHERE ${c.name} = $2 AND ${c.clientSecretHash} = $3`, [hashClientSecret(secret), name, stored]);
 }
 
 /** The full row, for the token issuer and verifier (never sent to a client). */

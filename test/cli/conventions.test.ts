@@ -35,6 +35,7 @@ const NO_AS: Record<string, string> = {
   'db migrate down': 'changes the schema, which has no audit trail',
   'db migrate status': 'reads the migration table, before any user may exist',
   'db seed': 'loads the demo data, users included; runs before any user exists',
+  'keys rotate': 're-seals stored values with the configured key (maintenance, like a migration): the values do not change, so there is nothing to audit',
   check: 'must answer a monitor when the database is down or not migrated (no user can be looked up then), and reads no record',
 };
 
@@ -69,6 +70,7 @@ const ELSEWHERE: Record<string, string> = {
   'price-list import': 'test/cli/imports.test.ts',
   'product-mapping import': 'test/cli/imports.test.ts',
   check: 'test/cli/check.test.ts',
+  'keys rotate': 'test/cli/keys-rotate.test.ts',
   'audit list': 'test/orders/patient-access.test.ts',
   'webhook redeliver': 'test/webhooks/cli.test.ts',
   'partner retry': 'test/connectors/credentials.test.ts',
