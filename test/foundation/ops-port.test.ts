@@ -6,6 +6,9 @@
  */
 import test from 'ava';
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../../src/config/index.js';
@@ -133,4 +136,31 @@ test.serial('serve: the request counter moves with real traffic, labelled by rou
   t.regex(text, /^svc_http_requests_total\{method="GET",route="\/api\/resource\/\{doctype\}\/\{name\}",status="\d+"\} 2$/m);
   t.notRegex(text, /ITEM-A|ITEM-B/);
   t.regex(text, /^svc_http_request_duration_seconds_count\{method="GET",route="\/api\/method\/ping",status="200"\} 1$/m);
+});
+
+test.serial('a port already in use: serve, worker and start each exit 1 naming the address and the setting, nothing left running', async (t) => {
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const taken = String((blocker.address() as AddressInfo).port);
+  try {
+    const { url } = await database();
+    const cases: [Role, Record<string, string>, string][] = [
+      ['serve', { SVC_OPS_PORT: taken }, 'SVC_OPS_PORT'],
+      ['worker', { SVC_WORKER_OPS_PORT: taken }, 'SVC_WORKER_OPS_PORT'],
+      ['start', { SVC_OPS_PORT: taken }, 'SVC_OPS_PORT'],
+    ];
+    for (const [role, env, setting] of cases) {
+      const child = await spawnSvc([...ROLES[role].args], { DATABASE_URL: url, SVC_OPS_HOST: '127.0.0.1', ...env }, /already in use/);
+      children.push(child);
+      // the API (or the worker's scheduler) started first must not keep the process alive after its error
+      const code = await Promise.race([
+        child.proc.exitCode !== null ? Promise.resolve(child.proc.exitCode) : once(child.proc, 'exit').then(([c]) => c as number),
+        new Promise<string>((resolve) => setTimeout(() => resolve('still running after 30 s'), 30_000).unref()),
+      ]);
+      t.is(code, 1, `${role}: ${child.output()}`);
+      t.regex(child.output(), new RegExp(`127\\.0\\.0\\.1:${taken} is already in use by another process: stop that process, or set ${setting} to a free port`));
+    }
+  } finally {
+    await new Promise((resolve) => blocker.close(resolve));
+  }
 });

@@ -20,6 +20,27 @@ async function abandonedExit(abandoned: string[]): Promise<void> {
 /** The line naming the operations port (tests and operators read it). */
 const opsLine = (url: string) => `svc operations port on ${url} (/livez, /readyz, /metrics)`;
 
+/**
+ * Starts one more part of a process after others. When it fails (its port in use), the parts already
+ * started are stopped before the error is reported: a listener or a scheduler left running would keep
+ * the process alive, serving, after its one error line.
+ */
+async function startOrUnwind<T>(started: Stop[], start: () => Promise<T>, portSetting?: string): Promise<T> {
+  try {
+    return await start();
+  } catch (err) {
+    for (const stop of started) await stop().catch(() => undefined);
+    throw portSetting ? portInUse(err, portSetting) : err;
+  }
+}
+
+/** A listen error as one sentence an operator acts on: which address is taken, and the setting that moves it. */
+function portInUse(err: unknown, setting: string): unknown {
+  const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
+  if (e?.code !== 'EADDRINUSE') return err;
+  return new CliError(`${e.address}:${e.port} is already in use by another process: stop that process, or set ${setting} to a free port`, 1);
+}
+
 async function requireMigrated(): Promise<void> {
   const [{ db }, { migrationStatus }] = await Promise.all([sequelize(), import('../../db/migrator.js')]);
   const { pending } = await migrationStatus(db());
@@ -38,11 +59,11 @@ export function registerServe(program: Command, io: Io): void {
       await requireMigrated();
       const [{ startOps, startServe, startWorker, untilSignal }, { databaseUrl }] = await Promise.all([lifecycle(), sequelize()]);
       const stops: Stop[] = [];
-      const { server, stop } = await startServe(config, { port: opts.port, host: opts.host });
+      const { server, stop } = await startOrUnwind([], () => startServe(config, { port: opts.port, host: opts.host }), 'PORT (or --port)');
       stops.push(stop);
-      const work = opts.withWorker ? await startWorker(config, databaseUrl()) : undefined;
+      const work = opts.withWorker ? await startOrUnwind(stops, () => startWorker(config, databaseUrl())) : undefined;
       if (work) stops.push(work.stop);
-      const ops = await startOps(config, 'serve', work ? [work.ready] : []);
+      const ops = await startOrUnwind(stops, () => startOps(config, 'serve', work ? [work.ready] : []), 'SVC_OPS_PORT');
       stops.unshift(ops.stop); // first: probes see the process going before its requests drain
       io.out(`svc API listening on ${server.info.uri} (docs: ${server.info.uri}/docs)`);
       io.out(opsLine(ops.url));
@@ -62,7 +83,7 @@ export function registerServe(program: Command, io: Io): void {
       const [{ lowerPriority, startOps, startWorker, untilSignal }, { databaseUrl }] = await Promise.all([lifecycle(), sequelize()]);
       const niceness = lowerPriority(config.worker.nice);
       const { worker, stop, ready } = await startWorker(config, databaseUrl());
-      const ops = await startOps(config, 'worker', [ready]);
+      const ops = await startOrUnwind([stop], () => startOps(config, 'worker', [ready]), 'SVC_WORKER_OPS_PORT');
       io.out(`svc worker ${worker.id} running${niceness ? ` (nice ${niceness})` : ''}`);
       io.out(opsLine(ops.url));
       await abandonedExit(
@@ -97,9 +118,10 @@ export function registerServe(program: Command, io: Io): void {
         const applied = await migrate();
         if (applied.length) io.out(`Applied ${applied.length} migrations`);
         if (await isEmptyDatabase()) io.out(`Demo data loaded: ${(await seedDemo()).join(', ')}`);
-        const serve = await startServe(config, { port: opts.port });
-        const work = await startWorker(config, url);
-        const ops = await startOps(config, 'start', [work.ready]);
+        const databaseAt = url;
+        const serve = await startOrUnwind([], () => startServe(config, { port: opts.port }), 'PORT (or --port)');
+        const work = await startOrUnwind([serve.stop], () => startWorker(config, databaseAt));
+        const ops = await startOrUnwind([serve.stop, work.stop], () => startOps(config, 'start', [work.ready]), 'SVC_OPS_PORT');
         const base = config.baseUrl.replace(/:\d+$/, `:${serve.server.info.port}`);
         // development: the five partner simulators, svc pointed at them, demo items mapped (README "Demo: the five partners")
         const partners: DemoPartners | undefined = config.demo.partners
