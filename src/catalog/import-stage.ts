@@ -14,7 +14,18 @@ export interface ImportIssue {
   line: number;
   /** the column as the file names it */
   column: string;
+  /** the problem in a sentence, naming the value (what the terminal shows) */
   reason: string;
+  /** the problem without its value (`unknown item`, `not a rate`): problems are counted by column and kind */
+  kind: string;
+  /** the cell's value as read (null when empty) */
+  value: string | null;
+}
+
+/** A malformed value: the sentence shown and the kind it is counted under. */
+export interface ValueProblem {
+  reason: string;
+  kind: string;
 }
 
 export interface ColumnSpec {
@@ -25,8 +36,8 @@ export interface ColumnSpec {
   required: boolean;
   /** SQL type in the staging table */
   type: 'text' | 'numeric' | 'date';
-  /** a reason when the (non-empty) value is malformed */
-  check?: (value: string) => string | undefined;
+  /** the problem when the (non-empty) value is malformed */
+  check?: (value: string) => ValueProblem | undefined;
 }
 
 export interface StageResult {
@@ -40,23 +51,25 @@ export interface StageResult {
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** A reason when `v` is not a real calendar date written YYYY-MM-DD. */
-export function checkDate(v: string): string | undefined {
+/** The problem when `v` is not a real calendar date written YYYY-MM-DD. */
+export function checkDate(v: string): ValueProblem | undefined {
   const m = DATE.exec(v);
-  if (!m) return `"${v}" is not a date (YYYY-MM-DD)`;
+  if (!m) return { reason: `"${v}" is not a date (YYYY-MM-DD)`, kind: 'not a date (YYYY-MM-DD)' };
   const d = new Date(Date.UTC(+m[1], +m[2] - 1, +m[3]));
-  if (d.getUTCFullYear() !== +m[1] || d.getUTCMonth() !== +m[2] - 1 || d.getUTCDate() !== +m[3]) return `"${v}" is not a calendar date`;
+  if (d.getUTCFullYear() !== +m[1] || d.getUTCMonth() !== +m[2] - 1 || d.getUTCDate() !== +m[3])
+    return { reason: `"${v}" is not a calendar date`, kind: 'not a calendar date' };
   return undefined;
 }
 
-/** A reason when `v` is not a rate: a number ≥ 0 with at most 4 decimals. */
-export function checkRate(v: string): string | undefined {
-  if (!/^\d{1,14}(\.\d{1,4})?$/.test(v)) return `"${v}" is not a rate (a number ≥ 0, at most 4 decimals)`;
+/** The problem when `v` is not a rate: a number ≥ 0 with at most 4 decimals. */
+export function checkRate(v: string): ValueProblem | undefined {
+  if (!/^\d{1,14}(\.\d{1,4})?$/.test(v)) return { reason: `"${v}" is not a rate (a number ≥ 0, at most 4 decimals)`, kind: 'not a rate' };
   return undefined;
 }
 
-/** A reason when a text value is longer than `max`. */
-export const maxLength = (max: number) => (v: string) => (v.length > max ? `longer than ${max} characters` : undefined);
+/** The problem when a text value is longer than `max`. */
+export const maxLength = (max: number) => (v: string) =>
+  v.length > max ? { reason: `longer than ${max} characters`, kind: `longer than ${max} characters` } : undefined;
 
 /**
  * Creates the temporary staging table `table` (dropped at commit) and COPYs the file's well-formed rows
@@ -68,7 +81,7 @@ export async function stageTable(
   table: string,
   columns: ColumnSpec[],
   rows: AsyncIterable<TableRow>,
-  opts: { rowCheck?: (values: Map<string, string>) => ImportIssue | undefined; onRow?: (n: number) => void } = {},
+  opts: { rowCheck?: (values: Map<string, string>) => Omit<ImportIssue, 'line' | 'value'> | undefined; onRow?: (n: number) => void } = {},
 ): Promise<StageResult> {
   const iterator = rows[Symbol.asyncIterator]();
   const first = await iterator.next();
@@ -108,9 +121,9 @@ export async function stageTable(
       let bad = false;
       for (const spec of staged) {
         const v = values.get(spec.name) ?? '';
-        const reason = v === '' ? (spec.required ? 'required' : undefined) : spec.check?.(v);
-        if (reason) {
-          issues.push({ line, column: headers.get(spec.name)!, reason });
+        const problem = v === '' ? (spec.required ? { reason: 'required', kind: 'required' } : undefined) : spec.check?.(v);
+        if (problem) {
+          issues.push({ line, column: headers.get(spec.name)!, ...problem, value: v || null });
           values.set(spec.name, ''); // staged as NULL: the row's other values are still checked against the database
           bad = true;
         }
@@ -118,7 +131,7 @@ export async function stageTable(
       if (!bad && opts.rowCheck) {
         const issue = opts.rowCheck(values);
         if (issue) {
-          issues.push({ ...issue, line, column: headers.get(issue.column) ?? issue.column });
+          issues.push({ ...issue, line, column: headers.get(issue.column) ?? issue.column, value: values.get(issue.column) || null });
           bad = true;
         }
       }
@@ -134,4 +147,35 @@ export async function stageTable(
 /** Issues sorted by line, then column. */
 export function sortIssues(issues: ImportIssue[]): ImportIssue[] {
   return issues.sort((a, b) => a.line - b.line || a.column.localeCompare(b.column));
+}
+
+/** A problem the database checks found, as their SQL answers it (`col` the staging column). */
+export interface FoundIssue {
+  line: number;
+  col: string;
+  reason: string;
+  kind: string;
+  value: string | null;
+}
+
+/** The problems the database checks found, each column named as the file names it. */
+export function foundIssues(rows: FoundIssue[], headers: Map<string, string>): ImportIssue[] {
+  return rows.map((r) => ({ line: r.line, column: headers.get(r.col) ?? r.col, reason: r.reason, kind: r.kind, value: r.value }));
+}
+
+export interface IssueCount {
+  column: string;
+  kind: string;
+  count: number;
+}
+
+/** How many problems of each kind in each column, the most frequent first: the summary of a file with many bad rows. */
+export function countIssues(issues: ImportIssue[]): IssueCount[] {
+  const counts = new Map<string, IssueCount>();
+  for (const i of issues) {
+    const key = `${i.column}\u0000${i.kind}`;
+    const c = counts.get(key) ?? counts.set(key, { column: i.column, kind: i.kind, count: 0 }).get(key)!;
+    c.count++;
+  }
+  return [...counts.values()].sort((a, b) => b.count - a.count || a.column.localeCompare(b.column) || a.kind.localeCompare(b.kind));
 }

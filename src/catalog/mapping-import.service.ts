@@ -9,7 +9,7 @@ import { authorize } from '../auth/policy/index.js';
 import { recordAuditForEach } from '../audit/audit.service.js';
 import { execute, selectRows, withTransaction } from '../db/sequelize.js';
 import { sqlFor } from '../db/sql-names.js';
-import { maxLength, sortIssues, stageTable, type ColumnSpec, type ImportIssue } from './import-stage.js';
+import { foundIssues, maxLength, sortIssues, stageTable, type ColumnSpec, type FoundIssue, type ImportIssue } from './import-stage.js';
 import { Item } from './item.model.js';
 import { MAPPING_FIELDS } from './product-mapping.js';
 import { readTable } from './tabular.js';
@@ -50,22 +50,22 @@ export async function importProductMappings(actor: Actor, path: string, opts: Im
       transaction,
       STAGE,
       MAPPING_COLUMNS,
-      readTable(path, opts.format, (b) => (bytes = b)),
+      readTable(opts.input ?? path, opts.format, (b) => (bytes = b)),
       { onRow: (rows) => opts.onProgress?.({ rows, bytes, phase: 'reading' }) },
     );
     opts.onProgress?.({ rows: stage.rows, bytes, phase: 'merging' });
     const fields = MAPPING_FIELDS.filter((m) => stage.headers.has(m.field));
     const s = sqlFor({ i: Item });
-    const found = await selectRows<{ line: number; col: string; reason: string }>(
-      s(`SELECT line, 'item_code' AS col, format('unknown item "%s"', st.item_code) AS reason FROM ${STAGE} st
+    const found = await selectRows<FoundIssue>(
+      s(`SELECT line, 'item_code' AS col, format('unknown item "%s"', st.item_code) AS reason, 'unknown item' AS kind, st.item_code AS value FROM ${STAGE} st
           WHERE st.item_code IS NOT NULL AND NOT EXISTS (SELECT 1 FROM {i} WHERE {i.itemCode} = st.item_code)
          UNION ALL
-         SELECT line, 'item_code', format('duplicate: %s is also on line %s', item_code, first) FROM
+         SELECT line, 'item_code', format('duplicate: %s is also on line %s', item_code, first), 'duplicate', item_code FROM
            (SELECT line, item_code, min(line) OVER (PARTITION BY item_code) AS first FROM ${STAGE} WHERE item_code IS NOT NULL) d WHERE line <> first`),
       [],
       { transaction },
     );
-    const issues = sortIssues([...stage.issues, ...found.map((r) => ({ line: r.line, column: stage.headers.get(r.col) ?? r.col, reason: r.reason }))]);
+    const issues = sortIssues([...stage.issues, ...foundIssues(found, stage.headers)]);
     const badLines = [...new Set(issues.map((i) => i.line))];
     const result: MappingImportResult = {
       file: path,

@@ -5,13 +5,14 @@
  * delete the list's prices the file does not name). Prices whose values are unchanged are not
  * written at all, so re-importing the same file writes no row. docs/decisions.md "Operations toolkit (issue 15)".
  */
+import type { Readable, Writable } from 'node:stream';
 import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
 import { recordAuditForEach } from '../audit/audit.service.js';
 import { selectRows, withTransaction, execute, type Tx } from '../db/sequelize.js';
 import { once, sqlFor } from '../db/sql-names.js';
 import { InputError, NotFoundError } from '../shared/errors.js';
-import { checkDate, checkRate, sortIssues, stageTable, type ColumnSpec, type ImportIssue } from './import-stage.js';
+import { checkDate, checkRate, foundIssues, sortIssues, stageTable, type ColumnSpec, type FoundIssue, type ImportIssue } from './import-stage.js';
 import { Item } from './item.model.js';
 import { ItemPrice } from './item-price.model.js';
 import { PriceList } from './price-list.model.js';
@@ -43,6 +44,17 @@ export interface ImportOptions {
   /** write the valid rows even when some are bad (the bad ones are reported and left out) */
   skipInvalid?: boolean;
   onProgress?: (p: ImportProgress) => void;
+  /** the file's content as a stream (standard input, `-`) instead of reading `path` */
+  input?: Readable;
+}
+
+export interface PriceImportOptions extends ImportOptions {
+  replace?: boolean;
+  /**
+   * With `replace` (not a dry run): called once the prices it removes are counted, before anything is
+   * written; throwing (a refused confirmation) rolls the import back.
+   */
+  confirmRemoval?: (removed: number, priceLists: string[]) => Promise<void>;
 }
 
 export interface PriceImportResult {
@@ -80,19 +92,21 @@ const q = once(() => {
   const current = s(`{p.priceList} = c.price_list AND {p.itemCode} = c.item_code AND ${inForce}`);
   return {
     issues: s(`
-      SELECT line, 'price_list' AS col, format('unknown price list "%s"', st.price_list) AS reason FROM ${STAGE} st
-       WHERE st.price_list IS NOT NULL AND NOT EXISTS (SELECT 1 FROM {pl} WHERE {pl.name} = st.price_list)
+      SELECT line, 'price_list' AS col, format('unknown price list "%s"', st.price_list) AS reason, 'unknown price list' AS kind, st.price_list AS value
+        FROM ${STAGE} st WHERE st.price_list IS NOT NULL AND NOT EXISTS (SELECT 1 FROM {pl} WHERE {pl.name} = st.price_list)
       UNION ALL
-      SELECT line, 'item_code', format('unknown item "%s"', st.item_code) FROM ${STAGE} st
+      SELECT line, 'item_code', format('unknown item "%s"', st.item_code), 'unknown item', st.item_code FROM ${STAGE} st
        WHERE st.item_code IS NOT NULL AND NOT EXISTS (SELECT 1 FROM {i} WHERE {i.itemCode} = st.item_code)
       UNION ALL
-      SELECT line, 'currency', format('currency %s differs from the currency %s of price list "%s"', st.currency, {pl.currency}, st.price_list) FROM ${STAGE} st
+      SELECT line, 'currency', format('currency %s differs from the currency %s of price list "%s"', st.currency, {pl.currency}, st.price_list),
+             'not the currency of the price list', st.currency FROM ${STAGE} st
         JOIN {pl} ON {pl.name} = st.price_list WHERE st.currency IS NOT NULL AND upper(st.currency) <> upper({pl.currency})
       UNION ALL
-      SELECT line, 'uom', format('unknown UOM "%s"', st.uom) FROM ${STAGE} st
+      SELECT line, 'uom', format('unknown UOM "%s"', st.uom), 'unknown UOM', st.uom FROM ${STAGE} st
        WHERE st.uom IS NOT NULL AND NOT EXISTS (SELECT 1 FROM {u} WHERE {u.name} = st.uom)
       UNION ALL
-      SELECT line, 'item_code', format('duplicate: %s in %s%s is also on line %s', item_code, price_list, ' from ' || valid_from, first) FROM
+      SELECT line, 'item_code', format('duplicate: %s in %s%s is also on line %s', item_code, price_list, ' from ' || valid_from, first),
+             'duplicate (same list, item and valid_from)', item_code FROM
         (SELECT line, item_code, price_list, valid_from, min(line) OVER (PARTITION BY price_list, item_code, valid_from) AS first FROM ${STAGE} WHERE item_code IS NOT NULL AND price_list IS NOT NULL) d
        WHERE line <> first`),
     // the items of the file, and those of its lists with a price in force today, before the merge
@@ -141,7 +155,7 @@ const q = once(() => {
  * `skipInvalid`), and every bad row is reported (line, column, reason). `replace` also removes the
  * prices of the file's lists that the file does not name. One transaction: all of it or none.
  */
-export async function importPriceList(actor: Actor, path: string, opts: ImportOptions & { replace?: boolean }): Promise<PriceImportResult> {
+export async function importPriceList(actor: Actor, path: string, opts: PriceImportOptions): Promise<PriceImportResult> {
   authorize(actor, 'update', 'Price List');
   let bytes = 0;
   return withTransaction(undefined, async (transaction) => {
@@ -150,7 +164,7 @@ export async function importPriceList(actor: Actor, path: string, opts: ImportOp
       STAGE,
       PRICE_COLUMNS,
       readTable(
-        path,
+        opts.input ?? path,
         opts.format,
         (b) => (bytes = b),
         PRICE_COLUMNS.filter((c) => c.type === 'date').flatMap((c) => [c.name, ...(c.aliases ?? [])]),
@@ -159,15 +173,14 @@ export async function importPriceList(actor: Actor, path: string, opts: ImportOp
         rowCheck: (v) => {
           const from = v.get('valid_from');
           const upto = v.get('valid_upto');
-          return from && upto && upto < from ? { line: 0, column: 'valid_upto', reason: `${upto} is before valid_from ${from}` } : undefined;
+          return from && upto && upto < from ? { column: 'valid_upto', reason: `${upto} is before valid_from ${from}`, kind: 'before valid_from' } : undefined;
         },
         onRow: (rows) => opts.onProgress?.({ rows, bytes, phase: 'reading' }),
       },
     );
     opts.onProgress?.({ rows: stage.rows, bytes, phase: 'merging' });
-    const rename = (col: string) => stage.headers.get(col) ?? col;
-    const found = await selectRows<{ line: number; col: string; reason: string }>(q().issues, [], { transaction });
-    const issues = sortIssues([...stage.issues, ...found.map((r) => ({ line: r.line, column: rename(r.col), reason: r.reason }))]);
+    const found = await selectRows<FoundIssue>(q().issues, [], { transaction });
+    const issues = sortIssues([...stage.issues, ...foundIssues(found, stage.headers)]);
     const badLines = [...new Set(issues.map((i) => i.line))];
     const result: PriceImportResult = {
       file: path,
@@ -190,6 +203,7 @@ export async function importPriceList(actor: Actor, path: string, opts: ImportOp
     const [counts] = await selectRows<{ new: number; changed: number; unchanged: number }>(q().counts, [], { transaction });
     Object.assign(result, counts);
     if (opts.replace) result.removed = (await selectRows<{ n: number }>(q().removable, [], { transaction }))[0].n;
+    if (opts.replace && !opts.dryRun) await opts.confirmRemoval?.(result.removed, result.price_lists);
     await execute(q().pairs, [], { transaction });
     // a dry run merges too, inside a savepoint it rolls back: its warnings are the real import's
     if (opts.dryRun) await execute('SAVEPOINT svc_price_dry_run', [], { transaction });
@@ -244,7 +258,7 @@ const exportSql = once(() =>
 );
 
 /** Writes a price list to a CSV or XLSX file in the import's columns (so an export re-imports unchanged); answers the row count. */
-export async function exportPriceList(actor: Actor, list: string, path: string, format: TableFormat): Promise<number> {
+export async function exportPriceList(actor: Actor, list: string, path: string | Writable, format: TableFormat): Promise<number> {
   authorize(actor, 'read', 'Item Price');
   if (!(await PriceList.findByPk(list))) throw new NotFoundError(`Price List ${list} not found`);
   async function* rows(): AsyncGenerator<(string | number | null)[]> {

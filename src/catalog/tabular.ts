@@ -5,6 +5,7 @@
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
+import type { Readable, Writable } from 'node:stream';
 import { parse } from 'csv-parse';
 import ExcelJS from 'exceljs';
 import { InputError } from '../shared/errors.js';
@@ -48,13 +49,19 @@ function dateCell(v: unknown): unknown {
 }
 
 /**
- * Reads a CSV or XLSX file row by row (every row, the header first); `bytes` reports progress through
- * the file. In XLSX, the cells of the columns named in `dates` (header names, any case) that Excel
+ * Reads a CSV or XLSX file (a path, or a stream such as standard input) row by row (every row, the
+ * header first); `bytes` reports progress through the file. In XLSX, the cells of the columns named in `dates` (header names, any case) that Excel
  * stores as numbers are read as dates.
  */
-export async function* readTable(path: string, format: TableFormat, onBytes?: (bytes: number) => void, dates: string[] = []): AsyncGenerator<TableRow> {
-  const input = createReadStream(path);
-  if (onBytes) input.on('data', () => onBytes(input.bytesRead));
+export async function* readTable(
+  source: string | Readable,
+  format: TableFormat,
+  onBytes?: (bytes: number) => void,
+  dates: string[] = [],
+): AsyncGenerator<TableRow> {
+  const input = typeof source === 'string' ? createReadStream(source) : source; // a stream: standard input (`-`)
+  let read = 0;
+  if (onBytes) input.on('data', (chunk: Buffer | string) => onBytes((read += chunk.length)));
   if (format === 'csv') {
     const parser = input.pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true, trim: true, info: true }));
     for await (const rec of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
@@ -86,11 +93,16 @@ export function csvLine(cells: (string | number | null | undefined)[]): string {
     .join(',');
 }
 
-/** Writes rows to a CSV or XLSX file, streamed. */
-export async function writeTable(path: string, format: TableFormat, header: string[], rows: AsyncIterable<(string | number | null)[]>): Promise<number> {
+/** Writes rows to a CSV or XLSX file (a path, or a stream such as standard output), streamed. */
+export async function writeTable(
+  target: string | Writable,
+  format: TableFormat,
+  header: string[],
+  rows: AsyncIterable<(string | number | null)[]>,
+): Promise<number> {
   let n = 0;
   if (format === 'csv') {
-    const out = createWriteStream(path);
+    const out = typeof target === 'string' ? createWriteStream(target) : target;
     const write = async (s: string) => {
       if (!out.write(s)) await once(out, 'drain');
     };
@@ -99,11 +111,14 @@ export async function writeTable(path: string, format: TableFormat, header: stri
       await write(`${csvLine(r)}\n`);
       n++;
     }
-    out.end();
-    await once(out, 'finish');
+    if (typeof target === 'string') {
+      out.end();
+      await once(out, 'finish');
+    }
     return n;
   }
-  const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: path, useStyles: false, useSharedStrings: false });
+  const to = typeof target === 'string' ? { filename: target } : { stream: target };
+  const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ ...to, useStyles: false, useSharedStrings: false });
   const ws = wb.addWorksheet('Prices');
   ws.addRow(header).commit();
   for await (const r of rows) {

@@ -9,90 +9,9 @@
  */
 import { SHIPPED_STAGES, stageOfText, type Stage } from '../vendor-api/stages.js';
 
-export type CarrierKey = 'ups' | 'fedex' | 'usps' | 'dhl_express' | 'dhl_ecommerce' | 'ontrac' | 'amazon' | 'canada_post';
+import { CARRIERS, carrierOf } from '../shared/carrier-names.js';
 
-interface CarrierInfo {
-  name: string;
-  /** the tracking page; `{n}` is the URL-encoded number */
-  url: string;
-  /** hosts (and their subdomains) whose tracking links are shown as sent */
-  hosts: string[];
-}
-
-const CARRIERS: Readonly<Record<CarrierKey, CarrierInfo>> = {
-  ups: { name: 'UPS', url: 'https://www.ups.com/track?loc=en_US&tracknum={n}', hosts: ['ups.com'] },
-  fedex: { name: 'FedEx', url: 'https://www.fedex.com/fedextrack/?trknbr={n}', hosts: ['fedex.com'] },
-  usps: { name: 'USPS', url: 'https://tools.usps.com/go/TrackConfirmAction?tLabels={n}', hosts: ['usps.com'] },
-  dhl_express: { name: 'DHL Express', url: 'https://www.dhl.com/us-en/home/tracking/tracking-express.html?submit=1&tracking-id={n}', hosts: ['dhl.com'] },
-  dhl_ecommerce: { name: 'DHL eCommerce', url: 'https://webtrack.dhlecs.com/?trackingnumber={n}', hosts: ['dhlecs.com', 'dhl.com'] },
-  ontrac: { name: 'OnTrac', url: 'https://www.ontrac.com/tracking/?number={n}', hosts: ['ontrac.com', 'lasership.com'] },
-  amazon: { name: 'Amazon Shipping', url: 'https://track.amazon.com/tracking/{n}', hosts: ['track.amazon.com'] },
-  canada_post: {
-    name: 'Canada Post',
-    url: 'https://www.canadapost-postescanada.ca/track-reperage/en#/search?searchFor={n}',
-    hosts: ['canadapost-postescanada.ca', 'canadapost.ca'],
-  },
-};
-
-/**
- * Normalised names (lower case; spaces, `-`, `_` and `.` removed) → carrier: ShipStation carrier
- * codes, Shopify's tracking company names, and the usual spellings.
- */
-const ALIASES: Readonly<Record<string, CarrierKey>> = {
-  ups: 'ups',
-  upswalleted: 'ups',
-  unitedparcelservice: 'ups',
-  upsmailinnovations: 'ups',
-  upssurepost: 'ups',
-  fedex: 'fedex',
-  fedexwalleted: 'fedex',
-  federalexpress: 'fedex',
-  fedexground: 'fedex',
-  fedexsmartpost: 'fedex',
-  fedexuk: 'fedex',
-  usps: 'usps',
-  stampscom: 'usps',
-  endicia: 'usps',
-  globalpost: 'usps',
-  unitedstatespostalservice: 'usps',
-  uspostalservice: 'usps',
-  dhl: 'dhl_express',
-  dhlexpress: 'dhl_express',
-  dhlexpressworldwide: 'dhl_express',
-  dhlexpressus: 'dhl_express',
-  dhlus: 'dhl_express',
-  dhlecommerce: 'dhl_ecommerce',
-  dhlglobalmail: 'dhl_ecommerce',
-  dhlecommerceasia: 'dhl_ecommerce',
-  dhlecs: 'dhl_ecommerce',
-  ontrac: 'ontrac',
-  lasership: 'ontrac',
-  ontraclasership: 'ontrac',
-  amazon: 'amazon',
-  amazonshipping: 'amazon',
-  amazonbuyshipping: 'amazon',
-  amazonlogistics: 'amazon',
-  amazonlogisticsus: 'amazon',
-  amazonlogisticsuk: 'amazon',
-  canadapost: 'canada_post',
-  postescanada: 'canada_post',
-};
-
-const squash = (text: string) => text.toLowerCase().replace(/[\s\-_.]+/g, '');
-
-/** The carrier a partner's carrier code or name stands for, or undefined when it is not one we know. */
-export function carrierOf(text: string | null | undefined): CarrierKey | undefined {
-  if (!text) return undefined;
-  const key = squash(text);
-  // ShipStation has several UPS accounts (ups, ups_walleted, ups_…): any `ups…` code is UPS
-  return ALIASES[key] ?? (key.startsWith('ups') ? 'ups' : undefined);
-}
-
-/** The carrier's display name (UPS, FedEx, DHL Express…) of a code or name, or undefined. */
-export function carrierName(text: string | null | undefined): string | undefined {
-  const c = carrierOf(text);
-  return c ? CARRIERS[c].name : undefined;
-}
+export { carrierDisplayName, carrierName, carrierOf, type CarrierKey } from '../shared/carrier-names.js';
 
 /** A tracking number we put in a URL: letters and digits only (anything else is not a carrier's number). */
 export function isTrackingNumber(number: string | null | undefined): number is string {

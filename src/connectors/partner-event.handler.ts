@@ -9,8 +9,8 @@
 import { systemActor } from '../auth/actor.js';
 import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
 import { once, sqlFor } from '../db/sql-names.js';
-import { queueMail } from '../mail/mail.service.js';
 import { partnerOrderHead, writePartnerProgress } from '../orders/partner-fulfilment.service.js';
+import { mailParcel } from '../orders/parcel-mail.js';
 import type { AttemptContext, AttemptOutcome, OutboxHandler, OutboxRow } from '../shared/outbox.js';
 import { partnerBudget, partnerLimits } from './budget.js';
 import { allowedTrackingUrl, trackingUrlFor } from './carriers.js';
@@ -78,22 +78,18 @@ async function markEvent(
   else await updatePartnerOrderWith(update.po, update.patch, (first) => ({ sql: markSql(first), values }), { transaction });
 }
 
-/** Mails the customer a new tracking number of a shipped partner order. */
-async function notifyCustomer(
-  po: PartnerOrderData,
-  label: string,
-  t: { number: string; carrier: string | null; url: string | null },
-  transaction: Tx,
-): Promise<void> {
+/** Mails the customer about a parcel of a shipped partner order: once per tracking number (parcel-mail.ts), its items the partner's lines. */
+async function notifyCustomer(po: PartnerOrderData, t: { number: string; carrier: string | null; url: string | null }, transaction: Tx): Promise<void> {
   const head = await partnerOrderHead(po.salesOrder, { transaction }); // with the customer's and the address's e-mail
-  if (!head) return;
-  const to = head.customer_email ?? head.ship_to?.email ?? head.owner_email;
+  const to = head?.customer_email ?? head?.ship_to?.email ?? head?.owner_email;
   if (!to) return;
-  await queueMail(transaction, {
-    to,
-    subject: `Your order ${po.salesOrder} has shipped`,
-    text: `Order ${po.salesOrder}: ${label} has shipped it.\nCarrier: ${t.carrier ?? 'n/a'}\nTracking number: ${t.number}\n${t.url ? `Track it: ${t.url}\n` : ''}`,
-    category: 'shipment-notification',
+  await mailParcel(transaction, {
+    salesOrder: po.salesOrder,
+    trackingNumber: t.number,
+    carrier: t.carrier,
+    trackingUrl: t.url,
+    contents: { partner: po.partner },
+    to: [to],
   });
 }
 
@@ -122,10 +118,9 @@ async function applyTo(
   const { stage, shipped, delivered } = stageOf(connector.statuses, status);
   const patch = { partnerStatus: status, trackingNumber, carrier, trackingUrl, ...(shipped && !po.shippedAt ? { shippedAt: new Date() } : {}) };
   const f = connector.orderFields;
-  // mailed once per number: when it arrives shipped, or when the order first ships with a number it
-  // already had (a label); queued before the shipment is recorded, whose stock move is best left last
-  if (shipped && trackingNumber && (newTracking || !po.shippedAt))
-    await notifyCustomer(po, connector.label, { number: trackingNumber, carrier, url: trackingUrl }, transaction);
+  // mailed once per parcel (tracking number), however often its events come: the notice row decides;
+  // queued before the shipment is recorded, whose stock move is best left last
+  if (shipped && trackingNumber) await notifyCustomer(po, { number: trackingNumber, carrier, url: trackingUrl }, transaction);
   const progress = await writePartnerProgress(
     actor,
     { [f.status]: status, [f.trackingNumber]: trackingNumber, [f.carrier]: carrier, [f.trackingUrl]: trackingUrl, [f.syncDate]: new Date() },

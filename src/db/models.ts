@@ -30,6 +30,7 @@ import { SalesOrder } from '../orders/sales-order.model.js';
 import { NpiRegistryEntry } from '../orders/npi-registry-entry.model.js';
 import { ShipmentLot } from '../orders/shipment-lot.model.js';
 import { Shipment } from '../orders/shipment.model.js';
+import { ShipmentNotice } from '../orders/shipment-notice.model.js';
 import { VendorOrder } from '../orders/vendor-order.model.js';
 import { Address } from '../org/address.model.js';
 import { Company } from '../org/company.model.js';
@@ -92,6 +93,7 @@ export const MODELS = [
   SalesOrderItem,
   Shipment,
   ShipmentLot,
+  ShipmentNotice,
   VendorOrder,
   RateBudgetHit,
   WorkerHeartbeat,
@@ -202,6 +204,7 @@ function associateOrders(): void {
   Shipment.hasMany(ShipmentLot, many('shipmentId', 'lots', 'id'));
   ShipmentLot.belongsTo(Shipment, fk('shipmentId', 'shipment', 'id'));
   ShipmentLot.belongsTo(Item, fk('itemCode', 'item', 'itemCode'));
+  ShipmentNotice.belongsTo(SalesOrder, fk('salesOrder', 'order'));
   VendorOrder.belongsTo(SalesOrder, fk('salesOrder', 'order'));
 }
 

@@ -19,7 +19,6 @@ import {
   vendorItemsOnOrder,
   type FulfilmentOrder,
 } from '../orders/shipments.service.js';
-import { queueMail } from '../mail/mail.service.js';
 import { isRealDate } from '../orders/npi.js';
 import { BusinessRuleError, InputError, NotFoundError, UnprocessableError } from '../shared/errors.js';
 import { runtime } from '../shared/runtime.js';
@@ -27,6 +26,7 @@ import { vendorSkuOf } from '../vendors/item-refs.js';
 import { AWAITING_TRACKING, resolveStage, SHIPPED_STAGES, trackingUrlFor } from './stages.js';
 import { vendorProfileOf } from './tokens.service.js';
 import { recordVendorShipment } from '../orders/order-progress.js';
+import { mailParcel } from '../orders/parcel-mail.js';
 
 export interface FulfillmentInput {
   sales_order: string;
@@ -169,16 +169,20 @@ async function recordShipment(
   return { id, stage };
 }
 
-/** E-mails the customer (and, on a 503A order, the ordering provider) through the outbox. */
-async function notifyShipment(order: FulfilmentOrder, vendor: Vendor, tracking: Tracking, stage: string, transaction: Tx): Promise<void> {
+/**
+ * E-mails the customer (and, on a 503A order, the ordering provider) through the outbox: once per
+ * parcel (tracking number), listing the parcel's items as reported, else the vendor's lines.
+ */
+async function notifyShipment(order: FulfilmentOrder, vendor: Vendor, tracking: Tracking, lots: Lot[] | undefined, transaction: Tx): Promise<void> {
   const contact = await orderContactEmails(order.customer, order.shipping_address_name, { transaction });
   const to = [contact.customer_email ?? contact.address_email, order.is_503a ? decryptMaybe(order.doctor_email) : null].filter((e): e is string => Boolean(e));
-  if (to.length === 0) return;
-  await queueMail(transaction, {
-    to: [...new Set(to)],
-    subject: `Your order ${order.name} has shipped`,
-    text: `Order ${order.name}: ${vendor.vendor_name} reports ${stage}.\nCarrier: ${tracking.carrier ?? 'n/a'}\nTracking number: ${tracking.number}\n${tracking.url ? `Track it: ${tracking.url}\n` : ''}`,
-    category: 'shipment-notification',
+  await mailParcel(transaction, {
+    salesOrder: order.name,
+    trackingNumber: tracking.number,
+    carrier: tracking.carrier,
+    trackingUrl: tracking.url,
+    contents: lots?.length ? { reported: lots.map((l) => ({ item_code: l.item_code, qty: l.qty })) } : { vendor: vendor.name },
+    to,
   });
 }
 
@@ -203,7 +207,7 @@ export async function reportFulfillment(
       ? (await recordVendorShipment(actor, order.name, vendor.name, { delivered: stage === 'Delivered', transaction })).status
       : undefined;
     const notified = input.notify !== false && tracking.known;
-    if (notified) await notifyShipment(order, vendor, tracking, stage, transaction);
+    if (notified) await notifyShipment(order, vendor, tracking, lots, transaction);
     return {
       sales_order: order.name,
       tracking_number: tracking.number,

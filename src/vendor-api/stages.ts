@@ -79,7 +79,7 @@ export function resolveStage(text: string | null | undefined, hasTracking: boole
 }
 
 const CARRIERS: [RegExp, (n: string) => string][] = [
-  [/^ups$|united parcel/, (n) => `https://www.ups.com/track?tracknum=${n}`],
+  [/^ups($|[\s_-])|united parcel/, (n) => `https://www.ups.com/track?tracknum=${n}`], // ups, and ShipStation's ups_walleted
   [/^usps$|postal|us mail/, (n) => `https://tools.usps.com/go/TrackConfirmAction?tLabels=${n}`],
   [/fedex|federal express/, (n) => `https://www.fedex.com/fedextrack/?trknbr=${n}`],
   [/^dhl/, (n) => `https://www.dhl.com/us-en/home/tracking/tracking-express.html?tracking-id=${n}`],

@@ -19,7 +19,7 @@ const FREE_TEXT = new Set([
   ...['--as', '--actor', '--vendor', '--customer', '--customer-name', '--name', '--sales-person', '--rep', '--assigned-rep', '--territory'],
   ...['--price-list', '--order', '--object', '--search', '--reason', '--comment', '--sku-prefix', '--to', '--host', '--since'],
   ...['--email', '--phone', '--address-line1', '--address-line2', '--city', '--state', '--pincode', '--country', '--password'],
-  ...['--npi', '--dea', '--dea-license-file', '--output'],
+  ...['--npi', '--dea', '--dea-license-file', '--output', '--report'],
   // partner credentials and product mappings: identifiers, URLs and secrets of the partners' own
   ...['--access-token', '--api-key', '--api-secret', '--api-url', '--base-url', '--client-id', '--client-secret', '--redirect-uri', '--shop-url'],
   ...['--otc-api-key', '--otc-api-url', '--otc-webhook-key', '--otc-webhook-secret', '--peptide-api-key', '--peptide-api-url', '--webhook-key'],

@@ -40,7 +40,7 @@ test('the README’s CLI reference is the one the commands’ help generates (np
   const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
   t.true(readme.includes(START) && readme.includes(END));
   t.is(withReference(readme, cliReference(program())), readme, 'README.md differs from the help: run npm run docs:cli');
-  t.regex(cliReference(program()), /^\| `svc price-list import \[file\]` \| Import prices .* Example: `svc price-list import prices.csv --dry-run`/m);
+  t.regex(cliReference(program()), /^\| `svc price-list import <file>` \| Import prices .* Example: `svc price-list import prices.csv --dry-run`/m);
 });
 
 test('svc --version prints the package version', async (t) => {

@@ -4,10 +4,12 @@
  * --dry-run counts, --replace, a re-import that writes nothing, XLSX both ways, the audit identity.
  */
 import test from 'ava';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
+import { projectRoot } from '../../src/config/index.js';
 import { cliDatabase, svc } from '../helpers/cli.js';
 
 const database = cliDatabase(test);
@@ -108,12 +110,67 @@ test.serial('every bad row is reported (line, column, reason) and nothing is wri
   t.is(json.code, 1);
   const doc = JSON.parse(json.out.join('\n')) as { issues: { line: number; column: string; reason: string }[]; invalid: number };
   t.is(doc.invalid, 6);
-  t.deepEqual(doc.issues[0], { line: 2, column: 'item_code', reason: 'unknown item "NO-SUCH-ITEM"' });
+  t.deepEqual(doc.issues[0], { line: 2, column: 'item_code', reason: 'unknown item "NO-SUCH-ITEM"', kind: 'unknown item', value: 'NO-SUCH-ITEM' });
 
+  // rows left out are a failure (exit 1) unless --max-invalid allows that many; the valid rows are written either way
   const skip = await svc(['price-list', 'import', csv, '--skip-invalid'], env());
-  t.is(skip.code, 0, skip.err.join('\n'));
+  t.is(skip.code, 1, skip.err.join('\n'));
   t.regex(skip.out.join('\n'), /7 rows read .*6 bad skipped/);
+  t.is(skip.err.at(-1), 'error: 6 bad row(s) left out, more than --max-invalid 0 allows; the other rows were written');
   t.is((await prices('Contract Pricing')).find((p) => p.item_code === 'DEMO-N95')?.rate, '42.4200');
+  t.is((await svc(['price-list', 'import', csv, '--skip-invalid', '--max-invalid', '5'], env())).code, 1);
+  const allowed = await svc(['price-list', 'import', csv, '--max-invalid', '6'], env()); // --max-invalid implies --skip-invalid
+  t.is(allowed.code, 0, allowed.err.join('\n'));
+  t.regex(allowed.out.join('\n'), /7 rows read .*6 bad skipped/);
+});
+
+test.serial('a file of many bad rows: the first 20 problems, counts by reason, every problem in --report; --json likewise', async (t) => {
+  const rows = ['price_list,item_code,rate,uom'];
+  for (let i = 0; i < 150; i++) rows.push(`Wholesale,NOPE-${i},1,`); // unknown items
+  for (let i = 0; i < 40; i++) rows.push(`Wholesale,DEMO-N95,x${i},`); // not a rate (and 39 duplicates)
+  for (let i = 0; i < 10; i++) rows.push(`Wholesale,DEMO-BP-CUFF,2,Kg${i}`); // unknown UOM (and 9 duplicates)
+  rows.push('Wholesale,MEDI-SYR-3ML,4.5,');
+  const csv = file('many-bad.csv', rows.join('\n'));
+  const res = await svc(['price-list', 'import', csv], env());
+  t.is(res.code, 1);
+  const problems = res.err.filter((l) => /^ {2}line \d+, /.test(l));
+  t.is(problems.length, 20, 'the first 20 problems are printed, not 248');
+  t.is(problems[0], '  line 2, item_code: unknown item "NOPE-0"');
+  t.true(res.err.includes('  … and 228 more'), res.stderr);
+  t.true(res.err.includes('Problems by reason:'));
+  t.true(res.err.includes('  150  item_code: unknown item'), res.stderr);
+  t.true(res.err.includes('   40  rate: not a rate'), res.stderr);
+  t.true(res.err.includes('   10  uom: unknown UOM'), res.stderr);
+  t.true(res.err.includes('   48  item_code: duplicate (same list, item and valid_from)'), res.stderr);
+  t.true(
+    res.err.some((l) => l.includes('--report FILE')),
+    'points to --report',
+  );
+  t.true(res.err.length < 40, `${res.err.length} lines on stderr`);
+
+  const report = join(dir, 'many-bad.problems.csv');
+  const skipped = await svc(['price-list', 'import', csv, '--skip-invalid', '--report', report], env());
+  t.is(skipped.code, 1);
+  t.true(skipped.err.includes(`Every problem is in ${report} (CSV: line, column, reason, value, message).`), skipped.stderr);
+  const lines = readFileSync(report, 'utf8').trimEnd().split('\n');
+  t.is(lines[0], 'line,column,reason,value,message');
+  t.is(lines.length, 1 + 248);
+  t.is(lines[1], '2,item_code,unknown item,NOPE-0,"unknown item ""NOPE-0"""');
+  t.true(lines.includes('152,rate,not a rate,x0,"""x0"" is not a rate (a number ≥ 0, at most 4 decimals)"'), lines[151]);
+  t.is((await prices('Wholesale')).find((p) => p.item_code === 'MEDI-SYR-3ML')?.rate, '4.5000', 'the valid row was written');
+
+  const json = await svc(['price-list', 'import', csv, '--max-invalid', '200', '--json'], env());
+  t.is(json.code, 0, json.stderr);
+  const doc = JSON.parse(json.stdout) as {
+    invalid: number;
+    issues: unknown[];
+    issues_total: number;
+    issues_by_reason: { column: string; kind: string; count: number }[];
+  };
+  t.is(doc.invalid, 200);
+  t.is(doc.issues.length, 20);
+  t.is(doc.issues_total, 248);
+  t.deepEqual(doc.issues_by_reason[0], { column: 'item_code', kind: 'unknown item', count: 150 });
 });
 
 test.serial('a missing or unknown column fails the file at once (usage of the format, exit 1)', async (t) => {
@@ -127,14 +184,24 @@ test.serial('a missing or unknown column fails the file at once (usage of the fo
 
 test.serial('--replace removes the list prices the file does not name; it needs --yes without a terminal', async (t) => {
   const csv = file('replace.csv', 'price_list,item_code,rate\nSales Channel,DEMO-N95,2.5\n');
+  const seed = file('replace-seed.csv', 'price_list,item_code,rate\nSales Channel,DEMO-BP-CUFF,30\nSales Channel,MEDI-SYR-3ML,0.5\n');
+  t.is((await svc(['price-list', 'import', seed], env())).code, 0);
+  const before = await prices('Sales Channel');
+  const others = before.filter((p) => p.item_code !== 'DEMO-N95').length;
+  t.true(others > 0);
   const refused = await svc(['price-list', 'import', csv, '--replace'], env());
   t.is(refused.code, 2);
-  t.regex(refused.err.join('\n'), /Re-run with --yes/);
+  // the refusal says how many prices the import would remove, and nothing is written
+  t.is(
+    refused.err.at(-1),
+    `error: --replace removes ${others} price(s) of Sales Channel that ${csv} does not name. Continue? Re-run with --yes to confirm without a prompt.`,
+  );
+  t.deepEqual(await prices('Sales Channel'), before);
   const dry = await svc(['price-list', 'import', csv, '--replace', '--dry-run', '--json'], env());
-  const others = (await prices('Sales Channel')).filter((p) => p.item_code !== 'DEMO-N95').length;
   t.is((JSON.parse(dry.out.join('\n')) as { removed: number }).removed, others);
   const res = await svc(['price-list', 'import', csv, '--replace', '--yes'], env());
   t.is(res.code, 0, res.err.join('\n'));
+  t.is(res.err[0], `--replace removes ${others} price(s) of Sales Channel that ${csv} does not name.`, 'with --yes the count is printed');
   t.deepEqual(
     (await prices('Sales Channel')).map((p) => [p.item_code, p.rate]),
     [['DEMO-N95', '2.5000']],
@@ -160,29 +227,79 @@ test.serial('export to XLSX and CSV, and the XLSX re-imports unchanged', async (
   t.is((await svc(['price-list', 'export', 'Nope', '--output', csv], env())).code, 1);
 });
 
-test.serial('an XLSX export edited in Excel re-imports: a date cell (a serial number) and a numeric price', async (t) => {
+test.serial('the round trip: an XLSX export edited in Excel (date cells, numeric prices) re-imports as edited', async (t) => {
   const xlsx = join(dir, 'edited.xlsx');
   t.is((await svc(['price-list', 'export', 'Wholesale', '--format', 'xlsx', '--output', xlsx], env())).code, 0);
-  // edited as Excel saves it: the date a number (days since 1899-12-30) with a date format, the price a number
+  // edited as Excel saves it: a date a number (days since 1899-12-30) with a date format, a price a number
   const wb = new ExcelJS.Workbook();
   await wb.xlsx.readFile(xlsx);
   const sheet = wb.worksheets[0];
   const header = (sheet.getRow(1).values as unknown[]).map(String);
+  const cell = (row: ExcelJS.Row, name: string) => row.getCell(header.indexOf(name));
   let edited = 0;
   sheet.eachRow((row) => {
-    if (row.getCell(header.indexOf('item_code')).value !== 'DEMO-THERM-IR') return;
-    row.getCell(header.indexOf('rate')).value = 23.75;
-    row.getCell(header.indexOf('valid_upto')).value = 46387; // 2026-12-31
-    row.getCell(header.indexOf('valid_upto')).numFmt = 'm/d/yy';
-    edited++;
+    if (cell(row, 'item_code').value === 'DEMO-THERM-IR') {
+      cell(row, 'rate').value = 23.75;
+      cell(row, 'valid_upto').value = 46387; // 2026-12-31
+      cell(row, 'valid_upto').numFmt = 'm/d/yy';
+      edited++;
+    }
+    if (cell(row, 'item_code').value === 'DEMO-N95') {
+      // next year's price typed over the row: a date cell (exceljs writes a Date as Excel does) and a new price
+      cell(row, 'valid_from').value = new Date(Date.UTC(2027, 0, 1));
+      cell(row, 'valid_from').numFmt = 'yyyy-mm-dd';
+      cell(row, 'rate').value = 4.1;
+      edited++;
+    }
   });
-  t.is(edited, 1);
+  t.is(edited, 2);
   await wb.xlsx.writeFile(xlsx);
+  const n95Today = (await prices('Wholesale')).find((p) => p.item_code === 'DEMO-N95')?.rate;
   const res = await svc(['price-list', 'import', xlsx, '--json'], env());
   t.is(res.code, 0, res.err.join('\n'));
-  t.like(JSON.parse(res.out.join('\n')), { invalid: 0, changed: 1 });
+  t.like(JSON.parse(res.out.join('\n')), { invalid: 0, changed: 1, new: 1 });
   const row = await database.pg.query(`SELECT rate::text, valid_upto::text FROM item_prices WHERE price_list = 'Wholesale' AND item_code = 'DEMO-THERM-IR'`);
   t.deepEqual(row.rows, [{ rate: '23.7500', valid_upto: '2026-12-31' }]);
+  // a new valid_from is next year's price beside today's (issue 26 §1: prices by date)
+  const n95 = await database.pg.query(
+    `SELECT rate::text, valid_from::text FROM item_prices WHERE price_list = 'Wholesale' AND item_code = 'DEMO-N95' ORDER BY valid_from NULLS FIRST`,
+  );
+  t.deepEqual(n95.rows, [
+    { rate: n95Today, valid_from: null },
+    { rate: '4.1000', valid_from: '2027-01-01' },
+  ]);
+});
+
+test.serial('- is standard input for an import and standard output for an export (CSV and XLSX)', async (t) => {
+  const cwd = mkdtempSync(join(tmpdir(), 'svc-std-'));
+  const bin = (args: string[], input?: Buffer | string) =>
+    spawnSync(process.execPath, [join(projectRoot, 'bin', 'svc'), ...args], {
+      cwd,
+      input,
+      env: { PATH: process.env.PATH, ...env(), SVC_ENV: 'test', SVC_LOG_LEVEL: 'silent' },
+    });
+  const csv = bin(['price-list', 'export', 'Wholesale', '--output', '-']);
+  t.is(csv.status, 0, csv.stderr.toString());
+  const n = (await prices('Wholesale')).length;
+  t.is(csv.stdout.toString().trimEnd().split('\n').length, 1 + n);
+  t.true(csv.stdout.toString().startsWith('price_list,item_code,rate,uom,valid_from,valid_upto\n'));
+  t.is(csv.stderr.toString(), `${n} prices of Wholesale written to standard output\n`);
+  t.deepEqual(readdirSync(cwd), [], 'no file named -');
+  const xlsx = bin(['price-list', 'export', 'Wholesale', '--format', 'xlsx', '--output', '-']);
+  t.is(xlsx.status, 0, xlsx.stderr.toString());
+  const wb = new ExcelJS.Workbook();
+  await wb.xlsx.load(xlsx.stdout as unknown as ArrayBuffer);
+  t.is(wb.worksheets[0].rowCount, 1 + n);
+  t.is(bin(['price-list', 'export', 'Wholesale', '--output', '-', '--json']).status, 2);
+
+  const edited = csv.stdout.toString().replace(/^Wholesale,MEDI-GLV-NIT-M,[^,]*,/m, 'Wholesale,MEDI-GLV-NIT-M,77.5,');
+  const back = bin(['price-list', 'import', '-', '--json'], edited);
+  t.is(back.status, 0, back.stderr.toString());
+  t.like(JSON.parse(back.stdout.toString()), { file: '-', rows: n, changed: 1, unchanged: n - 1 });
+  t.is((await prices('Wholesale')).find((p) => p.item_code === 'MEDI-GLV-NIT-M')?.rate, '77.5000');
+  const fromXlsx = bin(['price-list', 'import', '-', '--format', 'xlsx', '--json'], xlsx.stdout);
+  t.is(fromXlsx.status, 0, fromXlsx.stderr.toString());
+  t.like(JSON.parse(fromXlsx.stdout.toString()), { rows: n, changed: 1 }); // back to the exported rate
 });
 
 test.serial("a currency column is checked against the price list's currency: a mismatch is a row problem", async (t) => {
@@ -220,7 +337,7 @@ test.serial('product-mapping import: validated like prices, present columns set 
   t.true(bad.err.join('\n').includes('line 4, item_code: unknown item "NO-SUCH"'));
   const dry = await svc(['product-mapping', 'import', csv, '--skip-invalid', '--dry-run', '--json'], env());
   t.like(JSON.parse(dry.out.join('\n')), { rows: 3, invalid: 1, changed: 2, written: false, fields: ['otc_sku', 'shipper_product_id'] });
-  const res = await svc(['product-mapping', 'import', csv, '--skip-invalid'], env());
+  const res = await svc(['product-mapping', 'import', csv, '--skip-invalid', '--max-invalid', '1'], env());
   t.is(res.code, 0, res.err.join('\n'));
   const rows = (
     await database.pg.query(
@@ -239,5 +356,6 @@ test.serial('product-mapping import: validated like prices, present columns set 
     { object_name: 'DEMO-N95', fields: ['otc_sku', 'shipper_product_id'] },
   ]);
   const again = await svc(['product-mapping', 'import', csv, '--skip-invalid', '--json'], env());
-  t.like(JSON.parse(again.out.join('\n')), { changed: 0, unchanged: 2, written: false });
+  t.is(again.code, 1, 'a row left out without --max-invalid: exit 1');
+  t.like(JSON.parse(again.out.join('\n')), { changed: 0, unchanged: 2, written: false, issues_total: 1 });
 });

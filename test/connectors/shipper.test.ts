@@ -178,6 +178,10 @@ test.serial(
     const mail = (await db.query(`SELECT payload FROM outbox WHERE kind = 'email' AND payload->>'subject' = $1`, [`Your order ${name} has shipped`])).rows;
     t.is(mail.length, 1);
     t.true(String(mail[0].payload.text).includes(first.number));
+    // the carrier by its name, the parcel's item, no carrier code and no partner label (issue 26 §4)
+    t.true(String(mail[0].payload.text).includes('Carrier: UPS'), String(mail[0].payload.text));
+    t.regex(String(mail[0].payload.text), /In this parcel:\n {2}2 × \S/);
+    t.false(/ups_walleted|Shipping platform|shipper/i.test(String(mail[0].payload.text)), String(mail[0].payload.text));
 
     // a second label: its own row; then the first is voided and a listing of every shipment skips it
     const control = async (path: string, body: unknown = {}) =>
@@ -227,6 +231,13 @@ test.serial(
       headers: { 'content-type': 'application/json' },
     });
     t.like(again.body.message, { accepted: 0, duplicates: 1 });
+    const mails = (
+      await db.query(`SELECT payload->>'text' AS text FROM outbox WHERE kind = 'email' AND payload->>'subject' = $1 ORDER BY id`, [
+        `Your order ${name} has shipped`,
+      ])
+    ).rows as { text: string }[];
+    t.is(mails.length, 2, 'one mail per parcel');
+    t.true(mails[1].text.includes('Carrier: FedEx') && mails[1].text.includes('123456789012'), mails[1].text);
   },
 );
 
