@@ -5,6 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
+import { partnerCallFinished } from '../shared/metrics.js';
 import { runtime, scrubText } from '../shared/runtime.js';
 import { logPartnerCall, outcomeOfStatus, type CallEntry, type LoggedCall } from './call-log.service.js';
 import { PartnerCallError, type PartnerHttp, type PartnerRequest, type PartnerResponse } from './connector.js';
@@ -58,6 +59,11 @@ function endpointOf(req: PartnerRequest): string {
   }
 }
 
+/** The endpoint as a metric's label: the connector's template; a call without one is not labelled by its URL. */
+function metricEndpointOf(req: PartnerRequest): string {
+  return req.endpoint ?? `${req.method} (unnamed)`;
+}
+
 function failureOf(err: unknown, timedOut: boolean): PartnerCallError {
   const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = e.code ?? e.cause?.code;
@@ -89,6 +95,13 @@ export function partnerHttp(scope: CallScope): PartnerHttp {
       const endpoint = endpointOf(req);
       const started = performance.now();
       const log = async (httpStatus: number | null, outcome: string, error?: string) => {
+        const seconds = (performance.now() - started) / 1000;
+        partnerCallFinished(
+          scope.partner,
+          metricEndpointOf(req),
+          httpStatus === null ? (outcome === 'timeout' ? 'timeout' : 'error') : String(httpStatus),
+          seconds,
+        );
         const entry: CallEntry = {
           partner: scope.partner,
           direction: 'outbound',

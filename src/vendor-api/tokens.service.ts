@@ -12,6 +12,7 @@ import { VENDOR_ROLE } from '../auth/policy/roles.js';
 import { AuthenticationError, InputError, PermissionError, RateLimitError, UnprocessableError } from '../shared/errors.js';
 import type { Tx } from '../db/sequelize.js';
 import { safeEqual } from '../shared/crypto.js';
+import { lockedOut, loginFailed } from '../shared/metrics.js';
 import { runtime } from '../shared/runtime.js';
 import { clearBucket, hitSlidingStart, peekSlidingStart } from '../shared/rate-limit.js';
 import { canUseApi, hashClientSecret, isPharmacy, loadVendorForAuth, type VendorRow } from '../vendors/vendor-profile.service.js';
@@ -85,10 +86,13 @@ export async function issueToken(clientId: string, clientSecret: string, meta: {
   const idBucket = `vendor-auth:${clientId.slice(0, 200)}`;
   const ipBucket = `vendor-auth-ip:${meta.ip ?? 'unknown'}`;
   const byIp = await peekSlidingStart(ipBucket);
-  if (byIp && byIp.count >= ADDRESS_FAILURES)
+  if (byIp && byIp.count >= ADDRESS_FAILURES) {
+    loginFailed('client_address_limited');
     throw new RateLimitError('Too many failed authentication attempts from this address; try again later', byIp.resetInSeconds);
+  }
   const locked = await peekSlidingStart(idBucket);
   if (locked && locked.count >= LOCKOUT_FAILURES) {
+    loginFailed('client_locked');
     throw new AuthenticationError('Too many failed authentication attempts; try again later').withHeader('Retry-After', String(locked.resetInSeconds));
   }
   const vendor = clientId ? await loadVendorForAuth({ clientId }) : undefined;
@@ -97,8 +101,10 @@ export async function issueToken(clientId: string, clientSecret: string, meta: {
     safeEqual(hashClientSecret(clientSecret), vendor?.client_secret_hash ?? hashClientSecret(`\u0000no-such-client:${clientId}`)) &&
     Boolean(vendor?.client_secret_hash);
   if (!vendor || !ok) {
-    await hitSlidingStart(idBucket, LOCKOUT_WINDOW_SECONDS);
-    await hitSlidingStart(ipBucket, LOCKOUT_WINDOW_SECONDS);
+    loginFailed('client_bad_secret');
+    // a lockout is counted once, by the failure that reaches its limit
+    if ((await hitSlidingStart(idBucket, LOCKOUT_WINDOW_SECONDS)).count === LOCKOUT_FAILURES) lockedOut();
+    if ((await hitSlidingStart(ipBucket, LOCKOUT_WINDOW_SECONDS)).count === ADDRESS_FAILURES) lockedOut();
     throw new AuthenticationError(INVALID);
   }
   await clearBucket(idBucket);
