@@ -20,6 +20,7 @@ import { ABANDONED_EXIT_CODE, ShutdownDeadline, startShutdown } from './shutdown
 import { startOpsServer, type RoleCheck } from './ops-server.js';
 import { HEARTBEAT_MAX_AGE_SECONDS } from './check.service.js';
 import { configureMetrics } from '../shared/metrics.js';
+import { shutdownTracing } from '../shared/tracing.js';
 import '../modules.js';
 
 /** Stops a role within the shutdown's deadline (a stop without one gets its own, SVC_SHUTDOWN_TIMEOUT from now). */
@@ -182,4 +183,7 @@ export { ABANDONED_EXIT_CODE };
 export async function closeAll(deadline?: ShutdownDeadline): Promise<void> {
   if (deadline) await deadline.step('database pool', () => closeDatabase());
   else await closeDatabase();
+  // the spans held (the shutdown's own among them) are exported last, within what is left of the deadline
+  if (deadline) await deadline.step('trace export', () => shutdownTracing());
+  else await shutdownTracing();
 }

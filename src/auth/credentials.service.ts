@@ -16,6 +16,7 @@ import { AuthenticationError, InputError, NotFoundError, RateLimitError } from '
 import { canonicalEmail } from '../shared/email.js';
 import { hashPassword, hmacHex, randomToken, sha256Hex, verifyPassword } from '../shared/crypto.js';
 import { clearBucket, hitSlidingStart, peekSlidingStart } from '../shared/rate-limit.js';
+import { lockedOut, loginFailed, type LoginFailureReason } from '../shared/metrics.js';
 import { runtime } from '../shared/runtime.js';
 import { matchPeppered } from '../shared/peppered.js';
 import type { Actor, Role } from './actor.js';
@@ -105,13 +106,19 @@ export const LOGIN_WINDOW_SECONDS = 15 * 60;
  */
 async function refuseIfThrottled(accountBucket: string | undefined, addressBucket: string | undefined): Promise<void> {
   const byAddress = addressBucket ? await peekSlidingStart(addressBucket) : undefined;
-  if (byAddress && byAddress.count >= runtime().config.login.addressFailures)
+  if (byAddress && byAddress.count >= runtime().config.login.addressFailures) {
+    loginFailed('address_limited');
     throw new RateLimitError('Too many failed logins from this address; try again later', byAddress.resetInSeconds);
+  }
   const locked = accountBucket ? await peekSlidingStart(accountBucket) : undefined;
   if (locked && locked.count >= LOGIN_FAILURES) {
+    loginFailed('locked');
     throw new AuthenticationError('Too many failed logins; try again later').withHeader('Retry-After', String(locked.resetInSeconds));
   }
 }
+
+/** The metric's reason of openSession's refusals (every other refusal: bad_credentials). */
+const FAILURE_REASONS: Record<string, LoginFailureReason> = { 'Incomplete login details': 'incomplete', 'User disabled or missing': 'disabled' };
 
 /**
  * Checks usr/pwd and opens a session, for every caller: an account with 10 failed logins within
@@ -130,8 +137,11 @@ export async function login(usr: string, pwd: string, meta: { ip?: string; userA
     return result;
   } catch (err) {
     if (err instanceof AuthenticationError) {
-      if (bucket) await hitSlidingStart(bucket, LOGIN_WINDOW_SECONDS);
-      if (addressBucket) await hitSlidingStart(addressBucket, runtime().config.login.addressWindowSeconds);
+      loginFailed(FAILURE_REASONS[err.message] ?? 'bad_credentials');
+      // a lockout is counted once, by the failure that reaches its limit
+      if (bucket && (await hitSlidingStart(bucket, LOGIN_WINDOW_SECONDS)).count === LOGIN_FAILURES) lockedOut();
+      const { addressFailures, addressWindowSeconds } = runtime().config.login;
+      if (addressBucket && (await hitSlidingStart(addressBucket, addressWindowSeconds)).count === addressFailures) lockedOut();
     }
     throw err;
   }

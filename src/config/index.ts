@@ -50,6 +50,11 @@ export interface Config {
   retention: RetentionSettings;
   /** the operations port (issue 25): /livez, /readyz, /metrics; port for serve and start, workerPort for svc worker (0: a free port) */
   ops: { host: string; port: number; workerPort: number; metrics: boolean };
+  /**
+   * OpenTelemetry tracing (issue 25 §4), on when `endpoint` is set: read by bin/svc from the standard
+   * OTEL_* variables before anything loads (src/shared/tracing-sdk.ts); here for validation and docs
+   */
+  tracing: { endpoint: string; serviceName: string; sampleRatio: number };
   webhook: { timeoutMs: number; allowPrivateTargets: boolean; retryTimeScale: number };
   partners: PartnerSettings;
   /** `svc start` (npm start) in development: the five partner simulators and demo mappings */
@@ -233,6 +238,17 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
   },
   SVC_OPS_HOST: { path: 'ops.host', type: 'string', doc: 'Bind address of the operations port (default 127.0.0.1; the image: 0.0.0.0)' },
   SVC_METRICS: { path: 'ops.metrics', type: 'boolean', doc: 'Prometheus metrics on the operations port (default true; false: no /metrics, nothing recorded)' },
+  OTEL_EXPORTER_OTLP_ENDPOINT: {
+    path: 'tracing.endpoint',
+    type: 'string',
+    doc: 'OpenTelemetry collector base URL (OTLP/HTTP, JSON; traces go to <url>/v1/traces): set, serve, worker and start export traces; unset (default), tracing is not loaded at all',
+  },
+  OTEL_SERVICE_NAME: { path: 'tracing.serviceName', type: 'string', doc: 'Service name of the traces (default svc)' },
+  OTEL_TRACES_SAMPLER_ARG: {
+    path: 'tracing.sampleRatio',
+    type: 'number',
+    doc: 'Share of new traces sampled, 0 to 1 (default 1); a request carrying a sampled traceparent is always followed (parent-based)',
+  },
   SVC_WEBHOOK_TIMEOUT_MS: { path: 'webhook.timeoutMs', type: 'number', doc: 'Per-attempt timeout of vendor webhooks' },
   SVC_WEBHOOK_ALLOW_PRIVATE: { path: 'webhook.allowPrivateTargets', type: 'boolean', doc: 'Allow loopback/private webhook URLs (development and tests only)' },
   SVC_RETRY_TIME_SCALE: { path: 'webhook.retryTimeScale', type: 'number', doc: 'Scales retry delays (tests); 1 in production' },
@@ -346,6 +362,14 @@ const schema = Joi.object<Config>({
     port: Joi.number().integer().min(0).max(65535).required(),
     workerPort: Joi.number().integer().min(0).max(65535).required(),
     metrics: Joi.boolean().required(),
+  }).required(),
+  tracing: Joi.object({
+    endpoint: Joi.string()
+      .allow('')
+      .uri({ scheme: ['http', 'https'] })
+      .required(),
+    serviceName: Joi.string().required(),
+    sampleRatio: Joi.number().min(0).max(1).required(),
   }).required(),
   webhook: Joi.object({
     timeoutMs: Joi.number().integer().min(100).required(),

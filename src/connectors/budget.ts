@@ -4,16 +4,37 @@
  * per-key-pair limit. A wait longer than `partners.budgetWaitMs` is not slept through: the connector
  * answers `retry` with it, and the worker's slot goes to other rows meanwhile.
  */
-import { holdBudget, reportTokens, takeSlot, takeTokens, takeWithin } from '../shared/rate-budget.js';
+import { budgetWaited } from '../shared/metrics.js';
+import { holdBudget, reportTokens, takeSlot, takeTokens, takeWithin, type BudgetAnswer } from '../shared/rate-budget.js';
 import { runtime } from '../shared/runtime.js';
 import type { PartnerBudget } from './connector.js';
+
+/**
+ * takeWithin, measured: a take refused at first counts as a wait of its partner (the bucket's prefix,
+ * e.g. `shipper` of `shipper:<hash>`), observed with the time until its final answer (a slot, or the
+ * wait handed back to the worker).
+ */
+async function measuredTake(bucket: string, take: () => Promise<BudgetAnswer>, maxWaitMs: number, signal?: AbortSignal): Promise<BudgetAnswer> {
+  let refusedAt: number | undefined;
+  const answer = await takeWithin(
+    async () => {
+      const a = await take();
+      if (!a.ok) refusedAt ??= performance.now();
+      return a;
+    },
+    maxWaitMs,
+    signal,
+  );
+  if (refusedAt !== undefined) budgetWaited(bucket.split(':')[0], (performance.now() - refusedAt) / 1000);
+  return answer;
+}
 
 export function partnerBudget(signal?: AbortSignal): PartnerBudget {
   const wait = (ms: number | undefined) => ms ?? runtime().config.partners.budgetWaitMs;
   // slots taken ahead (takeAhead) and not yet used by a request: one per bucket at most
   const ahead = new Set<string>();
   const slot: PartnerBudget['slot'] = (bucket, rule, maxWaitMs) =>
-    ahead.delete(bucket) ? Promise.resolve({ ok: true }) : takeWithin(() => takeSlot(bucket, rule), wait(maxWaitMs), signal);
+    ahead.delete(bucket) ? Promise.resolve({ ok: true }) : measuredTake(bucket, () => takeSlot(bucket, rule), wait(maxWaitMs), signal);
   return {
     slot,
     async takeAhead(bucket, rule) {
@@ -22,7 +43,7 @@ export function partnerBudget(signal?: AbortSignal): PartnerBudget {
       if (answer.ok) ahead.add(bucket);
       return answer;
     },
-    tokens: (bucket, rule, maxWaitMs) => takeWithin(() => takeTokens(bucket, rule), wait(maxWaitMs), signal),
+    tokens: (bucket, rule, maxWaitMs) => measuredTake(bucket, () => takeTokens(bucket, rule), wait(maxWaitMs), signal),
     report: (bucket, available) => reportTokens(bucket, available),
     hold: (bucket, seconds) => holdBudget(bucket, seconds),
   };

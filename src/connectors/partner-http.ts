@@ -5,7 +5,9 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
+import { partnerCallFinished } from '../shared/metrics.js';
 import { runtime, scrubText } from '../shared/runtime.js';
+import { inSpan } from '../shared/tracing.js';
 import { logPartnerCall, outcomeOfStatus, type CallEntry, type LoggedCall } from './call-log.service.js';
 import { PartnerCallError, type PartnerHttp, type PartnerRequest, type PartnerResponse } from './connector.js';
 import { loopbackOnlyConnector } from './sandbox.js';
@@ -58,6 +60,11 @@ function endpointOf(req: PartnerRequest): string {
   }
 }
 
+/** The endpoint as a metric's label: the connector's template; a call without one is not labelled by its URL. */
+function metricEndpointOf(req: PartnerRequest): string {
+  return req.endpoint ?? `${req.method} (unnamed)`;
+}
+
 function failureOf(err: unknown, timedOut: boolean): PartnerCallError {
   const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = e.code ?? e.cause?.code;
@@ -79,63 +86,79 @@ async function readBody(body: AsyncIterable<Buffer | Uint8Array>): Promise<strin
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** A PartnerHttp whose calls are logged under `scope` (partner, Sales Order, partner order). */
+/**
+ * A PartnerHttp whose calls are logged under `scope` (partner, Sales Order, partner order); with
+ * tracing on, each call is a span named by its partner and endpoint template (never the URL).
+ */
 export function partnerHttp(scope: CallScope): PartnerHttp {
   return {
-    async request(req: PartnerRequest): Promise<PartnerResponse> {
-      const timeoutMs = req.timeoutMs ?? runtime().config.partners.timeoutMs;
-      const timeout = AbortSignal.timeout(timeoutMs);
-      const signal = scope.signal ? AbortSignal.any([scope.signal, timeout]) : timeout;
-      const endpoint = endpointOf(req);
-      const started = performance.now();
-      const log = async (httpStatus: number | null, outcome: string, error?: string) => {
-        const entry: CallEntry = {
-          partner: scope.partner,
-          direction: 'outbound',
-          method: req.method,
-          endpoint,
-          httpStatus,
-          durationMs: Math.round(performance.now() - started),
-          outcome,
-          salesOrder: scope.salesOrder,
-          partnerOrderId: scope.partnerOrderId,
-          error,
-        };
-        if (scope.hold) scope.hold.push({ ...entry, at: new Date() });
-        else await logPartnerCall(entry);
-      };
-      const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'svc-connectors/1', ...(req.headers ?? {}) };
-      let body = req.body;
-      if (req.json !== undefined) {
-        body = JSON.stringify(req.json);
-        headers['content-type'] ??= 'application/json';
-      }
-      let res: Awaited<ReturnType<typeof request>>;
-      let text: string;
-      try {
-        res = await request(req.url, {
-          method: req.method,
-          headers,
-          body,
-          dispatcher: partnerAgent(),
-          signal,
-          headersTimeout: timeoutMs,
-          bodyTimeout: timeoutMs,
-        });
-        text = await readBody(res.body);
-      } catch (err) {
-        const failure = failureOf(err, timeout.aborted);
-        await log(null, failure.kind, failure.message);
-        throw failure;
-      }
-      let json: unknown;
-      try {
-        json = text ? JSON.parse(text) : undefined;
-      } catch {
-        json = undefined;
-      }
-      await log(res.statusCode, outcomeOfStatus(res.statusCode), res.statusCode >= 400 ? `partner answered ${res.statusCode}` : undefined);
-      return { status: res.statusCode, headers: res.headers, text, json, durationMs: Math.round(performance.now() - started) };
-    },
+    request: (req: PartnerRequest) =>
+      inSpan(`partner ${scope.partner} ${metricEndpointOf(req)}`, { 'svc.partner': scope.partner, 'svc.partner.endpoint': metricEndpointOf(req) }, () =>
+        send(scope, req),
+      ),
   };
+}
+
+/** One call, logged and counted. */
+async function send(scope: CallScope, req: PartnerRequest): Promise<PartnerResponse> {
+  const timeoutMs = req.timeoutMs ?? runtime().config.partners.timeoutMs;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = scope.signal ? AbortSignal.any([scope.signal, timeout]) : timeout;
+  const endpoint = endpointOf(req);
+  const started = performance.now();
+  const log = async (httpStatus: number | null, outcome: string, error?: string) => {
+    const seconds = (performance.now() - started) / 1000;
+    partnerCallFinished(
+      scope.partner,
+      metricEndpointOf(req),
+      httpStatus === null ? (outcome === 'timeout' ? 'timeout' : 'error') : String(httpStatus),
+      seconds,
+    );
+    const entry: CallEntry = {
+      partner: scope.partner,
+      direction: 'outbound',
+      method: req.method,
+      endpoint,
+      httpStatus,
+      durationMs: Math.round(performance.now() - started),
+      outcome,
+      salesOrder: scope.salesOrder,
+      partnerOrderId: scope.partnerOrderId,
+      error,
+    };
+    if (scope.hold) scope.hold.push({ ...entry, at: new Date() });
+    else await logPartnerCall(entry);
+  };
+  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'svc-connectors/1', ...(req.headers ?? {}) };
+  let body = req.body;
+  if (req.json !== undefined) {
+    body = JSON.stringify(req.json);
+    headers['content-type'] ??= 'application/json';
+  }
+  let res: Awaited<ReturnType<typeof request>>;
+  let text: string;
+  try {
+    res = await request(req.url, {
+      method: req.method,
+      headers,
+      body,
+      dispatcher: partnerAgent(),
+      signal,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    text = await readBody(res.body);
+  } catch (err) {
+    const failure = failureOf(err, timeout.aborted);
+    await log(null, failure.kind, failure.message);
+    throw failure;
+  }
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  await log(res.statusCode, outcomeOfStatus(res.statusCode), res.statusCode >= 400 ? `partner answered ${res.statusCode}` : undefined);
+  return { status: res.statusCode, headers: res.headers, text, json, durationMs: Math.round(performance.now() - started) };
 }

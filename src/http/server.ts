@@ -16,6 +16,7 @@ import { textGuardPlugin } from './plugins/text-guard.js';
 import { httpFinished, httpStarted, metricsEnabled } from '../shared/metrics.js';
 import { routes } from './routes.js';
 import { runStartupTasks } from '../shared/startup.js';
+import { nameRequestSpan, traceLogFields, tracingOn } from '../shared/tracing.js';
 import '../modules.js';
 
 declare module '@hapi/hapi' {
@@ -86,6 +87,7 @@ export async function createServer(opts: ServerOptions): Promise<Hapi.Server> {
   if (opts.docs !== false) await server.register(docsPlugin);
   server.route(routes());
   instrument(server);
+  if (tracingOn()) nameSpans(server);
   // the process's start-up work (src/modules.ts) runs before the listener opens
   server.ext('onPreStart', () => runStartupTasks(config));
   return server;
@@ -102,5 +104,14 @@ function instrument(server: Hapi.Server): void {
     const response = request.response as { statusCode?: number; output?: { statusCode: number } } | null;
     const status = response?.statusCode ?? response?.output?.statusCode ?? 499; // 499: the client went away first
     httpFinished(request.method.toUpperCase(), request.route.path, status, (Date.now() - request.info.received) / 1000);
+  });
+}
+
+/** With tracing on (issue 25 §4): each request's span is named by its route template, as the metrics label it. */
+function nameSpans(server: Hapi.Server): void {
+  server.ext('onPreAuth', (request, h) => {
+    nameRequestSpan(request.method.toUpperCase(), request.route.path);
+    (request.app as { trace?: Record<string, string> }).trace = traceLogFields(); // for the access line (request-log.ts)
+    return h.continue;
   });
 }

@@ -6,12 +6,9 @@
  * one query each, cached briefly so frequent or parallel scrapes cannot load the database.
  */
 import client from 'prom-client';
-import { db, selectRows } from '../db/sequelize.js';
+import { registerScrapedGauges } from './metrics-scraped.js';
 
 export const registry = new client.Registry();
-
-/** Seconds a scrape-time query's answer is reused. */
-const SCRAPE_CACHE_MS = 5000;
 
 let enabled = true;
 let defaultsCollected = false;
@@ -79,82 +76,85 @@ export function jobFinished(job: string, result: 'ok' | 'failed' | 'skipped', se
   if (result !== 'skipped') jobDuration.observe({ job }, seconds);
 }
 
-/** A gauge set at scrape time from one cached query (a failed query leaves the gauge empty, never fails the scrape). */
-function scrapedGauge(name: string, help: string, labelNames: string[], read: () => Promise<{ labels: Record<string, string>; value: number }[]>) {
-  let cached: { at: number; rows: { labels: Record<string, string>; value: number }[] } | undefined;
-  return new client.Gauge({
-    name,
-    help,
-    labelNames,
-    registers: [registry],
-    async collect() {
-      if (!cached || Date.now() - cached.at > SCRAPE_CACHE_MS) cached = { at: Date.now(), rows: await read().catch(() => []) };
-      this.reset();
-      for (const r of cached.rows) this.set(r.labels, r.value);
-    },
-  });
+const webhookDeliveries = new client.Counter({
+  name: 'svc_webhook_deliveries_total',
+  help: 'Vendor webhook delivery attempts, by result (delivered; retry: failed, another attempt follows; failed: the last attempt failed; skipped: no URL or secret)',
+  labelNames: ['result'],
+  registers: [registry],
+});
+
+/** A vendor webhook attempt ended. */
+export function webhookDelivered(result: 'delivered' | 'retry' | 'failed' | 'skipped'): void {
+  if (enabled) webhookDeliveries.inc({ result });
 }
 
-interface OutboxFacts {
-  kind: string;
-  due: string;
-  running: string;
-  failed: string;
-  oldest_due_seconds: number | null;
+const partnerCalls = new client.Counter({
+  name: 'svc_partner_calls_total',
+  help: 'Calls to partners, by partner, endpoint template and status (the HTTP status code, or error, timeout)',
+  labelNames: ['partner', 'endpoint', 'status'],
+  registers: [registry],
+});
+const partnerCallDuration = new client.Histogram({
+  name: 'svc_partner_call_duration_seconds',
+  help: 'Duration of calls to partners, by partner and endpoint template',
+  labelNames: ['partner', 'endpoint'],
+  buckets: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [registry],
+});
+
+/** A call to a partner ended: `endpoint` is its template (e.g. "GET /orders/{orderId}"), `status` a code, error or timeout. */
+export function partnerCallFinished(partner: string, endpoint: string, status: string, seconds: number): void {
+  if (!enabled) return;
+  partnerCalls.inc({ partner, endpoint, status });
+  partnerCallDuration.observe({ partner, endpoint }, seconds);
 }
 
-let outboxCache: { at: number; rows: Promise<OutboxFacts[]> } | undefined;
-/** One grouped query for the outbox gauges, shared by them within SCRAPE_CACHE_MS. */
-function outboxFacts(): Promise<OutboxFacts[]> {
-  if (!outboxCache || Date.now() - outboxCache.at > SCRAPE_CACHE_MS)
-    outboxCache = {
-      at: Date.now(),
-      rows: selectRows<OutboxFacts>(
-        `SELECT kind,
-                count(*) FILTER (WHERE status = 'pending' AND next_attempt_at <= now()) AS due,
-                count(*) FILTER (WHERE status = 'running') AS running,
-                count(*) FILTER (WHERE status = 'failed') AS failed,
-                extract(epoch FROM now() - min(next_attempt_at) FILTER (WHERE status = 'pending' AND next_attempt_at <= now()))::float8 AS oldest_due_seconds
-           FROM outbox WHERE status IN ('pending', 'running', 'failed') GROUP BY kind`,
-      ).catch(() => []),
-    };
-  return outboxCache.rows;
+const budgetWaits = new client.Counter({
+  name: 'svc_rate_budget_waits_total',
+  help: "Takes from a partner's rate budget that found it spent and waited (or were deferred), by partner",
+  labelNames: ['partner'],
+  registers: [registry],
+});
+const budgetWaitSeconds = new client.Histogram({
+  name: 'svc_rate_budget_wait_seconds',
+  help: "Time a take waited for a partner's rate budget, by partner",
+  labelNames: ['partner'],
+  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [registry],
+});
+
+/** A take from a partner's budget was refused at first and waited `seconds` before its final answer. */
+export function budgetWaited(partner: string, seconds: number): void {
+  if (!enabled) return;
+  budgetWaits.inc({ partner });
+  budgetWaitSeconds.observe({ partner }, seconds);
 }
 
-const outboxRows = (status: 'due' | 'running' | 'failed') => async () =>
-  (await outboxFacts()).map((r) => ({ labels: { kind: r.kind }, value: Number(r[status]) }));
-scrapedGauge('svc_outbox_due_rows', 'Outbox rows due now and not yet claimed, by kind', ['kind'], outboxRows('due'));
-scrapedGauge('svc_outbox_running_rows', 'Outbox rows claimed by a worker, by kind', ['kind'], outboxRows('running'));
-scrapedGauge('svc_outbox_failed_rows', 'Outbox rows failed for good, by kind', ['kind'], outboxRows('failed'));
-scrapedGauge('svc_outbox_oldest_due_age_seconds', 'How long the oldest due outbox row has waited (0: none due)', [], async () => [
-  { labels: {}, value: Math.max(0, ...(await outboxFacts()).map((r) => r.oldest_due_seconds ?? 0)) },
-]);
+/** Why a login or a vendor's token request failed (a bounded set: the label's values). */
+export type LoginFailureReason =
+  'bad_credentials' | 'incomplete' | 'disabled' | 'locked' | 'address_limited' | 'client_bad_secret' | 'client_locked' | 'client_address_limited';
 
-interface PoolView {
-  size: number;
-  available: number;
-  waiting: number;
+const loginFailures = new client.Counter({
+  name: 'svc_login_failures_total',
+  help: 'Failed logins (user sessions) and vendor token requests, by reason',
+  labelNames: ['reason'],
+  registers: [registry],
+});
+const lockouts = new client.Counter({
+  name: 'svc_lockouts_total',
+  help: 'Accounts, vendor clients or client addresses locked out (counted when a failure reaches the limit)',
+  registers: [registry],
+});
+
+export function loginFailed(reason: LoginFailureReason): void {
+  if (enabled) loginFailures.inc({ reason });
 }
-const poolOf = (): PoolView | undefined => {
-  try {
-    return (db().connectionManager as unknown as { pool?: PoolView }).pool;
-  } catch {
-    return undefined; // no database in this process (yet)
-  }
-};
-const poolGauge = (name: string, help: string, read: (p: PoolView) => number) =>
-  new client.Gauge({
-    name,
-    help,
-    registers: [registry],
-    collect() {
-      const pool = poolOf();
-      if (pool) this.set(read(pool));
-    },
-  });
-poolGauge('svc_db_pool_connections', 'Database pool: open connections', (p) => p.size);
-poolGauge('svc_db_pool_idle_connections', 'Database pool: idle connections', (p) => p.available);
-poolGauge('svc_db_pool_waiting_requests', 'Database pool: requests waiting for a connection', (p) => p.waiting);
+
+export function lockedOut(): void {
+  if (enabled) lockouts.inc();
+}
+
+registerScrapedGauges(registry);
 
 /** The text exposition of every metric (Prometheus format) and its content type. */
 export async function metricsText(): Promise<{ body: string; contentType: string }> {

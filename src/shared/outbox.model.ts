@@ -24,6 +24,8 @@ export class Outbox extends Model<InferAttributes<Outbox>, InferCreationAttribut
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
   declare completedAt: CreationOptional<Date | null>;
+  /** the W3C traceparent of the work that wrote the row (tracing on), continued by the worker's span */
+  declare traceparent: CreationOptional<string | null>;
 
   static initModel(sequelize: Sequelize): void {
     Outbox.init(
@@ -42,6 +44,7 @@ export class Outbox extends Model<InferAttributes<Outbox>, InferCreationAttribut
         lockedBy: { type: DataTypes.TEXT },
         lastError: { type: DataTypes.TEXT },
         completedAt: { type: DataTypes.DATE },
+        traceparent: { type: DataTypes.TEXT },
         // timestamps: named here for the typings; Sequelize sets them
         createdAt: { type: DataTypes.DATE, allowNull: false },
         updatedAt: { type: DataTypes.DATE, allowNull: false },

@@ -11,6 +11,7 @@ import { columnsOf, namesOf, once } from '../db/sql-names.js';
 import { OutboxAttempt } from './outbox-attempt.model.js';
 import { Outbox } from './outbox.model.js';
 import { runtime, scrubText } from './runtime.js';
+import { currentTraceparent, resumedSpan } from './tracing.js';
 
 export interface OutboxEntry {
   kind: string;
@@ -34,6 +35,8 @@ export interface OutboxRow {
   max_attempts: number;
   next_attempt_at: Date;
   created_at: Date;
+  /** the trace context of the work that wrote the row (null: tracing was off) */
+  traceparent: string | null;
 }
 
 export interface AttemptOutcome {
@@ -104,8 +107,9 @@ export function defaultRetryDelaySeconds(nextAttempt: number): number {
   return nextAttempt <= 2 ? 60 : nextAttempt === 3 ? 300 : 300 * 2 ** (nextAttempt - 3);
 }
 
-/** The entries as the JSON document `outboxInsertSql` reads. */
+/** The entries as the JSON document `outboxInsertSql` reads, each with the active trace context (tracing on). */
 export function outboxJson(entries: OutboxEntry[]): string {
+  const traceparent = currentTraceparent();
   return JSON.stringify(
     entries.map((e) => ({
       kind: e.kind,
@@ -114,6 +118,7 @@ export function outboxJson(entries: OutboxEntry[]): string {
       payload: e.payload,
       max_attempts: e.maxAttempts ?? null,
       delay: e.delaySeconds ?? 0,
+      traceparent,
     })),
   );
 }
@@ -127,9 +132,9 @@ export function outboxJson(entries: OutboxEntry[]): string {
  */
 export function outboxInsertSql(param: string, when = 'true'): string {
   const { t, c } = namesOf(Outbox);
-  return `INSERT INTO ${t} (${c.kind}, ${c.topic}, ${c.target}, ${c.payload}, ${c.maxAttempts}, ${c.nextAttemptAt})
-       SELECT e.kind, e.topic, e.target, e.payload, COALESCE(e.max_attempts, 3), now() + make_interval(secs => COALESCE(e.delay, 0))
-         FROM jsonb_to_recordset(${param}::jsonb) AS e(kind text, topic text, target text, payload jsonb, max_attempts int, delay float8)
+  return `INSERT INTO ${t} (${c.kind}, ${c.topic}, ${c.target}, ${c.payload}, ${c.maxAttempts}, ${c.nextAttemptAt}, ${c.traceparent})
+       SELECT e.kind, e.topic, e.target, e.payload, COALESCE(e.max_attempts, 3), now() + make_interval(secs => COALESCE(e.delay, 0)), e.traceparent
+         FROM jsonb_to_recordset(${param}::jsonb) AS e(kind text, topic text, target text, payload jsonb, max_attempts int, delay float8, traceparent text)
         WHERE ${when}
        RETURNING ${c.id} AS id, ${c.deliveryId} AS delivery_id, ${c.topic} AS topic`;
 }
@@ -160,6 +165,7 @@ const sql = once(() => {
         'createdAt',
         'updatedAt',
         'completedAt',
+        'traceparent',
       ] as const
     )
       .map((k) => `${alias}${c[k]} AS ${k.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)}`)
@@ -378,8 +384,16 @@ async function deferAttempt(row: OutboxRow, workerId: string, attempt: number, o
   return 'pending';
 }
 
-/** Runs one claimed row through its handler and records the attempt. */
-export async function runClaimedRow(row: OutboxRow, workerId: string, signal: AbortSignal, leaseUntil?: number): Promise<'done' | 'pending' | 'failed'> {
+/**
+ * Runs one claimed row through its handler and records the attempt; with tracing on, inside a span
+ * continuing the trace of the work that wrote the row (its stored traceparent).
+ */
+export function runClaimedRow(row: OutboxRow, workerId: string, signal: AbortSignal, leaseUntil?: number): Promise<'done' | 'pending' | 'failed'> {
+  const attributes = { 'svc.outbox.kind': row.kind, 'svc.outbox.attempt': row.attempts + 1, ...(row.topic ? { 'svc.outbox.topic': row.topic } : {}) };
+  return resumedSpan(row.traceparent, `outbox ${row.kind}`, attributes, () => runRow(row, workerId, signal, leaseUntil));
+}
+
+async function runRow(row: OutboxRow, workerId: string, signal: AbortSignal, leaseUntil?: number): Promise<'done' | 'pending' | 'failed'> {
   const attempt = row.attempts + 1; // a crashed attempt is not counted: the same number is sent again
   const startedAt = new Date();
   const handler = handlers.get(row.kind);

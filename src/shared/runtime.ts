@@ -3,6 +3,7 @@ import type { Config } from '../config/index.js';
 import { Cipher } from './crypto.js';
 import { batchedStdout } from './log-destination.js';
 import { chooseLogFormat, prettyStdout } from './log-pretty.js';
+import { traceLogFields, tracingOn } from './tracing.js';
 
 /** Keys whose values never reach a log line, an error body or an audit detail. */
 const SENSITIVE_KEY = /(pass(word)?|pwd|secret|token|authorization|cookie|api_key|apikey|signature|sid|csrf|dob|patient|npi|dea_|ssn|prescription)/i;
@@ -69,6 +70,8 @@ export function createLogger(config: Config, destination?: pino.DestinationStrea
         },
       },
       timestamp: isoTimestamp,
+      // with tracing on (issue 25 §4), a line written inside a span carries its trace_id and span_id
+      ...(tracingOn() ? { mixin: traceLogFields } : {}),
     },
     destination ?? (chooseLogFormat(config, process.stdout.isTTY === true) === 'pretty' ? prettyStdout() : batchedStdout()),
   );

@@ -11,6 +11,7 @@ import type { Actor } from '../auth/actor.js';
 import { VENDOR_ROLE } from '../auth/policy/roles.js';
 import { AuthenticationError, InputError, PermissionError, RateLimitError, UnprocessableError } from '../shared/errors.js';
 import type { Tx } from '../db/sequelize.js';
+import { lockedOut, loginFailed } from '../shared/metrics.js';
 import { runtime } from '../shared/runtime.js';
 import { clearBucket, hitSlidingStart, peekSlidingStart } from '../shared/rate-limit.js';
 import { matchPeppered } from '../shared/peppered.js';
@@ -93,10 +94,13 @@ export async function issueToken(clientId: string, clientSecret: string, meta: {
   const idBucket = `vendor-auth:${clientId.slice(0, 200)}`;
   const ipBucket = `vendor-auth-ip:${meta.ip ?? 'unknown'}`;
   const byIp = await peekSlidingStart(ipBucket);
-  if (byIp && byIp.count >= ADDRESS_FAILURES)
+  if (byIp && byIp.count >= ADDRESS_FAILURES) {
+    loginFailed('client_address_limited');
     throw new RateLimitError('Too many failed authentication attempts from this address; try again later', byIp.resetInSeconds);
+  }
   const locked = await peekSlidingStart(idBucket);
   if (locked && locked.count >= LOCKOUT_FAILURES) {
+    loginFailed('client_locked');
     throw new AuthenticationError('Too many failed authentication attempts; try again later').withHeader('Retry-After', String(locked.resetInSeconds));
   }
   const vendor = clientId ? await loadVendorForAuth({ clientId }) : undefined;
@@ -105,8 +109,10 @@ export async function issueToken(clientId: string, clientSecret: string, meta: {
   const match = matchPeppered((key) => hashClientSecret(clientSecret, key), stored);
   const ok = Boolean(match) && Boolean(vendor?.client_secret_hash);
   if (!vendor || !ok) {
-    await hitSlidingStart(idBucket, LOCKOUT_WINDOW_SECONDS);
-    await hitSlidingStart(ipBucket, LOCKOUT_WINDOW_SECONDS);
+    loginFailed('client_bad_secret');
+    // a lockout is counted once, by the failure that reaches its limit
+    if ((await hitSlidingStart(idBucket, LOCKOUT_WINDOW_SECONDS)).count === LOCKOUT_FAILURES) lockedOut();
+    if ((await hitSlidingStart(ipBucket, LOCKOUT_WINDOW_SECONDS)).count === ADDRESS_FAILURES) lockedOut();
     throw new AuthenticationError(INVALID);
   }
   await clearBucket(idBucket);

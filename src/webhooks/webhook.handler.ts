@@ -5,6 +5,7 @@
  * through webhook-ports.ts (vendors and vendor-api, plugged by src/modules.ts).
  */
 import { extendLease, type AttemptContext, type AttemptOutcome, type OutboxHandler, type OutboxRow } from '../shared/outbox.js';
+import { webhookDelivered } from '../shared/metrics.js';
 import { runtime } from '../shared/runtime.js';
 import { webhookPorts } from './webhook-ports.js';
 import { vendorSafeData } from './payload.js';
@@ -95,11 +96,13 @@ async function deliver(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutc
     // nothing to send to; kept as failed so it can be redelivered once the vendor sets one up
     const error = !target.webhook_url ? 'no Webhook URL configured' : 'no webhook secret configured';
     await log('skipped', { error });
+    webhookDelivered('skipped');
     return { ok: false, giveUp: true, error };
   }
   const envelope = buildEnvelope({ deliveryId: row.delivery_id, event, vendor, createdLocal: target.created_local, attempt: ctx.attempt, data: payload.data });
   const result = await sendEnvelope(target.webhook_url, secret, envelope, { timeoutMs: runtime().config.webhook.timeoutMs, signal: ctx.signal });
   await log(result.status, result);
+  webhookDelivered(result.ok ? 'delivered' : ctx.attempt >= row.max_attempts ? 'failed' : 'retry');
   if (result.ok) return { ok: true, responseCode: result.httpStatus, excerpt: result.excerpt };
   return {
     ok: false,

@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { hmacHex } from '../shared/crypto.js';
 import { runtime, scrubText } from '../shared/runtime.js';
+import { inSpan } from '../shared/tracing.js';
 import { assertSendableUrl, guardedLookup, RefusedTargetError } from './url-guard.js';
 
 export interface Envelope {
@@ -103,9 +104,16 @@ function describe(err: unknown): { status: SendResult['status']; error: string }
 
 /**
  * POSTs the signed envelope once. Never throws: every outcome (2xx, other status, timeout,
- * connection error, refused target) is a SendResult. The body is signed exactly as sent.
+ * connection error, refused target) is a SendResult. The body is signed exactly as sent. With
+ * tracing on, the attempt is a span named by its event.
  */
-export async function sendEnvelope(url: string, secret: string, envelope: Envelope, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<SendResult> {
+export function sendEnvelope(url: string, secret: string, envelope: Envelope, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<SendResult> {
+  return inSpan(`webhook ${envelope.event}`, { 'svc.webhook.event': envelope.event, 'svc.webhook.attempt': envelope.attempt }, () =>
+    sendOnce(url, secret, envelope, opts),
+  );
+}
+
+async function sendOnce(url: string, secret: string, envelope: Envelope, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<SendResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const rawBody = JSON.stringify(envelope);

@@ -1,0 +1,133 @@
+/**
+ * What metrics and tracing cost (issue 25 §2 and §4; goals: metrics ≤ 3 %, tracing at full sampling
+ * ≤ 10 %): three `svc serve` processes, one with neither (SVC_METRICS=false, no
+ * OTEL_EXPORTER_OTLP_ENDPOINT), one with metrics only, one with tracing only (every trace sampled,
+ * exported as OTLP/JSON to a node:http sink in this process that accepts and discards), measured in
+ * turn in short slices, round after round, on `ping` (autocannon, 50 connections) and
+ * create-then-submit of 3-line orders (8 clients, the clinic's API token, demo catalog). Each round's
+ * ratio compares neighbouring measurements (the machine's speed drifts); the report gives medians.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { load } from '../data/sql.js';
+import { percentile, type BenchContext, type BenchRow, type BenchScenario } from '../lib.js';
+import { pick, svcClient, type Bin } from './orders.bench.js';
+
+const ROUNDS = 5; // 3 with --quick
+const SLICE_SECONDS = 3;
+
+const median = (xs: number[]) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
+
+/** An OTLP/HTTP endpoint that takes every export and keeps nothing (the collector's cost is not svc's). */
+async function otlpSink(): Promise<{ url: string; exports: () => number; close: () => Promise<void> }> {
+  let count = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      count += 1;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    exports: () => count,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+}
+
+/** In-stock bins of the demo catalog's orderable items, stocked up so the runs never sell out. */
+async function orderableBins(ctx: BenchContext): Promise<Bin[]> {
+  const { rows } = await ctx.pool.query<Bin>(
+    `SELECT b.item_code, b.warehouse FROM bins b JOIN items i ON i.item_code = b.item_code
+      WHERE i.published AND NOT i.disabled AND i.workflow_state = 'Approved' AND b.actual_qty > 0 AND i.vendor IS NULL ORDER BY b.item_code, b.warehouse`,
+  );
+  await ctx.pool.query(
+    `UPDATE bins b SET actual_qty = actual_qty + 1000000 FROM unnest($1::text[], $2::text[]) AS k(item_code, warehouse) WHERE b.item_code = k.item_code AND b.warehouse = k.warehouse`,
+    [rows.map((b) => b.item_code), rows.map((b) => b.warehouse)],
+  );
+  return rows;
+}
+
+interface Variant {
+  key: 'off' | 'metrics' | 'tracing';
+  label: string;
+  url: string;
+}
+
+export const scenario: BenchScenario = {
+  name: 'overhead',
+  description: `The cost of metrics and of tracing at full sampling: svc serve with neither, with metrics only (SVC_METRICS), with tracing only (OTEL_EXPORTER_OTLP_ENDPOINT to a discarding OTLP sink, every trace sampled); ping (50 connections) and create-then-submit of 3-line orders (8 clients), ${ROUNDS} interleaved rounds (3 with --quick) of ${SLICE_SECONDS} s per variant and case; ratios are medians of the rounds' ratios`,
+  timing: `${SLICE_SECONDS} s per measurement after a 2 s warm-up`,
+  async run(ctx) {
+    ctx.pool.on('error', () => undefined);
+    const sink = await otlpSink();
+    try {
+      const bins = await orderableBins(ctx);
+      if (bins.length < 3) throw new Error(`only ${bins.length} orderable bins in the demo catalog`);
+      const token = await ctx.tokenFor('clinic@demo.svc.local');
+      const serve = async (env: Record<string, string>) => (await ctx.serve(1, env))[0];
+      const variants: Variant[] = [
+        { key: 'off', label: 'metrics off, tracing off', url: await serve({ SVC_METRICS: 'false' }) },
+        { key: 'metrics', label: 'metrics on (SVC_METRICS=true)', url: await serve({ SVC_METRICS: 'true' }) },
+        {
+          key: 'tracing',
+          label: 'tracing on, every trace sampled (metrics off)',
+          url: await serve({ SVC_METRICS: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER_ARG: '1' }),
+        },
+      ];
+      const clients = new Map(variants.map((v) => [v.key, svcClient(v.url, token, 8)]));
+      const ping = (v: Variant, seconds: number) => ctx.http({ url: `${v.url}/api/method/ping`, connections: 50, pipelining: 1, duration: seconds });
+      const place = (v: Variant, seconds: number) => ctx.loop(() => clients.get(v.key)!.place(pick(Math.random, bins, 3)), { connections: 8, seconds });
+      for (const v of variants) {
+        await ping(v, 2); // warm-up: JIT, pools, plan caches
+        await place(v, 2);
+      }
+      const runs = { ping: new Map<string, number[]>(), orders: new Map<string, number[]>() };
+      const errors = new Map<string, number>();
+      const rounds = ctx.quick ? 3 : ROUNDS;
+      for (let round = 0; round < rounds; round++) {
+        for (const v of variants) {
+          const p = await ping(v, SLICE_SECONDS);
+          const o = await place(v, SLICE_SECONDS);
+          runs.ping.set(v.key, [...(runs.ping.get(v.key) ?? []), p.rps]);
+          runs.orders.set(v.key, [...(runs.orders.get(v.key) ?? []), o.rps]);
+          errors.set(`ping ${v.key}`, (errors.get(`ping ${v.key}`) ?? 0) + p.errors + p.non2xx);
+          errors.set(`orders ${v.key}`, (errors.get(`orders ${v.key}`) ?? 0) + o.errors);
+        }
+        await ctx.pool.query('VACUUM ANALYZE sales_orders, sales_order_items, vendor_orders, outbox, bins');
+      }
+      for (const c of clients.values()) await c.close();
+      return report(variants, runs, errors, sink.exports());
+    } finally {
+      await ctx.stopChildren();
+      await sink.close();
+    }
+  },
+};
+
+/** One row per variant and case: its median rate, its cost against "off" (median of the rounds' ratios), the goal's verdict. */
+function report(variants: Variant[], runs: Record<'ping' | 'orders', Map<string, number[]>>, errors: Map<string, number>, exports: number): BenchRow[] {
+  const rows: BenchRow[] = [];
+  for (const c of ['ping', 'orders'] as const) {
+    const base = runs[c].get('off')!;
+    for (const v of variants) {
+      const own = runs[c].get(v.key)!;
+      const cost = 1 - median(own.map((x, i) => x / base[i]));
+      const goal = v.key === 'metrics' ? 0.03 : 0.1;
+      const verdict = v.key === 'off' ? 'the reference' : `cost ${(cost * 100).toFixed(1)} % (goal ≤ ${goal * 100} %: ${cost <= goal ? 'met' : 'NOT met'})`;
+      rows.push({
+        case: c === 'ping' ? 'ping' : 'create-then-submit, 8 clients',
+        variant: v.label,
+        rps: Math.round(median(own)),
+        note: `${verdict}; rounds ${own.map(Math.round).join(' / ')} ${c === 'ping' ? 'req/s' : 'orders/s'}; ${c === 'ping' ? 'errors and timeouts' : 'failed orders'} ${errors.get(`${c} ${v.key}`)}${v.key === 'tracing' ? `; ${exports} OTLP exports received` : ''}; ${load()}`,
+      });
+    }
+  }
+  return rows;
+}
