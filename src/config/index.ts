@@ -2,6 +2,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Joi from 'joi';
+import { encryptionKeyProblem, secretKeyProblem } from './secret-strength.js';
 
 /** Project root (two levels above dist/src/config or src/config). */
 export const projectRoot = resolve(
@@ -137,13 +138,17 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
   PORT: { path: 'port', type: 'number', doc: 'HTTP port of svc serve' },
   HOST: { path: 'host', type: 'string', doc: 'HTTP bind address' },
   SVC_BASE_URL: { path: 'baseUrl', type: 'string', doc: 'Public base URL (links in mail, docs)' },
-  SVC_SECRET_KEY: { path: 'secretKey', type: 'string', doc: 'Signs vendor tokens and peppers key hashes (≥ 32 chars)' },
+  SVC_SECRET_KEY: { path: 'secretKey', type: 'string', doc: 'Signs vendor tokens and peppers key hashes (≥ 32 chars; production: random, README "Secrets")' },
   SVC_SECRET_KEY_PREVIOUS: {
     path: 'secretKeyPrevious',
     type: 'string',
     doc: 'During a rotation of SVC_SECRET_KEY: the key it replaces, still accepted for vendor tokens, API secrets and client secrets (docs/operations.md)',
   },
-  SVC_ENCRYPTION_KEY: { path: 'encryptionKey', type: 'string', doc: 'AES-256-GCM key for secrets and patient data at rest (base64 of 32 bytes)' },
+  SVC_ENCRYPTION_KEY: {
+    path: 'encryptionKey',
+    type: 'string',
+    doc: 'AES-256-GCM key for secrets and patient data at rest (base64 of 32 random bytes, README "Secrets")',
+  },
   SVC_ENCRYPTION_KEY_PREVIOUS: {
     path: 'encryptionKeyPrevious',
     type: 'string',
@@ -502,8 +507,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   const value = validated.value;
   if (value.env === 'production' || value.env === 'sandbox') {
-    if (DEFAULT_SECRETS.has(value.secretKey)) throw new ConfigError('Invalid setting SVC_SECRET_KEY: the default secret is refused in production');
-    if (DEFAULT_SECRETS.has(value.encryptionKey)) throw new ConfigError('Invalid setting SVC_ENCRYPTION_KEY: the default key is refused in production');
+    // examples, placeholders and predictable values too (secret-strength.ts has the rule); never the value itself
+    const secretProblem = secretKeyProblem(value.secretKey, DEFAULT_SECRETS);
+    if (secretProblem) throw new ConfigError(`Invalid setting SVC_SECRET_KEY: ${secretProblem}`);
+    const keyProblem = encryptionKeyProblem(value.encryptionKey, DEFAULT_SECRETS);
+    if (keyProblem) throw new ConfigError(`Invalid setting SVC_ENCRYPTION_KEY: ${keyProblem}`);
     if (value.webhook.allowPrivateTargets)
       throw new ConfigError('Invalid setting SVC_WEBHOOK_ALLOW_PRIVATE: private webhook targets are refused in production');
   }

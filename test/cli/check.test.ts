@@ -4,6 +4,7 @@
  * exit 0 once a worker runs; --json for monitors.
  */
 import test from 'ava';
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { createEmptyDatabase } from '../helpers/db.js';
 import { spawnWorker } from '../helpers/processes.js';
@@ -97,4 +98,26 @@ test.serial('a partner finding names its last call with the method once', async 
   t.regex(finding(report, 'partner peptidepartner')!.detail, /last call \d+s ago: GET \/api\/v1\/orders\/\{orderId\} → ok \(200\)\)$/);
   t.regex(finding(report, 'partner otcpartner')!.detail, /last call \d+s ago: POST \/api\/method\/svc\.otcpartner\.webhook → rejected \(401\)\)$/);
   t.notRegex(res.stdout, /\b(GET|POST) \1 /);
+});
+
+test.serial('a weak production secret is a failed configuration line naming the variable and the rule, without its value', async (t) => {
+  const weak = 'correct-horse-battery-staple-correct';
+  const res = await svc(['check'], {
+    DATABASE_URL: database.url,
+    SVC_ENV: 'production',
+    SVC_SECRET_KEY: weak,
+    SVC_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  });
+  t.is(res.code, 1);
+  const text = res.out.join('\n');
+  t.regex(text, /^FAIL {2}configuration {2}Invalid setting SVC_SECRET_KEY: too predictable for production \(under 128 bits .*\)/m);
+  t.regex(text, /fix: set it to a generated value: openssl rand -base64 48/);
+  t.false(text.includes(weak) || res.err.join('\n').includes(weak), 'the value is not printed');
+  const key = await check({
+    DATABASE_URL: database.url,
+    SVC_ENV: 'production',
+    SVC_SECRET_KEY: randomBytes(48).toString('base64'),
+    SVC_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+  });
+  t.regex(finding(key.report, 'configuration')!.detail, /^Invalid setting SVC_ENCRYPTION_KEY: not 32 random bytes/);
 });

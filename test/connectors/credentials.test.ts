@@ -6,6 +6,7 @@
  * simulators only) at set time and at connect time.
  */
 import test from 'ava';
+import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { startTestApp, testConfig, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
@@ -206,13 +207,17 @@ test.serial('sandbox: only loopback simulators, refused when set and when connec
     () =>
       loadConfig({
         SVC_ENV: 'sandbox',
-        SVC_SECRET_KEY: 's'.repeat(40),
-        SVC_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+        SVC_SECRET_KEY: randomBytes(48).toString('base64'),
+        SVC_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
         SVC_PARTNER_SIMULATORS_ONLY: 'false',
       }),
     { message: /a sandbox talks only to partner simulators/ },
   );
-  const sandbox = loadConfig({ SVC_ENV: 'sandbox', SVC_SECRET_KEY: 's'.repeat(40), SVC_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') });
+  const sandbox = loadConfig({
+    SVC_ENV: 'sandbox',
+    SVC_SECRET_KEY: randomBytes(48).toString('base64'),
+    SVC_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  });
   t.true(sandbox.partners.simulatorsOnly);
   t.regex(partnerUrlProblem(sandbox, 'https://api.partner.example.com')!, /not a loopback simulator: a sandbox never calls a real partner/);
   t.is(partnerUrlProblem(sandbox, 'http://127.0.0.1:4010'), undefined);

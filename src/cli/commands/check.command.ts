@@ -7,6 +7,13 @@ import { common, json, type CommonOptions } from '../conventions.js';
 
 const MARK = { ok: 'ok  ', warn: 'WARN', fail: 'FAIL' } as const;
 
+/** The fix for a refused setting: a weak or example secret is replaced by a generated one. */
+function configurationFix(message: string): string {
+  if (/^Invalid setting (SVC_SECRET_KEY|SVC_ENCRYPTION_KEY):/.test(message))
+    return 'set it to a generated value: openssl rand -base64 48 (SVC_SECRET_KEY), openssl rand -base64 32 (SVC_ENCRYPTION_KEY); README "Secrets"';
+  return 'fix the variable named (README "Configuration")';
+}
+
 /** `svc check [--json]`: configuration, database, migrations, worker, outbox, partners, mail. */
 export function registerCheck(program: Command, io: Io): void {
   common(
@@ -23,7 +30,7 @@ export function registerCheck(program: Command, io: Io): void {
       findings.push({ check: 'configuration', level: 'ok', detail: 'valid' });
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
-      findings.push({ check: 'configuration', level: 'fail', detail: err.message, fix: 'fix the variable named (README "Configuration")' });
+      findings.push({ check: 'configuration', level: 'fail', detail: err.message, fix: configurationFix(err.message) });
     }
     if (findings[0].level === 'ok') {
       try {
