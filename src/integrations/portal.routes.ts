@@ -18,7 +18,6 @@ import { integrationsPage, type Confirm } from './portal.page.js';
 import { ordersPage } from './portal-orders.page.js';
 import { actorOf } from '../http/plugins/auth.js';
 import { field, formSession, html, namesFor, page, type Form } from './portal-http.js';
-import { accountRoutes } from './portal-account.routes.js';
 import { connectShipper, disconnectShipper } from './shipper-connect.service.js';
 import { disconnectStore, installFormTargets, startStoreInstall } from './store-oauth.service.js';
 import { syncOwnStore } from './store-sync.service.js';
@@ -120,7 +119,6 @@ async function showOrders(request: Request, h: ResponseToolkit) {
 
 export const portalRoutes: ServerRoute[] = [
   page('GET', '/portal', (_r, h) => h.redirect(PAGE).code(303), 'The portal (its first page: integrations)'),
-  ...accountRoutes,
   page('GET', PAGE, showIntegrations, 'Your shipping account and online store connections (HTML)'),
   page('POST', `${PAGE}/{area}/{action}`, runAction, 'The forms of /portal/integrations (CSRF token of the session)'),
   page('GET', '/portal/orders', showOrders, 'Your clinic’s recent orders with each shipment’s status, carrier and tracking link (HTML, ?page=N)'),
