@@ -103,11 +103,14 @@ test.serial('a visitor without a session is sent to the login page; the clinic l
 
 test.serial('on a 375 px phone, nothing overflows while nothing is connected (every page)', async (t) => {
   for (const path of ['/portal/login', '/portal/forgot-password', '/portal/reset-password?token=none']) {
-    t.true((await phoneWidth(path, path.split(/[/?]/)[2])) <= 375, path);
+    const width = await phoneWidth(path, path.split(/[/?]/)[2]);
+    t.true(width <= 375, `${path}: ${width} px wide`);
   }
   await phoneLogin();
-  t.true((await phoneWidth('/portal/integrations', 'not-connected')) <= 375);
-  t.true((await phoneWidth('/portal/orders', 'orders')) <= 375);
+  const integrations = await phoneWidth('/portal/integrations', 'not-connected');
+  t.true(integrations <= 375, `integrations: ${integrations} px wide`);
+  const orders = await phoneWidth('/portal/orders', 'orders');
+  t.true(orders <= 375, `orders: ${orders} px wide`);
 });
 
 test.serial('connect shipper: a refused pair shows the partner’s reason; the right pair connects', async (t) => {
@@ -167,14 +170,17 @@ test.serial('the storefront install end to end: the page → the shop’s consen
 
 test.serial('on a 375 px phone, nothing overflows with a store and a shipping account connected (every page, the confirmation too)', async (t) => {
   t.true((await text('#store-scope')).includes('write_merchant_managed_fulfillment_orders'), 'the long permission is shown');
-  t.true((await phoneWidth('/portal/integrations', 'connected')) <= 375);
-  t.true((await phoneWidth('/portal/orders', 'orders-connected')) <= 375);
+  const integrations = await phoneWidth('/portal/integrations', 'connected');
+  t.true(integrations <= 375, `integrations: ${integrations} px wide`);
+  const orders = await phoneWidth('/portal/orders', 'orders-connected');
+  t.true(orders <= 375, `orders: ${orders} px wide`);
   const p = await phone.newPage();
   try {
     await p.goto(`${app.url}/portal/integrations`);
     await p.click('#store-disconnect button');
     t.is(await p.locator('#store-disconnect-confirm').count(), 1);
-    t.true((await p.evaluate(() => document.documentElement.scrollWidth)) <= 375, 'with the confirmation shown');
+    const width = await p.evaluate(() => document.documentElement.scrollWidth);
+    t.true(width <= 375, `with the confirmation shown: ${width} px wide`);
     await screenshot(p, 'portal-375-confirm');
   } finally {
     await p.close();
