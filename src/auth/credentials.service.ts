@@ -217,15 +217,31 @@ export async function purgeExpiredSessions(opts: { transaction?: Tx } = {}): Pro
 
 // ---- passwords -----------------------------------------------------------------------------------
 
+/** The one password rule (set by an admin, an invitation or a reset): 10 to 200 characters; answers its hash. */
+export async function newPasswordHash(password: string): Promise<string> {
+  if (!password || password.length < 10) throw new InputError('Password must have at least 10 characters');
+  if (password.length > 200) throw new InputError('Password must have at most 200 characters');
+  return hashPassword(password);
+}
+
+/** Ends every session of a user (its password changed), in the caller's transaction. */
+export async function endUserSessions(userId: string, opts: { transaction: Tx }): Promise<number> {
+  return Session.destroy({ where: { userId }, transaction: opts.transaction });
+}
+
+/** Lifts an account's lockout after failed logins (its owner proved its mailbox with a reset). */
+export async function clearLoginLockout(email: string, opts: { transaction?: Tx } = {}): Promise<void> {
+  await clearBucket(`login:${canonicalEmail(email) ?? email}`, opts);
+}
+
 /** Sets a user's password (admin or CLI) and ends every session of the user, in one transaction. */
 export async function setPassword(actor: Actor, email: string, password: string): Promise<void> {
   authorize(actor, 'update', 'User');
-  if (!password || password.length < 10) throw new InputError('Password must have at least 10 characters');
-  const hash = await hashPassword(password);
+  const hash = await newPasswordHash(password);
   await withTransaction(undefined, async (transaction) => {
     const userId = await storePasswordHash(email, hash, { transaction });
     if (!userId) throw new NotFoundError(`User ${email} not found`);
-    await Session.destroy({ where: { userId }, transaction });
+    await endUserSessions(userId, { transaction });
   });
 }
 

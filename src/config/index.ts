@@ -37,6 +37,8 @@ export interface Config {
   session: { idleMinutes: number; absoluteHours: number };
   /** failed logins from one client address (any accounts) before it gets 429, within a window from the first */
   login: { addressFailures: number; addressWindowSeconds: number };
+  /** portal password resets asked (e-mails sent or not) per hour: per e-mail address asked for, and per client address */
+  passwordReset: { perAddressPerHour: number; perClientPerHour: number };
   /** trustedProxies: addresses whose X-Forwarded-For is believed (none by default: the peer address is the client's) */
   http: { bodyLimitBytes: number; uploadLimitBytes: number; corsOrigins: string[]; maxPageLength: number; trustedProxies: string[] };
   /** per account (user or vendor): uploads in any rolling hour, and the bytes of all its stored files */
@@ -178,6 +180,16 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
     path: 'login.addressWindowSeconds',
     type: 'number',
     doc: 'The window of that count, from its first failure (default 900)',
+  },
+  SVC_PASSWORD_RESET_PER_ADDRESS: {
+    path: 'passwordReset.perAddressPerHour',
+    type: 'number',
+    doc: 'Password resets asked for one e-mail address in a clock hour, known or not, before further ones get 429 (default 5)',
+  },
+  SVC_PASSWORD_RESET_PER_CLIENT: {
+    path: 'passwordReset.perClientPerHour',
+    type: 'number',
+    doc: 'Password resets asked from one client address in a clock hour, over every e-mail address, before further ones get 429 (default 20)',
   },
   SVC_TRUSTED_PROXIES: {
     path: 'http.trustedProxies',
@@ -323,6 +335,10 @@ const schema = Joi.object<Config>({
   embeddedPg: Joi.object({ dataDir: Joi.string().required(), port: Joi.number().integer().min(0).max(65535).required() }).required(),
   session: Joi.object({ idleMinutes: Joi.number().positive().required(), absoluteHours: Joi.number().positive().required() }).required(),
   login: Joi.object({ addressFailures: Joi.number().integer().min(1).required(), addressWindowSeconds: Joi.number().integer().min(1).required() }).required(),
+  passwordReset: Joi.object({
+    perAddressPerHour: Joi.number().integer().min(1).required(),
+    perClientPerHour: Joi.number().integer().min(1).required(),
+  }).required(),
   http: Joi.object({
     bodyLimitBytes: Joi.number().integer().min(1024).required(),
     uploadLimitBytes: Joi.number().integer().min(1024).required(),

@@ -58,6 +58,7 @@ import { VendorApiLog } from '../vendor-api/vendor-api-log.model.js';
 import { StockUpdateRequest } from '../vendors/stock-update-request.model.js';
 import { VendorProfile } from '../vendors/vendor-profile.model.js';
 import { IntegrationConnection } from '../integrations/integration-connection.model.js';
+import { PasswordReset } from '../integrations/password-reset.model.js';
 import { OAuthState } from '../integrations/oauth-state.model.js';
 import { StoreVariant } from '../integrations/store-variant.model.js';
 import { StoreOrderImport } from '../integrations/store-order.model.js';
@@ -120,6 +121,7 @@ export const MODELS = [
   OAuthState,
   StoreVariant,
   StoreOrderImport,
+  PasswordReset,
 ] as const;
 
 /** Binds every model to `sequelize` and declares the associations (again for each new instance). */

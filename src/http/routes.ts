@@ -20,6 +20,7 @@ import { salesRoutes } from '../sales/sales.routes.js';
 import { emrRoutes } from '../connectors/rxpartner/emr.routes.js';
 import { integrationsRoutes } from '../integrations/integrations.routes.js';
 import { portalRoutes } from '../integrations/portal.routes.js';
+import { accountRoutes } from '../integrations/portal-account.routes.js';
 import { auditRoutes } from '../audit/audit.routes.js';
 
 export function routes(): ServerRoute[] {
@@ -39,6 +40,7 @@ export function routes(): ServerRoute[] {
     ...emrRoutes,
     ...integrationsRoutes,
     ...portalRoutes,
+    ...accountRoutes,
     ...auditRoutes,
     ...fallbackRoutes,
   ];

@@ -11,7 +11,8 @@ import { connectShipper, disconnectShipper, type ConnectShipperInput } from './s
 import { completeStoreInstall, disconnectStore, startStoreInstall } from './store-oauth.service.js';
 import { syncOwnStore } from './store-sync.service.js';
 import { integrationStatus } from './connections.service.js';
-import { messagePage, wantsHtml } from './portal.page.js';
+import { messagePage, wantsHtml } from './portal-layout.js';
+import { plainError } from './portal-messages.js';
 
 const connect = { resource: 'Integration', action: 'connect' } as const;
 const disconnect = { resource: 'Integration', action: 'disconnect' } as const;
@@ -29,7 +30,10 @@ async function callback(request: Request, h: ResponseToolkit, actor: Parameters<
     return html ? h.redirect('/portal/integrations?notice=storefront-connected').code(303) : done;
   } catch (err) {
     if (!html || !(err instanceof DomainError)) throw err;
-    return h.response(messagePage('The storefront was not connected', err.message)).code(err.status).type('text/html; charset=utf-8');
+    return h
+      .response(messagePage('Your Shopify store was not connected', plainError(err)))
+      .code(err.status)
+      .type('text/html; charset=utf-8');
   }
 }
 

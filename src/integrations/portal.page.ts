@@ -1,96 +1,29 @@
 /**
- * The HTML of /portal/integrations and /portal/login: server-rendered, no script at all, one inline
- * style allowed by its hash (CSP), every value escaped. Each form posts its session's CSRF token
- * (synchroniser token) in a hidden field; the login form a double-submit token.
+ * The HTML of /portal/integrations: server-rendered, every value escaped, in the clinic's words (the
+ * partners by their product names: ShipStation for shipper, Shopify for storepartner). Each form
+ * posts its session's CSRF token (synchroniser token) in a hidden field. A disconnect is a second
+ * step: its button shows a confirmation in the section, whose own button disconnects.
  */
-import { createHash } from 'node:crypto';
-import type { Request } from '@hapi/hapi';
 import type { ConnectionView } from './connections.service.js';
 import type { SyncRecord } from './integration-connection.model.js';
+import { esc, hidden, signedIn, timeTag } from './portal-layout.js';
 
-const STYLE = [
-  'body{font:15px/1.5 system-ui,sans-serif;max-width:50rem;margin:2rem auto;padding:0 1rem;color:#1d2430}',
-  'section{border:1px solid #d5dbe3;border-radius:6px;padding:1rem 1.25rem;margin:1rem 0}',
-  'h2{margin-top:0}.status{font-weight:600}.connected{color:#17663a}.off{color:#8a5a00}',
-  '.notice{background:#e8f5ec;border:1px solid #9fd3b1;padding:.5rem 1rem;border-radius:4px}',
-  '.error{background:#fdecea;border:1px solid #f0a8a0;padding:.5rem 1rem;border-radius:4px}',
-  'form{margin:.5rem 0}label{display:inline-block;min-width:8rem}input[type=text],input[type=password]{width:18rem;padding:.2rem}',
-  'button{padding:.3rem .8rem;margin-top:.3rem}dl{display:grid;grid-template-columns:11rem 1fr;gap:.2rem .8rem}dt{color:#5a6472}dd{margin:0}',
-  'header{display:flex;justify-content:space-between;align-items:center}.actions form{display:inline-block;margin-right:.5rem}',
-].join('');
-const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
+export { esc, messagePage, portalCsp, wantsHtml } from './portal-layout.js';
+export { loginPage } from './portal-account.page.js';
 
-/** The page's CSP: nothing loads but its style; forms post to this origin (and the install's redirect to the shop's). */
-export function portalCsp(formTargets: string[] = []): string {
-  return `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; form-action 'self' ${formTargets.join(' ')}; base-uri 'none'; frame-ancestors 'none'`.replace(
-    /\s+;/g,
-    ';',
-  );
-}
+/** What a disconnect asks before it is done. */
+export type Confirm = 'shipper-disconnect' | 'store-disconnect';
 
-export function esc(text: unknown): string {
-  return String(text ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-/** True when a browser asked (text/html), not a JSON client. */
-export function wantsHtml(request: Request): boolean {
-  return /\btext\/html\b/.test(String(request.headers.accept ?? ''));
-}
-
-function layout(title: string, body: string): string {
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${esc(title)} – svc</title>
-<style>${STYLE}</style>
-</head>
-<body>
-${body}
-</body>
-</html>
-`;
-}
-
-/** A one-message page (a callback that failed), with the way back. */
-export function messagePage(title: string, message: string): string {
-  return layout(
-    title,
-    `<main><h1>${esc(title)}</h1><p class="error" id="error">${esc(message)}</p><p><a href="/portal/integrations">Back to integrations</a></p></main>`,
-  );
-}
-
-export function loginPage(opts: { csrf: string; error?: string; email?: string }): string {
-  return layout(
-    'Log in',
-    `<main><h1>Log in to the portal</h1>
-${opts.error ? `<p class="error" id="error">${esc(opts.error)}</p>` : ''}
-<form method="post" action="/portal/login" id="login">
-<input type="hidden" name="csrf_token" value="${esc(opts.csrf)}">
-<p><label for="usr">E-mail</label> <input type="text" id="usr" name="usr" autocomplete="username" value="${esc(opts.email ?? '')}"></p>
-<p><label for="pwd">Password</label> <input type="password" id="pwd" name="pwd" autocomplete="current-password"></p>
-<button type="submit">Log in</button>
-</form></main>`,
-  );
-}
-
-const hidden = (csrf: string) => `<input type="hidden" name="csrf_token" value="${esc(csrf)}">`;
 const post = (action: string, csrf: string, inner: string, id: string) =>
   `<form method="post" action="/portal/integrations/${action}" id="${id}">${hidden(csrf)}${inner}</form>`;
 
-function when(d: Date | string | null): string {
-  return d
-    ? new Date(d)
-        .toISOString()
-        .replace('T', ' ')
-        .replace(/\.\d+Z$/, ' UTC')
-    : '';
+function statusWord(c: ConnectionView): string {
+  return c.status === 'connected' ? 'Connected' : c.status === 'disconnected' ? 'Disconnected' : 'Not connected';
 }
 
 function syncLine(label: string, s: SyncRecord | null, id: string): string {
   if (!s) return `<dt>${esc(label)}</dt><dd id="${id}">never</dd>`;
-  return `<dt>${esc(label)}</dt><dd id="${id}"><span class="${s.ok ? 'connected' : 'off'}">${s.ok ? 'OK' : 'Failed'}</span> at ${esc(when(s.at))}: ${esc(s.summary)}</dd>`;
+  return `<dt>${esc(label)}</dt><dd id="${id}"><span class="${s.ok ? 'connected' : 'off'}">${s.ok ? 'OK' : 'Failed'}</span> at ${timeTag(s.at)}: ${esc(s.summary)}</dd>`;
 }
 
 /** The last tracking or cancellation sent back to the store: Sent, Waiting (e.g. the store is disconnected) or Failed. */
@@ -98,39 +31,65 @@ function pushLine(s: SyncRecord | null): string {
   if (!s) return `<dt>Last update sent to the store</dt><dd id="last-store-push">never</dd>`;
   const waiting = !s.ok && s.summary.startsWith('waiting: ');
   const label = s.ok ? 'Sent' : waiting ? 'Waiting' : 'Failed';
-  return `<dt>Last update sent to the store</dt><dd id="last-store-push"><span class="${s.ok ? 'connected' : 'off'}">${label}</span> at ${esc(when(s.at))}: ${esc(waiting ? s.summary.slice(9) : s.summary)}</dd>`;
+  return `<dt>Last update sent to the store</dt><dd id="last-store-push"><span class="${s.ok ? 'connected' : 'off'}">${label}</span> at ${timeTag(s.at)}: ${esc(waiting ? s.summary.slice(9) : s.summary)}</dd>`;
 }
 
-function shipperSection(c: ConnectionView, csrf: string): string {
+/** A destructive action: a distinct button apart from the others, which first asks (the confirmation's own form does it). */
+function dangerZone(o: { action: string; csrf: string; id: string; label: string; asking: boolean; question: string }): string {
+  if (!o.asking) return `<div class="danger-zone">${post(o.action, o.csrf, `<button type="submit" class="danger">${esc(o.label)}…</button>`, o.id)}</div>`;
+  return `<div class="confirm" id="${o.id}-confirm" role="alertdialog" aria-labelledby="${o.id}-question"><p id="${o.id}-question"><strong>${esc(o.question)}</strong></p>
+<div class="actions">${post(o.action, o.csrf, `<input type="hidden" name="confirmed" value="yes"><button type="submit" class="danger">Yes, ${esc(o.label.toLowerCase())}</button>`, `${o.id}-yes`)}
+<a href="/portal/integrations" id="${o.id}-cancel">Cancel, keep it connected</a></div></div>`;
+}
+
+interface SectionInput {
+  c: ConnectionView;
+  csrf: string;
+  confirm?: Confirm;
+  typed: Record<string, string>;
+}
+
+function shipperSection({ c, csrf, confirm, typed }: SectionInput): string {
   const on = c.status === 'connected';
-  return `<section id="shipper"><h2>Shipping (shipper)</h2>
-<p>Status: <span class="status ${on ? 'connected' : 'off'}" id="shipper-status">${on ? 'Connected' : c.status === 'disconnected' ? 'Disconnected' : 'Not connected'}</span>
-${on ? ` since ${esc(when(c.connected_at))}; your orders ship with your own shipper account.` : '; your orders ship with the marketplace’s account.'}</p>
-${on && c.webhook_events.length ? `<p id="shipper-webhooks">Tracking comes back through this service’s own webhook, registered with your account (${esc(c.webhook_events.join(', '))}).</p>` : ''}
+  return `<section id="shipper"><h2>Shipping account (ShipStation)</h2>
+<p>Status: <span class="status ${on ? 'connected' : 'off'}" id="shipper-status">${statusWord(c)}</span>
+${on ? ` since ${timeTag(c.connected_at)}; your orders ship with your own ShipStation account.` : '; your orders ship with the marketplace’s shipping account.'}</p>
+${on && c.webhook_events.length ? `<p id="shipper-webhooks">Tracking numbers come back to us automatically from your ShipStation account.</p>` : ''}
 ${post(
   'shipper/connect',
   csrf,
-  `<p><label for="api_key">API key</label> <input type="text" id="api_key" name="api_key" autocomplete="off" required></p>
+  `<p><label for="api_key">API key</label> <input type="text" id="api_key" name="api_key" autocomplete="off" value="${esc(typed.api_key ?? '')}" required></p>
 <p><label for="api_secret">API secret</label> <input type="password" id="api_secret" name="api_secret" autocomplete="off" required></p>
-<button type="submit">${on ? 'Replace key pair' : 'Connect shipper'}</button>`,
+<button type="submit">${on ? 'Replace API key' : 'Connect shipping account'}</button>`,
   'shipper-connect',
 )}
-${on ? post('shipper/disconnect', csrf, '<button type="submit">Disconnect shipper</button>', 'shipper-disconnect') : ''}
+${
+  on
+    ? dangerZone({
+        action: 'shipper/disconnect',
+        csrf,
+        id: 'shipper-disconnect',
+        label: 'Disconnect shipping account',
+        asking: confirm === 'shipper-disconnect',
+        question: 'Disconnect your ShipStation account? Your orders will ship with the marketplace’s account again.',
+      })
+    : ''
+}
 </section>`;
 }
 
-function storeSection(c: ConnectionView, csrf: string): string {
+function storeSection({ c, csrf, confirm, typed }: SectionInput): string {
   const on = c.status === 'connected';
   const install = post(
     'storefront/install',
     csrf,
-    `<p><label for="shop_domain">Shop domain</label> <input type="text" id="shop_domain" name="shop_domain" placeholder="my-shop.myshopify.com" required></p>
-<button type="submit">${on ? 'Install on another shop' : 'Install storefront app'}</button>`,
+    `<p><label for="shop_domain">Shop address</label> <input type="text" id="shop_domain" name="shop_domain" placeholder="my-shop.myshopify.com" value="${esc(typed.shop_domain ?? '')}" required></p>
+<button type="submit">${on ? 'Connect another Shopify store' : 'Connect Shopify store'}</button>`,
     'store-install',
   );
-  return `<section id="storefront"><h2>Storefront (storepartner)</h2>
-<p>Status: <span class="status ${on ? 'connected' : 'off'}" id="store-status">${on ? 'Connected' : c.status === 'disconnected' ? 'Disconnected' : 'Not connected'}</span>
-${on ? ` to <strong id="store-shop">${esc(c.shop_domain)}</strong> since ${esc(when(c.connected_at))}` : ''}</p>
+  return `<section id="storefront"><h2>Online store (Shopify)</h2>
+<p>Status: <span class="status ${on ? 'connected' : 'off'}" id="store-status">${statusWord(c)}</span>
+${on ? ` to <strong id="store-shop">${esc(c.shop_domain)}</strong> since ${timeTag(c.connected_at)}` : ''}</p>
 <dl>${on ? `<dt>Permissions</dt><dd id="store-scope">${esc((c.scope ?? '').split(',').join(', '))}</dd>` : ''}
 ${syncLine('Last catalog sync', c.last_catalog_sync, 'last-catalog-sync')}
 ${syncLine('Last inventory sync', c.last_inventory_sync, 'last-inventory-sync')}
@@ -140,19 +99,30 @@ ${
   on
     ? `<div class="actions">${post('storefront/sync-catalog', csrf, '<button type="submit">Sync catalog now</button>', 'store-sync-catalog')}
 ${post('storefront/sync-inventory', csrf, '<button type="submit">Sync inventory now</button>', 'store-sync-inventory')}
-${post('storefront/import-orders', csrf, '<button type="submit">Import orders now</button>', 'store-import-orders')}
-${post('storefront/disconnect', csrf, '<button type="submit">Disconnect storefront</button>', 'store-disconnect')}</div>`
+${post('storefront/import-orders', csrf, '<button type="submit">Import orders now</button>', 'store-import-orders')}</div>`
     : ''
 }
 ${install}
+${
+  on
+    ? dangerZone({
+        action: 'storefront/disconnect',
+        csrf,
+        id: 'store-disconnect',
+        label: 'Disconnect online store',
+        asking: confirm === 'store-disconnect',
+        question: `Disconnect ${c.shop_domain ?? 'your Shopify store'}? Its new orders will no longer come in and tracking will no longer go back to it. Products already in the catalog stay.`,
+      })
+    : ''
+}
 </section>`;
 }
 
 export const NOTICES: Readonly<Record<string, string>> = {
-  'shipper-connected': 'Shipper connected: the key pair was accepted by the partner and is stored encrypted.',
-  'shipper-disconnected': 'Shipper disconnected.',
-  'storefront-connected': 'Storefront connected: the app is installed and its token is stored encrypted.',
-  'storefront-disconnected': 'Storefront disconnected.',
+  'shipper-connected': 'Your ShipStation account is connected. Your key was checked with ShipStation and is stored encrypted.',
+  'shipper-disconnected': 'Your ShipStation account is disconnected.',
+  'storefront-connected': 'Your Shopify store is connected.',
+  'storefront-disconnected': 'Your Shopify store is disconnected.',
   'catalog-synced': 'Catalog sync finished (see the result below).',
   'inventory-synced': 'Inventory sync finished (see the result below).',
   'orders-imported': 'Orders import finished (see the result below).',
@@ -166,16 +136,17 @@ export function integrationsPage(opts: {
   storefront: ConnectionView;
   notice?: string;
   error?: string;
+  confirm?: Confirm;
+  /** what the clinic typed in the form that failed (never a secret) */
+  typed?: Record<string, string>;
 }): string {
-  return layout(
-    'Integrations',
-    `<header><h1>Integrations</h1><div>${esc(opts.who)} · ${esc(opts.org)} <form method="post" action="/portal/logout" id="logout">${hidden(opts.csrf)}<button type="submit">Log out</button></form></div></header>
-<main>
-<p>Connect your own shipping account and your storefront. Secrets are checked with the partner, stored encrypted and never shown again.</p>
+  const typed = opts.typed ?? {};
+  return signedIn(
+    { title: 'Integrations', tab: 'integrations', who: opts.who, org: opts.org, csrf: opts.csrf },
+    `<p>Connect your own shipping account and your online store. Keys are checked with ShipStation or Shopify, stored encrypted and never shown again.</p>
 ${opts.notice && NOTICES[opts.notice] ? `<p class="notice" id="notice">${esc(NOTICES[opts.notice])}</p>` : ''}
-${opts.error ? `<p class="error" id="error">${esc(opts.error)}</p>` : ''}
-${shipperSection(opts.shipper, opts.csrf)}
-${storeSection(opts.storefront, opts.csrf)}
-</main>`,
+${opts.error ? `<p class="error" id="error" role="alert">${esc(opts.error)}</p>` : ''}
+${shipperSection({ c: opts.shipper, csrf: opts.csrf, confirm: opts.confirm, typed })}
+${storeSection({ c: opts.storefront, csrf: opts.csrf, confirm: opts.confirm, typed })}`,
   );
 }

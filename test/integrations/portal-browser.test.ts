@@ -3,7 +3,10 @@
  * service and the shipper and storefront simulators: log in, connect shipper (a refused pair shows
  * the partner's reason), the full storefront install (the page's form → the shop's consent page →
  * the callback → connected → sync), disconnect; forms without the session's CSRF token are refused;
- * a visitor without a session is sent to the login page. Screenshots: test-artifacts/portal-*.png.
+ * a visitor without a session is sent to the login page. Issue 26 section 3: the partners by their
+ * product names, the clinic's name in the header, times in the browser's own zone with the zone's
+ * name, errors in the clinic's words with what was typed kept, a disconnect that asks first, and no
+ * horizontal overflow on a 375 px phone in any state. Screenshots: test-artifacts/portal-*.png.
  */
 import test from 'ava';
 import type pg from 'pg';
@@ -25,6 +28,29 @@ let shop: RunningSimulator;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
+let phone: BrowserContext;
+
+/** The page's width on a 375 px phone (CSS pixels): the document's scroll width, which a horizontal overflow widens. */
+async function phoneWidth(path: string, name: string): Promise<number> {
+  const p = await phone.newPage();
+  try {
+    await p.goto(`${app.url}${path}`);
+    await screenshot(p, `portal-375-${name}`);
+    return await p.evaluate(() => document.documentElement.scrollWidth);
+  } finally {
+    await p.close();
+  }
+}
+
+/** The phone logs in as the clinic too (its own session). */
+async function phoneLogin(): Promise<void> {
+  const p = await phone.newPage();
+  await p.goto(`${app.url}/portal/login`);
+  await p.fill('#usr', 'clinic@demo.svc.local');
+  await p.fill('#pwd', DEMO_PASSWORD);
+  await p.click('#login button[type=submit]');
+  await p.close();
+}
 
 test.before(async () => {
   app = await startTestApp();
@@ -34,11 +60,14 @@ test.before(async () => {
   await configureShipper(shipper.url, { api_key: 'marketplace-key', api_secret: 'marketplace-secret' });
   await configureStoreApp(app, shop);
   browser = await launchBrowser();
-  context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+  // a clinic in Chicago: the page shows its times in Central time
+  context = await browser.newContext({ viewport: { width: 1100, height: 900 }, timezoneId: 'America/Chicago', locale: 'en-US' });
   page = await context.newPage();
+  phone = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
 });
 test.after.always(async () => {
   await context?.close();
+  await phone?.close();
   await browser?.close();
   await shipper?.close();
   await shop?.close();
@@ -55,36 +84,67 @@ test.serial('a visitor without a session is sent to the login page; the clinic l
   await page.fill('#usr', 'clinic@demo.svc.local');
   await page.fill('#pwd', 'wrong-password');
   await page.click('#login button[type=submit]');
-  t.regex(await text('#error'), /Invalid login|password|credentials/i);
-  await page.fill('#usr', 'clinic@demo.svc.local');
+  t.is(await text('#error'), 'The e-mail address or the password is not right. Please check both and try again.');
+  t.is(await page.inputValue('#usr'), 'clinic@demo.svc.local', 'the e-mail typed is kept');
+  t.is(await page.inputValue('#pwd'), '', 'the password is not');
   await page.fill('#pwd', DEMO_PASSWORD);
   await page.click('#login button[type=submit]');
   t.is(new URL(page.url()).pathname, '/portal/integrations');
   t.is(await text('#shipper-status'), 'Not connected');
   t.is(await text('#store-status'), 'Not connected');
-  t.is(await page.locator('script').count(), 0, 'the page runs no script');
+  // the partners by their product names; the clinic by its name, never its id
+  t.deepEqual(await page.locator('section h2').allTextContents(), ['Shipping account (ShipStation)', 'Online store (Shopify)']);
+  t.is(await text('#org'), 'Harbor Family Clinic');
+  t.false((await page.locator('header').textContent())!.includes('CUST-0001'));
+  t.notRegex((await page.locator('main').textContent())!, /\b(shipper|storepartner)\b/, 'no internal partner names');
+  t.is(await page.locator('script[src]').count(), 0, 'no script is loaded from anywhere');
   await screenshot(page, 'portal-1-not-connected');
+});
+
+test.serial('on a 375 px phone, nothing overflows while nothing is connected (every page)', async (t) => {
+  for (const path of ['/portal/login', '/portal/forgot-password', '/portal/reset-password?token=none']) {
+    const width = await phoneWidth(path, path.split(/[/?]/)[2]);
+    t.true(width <= 375, `${path}: ${width} px wide`);
+  }
+  await phoneLogin();
+  const integrations = await phoneWidth('/portal/integrations', 'not-connected');
+  t.true(integrations <= 375, `integrations: ${integrations} px wide`);
+  const orders = await phoneWidth('/portal/orders', 'orders');
+  t.true(orders <= 375, `orders: ${orders} px wide`);
 });
 
 test.serial('connect shipper: a refused pair shows the partner’s reason; the right pair connects', async (t) => {
   await page.fill('#api_key', SHIPPER.apiKey);
   await page.fill('#api_secret', 'not-the-secret');
   await page.click('#shipper-connect button');
-  t.regex(await text('#error'), /shipper did not accept the key pair/);
+  t.is(
+    await text('#error'),
+    'ShipStation did not accept this API key and secret. Copy both again from ShipStation (Settings → Account → API Settings) and try again.',
+  );
   t.is(await text('#shipper-status'), 'Not connected');
-  await page.fill('#api_key', SHIPPER.apiKey);
+  t.is(await page.inputValue('#api_key'), SHIPPER.apiKey, 'the key typed is kept');
+  t.is(await page.inputValue('#api_secret'), '', 'the secret is never shown back');
   await page.fill('#api_secret', SHIPPER.apiSecret);
   await page.click('#shipper-connect button');
-  t.regex(await text('#notice'), /Shipper connected/);
+  t.regex(await text('#notice'), /Your ShipStation account is connected/);
   t.is(await text('#shipper-status'), 'Connected');
-  t.regex(await text('#shipper-webhooks'), /registered with your account \(SHIP_NOTIFY, FULFILLMENT_SHIPPED\)/);
+  t.regex(await text('#shipper-webhooks'), /Tracking numbers come back to us automatically/);
+  // the time is the browser's own (Chicago), with its zone's name; the server sent an instant with its offset
+  const since = page.locator('#shipper time');
+  t.regex((await since.getAttribute('datetime'))!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/);
+  t.regex(await since.textContent().then(String), /^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d\d:\d\d [AP]M CST$/);
+  const local = new Intl.DateTimeFormat('en-US', { timeZone: 'America/Chicago', hour: '2-digit', minute: '2-digit' }).format(
+    new Date((await since.getAttribute('datetime'))!),
+  );
+  t.true((await since.textContent())!.includes(local), 'the same instant in Central time');
   t.false((await page.content()).includes(SHIPPER.apiSecret), 'the secret is never shown back');
 });
 
 test.serial('the storefront install end to end: the page → the shop’s consent page → the callback → connected → sync', async (t) => {
   await page.fill('#shop_domain', 'not a shop');
   await page.click('#store-install button');
-  t.regex(await text('#error'), /is not a shop domain like my-shop\.myshopify\.com/);
+  t.is(await text('#error'), 'That is not a Shopify shop address. Enter it as it appears in Shopify, like my-shop.myshopify.com.');
+  t.is(await page.inputValue('#shop_domain'), 'not a shop', 'what was typed is kept, to correct it');
   await page.fill('#shop_domain', SHOP);
   await page.click('#store-install button');
   // the shop's own page (the simulator), asking the merchant
@@ -94,7 +154,7 @@ test.serial('the storefront install end to end: the page → the shop’s consen
   await screenshot(page, 'portal-2-shop-consent');
   await page.click('#install');
   t.is(new URL(page.url()).pathname, '/portal/integrations');
-  t.regex(await text('#notice'), /Storefront connected/);
+  t.regex(await text('#notice'), /Your Shopify store is connected/);
   t.is(await text('#store-status'), 'Connected');
   t.is(await text('#store-shop'), SHOP);
   t.is(await text('#last-catalog-sync'), 'never');
@@ -108,22 +168,65 @@ test.serial('the storefront install end to end: the page → the shop’s consen
   await screenshot(page, 'portal-3-connected-synced');
 });
 
+test.serial('on a 375 px phone, nothing overflows with a store and a shipping account connected (every page, the confirmation too)', async (t) => {
+  t.true((await text('#store-scope')).includes('write_merchant_managed_fulfillment_orders'), 'the long permission is shown');
+  const integrations = await phoneWidth('/portal/integrations', 'connected');
+  t.true(integrations <= 375, `integrations: ${integrations} px wide`);
+  const orders = await phoneWidth('/portal/orders', 'orders-connected');
+  t.true(orders <= 375, `orders: ${orders} px wide`);
+  const p = await phone.newPage();
+  try {
+    await p.goto(`${app.url}/portal/integrations`);
+    await p.click('#store-disconnect button');
+    t.is(await p.locator('#store-disconnect-confirm').count(), 1);
+    const width = await p.evaluate(() => document.documentElement.scrollWidth);
+    t.true(width <= 375, `with the confirmation shown: ${width} px wide`);
+    await screenshot(p, 'portal-375-confirm');
+  } finally {
+    await p.close();
+  }
+});
+
 test.serial('forms without the session’s CSRF token are refused and change nothing', async (t) => {
-  const forged = await page.request.post(`${app.url}/portal/integrations/storefront/disconnect`, { form: { csrf_token: 'forged' }, maxRedirects: 0 });
+  const forged = await page.request.post(`${app.url}/portal/integrations/storefront/disconnect`, {
+    form: { csrf_token: 'forged', confirmed: 'yes' },
+    maxRedirects: 0,
+  });
   t.is(forged.status(), 403);
-  const none = await page.request.post(`${app.url}/portal/integrations/shipper/disconnect`, { form: {}, maxRedirects: 0 });
+  const none = await page.request.post(`${app.url}/portal/integrations/shipper/disconnect`, { form: { confirmed: 'yes' }, maxRedirects: 0 });
   t.is(none.status(), 403);
   await page.reload();
   t.is(await text('#store-status'), 'Connected');
   t.is(await text('#shipper-status'), 'Connected');
 });
 
-test.serial('disconnect both, then log out', async (t) => {
+test.serial('a disconnect looks apart from the syncs and asks first: dismissing keeps the store, accepting disconnects', async (t) => {
+  const disconnect = page.locator('#store-disconnect button');
+  const sync = page.locator('#store-sync-catalog button');
+  t.is(await disconnect.textContent(), 'Disconnect online store…');
+  const look = (l: typeof sync) =>
+    l.evaluate((b) => [getComputedStyle(b).color, getComputedStyle(b).borderColor, getComputedStyle(b).backgroundColor].join(' '));
+  t.not(await look(disconnect), await look(sync), 'a distinct (danger) style');
+  t.is(await disconnect.getAttribute('class'), 'danger');
+  t.is(await page.locator('.actions #store-disconnect').count(), 0, 'not among the sync buttons');
+  await disconnect.click();
+  t.regex(await text('#store-disconnect-confirm'), /Disconnect svc-sim\.myshopify\.com\?/);
+  t.is(await text('#store-status'), 'Connected', 'asking changes nothing');
+  await page.click('#store-disconnect-cancel');
+  t.is(await page.locator('#store-disconnect-confirm').count(), 0);
+  t.is(await text('#store-status'), 'Connected', 'dismissed: still connected');
   await page.click('#store-disconnect button');
-  t.regex(await text('#notice'), /Storefront disconnected/);
+  await screenshot(page, 'portal-4-confirm-disconnect');
+  await page.click('#store-disconnect-yes button');
+  t.regex(await text('#notice'), /Your Shopify store is disconnected/);
   t.is(await text('#store-status'), 'Disconnected');
+});
+
+test.serial('disconnect the shipping account (asked first), then log out', async (t) => {
   t.regex(await text('#last-catalog-sync'), /^OK at/, 'the last sync stays visible');
   await page.click('#shipper-disconnect button');
+  t.is(await text('#shipper-status'), 'Connected', 'asked first');
+  await page.click('#shipper-disconnect-yes button');
   t.is(await text('#shipper-status'), 'Disconnected');
   t.is(await page.locator('#shipper-webhooks').count(), 0);
   await page.click('#logout button');
@@ -139,7 +242,7 @@ test.serial('an account that is neither customer nor vendor is told so', async (
     await other.fill('#usr', 'ops@demo.svc.local');
     await other.fill('#pwd', DEMO_PASSWORD);
     await other.click('#login button[type=submit]');
-    t.regex((await other.locator('#error').textContent()) ?? '', /managed by customer and vendor accounts/);
+    t.regex((await other.locator('#error').textContent()) ?? '', /managed by clinic and vendor accounts/);
   } finally {
     await other.close();
   }

@@ -218,7 +218,7 @@ test.serial('a disconnected store: the push waits with the reason, spends no att
   t.regex((await pushOf(id)).push_detail!, /disconnected/);
   t.is((await storeOrder(id)).fulfillments.length, 0);
   const page = await clinic.get('/portal/integrations');
-  t.regex(page.text, /id="last-store-push"><span class="off">Waiting<\/span>[^<]*is disconnected/);
+  t.regex(page.text, /id="last-store-push"><span class="off">Waiting<\/span> at <time datetime="[^"]+">[^<]*<\/time>: [^<]*is disconnected/);
 
   await install(); // connected again (a new token)
   await db.query(`UPDATE outbox SET next_attempt_at = now() WHERE kind = 'store_order_push' AND target = $1 AND status = 'pending'`, [salesOrder]);
