@@ -71,6 +71,7 @@ export interface RetentionSettings {
   partnerCallsDays: number;
   partnerEventsDays: number;
   vendorApiLogDays: number;
+  passwordResetsDays: number;
   auditDays: number;
   batchSize: number;
 }
@@ -232,6 +233,11 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
     doc: 'Days an applied partner event is kept (default 90); one not applied yet stays',
   },
   SVC_RETENTION_VENDOR_API_LOG_DAYS: { path: 'retention.vendorApiLogDays', type: 'number', doc: 'Days a vendor API log row is kept (default 90)' },
+  SVC_RETENTION_PASSWORD_RESETS_DAYS: {
+    path: 'retention.passwordResetsDays',
+    type: 'number',
+    doc: 'Days a password-reset link is kept after it expired (default 7)',
+  },
   SVC_RETENTION_AUDIT_DAYS: {
     path: 'retention.auditDays',
     type: 'number',
@@ -371,6 +377,7 @@ const schema = Joi.object<Config>({
     partnerCallsDays: Joi.number().integer().min(1).required(),
     partnerEventsDays: Joi.number().integer().min(1).required(),
     vendorApiLogDays: Joi.number().integer().min(1).required(),
+    passwordResetsDays: Joi.number().integer().min(1).required(),
     auditDays: Joi.number()
       .integer()
       .min(AUDIT_MIN_DAYS)

@@ -6,6 +6,7 @@ import type { RetentionSettings } from '../config/index.js';
 import type { RetentionTarget } from '../db/retention.js';
 import { auditRetention } from '../audit/retention.js';
 import { partnerCallsRetention, partnerEventsRetention } from '../connectors/retention.js';
+import { passwordResetsRetention } from '../integrations/retention.js';
 import { outboxRetention } from '../shared/outbox-retention.js';
 import { vendorApiLogRetention } from '../vendor-api/retention.js';
 
@@ -15,6 +16,7 @@ export const RETENTION: readonly { target: RetentionTarget; days: keyof Omit<Ret
   { target: partnerCallsRetention, days: 'partnerCallsDays' },
   { target: partnerEventsRetention, days: 'partnerEventsDays' },
   { target: vendorApiLogRetention, days: 'vendorApiLogDays' },
+  { target: passwordResetsRetention, days: 'passwordResetsDays' },
   { target: auditRetention, days: 'auditDays' },
 ];
 

@@ -26,7 +26,7 @@ test.after.always(async () => {
 });
 
 const one = async (sql: string, args: unknown[] = []) => (await db.query<{ id: string }>(sql, args)).rows[0].id;
-const exists = async (table: string, id: string) => (await db.query(`SELECT 1 FROM ${table} WHERE id = $1`, [id])).rowCount === 1;
+const exists = async (table: string, id: string, key = 'id') => (await db.query(`SELECT 1 FROM ${table} WHERE ${key} = $1`, [id])).rowCount === 1;
 
 /** An outbox row in `status`, completed (or last touched) `days` ago, with one attempt. */
 async function outboxRow(status: string, days: number): Promise<{ id: string; attempt: string }> {
@@ -66,6 +66,14 @@ async function apiLog(days: number): Promise<string> {
   return id;
 }
 
+/** A password-reset link that expired `days` ago, of the demo admin. */
+const resetLink = (days: number) =>
+  one(
+    `INSERT INTO password_resets (token_hash, user_id, email, expires_at)
+      SELECT md5(random()::text), id, email, now() - make_interval(days => $1) FROM users ORDER BY email LIMIT 1 RETURNING token_hash AS id`,
+    [days],
+  );
+
 const auditRow = (days: number) =>
   one(
     `INSERT INTO audit_events (actor_type, actor_id, action, object_type, object_name, created_at)
@@ -85,6 +93,8 @@ test.serial('old rows go; young ones, and old ones still needed, stay', async (t
   const eventYoung = await partnerEvent(89, true);
   const logOld = await apiLog(91);
   const logYoung = await apiLog(89);
+  const resetOld = await resetLink(8);
+  const resetYoung = await resetLink(6);
   const auditOld = await auditRow(6 * 366 + 30);
   const auditYoung = await auditRow(6 * 365 - 30);
 
@@ -103,6 +113,8 @@ test.serial('old rows go; young ones, and old ones still needed, stay', async (t
   t.true(await exists('partner_events', eventYoung));
   t.false(await exists('vendor_api_logs', logOld));
   t.true(await exists('vendor_api_logs', logYoung));
+  t.false(await exists('password_resets', resetOld, 'token_hash'), 'a reset link goes a week after it expired');
+  t.true(await exists('password_resets', resetYoung, 'token_hash'));
   t.false(await exists('audit_events', auditOld));
   t.true(await exists('audit_events', auditYoung), 'the audit trail is kept six years');
   const lag = await retentionLag(app.config.retention);
