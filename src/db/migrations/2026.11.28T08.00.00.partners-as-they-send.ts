@@ -1,0 +1,21 @@
+import type { QueryInterface } from 'sequelize';
+
+// Issue 26 §6 (partners and clients as they really send):
+// - partner_webhook_drops: verified deliveries with nothing usable in them are acknowledged and
+//   counted per partner and topic (reason `unusable:<topic>`), with the last one's problem and its
+//   shape (keys and value types, never values) for svc check.
+const UP = `
+ALTER TABLE partner_webhook_drops ADD COLUMN last_problem text, ADD COLUMN last_example text;
+`;
+
+const DOWN = `
+ALTER TABLE partner_webhook_drops DROP COLUMN last_problem, DROP COLUMN last_example;
+`;
+
+export async function up({ context }: { context: QueryInterface }): Promise<void> {
+  await context.sequelize.query(UP);
+}
+
+export async function down({ context }: { context: QueryInterface }): Promise<void> {
+  await context.sequelize.query(DOWN);
+}
