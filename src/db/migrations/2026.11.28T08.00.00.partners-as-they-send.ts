@@ -4,11 +4,15 @@ import type { QueryInterface } from 'sequelize';
 // - partner_webhook_drops: verified deliveries with nothing usable in them are acknowledged and
 //   counted per partner and topic (reason `unusable:<topic>`), with the last one's problem and its
 //   shape (keys and value types, never values) for svc check.
+// - customers: the Customer's patient demographics (names, date of birth, gender) for
+//   svc.rxpartner.ensure_patient, each AES-256-GCM ciphertext (sales/customer-demographics.service.ts).
 const UP = `
 ALTER TABLE partner_webhook_drops ADD COLUMN last_problem text, ADD COLUMN last_example text;
+ALTER TABLE customers ADD COLUMN patient_first_name text, ADD COLUMN patient_last_name text, ADD COLUMN patient_date_of_birth text, ADD COLUMN patient_gender text;
 `;
 
 const DOWN = `
+ALTER TABLE customers DROP COLUMN patient_first_name, DROP COLUMN patient_last_name, DROP COLUMN patient_date_of_birth, DROP COLUMN patient_gender;
 ALTER TABLE partner_webhook_drops DROP COLUMN last_problem, DROP COLUMN last_example;
 `;
 
