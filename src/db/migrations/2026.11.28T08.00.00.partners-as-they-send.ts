@@ -6,12 +6,15 @@ import type { QueryInterface } from 'sequelize';
 //   shape (keys and value types, never values) for svc check.
 // - customers: the Customer's patient demographics (names, date of birth, gender) for
 //   svc.rxpartner.ensure_patient, each AES-256-GCM ciphertext (sales/customer-demographics.service.ts).
+// - sales_orders.shipper_label_status: who made the shipper label (Created by svc, Made in ShipStation, Label failed).
 const UP = `
 ALTER TABLE partner_webhook_drops ADD COLUMN last_problem text, ADD COLUMN last_example text;
+ALTER TABLE sales_orders ADD COLUMN shipper_label_status text;
 ALTER TABLE customers ADD COLUMN patient_first_name text, ADD COLUMN patient_last_name text, ADD COLUMN patient_date_of_birth text, ADD COLUMN patient_gender text;
 `;
 
 const DOWN = `
+ALTER TABLE sales_orders DROP COLUMN shipper_label_status;
 ALTER TABLE customers DROP COLUMN patient_first_name, DROP COLUMN patient_last_name, DROP COLUMN patient_date_of_birth, DROP COLUMN patient_gender;
 ALTER TABLE partner_webhook_drops DROP COLUMN last_problem, DROP COLUMN last_example;
 `;
