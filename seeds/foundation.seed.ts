@@ -4,6 +4,18 @@ import { PriceList } from '../src/catalog/price-list.model.js';
 import { Address } from '../src/org/address.model.js';
 import { Company } from '../src/org/company.model.js';
 import { Customer } from '../src/org/customer.model.js';
+import { runtime } from '../src/shared/runtime.js';
+
+/** A demo Customer's patient demographics, sealed as the service keeps them (sales/customer-demographics.service.ts). */
+function demoPatient(p: { first: string; last: string; dateOfBirth: string; gender: string }) {
+  const { cipher } = runtime();
+  return {
+    patientFirstName: cipher.encrypt(p.first),
+    patientLastName: cipher.encrypt(p.last),
+    patientDateOfBirth: cipher.encrypt(p.dateOfBirth),
+    patientGender: cipher.encrypt(p.gender),
+  };
+}
 import { SalesPerson } from '../src/org/sales-person.model.js';
 import { Territory } from '../src/org/territory.model.js';
 import { User } from '../src/users/user.model.js';
@@ -85,6 +97,8 @@ export async function seedFoundation(transaction: Tx): Promise<void> {
         assignedRep: 'Rick Rep',
         email: 'purchasing@harbor-clinic.example',
         phone: '+1 201 555 0101',
+        // the clinic's own patient at the pharmacy partner (svc.rxpartner.ensure_patient; issue 26): patient data, encrypted
+        ...demoPatient({ first: 'Dana', last: 'Harbor', dateOfBirth: '1975-01-31', gender: 'female' }),
       },
       {
         name: 'CUST-0002',

@@ -44,6 +44,7 @@ import { rxpartnerConnector } from './connectors/rxpartner/rxpartner.connector.j
 import { storepartnerConnector } from './connectors/storepartner/storepartner.connector.js';
 import { plugCustomerAccounts } from './org/customer-accounts.port.js';
 import { createCustomerAccount, createCustomerAddress } from './sales/customer-accounts.service.js';
+import { readCustomerDocument, updateCustomerDocument } from './sales/customer-demographics.service.js';
 import { plugCustomerKeyPairs } from './connectors/shipper/shipper.client.js';
 import { customerShipperKeyPair, shipperUnsubscribeHandler, shipperWebhookConnections } from './integrations/shipper-connect.service.js';
 import { plugWebhookConnections } from './connectors/webhook-connections.js';
@@ -72,7 +73,12 @@ plugWebhookConnections(shipperWebhookConnections);
 plugOrderFollowers(storeOrderFollowers);
 plugWebhookPorts({ targetOf: webhookTargetOf, logAttempt: logOutboundAttempt, lastHttpStatusOf, attemptsOf: deliveryAttempts });
 // org ← sales: POST /api/resource/Customer and /Address are the sales team's account service
-plugCustomerAccounts({ createCustomer: createCustomerAccount, createAddress: createCustomerAddress });
+plugCustomerAccounts({
+  createCustomer: createCustomerAccount,
+  createAddress: createCustomerAddress,
+  readCustomer: readCustomerDocument,
+  updateCustomer: updateCustomerDocument,
+});
 
 registerOutboxHandler(mailHandler);
 registerOutboxHandler(vendorWebhookHandler);

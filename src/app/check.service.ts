@@ -8,7 +8,8 @@ import { listPartnerCalls } from '../connectors/call-log.service.js';
 import { loadPartnerCredentials } from '../connectors/credentials/credentials.service.js';
 import { PARTNER_KEYS } from '../connectors/partners.js';
 import { partnerReadiness } from '../connectors/readiness.js';
-import { partnerWebhookDrops } from '../connectors/partner-events.service.js';
+import { partnerWebhookDrops, type PartnerWebhookDropRow } from '../connectors/partner-events.service.js';
+import { UNUSABLE_PREFIX } from '../connectors/webhook-unusable.js';
 import { migrationStatus } from '../db/migrator.js';
 import { largestTables } from '../db/retention.js';
 import { db, selectOne } from '../db/sequelize.js';
@@ -192,14 +193,9 @@ export async function runChecks(config: Config): Promise<Finding[]> {
     );
   }
 
-  // issue 24: webhooks dropped at the cap of resource reads waiting (a flood, or a partner far behind)
-  for (const d of await partnerWebhookDrops())
-    findings.push({
-      check: `partner ${d.partner} webhooks`,
-      level: Date.now() - d.lastAt.getTime() < 86_400_000 ? 'warn' : 'ok',
-      detail: `${d.count} dropped unread since the service started counting (${d.reason}), the last ${ago(Math.round((Date.now() - d.lastAt.getTime()) / 1000))}`,
-      fix: 'a flood of webhooks, or resource reads far behind: see svc partner calls --partner shipper; SVC_SHIPPER_PENDING_FETCHES sets the cap',
-    });
+  // issue 24: webhooks dropped at the cap of resource reads waiting (a flood, or a partner far behind);
+  // issue 26: verified deliveries acknowledged with nothing usable in them, per topic, with the last one's shape
+  for (const d of await partnerWebhookDrops()) findings.push(dropFinding(d));
 
   findings.push(...(await storageFindings(config)));
   findings.push(await encryptionKeyFinding(config));
@@ -211,4 +207,23 @@ export async function runChecks(config: Config): Promise<Finding[]> {
       : { check: 'mail', level: 'fail', detail: mail.detail, fix: 'check SMTP_URL (host, port, user, password) or SVC_MAIL_DIR' },
   );
   return findings;
+}
+
+/** One row of partner_webhook_drops as a finding: a warning when the last drop is under a day old. */
+function dropFinding(d: PartnerWebhookDropRow): Finding {
+  const since = ago(Math.round((Date.now() - d.lastAt.getTime()) / 1000));
+  const level = Date.now() - d.lastAt.getTime() < 86_400_000 ? 'warn' : 'ok';
+  if (d.reason.startsWith(UNUSABLE_PREFIX))
+    return {
+      check: `partner ${d.partner} webhooks ${d.reason.slice(UNUSABLE_PREFIX.length)}`,
+      level,
+      detail: `${d.count} verified deliveries acknowledged but unusable, the last ${since}: ${d.lastProblem ?? '-'}; its shape ${d.lastExample ?? '-'}`,
+      fix: `the partner sends a shape svc does not read (docs/decisions.md "Partner deliveries as they are sent"); see svc partner calls --partner ${d.partner}`,
+    };
+  return {
+    check: `partner ${d.partner} webhooks`,
+    level,
+    detail: `${d.count} dropped unread since the service started counting (${d.reason}), the last ${since}`,
+    fix: 'a flood of webhooks, or resource reads far behind: see svc partner calls --partner shipper; SVC_SHIPPER_PENDING_FETCHES sets the cap',
+  };
 }

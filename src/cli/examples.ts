@@ -63,6 +63,7 @@ export const EXAMPLES: Record<string, string[]> = {
     'svc customer create --customer-name "Bay Clinic" --price-list Wholesale --email buyer@bay.example --address-line1 "1 Bay St" --city Oakland --state CA --pincode 94607 --as west.rep@demo.svc.local',
     'svc customer create --customer-name "Lake Clinic" --email office@lake.example --no-invite --json',
   ],
+  'customer update': ['svc customer update CUST-0001 --first-name Dana --last-name Harbor --date-of-birth 1975-01-31 --gender female'],
   'customer list': ['svc customer list --territory West --json'],
   'customer show': ['svc customer show CUST-0001'],
   check: ['svc check', 'svc check --json'],

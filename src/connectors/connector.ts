@@ -292,8 +292,19 @@ export class PartnerBudgetWait extends Error {
   }
 }
 
-/** Thrown by parseWebhook for a verified body it cannot read: the intake answers 400. */
-export class WebhookBodyError extends Error {}
+/**
+ * Thrown by parseWebhook for a verified body it cannot use (not JSON, no order named): the intake
+ * acknowledges it (200, so the partner neither retries nor drops its subscription) and counts it for
+ * operators per partner and `topic` (the delivery's topic or event type, when it names one).
+ */
+export class WebhookBodyError extends Error {
+  constructor(
+    message: string,
+    readonly topic: string | null = null,
+  ) {
+    super(message);
+  }
+}
 
 export interface PartnerStatuses {
   /** written on the Sales Order when the partner accepts the order (e.g. otc Synced) */

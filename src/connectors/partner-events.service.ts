@@ -6,7 +6,7 @@
  * worker's. A repeated delivery stores nothing and is answered 200 like the first.
  */
 import { performance } from 'node:perf_hooks';
-import { execute, type Tx } from '../db/sequelize.js';
+import { execute, withTransaction, type Tx } from '../db/sequelize.js';
 import { once, sqlFor } from '../db/sql-names.js';
 import { AuthenticationError, DomainError, InputError, PermissionError } from '../shared/errors.js';
 import { runtime } from '../shared/runtime.js';
@@ -20,6 +20,7 @@ import type { PartnerKey } from './partners.js';
 import { PartnerWebhookDrop } from './partner-webhook-drop.model.js';
 import { PartnerWebhookNonce } from './partner-webhook-nonce.model.js';
 import { webhookConnections, type WebhookConnection } from './webhook-connections.js';
+import { recordUnusableWebhook } from './webhook-unusable.js';
 
 export const PARTNER_EVENT_KIND = 'partner_event';
 
@@ -109,6 +110,8 @@ export interface WebhookAnswer {
   ignored?: string;
   /** the account's resource reads waiting were at the cap (issue 24): nothing stored, the drop counted */
   dropped?: true;
+  /** a verified delivery with nothing usable in it (issue 26): acknowledged, nothing stored, counted for svc check */
+  unusable?: string;
 }
 
 /** A connection's events: stamped with it, and keyed apart from the marketplace's (a forged public delivery cannot pre-empt them). */
@@ -179,7 +182,7 @@ export async function receivePartnerWebhook(
   try {
     events = ofConnection(connector.parseWebhook(req), connection);
   } catch (err) {
-    if (err instanceof WebhookBodyError) return refuse(new InputError(err.message));
+    if (err instanceof WebhookBodyError) return acknowledgeUnusable(partner, err, rawBody, log);
     throw err;
   }
   const { unique, json } = eventRows(events);
@@ -203,8 +206,47 @@ export async function receivePartnerWebhook(
   return { ok: true, accepted: row.accepted, duplicates: unique.length - row.accepted };
 }
 
-/** Webhooks dropped unread (resource reads waiting at the cap, issue 24), per partner and reason, for svc check. */
-export async function partnerWebhookDrops(): Promise<{ partner: string; reason: string; count: number; lastAt: Date }[]> {
-  const rows = await PartnerWebhookDrop.findAll({ order: [['partner', 'ASC']], raw: true });
-  return rows.map((r) => ({ partner: r.partner, reason: r.reason, count: Number(r.count), lastAt: new Date(r.lastAt) }));
+/**
+ * A verified delivery the connector could not use (issue 26): answered 200 (the partner must neither
+ * retry it nor give up on the subscription), counted with its problem and shape, and logged.
+ */
+async function acknowledgeUnusable(
+  partner: PartnerKey,
+  err: WebhookBodyError,
+  rawBody: Buffer,
+  log: (httpStatus: number, outcome: string, error?: string, transaction?: Tx) => Promise<unknown>,
+): Promise<WebhookAnswer> {
+  await withTransaction(undefined, async (transaction) => {
+    await recordUnusableWebhook(partner, { topic: err.topic, problem: err.message, rawBody }, { transaction });
+    await log(200, 'unusable', `acknowledged, nothing stored: ${err.message}`, transaction);
+  });
+  return { ok: true, accepted: 0, duplicates: 0, unusable: err.message };
+}
+
+export interface PartnerWebhookDropRow {
+  partner: string;
+  reason: string;
+  count: number;
+  lastAt: Date;
+  lastProblem: string | null;
+  lastExample: string | null;
+}
+
+/** Webhooks dropped unread (resource reads waiting at the cap, issue 24; unusable deliveries, issue 26), per partner and reason, for svc check. */
+export async function partnerWebhookDrops(): Promise<PartnerWebhookDropRow[]> {
+  const rows = await PartnerWebhookDrop.findAll({
+    order: [
+      ['partner', 'ASC'],
+      ['reason', 'ASC'],
+    ],
+    raw: true,
+  });
+  return rows.map((r) => ({
+    partner: r.partner,
+    reason: r.reason,
+    count: Number(r.count),
+    lastAt: new Date(r.lastAt),
+    lastProblem: r.lastProblem ?? null,
+    lastExample: r.lastExample ?? null,
+  }));
 }

@@ -101,6 +101,12 @@ export const PARTNERS: Readonly<Record<PartnerKey, PartnerSpec>> = {
         secret: true,
         required: false,
       }),
+      // issue 26: who makes the labels of this account's orders
+      field('label_mode', 'api: svc buys each order’s label (createlabelfororder) and keeps the PDF; elsewhere (default): labels are made in ShipStation', {
+        required: false,
+      }),
+      field('label_carrier_code', 'with label_mode api: the carrier of the labels, e.g. ups_walleted', { required: false }),
+      field('label_service_code', 'with label_mode api: the service of the labels, e.g. ups_ground', { required: false }),
     ],
     orderFields: fields('shipper', { reference: 'shipper_order_id', labelUrl: 'shipper_label_url' }),
   },

@@ -9,6 +9,9 @@ import type { Tx } from '../db/sequelize.js';
 export interface OrderParties {
   customer: string;
   owner_user: string | null;
+  /** who else sees the order (orderVisible): its territory and the sales person who created it */
+  territory?: string | null;
+  created_by_sales_person?: string | null;
 }
 
 export type OrderPartiesLookup = (order: string, opts: { transaction?: Tx }) => Promise<OrderParties | undefined>;

@@ -20,18 +20,21 @@ import type { Credentials } from '../connectors/connector.js';
 import { dropConnection, ownerOf, saveConnection } from './connections.service.js';
 import { OAuthState } from './oauth-state.model.js';
 
-/** The spec's four permissions, plus what fulfilments (tracking) and inventory need at the real API (partners.md "Scope gap"). */
-export const STORE_SCOPES = [
-  'read_products',
-  'write_products',
-  'read_orders',
-  'write_orders',
-  'read_merchant_managed_fulfillment_orders',
-  'write_merchant_managed_fulfillment_orders',
-  'read_inventory',
-  'write_inventory',
-  'read_locations',
+/**
+ * The permissions a customer's storefront grants (issue 26): only what the features that call the
+ * store with the connection's token use, each beside its feature (the README's Integrations table
+ * lists the same). Not asked: write_products (nothing writes products to a customer's store),
+ * read_/write_inventory and read_locations (stock is read as the variants' inventoryQuantity, a
+ * product field; nothing sets a customer's stock).
+ */
+export const STORE_SCOPE_FEATURES = [
+  { scope: 'read_products', feature: 'sync_catalog and sync_inventory: products, variants, their prices and inventoryQuantity' },
+  { scope: 'read_orders', feature: 'import_orders: the store orders that become Sales Orders; the status push reads the order first' },
+  { scope: 'write_orders', feature: 'the status push: a cancelled Sales Order cancels its store order (orderCancel)' },
+  { scope: 'read_merchant_managed_fulfillment_orders', feature: 'the status push: the store order’s open fulfillment orders' },
+  { scope: 'write_merchant_managed_fulfillment_orders', feature: 'the status push: a shipped Sales Order’s tracking as a fulfillment (fulfillmentCreate)' },
 ] as const;
+export const STORE_SCOPES = STORE_SCOPE_FEATURES.map((s) => s.scope);
 
 export const STATE_MINUTES = 10;
 /** The partner's library refuses a callback whose timestamp is further off than this. */

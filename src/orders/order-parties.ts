@@ -4,6 +4,11 @@ import type { OrderParties } from '../files/attachments.js';
 import { SalesOrder } from './sales-order.model.js';
 
 export async function orderParties(name: string, opts: { transaction?: Tx } = {}): Promise<OrderParties | undefined> {
-  const o = await SalesOrder.findByPk(name, { attributes: ['customer', 'ownerUser'], transaction: opts.transaction });
-  return o ? { customer: o.customer, owner_user: o.ownerUser } : undefined;
+  const o = await SalesOrder.findByPk(name, {
+    attributes: ['customer', 'ownerUser', 'territory', 'createdBySalesPerson'],
+    transaction: opts.transaction,
+  });
+  return o
+    ? { customer: o.customer, owner_user: o.ownerUser, territory: o.territory ?? null, created_by_sales_person: o.createdBySalesPerson ?? null }
+    : undefined;
 }

@@ -32,6 +32,7 @@ export const PARTNER_FIELDS = [
   'shipper_carrier',
   'shipper_tracking_url',
   'shipper_label_url',
+  'shipper_label_status',
   'shipper_sync_date',
   'otc_reference',
   'otc_transaction_id',

@@ -22,6 +22,7 @@ const PARTNER_ATTRIBUTES = {
   shipperCarrier: text(),
   shipperTrackingUrl: text(),
   shipperLabelUrl: text(),
+  shipperLabelStatus: text(),
   shipperSyncDate: instant(),
   otcReference: text(),
   otcTransactionId: text(),
@@ -97,6 +98,8 @@ export class SalesOrder extends Model<InferAttributes<SalesOrder>, InferCreation
   declare shipperCarrier: Opt<string>;
   declare shipperTrackingUrl: Opt<string>;
   declare shipperLabelUrl: Opt<string>;
+  /** issue 26: Created (the label PDF is shipper_label_url), Made in ShipStation (label_mode elsewhere), or Label failed: <why> */
+  declare shipperLabelStatus: Opt<string>;
   declare shipperSyncDate: Opt<Date>;
   declare otcReference: Opt<string>;
   declare otcTransactionId: Opt<string>;

@@ -11,6 +11,11 @@ export class Customer extends Model<InferAttributes<Customer>, InferCreationAttr
   declare email: CreationOptional<string | null>;
   declare phone: CreationOptional<string | null>;
   declare disabled: CreationOptional<boolean>;
+  /** the Customer's patient demographics (issue 26): ciphertext (runtime().cipher), see sales/customer-demographics.service.ts */
+  declare patientFirstName: CreationOptional<string | null>;
+  declare patientLastName: CreationOptional<string | null>;
+  declare patientDateOfBirth: CreationOptional<string | null>;
+  declare patientGender: CreationOptional<string | null>;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
 
@@ -26,6 +31,10 @@ export class Customer extends Model<InferAttributes<Customer>, InferCreationAttr
         email: { type: DataTypes.TEXT },
         phone: { type: DataTypes.TEXT },
         disabled: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+        patientFirstName: { type: DataTypes.TEXT },
+        patientLastName: { type: DataTypes.TEXT },
+        patientDateOfBirth: { type: DataTypes.TEXT },
+        patientGender: { type: DataTypes.TEXT },
         // timestamps: named here for the typings; Sequelize sets them
         createdAt: { type: DataTypes.DATE, allowNull: false },
         updatedAt: { type: DataTypes.DATE, allowNull: false },

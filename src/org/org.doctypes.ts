@@ -41,6 +41,9 @@ registerDocType({
   listFields: ['name', 'customer_name'],
   defaultOrder: byName,
   create: (actor, body) => customerAccounts().createCustomer(actor, body),
+  // the patient demographics (issue 26) are never in `fields` (ciphertext): the document read adds them for those with the need
+  get: (actor, name) => customerAccounts().readCustomer(actor, name),
+  update: (actor, name, body) => customerAccounts().updateCustomer(actor, name, body),
 });
 
 registerDocType({

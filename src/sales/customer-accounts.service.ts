@@ -33,6 +33,7 @@ import { countDocs, docType, getDoc, type Doc } from '../shared/doctype.js';
 import { BusinessRuleError, ConflictError, InputError, PermissionError } from '../shared/errors.js';
 import { createUser, findUserByEmail } from '../users/users.service.js';
 import { CustomerInvitation } from './customer-invitation.model.js';
+import { demographicsIn, setDemographics } from './customer-demographics.service.js';
 import { acceptanceLines, newInvitationToken, redeemInvitation } from './invitations.js';
 import { easternDay } from './eastern.js';
 
@@ -247,6 +248,7 @@ export async function createCustomerAccount(actor: Actor, body: Doc): Promise<Do
   const invite = input.send_invitation === true || input.send_invitation === 1;
   const email = blank(input.email_id) ?? blank(input.email);
   if (invite && !email) throw new InputError('send_invitation needs the contact e-mail (email_id)');
+  const demographics = demographicsIn(body); // the Customer's patient (issue 26): only for those with the need
   const { name, invitation } = await withTransaction(undefined, async (transaction) => {
     const territory = await chooseTerritory(actor, input.territory, transaction);
     const assignedRep = await chooseRep(actor, input.assigned_rep, transaction);
@@ -266,6 +268,7 @@ export async function createCustomerAccount(actor: Actor, body: Doc): Promise<Do
       { transaction },
     );
     if (input.shipping_address) await insertAddress(addressRow(customer, input.customer_name, input.shipping_address, true), { transaction });
+    if (demographics) await setDemographics(actor, customer, demographics, transaction);
     await recordAudit(transaction, actor, {
       action: 'create',
       object_type: 'Customer',

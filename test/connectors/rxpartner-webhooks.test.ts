@@ -203,7 +203,16 @@ test.serial('events in any case; unknown events are answered 200 and ignored; fo
   t.regex(rows[2].outcome, /^ignored: Received would move Shipped back/);
   t.regex(rows[3].outcome, /^ignored: Cancelled would move Shipped back/);
   t.like(await rxFields(db, name), { rxpartner_status: 'Shipped', status: 'To Bill' });
-  t.is((await post(undefined, { raw: '{"orderId":"x"}' })).status, 400, 'no event: a body error');
+  const noEvent = await post(undefined, { raw: '{"orderId":"x"}' });
+  t.is(noEvent.status, 200, 'no event: acknowledged, never refused for its shape (issue 26)');
+  t.like(noEvent.body.message, { accepted: 0, unusable: 'event is required' });
+  const noOrder = await post(undefined, { raw: '{"event":"ORDER_SHIPPED","trackingNumber":"1Z999AA10123456784"}' });
+  t.like(noOrder.body.message, { accepted: 0, unusable: 'orderId or referenceId is required' });
+  const drops = (await db.query(`SELECT reason, count::int AS count FROM partner_webhook_drops WHERE partner = 'rxpartner' ORDER BY reason`)).rows;
+  t.deepEqual(drops, [
+    { reason: 'unusable:ORDER_SHIPPED', count: 1 },
+    { reason: 'unusable:unknown', count: 1 },
+  ]);
 });
 
 test.serial(

@@ -267,7 +267,7 @@ test.serial('forward only: a late ORDER_NOTIFY (Awaiting Shipment) never undoes 
   t.truthy((await events(name)).length);
 });
 
-test.serial('SSRF: a resource_url off ShipStation’s hosts and our base_url is refused at the door and never fetched', async (t) => {
+test.serial('SSRF: a resource_url off ShipStation’s hosts and our base_url is never fetched (acknowledged and counted as unusable, issue 26)', async (t) => {
   const before = sim.requests().length;
   for (const url of [
     'http://169.254.169.254/latest/meta-data/',
@@ -279,15 +279,17 @@ test.serial('SSRF: a resource_url off ShipStation’s hosts and our base_url is 
       raw: JSON.stringify({ resource_url: url, resource_type: 'SHIP_NOTIFY' }),
       headers: { 'content-type': 'application/json' },
     });
-    t.is(res.status, 400, url);
-    t.regex(res.text, /neither ShipStation's API nor the configured shipper base_url/);
+    t.is(res.status, 200, url);
+    t.regex(res.body.message.unusable, /neither ShipStation's API nor the configured shipper base_url/);
   }
   t.is((await db.query(`SELECT count(*)::int AS n FROM partner_events WHERE event_key LIKE '%169.254%' OR event_key LIKE '%evil%'`)).rows[0].n, 0);
   t.true(
-    (await db.query(`SELECT count(*)::int AS n FROM partner_calls WHERE partner = 'shipper' AND direction = 'inbound' AND outcome = 'rejected'`)).rows[0].n >=
+    (await db.query(`SELECT count(*)::int AS n FROM partner_calls WHERE partner = 'shipper' AND direction = 'inbound' AND outcome = 'unusable'`)).rows[0].n >=
       4,
-    'refusals are logged',
+    'each is logged',
   );
+  const drop = (await db.query(`SELECT count::int AS count FROM partner_webhook_drops WHERE partner = 'shipper' AND reason = 'unusable:SHIP_NOTIFY'`)).rows[0];
+  t.true(drop.count >= 4, 'counted for svc check');
   t.is(resourceUrlProblem('https://ssapi6.shipstation.com/shipments?batchId=1', undefined), undefined, 'a shard host is ShipStation’s');
   t.is(resourceUrlProblem('https://ssapi.shipstation.com/orders', 'http://127.0.0.1:1'), undefined);
   t.truthy(resourceUrlProblem('https://ssapi.shipstation.com:8443/orders', undefined));
@@ -314,14 +316,16 @@ test.serial('SSRF: a resource_url off ShipStation’s hosts and our base_url is 
   t.true(app.logs.some((l) => l.includes('shipper resource_url refused')));
 });
 
-test.serial('unknown event types are answered 200 and store nothing; a body that is not JSON is 400', async (t) => {
+test.serial('unknown event types are answered 200 and store nothing; a verified body that is not JSON is acknowledged (issue 26)', async (t) => {
   const res = await app.http.request('POST', HOOK, {
     raw: JSON.stringify({ resource_url: `${sim.url}/x`, resource_type: 'FULFILLMENT_REJECTED' }),
     headers: { 'content-type': 'application/json' },
   });
   t.is(res.status, 200);
   t.like(res.body.message, { accepted: 0, duplicates: 0 });
-  t.is((await app.http.request('POST', HOOK, { raw: 'nope', headers: { 'content-type': 'application/json' } })).status, 400);
+  const nope = await app.http.request('POST', HOOK, { raw: 'nope', headers: { 'content-type': 'application/json' } });
+  t.is(nope.status, 200);
+  t.like(nope.body.message, { accepted: 0, unusable: 'The body is not JSON' });
 });
 
 test.serial('partner-credentials test: a harmless authenticated read', async (t) => {

@@ -17,6 +17,7 @@ import { Client } from '../helpers/http.js';
 import type { OutboxWorker } from '../../src/jobs/outbox-worker.js';
 import type { RunningSimulator } from '../../src/simulators/index.js';
 import { closePartnerAgent } from '../../src/connectors/partner-http.js';
+import { runChecks } from '../../src/app/check.service.js';
 import { storeWebhookHmac } from '../../src/connectors/storepartner/storepartner.webhook.js';
 import { setPartnerCredentials } from '../../src/connectors/credentials/credentials.service.js';
 import { ops, partnerOrdersOf, startWorker } from './helpers.js';
@@ -146,18 +147,63 @@ test.serial(
   },
 );
 
-test.serial('other topics are answered 200 and ignored; one event id is stored once; a body that is not JSON is 400', async (t) => {
-  const { name, gid } = await sentOrder();
-  const raw = restOrder(gid, { tags: `svc:${name}` });
-  const other = await post('products/update', raw);
-  t.is(other.status, 200);
-  t.like(other.body.message, { accepted: 0 });
-  const eventId = randomUUID();
-  t.like((await post('orders/updated', raw, { eventId })).body.message, { accepted: 1 });
-  t.like((await post('orders/updated', raw, { eventId })).body.message, { accepted: 0, duplicates: 1 });
-  t.is((await post('orders/updated', '{"admin_graphql_api_id":')).status, 400);
-  await applied(name, 1);
-});
+test.serial(
+  'other topics are answered 200 and ignored; one event id is stored once; a verified body that is not JSON is acknowledged, not refused',
+  async (t) => {
+    const { name, gid } = await sentOrder();
+    const raw = restOrder(gid, { tags: `svc:${name}` });
+    const other = await post('products/update', raw);
+    t.is(other.status, 200);
+    t.like(other.body.message, { accepted: 0 });
+    const eventId = randomUUID();
+    t.like((await post('orders/updated', raw, { eventId })).body.message, { accepted: 1 });
+    t.like((await post('orders/updated', raw, { eventId })).body.message, { accepted: 0, duplicates: 1 });
+    const broken = await post('orders/updated', '{"admin_graphql_api_id":');
+    t.is(broken.status, 200);
+    t.like(broken.body.message, { accepted: 0, unusable: 'The body must be a JSON object' });
+    await applied(name, 1);
+  },
+);
+
+test.serial(
+  'issue 26: a verified delivery is taken by whichever identifier it carries (id as a number above 2^53, or a gid) and never refused for its shape',
+  async (t) => {
+    const byNumber = await sentOrder();
+    const digits = byNumber.gid.replace('gid://shopify/Order/', '');
+    const numeric = `{"id":${digits},"name":"#1002","cancelled_at":"2026-04-03T09:00:00-04:00","fulfillment_status":null,"line_items":[{"id":466157049123456789}]}`;
+    const first = await post('orders/cancelled', numeric);
+    t.is(first.status, 200);
+    t.like(first.body.message, { accepted: 1 });
+    await applied(byNumber.gid, 1);
+    t.like(await storeFields(db, byNumber.name), { store_status: 'Cancelled' });
+
+    const byGid = await sentOrder();
+    t.like((await post('orders/cancelled', JSON.stringify({ id: byGid.gid, cancelled_at: '2026-04-03T09:00:00-04:00' }))).body.message, { accepted: 1 });
+    await applied(byGid.gid, 1);
+    t.like(await storeFields(db, byGid.name), { store_status: 'Cancelled' });
+
+    // nothing names an order: acknowledged (the shop would retry, then remove the subscription), counted with its shape
+    await db.query(`DELETE FROM partner_webhook_drops`);
+    const noOrder = JSON.stringify({ name: '#1003', email: 'buyer@example.com', customer: { first_name: 'Ann' } });
+    for (let i = 0; i < 2; i++) {
+      const res = await post('orders/updated', noOrder);
+      t.is(res.status, 200);
+      t.like(res.body.message, { accepted: 0, unusable: 'no order named: neither admin_graphql_api_id nor id' });
+    }
+    const [drop] = (await db.query(`SELECT partner, reason, count::int AS count, last_problem, last_example FROM partner_webhook_drops`)).rows;
+    t.like(drop, { partner: 'storepartner', reason: 'unusable:orders/updated', count: 2, last_problem: 'no order named: neither admin_graphql_api_id nor id' });
+    t.is(drop.last_example, '{name: string, email: string, customer: {first_name}}', 'keys and types, no values');
+    const logged = (
+      await db.query(`SELECT http_status, outcome FROM partner_calls WHERE partner = 'storepartner' AND outcome = 'unusable' AND error LIKE '%no order named%'`)
+    ).rows;
+    t.is(logged.length, 2);
+    const finding = (await runChecks(app.config)).find((f) => f.check === 'partner storepartner webhooks orders/updated');
+    t.like(finding, { level: 'warn' });
+    t.regex(finding!.detail, /^2 verified deliveries acknowledged but unusable, .*no order named.*\{name: string, email: string, customer: \{first_name\}\}$/);
+    // an unverified delivery stays refused, whatever its shape
+    t.is((await post('orders/updated', noOrder, { hmac: null })).status, 401);
+  },
+);
 
 test.serial(
   'an order without our tag is keyed on admin_graphql_api_id; a tracking URL off the carriers’ hosts is replaced by the derived one; forward only',

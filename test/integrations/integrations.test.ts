@@ -7,13 +7,14 @@
  * change only, products of more variants than a page); the daily jobs; the policy.
  */
 import test from 'ava';
+import { readFileSync } from 'node:fs';
 import type pg from 'pg';
 import { loginAs, startTestApp, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { serverMessages, type Client } from '../helpers/http.js';
 import { closePartnerAgent } from '../../src/connectors/partner-http.js';
 import { startShipperSimulator, type RunningSimulator } from '../../src/simulators/index.js';
-import { callbackHmacOf, STORE_SCOPES } from '../../src/integrations/store-oauth.service.js';
+import { callbackHmacOf, STORE_SCOPE_FEATURES } from '../../src/integrations/store-oauth.service.js';
 import { registeredJobs } from '../../src/jobs/index.js';
 import { IntegrationConnection } from '../../src/integrations/integration-connection.model.js';
 import { syncConnection } from '../../src/integrations/store-sync.service.js';
@@ -128,18 +129,16 @@ test.serial('store_start_install validates the shop domain and asks the spec’s
   t.is(u.searchParams.get('redirect_uri'), `${app.url}/api/method/svc.integrations.store_callback`);
   t.is(u.searchParams.get('grant_options[]'), '');
   const scopes = u.searchParams.get('scope')!.split(',');
-  t.deepEqual(scopes, [...STORE_SCOPES]);
-  for (const s of [
+  // issue 26: only what the features use (no write_products, inventory or locations), each named in the README beside its feature
+  t.deepEqual(scopes, [
     'read_products',
-    'write_products',
     'read_orders',
     'write_orders',
+    'read_merchant_managed_fulfillment_orders',
     'write_merchant_managed_fulfillment_orders',
-    'read_inventory',
-    'write_inventory',
-    'read_locations',
-  ])
-    t.true(scopes.includes(s), s);
+  ]);
+  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+  for (const { scope, feature } of STORE_SCOPE_FEATURES) t.true(readme.includes(`| \`${scope}\` | ${feature} |`), `README names ${scope} with its feature`);
 });
 
 test.serial('the callback refuses a forged HMAC, another session, an expired or a used state; then connects once', async (t) => {
@@ -168,7 +167,7 @@ test.serial('the callback refuses a forged HMAC, another session, an expired or 
   t.is((await clinic.get(callbackPath(good))).status, 401, 'a state is good once');
   const [row] = (await db.query(`SELECT status, shop_domain, scope, secret_enc FROM integration_connections WHERE integration = 'storefront'`)).rows;
   t.like(row, { status: 'connected', shop_domain: SHOP });
-  t.regex(row.scope, /write_products/);
+  t.is(row.scope, 'read_products,write_orders,write_merchant_managed_fulfillment_orders', 'the shop grants what was asked (implied read_ scopes omitted)');
   t.false(String(row.secret_enc).includes('shpat_'), 'the token is stored encrypted');
   const exchanges = shop.requests().filter((r) => r.path === '/admin/oauth/access_token');
   t.true(exchanges.length >= 1);

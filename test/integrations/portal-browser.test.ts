@@ -150,7 +150,13 @@ test.serial('the storefront install end to end: the page → the shop’s consen
   // the shop's own page (the simulator), asking the merchant
   t.is(new URL(page.url()).origin, new URL(shop.url).origin);
   const scopes = await page.locator('#scopes li').allTextContents();
-  t.true(scopes.includes('write_products') && scopes.includes('read_inventory') && scopes.includes('write_merchant_managed_fulfillment_orders'));
+  t.deepEqual(scopes, [
+    'read_products',
+    'read_orders',
+    'write_orders',
+    'read_merchant_managed_fulfillment_orders',
+    'write_merchant_managed_fulfillment_orders',
+  ]);
   await screenshot(page, 'portal-2-shop-consent');
   await page.click('#install');
   t.is(new URL(page.url()).pathname, '/portal/integrations');

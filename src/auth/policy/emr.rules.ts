@@ -30,6 +30,15 @@ export function canEnsurePatient(actor: Actor, customer: string): boolean {
   return hasRole(actor, 'Customer') && actor.customer === customer;
 }
 
+/**
+ * Who may read and set a Customer's patient demographics (names, date of birth, gender; issue 26):
+ * those who provision the Customer's patient (canEnsurePatient): the clinic's own users, operations,
+ * admins. Sales reps, managers, marketplace officers and vendors have no need and never see them.
+ */
+export function canHandleCustomerPatientData(actor: Actor, customer: string): boolean {
+  return canEnsurePatient(actor, customer);
+}
+
 /** Who may transmit an order's prescriptions: the order's clinic users and its creator, operations, admins (the order must be visible too). */
 export function canSyncPrescriptions(actor: Actor, order: { customer: string; owner_user: string | null }): boolean {
   if (actor.type === 'system' || isAdmin(actor) || hasRole(actor, 'Operations')) return true;

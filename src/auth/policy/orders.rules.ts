@@ -69,23 +69,31 @@ export async function canReadPatientData(
   return (await doctorOf())?.verified === true;
 }
 
+/** The Sales Order field of its shipper label file (issue 26). */
+export const SHIPPING_LABEL_FIELD = 'shipper_label_url';
+
 /**
- * Private files: the uploader and admins; a file attached to a Sales Order (a 503A prescription or
+ * Private files: the uploader and admins; a shipper label, whoever may read its order; a file attached to a Sales Order (a 503A prescription or
  * DEA certificate) is patient data, read on the same terms as the order's patient fields
  * (canReadPatientData: the clinic's verified doctors), not by every user of the clinic. `orderOf` and
  * `doctorOf` load the order and the reader's verification only when the answer depends on them.
  */
 export async function canReadFile(
   actor: Actor,
-  file: { owner_id: string; attached_to_doctype: string | null; attached_to_name: string | null },
-  orderOf: (name: string) => Promise<{ customer: string } | undefined>,
+  file: { owner_id: string; attached_to_doctype: string | null; attached_to_name: string | null; attached_to_field?: string | null },
+  orderOf: (
+    name: string,
+  ) => Promise<{ customer: string; owner_user: string | null; territory?: string | null; created_by_sales_person?: string | null } | undefined>,
   doctorOf: () => Promise<{ verified: boolean } | undefined>,
 ): Promise<boolean> {
   if (actor.type === 'system' || isAdmin(actor)) return true;
   if (file.owner_id === actor.id) return true;
   if (file.attached_to_doctype !== 'Sales Order' || !file.attached_to_name) return false;
   const order = await orderOf(file.attached_to_name);
-  return order !== undefined && (await canReadPatientData(actor, order, doctorOf));
+  if (order === undefined) return false;
+  // a shipping label (issue 26) is the order's, not patient data: whoever may read the order reads it
+  if (file.attached_to_field === SHIPPING_LABEL_FIELD) return orderVisible(actor, { ...order });
+  return canReadPatientData(actor, order, doctorOf);
 }
 
 /**

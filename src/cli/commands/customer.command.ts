@@ -22,6 +22,36 @@ interface CreateOpts extends CommonOptions {
   invite: boolean;
 }
 
+/** The patient demographics flags of create and update (issue 26). */
+interface PatientOpts {
+  firstName?: string;
+  lastName?: string;
+  dateOfBirth?: string;
+  gender?: string;
+}
+
+const GENDERS = ['female', 'male', 'other', 'unknown'] as const;
+
+/** Adds the Customer's patient demographics flags (encrypted, audited; only for those with the need). */
+function patientOptions(cmd: Command): Command {
+  return cmd
+    .option('--first-name <name>', "the Customer's patient: first name (patient data: encrypted, audited)")
+    .option('--last-name <name>', "the Customer's patient: last name")
+    .option('--date-of-birth <YYYY-MM-DD>', "the Customer's patient: date of birth (svc.rxpartner.ensure_patient needs it)")
+    .option('--gender <gender>', "the Customer's patient: gender", oneOf(GENDERS));
+}
+
+/** The demographics flags given, under their API names ('' clears one). */
+function patientBody(opts: PatientOpts): Record<string, string> {
+  const body: Record<string, string | undefined> = {
+    first_name: opts.firstName,
+    last_name: opts.lastName,
+    date_of_birth: opts.dateOfBirth,
+    gender: opts.gender,
+  };
+  return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) as Record<string, string>;
+}
+
 /** On a terminal, asks for what is required and missing (the name, and the address when one was begun or none given). */
 async function promptMissing(io: Io, opts: CreateOpts): Promise<void> {
   if (!opts.customerName) {
@@ -42,7 +72,7 @@ async function promptMissing(io: Io, opts: CreateOpts): Promise<void> {
 
 export function registerCustomer(program: Command, io: Io): void {
   const customer = program.command('customer').description('Customer accounts (created by the sales team)');
-  common(
+  const create = common(
     customer
       .command('create')
       .description(
@@ -63,43 +93,68 @@ export function registerCustomer(program: Command, io: Io): void {
     .option('--state <state>', 'shipping address state')
     .option('--pincode <zip>', 'shipping address ZIP code')
     .option('--country <country>', 'shipping address country (default United States)')
-    .option('--no-invite', 'with --email: create no login and send no invitation (by default the login is created and invited)')
-    .action(async (opts: CreateOpts) => {
-      await promptMissing(io, opts);
-      await openDatabase(io);
-      const actor = await actorOf(io, opts); // a sales user's territory, team and price-list rules apply
-      const { createCustomerAccount } = await import('../../sales/customer-accounts.service.js');
-      const doc = await createCustomerAccount(actor, {
-        customer_name: opts.customerName,
-        customer_type: opts.customerType,
-        territory: opts.territory,
-        default_price_list: opts.priceList,
-        assigned_rep: opts.assignedRep,
-        email_id: opts.email,
-        mobile_no: opts.phone,
-        // the login and its invitation: on by default when there is a contact e-mail (issue 15)
-        send_invitation: opts.invite && opts.email !== undefined && opts.email !== '',
-        shipping_address:
-          opts.addressLine1 === undefined
-            ? undefined
-            : {
-                address_line1: opts.addressLine1,
-                address_line2: opts.addressLine2,
-                city: opts.city,
-                state: opts.state,
-                pincode: opts.pincode,
-                country: opts.country,
-              },
-      });
-      if (opts.json) return json(io, { ...doc, invitation_queued: doc.invitation_queued === true });
-      io.out(
-        `Created ${String(doc.name)} ${String(doc.customer_name)} (territory ${String(doc.territory ?? '-')}, price list ${String(doc.price_list)}, assigned rep ${String(doc.assigned_rep ?? '-')})`,
-      );
-      if (opts.addressLine1 !== undefined) io.out(`Shipping address ${String(doc.name)}-Shipping`);
-      io.out(
-        doc.invitation_queued
-          ? `Login ${String(doc.login_email)} created; invitation queued (expires ${String(doc.invitation_expires_at)})`
-          : 'No login invitation queued',
-      );
+    .option('--no-invite', 'with --email: create no login and send no invitation (by default the login is created and invited)');
+  patientOptions(create).action(async (opts: CreateOpts & PatientOpts) => {
+    await promptMissing(io, opts);
+    await openDatabase(io);
+    const actor = await actorOf(io, opts); // a sales user's territory, team and price-list rules apply
+    const { createCustomerAccount } = await import('../../sales/customer-accounts.service.js');
+    const doc = await createCustomerAccount(actor, {
+      customer_name: opts.customerName,
+      customer_type: opts.customerType,
+      territory: opts.territory,
+      default_price_list: opts.priceList,
+      assigned_rep: opts.assignedRep,
+      email_id: opts.email,
+      mobile_no: opts.phone,
+      // the login and its invitation: on by default when there is a contact e-mail (issue 15)
+      send_invitation: opts.invite && opts.email !== undefined && opts.email !== '',
+      ...patientBody(opts),
+      shipping_address:
+        opts.addressLine1 === undefined
+          ? undefined
+          : {
+              address_line1: opts.addressLine1,
+              address_line2: opts.addressLine2,
+              city: opts.city,
+              state: opts.state,
+              pincode: opts.pincode,
+              country: opts.country,
+            },
     });
+    if (opts.json) return json(io, { ...doc, invitation_queued: doc.invitation_queued === true });
+    io.out(
+      `Created ${String(doc.name)} ${String(doc.customer_name)} (territory ${String(doc.territory ?? '-')}, price list ${String(doc.price_list)}, assigned rep ${String(doc.assigned_rep ?? '-')})`,
+    );
+    if (opts.addressLine1 !== undefined) io.out(`Shipping address ${String(doc.name)}-Shipping`);
+    io.out(
+      doc.invitation_queued
+        ? `Login ${String(doc.login_email)} created; invitation queued (expires ${String(doc.invitation_expires_at)})`
+        : 'No login invitation queued',
+    );
+  });
+  registerCustomerUpdate(customer, io);
+}
+
+/** svc customer update: the Customer's patient demographics (the service behind PUT /api/resource/Customer/{name}). */
+function registerCustomerUpdate(customer: Command, io: Io): void {
+  const update = common(
+    customer
+      .command('update')
+      .description(
+        "Set the Customer's patient demographics (the service behind PUT /api/resource/Customer/{name}); an empty value clears one. Only the clinic's own users, operations and admins",
+      )
+      .argument('<customer>', 'customer id, e.g. CUST-0001'),
+    { json: true },
+  );
+  patientOptions(update).action(async (name: string, opts: CommonOptions & PatientOpts) => {
+    const body = patientBody(opts);
+    if (!Object.keys(body).length) throw new CliError('Nothing to change: pass --first-name, --last-name, --date-of-birth or --gender', 2);
+    await openDatabase(io);
+    const actor = await actorOf(io, opts);
+    const { updateCustomerDocument } = await import('../../sales/customer-demographics.service.js');
+    const doc = await updateCustomerDocument(actor, name, body);
+    if (opts.json) return json(io, doc);
+    io.out(`Updated ${String(doc.name)}: ${Object.keys(body).join(', ')} (patient data, audited)`);
+  });
 }

@@ -56,7 +56,7 @@ export function parseOtcWebhook(req: WebhookRequest): PartnerEvent[] {
   const type = str(body.type);
   const data = obj(body.data) ?? body; // nested or flat
   const reference = str(data.reference) ?? str(body.reference);
-  if (!reference) throw new WebhookBodyError('reference is required');
+  if (!reference) throw new WebhookBodyError('reference is required', type ?? str(data.status) ?? str(body.status));
   const statusText = str(data.status) ?? str(body.status) ?? (type?.toLowerCase().startsWith('order.') ? type.slice('order.'.length) : null);
   const t = obj(data.tracking) ?? obj(body.tracking);
   const tracking = t ? { number: str(t.trackingNumber), url: webUrl(t.trackingUrl), carrier: str(t.shipBy) ?? str(t.carrier) } : null;

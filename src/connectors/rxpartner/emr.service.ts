@@ -28,6 +28,7 @@ import { loadVisibleOrder } from '../../orders/order-doc.js';
 import { verifyNpi } from '../../orders/npi-registry.service.js';
 import { routingLinesOf } from '../../orders/partner-fulfilment.service.js';
 import { customerNames } from '../../org/org.service.js';
+import { readDemographics } from '../../sales/customer-demographics.service.js';
 import { CUSTOMER_AS_PATIENT, findPartnerPatient, rememberPartnerPatient } from '../../org/partner-patients.service.js';
 import { hmacHex } from '../../shared/crypto.js';
 import { BusinessRuleError, ConflictError, InputError, NotFoundError, RateLimitError } from '../../shared/errors.js';
@@ -173,16 +174,31 @@ export async function ensurePatient(actor: Actor, args: EnsurePatientArgs, time:
   return mine;
 }
 
-/** Asks the partner for the Customer's patient and stores its answer (the row at once, the audit and any follow-up in one transaction). */
-async function createPatient(actor: Actor, customer: string, display: string, args: EnsurePatientArgs, time: PartnerTime): Promise<EnsurePatientResult> {
+/**
+ * The patient sent for a Customer: the Customer's own demographics (issue 26; an audited read of
+ * them), each overridden by the caller's argument; names fall back to the Customer's display name.
+ */
+async function patientOf(actor: Actor, customer: string, display: string, args: EnsurePatientArgs) {
+  const stored = (await readDemographics(actor, customer, 'svc.rxpartner.ensure_patient')) ?? {};
   const names = namesOf(display);
-  const firstName = args.first_name?.trim() || names.first;
-  const lastName = args.last_name?.trim() || names.last;
-  if (!args.date_of_birth)
+  const pick = (arg: string | undefined, own: string | null | undefined) => arg?.trim() || own || undefined;
+  const patient = {
+    firstName: pick(args.first_name, stored.first_name) ?? names.first,
+    lastName: pick(args.last_name, stored.last_name) ?? names.last,
+    dateOfBirth: pick(args.date_of_birth, stored.date_of_birth),
+    gender: pick(args.gender, stored.gender),
+  };
+  if (!patient.dateOfBirth)
     throw new BusinessRuleError(
-      `date_of_birth is required to create the patient of Customer ${customer} at rxpartner (the Customer record holds no birth date)`,
+      `Customer ${customer} has no date_of_birth: set it on the Customer (PUT /api/resource/Customer/${customer}, svc customer update ${customer} --date-of-birth YYYY-MM-DD) or pass date_of_birth`,
       'MandatoryError',
     );
+  return { ...patient, dateOfBirth: patient.dateOfBirth };
+}
+
+/** Asks the partner for the Customer's patient and stores its answer (the row at once, the audit and any follow-up in one transaction). */
+async function createPatient(actor: Actor, customer: string, display: string, args: EnsurePatientArgs, time: PartnerTime): Promise<EnsurePatientResult> {
+  const { firstName, lastName, dateOfBirth, gender } = await patientOf(actor, customer, display, args);
   const ctx = await rxContext({}, time);
   let res;
   try {
@@ -190,7 +206,7 @@ async function createPatient(actor: Actor, customer: string, display: string, ar
       method: 'POST',
       path: PATIENTS,
       endpoint: `POST ${PATIENTS}`,
-      json: { externalId: customerExternalId(customer), firstName, lastName, dateOfBirth: args.date_of_birth, ...(args.gender ? { gender: args.gender } : {}) },
+      json: { externalId: customerExternalId(customer), firstName, lastName, dateOfBirth, ...(gender ? { gender } : {}) },
     });
   } catch (err) {
     if (err instanceof RxStop) throw stopError(err);
@@ -200,7 +216,7 @@ async function createPatient(actor: Actor, customer: string, display: string, ar
   if (res.status !== 200 && res.status !== 201) {
     // the partner may echo the patient's values: they are blanked out of the error
     let text = partnerMessage(res);
-    for (const v of [firstName, lastName, args.date_of_birth].filter((x) => x.length > 1)) text = text.split(v).join('[patient]');
+    for (const v of [firstName, lastName, dateOfBirth].filter((x) => x.length > 1)) text = text.split(v).join('[patient]');
     throw new BusinessRuleError(`rxpartner refused the patient of Customer ${customer} (${res.status}): ${text}`);
   }
   if (typeof body.patientId !== 'string' || !body.patientId)
@@ -216,7 +232,7 @@ async function createPatient(actor: Actor, customer: string, display: string, ar
       action: 'send',
       object_type: 'Customer',
       object_name: customer,
-      fields: ['first_name', 'last_name', 'date_of_birth', ...(args.gender ? ['gender'] : []), 'rxpartner_patient_id'],
+      fields: ['first_name', 'last_name', 'date_of_birth', ...(gender ? ['gender'] : []), 'rxpartner_patient_id'],
       detail: { purpose: 'svc.rxpartner.ensure_patient', partner: PARTNER, outcome: status },
     });
     if (status === 'failed')

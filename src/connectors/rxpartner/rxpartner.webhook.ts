@@ -75,7 +75,7 @@ export function parseRxWebhook(req: WebhookRequest): PartnerEvent[] {
   const occurredAt = str(body.occurredAt);
   if (type === 'PATIENT_CREATION_SUCCESS' || type === 'PATIENT_CREATION_FAILURE') {
     const patientId = str(body.patientId);
-    if (!patientId) throw new WebhookBodyError('patientId is required');
+    if (!patientId) throw new WebhookBodyError('patientId is required', type);
     const failed = type === 'PATIENT_CREATION_FAILURE';
     // the partner's free-text reason may name the patient: it is not kept
     return [
@@ -96,7 +96,7 @@ export function parseRxWebhook(req: WebhookRequest): PartnerEvent[] {
   const status = ORDER_STATUS[type];
   if (!status) return []; // PATIENT_UPDATED and other events: acknowledged, nothing to apply
   const reference = referenceOf(body);
-  if (!reference) throw new WebhookBodyError('orderId or referenceId is required');
+  if (!reference) throw new WebhookBodyError('orderId or referenceId is required', type);
   const number = str(body.trackingNumber);
   const tracking = number || body.carrier || body.trackingUrl ? { number, url: webUrl(body.trackingUrl), carrier: str(body.carrier) } : null;
   return [

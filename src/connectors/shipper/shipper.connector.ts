@@ -9,6 +9,7 @@
 import type { CancelOutcome, Connector, ConnectorContext, CreateOutcome, PartnerOrderInput, PartnerResponse } from '../connector.js';
 import { PARTNERS } from '../partners.js';
 import { customerKeyPairOf, MISSING_KEY_PAIR, shipperCall, shipperKeyPair, shipperMessage, type KeyPair } from './shipper.client.js';
+import { labelOf } from './shipper.labels.js';
 import { parseShipperWebhook, resolveShipperEvent, verifyShipperWebhook } from './shipper.webhook.js';
 
 const CREATE = '/orders/createorder';
@@ -91,7 +92,8 @@ async function outcomeOf(res: PartnerResponse, input: PartnerOrderInput, ctx: Co
 
 async function createOrder(input: PartnerOrderInput, ctx: ConnectorContext): Promise<CreateOutcome> {
   // the customer's own ShipStation account when it connected one (issue 13), else the marketplace's
-  const pair = shipperKeyPair(ctx.credentials, await customerKeyPairOf(input.order.customer));
+  const own = await customerKeyPairOf(input.order.customer);
+  const pair = shipperKeyPair(ctx.credentials, own);
   if (!pair) return { kind: 'awaiting_configuration', reason: MISSING_KEY_PAIR };
   const sent = await shipperCall(ctx, pair, {
     method: 'POST',
@@ -100,7 +102,9 @@ async function createOrder(input: PartnerOrderInput, ctx: ConnectorContext): Pro
     json: shipperPayload(input, ctx.credentials),
   });
   if (!sent.ok) return { kind: 'retry', afterSeconds: sent.waitSeconds, reason: sent.reason, budget: sent.budget };
-  return outcomeOf(sent.res, input, ctx, pair);
+  const outcome = await outcomeOf(sent.res, input, ctx, pair);
+  // issue 26: the label, where this account makes it through svc; else the order says where it is made
+  return outcome.kind === 'created' ? labelOf(outcome, input, ctx, pair, !own) : outcome;
 }
 
 /**

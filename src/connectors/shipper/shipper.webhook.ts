@@ -53,7 +53,7 @@ export function parseShipperWebhook(req: WebhookRequest): PartnerEvent[] {
   // FULFILLMENT_REJECTED and events svc does not subscribe to change nothing here: answered 200, stored nothing
   if (!(SHIPPER_EVENTS as readonly string[]).includes(type)) return [];
   const problem = resourceUrlProblem(body.resource_url, req.credentials.base_url);
-  if (problem) throw new WebhookBodyError(problem);
+  if (problem) throw new WebhookBodyError(problem, type);
   const url = String(body.resource_url);
   return [
     {

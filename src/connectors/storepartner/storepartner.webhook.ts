@@ -5,7 +5,9 @@
  * "events" delivery's Shopify-Hmac-Sha256. The topic comes from its header (orders/updated,
  * orders/cancelled, orders/fulfilled; others answered 200 and ignored), the event's identity from
  * X-Shopify-Event-Id (else the delivery's webhook id). The order is keyed on our `svc:<Sales Order>`
- * tag, else admin_graphql_api_id (numeric ids exceed 2^53 and JSON.parse rounds them). store_status:
+ * tag, else the order's gid: admin_graphql_api_id, or `id` as a number (read exactly: numeric ids exceed
+ * 2^53 and JSON.parse rounds them) or a gid (issue 26; a delivery naming none is acknowledged and
+ * counted, webhook-unusable.ts). store_status:
  * cancelled_at set → Cancelled; fulfillment_status fulfilled → Fulfilled, or Delivered once the latest
  * fulfilment's shipment_status is delivered (orders/updated; docs/decisions.md); else Open. Tracking from
  * the latest fulfilment with a number (its URL shown only on a carrier's own host, else derived).
@@ -60,6 +62,29 @@ function trackingOf(body: Obj): PartnerEvent['tracking'] {
   return { number, url, carrier: str(f.tracking_company) };
 }
 
+const ORDER_GID = /^gid:\/\/shopify\/Order\/(\d+)$/;
+
+/**
+ * The body with every `"id": <integer>` written as a string: Shopify's numeric ids exceed 2^53 and
+ * JSON.parse would round them. Inside a JSON string a quote is escaped, so `"id":` there never matches.
+ */
+function exactIds(text: string): string {
+  return text.replace(/("id"\s*:\s*)(-?\d+)(?=\s*[,}\]])/g, '$1"$2"');
+}
+
+/**
+ * The order's global id from whichever identifier the delivery carries (issue 26): admin_graphql_api_id,
+ * else `id` as a number (kept exact by exactIds) or already a gid. null when none names an order.
+ */
+export function orderGidOf(body: Obj): string | null {
+  const admin = str(body.admin_graphql_api_id);
+  if (admin && ORDER_GID.test(admin)) return admin;
+  const id = str(body.id) ?? (typeof body.id === 'number' && Number.isSafeInteger(body.id) ? String(body.id) : null);
+  if (id && /^\d+$/.test(id)) return `gid://shopify/Order/${id}`;
+  if (id && ORDER_GID.test(id)) return id;
+  return admin; // another gid shape: kept as the partner wrote it
+}
+
 /** Our Sales Order name from the order's tags ("a, svc:SO-1, b"), when we made it. */
 function salesOrderOf(tags: unknown): string | null {
   const list = typeof tags === 'string' ? tags.split(',') : Array.isArray(tags) ? tags.map(String) : [];
@@ -72,15 +97,15 @@ export function parseStoreWebhook(req: WebhookRequest): PartnerEvent[] {
   if (!topic || !(STORE_TOPICS as readonly string[]).includes(topic)) return []; // other topics: acknowledged, nothing to apply
   let body: Obj;
   try {
-    const parsed: unknown = JSON.parse(req.rawBody.toString('utf8'));
+    const parsed: unknown = JSON.parse(exactIds(req.rawBody.toString('utf8')));
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
     body = parsed as Obj;
   } catch {
-    throw new WebhookBodyError('The body must be a JSON object');
+    throw new WebhookBodyError('The body must be a JSON object', topic);
   }
-  const gid = str(body.admin_graphql_api_id);
+  const gid = orderGidOf(body);
   const reference = salesOrderOf(body.tags) ?? gid;
-  if (!reference) throw new WebhookBodyError('admin_graphql_api_id is required');
+  if (!reference) throw new WebhookBodyError('no order named: neither admin_graphql_api_id nor id', topic);
   const status = storeStatusOf({
     cancelled: Boolean(str(body.cancelled_at)) || topic === 'orders/cancelled',
     fulfilled: body.fulfillment_status === 'fulfilled',

@@ -12,6 +12,8 @@ export interface RxPatient {
   firstName: string;
   lastName: string;
   dateOfBirth: string;
+  /** optional, as sent */
+  gender?: string;
   status: 'ACTIVE' | 'FAILED';
   reason?: string;
 }
@@ -43,6 +45,7 @@ export function createPatients(onEvent: (event: 'PATIENT_CREATION_SUCCESS' | 'PA
         firstName: String(b.firstName),
         lastName: String(b.lastName),
         dateOfBirth: String(b.dateOfBirth),
+        ...(typeof b.gender === 'string' ? { gender: b.gender } : {}),
         status: fails ? 'FAILED' : 'ACTIVE',
       };
       if (fails) patient.reason = 'Patient could not be verified with the pharmacy system';

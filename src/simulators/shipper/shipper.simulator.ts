@@ -53,7 +53,7 @@ function basicPair(header: string | undefined): [string, string] | undefined {
 const flag = (v: string | null) => (v ?? '').toLowerCase() === 'true';
 
 /** an order and the account (index of its key pair) it belongs to; how it shipped */
-type BookData = ShipperOrderData & { account?: number; via?: 'fulfillment' };
+type BookData = ShipperOrderData & { account?: number; via?: 'fulfillment'; labelCarrier?: { carrierCode: string; serviceCode: string } };
 type BookOrder = ShipperOrder & { data: BookData };
 /** the order when it is the account's, else undefined (another account's order is not found) */
 const mine = (order: BookOrder | undefined, account: number) => (order && (order.data.account ?? 0) === account ? order : undefined);
@@ -101,8 +101,8 @@ export async function startShipperSimulator(options: ShipperOptions): Promise<Ru
       trackingNumber: tracking.number,
       isReturnLabel: false,
       batchNumber: String(batchId),
-      carrierCode: input.carrierCode ?? 'ups_walleted',
-      serviceCode: 'ups_ground',
+      carrierCode: order.data.labelCarrier?.carrierCode ?? input.carrierCode ?? 'ups_walleted',
+      serviceCode: order.data.labelCarrier?.serviceCode ?? 'ups_ground',
       packageCode: 'package',
       confirmation: 'none',
       warehouseId: (o.advancedOptions as { warehouseId: number }).warehouseId,
@@ -200,6 +200,27 @@ export async function startShipperSimulator(options: ShipperOptions): Promise<Ru
     return json(200, { orderId: o.orderId, orderNumber: o.orderNumber });
   };
 
+  /**
+   * `POST /orders/createlabelfororder` (ShipStation V1): buys a label for an order, which ships it
+   * (a shipment with tracking, SHIP_NOTIFY), and answers the shipment with `labelData`, the label as a
+   * base64 PDF. carrierCode, serviceCode and shipDate are required; a shipped order has no new label.
+   */
+  const createLabel = async (req: SimRequest, account: number): Promise<SimReply> => {
+    const b = req.json() as Record<string, unknown>;
+    const order = mine(book.get(String(b?.orderId)), account);
+    if (!order) return invalid({ 'request.orderId': [`Order ${String(b?.orderId)} was not found.`] });
+    const missing = ['carrierCode', 'serviceCode', 'shipDate'].filter((k) => typeof b[k] !== 'string' || !b[k]);
+    if (missing.length) return invalid(Object.fromEntries(missing.map((k) => [`request.${k}`, [`The ${k} field is required.`]])));
+    if (!UPDATABLE.includes(order.status)) return invalid({ 'request.orderId': [`The order is ${order.status}.`] });
+    order.data.labelCarrier = { carrierCode: String(b.carrierCode), serviceCode: String(b.serviceCode) };
+    await book.move(order, 'shipped');
+    const shipment = shipments.filter((x) => x.orderId === order.data.order.orderId).at(-1)!;
+    const tracking = String(shipment.trackingNumber);
+    shipment.labelData = labelPdf(String(order.data.order.orderNumber), tracking).toString('base64');
+    const { batchId: _batch, shipmentItems: _items, ...answer } = shipment;
+    return json(200, answer);
+  };
+
   const byOrder = (list: Record<string, unknown>[], q: URLSearchParams) =>
     list.filter(
       (s) =>
@@ -227,6 +248,7 @@ export async function startShipperSimulator(options: ShipperOptions): Promise<Ru
     const { method, path, query } = req;
     if (method === 'POST' && path === '/orders/createorder') return createOrder(req, account);
     if (method === 'POST' && path === '/orders/markasshipped') return markShipped(req, account);
+    if (method === 'POST' && path === '/orders/createlabelfororder') return createLabel(req, account);
     if (method === 'GET' && path === '/orders') {
       const all = book
         .all()
@@ -409,4 +431,27 @@ export async function startShipperSimulator(options: ShipperOptions): Promise<Ru
   });
   base = sim.url;
   return sim;
+}
+
+/** A one-page PDF label (what `labelData` decodes to): the order number and tracking number as text. */
+export function labelPdf(orderNumber: string, tracking: string): Buffer {
+  const text = `(${`${orderNumber} ${tracking}`.replace(/[()\\]/g, '')}) Tj`;
+  const stream = `BT /F1 18 Tf 36 200 Td ${text} ET`;
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 288 432] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+    `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+  ];
+  let body = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((o, i) => {
+    offsets.push(body.length);
+    body += `${i + 1} 0 obj\n${o}\nendobj\n`;
+  });
+  const xref = body.length;
+  body += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((n) => `${String(n).padStart(10, '0')} 00000 n \n`).join('')}`;
+  body += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(body, 'latin1');
 }

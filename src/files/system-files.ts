@@ -1,0 +1,59 @@
+/**
+ * Files the service itself makes and keeps for a document (issue 26: a shipper label PDF for its
+ * Sales Order): stored encrypted like an upload, attached at once to the document and field, owned
+ * by the system actor that made it; read on the document's terms (canReadFile).
+ */
+import { literal } from 'sequelize';
+import type { Actor } from '../auth/actor.js';
+import { recordAudit } from '../audit/audit.service.js';
+import { withTransaction } from '../db/sequelize.js';
+import { randomToken, sha256Hex } from '../shared/crypto.js';
+import { runtime } from '../shared/runtime.js';
+import { StoredFile } from './file.model.js';
+import { removeStored, STORED_SUFFIX, writeWhole } from './file-storage.js';
+import { cleanName, fileUrl, filesDir, sniffContentType } from './files.service.js';
+
+/** Stores `data` as a private file attached to `doctype` `docname` `field`; answers its file_url. */
+export async function keepDocumentFile(actor: Actor, f: { fileName: string; data: Buffer; doctype: string; docname: string; field: string }): Promise<string> {
+  const contentType = sniffContentType(f.data);
+  if (!contentType) throw new Error(`${f.fileName} is not a PDF, PNG or JPEG`);
+  const name = `f-${randomToken(12).replace(/[-_]/g, 'x')}`;
+  const storageKey = `${name}${STORED_SUFFIX}`;
+  await writeWhole(filesDir(), storageKey, runtime().cipher.encrypt(f.data));
+  const fileName = cleanName(f.fileName);
+  try {
+    await withTransaction(undefined, async (transaction) => {
+      await StoredFile.create(
+        {
+          name,
+          fileName,
+          contentType,
+          fileSize: f.data.length,
+          contentHash: sha256Hex(f.data),
+          storageKey,
+          folder: 'Home',
+          attachedToDoctype: f.doctype,
+          attachedToName: f.docname,
+          attachedToField: f.field,
+          ownerType: actor.type,
+          ownerId: actor.id,
+          ownerEmail: null,
+          createdAt: literal('now()') as unknown as Date,
+          updatedAt: literal('now()') as unknown as Date,
+        },
+        { transaction, returning: false },
+      );
+      await recordAudit(transaction, actor, {
+        action: 'upload',
+        object_type: 'File',
+        object_name: name,
+        fields: [f.field],
+        detail: { attached_to: `${f.doctype} ${f.docname}`, content_type: contentType, size: f.data.length },
+      });
+    });
+  } catch (err) {
+    await removeStored(filesDir(), [storageKey]);
+    throw err;
+  }
+  return fileUrl({ name, file_name: fileName });
+}
