@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import Inert from '@hapi/inert';
 import type { Plugin, ServerRoute } from '@hapi/hapi';
 import HapiSwagger from 'hapi-swagger';
+import { finishDocument, securitySchemes } from './openapi.js';
 
 const UI_PATH = '/docs/ui/';
 const UI_FILES = ['swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'swagger-ui.css', 'favicon-16x16.png', 'favicon-32x32.png'];
@@ -102,14 +103,18 @@ export const docsPlugin: Plugin<void> = {
           swaggerUI: false,
           grouping: 'tags',
           auth: false,
-          securityDefinitions: {
-            token: { type: 'apiKey', name: 'Authorization', in: 'header', description: 'token <api_key>:<api_secret>' },
-            bearer: { type: 'apiKey', name: 'Authorization', in: 'header', description: 'Bearer <vendor access token>' },
-          },
-          security: [{ token: [] }, { bearer: [] }],
+          // every schema by its label (http/openapi.ts names them all); security is set per operation there too
+          definitionPrefix: 'useLabel',
+          securityDefinitions: securitySchemes,
         },
       },
     ]);
+    // hapi-swagger builds the document on each fetch; finishDocument() completes it, on that one route only
+    server.ext('onPreResponse', (request, h) => {
+      const response = request.response;
+      if (request.route.path !== jsonPath || !response || 'isBoom' in response) return h.continue;
+      return h.response(finishDocument((response).source as Record<string, unknown>));
+    });
     const page = docsPage();
     const init = initScript(jsonPath);
     const routes: ServerRoute[] = [

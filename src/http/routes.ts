@@ -21,9 +21,10 @@ import { emrRoutes } from '../connectors/rxpartner/emr.routes.js';
 import { integrationsRoutes } from '../integrations/integrations.routes.js';
 import { portalRoutes } from '../integrations/portal.routes.js';
 import { auditRoutes } from '../audit/audit.routes.js';
+import { describeRoutes } from './openapi.js';
 
 export function routes(): ServerRoute[] {
-  return [
+  return describeRoutes([
     ...homeRoutes,
     ...healthRoutes,
     ...authRoutes,
@@ -41,5 +42,5 @@ export function routes(): ServerRoute[] {
     ...portalRoutes,
     ...auditRoutes,
     ...fallbackRoutes,
-  ];
+  ]);
 }
