@@ -43,7 +43,8 @@ import { peptidePollJob } from './connectors/peptidepartner/peptide-poll.job.js'
 import { rxpartnerConnector } from './connectors/rxpartner/rxpartner.connector.js';
 import { storepartnerConnector } from './connectors/storepartner/storepartner.connector.js';
 import { plugCustomerAccounts } from './org/customer-accounts.port.js';
-import { createCustomerAccount, createCustomerAddress } from './sales/customer-accounts.service.js';
+import { addressSchema, createCustomerAccount, createCustomerAddress, customerSchema } from './sales/customer-accounts.service.js';
+import { describeDocTypeInput } from './shared/doctype.js';
 import { plugCustomerKeyPairs } from './connectors/shipper/shipper.client.js';
 import { customerShipperKeyPair, shipperUnsubscribeHandler, shipperWebhookConnections } from './integrations/shipper-connect.service.js';
 import { plugWebhookConnections } from './connectors/webhook-connections.js';
@@ -73,6 +74,9 @@ plugOrderFollowers(storeOrderFollowers);
 plugWebhookPorts({ targetOf: webhookTargetOf, logAttempt: logOutboundAttempt, lastHttpStatusOf, attemptsOf: deliveryAttempts });
 // org ← sales: POST /api/resource/Customer and /Address are the sales team's account service
 plugCustomerAccounts({ createCustomer: createCustomerAccount, createAddress: createCustomerAddress });
+// the create bodies behind that port, for the API documentation
+describeDocTypeInput('Customer', customerSchema);
+describeDocTypeInput('Address', addressSchema);
 
 registerOutboxHandler(mailHandler);
 registerOutboxHandler(vendorWebhookHandler);

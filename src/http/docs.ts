@@ -113,7 +113,7 @@ export const docsPlugin: Plugin<void> = {
     server.ext('onPreResponse', (request, h) => {
       const response = request.response;
       if (request.route.path !== jsonPath || !response || 'isBoom' in response) return h.continue;
-      return h.response(finishDocument((response).source as Record<string, unknown>));
+      return h.response(finishDocument(response.source as Record<string, unknown>));
     });
     const page = docsPage();
     const init = initScript(jsonPath);

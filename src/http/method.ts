@@ -12,6 +12,9 @@ import { assertCleanText } from '../shared/text.js';
 import { actorOf, refusalOf } from './plugins/auth.js';
 import type { RouteDocs } from './openapi.js';
 
+// the route kit's documentation helper (a domain's routes name their results with it)
+export { messageOf } from './openapi.js';
+
 export type HttpVerb = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** A: the arguments after validation, declared with their schema: `args: Joi.object<{ vendor: string }>({ … })`. */

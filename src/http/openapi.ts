@@ -9,10 +9,16 @@ import Joi from 'joi';
 
 /** What a route declares for its documentation (`options.app.docs`); every field optional. */
 export interface RouteDocs {
-  /** the whole success body (a `{ message }` wrapper for methods included); default by route kind */
-  result?: Joi.Schema;
+  /** the whole success body (a `{ message }` wrapper for methods included); default by route kind; a function when built late (from registries) */
+  result?: Joi.Schema | (() => Joi.Schema);
+  /** documented query parameters beyond the validated ones */
+  query?: Record<string, Joi.Schema>;
+  /** the documented body when the route validates none itself */
+  payload?: Joi.Schema | (() => Joi.Schema);
   /** success status (default 200) */
   status?: number;
+  /** other documented non-error answers by status (e.g. a 503 of the readiness check) */
+  responses?: Record<number, { description: string; schema: Joi.Schema }>;
   /** statuses beyond the defaults of the route's kind (e.g. 404, 409, 422, 429) */
   errors?: number[];
   /** a success body that is not JSON (a file) */
@@ -52,6 +58,9 @@ export const ERROR_MEANINGS: Record<number, string> = {
   429: 'Rate limited (Retry-After says when to retry); also a batch of more than 500 records',
   500: 'Unexpected server error',
 };
+
+/** Frappe's `{ message }` wrapper around a method's result, named. */
+export const messageOf = (result: Joi.Schema, label: string) => Joi.object({ message: result }).label(label);
 
 /** A method's answer when it declares no result of its own: Frappe's `{ message }` wrapper. */
 export const methodResultSchema = Joi.object({ message: Joi.any().description('The method result') })
@@ -133,19 +142,21 @@ const ANY_VALUE = 'anyValue';
  */
 export function named(schema: Joi.Schema, name: string): Joi.Schema {
   const described = schema.describe() as { flags?: { label?: string } };
+  // what sits inside a named schema is named after it
+  const base = described.flags?.label ?? name;
   let out = schema;
   if (schema.type === 'any') return schema.meta({ [ANY_VALUE]: true });
   if (schema.type === 'object') {
     const keys = (schema.$_terms.keys ?? []) as { key: string; schema: Joi.Schema }[];
-    const renamed = Object.fromEntries(keys.map((k) => [k.key, named(k.schema, name + pascal(k.key))]));
+    const renamed = Object.fromEntries(keys.map((k) => [k.key, named(k.schema, base + pascal(k.key))]));
     out = keys.length ? (schema as Joi.ObjectSchema).keys(renamed) : schema;
   } else if (schema.type === 'array') {
     out = (schema as Cloneable).clone();
-    out.$_terms.items = (out.$_terms.items as Joi.Schema[]).map((item, i) => named(item, `${name}${i ? `Item${i + 1}` : 'Item'}`));
+    out.$_terms.items = (out.$_terms.items as Joi.Schema[]).map((item, i) => named(item, `${base}${i ? `Item${i + 1}` : 'Item'}`));
   } else if (schema.type === 'alternatives') {
     out = (schema as Cloneable).clone();
     out.$_terms.matches = (out.$_terms.matches as { schema?: Joi.Schema }[]).map((m, i) =>
-      m.schema ? { ...m, schema: named(m.schema, `${name}Option${i + 1}`) } : m,
+      m.schema ? { ...m, schema: named(m.schema, `${base}Option${i + 1}`) } : m,
     );
   }
   return described.flags?.label || !needsName(schema) ? out : out.label(name);
@@ -202,7 +213,7 @@ export function finishDocument(doc: Json): Json {
 
 function successOf(route: ServerRoute): Joi.Schema {
   const docs = (route.options as RouteOptions).app?.docs;
-  if (docs?.result) return docs.result;
+  if (docs?.result) return typeof docs.result === 'function' ? docs.result() : docs.result;
   if (docs?.produces) return Joi.binary().description('The file');
   return methodResultSchema;
 }
@@ -215,12 +226,16 @@ function responsesOf(route: ServerRoute): Record<string, { description: string; 
     [status]: { description: status === 202 ? 'Accepted' : 'Success', schema: named(success, `${baseName(route)}Result`) },
   };
   for (const code of errorStatuses(route)) responses[code] = { description: ERROR_MEANINGS[code] ?? 'Error', schema: errorSchema };
+  for (const [code, other] of Object.entries(options.app?.docs?.responses ?? {})) responses[code] = other;
   return responses;
 }
 
 /** The documented copy of the route's argument schemas, named (the validated ones stay as they are). */
 function namedValidate(route: ServerRoute, docs: { validate?: Record<string, unknown> }): Record<string, unknown> | undefined {
+  const own = (route.options as RouteOptions).app?.docs;
   const validate = { ...((route.options as RouteOptions).validate ?? {}), ...(docs.validate ?? {}) } as Record<string, unknown>;
+  if (own?.query) validate.query = Joi.object(own.query);
+  if (own?.payload) validate.payload = typeof own.payload === 'function' ? own.payload() : own.payload;
   const out: Record<string, unknown> = {};
   const suffix: Record<string, string> = { payload: 'Body', query: 'Query', params: 'Params' };
   for (const [part, schema] of Object.entries(validate)) {
