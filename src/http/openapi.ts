@@ -46,9 +46,9 @@ export const errorSchema = Joi.object({
 
 /** The spec's meaning of each error status (service-spec.md "Errors"). */
 export const ERROR_MEANINGS: Record<number, string> = {
-  400: 'Validation error: a missing required field, an invalid value, or a session write without its CSRF token',
+  400: 'Validation error: a missing required field or an invalid value',
   401: 'Unauthenticated: missing or invalid key/secret, token or session',
-  403: 'Forbidden: the role lacks the permission',
+  403: 'Forbidden: the role lacks the permission, or a session write without its CSRF token',
   404: 'Not found',
   409: 'Conflict: a duplicate, a busy record, or a reused Idempotency-Key',
   413: 'Payload too large',
@@ -57,6 +57,8 @@ export const ERROR_MEANINGS: Record<number, string> = {
   422: 'Unprocessable: the pharmacy scope, Rx attributes or pharmacy.fulfillment for a non-pharmacy vendor',
   429: 'Rate limited (Retry-After says when to retry); also a batch of more than 500 records',
   500: 'Unexpected server error',
+  503: 'Unavailable: the storage or the database cannot take the request now',
+  507: 'Insufficient storage: the disk is full',
 };
 
 /** Frappe's `{ message }` wrapper around a method's result, named. */
@@ -177,17 +179,29 @@ function untypeAnyValues(node: unknown): void {
   const obj = node as Json;
   const meta = obj['x-meta'] as Json | undefined;
   if (meta?.[ANY_VALUE]) {
+    // any value, null included (OpenAPI 3.0 reads nullable only beside a type)
     delete obj.type;
+    delete obj.nullable;
     delete meta[ANY_VALUE];
     if (!Object.keys(meta).length) delete obj['x-meta'];
   }
   Object.values(obj).forEach(untypeAnyValues);
 }
 
+/** An error is JSON even where the success body is a file (hapi-swagger gives every status the route's `produces`). */
+function errorsAsJson(doc: Json): void {
+  for (const operations of Object.values((doc.paths ?? {}) as Record<string, Record<string, Json>>))
+    for (const operation of Object.values(operations))
+      for (const [status, response] of Object.entries((operation.responses ?? {}) as Record<string, Json>)) {
+        const content = response.content as Record<string, { schema?: unknown }> | undefined;
+        if (Number(status) >= 400 && content && !content['application/json']) response.content = { 'application/json': Object.values(content)[0] };
+      }
+}
+
 /**
  * The served document, finished: the schemas of alternatives, which hapi-swagger keeps under a
  * root `x-alt-definitions` that code generators do not read, moved into components.schemas (same
- * names; a name taken by another schema gets a suffix), and values of any type left untyped.
+ * names; a name taken by another schema gets a suffix), values of any type left untyped, errors as JSON.
  */
 export function finishDocument(doc: Json): Json {
   const alt = (doc['x-alt-definitions'] ?? {}) as Record<string, unknown>;
@@ -206,6 +220,7 @@ export function finishDocument(doc: Json): Json {
   );
   const out = JSON.parse(text) as Json;
   untypeAnyValues(out);
+  errorsAsJson(out);
   return out;
 }
 
@@ -226,7 +241,8 @@ function responsesOf(route: ServerRoute): Record<string, { description: string; 
     [status]: { description: status === 202 ? 'Accepted' : 'Success', schema: named(success, `${baseName(route)}Result`) },
   };
   for (const code of errorStatuses(route)) responses[code] = { description: ERROR_MEANINGS[code] ?? 'Error', schema: errorSchema };
-  for (const [code, other] of Object.entries(options.app?.docs?.responses ?? {})) responses[code] = other;
+  for (const [code, other] of Object.entries(options.app?.docs?.responses ?? {}))
+    responses[code] = { ...other, schema: named(other.schema, `${baseName(route)}Result${code}`) };
   return responses;
 }
 
