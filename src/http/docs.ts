@@ -109,11 +109,17 @@ export const docsPlugin: Plugin<void> = {
         },
       },
     ]);
-    // hapi-swagger builds the document on each fetch; finishDocument() completes it, on that one route only
+    // Building the document takes seconds of CPU (hapi-swagger describes every schema), time in which
+    // the process answers nothing: it is built and finished (finishDocument) on the first fetch, and
+    // later fetches get that document before hapi-swagger's handler runs. The routes do not change
+    // after start. Other routes pay one comparison of their path in each of the two steps.
+    let finished: Record<string, unknown> | undefined;
+    server.ext('onPostAuth', (request, h) => (finished && request.route.path === jsonPath ? h.response(finished).takeover() : h.continue));
     server.ext('onPreResponse', (request, h) => {
       const response = request.response;
       if (request.route.path !== jsonPath || !response || 'isBoom' in response) return h.continue;
-      return h.response(finishDocument(response.source as Record<string, unknown>));
+      finished ??= finishDocument(response.source as Record<string, unknown>);
+      return h.response(finished);
     });
     const page = docsPage();
     const init = initScript(jsonPath);
