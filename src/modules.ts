@@ -43,8 +43,9 @@ import { peptidePollJob } from './connectors/peptidepartner/peptide-poll.job.js'
 import { rxpartnerConnector } from './connectors/rxpartner/rxpartner.connector.js';
 import { storepartnerConnector } from './connectors/storepartner/storepartner.connector.js';
 import { plugCustomerAccounts } from './org/customer-accounts.port.js';
-import { createCustomerAccount, createCustomerAddress } from './sales/customer-accounts.service.js';
+import { addressSchema, createCustomerAccount, createCustomerAddress, customerSchema } from './sales/customer-accounts.service.js';
 import { readCustomerDocument, updateCustomerDocument } from './sales/customer-demographics.service.js';
+import { describeDocTypeInput } from './shared/doctype.js';
 import { plugCustomerKeyPairs } from './connectors/shipper/shipper.client.js';
 import { customerShipperKeyPair, shipperUnsubscribeHandler, shipperWebhookConnections } from './integrations/shipper-connect.service.js';
 import { plugWebhookConnections } from './connectors/webhook-connections.js';
@@ -79,6 +80,9 @@ plugCustomerAccounts({
   readCustomer: readCustomerDocument,
   updateCustomer: updateCustomerDocument,
 });
+// the create bodies behind that port, for the API documentation
+describeDocTypeInput('Customer', customerSchema);
+describeDocTypeInput('Address', addressSchema);
 
 registerOutboxHandler(mailHandler);
 registerOutboxHandler(vendorWebhookHandler);

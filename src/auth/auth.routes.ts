@@ -3,7 +3,18 @@ import Joi from 'joi';
 import { endSession, generateApiKeys, login } from './credentials.service.js';
 import { hasDeskAccess } from './policy/index.js';
 import type { Actor } from './actor.js';
-import { methodRoute } from '../http/method.js';
+import { messageOf, methodRoute } from '../http/method.js';
+
+const loginResult = Joi.object({
+  message: Joi.string().valid('Logged In', 'No App'),
+  home_page: Joi.string().description('Where the user lands'),
+  full_name: Joi.string(),
+  csrf_token: Joi.string().description('Send it as X-Frappe-CSRF-Token (or X-Svc-CSRF-Token) on session writes'),
+}).label('LoginResult');
+const apiKeys = messageOf(
+  Joi.object({ api_key: Joi.string(), api_secret: Joi.string().description('Shown once'), user: Joi.string() }).label('ApiKeyPair'),
+  'GenerateKeysResult',
+);
 import { CsrfError } from '../shared/errors.js';
 import { runtime } from '../shared/runtime.js';
 import { SIDE_COOKIES } from '../http/plugins/auth.js';
@@ -57,6 +68,7 @@ export const authRoutes: ServerRoute[] = [
     access: 'public',
     description: 'Log in with usr/pwd; sets the HttpOnly sid cookie and returns the CSRF token for session writes',
     tags: ['auth'],
+    docs: { result: loginResult, errors: [401, 429] },
     args: Joi.object<{ usr?: string; pwd?: string; device?: string; otp?: unknown; tmp_id?: unknown }>({
       usr: Joi.string().max(255).allow(''),
       pwd: Joi.string().max(1024).allow(''),
@@ -95,6 +107,7 @@ export const authRoutes: ServerRoute[] = [
     access: 'public',
     description: 'End the session and expire its cookies (POST with the CSRF token: X-Frappe-CSRF-Token or X-Svc-CSRF-Token)',
     tags: ['auth'],
+    docs: { result: Joi.object({}).label('Empty') },
     handler: async ({ request, h }) => {
       const sid = request.state.sid as string | undefined;
       if (sid) await endSession(sid);
@@ -110,6 +123,7 @@ export const authRoutes: ServerRoute[] = [
     access: 'authenticated',
     description: 'The e-mail of the logged-in user',
     tags: ['auth'],
+    docs: { result: messageOf(Joi.string().description('The e-mail (or id) of the caller'), 'LoggedUser') },
     handler: ({ actor }) => actor!.email ?? actor!.id,
   }),
   methodRoute({
@@ -118,6 +132,7 @@ export const authRoutes: ServerRoute[] = [
     access: 'authenticated',
     description: 'The CSRF token of the current session (send it as X-Svc-CSRF-Token on session writes)',
     tags: ['auth'],
+    docs: { result: Joi.object({ message: Joi.string().description('Absent when the caller has no session') }).label('CsrfToken') },
     handler: ({ request }) => (request.auth.artifacts as { csrfToken?: string } | undefined)?.csrfToken ?? null,
   }),
   methodRoute({
@@ -126,6 +141,7 @@ export const authRoutes: ServerRoute[] = [
     access: 'authenticated',
     description: 'Generate (or regenerate) the API key and secret of the caller, or of `user` for an admin; the secret is shown once',
     tags: ['auth'],
+    docs: { result: apiKeys, errors: [404] },
     args: Joi.object<{ user?: string }>({ user: Joi.string().max(255) }),
     handler: ({ args, actor }) => generateApiKeys(actor!, args.user ? { email: args.user } : { userId: actor!.id }),
   }),
@@ -135,6 +151,7 @@ export const authRoutes: ServerRoute[] = [
     access: 'authenticated',
     description: "Frappe's name for svc.auth.generate_keys",
     tags: ['auth'],
+    docs: { result: apiKeys, errors: [404] },
     args: Joi.object<{ user?: string }>({ user: Joi.string().max(255) }),
     handler: ({ args, actor }) => generateApiKeys(actor!, args.user ? { email: args.user } : { userId: actor!.id }),
   }),

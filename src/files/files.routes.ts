@@ -65,6 +65,9 @@ async function download(request: Request, h: ResponseToolkit, ref: string) {
     .header('x-content-type-options', 'nosniff');
 }
 
+/** What a download answers with (the types an upload accepts) */
+const FILE_TYPES = ['application/pdf', 'image/png', 'image/jpeg'];
+
 export function filesRoutes(): ServerRoute[] {
   const limit = runtime().config.http.uploadLimitBytes;
   return [
@@ -74,7 +77,7 @@ export function filesRoutes(): ServerRoute[] {
       options: {
         description: 'Upload a private file (PDF, PNG or JPEG by content); multipart fields as Frappe: file, is_private, folder, doctype, docname, fieldname',
         tags: ['api', 'files'],
-        app: { access: 'authenticated' },
+        app: { access: 'authenticated', docs: { errors: [413, 415, 429, 503, 507] } },
         // a little room for the multipart envelope; the file itself is checked against the limit (413)
         payload: { output: 'data', parse: true, multipart: { output: 'annotated' }, maxBytes: limit + 64 * 1024, allow: ['multipart/form-data'] },
         handler: upload,
@@ -86,7 +89,7 @@ export function filesRoutes(): ServerRoute[] {
       options: {
         description: 'Download a private file (audited)',
         tags: ['api', 'files'],
-        app: { access: 'authenticated' },
+        app: { access: 'authenticated', docs: { produces: FILE_TYPES, errors: [404] } },
         handler: (request, h) => download(request, h, String(request.params.name)),
       },
     },
@@ -96,6 +99,7 @@ export function filesRoutes(): ServerRoute[] {
       access: 'authenticated',
       tags: ['files'],
       description: 'Download a private file by name or file_url (audited)',
+      docs: { produces: FILE_TYPES, errors: [404] },
       args: Joi.object<{ file: string }>({ file: Joi.string().max(500).required() }),
       handler: ({ request, h, args }) => download(request, h, args.file),
     }),

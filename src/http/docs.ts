@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import Inert from '@hapi/inert';
 import type { Plugin, ServerRoute } from '@hapi/hapi';
 import HapiSwagger from 'hapi-swagger';
+import { finishDocument, securitySchemes } from './openapi.js';
 
 const UI_PATH = '/docs/ui/';
 const UI_FILES = ['swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'swagger-ui.css', 'favicon-16x16.png', 'favicon-32x32.png'];
@@ -102,14 +103,24 @@ export const docsPlugin: Plugin<void> = {
           swaggerUI: false,
           grouping: 'tags',
           auth: false,
-          securityDefinitions: {
-            token: { type: 'apiKey', name: 'Authorization', in: 'header', description: 'token <api_key>:<api_secret>' },
-            bearer: { type: 'apiKey', name: 'Authorization', in: 'header', description: 'Bearer <vendor access token>' },
-          },
-          security: [{ token: [] }, { bearer: [] }],
+          // every schema by its label (http/openapi.ts names them all); security is set per operation there too
+          definitionPrefix: 'useLabel',
+          securityDefinitions: securitySchemes,
         },
       },
     ]);
+    // Building the document takes seconds of CPU (hapi-swagger describes every schema), time in which
+    // the process answers nothing: it is built and finished (finishDocument) on the first fetch, and
+    // later fetches get that document before hapi-swagger's handler runs. The routes do not change
+    // after start. Other routes pay one comparison of their path in each of the two steps.
+    let finished: Record<string, unknown> | undefined;
+    server.ext('onPostAuth', (request, h) => (finished && request.route.path === jsonPath ? h.response(finished).takeover() : h.continue));
+    server.ext('onPreResponse', (request, h) => {
+      const response = request.response;
+      if (request.route.path !== jsonPath || !response || 'isBoom' in response) return h.continue;
+      finished ??= finishDocument(response.source as Record<string, unknown>);
+      return h.response(finished);
+    });
     const page = docsPage();
     const init = initScript(jsonPath);
     const routes: ServerRoute[] = [

@@ -1,6 +1,13 @@
 import type { ServerRoute } from '@hapi/hapi';
 import { selectOne } from '../db/sequelize.js';
+import Joi from 'joi';
 import { methodRoute } from './method.js';
+import { messageOf } from './openapi.js';
+
+const readiness = messageOf(
+  Joi.object({ status: Joi.string().valid('ready', 'unavailable'), database: Joi.string().valid('ok', 'unreachable') }).label('Readiness'),
+  'ReadinessResult',
+);
 
 export const healthRoutes: ServerRoute[] = [
   // The hot path of the health check: no database, no Joi, no auth lookup.
@@ -11,7 +18,7 @@ export const healthRoutes: ServerRoute[] = [
       description: 'Liveness: {"message":"pong"}',
       tags: ['api', 'health'],
       auth: false,
-      app: { access: 'public' },
+      app: { access: 'public', docs: { result: messageOf(Joi.string().valid('pong'), 'Pong') } },
       handler: () => ({ message: 'pong' }),
     },
   },
@@ -21,6 +28,7 @@ export const healthRoutes: ServerRoute[] = [
     access: 'public',
     description: 'Readiness: checks the database (503 when it does not answer)',
     tags: ['health'],
+    docs: { result: readiness, responses: { 503: { description: 'The database does not answer', schema: readiness } } },
     handler: async ({ h }) => {
       try {
         await selectOne('SELECT 1 AS ok');

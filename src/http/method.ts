@@ -10,6 +10,10 @@ import type { RouteAccess } from '../auth/policy/index.js';
 import { InputError } from '../shared/errors.js';
 import { assertCleanText } from '../shared/text.js';
 import { actorOf, refusalOf } from './plugins/auth.js';
+import type { RouteDocs } from './openapi.js';
+
+// the route kit's documentation helper (a domain's routes name their results with it)
+export { messageOf } from './openapi.js';
 
 export type HttpVerb = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -27,6 +31,8 @@ export interface MethodDef<A = Record<string, unknown>> {
   tags?: string[];
   /** argument keys holding batch records that the handler checks one by one (http/plugins/text-guard.ts) */
   perRecord?: string[];
+  /** the documented success body and extra error statuses (http/openapi.ts; documentation only) */
+  docs?: RouteDocs;
   /** extra hapi route options (pre, payload limits, plugins) */
   options?: Record<string, unknown>;
   /** the result is wrapped in { message } unless it is a hapi response */
@@ -93,7 +99,7 @@ export function methodRoute<A = Record<string, unknown>>(def: MethodDef<A>): Ser
       description: def.description,
       tags: ['api', ...(def.tags ?? [])],
       auth: isPublic ? { mode: 'try', strategy: 'svc' } : undefined,
-      app: { access: def.access, ...(def.perRecord ? { perRecord: def.perRecord } : {}) },
+      app: { access: def.access, ...(def.perRecord ? { perRecord: def.perRecord } : {}), ...(def.docs ? { docs: def.docs } : {}) },
       // The schema only documents the route (hapi-swagger reads it from its plugin options); the
       // merged arguments are validated once, in the handler: a hapi `validate` would run Joi twice.
       plugins: { 'hapi-swagger': { payloadType: 'json', ...(def.args ? { validate: documented } : {}) } },

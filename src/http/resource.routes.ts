@@ -6,6 +6,7 @@ import { PAGE_LENGTH_HEADER } from '../shared/page-length.js';
 import { InputError } from '../shared/errors.js';
 import { actorOf } from './plugins/auth.js';
 import { jsonParam, methodRoute } from './method.js';
+import { documentResult, inputSchemas, listMessage, listParameters, listResult, updateSchema } from './resource.docs.js';
 
 function bodyOf(request: Request): Doc {
   const payload = request.payload as unknown;
@@ -35,7 +36,7 @@ export const resourceRoutes: ServerRoute[] = [
     options: {
       ...docs,
       description: 'List documents (Frappe list parameters)',
-      app: { access: 'authenticated' },
+      app: { access: 'authenticated', docs: { query: listParameters, result: listResult } },
       validate: { params: Joi.object({ doctype: params.doctype }) },
       handler: async (request, h) => {
         const page = await listPage(actorOf(request), docType(String(request.params.doctype)), request.query);
@@ -49,7 +50,7 @@ export const resourceRoutes: ServerRoute[] = [
     options: {
       ...docs,
       description: 'Get one document with its child rows',
-      app: { access: 'authenticated' },
+      app: { access: 'authenticated', docs: { result: documentResult } },
       validate: { params: Joi.object(params) },
       handler: async (request) => ({ data: await getDoc(actorOf(request), docType(String(request.params.doctype)), String(request.params.name)) }),
     },
@@ -60,7 +61,7 @@ export const resourceRoutes: ServerRoute[] = [
     options: {
       ...docs,
       description: 'Create a document (answers 200 with the document, as Frappe does)',
-      app: { access: 'authenticated' },
+      app: { access: 'authenticated', docs: { payload: inputSchemas, result: documentResult } },
       validate: { params: Joi.object({ doctype: params.doctype }) },
       handler: async (request) => {
         const def = docType(String(request.params.doctype));
@@ -74,7 +75,7 @@ export const resourceRoutes: ServerRoute[] = [
     options: {
       ...docs,
       description: 'Update a document; docstatus 1 submits, 2 cancels',
-      app: { access: 'authenticated' },
+      app: { access: 'authenticated', docs: { payload: updateSchema, result: documentResult } },
       validate: { params: Joi.object(params) },
       handler: async (request) => {
         const def = docType(String(request.params.doctype));
@@ -88,7 +89,7 @@ export const resourceRoutes: ServerRoute[] = [
     options: {
       ...docs,
       description: 'Delete a draft document (202 {"message":"ok"})',
-      app: { access: 'authenticated' },
+      app: { access: 'authenticated', docs: { status: 202, result: Joi.object({ message: Joi.string().valid('ok') }).label('Deleted') } },
       validate: { params: Joi.object(params) },
       handler: async (request, h) => {
         const def = docType(String(request.params.doctype));
@@ -101,6 +102,7 @@ export const resourceRoutes: ServerRoute[] = [
     name: 'frappe.client.get_list',
     access: 'authenticated',
     description: 'List documents (same parameters as GET /api/resource)',
+    docs: { query: { doctype: Joi.string().required(), ...listParameters }, result: listMessage },
     args: Joi.object<ListArgs>({ doctype: Joi.string().required() }).unknown(true),
     handler: async ({ args, actor, h }) => {
       const page = await listPage(actor!, docType(args.doctype), args);

@@ -22,9 +22,10 @@ import { integrationsRoutes } from '../integrations/integrations.routes.js';
 import { portalRoutes } from '../integrations/portal.routes.js';
 import { accountRoutes } from '../integrations/portal-account.routes.js';
 import { auditRoutes } from '../audit/audit.routes.js';
+import { describeRoutes } from './openapi.js';
 
 export function routes(): ServerRoute[] {
-  return [
+  return describeRoutes([
     ...homeRoutes,
     ...healthRoutes,
     ...authRoutes,
@@ -43,5 +44,5 @@ export function routes(): ServerRoute[] {
     ...accountRoutes,
     ...auditRoutes,
     ...fallbackRoutes,
-  ];
+  ]);
 }

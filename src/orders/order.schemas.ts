@@ -140,6 +140,15 @@ const body = Joi.object<OrderInput & { selling_price_list?: string }>({
   compliance_agreement_accepted: Joi.alternatives(Joi.number(), Joi.boolean(), Joi.string().max(5)).allow(null),
 });
 
+/** The body of a new Sales Order, for the API documentation (POST /api/resource/Sales Order). */
+export const salesOrderInput = body
+  .keys({
+    customer: Joi.string().max(140).required(),
+    shipping_address_name: Joi.string().max(140).required(),
+    items: Joi.array().items(line.label('SalesOrderItemInput')).min(1).required(),
+  })
+  .label('SalesOrderInput');
+
 export interface OrderLineInput {
   item_code: string;
   qty: number;

@@ -4,7 +4,7 @@ import { orderVendorOf } from '../auth/policy/orders.rules.js';
 import { vendorOrderFields } from './order-view.js';
 import { createOrder, deleteOrder, updateOrder } from './order.service.js';
 import { getOrder } from './order-doc.js';
-import { PARTNER_FIELDS } from './order.schemas.js';
+import { PARTNER_FIELDS, salesOrderInput } from './order.schemas.js';
 import { SalesOrder } from './sales-order.model.js';
 import { columnsOf } from '../db/sql-names.js';
 
@@ -62,4 +62,5 @@ registerDocType({
   create: (actor, body) => createOrder(actor, body) as unknown as Promise<Record<string, unknown>>,
   update: (actor, name, body) => updateOrder(actor, name, body),
   remove: (actor, name) => deleteOrder(actor, name),
+  input: salesOrderInput,
 });

@@ -56,7 +56,7 @@ const addressFields = {
 };
 
 /** Frappe clients send the whole document (doctype, naming_series, customer_group…): unknown fields are ignored. */
-const customerSchema = Joi.object<CustomerInput>({
+export const customerSchema = Joi.object<CustomerInput>({
   customer_name: text().required(),
   customer_type: Joi.string().valid('Company', 'Individual').default('Company'),
   territory: text().allow(null),
@@ -72,7 +72,7 @@ const customerSchema = Joi.object<CustomerInput>({
   send_invitation: Joi.alternatives(Joi.boolean(), Joi.number().valid(0, 1)).default(false),
 }).unknown(true);
 
-const addressSchema = Joi.object<AddressInput & { customer?: string; links?: { link_doctype: string; link_name: string }[] }>({
+export const addressSchema = Joi.object<AddressInput & { customer?: string; links?: { link_doctype: string; link_name: string }[] }>({
   ...addressFields,
   customer: text(),
   links: Joi.array().items(Joi.object({ link_doctype: Joi.string().required(), link_name: Joi.string().required() }).unknown(true)),

@@ -5,6 +5,7 @@
  * limit_start, limit_page_length/limit, as_dict) as one Sequelize query on the model (frappe-query.ts),
  * scoped by policy.
  */
+import type { ObjectSchema } from 'joi';
 import { Op, where, type IncludeOptions, type Model, type ModelStatic, type WhereOptions } from 'sequelize';
 import { authorize, scopeOf, type AccessActor as Actor, type AccessScope } from './access.js';
 import type { Tx } from '../db/sequelize.js';
@@ -41,6 +42,8 @@ export interface DocTypeDef {
   create?(actor: Actor, body: Doc): Promise<Doc>;
   update?(actor: Actor, name: string, body: Doc): Promise<Doc>;
   remove?(actor: Actor, name: string): Promise<void>;
+  /** the create body, for the API documentation only (http/resource.docs.ts); create validates on its own */
+  input?: ObjectSchema;
 }
 
 const registry = new Map<string, DocTypeDef>();
@@ -53,6 +56,12 @@ export function docType(name: string): DocTypeDef {
   const def = registry.get(name);
   if (!def) throw new NotFoundError(`DocType ${name} not found`);
   return def;
+}
+
+/** Documents the create body of a DocType whose create lives in another domain (behind a port). */
+export function describeDocTypeInput(name: string, input: ObjectSchema): void {
+  const def = registry.get(name);
+  if (def) def.input = input;
 }
 
 export function docTypes(): DocTypeDef[] {

@@ -128,6 +128,8 @@ export function v1Route<A extends Record<string, unknown>>(def: V1RouteDef<A>): 
     perRecord: def.batchKey ? [def.batchKey].flat() : undefined,
     description: def.description,
     tags: ['vendor-v1'],
+    // the statuses of the v1 interface beyond a method's (the spec's error table)
+    docs: { errors: [...(def.public ? [401] : [404, 422]), 429, ...(def.idempotent ? [409] : [])] },
     options: { pre, ext: { onPreResponse: { method: apiLog(def.name) } } },
     handler: async ({ request, h, args, actor }) => {
       if (def.public) return def.handler({ request, actor: actor as Actor, args });

@@ -12,6 +12,7 @@ import { createLogger, initRuntime } from '../../src/shared/runtime.js';
 import { DEMO_PASSWORD } from '../../seeds/foundation.seed.js';
 import { createTestDatabase } from './db.js';
 import { buildApiKey } from './factories.js';
+import { recordForSuite } from './contract.js';
 import { Client, cookiesOf } from './http.js';
 
 export interface TestApp {
@@ -50,6 +51,7 @@ export async function startTestApp(
   initRuntime(config, { logger: runtimeLogger });
   initDatabase(config);
   const server = await createServer({ config, logger: runtimeLogger, port, host: '127.0.0.1' });
+  recordForSuite(server);
   await server.start();
   const url = `http://127.0.0.1:${server.info.port}`;
   return {

@@ -4,8 +4,10 @@
  * embedded one), a template database built by the migrations and the demo seed, then ava. Each test
  * file clones the template into its own database, so files run in parallel. The whole suite also
  * measures the coverage of src/ and checks its floor (test/helpers/coverage.ts).
- * Prints a last line "N passed, N failed" (a lint failure, and a coverage under the floor, each
- * count as one failure).
+ * The whole suite also records the answers of documented routes and checks them against the
+ * OpenAPI document after ava (test/helpers/contract.ts).
+ * Prints a last line "N passed, N failed" (a lint failure, a coverage under the floor, and answers
+ * that break the OpenAPI contract, each count as one failure).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -16,11 +18,13 @@ import { EmbeddedPgError, startEmbeddedPostgres } from '../../src/db/embedded.js
 import { loadConfig, projectRoot } from '../../src/config/index.js';
 import { initDatabase, closeDatabase, db } from '../../src/db/sequelize.js';
 import { migrateUp } from '../../src/db/migrator.js';
-import { initRuntime } from '../../src/shared/runtime.js';
+import { createLogger, initRuntime } from '../../src/shared/runtime.js';
+import { createServer } from '../../src/http/server.js';
 import { seedDemo } from '../../seeds/index.js';
 import '../../src/modules.js';
 import { startCoverage } from './coverage.js';
 import { lint } from './lint.js';
+import { checkContract, readSamples } from './contract.js';
 
 function withDatabase(url: string, name: string): string {
   const u = new URL(url);
@@ -85,7 +89,21 @@ async function buildTemplate(res: Resources, adminUrl: string): Promise<string> 
   return template;
 }
 
-function runAva(adminUrl: string, template: string, coverageEnv: Record<string, string> | undefined): Promise<{ code: number; output: string }> {
+/** The whole suite's answers on documented routes against the served document: true when every one matches. */
+async function contractHolds(dir: string, adminUrl: string, write: (text: string) => void): Promise<boolean> {
+  const config = loadConfig({ ...process.env, SVC_ENV: 'test', SVC_LOG_LEVEL: 'error', DATABASE_URL: withDatabase(adminUrl, 'postgres') });
+  const logger = createLogger(config);
+  initRuntime(config, { logger });
+  // building the document needs no database: the server is built, never started
+  const server = await createServer({ config, logger, port: 0, host: '127.0.0.1' });
+  const document = JSON.parse((await server.inject('/openapi.json')).payload) as Record<string, unknown>;
+  const { checked, mismatches } = checkContract(document, readSamples(dir));
+  write(`\nOpenAPI contract: ${checked.length} documented answers (method, route, status) checked, ${mismatches.length} mismatches\n`);
+  for (const line of mismatches) write(`  CONTRACT: ${line}\n`);
+  return mismatches.length === 0;
+}
+
+function runAva(adminUrl: string, template: string, extraEnv: Record<string, string> | undefined): Promise<{ code: number; output: string }> {
   const avaBin = join(projectRoot, 'node_modules', 'ava', 'entrypoints', 'cli.mjs');
   let output = '';
   return new Promise((resolve) => {
@@ -93,7 +111,7 @@ function runAva(adminUrl: string, template: string, coverageEnv: Record<string, 
       cwd: projectRoot,
       env: {
         ...process.env,
-        ...coverageEnv,
+        ...extraEnv,
         SVC_ENV: 'test',
         SVC_TEST_ADMIN_URL: adminUrl,
         SVC_TEST_TEMPLATE: template,
@@ -144,14 +162,19 @@ async function main(): Promise<number> {
   checkpoint();
   const coverage = await startCoverage(projectRoot, { wholeSuite });
   let result: { code: number; output: string };
+  // the whole suite's answers (or a part's, with SVC_TEST_CONTRACT=1), one file per test process (test/helpers/contract.ts)
+  const contractDir = wholeSuite || process.env.SVC_TEST_CONTRACT === '1' ? await mkdtemp(join(tmpdir(), 'svc-contract-')) : undefined;
+  let contracted = true;
   try {
     const adminUrl = await startDatabase(res);
     checkpoint();
     const template = await buildTemplate(res, adminUrl);
     checkpoint();
-    result = await runAva(adminUrl, template, coverage?.env);
+    result = await runAva(adminUrl, template, { ...coverage?.env, ...(contractDir ? { SVC_CONTRACT_DIR: contractDir } : {}) });
+    if (contractDir) contracted = await contractHolds(contractDir, adminUrl, (text) => process.stdout.write(text));
   } finally {
     await cleanUp(res);
+    if (contractDir) await rm(contractDir, { recursive: true, force: true }).catch(() => undefined);
   }
   const { code, output } = result;
   const covered = coverage ? await coverage.report((text) => process.stdout.write(text)) : true;
@@ -167,8 +190,10 @@ async function main(): Promise<number> {
   const ticks = output.match(/^\s*✔/gm)?.length ?? 0;
   const passedLine = passed || (code === 0 ? count(/(\d+) passed/) : 0) || ticks;
   if (!linted) process.stdout.write('\nlint failed (see "LINT FAILED" above): counted as one failure\n');
-  process.stdout.write(`\n${passedLine} passed, ${(failed || (code === 0 ? 0 : 1)) + (covered ? 0 : 1) + (linted ? 0 : 1)} failed\n`);
-  return code || (covered && linted ? 0 : 1);
+  if (!contracted) process.stdout.write('\nthe OpenAPI contract failed (see "CONTRACT:" above): counted as one failure\n');
+  const extra = (covered ? 0 : 1) + (linted ? 0 : 1) + (contracted ? 0 : 1);
+  process.stdout.write(`\n${passedLine} passed, ${(failed || (code === 0 ? 0 : 1)) + extra} failed\n`);
+  return code || (extra ? 1 : 0);
 }
 
 main().then(
