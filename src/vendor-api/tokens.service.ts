@@ -14,7 +14,7 @@ import type { Tx } from '../db/sequelize.js';
 import { safeEqual } from '../shared/crypto.js';
 import { runtime } from '../shared/runtime.js';
 import { clearBucket, hitSlidingStart, peekSlidingStart } from '../shared/rate-limit.js';
-import { canUseApi, hashClientSecret, isPharmacy, loadVendorForAuth, type VendorRow } from '../vendors/vendor-profile.service.js';
+import { apiRefusal, canUseApi, hashClientSecret, isPharmacy, loadVendorForAuth, type VendorRow } from '../vendors/vendor-profile.service.js';
 
 export const TOKEN_TTL_SECONDS = 3600;
 const ISSUER = 'svc';
@@ -102,7 +102,9 @@ export async function issueToken(clientId: string, clientSecret: string, meta: {
     throw new AuthenticationError(INVALID);
   }
   await clearBucket(idBucket);
-  if (!canUseApi(vendor)) throw new AuthenticationError('Vendor account is not approved, is suspended, or has API access disabled');
+  // the secret was right: the caller is told which of the conditions its profile fails
+  const refusal = apiRefusal(vendor);
+  if (refusal) throw new AuthenticationError(refusal);
   return mint(vendor, requestedScopes(vendor, meta.scope) ?? scopesFor(vendor), Math.floor(Date.now() / 1000));
 }
 
