@@ -9,7 +9,8 @@
  * - a placeholder secret (`...`) is a real value; files the examples import exist in the folder;
  * - a command that runs until stopped (serve, worker, start, simulate) runs until it says it is up,
  *   on a free port (the example's port is replaced by 0), then stops on SIGTERM with exit 0;
- * - a webhook receiver answers the vendor's test event.
+ * - a webhook receiver answers the vendor's test event; `partner-credentials test` finds an otcpartner
+ *   simulator; `db migrate down` takes down a database of its own.
  */
 import test from 'ava';
 import { spawn } from 'node:child_process';
@@ -25,10 +26,15 @@ import { systemActor } from '../../src/auth/actor.js';
 import { createPartnerOrders } from '../../src/connectors/partner-orders.service.js';
 import { PATIENT_CREATION_FAILURE, raiseFollowUp } from '../../src/connectors/follow-ups.service.js';
 import { execute, withTransaction } from '../../src/db/sequelize.js';
+import { insertSalesPerson } from '../../src/org/org.service.js';
 import { createStockUpdateRequest } from '../../src/vendors/stock-request.service.js';
 import { testFireWebhook } from '../../src/webhooks/webhook.service.js';
+import { configureCommand, DEMO_CREDENTIALS, startSimulator } from '../../src/simulators/index.js';
+import type { RunningSimulator } from '../../src/simulators/shared/types.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { svcBeside } from '../helpers/cli.js';
+import { createTestDatabase } from '../helpers/db.js';
+import { spawnWorker, type Child } from '../helpers/processes.js';
 import { MAIN, buildApiKey, buildItem, buildOrder, buildUser, buildVendor, vendorActorOf } from '../helpers/factories.js';
 import { MEDI } from '../vendor-api/helpers.js';
 import { shellBlocks } from '../helpers/markdown.js';
@@ -57,13 +63,16 @@ function readmeExamples(): string[] {
 
 /** Commands that run until stopped: what they print once they are up. */
 const LONG_RUNNING: [RegExp, RegExp][] = [
-  [/^(?:npx )?svc (?:serve|start)\b/, /listening on http|svc is running at/],
-  [/^(?:npx )?svc worker\b/, /worker .* running/],
-  [/^(?:npx )?svc simulate\b/, /simulator listening on/],
+  // the last line each prints once it is up (its signal handlers are in place by then)
+  [/^(?:npx )?svc (?:serve|worker)\b/, /svc operations port on/],
+  [/^(?:npx )?svc start\b/, /Press Ctrl-C to stop/],
+  [/^(?:npx )?svc simulate\b/, /Press Ctrl-C to stop/],
 ];
 
 let app: TestApp;
 let receiver: Server;
+let otc: RunningSimulator;
+let worker: Child | undefined;
 let dir: string;
 let bin: string;
 
@@ -87,9 +96,15 @@ async function fixtures(hooks: string): Promise<void> {
   const stocked = await buildItem({ vendor: MEDI.name });
   for (const reason of ['count checked', 'no delivery note'])
     await createStockUpdateRequest(await vendorActorOf(MEDI.name), { item: stocked, action: 'add', warehouse: MAIN, quantity: 3, reason }); // SUR-00001, SUR-00002
-  const order = await buildOrder({ submitted: true, lines: [{ item_code: 'DEMO-ALC-PREP', qty: 1 }] });
+  const order = await buildOrder({ submitted: true, lines: [{ item_code: 'DEMO-ALC-PREP', qty: 1, rate: 5 }] });
+  if (order.name !== 'SAL-ORD-2026-00001') throw new Error(`the partner retry example names SAL-ORD-2026-00001, the order is ${order.name}`);
   await withTransaction(undefined, async (transaction) => {
     await createPartnerOrders(order.name, [{ partner: 'otcpartner', lines: [] }], { transaction });
+    // the sales person the user create example links its rep to
+    await insertSalesPerson(
+      { name: 'Dana Reyes', fullName: 'Dana Reyes', parent: 'Mary Manager', territory: 'East', subrepPct: null, plan: null },
+      { transaction },
+    );
     for (const customer of ['CUST-0001', 'CUST-0002', 'CUST-0003'])
       await raiseFollowUp({ partner: 'rxpartner', kind: PATIENT_CREATION_FAILURE, customer, detail: 'no patient created' }, { transaction });
   });
@@ -114,9 +129,13 @@ test.before(async () => {
   writeFileSync(join(dir, 'prices.csv'), 'price_list,item_code,rate\nStandard Selling,DEMO-N95,1.5\n');
   writeFileSync(join(dir, 'mappings.csv'), 'item_code,otc_sku\nDEMO-ALC-PREP,OTC-1\n');
   await fixtures(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`);
+  scratchDb = await createTestDatabase();
+  otc = await startSimulator('otcpartner', { host: '127.0.0.1', port: 0, credentials: DEMO_CREDENTIALS.otcpartner });
 });
 test.after.always(async () => {
   receiver?.close();
+  await otc?.close();
+  await worker?.stop();
   await app?.stop();
 });
 
@@ -125,20 +144,34 @@ interface Ran {
   out: string;
 }
 
-/** What a step leaves that the next examples must not see: `db migrate down` is migrated up again. */
-const AFTERWARDS: [RegExp, string][] = [[/^svc db migrate down\b/, 'svc db migrate up']];
+/** `db migrate down` drops the tables of later migrations, and their rows: it runs on a database of its own. */
+const OWN_DATABASE = /^svc db migrate down\b/;
+let scratchDb: string;
+
+/**
+ * What a step needs first: `partner-credentials test` calls the partner, so otcpartner's credentials
+ * point at a running otcpartner simulator (as `svc simulate otcpartner` prints them), not at the
+ * https://otc.example.com the set example stores.
+ */
+const BEFORE: [RegExp, () => string][] = [
+  [/^svc partner-credentials test otcpartner\b/, () => `${configureCommand('otcpartner', otc.url, DEMO_CREDENTIALS.otcpartner)} > /dev/null`],
+];
+
+/** `svc check` finds a problem (exit 1) where no worker has ever run: it runs beside a worker. */
+const NEEDS_WORKER = /^svc check\b/;
 
 /** Runs one example in bash with `svc` on the PATH; a long-running one is stopped once it is up. */
-function runExample(example: string): Promise<Ran> {
+async function runExample(example: string): Promise<Ran> {
+  if (NEEDS_WORKER.test(example) && !worker) worker = await spawnWorker(app.dbUrl, { SVC_OPS_PORT: '0', SVC_MAIL_DIR: join(dir, 'mail') });
   const longRunning = LONG_RUNNING.find(([command]) => command.test(example));
   let line = example.replace(/^npx /, '').replace(/(^|[\s=])\.\.\.(?=\s|$)/g, '$1placeholder-secret-0123'); // a secret's placeholder
   if (longRunning) line = `exec ${line.replace(/--port \d+/, '--port 0').replace(/\s*[>&].*$/, '')}`;
-  const after = AFTERWARDS.find(([step]) => step.test(line))?.[1];
-  const script = `set -euo pipefail\n${line}${after ? `\n${after}` : ''}`;
+  const before = BEFORE.find(([step]) => step.test(line))?.[1]();
+  const script = ['set -euo pipefail', before, line].filter(Boolean).join('\n');
   const env = {
     ...process.env,
     PATH: [bin, process.env.PATH].join(delimiter),
-    DATABASE_URL: app.dbUrl,
+    DATABASE_URL: OWN_DATABASE.test(line) ? scratchDb : app.dbUrl,
     SVC_ENV: 'test',
     SVC_LOG_LEVEL: 'warn',
     SVC_OPS_PORT: '0',

@@ -10,6 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
 import { formatInstant } from '../../src/shared/time.js';
+import { selectRows } from '../../src/db/sequelize.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { svcBeside } from '../helpers/cli.js';
 import { Client } from '../helpers/http.js';
@@ -124,6 +125,14 @@ test.serial('the CLI shows times in SVC_TIME_ZONE with its offset', async (t) =>
   t.regex(utc.out[1], /\s\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00(\s|$)/);
   const shown = await svcBeside(app, ['vendor', 'show', vendor.name], { SVC_TIME_ZONE: 'Asia/Kolkata' });
   t.regex(shown.stdout, /^approved: +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+05:30 by /m);
+});
+
+test.serial('an invitation mail prints its expiry in SVC_TIME_ZONE with the offset', async (t) => {
+  const r = await svcBeside(app, ['customer', 'create', '--customer-name', 'Zone Clinic', '--email', 'zone@clinic.example'], { SVC_TIME_ZONE: 'Asia/Kolkata' });
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stdout, /invitation queued \(expires \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+05:30\)/);
+  const [mail] = await selectRows<{ text: string }>(`SELECT payload->>'text' AS text FROM outbox WHERE kind = 'email' AND target = 'zone@clinic.example'`);
+  t.regex(mail.text, /the invitation expires \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+05:30\)/);
 });
 
 test.serial('an address that names no user is said before any confirmation (a TAB in it shown as \\t)', async (t) => {
