@@ -181,9 +181,11 @@ async function runExample(example: string): Promise<Ran> {
   return new Promise((resolve) => {
     const child = spawn('bash', ['-c', script], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
+    let stopping = false;
     const seen = (d: Buffer) => {
       out += d.toString();
-      if (longRunning && longRunning[1].test(out)) child.kill('SIGTERM');
+      // once: a second SIGTERM during the shutdown the first began is a forced stop (killed, no exit code)
+      if (longRunning && !stopping && longRunning[1].test(out)) stopping = child.kill('SIGTERM');
     };
     child.stdout.on('data', seen);
     child.stderr.on('data', seen);
