@@ -14,7 +14,7 @@ export const EXAMPLES: Record<string, string[]> = {
   'db migrate status': ['svc db migrate status'],
   'db seed': ['svc db seed demo'],
   'audit list': ['svc audit list --object "Sales Order/SAL-ORD-2026-00001"', 'svc audit list --actor clinic@demo.svc.local --since 2026-11-01 --page 2 --json'],
-  'user create': ['svc user create rep@clinic.example --roles "Sales Rep" --sales-person "Dana Reyes"'],
+  'user create': ['SVC_PASSWORD=... svc user create rep@clinic.example --roles "Sales Rep" --sales-person "Dana Reyes"'],
   'user generate-keys': ['svc user generate-keys clinic@demo.svc.local'],
   'user set-password': ['SVC_PASSWORD=... svc user set-password ops@svc.example'],
   'user list': ['svc user list --role "Sales Rep" --json'],
@@ -48,11 +48,11 @@ export const EXAMPLES: Record<string, string[]> = {
   'doctor status': ['svc doctor status dr@clinic.example'],
   'outbox status': ['svc outbox status --json'],
   'keys rotate': ['svc keys rotate --dry-run', 'svc keys rotate --batch-size 200 --max-batches 50'],
-  'partner-credentials set': ['svc partner-credentials set otcpartner --base-url https://otc.example --api-key ...'],
+  'partner-credentials set': ['svc partner-credentials set otcpartner --otc-api-url https://otc.example.com --otc-api-key ...'],
   'partner-credentials show': ['svc partner-credentials show otcpartner'],
   'partner-credentials test': ['svc partner-credentials test otcpartner'],
   'partner orders': ['svc partner orders --partner shipper --status failed'],
-  'partner retry': ['svc partner retry SO-00017'],
+  'partner retry': ['svc partner retry SAL-ORD-2026-00001'],
   'partner calls': ['svc partner calls --partner rxpartner'],
   'partner follow-ups': ['svc partner follow-ups --status open', 'svc partner follow-ups --resolve 3'],
   simulate: ['svc simulate otcpartner --port 9101'],
@@ -67,7 +67,7 @@ export const EXAMPLES: Record<string, string[]> = {
   'customer list': ['svc customer list --territory West --json'],
   'customer show': ['svc customer show CUST-0001'],
   check: ['svc check', 'svc check --json'],
-  completion: ['eval "$(svc completion bash)"', 'svc completion zsh > "${fpath[1]}/_svc"'],
+  completion: ['eval "$(svc completion bash)"', 'svc completion zsh >> ~/.zshrc'],
 };
 
 /** The path of a command without the program name: 'vendor webhook set'. */

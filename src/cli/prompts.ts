@@ -1,5 +1,5 @@
 /** The only module that imports @inquirer/prompts; every prompt has a flag that skips it. */
-import { confirm, input, password as passwordPrompt } from '@inquirer/prompts';
+import { confirm, input, password as passwordPrompt, select } from '@inquirer/prompts';
 import { CliError, showControls, type Io } from './io.js';
 
 export async function confirmOrAbort(io: Io, message: string): Promise<void> {
@@ -31,4 +31,10 @@ export async function askArgument(io: Io, given: string | undefined, name: strin
   if (given !== undefined && given.trim() !== '') return given;
   if (!io.interactive) throw new CliError(`missing required argument '${name}'`, 2);
   return (await input({ message, validate: (v: string) => v.trim() !== '' || 'required' })).trim();
+}
+
+/** One of a list, picked with the arrow keys (a terminal only: the caller checks io.interactive). */
+export async function pickOne(io: Io, message: string, choices: { value: string; name: string }[]): Promise<string> {
+  if (!io.interactive) throw new CliError(`${message}: not on a terminal`, 2);
+  return select({ message, choices: choices.map((c) => ({ value: c.value, name: showControls(c.name) })) });
 }

@@ -4,6 +4,16 @@ import { fileURLToPath } from 'node:url';
 import Joi from 'joi';
 import { encryptionKeyProblem, secretKeyProblem } from './secret-strength.js';
 
+/** An IANA time zone name this Node knows (Intl throws a RangeError on any other). */
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return zone.trim() !== '';
+  } catch {
+    return false;
+  }
+}
+
 /** Project root (two levels above dist/src/config or src/config). */
 export const projectRoot = resolve(
   dirname(fileURLToPath(import.meta.url)),
@@ -19,6 +29,8 @@ export interface Config {
   baseUrl: string;
   databaseUrl?: string;
   logLevel: string;
+  /** IANA time zone of every time a person reads (CLI, mails): ISO 8601 with its offset (src/shared/time.ts) */
+  timeZone: string;
   /** json: one JSON object a line; pretty: readable lines; auto: pretty on a terminal in development, json otherwise */
   logFormat: 'auto' | 'json' | 'pretty';
   secretKey: string;
@@ -163,6 +175,11 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
   SVC_MAIL_TIMEOUT_MS: { path: 'mailTimeoutMs', type: 'number', doc: 'SMTP: longest wait to connect, for the greeting and for each answer' },
   SVC_FILES_DIR: { path: 'filesDir', type: 'string', doc: 'Private file storage (encrypted)' },
   SVC_LOG_LEVEL: { path: 'logLevel', type: 'string', doc: 'pino level: fatal|error|warn|info|debug|trace|silent' },
+  SVC_TIME_ZONE: {
+    path: 'timeZone',
+    type: 'string',
+    doc: 'IANA time zone (e.g. America/New_York) of the times people read (CLI, mails), shown as ISO 8601 with the offset; default UTC',
+  },
   SVC_LOG_FORMAT: {
     path: 'logFormat',
     type: 'string',
@@ -318,6 +335,11 @@ const schema = Joi.object<Config>({
     .required(),
   databaseUrl: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }),
   logLevel: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').required(),
+  timeZone: Joi.string()
+    .custom((zone: string, helpers) =>
+      isTimeZone(zone) ? zone : helpers.message({ custom: `"${zone}" is not an IANA time zone (e.g. UTC, America/New_York)` }),
+    )
+    .required(),
   logFormat: Joi.string().valid('auto', 'json', 'pretty').required(),
   secretKey: Joi.string().min(32).required(),
   secretKeyPrevious: Joi.string().allow('').min(32).invalid(Joi.ref('secretKey')).messages({ 'any.invalid': 'is the same key as SVC_SECRET_KEY' }).required(),

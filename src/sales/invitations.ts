@@ -10,6 +10,7 @@ import { hashPassword, randomToken, sha256Hex } from '../shared/crypto.js';
 import { BusinessRuleError, InputError } from '../shared/errors.js';
 import { runtime } from '../shared/runtime.js';
 import { storePasswordHash } from '../users/users.service.js';
+import { formatInstant } from '../shared/time.js';
 
 /** A new invitation token: the token goes (sealed) into the e-mail, only its hash into the table. */
 export function newInvitationToken(): { token: string; tokenHash: string; expiresAt: Date } {
@@ -20,7 +21,7 @@ export function newInvitationToken(): { token: string; tokenHash: string; expire
 /** The e-mail's closing lines: how to accept with `method` (the token is the sealed `{{secret:token}}` slot). */
 export function acceptanceLines(method: string, email: string, expiresAt: Date): string[] {
   return [
-    `Set your password to accept (the invitation expires ${expiresAt.toISOString()}):`,
+    `Set your password to accept (the invitation expires ${formatInstant(expiresAt)}):`,
     `POST ${runtime().config.baseUrl}/api/method/${method} with {"token": "{{secret:token}}", "password": "<at least 10 characters>"}`,
     `Then sign in as ${email}.`,
   ];

@@ -15,7 +15,15 @@ import { lockedOut, loginFailed } from '../shared/metrics.js';
 import { runtime } from '../shared/runtime.js';
 import { clearBucket, hitSlidingStart, peekSlidingStart } from '../shared/rate-limit.js';
 import { matchPeppered } from '../shared/peppered.js';
-import { canUseApi, hashClientSecret, isPharmacy, loadVendorForAuth, rehashClientSecret, type VendorRow } from '../vendors/vendor-profile.service.js';
+import {
+  apiRefusal,
+  canUseApi,
+  hashClientSecret,
+  isPharmacy,
+  loadVendorForAuth,
+  rehashClientSecret,
+  type VendorRow,
+} from '../vendors/vendor-profile.service.js';
 
 export const TOKEN_TTL_SECONDS = 3600;
 const ISSUER = 'svc';
@@ -118,7 +126,9 @@ export async function issueToken(clientId: string, clientSecret: string, meta: {
   await clearBucket(idBucket);
   // hashed with the previous SVC_SECRET_KEY: made again with the current one, so it outlives the rotation
   if (match === 'previous') await rehashClientSecret(vendor.name, clientSecret, stored);
-  if (!canUseApi(vendor)) throw new AuthenticationError('Vendor account is not approved, is suspended, or has API access disabled');
+  // the secret was right: the caller is told which of the conditions its profile fails
+  const refusal = apiRefusal(vendor);
+  if (refusal) throw new AuthenticationError(refusal);
   return mint(vendor, requestedScopes(vendor, meta.scope) ?? scopesFor(vendor), Math.floor(Date.now() / 1000));
 }
 

@@ -84,7 +84,18 @@ export function isPharmacy(scope: string): boolean {
 
 /** The profile may use the v1 interface: Approved, API-enabled and not suspended. */
 export function canUseApi(v: Pick<VendorRow, 'status' | 'suspended' | 'api_enabled'>): boolean {
-  return v.status === 'Approved' && v.api_enabled && !v.suspended;
+  return apiRefusal(v) === undefined;
+}
+
+/**
+ * Why a profile may not use the vendor interface (the spec's three conditions, in the order an
+ * operator fixes them), or undefined when it may. Told only to a caller whose secret was right.
+ */
+export function apiRefusal(v: Pick<VendorRow, 'status' | 'suspended' | 'api_enabled'>): string | undefined {
+  if (v.status !== 'Approved') return `Vendor account is not approved (status ${v.status})`;
+  if (v.suspended) return 'Vendor account is suspended';
+  if (!v.api_enabled) return 'Vendor account has API access disabled';
+  return undefined;
 }
 
 export function hashClientSecret(secret: string, key = runtime().config.secretKey): string {

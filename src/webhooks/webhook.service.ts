@@ -11,7 +11,7 @@ import { selectOne, type Tx } from '../db/sequelize.js';
 import { ConflictError, InputError, NotFoundError } from '../shared/errors.js';
 import { enqueue, redeliver } from '../shared/outbox.js';
 import { findOutboxRows } from '../shared/outbox-admin.js';
-import type { Outbox, OutboxStatus } from '../shared/outbox.model.js';
+import { Outbox, type OutboxStatus } from '../shared/outbox.model.js';
 import { runtime } from '../shared/runtime.js';
 import { webhookPorts, type AttemptLogRow } from './webhook-ports.js';
 import { vendorSafeData } from './payload.js';
@@ -76,10 +76,32 @@ export async function testFireWebhook(actor: Actor, vendorName: string): Promise
   });
   const result = await sendEnvelope(vendor.webhook_url, secret, envelope, { timeoutMs: runtime().config.webhook.timeoutMs });
   await logAttempt({ vendor: vendor.name, event: 'webhook.test', deliveryId, attempt: 1, status: result.status, result });
+  await recordTestDelivery(vendor.name, envelope, deliveryId, result);
   const out: TestFireResult = { ok: result.ok, delivery_id: deliveryId, duration_ms: result.durationMs };
   if (result.httpStatus !== null) out.status_code = result.httpStatus;
   if (!result.ok) out.reason = result.error ?? 'delivery failed';
   return out;
+}
+
+/**
+ * A test event as a delivery of its own, so `webhook list` shows it beside the real ones: already
+ * sent (done, or failed with its error) and with one attempt allowed, so the worker never claims it
+ * and nothing retries it; `webhook redeliver` can still send it again by hand.
+ */
+async function recordTestDelivery(vendor: string, envelope: unknown, deliveryId: string, result: { ok: boolean; error?: string | null }): Promise<void> {
+  const payload = envelope as { data?: unknown };
+  await Outbox.create({
+    kind: VENDOR_WEBHOOK_KIND,
+    topic: 'webhook.test',
+    target: vendor,
+    payload: { event: 'webhook.test', vendor, data: payload.data ?? {} },
+    deliveryId,
+    status: result.ok ? 'done' : 'failed',
+    attempts: 1,
+    maxAttempts: 1,
+    lastError: result.ok ? null : (result.error ?? 'delivery failed'),
+    completedAt: new Date(),
+  });
 }
 
 export interface DeliverySummary {
@@ -88,6 +110,8 @@ export interface DeliverySummary {
   event: string;
   vendor: string;
   status: 'pending' | 'running' | 'done' | 'failed';
+  /** a webhook.test sent by `webhook test-fire` (never retried) */
+  test: boolean;
   attempts: number;
   max_attempts: number;
   next_attempt_at: Date | null;
@@ -108,6 +132,7 @@ async function summaries(rows: Outbox[]): Promise<DeliverySummary[]> {
     event: o.topic as string,
     vendor: o.target as string,
     status: o.status,
+    test: o.topic === 'webhook.test',
     attempts: o.attempts,
     max_attempts: o.maxAttempts,
     next_attempt_at: o.status === 'pending' ? o.nextAttemptAt : null,

@@ -16,6 +16,8 @@ import { verifyPassword } from '../../src/shared/crypto.js';
 import { createTestDatabase, pgClient } from '../helpers/db.js';
 import { eventually } from '../helpers/eventually.js';
 import { openTerminal, type TerminalSession } from '../helpers/terminal.js';
+import { startTestApp } from '../helpers/app.js';
+import { buildVendor } from '../helpers/factories.js';
 
 let dbUrl: string;
 let pgc: pg.Client;
@@ -93,10 +95,17 @@ test.serial('a destructive step asks for confirmation: "n" aborts, "y" goes ahea
 });
 
 test.serial('Ctrl-C at a prompt exits 130 and changes nothing', async (t) => {
+  // a vendor with a webhook URL (one without is told so before any confirmation)
+  await promisify(execFile)('node', ['bin/svc', 'vendor', 'webhook', 'set', 'VEN-DEMO-MEDI', 'https://vendor.example/hooks'], {
+    cwd: projectRoot,
+    env: { PATH: process.env.PATH, DATABASE_URL: dbUrl, SVC_ENV: 'test', SVC_LOG_LEVEL: 'silent' },
+  });
+  const before = (await pgc.query(`SELECT webhook_secret_enc FROM vendor_profiles WHERE name = 'VEN-DEMO-MEDI'`)).rows;
   const pane = start(['vendor', 'webhook', 'rotate-secret', 'VEN-DEMO-MEDI']);
   await waitFor(pane, /Rotate the webhook secret of VEN-DEMO-MEDI\?/);
   pane.press('C-c');
   t.is(await pane.exit(), 130);
+  t.deepEqual((await pgc.query(`SELECT webhook_secret_enc FROM vendor_profiles WHERE name = 'VEN-DEMO-MEDI'`)).rows, before);
 });
 
 test.serial('an import on a terminal: --replace asks first, then prints its summary', async (t) => {
@@ -164,4 +173,35 @@ test.serial('an import off a terminal draws no progress bar: the summary alone',
   });
   t.is(stderr, '');
   t.regex(stdout, /^1 rows read in [\d.]+s: 0 new, 1 changed, 0 unchanged \[Wholesale\]\n$/);
+});
+
+test.serial('vendor approve without its argument on a terminal: a list of the registrations waiting, then the next step', async (t) => {
+  const app = await startTestApp({ dbUrl });
+  const [first, second] = [
+    await buildVendor({ status: 'Pending Approval', api_enabled: false }),
+    await buildVendor({ status: 'Pending Approval', api_enabled: false }),
+  ];
+  await app.stop();
+  const pane = start(['vendor', 'approve']);
+  await waitFor(pane, new RegExp(`Vendor Profile to approve[\\s\\S]*${first.name} .*Pending Approval[\\s\\S]*${second.name}`));
+  t.false(/VEN-DEMO-MEDI/.test(pane.screen()), 'approved vendors are not offered');
+  pane.type('\x1b[B'); // arrow down: the second registration
+  pane.press('Enter');
+  t.is(await pane.exit(), 0);
+  t.regex(
+    pane.final(),
+    new RegExp(`${second.name}: Approved, API disabled\\s+Next: svc vendor enable-api ${second.name}, then svc vendor credentials ${second.name}`),
+  );
+  const rows = (await pgc.query(`SELECT name, status FROM vendor_profiles WHERE name = ANY($1) ORDER BY name`, [[first.name, second.name]])).rows;
+  t.deepEqual(rows, [
+    { name: first.name, status: 'Pending Approval' },
+    { name: second.name, status: 'Approved' },
+  ]);
+});
+
+test.serial('user disable of an address no user has: said at once, no confirmation asked', async (t) => {
+  const pane = start(['user', 'disable', 'nobody\there@demo.svc.local']);
+  t.is(await pane.exit(), 1);
+  t.regex(pane.final(), /error: User nobody\\there@demo\.svc\.local not found/);
+  t.false(pane.final().includes('(y/N)'));
 });

@@ -306,7 +306,7 @@ test.serial('a patient the pharmacy cannot create (PATIENT_CREATION_FAILURE) is 
   const id = (await db.query(`SELECT id::int FROM partner_follow_ups WHERE customer = $1`, [c.name])).rows[0].id as number;
   const listed = await svcBeside(app, ['partner', 'follow-ups']);
   t.is(listed.code, 0, listed.stderr);
-  t.regex(listed.stdout, new RegExp(`#${id} .*patient_creation_failure +open +customer ${c.name}`));
+  t.regex(listed.stdout, new RegExp(`^${id}\\s+\\S+\\s+rxpartner\\s+patient_creation_failure\\s+open\\s+${c.name}\\s`, 'm'));
   const resolved = await svcBeside(app, ['partner', 'follow-ups', '--resolve', String(id)]);
   t.is(resolved.code, 0, resolved.stderr);
   t.is(resolved.stdout, `follow-up ${id}: resolved`);

@@ -126,7 +126,7 @@ test.serial('a worker leaves rows without a handler pending and untouched, runs 
 test.serial('svc outbox status shows the kinds waiting for a handler', async (t) => {
   const res = await svc(['outbox', 'status'], { DATABASE_URL: dbUrl });
   t.is(res.code, 0, res.err.join('\n'));
-  t.regex(res.out[0], /^kind\s+pending\s+running\s+done\s+failed\s+handler$/);
+  t.regex(res.out[0], /^KIND\s+PENDING\s+RUNNING\s+DONE\s+FAILED\s+HANDLER$/);
   t.true(
     res.out.some((l) => /^future_kind\s+2\s+0\s+0\s+0\s+none: 2 pending wait for one$/.test(l)),
     res.out.join('\n'),

@@ -8,7 +8,8 @@ test.serial('svc vendor list | suspend | unsuspend | credentials | webhook set |
   const env = { DATABASE_URL: database.url };
   const list = await svc(['vendor', 'list'], env);
   t.is(list.code, 0, list.err.join('\n'));
-  t.true(list.out.some((l) => l.startsWith('VEN-DEMO-SUSP') && l.includes('SUSPENDED')));
+  t.regex(list.out[0], /^VENDOR\s+STATUS\s+SUSPENDED\s+API\s+SCOPE\s+AUTO-APPROVE\s+CLIENT_ID\s+NAME$/);
+  t.true(list.out.some((l) => /^VEN-DEMO-SUSP\s+Approved\s+yes\s/.test(l)));
   t.is((await svc(['vendor', 'suspend', MEDI.name], env)).code, 0);
   t.true((await one<{ suspended: boolean }>(database.pg, `SELECT suspended FROM vendor_profiles WHERE name = $1`, [MEDI.name])).suspended);
   t.is((await svc(['vendor', 'unsuspend', MEDI.name], env)).code, 0);

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { formatInstant } from '../../shared/time.js';
 import { openDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';
 import { askValue } from '../prompts.js';
@@ -129,7 +130,7 @@ export function registerCustomer(program: Command, io: Io): void {
     if (opts.addressLine1 !== undefined) io.out(`Shipping address ${String(doc.name)}-Shipping`);
     io.out(
       doc.invitation_queued
-        ? `Login ${String(doc.login_email)} created; invitation queued (expires ${String(doc.invitation_expires_at)})`
+        ? `Login ${String(doc.login_email)} created; invitation queued (expires ${formatInstant(String(doc.invitation_expires_at))})`
         : 'No login invitation queued',
     );
   });

@@ -2,14 +2,9 @@ import type { Command } from 'commander';
 import type { KindCount } from '../../shared/outbox.js';
 import { openDatabase } from '../context.js';
 import type { Io } from '../io.js';
-import { cliActor, common, json, type CommonOptions } from '../conventions.js';
+import { cliActor, common, json, table, type CommonOptions } from '../conventions.js';
 
-const num = (n: number) => String(n).padStart(8);
-
-function kindLine(r: KindCount): string {
-  const handler = r.handled ? 'yes' : r.pending > 0 ? `none: ${r.pending} pending wait for one` : 'none';
-  return `${r.kind.padEnd(20)} ${num(r.pending)} ${num(r.running)} ${num(r.done)} ${num(r.failed)}  ${handler}`;
-}
+const handlerOf = (r: KindCount) => (r.handled ? 'yes' : r.pending > 0 ? `none: ${r.pending} pending wait for one` : 'none');
 
 export function registerOutbox(program: Command, io: Io): void {
   const outbox = program.command('outbox').description('The outbox of side effects (mail, webhooks, routing): what is queued, done or failed');
@@ -22,7 +17,10 @@ export function registerOutbox(program: Command, io: Io): void {
     const rows = await outboxCounts();
     if (opts.json) return json(io, rows);
     if (rows.length === 0) return io.out('The outbox is empty');
-    io.out(`${'kind'.padEnd(20)} ${'pending'.padStart(8)} ${'running'.padStart(8)} ${'done'.padStart(8)} ${'failed'.padStart(8)}  handler`);
-    for (const r of rows) io.out(kindLine(r));
+    table(
+      io,
+      ['kind', 'pending', 'running', 'done', 'failed', 'handler'],
+      rows.map((r) => [r.kind, r.pending, r.running, r.done, r.failed, handlerOf(r)]),
+    );
   });
 }

@@ -2,18 +2,24 @@ import type { Command } from 'commander';
 import type { PartnerOrderRow } from '../../connectors/partner-orders-admin.service.js';
 import { PARTNER_ORDER_STATUSES } from '../../connectors/partner-order-statuses.js';
 import { PARTNER_KEYS } from '../../connectors/partners.js';
+import { formatInstant } from '../../shared/time.js';
 import { openDatabase } from '../context.js';
-import { cliActor, common, oneOf, positiveInt, json, type CommonOptions } from '../conventions.js';
+import { cliActor, common, oneOf, positiveInt, json, table, type Cell, type CommonOptions } from '../conventions.js';
 import type { Io } from '../io.js';
 
 // the services load when a command runs (svc --help never loads them)
 const partnerOrders = () => import('../../connectors/partner-orders-admin.service.js');
 const followUps = () => import('../../connectors/follow-ups.service.js');
 
-const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : '-');
+const iso = (d: Date | string | null | undefined) => (d ? formatInstant(d) : null);
 
-function orderLine(r: PartnerOrderRow): string {
-  return `${r.sales_order.padEnd(22)} ${r.partner.padEnd(15)} ${r.status.padEnd(23)} ${(r.partner_status ?? '-').padEnd(10)} ${(r.partner_reference ?? '-').padEnd(24)} ${String(r.attempts).padStart(3)}  ${iso(r.updated_at)}${r.last_error ? `  ${r.last_error}` : ''}${r.cancellation ? `  CANCELLATION: ${r.cancellation}` : ''}${r.follow_up ? `  FOLLOW-UP: ${r.follow_up}` : ''}`;
+const ORDER_COLUMNS = ['sales_order', 'partner', 'status', 'partner status', 'reference', 'tries', 'updated', 'note'];
+
+function orderRow(r: PartnerOrderRow): Cell[] {
+  const note = [r.last_error, r.cancellation ? `CANCELLATION: ${r.cancellation}` : null, r.follow_up ? `FOLLOW-UP: ${r.follow_up}` : null]
+    .filter(Boolean)
+    .join('  ');
+  return [r.sales_order, r.partner, r.status, r.partner_status, r.partner_reference, r.attempts, iso(r.updated_at), note];
 }
 
 export function registerPartner(program: Command, io: Io): void {
@@ -35,10 +41,7 @@ export function registerPartner(program: Command, io: Io): void {
       });
       if (opts.json) return json(io, rows);
       if (rows.length === 0) return io.out('No partner orders');
-      io.out(
-        `${'sales_order'.padEnd(22)} ${'partner'.padEnd(15)} ${'status'.padEnd(23)} ${'partner'.padEnd(10)} ${'reference'.padEnd(24)} ${'try'.padStart(3)}  updated`,
-      );
-      for (const r of rows) io.out(orderLine(r));
+      table(io, ORDER_COLUMNS, rows.map(orderRow));
     });
   common(
     partner
@@ -82,10 +85,11 @@ export function registerPartner(program: Command, io: Io): void {
       const rows = await (await followUps()).listFollowUps(actor, { status: status as 'open' | 'resolved' | 'all', limit: opts.limit });
       if (opts.json) return json(io, rows);
       if (rows.length === 0) return io.out(`No ${status === 'all' ? '' : `${status} `}follow-ups`);
-      for (const r of rows)
-        io.out(
-          `#${r.id}  ${r.created_at}  ${r.partner.padEnd(10)} ${r.kind.padEnd(26)} ${r.status.padEnd(8)} ${r.customer ? `customer ${r.customer}  ` : ''}${r.sales_order ? `order ${r.sales_order}  ` : ''}${r.detail}`,
-        );
+      table(
+        io,
+        ['id', 'raised', 'partner', 'kind', 'status', 'customer', 'sales_order', 'detail'],
+        rows.map((r) => [r.id, iso(r.created_at), r.partner, r.kind, r.status, r.customer, r.sales_order, r.detail]),
+      );
     });
   common(partner.command('calls').description('The partner call log, newest first (no headers, bodies or secrets)'), { json: true })
     .option('--partner <partner>', PARTNER_KEYS.join(' | '), oneOf(PARTNER_KEYS))
@@ -97,10 +101,10 @@ export function registerPartner(program: Command, io: Io): void {
       const rows = await listPartnerCalls(await cliActor(io), { partner: opts.partner, salesOrder: opts.order, limit: opts.limit ?? 50 });
       if (opts.json) return json(io, rows);
       if (rows.length === 0) return io.out('No partner calls');
-      for (const r of rows) {
-        io.out(
-          `${iso(r.created_at)}  ${r.partner.padEnd(15)} ${r.direction.padEnd(8)} ${r.endpoint.padEnd(48)} ${String(r.http_status ?? '-').padStart(3)} ${String(r.duration_ms ?? '-').padStart(6)} ms  ${r.outcome}${r.sales_order ? `  ${r.sales_order}` : ''}${r.error ? `  ${r.error}` : ''}`,
-        );
-      }
+      table(
+        io,
+        ['at', 'partner', 'direction', 'endpoint', 'http', 'ms', 'outcome', 'sales_order', 'error'],
+        rows.map((r) => [iso(r.created_at), r.partner, r.direction, r.endpoint, r.http_status, r.duration_ms, r.outcome, r.sales_order, r.error]),
+      );
     });
 }

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { common, json, table, type CommonOptions, cliActor } from '../conventions.js';
 import type { ProductMapping } from '../../catalog/product-mapping.js';
 import { MAPPING_FIELDS } from '../../catalog/mapping-fields.js';
+import { formatInstant } from '../../shared/time.js';
 import { openDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';
 
@@ -59,7 +60,7 @@ export function registerProduct(program: Command, io: Io): void {
         r.item_code,
         r.item_name,
         r.vendor,
-        r.created_at.slice(0, 16),
+        formatInstant(r.created_at),
         r.age_hours < 48 ? `${r.age_hours} h` : `${Math.floor(r.age_hours / 24)} d`,
       ]),
     );

@@ -1,13 +1,20 @@
 import type { Command } from 'commander';
 import { ROLES, type Role } from '../../auth/actor.js';
+import { formatInstant } from '../../shared/time.js';
 import { openDatabase } from '../context.js';
-import type { Io } from '../io.js';
+import { CliError, type Io } from '../io.js';
 import { askArgument, askPassword, confirmOrAbort } from '../prompts.js';
 import { actorOf, common, oneOf, someOf, json, say, table, type CommonOptions, cliActor } from '../conventions.js';
 
 // the services load when a command runs (svc --help never loads them)
 const credentials = () => import('../../auth/credentials.service.js');
 const userAdmin = () => import('../../audit/user-admin.service.js');
+
+/** Refuses an address no user has (as the service would, after the confirmation) before asking to confirm. */
+async function existingUser(email: string): Promise<void> {
+  const { findUserByEmail } = await import('../../users/users.service.js');
+  if (!(await findUserByEmail(email))) throw new CliError(`User ${email} not found`, 1);
+}
 
 export function registerUser(program: Command, io: Io): void {
   const user = program.command('user').description('Users, passwords and API keys');
@@ -76,7 +83,7 @@ export function registerUser(program: Command, io: Io): void {
         u.roles.join(','),
         u.enabled ? 'yes' : 'no',
         u.customer ?? u.sales_person ?? u.vendor,
-        u.last_login_at?.toISOString().slice(0, 16),
+        u.last_login_at ? formatInstant(u.last_login_at) : null,
       ]),
     );
   });
@@ -89,8 +96,9 @@ export function registerUser(program: Command, io: Io): void {
       { json: true, yes: !enabled },
     ).action(async (given: string | undefined, opts: CommonOptions) => {
       const email = await askArgument(io, given, 'email', 'User e-mail');
-      if (!enabled && !opts.yes) await confirmOrAbort(io, `Disable ${email}? Its sessions end and its API keys stop working.`);
       await openDatabase(io);
+      await existingUser(email); // a wrong address is said before any confirmation
+      if (!enabled && !opts.yes) await confirmOrAbort(io, `Disable ${email}? Its sessions end and its API keys stop working.`);
       const r = await (await userAdmin()).setUserEnabled(await actorOf(io, opts), email, enabled);
       if (opts.json) return json(io, r);
       say(
@@ -111,8 +119,9 @@ export function registerUser(program: Command, io: Io): void {
     },
   ).action(async (given: string | undefined, opts: CommonOptions) => {
     const email = await askArgument(io, given, 'email', 'User e-mail');
-    if (!opts.yes) await confirmOrAbort(io, `Revoke every API key of ${email}?`);
     await openDatabase(io);
+    await existingUser(email);
+    if (!opts.yes) await confirmOrAbort(io, `Revoke every API key of ${email}?`);
     const r = await (await userAdmin()).revokeApiKeys(await actorOf(io, opts), email);
     if (opts.json) return json(io, r);
     say(io, opts, `${email}: ${r.revoked} API key(s) revoked`);

@@ -1,26 +1,74 @@
 import type { Command } from 'commander';
 import type { VendorProfileView } from '../../vendors/vendor-profile.service.js';
+import { formatInstant } from '../../shared/time.js';
 import { openDatabase } from '../context.js';
-import type { Io } from '../io.js';
-import { confirmOrAbort } from '../prompts.js';
+import { CliError, type Io } from '../io.js';
+import { confirmOrAbort, pickOne } from '../prompts.js';
 import { actorOf, common, fields, json, oneOf, table, yesNo, type CommonOptions, cliActor } from '../conventions.js';
 
 // the services load when a command runs (svc --help never loads them)
 const profiles = () => import('../../vendors/vendor-profile.service.js');
 const stockRequests = () => import('../../vendors/stock-request.service.js');
 
-/** `svc vendor list|approve|reject|suspend|unsuspend|enable-api|disable-api|credentials|settings|webhook set|stock-request …`. */
+/**
+ * What an admin runs next so that the vendor can use the interface (approved, API enabled,
+ * credentials issued), with the real command names; undefined once nothing is left.
+ */
+export function nextStep(v: Pick<VendorProfileView, 'name' | 'status' | 'suspended' | 'api_enabled' | 'client_id'>): string | undefined {
+  if (v.status !== 'Approved') return undefined;
+  const steps = [
+    v.suspended ? `svc vendor unsuspend ${v.name}` : null,
+    v.api_enabled ? null : `svc vendor enable-api ${v.name}`,
+    v.client_id ? null : `svc vendor credentials ${v.name} (the client_id and client_secret for auth.token)`,
+  ].filter(Boolean);
+  return steps.length ? `Next: ${steps.join(', then ')}` : undefined;
+}
+
+/** The profiles a verb applies to, offered in its list: approve and reject the registrations waiting. */
+const PICKABLE: Record<string, (v: VendorProfileView) => boolean> = {
+  approve: (v) => v.status === 'Pending Approval',
+  reject: (v) => v.status === 'Pending Approval',
+  suspend: (v) => !v.suspended,
+  unsuspend: (v) => v.suspended,
+  'enable-api': (v) => v.status === 'Approved' && !v.api_enabled,
+  'disable-api': (v) => v.api_enabled,
+};
+
+/** The vendor argument: given, else (on a terminal) picked from the profiles the verb applies to. */
+async function vendorArgument(io: Io, given: string | undefined, verb: string): Promise<string> {
+  if (given !== undefined && given.trim() !== '') return given;
+  if (!io.interactive) throw new CliError("missing required argument 'vendor'", 2);
+  await openDatabase(io);
+  const choices = (await (await profiles()).listVendors(await cliActor(io))).filter(PICKABLE[verb] ?? (() => true));
+  if (choices.length === 0) throw new CliError(`No Vendor Profile to ${verb}`, 1);
+  return pickOne(
+    io,
+    `Vendor Profile to ${verb}`,
+    choices.map((v) => ({ value: v.name, name: `${v.name}  ${v.vendor_name}  (${v.status})` })),
+  );
+}
+
+/** `svc vendor list|reject|suspend|unsuspend|enable-api|disable-api|credentials|settings|webhook set|stock-request …`. */
 export function registerVendor(program: Command, io: Io): void {
   const vendor = program.command('vendor').description('Vendor Profiles: approval, suspension, API access, credentials, webhooks');
   common(vendor.command('list').description('List Vendor Profiles'), { json: true }).action(async (opts: CommonOptions) => {
     await openDatabase(io);
     const rows = await (await profiles()).listVendors(await cliActor(io));
     if (opts.json) return json(io, rows);
-    for (const v of rows) {
-      io.out(
-        `${String(v.name).padEnd(16)} ${String(v.status).padEnd(17)} ${v.suspended ? 'SUSPENDED ' : ''}api:${v.api_enabled ? 'on ' : 'off'} scope:${v.scope} auto-approve:${v.auto_approve ? 'yes' : 'no'} client_id:${v.client_id ?? '-'}  ${v.vendor_name}`,
-      );
-    }
+    table(
+      io,
+      ['vendor', 'status', 'suspended', 'api', 'scope', 'auto-approve', 'client_id', 'name'],
+      rows.map((v) => [
+        v.name,
+        v.status,
+        v.suspended ? 'yes' : 'no',
+        v.api_enabled ? 'on' : 'off',
+        v.scope,
+        v.auto_approve ? 'yes' : 'no',
+        v.client_id,
+        v.vendor_name,
+      ]),
+    );
   });
   const simple: [string, string, (name: string) => Promise<VendorProfileView>][] = [
     ['approve', 'Approve a Vendor Profile', async (n) => (await profiles()).approveVendor(await cliActor(io), n)],
@@ -31,12 +79,16 @@ export function registerVendor(program: Command, io: Io): void {
     ['disable-api', 'Disable the vendor interface v1', async (n) => (await profiles()).setApiEnabled(await cliActor(io), n, false)],
   ];
   for (const [verb, description, run] of simple) {
-    common(vendor.command(verb).description(description).argument('<vendor>', 'Vendor Profile name'), { json: true }).action(
-      async (name: string, opts: CommonOptions) => {
+    // the argument is optional to commander: on a terminal a missing one is picked from a list, else it is the usage error
+    common(vendor.command(verb).description(description).argument('[vendor]', 'Vendor Profile name (picked from a list on a terminal)'), { json: true }).action(
+      async (given: string | undefined, opts: CommonOptions) => {
+        const name = await vendorArgument(io, given, verb);
         await openDatabase(io);
         const v = await run(name);
         if (opts.json) return json(io, v);
         io.out(`${name}: ${v.status}${v.suspended ? ', suspended' : ''}, API ${v.api_enabled ? 'enabled' : 'disabled'}`);
+        const next = verb === 'approve' || verb === 'enable-api' ? nextStep(v) : undefined;
+        if (next) io.out(next);
       },
     );
   }
@@ -84,7 +136,7 @@ export function registerVendor(program: Command, io: Io): void {
       api: v.api_state,
       client_id: p.client_id,
       webhook: v.webhook_state,
-      approved: p.approved_at ? `${new Date(p.approved_at).toISOString().slice(0, 16)} by ${p.approved_by ?? '-'}` : null,
+      approved: p.approved_at ? `${formatInstant(p.approved_at)} by ${p.approved_by ?? '-'}` : null,
     });
     io.out('');
     io.out(`Last API calls (${v.last_calls.length}):`);
@@ -92,7 +144,7 @@ export function registerVendor(program: Command, io: Io): void {
       table(
         io,
         ['at', 'function', 'status', 'http', 'ms'],
-        v.last_calls.map((c) => [new Date(c.at).toISOString().slice(0, 19), c.function, c.status, c.http_status, c.duration_ms]),
+        v.last_calls.map((c) => [formatInstant(c.at), c.function, c.status, c.http_status, c.duration_ms]),
       );
     io.out('');
     io.out(`Failed webhook deliveries (${v.failed_deliveries.length}):`);
@@ -114,8 +166,10 @@ export function registerVendor(program: Command, io: Io): void {
       yes: true,
     },
   ).action(async (name: string, opts: CommonOptions) => {
-    if (!opts.yes) await confirmOrAbort(io, `Rotate the webhook secret of ${name}? Its receiver must switch to the new secret.`);
     await openDatabase(io);
+    const profile = await (await profiles()).getVendor(await actorOf(io, opts), name); // a wrong name is said before any confirmation
+    if (!profile.webhook_url) throw new CliError(`${name} has no Webhook URL: set one with svc vendor webhook set ${name} <url>`, 1);
+    if (!opts.yes) await confirmOrAbort(io, `Rotate the webhook secret of ${name}? Its receiver must switch to the new secret.`);
     const r = await (await profiles()).rotateWebhookSecret(await actorOf(io, opts), name);
     if (opts.json) return json(io, r);
     io.out(`${name}: new webhook secret for ${r.webhook_url}`);
@@ -152,8 +206,11 @@ export function registerVendor(program: Command, io: Io): void {
       await openDatabase(io);
       const rows = await (await stockRequests()).listStockUpdateRequests(await cliActor(io), { status: opts.status });
       if (opts.json) return json(io, rows);
-      for (const r of rows)
-        io.out(`${r.name}  ${String(r.status).padEnd(9)} ${r.vendor} ${r.action} ${r.quantity} × ${r.item} @ ${r.warehouse}  ${r.reason ?? ''}`);
+      table(
+        io,
+        ['request', 'status', 'vendor', 'action', 'qty', 'item', 'warehouse', 'reason'],
+        rows.map((r) => [r.name, r.status, r.vendor, r.action, r.quantity, r.item, r.warehouse, r.reason]),
+      );
     });
   for (const decision of ['approve', 'reject'] as const) {
     common(

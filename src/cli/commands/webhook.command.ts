@@ -1,20 +1,32 @@
 import type { Command } from 'commander';
 import type { DeliverySummary } from '../../webhooks/webhook.service.js';
 import { openDatabase } from '../context.js';
-import { cliActor, common, oneOf, positiveInt, json, say, type CommonOptions } from '../conventions.js';
+import { formatInstant } from '../../shared/time.js';
+import { cliActor, common, oneOf, positiveInt, json, say, table, type Cell, type CommonOptions } from '../conventions.js';
 import { CliError, type Io } from '../io.js';
 
 // the services load when a command runs (svc --help never loads them)
 const webhooks = () => import('../../webhooks/webhook.service.js');
 
-function iso(value: Date | string | null | undefined): string {
-  if (!value) return '-';
-  return (value instanceof Date ? value : new Date(value)).toISOString();
+function iso(value: Date | string | null | undefined): string | null {
+  return value ? formatInstant(value) : null;
 }
 
-function summaryLine(d: DeliverySummary): string {
-  const next = d.status === 'pending' ? ` next ${iso(d.next_attempt_at)}` : '';
-  return `${d.delivery_id}  ${d.event.padEnd(16)} ${d.vendor.padEnd(20)} ${d.status.padEnd(7)} ${d.attempts}/${d.max_attempts}  http ${d.last_http_status ?? '-'}  ${iso(d.created_at)}${next}`;
+const DELIVERY_COLUMNS = ['delivery_id', 'event', 'test', 'vendor', 'status', 'tries', 'last http', 'created', 'next attempt'];
+
+/** A delivery as a table row (DELIVERY_COLUMNS). */
+function deliveryRow(d: DeliverySummary): Cell[] {
+  return [
+    d.delivery_id,
+    d.event,
+    d.test ? 'test' : '',
+    d.vendor,
+    d.status,
+    `${d.attempts}/${d.max_attempts}`,
+    d.last_http_status,
+    iso(d.created_at),
+    d.status === 'pending' ? iso(d.next_attempt_at) : '',
+  ];
 }
 
 export function registerWebhook(program: Command, io: Io): void {
@@ -28,8 +40,7 @@ export function registerWebhook(program: Command, io: Io): void {
       const rows = await (await webhooks()).listWebhookDeliveries(await cliActor(io), { vendor: opts.vendor, status: opts.status, limit: opts.limit });
       if (opts.json) return json(io, rows);
       if (rows.length === 0) return io.out('No deliveries');
-      io.out('delivery_id                           event            vendor               status  tries  last   created');
-      for (const d of rows) io.out(summaryLine(d));
+      table(io, DELIVERY_COLUMNS, rows.map(deliveryRow));
     });
   common(
     webhook
@@ -42,15 +53,23 @@ export function registerWebhook(program: Command, io: Io): void {
     const { delivery, attempts } = await (await webhooks()).getWebhookDelivery(await cliActor(io), id);
     if (opts.json) return json(io, { delivery, attempts });
     if (delivery) {
-      io.out(summaryLine(delivery));
+      table(io, DELIVERY_COLUMNS, [deliveryRow(delivery)]);
       if (delivery.last_error) io.out(`last error: ${delivery.last_error}`);
     } else io.out(`${id}  test event (not retried)`);
-    for (const a of attempts) {
-      const detail = [a.error, a.excerpt ? `answer: ${a.excerpt.replace(/\s+/g, ' ').slice(0, 200)}` : null].filter(Boolean).join('; ');
-      io.out(
-        `  attempt ${a.attempt ?? '-'}  ${iso(a.created_at)}  ${a.status.padEnd(16)} http ${a.http_status ?? '-'}  ${a.duration_ms ?? '-'} ms${detail ? `  ${detail}` : ''}`,
-      );
-    }
+    if (attempts.length === 0) return;
+    io.out('');
+    table(
+      io,
+      ['attempt', 'at', 'status', 'http', 'ms', 'detail'],
+      attempts.map((a) => [
+        a.attempt,
+        iso(a.created_at),
+        a.status,
+        a.http_status,
+        a.duration_ms,
+        [a.error, a.excerpt ? `answer: ${a.excerpt.replace(/\s+/g, ' ').slice(0, 200)}` : null].filter(Boolean).join('; '),
+      ]),
+    );
   });
   common(
     webhook
