@@ -201,7 +201,8 @@ export async function rotateEncryptionKey(
       if (opts.maxBatches !== undefined && result.batches >= opts.maxBatches) return { ...result, complete: false };
       const outcome = await runBatch(store, cipher, size, cursor);
       if (!outcome.cursor) break;
-      result.batches += 1;
+      // a batch is counted when it changed or found something: the file store walks every file to look
+      if (outcome.resealed || outcome.unreadable.length) result.batches += 1;
       done.resealed += outcome.resealed;
       result.resealed += outcome.resealed;
       done.unreadable.push(...outcome.unreadable);

@@ -10,6 +10,7 @@ import { namesOf } from '../db/sql-names.js';
 import { StoredFile } from '../files/file.model.js';
 import { IntegrationConnection } from '../integrations/integration-connection.model.js';
 import { SalesOrder } from '../orders/sales-order.model.js';
+import { Customer } from '../org/customer.model.js';
 import { Outbox } from '../shared/outbox.model.js';
 import { VendorProfile } from '../vendors/vendor-profile.model.js';
 
@@ -57,6 +58,7 @@ export function sealedStores(): SealedStore[] {
   const vendor = namesOf(VendorProfile);
   const connection = namesOf(IntegrationConnection);
   const order = namesOf(SalesOrder);
+  const customer = namesOf(Customer);
   const outbox = namesOf(Outbox);
   const file = namesOf(StoredFile);
   const text = (column: string): KeyColumn => ({ column, type: 'text' });
@@ -78,6 +80,13 @@ export function sealedStores(): SealedStore[] {
       table: order.t,
       keys: [text(order.c.name)],
       columns: [order.c.checkoutPatientFirstName, order.c.checkoutPatientLastName, order.c.checkoutPatientDob, order.c.checkoutPatientGender],
+    },
+    {
+      kind: 'columns',
+      name: 'customer patient data',
+      table: customer.t,
+      keys: [text(customer.c.name)],
+      columns: [customer.c.patientFirstName, customer.c.patientLastName, customer.c.patientDateOfBirth, customer.c.patientGender],
     },
     {
       kind: 'json-map',

@@ -80,11 +80,20 @@ export function errorStatuses(route: ServerRoute): number[] {
   const options = route.options as RouteOptions;
   const access = options.app?.access;
   const statuses = new Set<number>([400, 500, ...(options.app?.docs?.errors ?? [])]);
+  const writes = methodsOf(route).some((m) => WRITES.has(m));
   if (access !== 'public') [401, 403].forEach((s) => statuses.add(s));
-  if (route.path.startsWith('/api/method/')) statuses.add(417);
+  // a body Hapi will not take: over the payload limit, or of a type it does not parse; a session write without its CSRF token
+  if (writes) [403, 413, 415].forEach((s) => statuses.add(s));
+  // the public writes are limited per client (registration, login, partner deliveries)
+  if (access === 'public' && writes) statuses.add(429);
+  // partner deliveries and OAuth callbacks are public but signed: a bad signature or token is 401
+  if (access === 'public' && /webhook|callback/.test(route.path)) statuses.add(401);
+  // a method names records (a vendor, a product, a request): an unknown one is 404, a duplicate or busy one 409
+  if (route.path.startsWith('/api/method/')) [404, 409, 417].forEach((s) => statuses.add(s));
+  if (route.path.startsWith('/api/method/svc.api.v1.')) statuses.add(422);
   if (route.path.includes('{name')) statuses.add(404);
   if (route.path.startsWith('/api/resource/')) [404, 417].forEach((s) => statuses.add(s));
-  if (route.path.startsWith('/api/resource/') && methodsOf(route).some((m) => WRITES.has(m))) statuses.add(409);
+  if (route.path.startsWith('/api/resource/') && writes) statuses.add(409);
   return [...statuses].sort((a, b) => a - b);
 }
 

@@ -7,7 +7,7 @@
  */
 import { Op } from 'sequelize';
 import type { Actor } from '../auth/actor.js';
-import { authorize, scopeOf } from '../auth/policy/index.js';
+import { authorize, scopeOf, seesClinicOrders } from '../auth/policy/index.js';
 import { selectRows } from '../db/sequelize.js';
 import { boundLiteral, once } from '../db/sql-names.js';
 import { PermissionError } from '../shared/errors.js';
@@ -50,7 +50,7 @@ const shipmentsSql = once(() =>
 /** The clinic's own orders, newest first, `pageLength` a page (page 1 first), each with its shipments. */
 export async function listClinicOrders(actor: Actor, input: { page?: number; pageLength?: number } = {}): Promise<ClinicOrdersPage> {
   authorize(actor, 'read', 'Sales Order');
-  if (!actor.customer || actor.type !== 'user') throw new PermissionError('The orders page shows a clinic’s own orders: it is for customer accounts');
+  if (!seesClinicOrders(actor) || !actor.customer) throw new PermissionError('The orders page shows a clinic’s own orders: it is for customer accounts');
   const pageLength = Math.min(Math.max(1, input.pageLength ?? CLINIC_ORDERS_PAGE_LENGTH), 100);
   const page = Math.max(1, Math.floor(input.page ?? 1));
   const scope = scopeOf(actor, 'Sales Order', `"${SalesOrder.name}"`);

@@ -109,7 +109,7 @@ test.serial('vendor show: profile, API and webhook state, last calls, failed del
 
   const none = await svc(['vendor', 'webhook', 'rotate-secret', 'VEN-DEMO-MEDI', '--yes'], env());
   t.is(none.code, 1);
-  t.regex(none.err.join('\n'), /has no webhook URL/);
+  t.regex(none.err.join('\n'), /has no Webhook URL/);
   t.is((await svc(['vendor', 'webhook', 'set', 'VEN-DEMO-MEDI', 'http://127.0.0.1:9/hooks'], env())).code, 0);
   const before = (
     (await database.pg.query(`SELECT webhook_secret_enc FROM vendor_profiles WHERE name = 'VEN-DEMO-MEDI'`)).rows[0] as { webhook_secret_enc: string }

@@ -222,6 +222,8 @@ test.serial('--json on the one-line commands: one document on stdout, nothing el
   const customer = await json<{ name: string; customer_name: string }>(t, ['customer', 'create', '--customer-name', 'Json Clinic']);
   t.like(customer.doc, { customer_name: 'Json Clinic' });
   t.regex(customer.doc.name, /^CUST-/);
+  const updated = await json<{ name: string }>(t, ['customer', 'update', customer.doc.name, '--first-name', 'Jo', '--date-of-birth', '1980-02-03']);
+  t.is(updated.doc.name, customer.doc.name);
 
   // last: the newest migration undone and applied again
   const down = await json<{ reverted: string[] }>(t, ['db', 'migrate', 'down']);

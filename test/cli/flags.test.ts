@@ -20,10 +20,14 @@ const FREE_TEXT = new Set([
   ...['--price-list', '--order', '--object', '--search', '--reason', '--comment', '--sku-prefix', '--to', '--host', '--since'],
   ...['--email', '--phone', '--address-line1', '--address-line2', '--city', '--state', '--pincode', '--country', '--password'],
   ...['--npi', '--dea', '--dea-license-file', '--output', '--report'],
+  // the Customer's patient (a date checked by the service)
+  ...['--first-name', '--last-name', '--date-of-birth'],
   // partner credentials and product mappings: identifiers, URLs and secrets of the partners' own
   ...['--access-token', '--api-key', '--api-secret', '--api-url', '--base-url', '--client-id', '--client-secret', '--redirect-uri', '--shop-url'],
   ...['--otc-api-key', '--otc-api-url', '--otc-webhook-key', '--otc-webhook-secret', '--peptide-api-key', '--peptide-api-url', '--webhook-key'],
   ...['--webhook-secret', '--webhook-token', '--webhook-url', '--default-practice-id', '--partner-account', '--warehouse-id'],
+  // shipper labels: label_mode (api|elsewhere) is read by the connector, anything but api meaning elsewhere
+  ...['--label-mode', '--label-carrier-code', '--label-service-code'],
   ...['--otc-sku', '--peptide-partner-product-id', '--rxpartner-drug-description', '--shipper-product-id', '--store-variant-id'],
   // price-list import/export --format <csv|xlsx>: checked by formatOf when the command runs (exit 1), price-list's own code
   '--format',

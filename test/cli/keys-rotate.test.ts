@@ -27,6 +27,8 @@ const onlyA = new Cipher(keyA);
 const onlyB = new Cipher(keyB);
 const CREDENTIALS = 400;
 const PATIENT = ['checkout_patient_first_name', 'checkout_patient_last_name', 'checkout_patient_dob', 'checkout_patient_gender'];
+/** the Customer's patient demographics (issue 26), sealed like the order's */
+const DEMOGRAPHICS = ['patient_first_name', 'patient_last_name', 'patient_date_of_birth', 'patient_gender'];
 let filesDir: string;
 let env: Record<string, string>;
 /** every sealed value the test stored, by where it is, with its plain text */
@@ -53,6 +55,15 @@ async function seedColumns(): Promise<void> {
       ...values.map((v) => onlyA.encrypt(v)),
     ]);
     PATIENT.forEach((f, i) => stored.set(`order ${name} ${f}`, values[i]));
+  }
+  const customers = await database.pg.query<{ name: string }>('SELECT name FROM customers ORDER BY name');
+  for (const { name } of customers.rows) {
+    const values = DEMOGRAPHICS.map((f) => `${f}-of-${name}`);
+    await database.pg.query(`UPDATE customers SET ${DEMOGRAPHICS.map((f, i) => `${f} = $${i + 2}`).join(', ')} WHERE name = $1`, [
+      name,
+      ...values.map((v) => onlyA.encrypt(v)),
+    ]);
+    DEMOGRAPHICS.forEach((f, i) => stored.set(`customer ${name} ${f}`, values[i]));
   }
   const vendors = await database.pg.query<{ name: string }>('UPDATE vendor_profiles SET webhook_secret_enc = $1 RETURNING name', [onlyA.encrypt('whsec')]);
   for (const { name } of vendors.rows) stored.set(`vendor ${name}`, 'whsec');
@@ -86,6 +97,8 @@ async function sealedNow(): Promise<Map<string, string>> {
   for (const r of creds.rows) now.set(`credential ${r.field}`, r.value_enc);
   const orders = await database.pg.query<Record<string, string>>(`SELECT name, ${PATIENT.join(', ')} FROM sales_orders`);
   for (const r of orders.rows) for (const f of PATIENT) now.set(`order ${r.name} ${f}`, r[f]);
+  const customers = await database.pg.query<Record<string, string>>(`SELECT name, ${DEMOGRAPHICS.join(', ')} FROM customers`);
+  for (const r of customers.rows) for (const f of DEMOGRAPHICS) now.set(`customer ${r.name} ${f}`, r[f]);
   const vendors = await database.pg.query<{ name: string; webhook_secret_enc: string }>('SELECT name, webhook_secret_enc FROM vendor_profiles');
   for (const r of vendors.rows) now.set(`vendor ${r.name}`, r.webhook_secret_enc);
   const mail = await database.pg.query<{ id: string; payload: { sealed: Record<string, string> } }>(`SELECT id, payload FROM outbox WHERE kind = 'email'`);

@@ -114,6 +114,7 @@ test('the access line is what pino writes for the same record, and stays one JSO
       method: 'post',
       path: c.path,
       auth: { credentials: c.actor },
+      app: {},
       response: c.status === undefined ? null : { statusCode: c.status },
     } as unknown as Request;
     const line = accessLine(request);

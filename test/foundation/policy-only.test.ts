@@ -13,7 +13,7 @@ const POLICY_HOME = (path: string) => path.startsWith('src/auth/policy/') || pat
 const ROLE_NAMES = new Set<string>(ROLES);
 const ACTOR_TYPES = new Set(['user', 'vendor', 'system']);
 /** Calls whose string arguments name a resource (a document type), never a role: 'Customer' is both. */
-const RESOURCE_CALLS = new Set(['authorize', 'can', 'scopeOf', 'permission', 'policyOf', 'definePolicy', 'registerDocType', 'docType']);
+const RESOURCE_CALLS = new Set(['authorize', 'can', 'scopeOf', 'permission', 'policyOf', 'definePolicy', 'registerDocType', 'docType', 'describeDocTypeInput']);
 const RESOURCE_KEYS = new Set(['name', 'doctype', 'object_type', 'resource', 'policy']);
 
 function calleeName(call: ts.CallExpression): string | undefined {

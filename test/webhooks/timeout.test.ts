@@ -114,7 +114,11 @@ test.serial('test-fire against a hanging receiver answers ok:false with a timeou
   t.false(r.ok);
   t.regex(r.reason!, /timeout/);
   t.is(r.status_code, undefined);
-  // never retried: nothing was queued for the worker, the only thing that retries
+  // never retried: the test delivery is recorded (webhook list shows it) as already failed, with its one attempt spent
   t.is(receiver.requests.length, 1);
-  t.is((await selectOne<{ n: number }>(`SELECT count(*)::int AS n FROM outbox WHERE target = $1`, [name]))!.n, 0, 'never queued, so never retried');
+  const rows = await selectRows<{ status: string; attempts: number; max_attempts: number }>(
+    `SELECT status, attempts, max_attempts FROM outbox WHERE target = $1`,
+    [name],
+  );
+  t.deepEqual(rows, [{ status: 'failed', attempts: 1, max_attempts: 1 }], 'recorded as failed with no attempt left: the worker never claims it');
 });

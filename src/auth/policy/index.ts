@@ -172,3 +172,8 @@ export function authorizeApiKeysFor(actor: Actor, userId: string): void {
 export function hasDeskAccess(actor: Actor): boolean {
   return !(actor.roles.length === 1 && actor.roles[0] === 'Customer');
 }
+
+/** The portal's orders page is a clinic's own view: a signed-in user who acts for one customer. */
+export function seesClinicOrders(actor: Actor): boolean {
+  return actor.type === 'user' && Boolean(actor.customer);
+}
