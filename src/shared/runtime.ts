@@ -79,7 +79,11 @@ export function createLogger(config: Config, destination?: pino.DestinationStrea
 
 /** Process-wide services built from Config: logger and cipher. */
 export function initRuntime(config: Config, opts: { logger?: Logger } = {}): Runtime {
-  current = { config, logger: opts.logger ?? createLogger(config), cipher: new Cipher(config.encryptionKey, config.encryptionKeyPrevious ? [config.encryptionKeyPrevious] : []) };
+  current = {
+    config,
+    logger: opts.logger ?? createLogger(config),
+    cipher: new Cipher(config.encryptionKey, config.encryptionKeyPrevious ? [config.encryptionKeyPrevious] : []),
+  };
   return current;
 }
 
