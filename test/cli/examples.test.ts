@@ -175,6 +175,7 @@ async function runExample(example: string): Promise<Ran> {
     SVC_ENV: 'test',
     SVC_LOG_LEVEL: 'warn',
     SVC_OPS_PORT: '0',
+    SVC_WORKER_OPS_PORT: '0',
     USER: 'examples',
     HOME: dir, // `~/.zshrc` of the completion example
   };
