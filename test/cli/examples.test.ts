@@ -8,7 +8,7 @@
  * What the test gives them, as a reader's machine would have it:
  * - a placeholder secret (`...`) is a real value; files the examples import exist in the folder;
  * - a command that runs until stopped (serve, worker, start, simulate) runs until it says it is up,
- *   on a free port (the example's port is replaced by 0), then stops on SIGTERM with exit 0;
+ *   on a free port (the example's port is replaced by 0), then ends on SIGTERM (exit 0, or by the signal: logged);
  * - a webhook receiver answers the vendor's test event; `partner-credentials test` finds an otcpartner
  *   simulator; `db migrate down` takes down a database of its own.
  */
