@@ -202,7 +202,7 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
   SVC_PASSWORD_RESET_PER_ADDRESS: {
     path: 'passwordReset.perAddressPerHour',
     type: 'number',
-    doc: 'Password resets asked for one e-mail address in a clock hour, known or not, before further ones get 429 (default 5)',
+    doc: 'Password reset mails sent to one e-mail address in a clock hour; further asks get the same answer and no mail (default 5)',
   },
   SVC_PASSWORD_RESET_PER_CLIENT: {
     path: 'passwordReset.perClientPerHour',

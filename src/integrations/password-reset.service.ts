@@ -3,10 +3,13 @@
  * design is the invitations' (src/sales/invitations.ts): 32 random bytes, only its sha256 stored,
  * sealed in the outbox row and put into the mail only when it is sent, spent by its first use. It
  * lives one hour (database time). Asking answers the same whether the address has an account or
- * not; only an enabled account gets a mail. Asks are limited per address asked for and per client
- * address (rate_counters, clock hours), counted before the account is looked up, so a limit says
- * nothing about an account either. A reset ends every session of the user, spends every other open
- * link of it and lifts a lockout after failed logins.
+ * not; only an enabled account gets a mail. Asks are counted per address asked for and per client
+ * address (rate_counters, clock hours) before the account is looked up, so a limit says nothing about
+ * an account either. Past the client's limit the ask is refused (429). Past the address's limit the
+ * ask answers as usual but sends nothing more: a stranger asking again and again for someone's
+ * address would otherwise keep its owner from asking at all, whereas the links already sent in the
+ * hour reached that owner's mailbox and still work. A reset ends every session of the user, spends
+ * every other open link of it and lifts a lockout after failed logins.
  */
 import { Op, fn, literal } from 'sequelize';
 import { clearLoginLockout, endUserSessions, loadUserActor, newPasswordHash } from '../auth/credentials.service.js';
@@ -23,8 +26,11 @@ import { PasswordReset } from './password-reset.model.js';
 
 export const RESET_VALID_MINUTES = 60;
 
-/** Counts an ask against both limits (known and unknown addresses alike); 429 past either. */
-async function countAsk(email: string, client: string | undefined): Promise<void> {
+/**
+ * Counts an ask against both limits (known and unknown addresses alike): 429 past the client's;
+ * false past the address's (no further mail this hour, the same answer), else true.
+ */
+async function countAsk(email: string, client: string | undefined): Promise<boolean> {
   const { perAddressPerHour, perClientPerHour } = runtime().config.passwordReset;
   if (client) {
     const byClient = await hitFixedWindow(`pwreset-ip:${client}`, 3600);
@@ -32,8 +38,7 @@ async function countAsk(email: string, client: string | undefined): Promise<void
       throw new RateLimitError('Too many password resets asked from this address; try again later', byClient.resetInSeconds);
   }
   const byAddress = await hitFixedWindow(`pwreset:${canonicalEmail(email) ?? email.toLowerCase()}`, 3600);
-  if (byAddress.count > perAddressPerHour)
-    throw new RateLimitError('Too many password resets asked for this e-mail address; try again later', byAddress.resetInSeconds);
+  return byAddress.count <= perAddressPerHour;
 }
 
 function resetMailText(email: string): string {
@@ -56,7 +61,7 @@ function resetMailText(email: string): string {
  */
 export async function requestPasswordReset(input: { email: string; client?: string }): Promise<void> {
   const email = input.email.trim();
-  await countAsk(email, input.client);
+  if (!(await countAsk(email, input.client))) return;
   const user = email ? await findUserByEmail(email) : undefined;
   if (!user || !user.enabled) return;
   const token = randomToken(32);

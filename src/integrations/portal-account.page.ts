@@ -41,12 +41,12 @@ ${csrfField(opts.csrf)}
 }
 
 /** The same answer for every address, whether it has an account or not (no enumeration). */
-export function resetRequestedPage(email: string, validMinutes: number): string {
+export function resetRequestedPage(email: string, validMinutes: number, perAddressPerHour: number): string {
   return layout(
     'Check your e-mail',
     `<main><h1>Check your e-mail</h1>
 <p class="notice" id="notice">If ${esc(email)} has an account, we have sent it a link to choose a new password. The link works once, for ${validMinutes} minutes.</p>
-<p>Nothing arrived? Check your spam folder, or <a href="/portal/forgot-password">ask again</a>.</p>
+<p>Nothing arrived? Check your spam folder, or <a href="/portal/forgot-password">ask again</a>. At most ${perAddressPerHour} links an hour are sent to one address; each link sent in the last ${validMinutes} minutes still works until it is used.</p>
 <p><a href="/portal/login">Back to log in</a></p></main>`,
   );
 }

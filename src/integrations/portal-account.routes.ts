@@ -9,6 +9,7 @@ import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import { endSession, login } from '../auth/credentials.service.js';
 import { clientAddress } from '../http/pre.js';
 import { DomainError } from '../shared/errors.js';
+import { runtime } from '../shared/runtime.js';
 import { forgotPasswordPage, loginPage, resetLinkDeadPage, resetPasswordPage, resetRequestedPage } from './portal-account.page.js';
 import { field, FORM_COOKIE, formSession, formTokenOk, html, page, withFormToken, type Form } from './portal-http.js';
 import { plainError } from './portal-messages.js';
@@ -55,7 +56,7 @@ async function askReset(request: Request, h: ResponseToolkit) {
     if (!(err instanceof DomainError)) throw err;
     return again(plainError(err), err.status);
   }
-  return html(h, resetRequestedPage(email, RESET_VALID_MINUTES));
+  return html(h, resetRequestedPage(email, RESET_VALID_MINUTES, runtime().config.passwordReset.perAddressPerHour));
 }
 
 async function showReset(request: Request, h: ResponseToolkit) {
