@@ -19,7 +19,7 @@ import { PriceList } from './price-list.model.js';
 import { readTable, writeTable, type TableFormat } from './tabular.js';
 import { Uom } from './uom.model.js';
 
-/** The columns of a price-list file (README "Price list files"). */
+/** The columns of a price-list file (docs/cli.md "Price list and product mapping files"). */
 export const PRICE_COLUMNS: ColumnSpec[] = [
   { name: 'price_list', required: true, type: 'text' },
   { name: 'item_code', aliases: ['sku'], required: true, type: 'text' },

@@ -1,5 +1,5 @@
 /**
- * What every command shares (README "CLI reference", docs/decisions.md "Operations toolkit (issue 15)"):
+ * What every command shares (docs/cli.md, docs/decisions.md "Operations toolkit (issue 15)"):
  * the audit identity (`--as <email>`, else `cli:<os-user>`), `--json` (one JSON document on stdout,
  * messages on stderr), readable tables, and a progress bar on a terminal.
  */

@@ -1,6 +1,6 @@
 /**
  * One example (or more) per command, shown by `svc <command> --help` and, for every subcommand, by
- * `svc <noun> --help`; the README's CLI reference is generated from the same help
+ * `svc <noun> --help`; the CLI reference (docs/cli.md) is generated from the same help
  * (`npm run docs:cli`). test/cli/help.test.ts fails when a command has none.
  */
 import type { Command } from 'commander';

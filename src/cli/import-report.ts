@@ -1,7 +1,7 @@
 /**
  * How `svc price-list import` and `svc product-mapping import` show a file's problems: the first
  * SHOWN_PROBLEMS, then the count of each kind of problem per column, and every problem in a CSV file
- * when `--report FILE` asks (README "Price list and product mapping files"). A file of 200,000 bad
+ * when `--report FILE` asks (docs/cli.md "Price list and product mapping files"). A file of 200,000 bad
  * rows prints some 30 lines, not 200,000.
  */
 import { createWriteStream } from 'node:fs';

@@ -153,7 +153,11 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
   PORT: { path: 'port', type: 'number', doc: 'HTTP port of svc serve' },
   HOST: { path: 'host', type: 'string', doc: 'HTTP bind address' },
   SVC_BASE_URL: { path: 'baseUrl', type: 'string', doc: 'Public base URL (links in mail, docs)' },
-  SVC_SECRET_KEY: { path: 'secretKey', type: 'string', doc: 'Signs vendor tokens and peppers key hashes (≥ 32 chars; production: random, README "Secrets")' },
+  SVC_SECRET_KEY: {
+    path: 'secretKey',
+    type: 'string',
+    doc: 'Signs vendor tokens and peppers key hashes (≥ 32 chars; production: random, docs/operations.md "Secrets")',
+  },
   SVC_SECRET_KEY_PREVIOUS: {
     path: 'secretKeyPrevious',
     type: 'string',
@@ -162,7 +166,7 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
   SVC_ENCRYPTION_KEY: {
     path: 'encryptionKey',
     type: 'string',
-    doc: 'AES-256-GCM key for secrets and patient data at rest (base64 of 32 random bytes, README "Secrets")',
+    doc: 'AES-256-GCM key for secrets and patient data at rest (base64 of 32 random bytes, docs/operations.md "Secrets")',
   },
   SVC_ENCRYPTION_KEY_PREVIOUS: {
     path: 'encryptionKeyPrevious',

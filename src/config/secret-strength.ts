@@ -6,7 +6,7 @@
  * `openssl rand -base64 48` (or `-hex 32`, or 32 random bytes in base64 for the encryption key) gives.
  */
 
-/** The examples shipped in this repository's files (compose.yaml, the README) before they became required variables. */
+/** The examples shipped in this repository's files (compose.yaml, the docs) before they became required variables. */
 const KNOWN_EXAMPLES = new Set(['replace-with-64-random-characters-replace-with-64-random-characters', 'cmVwbGFjZS13aXRoLTMyLXJhbmRvbS1ieXRlcy0hISE=']);
 
 /** Words that mark a value as a placeholder someone meant to replace (case-insensitive). */
@@ -17,8 +17,8 @@ export const SECRET_KEY_MIN_BITS = 128;
 /** SVC_ENCRYPTION_KEY: the fewest distinct byte values of its 32 bytes (random keys have 23 or more). */
 export const ENCRYPTION_KEY_MIN_DISTINCT_BYTES = 16;
 
-export const SECRET_HOWTO = 'generate one: openssl rand -base64 48 (README "Secrets")';
-export const KEY_HOWTO = 'generate one: openssl rand -base64 32 (README "Secrets")';
+export const SECRET_HOWTO = 'generate one: openssl rand -base64 48 (docs/operations.md "Secrets")';
+export const KEY_HOWTO = 'generate one: openssl rand -base64 32 (docs/operations.md "Secrets")';
 
 /** Shannon entropy of the symbol frequencies, in bits per symbol. */
 function entropyPerSymbol(symbols: ArrayLike<number>): number {

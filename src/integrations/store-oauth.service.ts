@@ -22,8 +22,8 @@ import { OAuthState } from './oauth-state.model.js';
 
 /**
  * The permissions a customer's storefront grants (issue 26): only what the features that call the
- * store with the connection's token use, each beside its feature (the README's Integrations table
- * lists the same). Not asked: write_products (nothing writes products to a customer's store),
+ * store with the connection's token use, each beside its feature (the store permissions table of
+ * docs/partners/integrations.md lists the same). Not asked: write_products (nothing writes products to a customer's store),
  * read_/write_inventory and read_locations (stock is read as the variants' inventoryQuantity, a
  * product field; nothing sets a customer's stock).
  */

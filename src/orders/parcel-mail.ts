@@ -1,6 +1,6 @@
 /**
  * "Your order … has shipped": one mail per parcel, a parcel being one tracking number of an order
- * (README "Customer mails"). The mail lists the parcel's items (name and quantity), the carrier by
+ * (docs/api/orders.md "Customer mails"). The mail lists the parcel's items (name and quantity), the carrier by
  * its name for people (UPS, not `ups_walleted`) and the tracking link; it names no partner or
  * account. A row of shipment_notices per (order, tracking number) is written by the statement that
  * queues the mail, so a parcel's repeated events (a webhook re-sent, each stage reported, a listing

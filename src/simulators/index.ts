@@ -1,6 +1,6 @@
 /**
  * The five partner simulators (issue 12): real HTTP servers on loopback that play each partner's
- * side for the tests, `npm start` and `svc simulate <partner>`. See README "Partner simulators".
+ * side for the tests, `npm start` and `svc simulate <partner>`. See docs/partners/simulators.md.
  */
 import { startOtcpartnerSimulator, type OtcOptions } from './otcpartner/otcpartner.simulator.js';
 import { startShipperSimulator, type ShipperOptions } from './shipper/shipper.simulator.js';

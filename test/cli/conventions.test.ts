@@ -1,5 +1,5 @@
 /**
- * The conventions every `svc` command keeps (README "Conventions of every command"), held for the
+ * The conventions every `svc` command keeps (docs/cli.md "Conventions of every command"), held for the
  * whole command tree so a new command cannot leave them out: `--json` and `--as` on every command
  * that runs something (the exemptions named with their reason), and, for the commands that print one
  * line, `--json` printing one JSON document on stdout (a secret shown once is in it once).

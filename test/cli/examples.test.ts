@@ -1,7 +1,7 @@
 /**
  * Issue 26 §2: every example a reader is shown runs. The examples are collected as a reader sees
  * them: each command's `--help` ("$ svc …" lines, walking the command tree) and the `svc` lines of
- * the README's shell blocks (`svc …`, `npx svc …`, `node bin/svc …`, `npm run …`). Each runs as
+ * the shell blocks of the README and of every page under docs/ (`svc …`, `npx svc …`, `node bin/svc …`, `npm run …`). Each runs as
  * written, in bash, as a child process on this file's seeded database (the demo data, plus the
  * records the examples name: two registered vendors VEN-00001 and VEN-00002, a pending product …),
  * in the order the help lists them, and must exit 0.
@@ -37,7 +37,7 @@ import { createTestDatabase } from '../helpers/db.js';
 import { spawnWorker, type Child } from '../helpers/processes.js';
 import { MAIN, buildApiKey, buildItem, buildOrder, buildUser, buildVendor, vendorActorOf } from '../helpers/factories.js';
 import { MEDI } from '../vendor-api/helpers.js';
-import { shellBlocks } from '../helpers/markdown.js';
+import { documentFiles, shellBlocks } from '../helpers/markdown.js';
 
 /** Every `$ …` line of every command's help, as `svc <command> --help` prints it. */
 function helpExamples(): string[] {
@@ -49,16 +49,17 @@ function helpExamples(): string[] {
 
 const SVC_LINE = /^(?:[A-Z_]+=[^\s$()]+\s+)*(?:svc|npx svc|node bin\/svc|npm run)\s/;
 
-/** The svc lines of the README's shell blocks (a line ending in `\` joined with the next). */
+/** The svc lines of the docs' shell blocks, README.md and docs/ (a line ending in `\` joined with the next). */
 function readmeExamples(): string[] {
-  const text = readFileSync(join(projectRoot, 'README.md'), 'utf8');
-  return shellBlocks('README.md', text).flatMap((b) =>
-    b.code
-      .replace(/\\\n\s*/g, '')
-      .split('\n')
-      .map((l) => l.replace(/\s+#(?: .*)?$/, '').trim())
-      .filter((l) => SVC_LINE.test(l)),
-  );
+  return documentFiles(projectRoot)
+    .flatMap((file) => shellBlocks(file, readFileSync(join(projectRoot, file), 'utf8')))
+    .flatMap((b) =>
+      b.code
+        .replace(/\\\n\s*/g, '')
+        .split('\n')
+        .map((l) => l.replace(/\s+#(?: .*)?$/, '').trim())
+        .filter((l) => SVC_LINE.test(l)),
+    );
 }
 
 /** Commands that run until stopped: what they print once they are up. */
@@ -196,7 +197,7 @@ async function runExample(example: string): Promise<Ran> {
 
 const examples = [...new Set([...helpExamples(), ...readmeExamples()])];
 
-test.serial('the examples are collected from the help and the README', (t) => {
+test.serial('the examples are collected from the help and the docs', (t) => {
   t.true(examples.length > 60, String(examples.length));
   t.true(examples.includes('svc vendor approve VEN-00001'));
   t.true(examples.some((e) => e.startsWith('npx svc partner-credentials set otcpartner')));

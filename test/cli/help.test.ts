@@ -1,6 +1,6 @@
 /**
  * The CLI's own documentation: an example for every command (in its help and its noun's help), the
- * README's CLI reference equal to what the help generates, `--version`, and shell completion that
+ * CLI reference (docs/cli.md) equal to what the help generates, `--version`, and shell completion that
  * bash really runs.
  */
 import test from 'ava';
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { projectRoot } from '../../src/config/index.js';
 import { createProgram } from '../../src/cli/program.js';
 import { EXAMPLES, pathOf, runnableCommands } from '../../src/cli/examples.js';
-import { cliReference, END, START, withReference } from '../../src/cli/reference.js';
+import { CLI_REFERENCE_FILE, cliReference, END, START, withReference } from '../../src/cli/reference.js';
 import { svc } from '../helpers/cli.js';
 
 const program = () => createProgram({ out: () => undefined, err: () => undefined, env: {}, interactive: false });
@@ -36,10 +36,10 @@ test('every command has an example, shown by its help and by its noun’s help',
   );
 });
 
-test('the README’s CLI reference is the one the commands’ help generates (npm run docs:cli)', (t) => {
-  const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
-  t.true(readme.includes(START) && readme.includes(END));
-  t.is(withReference(readme, cliReference(program())), readme, 'README.md differs from the help: run npm run docs:cli');
+test('the CLI reference is the one the commands’ help generates (npm run docs:cli)', (t) => {
+  const page = readFileSync(join(projectRoot, CLI_REFERENCE_FILE), 'utf8');
+  t.true(page.includes(START) && page.includes(END));
+  t.is(withReference(page, cliReference(program())), page, `${CLI_REFERENCE_FILE} differs from the help: run npm run docs:cli`);
   t.regex(cliReference(program()), /^\| `svc price-list import <file>` \| Import prices .* Example: `svc price-list import prices.csv --dry-run`/m);
 });
 

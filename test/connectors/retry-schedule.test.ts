@@ -1,5 +1,5 @@
 /**
- * The partner retry schedule as the README states it (issue 24, item 17): a partner order whose
+ * The partner retry schedule as docs/partners/fulfilment.md states it (issue 24, item 17): a partner order whose
  * call timed out is due again 30 s after the failed attempt ended, then 60 s, doubling. The wait
  * counts from the attempt's end, so a call that timed out after SVC_PARTNER_TIMEOUT_MS (15 s) is
  * sent again 45 s after it was first sent: the gap the fault probe saw. Measured here on a real
@@ -43,15 +43,15 @@ test.after.always(async () => {
   await app?.stop();
 });
 
-/** The README's partner retry schedule: seconds after a failed attempt ends, for attempts 2, 3 and 4. */
+/** The documented partner retry schedule: seconds after a failed attempt ends, for attempts 2, 3 and 4. */
 function documentedSchedule(): number[] {
-  const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8').replace(/\s+/g, ' ');
-  const m = /retried on 5xx, 429 and timeouts: the next attempt is due (\d+) s after a failed attempt ends .*?, then (\d+) s, (\d+) s/.exec(readme);
-  if (!m) throw new Error('the README does not state the partner retry schedule from the end of a failed attempt');
+  const page = readFileSync(join(projectRoot, 'docs/partners/fulfilment.md'), 'utf8').replace(/\s+/g, ' ');
+  const m = /retried on 5xx, 429 and timeouts: the next attempt is due (\d+) s after a failed attempt ends .*?, then (\d+) s, (\d+) s/.exec(page);
+  if (!m) throw new Error('docs/partners/fulfilment.md does not state the partner retry schedule from the end of a failed attempt');
   return [Number(m[1]), Number(m[2]), Number(m[3])];
 }
 
-test.serial('the README states the schedule the code keeps: 30 s, 60 s, 120 s after a failed attempt ends', (t) => {
+test.serial('the docs state the schedule the code keeps: 30 s, 60 s, 120 s after a failed attempt ends', (t) => {
   t.deepEqual(documentedSchedule(), [2, 3, 4].map(partnerRetryDelaySeconds));
 });
 

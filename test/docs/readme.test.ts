@@ -1,5 +1,5 @@
 /**
- * The commands in the README (and docs/*.md) run as written. The service is started the way
+ * The commands in the README and in every page under docs/ run as written. The service is started the way
  * `npm start` starts it (`node bin/svc start`, development settings) on an empty database of the
  * test server, which it migrates and seeds itself; every shell block not marked
  * `<!-- readme-test: skip (reason) -->` then runs in bash (`set -euo pipefail`) from the project
@@ -13,7 +13,7 @@
  */
 import test from 'ava';
 import { execFile } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -21,7 +21,7 @@ import { promisify } from 'node:util';
 import { projectRoot } from '../../src/config/index.js';
 import { installCurlShim, systemCurl } from '../helpers/curl.js';
 import { createEmptyDatabase } from '../helpers/db.js';
-import { missingExpected, shellBlocks, type ShellBlock } from '../helpers/markdown.js';
+import { documentFiles, missingExpected, shellBlocks, type ShellBlock } from '../helpers/markdown.js';
 import { spawnSvc, type Child } from '../helpers/processes.js';
 
 const run = promisify(execFile);
@@ -30,13 +30,7 @@ const PREAMBLE = 'set -euo pipefail\ncurl() { command curl --fail-with-body --ma
 
 /** Read when the file loads: ava wants one test per block declared synchronously. */
 function documents(): ShellBlock[] {
-  const files = [
-    'README.md',
-    ...readdirSync(join(projectRoot, 'docs'))
-      .filter((f) => f.endsWith('.md'))
-      .map((f) => `docs/${f}`),
-  ];
-  return files.flatMap((file) => shellBlocks(file, readFileSync(join(projectRoot, file), 'utf8')));
+  return documentFiles(projectRoot).flatMap((file) => shellBlocks(file, readFileSync(join(projectRoot, file), 'utf8')));
 }
 const blocks = documents();
 

@@ -105,7 +105,7 @@ test('production refuses predictable secrets: one letter, a repeated unit, a run
   weak(t, 'SVC_ENCRYPTION_KEY', Buffer.from(Array.from({ length: 32 }, (_, i) => 100 + i)).toString('base64'), notRandom); // a run
 });
 
-test('production accepts random secrets as the README generates them', (t) => {
+test('production accepts random secrets as docs/operations.md generates them', (t) => {
   for (let i = 0; i < 200; i++) {
     const env = {
       SVC_ENV: 'production',

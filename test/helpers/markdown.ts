@@ -1,6 +1,9 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
 /**
- * The shell blocks of a Markdown file, for the test that runs the docs' commands. Conventions
- * (README.md, "Commands in the docs are tested" in docs/decisions.md):
+ * The shell blocks of a Markdown file, for the tests that run the docs' commands. Conventions
+ * (docs/development/testing.md, "Commands in the docs are tested"):
  * - a fenced block whose language is sh, bash, shell, zsh or console is a shell block;
  * - `<!-- readme-test: skip (reason) -->` on the line before the fence exempts it, with its reason;
  * - a comment `# → text` shows what the command before it prints; `…` in the text stands for
@@ -82,4 +85,16 @@ export function missingExpected(output: string, expected: string[]): string | un
     from = found.index + found[0].length;
   }
   return undefined;
+}
+
+/**
+ * The documents whose commands run: README.md, then every Markdown file under docs/ (subfolders
+ * too) in path order, so a page that relies on an earlier one's step keeps its place.
+ */
+export function documentFiles(root: string): string[] {
+  const docs = readdirSync(join(root, 'docs'), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f.split('\\').join('/')}`)
+    .sort();
+  return ['README.md', ...docs];
 }

@@ -129,7 +129,7 @@ test.serial('store_start_install validates the shop domain and asks the spec’s
   t.is(u.searchParams.get('redirect_uri'), `${app.url}/api/method/svc.integrations.store_callback`);
   t.is(u.searchParams.get('grant_options[]'), '');
   const scopes = u.searchParams.get('scope')!.split(',');
-  // issue 26: only what the features use (no write_products, inventory or locations), each named in the README beside its feature
+  // issue 26: only what the features use (no write_products, inventory or locations), each named in docs/partners/integrations.md beside its feature
   t.deepEqual(scopes, [
     'read_products',
     'read_orders',
@@ -137,8 +137,9 @@ test.serial('store_start_install validates the shop domain and asks the spec’s
     'read_merchant_managed_fulfillment_orders',
     'write_merchant_managed_fulfillment_orders',
   ]);
-  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-  for (const { scope, feature } of STORE_SCOPE_FEATURES) t.true(readme.includes(`| \`${scope}\` | ${feature} |`), `README names ${scope} with its feature`);
+  const page = readFileSync(new URL('../../../docs/partners/integrations.md', import.meta.url), 'utf8');
+  for (const { scope, feature } of STORE_SCOPE_FEATURES)
+    t.true(page.includes(`| \`${scope}\` | ${feature} |`), `docs/partners/integrations.md names ${scope} with its feature`);
 });
 
 test.serial('the callback refuses a forged HMAC, another session, an expired or a used state; then connects once', async (t) => {

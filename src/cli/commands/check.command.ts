@@ -10,8 +10,8 @@ const MARK = { ok: 'ok  ', warn: 'WARN', fail: 'FAIL' } as const;
 /** The fix for a refused setting: a weak or example secret is replaced by a generated one. */
 function configurationFix(message: string): string {
   if (/^Invalid setting (SVC_SECRET_KEY|SVC_ENCRYPTION_KEY):/.test(message))
-    return 'set it to a generated value: openssl rand -base64 48 (SVC_SECRET_KEY), openssl rand -base64 32 (SVC_ENCRYPTION_KEY); README "Secrets"';
-  return 'fix the variable named (README "Configuration")';
+    return 'set it to a generated value: openssl rand -base64 48 (SVC_SECRET_KEY), openssl rand -base64 32 (SVC_ENCRYPTION_KEY); docs/operations.md "Secrets"';
+  return 'fix the variable named (docs/operations.md "Configuration")';
 }
 
 /** `svc check [--json]`: configuration, database, migrations, worker, outbox, partners, mail. */

@@ -78,7 +78,7 @@ function importOptions(cmd: Command): Command {
 
 /**
  * The file argument is required (`<file>` in help), but a left-out one is asked for on a terminal
- * (README "Conventions of every command"): commander's missing-argument error only without one.
+ * (docs/cli.md "Conventions of every command"): commander's missing-argument error only without one.
  */
 function askedWhenMissing(cmd: Command, io: Io): Command {
   const internal = cmd as unknown as { missingArgument(name: string): void };
