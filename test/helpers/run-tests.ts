@@ -1,7 +1,8 @@
 /**
- * The test command (npm test, after the compile): for the whole suite, the lint step first
- * (test/helpers/lint.ts); then one PostgreSQL for the run (DATABASE_URL's server when set, else an
- * embedded one), a template database built by the migrations and the demo seed, then ava. Each test
+ * The test command (npm test, after the compile): for the whole suite, the lint step (test/helpers/lint.ts)
+ * starts first and runs beside the rest at a lower CPU priority, its findings printed after ava; then
+ * one PostgreSQL for the run (DATABASE_URL's server when set, else an embedded one), a template
+ * database built by the migrations and the demo seed, then ava. Each test
  * file clones the template into its own database, so files run in parallel. The whole suite also
  * measures the coverage of src/ and checks its floor (test/helpers/coverage.ts).
  * The whole suite also records the answers of documented routes and checks them against the
@@ -158,8 +159,10 @@ async function main(): Promise<number> {
   const args = process.argv.slice(2);
   // file or directory arguments run part of the suite (ava's options start with a dash)
   const wholeSuite = !args.some((a) => !a.startsWith('-'));
-  const linted = wholeSuite ? await lint(projectRoot, (text) => process.stdout.write(text)) : true;
-  checkpoint();
+  // the lint runs beside the database set-up and ava (its output is held and printed after them): on
+  // 2 cores it fills the time the tests spend waiting on processes, the database and the network
+  let lintOutput = '';
+  const linting = wholeSuite ? lint(projectRoot, (text) => (lintOutput += text), { background: true }) : Promise.resolve(true);
   const coverage = await startCoverage(projectRoot, { wholeSuite });
   let result: { code: number; output: string };
   // the whole suite's answers (or a part's, with SVC_TEST_CONTRACT=1), one file per test process (test/helpers/contract.ts)
@@ -176,6 +179,8 @@ async function main(): Promise<number> {
     await cleanUp(res);
     if (contractDir) await rm(contractDir, { recursive: true, force: true }).catch(() => undefined);
   }
+  const linted = await linting;
+  process.stdout.write(lintOutput);
   const { code, output } = result;
   const covered = coverage ? await coverage.report((text) => process.stdout.write(text)) : true;
   const count = (re: RegExp) => Number(output.match(re)?.[1] ?? 0);
