@@ -63,7 +63,7 @@ export const ERROR_MEANINGS: Record<number, string> = {
 
 export { emptyResult, messageOf } from '../shared/result-docs.js';
 
-/** A method's answer when it declares no result of its own: Frappe's `{ message }` wrapper. */
+/** A method's answer when it declares no result of its own: Frappe's `{ message }` wrapper (none does: test/http/openapi.test.ts names any that falls back to it). */
 export const methodResultSchema = Joi.object({ message: Joi.any().description('The method result') })
   .unknown(true)
   .label('MethodResult');
