@@ -3,7 +3,7 @@ import Joi from 'joi';
 import { endSession, generateApiKeys, login } from './credentials.service.js';
 import { hasDeskAccess } from './policy/index.js';
 import type { Actor } from './actor.js';
-import { messageOf, methodRoute } from '../http/method.js';
+import { emptyResult, messageOf, methodRoute } from '../http/method.js';
 
 const loginResult = Joi.object({
   message: Joi.string().valid('Logged In', 'No App'),
@@ -107,7 +107,7 @@ export const authRoutes: ServerRoute[] = [
     access: 'public',
     description: 'End the session and expire its cookies (POST with the CSRF token: X-Frappe-CSRF-Token or X-Svc-CSRF-Token)',
     tags: ['auth'],
-    docs: { result: Joi.object({}).label('Empty') },
+    docs: { result: emptyResult },
     handler: async ({ request, h }) => {
       const sid = request.state.sid as string | undefined;
       if (sid) await endSession(sid);

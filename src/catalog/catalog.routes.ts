@@ -2,6 +2,7 @@
 import Joi from 'joi';
 import type { ServerRoute } from '@hapi/hapi';
 import { methodRoute } from '../http/method.js';
+import { catalogRowsResult, orderedWarehousesResult, warehousesResult } from './catalog.docs.js';
 import { PAGE_LENGTH_HEADER } from '../shared/page-length.js';
 import { itemsInWarehouse, listWarehouses, listWarehousesOrdered, pageOf, searchItems, MAX_PAGE, type Page } from './catalog.service.js';
 
@@ -23,6 +24,7 @@ export const catalogRoutes: ServerRoute[] = [
     access: 'authenticated',
     tags,
     description: 'Warehouses (name, warehouse_name, company)',
+    docs: { result: warehousesResult },
     args: Joi.object({}).unknown(true),
     handler: ({ actor }) => listWarehouses(actor!),
   }),
@@ -32,6 +34,7 @@ export const catalogRoutes: ServerRoute[] = [
     access: 'authenticated',
     tags,
     description: 'Warehouses by configured priority, preferred first (name, label)',
+    docs: { result: orderedWarehousesResult },
     args: Joi.object({}).unknown(true),
     handler: ({ actor }) => listWarehousesOrdered(actor!),
   }),
@@ -41,6 +44,7 @@ export const catalogRoutes: ServerRoute[] = [
     access: 'authenticated',
     tags,
     description: "Catalog item rows with available stock in one warehouse, priced with the caller's list",
+    docs: { result: catalogRowsResult },
     args: Joi.object<{ warehouse: string; price_list?: string } & PageArgs>({
       warehouse: Joi.string().max(140).required(),
       price_list: Joi.string().max(140).allow(''),
@@ -57,6 +61,7 @@ export const catalogRoutes: ServerRoute[] = [
     access: 'authenticated',
     tags,
     description: 'Partial match on item name and description; rows with available stock only',
+    docs: { result: catalogRowsResult },
     args: Joi.object<{ query: string; warehouse?: string; price_list?: string } & PageArgs>({
       query: Joi.string().max(140).required(),
       warehouse: Joi.string().max(140).allow(''),

@@ -6,9 +6,25 @@
  * answer comes as soon as the events are stored (applied later by the worker).
  */
 import type { ServerRoute } from '@hapi/hapi';
+import Joi from 'joi';
 import { PARTNER_WEBHOOK_ACCESS } from '../auth/policy/partners.rules.js';
 import { receivePartnerWebhook } from './partner-events.service.js';
 import type { PartnerKey } from './partners.js';
+import { messageOf } from '../http/method.js';
+
+/** The acknowledgement (partner-events.service.ts WebhookAnswer): ok, with what was stored and, when nothing was, why. */
+const webhookAnswer = messageOf(
+  Joi.object({
+    ok: Joi.boolean().valid(true),
+    accepted: Joi.number().integer().description('Events stored now'),
+    duplicates: Joi.number().integer().description("Events of this delivery already stored (a partner's retry)"),
+    replayed: Joi.boolean().valid(true).description('The delivery reused a nonce seen lately: nothing was stored'),
+    ignored: Joi.string().description('The delivery came for a disconnected connection: nothing was stored'),
+    dropped: Joi.boolean().valid(true).description("The account's waiting resource reads were at their cap: nothing was stored"),
+    unusable: Joi.string().description('A verified delivery with nothing usable in it: acknowledged and counted, nothing stored'),
+  }).label('WebhookAnswer'),
+  'PartnerWebhookResult',
+);
 
 export const WEBHOOK_PARTNERS: PartnerKey[] = ['rxpartner', 'shipper', 'otcpartner', 'storepartner'];
 export const WEBHOOK_MAX_BYTES = 64 * 1024;
@@ -21,7 +37,7 @@ function webhookRoute(partner: PartnerKey): ServerRoute {
       description: `Inbound ${partner} webhook: verified by the partner's own signature or key, stored once, applied by the worker`,
       tags: ['api', 'partners'],
       auth: false,
-      app: { access: PARTNER_WEBHOOK_ACCESS },
+      app: { access: PARTNER_WEBHOOK_ACCESS, docs: { result: webhookAnswer } },
       payload: { parse: false, output: 'data', maxBytes: WEBHOOK_MAX_BYTES, failAction: 'error' },
       plugins: { 'hapi-swagger': { payloadType: 'json' } },
       handler: async (request) => {

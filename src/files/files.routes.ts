@@ -3,7 +3,7 @@ import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import contentDisposition from 'content-disposition';
 import Joi from 'joi';
 import { actorOf } from '../http/plugins/auth.js';
-import { methodRoute } from '../http/method.js';
+import { messageOf, methodRoute } from '../http/method.js';
 import { InputError } from '../shared/errors.js';
 import { assertCleanText } from '../shared/text.js';
 import { runtime } from '../shared/runtime.js';
@@ -65,6 +65,29 @@ async function download(request: Request, h: ResponseToolkit, ref: string) {
     .header('x-content-type-options', 'nosniff');
 }
 
+/** upload_file's answer: the File document (files.service.ts fileDoc), as Frappe answers it. */
+const uploadResult = messageOf(
+  Joi.object({
+    name: Joi.string().description('File id'),
+    file_name: Joi.string(),
+    file_url: Joi.string().description('Where to download it (private: with credentials)'),
+    is_private: Joi.number().integer().valid(0, 1),
+    file_size: Joi.number().integer().description('Bytes'),
+    content_hash: Joi.string(),
+    folder: Joi.string(),
+    attached_to_doctype: Joi.string().allow(null),
+    attached_to_name: Joi.string().allow(null),
+    attached_to_field: Joi.string().allow(null),
+    is_folder: Joi.number().integer().valid(0),
+    doctype: Joi.string().valid('File'),
+    owner: Joi.string(),
+    creation: Joi.string().description('Server-local time, as Frappe shows it'),
+    modified: Joi.string(),
+    docstatus: Joi.number().integer().valid(0),
+  }).label('File'),
+  'UploadFileResult',
+);
+
 /** What a download answers with (the types an upload accepts) */
 const FILE_TYPES = ['application/pdf', 'image/png', 'image/jpeg'];
 
@@ -77,7 +100,7 @@ export function filesRoutes(): ServerRoute[] {
       options: {
         description: 'Upload a private file (PDF, PNG or JPEG by content); multipart fields as Frappe: file, is_private, folder, doctype, docname, fieldname',
         tags: ['api', 'files'],
-        app: { access: 'authenticated', docs: { errors: [413, 415, 429, 503, 507] } },
+        app: { access: 'authenticated', docs: { result: uploadResult, errors: [413, 415, 429, 503, 507] } },
         // a little room for the multipart envelope; the file itself is checked against the limit (413)
         payload: { output: 'data', parse: true, multipart: { output: 'annotated' }, maxBytes: limit + 64 * 1024, allow: ['multipart/form-data'] },
         handler: upload,

@@ -13,7 +13,7 @@ import { actorOf, refusalOf } from './plugins/auth.js';
 import type { RouteDocs } from './openapi.js';
 
 // the route kit's documentation helper (a domain's routes name their results with it)
-export { messageOf } from './openapi.js';
+export { emptyResult, messageOf } from './openapi.js';
 
 export type HttpVerb = 'GET' | 'POST' | 'PUT' | 'DELETE';
 

@@ -61,10 +61,9 @@ export const ERROR_MEANINGS: Record<number, string> = {
   507: 'Insufficient storage: the disk is full',
 };
 
-/** Frappe's `{ message }` wrapper around a method's result, named. */
-export const messageOf = (result: Joi.Schema, label: string) => Joi.object({ message: result }).label(label);
+export { emptyResult, messageOf } from '../shared/result-docs.js';
 
-/** A method's answer when it declares no result of its own: Frappe's `{ message }` wrapper. */
+/** A method's answer when it declares no result of its own: Frappe's `{ message }` wrapper (none does: test/http/openapi.test.ts names any that falls back to it). */
 export const methodResultSchema = Joi.object({ message: Joi.any().description('The method result') })
   .unknown(true)
   .label('MethodResult');

@@ -68,3 +68,15 @@ const listRows = () => Joi.array().items(Joi.alternatives(Joi.object().unknown(t
 export const listResult = () => Joi.object({ data: listRows() }).label('DocumentList');
 export const listMessage = () => Joi.object({ message: listRows() }).label('GetListResult');
 export const documentResult = () => Joi.object({ data: documentSchemas() }).label('DocumentResult');
+
+/** frappe.client.get and submit: the document in Frappe's `{ message }` wrapper. */
+export const documentMessage = () => Joi.object({ message: documentSchemas() }).label('DocumentMessage');
+/** frappe.client.get_count: the number of matching documents. */
+export const countMessage = Joi.object({ message: Joi.number().integer().min(0).description('Documents that match the filters') }).label('GetCountResult');
+/**
+ * frappe.client.get_value: the fields asked for (`fieldname`) of the first match, `{}` when none
+ * matches. Open: its keys are the caller's field names, of the DocType's field types.
+ */
+export const valueMessage = Joi.object({
+  message: Joi.object().unknown(true).description('Field name to value; empty when no document matches').label('FieldValues'),
+}).label('GetValueResult');

@@ -5,8 +5,18 @@ import { countDocs, docType, getDoc, listDocs, listPage, requireHandler, type Do
 import { PAGE_LENGTH_HEADER } from '../shared/page-length.js';
 import { InputError } from '../shared/errors.js';
 import { actorOf } from './plugins/auth.js';
-import { jsonParam, methodRoute } from './method.js';
-import { documentResult, inputSchemas, listMessage, listParameters, listResult, updateSchema } from './resource.docs.js';
+import { emptyResult, jsonParam, methodRoute } from './method.js';
+import {
+  countMessage,
+  documentMessage,
+  documentResult,
+  inputSchemas,
+  valueMessage,
+  listMessage,
+  listParameters,
+  listResult,
+  updateSchema,
+} from './resource.docs.js';
 
 function bodyOf(request: Request): Doc {
   const payload = request.payload as unknown;
@@ -113,6 +123,7 @@ export const resourceRoutes: ServerRoute[] = [
     name: 'frappe.client.get_count',
     access: 'authenticated',
     description: 'Count documents matching filters',
+    docs: { result: countMessage },
     args: Joi.object<ListArgs>({
       doctype: Joi.string().required(),
       filters: Joi.any(),
@@ -127,6 +138,7 @@ export const resourceRoutes: ServerRoute[] = [
     name: 'frappe.client.get',
     access: 'authenticated',
     description: 'Get one document',
+    docs: { result: documentMessage },
     args: Joi.object<DocRef>({ doctype: Joi.string().required(), name: Joi.string().required() }).unknown(true),
     handler: async ({ args, actor }) => getDoc(actor!, docType(args.doctype), args.name),
   }),
@@ -134,6 +146,7 @@ export const resourceRoutes: ServerRoute[] = [
     name: 'frappe.client.get_value',
     access: 'authenticated',
     description: 'Get field values of the first document matching filters',
+    docs: { result: valueMessage },
     args: Joi.object<{ doctype: string; fieldname: unknown; filters?: unknown; as_dict?: unknown; parent?: unknown; debug?: unknown }>({
       doctype: Joi.string().required(),
       fieldname: Joi.any().required(),
@@ -157,6 +170,7 @@ export const resourceRoutes: ServerRoute[] = [
     methods: ['POST'],
     access: 'authenticated',
     description: 'Submit a document ({doc: {doctype, name}})',
+    docs: { result: documentMessage },
     args: Joi.object<{ doc: Doc | string }>({
       doc: Joi.alternatives(Joi.object({ doctype: Joi.string().required(), name: Joi.string().required() }).unknown(true), Joi.string()).required(),
     }),
@@ -171,6 +185,7 @@ export const resourceRoutes: ServerRoute[] = [
     methods: ['POST'],
     access: 'authenticated',
     description: 'Cancel a submitted document',
+    docs: { result: emptyResult },
     args: Joi.object<DocRef>({ doctype: Joi.string().required(), name: Joi.string().required() }),
     handler: async ({ args, actor }) => {
       await requireHandler(docType(args.doctype), 'update')(actor!, args.name, { docstatus: 2 });
@@ -182,6 +197,7 @@ export const resourceRoutes: ServerRoute[] = [
     methods: ['POST', 'DELETE'],
     access: 'authenticated',
     description: 'Delete a draft document',
+    docs: { result: emptyResult },
     args: Joi.object<DocRef>({ doctype: Joi.string().required(), name: Joi.string().required() }),
     handler: async ({ args, actor }) => {
       await requireHandler(docType(args.doctype), 'remove')(actor!, args.name);

@@ -11,6 +11,15 @@ import { connectShipper, disconnectShipper, type ConnectShipperInput } from './s
 import { completeStoreInstall, disconnectStore, startStoreInstall } from './store-oauth.service.js';
 import { syncOwnStore } from './store-sync.service.js';
 import { integrationStatus } from './connections.service.js';
+import {
+  callbackResult,
+  connectShipperResult,
+  disconnectShipperResult,
+  disconnectStoreResult,
+  startInstallResult,
+  statusResult,
+  syncResult,
+} from './integrations.docs.js';
 import { messagePage, wantsHtml } from './portal-layout.js';
 import { plainError } from './portal-messages.js';
 
@@ -40,6 +49,7 @@ async function callback(request: Request, h: ResponseToolkit, actor: Parameters<
 export const integrationsRoutes: ServerRoute[] = [
   methodRoute({
     name: 'svc.integrations.status',
+    docs: { result: statusResult },
     methods: ['GET'],
     access: { resource: 'Integration', action: 'read' },
     description: 'The shipper and storefront connections of your organisation, with the last syncs (never a secret)',
@@ -51,6 +61,7 @@ export const integrationsRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.integrations.connect_shipper',
+    docs: { result: connectShipperResult },
     methods: ['POST'],
     access: connect,
     description: 'Connect your own shipper account: the key pair is checked with the partner, then stored encrypted',
@@ -63,6 +74,7 @@ export const integrationsRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.integrations.disconnect_shipper',
+    docs: { result: disconnectShipperResult },
     methods: ['POST'],
     access: disconnect,
     description: 'Forget your own shipper key pair (your orders go out with the marketplace account again)',
@@ -71,6 +83,7 @@ export const integrationsRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.integrations.store_start_install',
+    docs: { result: startInstallResult },
     methods: ['POST'],
     access: connect,
     description: 'Start installing the storefront app on your shop: answers the authorize_url to open in this browser session, and its state',
@@ -80,6 +93,7 @@ export const integrationsRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.integrations.store_callback',
+    docs: { result: callbackResult },
     methods: ['GET'],
     access: 'public',
     description: 'OAuth callback of the storefront install: state (single-use, this session), HMAC, code exchanged for a permanent token',
@@ -88,6 +102,7 @@ export const integrationsRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.storepartner.oauth_callback',
+    docs: { result: callbackResult },
     methods: ['GET'],
     access: 'public',
     description: 'OAuth callback verified by HMAC (the same verification and exchange as svc.integrations.store_callback)',
@@ -96,6 +111,7 @@ export const integrationsRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.integrations.disconnect_store',
+    docs: { result: disconnectStoreResult },
     methods: ['POST'],
     access: disconnect,
     description: 'Forget your storefront’s token (catalog items already synced stay)',
@@ -104,6 +120,7 @@ export const integrationsRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.storepartner.sync_catalog',
+    docs: { result: syncResult },
     methods: ['POST'],
     access: sync,
     description: 'Sync your storefront’s products and variants into the catalog now (also a daily job): new and changed ones go to review',
@@ -112,6 +129,7 @@ export const integrationsRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.storepartner.sync_inventory',
+    docs: { result: syncResult },
     methods: ['POST'],
     access: sync,
     description: 'Sync your storefront’s stock per variant now (also a daily job)',
@@ -120,6 +138,7 @@ export const integrationsRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.storepartner.import_orders',
+    docs: { result: syncResult },
     methods: ['POST'],
     access: sync,
     description: 'Import your storefront’s new orders as Sales Orders now (also every 10 minutes); lines are matched by SKU = item code',

@@ -6,6 +6,7 @@ import { methodRoute } from '../http/method.js';
 import { aggregateShipments } from './shipments.service.js';
 import { placeOrder, type PlaceOrderInput } from './place-order.service.js';
 import { doctorStatus, verifyDoctor, type VerifyDoctorInput } from './doctor.service.js';
+import { doctorStatusResult, placeOrderResult, shipmentsResult } from './orders.docs.js';
 import { NotFoundError } from '../shared/errors.js';
 
 export const ordersRoutes: ServerRoute[] = [
@@ -15,6 +16,7 @@ export const ordersRoutes: ServerRoute[] = [
     access: 'authenticated',
     tags: ['orders'],
     description: 'Aggregated shipment row of each vendor or partner with a shipment on the order',
+    docs: { result: shipmentsResult },
     args: Joi.object<{ sales_order: string }>({ sales_order: Joi.string().max(140).required() }),
     handler: ({ actor, args }) => aggregateShipments(actor!, args.sales_order),
   }),
@@ -24,6 +26,7 @@ export const ordersRoutes: ServerRoute[] = [
     access: 'authenticated',
     tags: ['orders'],
     description: 'Simplified placement: creates and submits a one-line order; answers { status: "success", order_id } (also inside message)',
+    docs: { result: placeOrderResult },
     args: Joi.object<PlaceOrderInput>({
       customer_id: Joi.string().max(140).allow(''),
       product_id: Joi.string().max(140).required(),
@@ -41,6 +44,7 @@ export const ordersRoutes: ServerRoute[] = [
     access: permission('Doctor Verification', 'update'),
     tags: ['orders', '503A'],
     description: 'Verify a doctor account once (NPI and DEA certificate) so it can place 503A orders (admin)',
+    docs: { result: doctorStatusResult },
     args: Joi.object<VerifyDoctorInput>({
       email: Joi.string().email({ tlds: false }).required(),
       npi: Joi.string().required(),
@@ -55,6 +59,7 @@ export const ordersRoutes: ServerRoute[] = [
     access: permission('Doctor Verification', 'read'),
     tags: ['orders', '503A'],
     description: 'Doctor verification state of a user account (admin)',
+    docs: { result: doctorStatusResult },
     args: Joi.object<{ email: string }>({ email: Joi.string().email({ tlds: false }).required() }),
     handler: async ({ actor, args }) => {
       const status = await doctorStatus(actor!, args.email);

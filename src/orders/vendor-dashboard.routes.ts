@@ -1,6 +1,7 @@
 /** The vendor dashboard (a vendor user's session): its sales, recent orders and low stock. Listed after the vendor routes. */
 import type { ServerRoute } from '@hapi/hapi';
 import { methodRoute } from '../http/method.js';
+import { vendorDashboardResult } from './orders.docs.js';
 import { getVendorDashboardData } from './vendor-dashboard.service.js';
 
 export const vendorDashboardRoutes: ServerRoute[] = [
@@ -10,6 +11,7 @@ export const vendorDashboardRoutes: ServerRoute[] = [
     access: 'authenticated',
     tags: ['vendor'],
     description: "Sales totals, recent orders and low-stock SKUs of the caller's vendor",
+    docs: { result: vendorDashboardResult },
     handler: ({ actor }) => getVendorDashboardData(actor!),
   }),
 ];

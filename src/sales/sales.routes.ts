@@ -4,6 +4,15 @@ import type { ServerRoute } from '@hapi/hapi';
 import { methodRoute } from '../http/method.js';
 import { permission } from '../auth/policy/index.js';
 import { getLeaderboard, getMyCustomers, getRepKpis, LEADERBOARD_METRICS, type LeaderboardMetric } from './rep-dashboard.service.js';
+import {
+  acceptCustomerResult,
+  acceptSubrepResult,
+  inviteSubrepResult,
+  leaderboardResult,
+  myCustomersResult,
+  repKpisResult,
+  teamCommissionResult,
+} from './sales.docs.js';
 import { teamCommissionSummary } from './team-commission.service.js';
 import { acceptCustomerInvitation } from './customer-accounts.service.js';
 import { acceptInvitation, inviteSubrep, type InviteInput } from './subrep-team.service.js';
@@ -19,6 +28,7 @@ export const MAX_MY_CUSTOMERS = 500;
 export const salesRoutes: ServerRoute[] = [
   methodRoute({
     name: 'svc.rep_dashboard.get_rep_kpis',
+    docs: { result: repKpisResult },
     methods: ['GET', 'POST'],
     access: permission('Sales Dashboard', 'read'),
     tags,
@@ -29,6 +39,7 @@ export const salesRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.rep_dashboard.get_leaderboard',
+    docs: { result: leaderboardResult },
     methods: ['GET', 'POST'],
     access: permission('Sales Dashboard', 'read'),
     tags,
@@ -41,6 +52,7 @@ export const salesRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.rep_dashboard.get_my_customers',
+    docs: { result: myCustomersResult },
     methods: ['GET', 'POST'],
     access: permission('Sales Dashboard', 'read'),
     tags,
@@ -50,6 +62,7 @@ export const salesRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.team_commission.team_commission_summary',
+    docs: { result: teamCommissionResult },
     methods: ['GET', 'POST'],
     access: permission('Sales Dashboard', 'team'),
     tags,
@@ -59,6 +72,7 @@ export const salesRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.subrep_team.invite_subrep',
+    docs: { result: inviteSubrepResult },
     methods: ['POST'],
     access: permission('Sales Dashboard', 'invite'),
     tags,
@@ -73,6 +87,7 @@ export const salesRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.subrep_team.accept_invitation',
+    docs: { result: acceptSubrepResult },
     methods: ['POST'],
     access: 'public',
     tags,
@@ -82,6 +97,7 @@ export const salesRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.customer_accounts.accept_invitation',
+    docs: { result: acceptCustomerResult },
     methods: ['POST'],
     access: 'public',
     tags,

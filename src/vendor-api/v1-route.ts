@@ -6,7 +6,7 @@
  */
 import Boom from '@hapi/boom';
 import type { Lifecycle, Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
-import type Joi from 'joi';
+import Joi from 'joi';
 import { bearerVendorOf, type Actor } from '../auth/actor.js';
 import { permission } from '../auth/policy/index.js';
 import { type Tx } from '../db/sequelize.js';
@@ -43,6 +43,8 @@ export interface V1RouteDef<A> {
   /** public routes (auth.token) skip the vendor checks */
   public?: boolean;
   handler(ctx: V1Context<A>): Promise<unknown>;
+  /** the documented success body (http/openapi.ts); an idempotent route's replay adds idempotent_replay */
+  result: Joi.ObjectSchema;
 }
 
 const credentialsOf = (request: Request) => request.auth.credentials as unknown as Actor | undefined;
@@ -129,7 +131,12 @@ export function v1Route<A extends Record<string, unknown>>(def: V1RouteDef<A>): 
     description: def.description,
     tags: ['vendor-v1'],
     // the statuses of the v1 interface beyond a method's (the spec's error table)
-    docs: { errors: [...(def.public ? [401] : [404, 422]), 429, ...(def.idempotent ? [409] : [])] },
+    docs: {
+      result: def.idempotent
+        ? def.result.keys({ idempotent_replay: Joi.boolean().valid(true).description('A replay of a stored answer (Idempotency-Key)') })
+        : def.result,
+      errors: [...(def.public ? [401] : [404, 422]), 429, ...(def.idempotent ? [409] : [])],
+    },
     options: { pre, ext: { onPreResponse: { method: apiLog(def.name) } } },
     handler: async ({ request, h, args, actor }) => {
       if (def.public) return def.handler({ request, actor: actor as Actor, args });

@@ -12,6 +12,18 @@ import { syncOrders } from './orders.service.js';
 import { syncProducts } from './products.service.js';
 import { issueToken, refreshToken } from './tokens.service.js';
 import { recordsOf, v1Route } from './v1-route.js';
+import {
+  fulfillmentResult,
+  inventoryResult,
+  ordersResult,
+  pricesResult,
+  productStatusResult,
+  productsResult,
+  testFireResult,
+  tokenResult,
+  vendorDetailsResult,
+  warehouseResult,
+} from './v1.docs.js';
 import { clientAddress } from '../http/pre.js';
 
 const batch = (key: string) => Joi.object({ [key]: Joi.any().required() }).unknown(true);
@@ -57,6 +69,7 @@ function listedCodes(args: Record<string, unknown>): Record<string, unknown>[] |
 export const v1Routes: ServerRoute[] = [
   v1Route<{ client_id: string; client_secret: string }>({
     name: 'auth.token',
+    result: tokenResult,
     description: 'Exchange client_id and client_secret for a one-hour bearer token (scope sync, or sync pharmacy)',
     write: true,
     public: true,
@@ -75,6 +88,7 @@ export const v1Routes: ServerRoute[] = [
   }),
   v1Route<{ access_token?: string; scope?: string }>({
     name: 'auth.refresh',
+    result: tokenResult,
     description: 'Exchange a still-valid bearer token (Authorization header, or access_token) for a fresh one',
     write: true,
     public: true,
@@ -94,6 +108,7 @@ export const v1Routes: ServerRoute[] = [
   }),
   v1Route<{ products: unknown }>({
     name: 'sync.products',
+    result: productsResult,
     write: true,
     idempotent: true,
     batchKey: 'products',
@@ -103,6 +118,7 @@ export const v1Routes: ServerRoute[] = [
   }),
   v1Route<{ prices: unknown }>({
     name: 'sync.prices',
+    result: pricesResult,
     write: true,
     idempotent: true,
     batchKey: 'prices',
@@ -112,6 +128,7 @@ export const v1Routes: ServerRoute[] = [
   }),
   v1Route<{ inventory: unknown }>({
     name: 'sync.inventory',
+    result: inventoryResult,
     write: true,
     idempotent: true,
     batchKey: 'inventory',
@@ -121,6 +138,7 @@ export const v1Routes: ServerRoute[] = [
   }),
   v1Route<Record<string, unknown>>({
     name: 'sync.product_status',
+    result: productStatusResult,
     write: false,
     batchKey: ['items', 'products', 'skus'],
     args: Joi.object({
@@ -145,6 +163,7 @@ export const v1Routes: ServerRoute[] = [
   }),
   v1Route<{ since?: string; status?: string; page?: unknown; page_length?: unknown }>({
     name: 'sync.orders',
+    result: ordersResult,
     write: false,
     args: Joi.object({ since: Joi.string().max(40).allow(''), status: Joi.string().max(20).allow(''), page: Joi.any(), page_length: Joi.any() }).unknown(true),
     description: 'Recent orders holding your products, newest first: since, status, page, page_length (max 100)',
@@ -152,6 +171,7 @@ export const v1Routes: ServerRoute[] = [
   }),
   v1Route<{ data: unknown }>({
     name: 'sync.fulfillment',
+    result: fulfillmentResult,
     write: true,
     idempotent: true,
     args: data,
@@ -160,6 +180,7 @@ export const v1Routes: ServerRoute[] = [
   }),
   v1Route<{ data: unknown }>({
     name: 'pharmacy.fulfillment',
+    result: fulfillmentResult,
     write: true,
     idempotent: true,
     args: data,
@@ -168,6 +189,7 @@ export const v1Routes: ServerRoute[] = [
   }),
   v1Route<Record<string, unknown>>({
     name: 'sync.vendor_details',
+    result: vendorDetailsResult,
     write: true,
     idempotent: true,
     args: Joi.object().unknown(true),
@@ -176,6 +198,7 @@ export const v1Routes: ServerRoute[] = [
   }),
   v1Route<Record<string, unknown>>({
     name: 'warehouse.create',
+    result: warehouseResult,
     write: true,
     idempotent: true,
     args: Joi.object().unknown(true),
@@ -184,6 +207,7 @@ export const v1Routes: ServerRoute[] = [
   }),
   v1Route<Record<string, unknown>>({
     name: 'webhooks.test_fire',
+    result: testFireResult,
     write: true,
     args: Joi.object().unknown(true),
     description: 'Send a signed webhook.test to your Webhook URL now (never retried); check ok, not the HTTP status',

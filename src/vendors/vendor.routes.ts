@@ -22,6 +22,17 @@ import {
   setWebhook,
   updateVendorSettings,
 } from './vendor-profile.service.js';
+import {
+  credentialsResult,
+  registrationResult,
+  reviewResult,
+  stockDecisionResult,
+  stockRequestResult,
+  stockRequestsResult,
+  vendorResult,
+  vendorsResult,
+  webhookResult,
+} from './vendor.docs.js';
 import { registerVendor } from './vendor-registration.service.js';
 
 const vendorArg = Joi.object<{ vendor: string }>({ vendor: Joi.string().max(140).required() });
@@ -39,6 +50,7 @@ const PROFILE_ADMIN = permission('Vendor Profile', 'update');
 export const vendorRoutes: ServerRoute[] = [
   methodRoute({
     name: 'svc.api.register_vendor',
+    docs: { result: registrationResult },
     methods: ['POST'],
     access: 'public',
     tags: ['vendor'],
@@ -60,6 +72,7 @@ export const vendorRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.vendors.list_vendors',
+    docs: { result: vendorsResult },
     methods: ['GET', 'POST'],
     access: 'authenticated',
     tags: ['vendor'],
@@ -68,6 +81,7 @@ export const vendorRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.vendors.get_vendor',
+    docs: { result: vendorResult },
     methods: ['GET', 'POST'],
     access: 'authenticated',
     tags: ['vendor'],
@@ -77,6 +91,7 @@ export const vendorRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.vendors.approve_vendor',
+    docs: { result: vendorResult },
     methods: ['POST'],
     access: PROFILE_ADMIN,
     tags: ['vendor'],
@@ -86,6 +101,7 @@ export const vendorRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.vendors.reject_vendor',
+    docs: { result: vendorResult },
     methods: ['POST'],
     access: PROFILE_ADMIN,
     tags: ['vendor'],
@@ -95,6 +111,7 @@ export const vendorRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.vendors.suspend_vendor',
+    docs: { result: vendorResult },
     methods: ['POST'],
     access: PROFILE_ADMIN,
     tags: ['vendor'],
@@ -104,6 +121,7 @@ export const vendorRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.vendors.enable_api',
+    docs: { result: vendorResult },
     methods: ['POST'],
     access: PROFILE_ADMIN,
     tags: ['vendor'],
@@ -113,6 +131,7 @@ export const vendorRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.vendors.generate_credentials',
+    docs: { result: credentialsResult },
     methods: ['POST'],
     access: permission('Vendor Profile', 'credentials'),
     tags: ['vendor'],
@@ -122,6 +141,7 @@ export const vendorRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.vendors.update_settings',
+    docs: { result: vendorResult },
     methods: ['POST'],
     access: PROFILE_ADMIN,
     tags: ['vendor'],
@@ -141,6 +161,7 @@ export const vendorRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.vendors.set_webhook',
+    docs: { result: webhookResult },
     methods: ['POST'],
     access: PROFILE_ADMIN,
     tags: ['vendor'],
@@ -154,6 +175,7 @@ export const vendorRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.vendors.review_product',
+    docs: { result: reviewResult },
     methods: ['POST'],
     access: permission('Product Review', 'review'),
     tags: ['vendor'],
@@ -168,6 +190,7 @@ export const vendorRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.api.create_stock_update_request',
+    docs: { result: stockRequestResult },
     methods: ['POST'],
     access: 'authenticated',
     tags: ['vendor'],
@@ -177,6 +200,7 @@ export const vendorRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.api.list_stock_update_requests',
+    docs: { result: stockRequestsResult },
     methods: ['GET', 'POST'],
     access: 'authenticated',
     tags: ['vendor'],
@@ -186,6 +210,7 @@ export const vendorRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.api.decide_stock_update_request',
+    docs: { result: stockDecisionResult },
     methods: ['POST'],
     access: permission('Stock Update Request', 'approve'),
     tags: ['vendor'],

@@ -101,6 +101,8 @@ async function contractHolds(dir: string, adminUrl: string, write: (text: string
   const { checked, mismatches } = checkContract(document, readSamples(dir));
   write(`\nOpenAPI contract: ${checked.length} documented answers (method, route, status) checked, ${mismatches.length} mismatches\n`);
   for (const line of mismatches) write(`  CONTRACT: ${line}\n`);
+  // SVC_TEST_CONTRACT=list also names what was checked (which routes a part of the suite exercises)
+  if (process.env.SVC_TEST_CONTRACT === 'list') for (const id of checked) write(`  checked: ${id}\n`);
   return mismatches.length === 0;
 }
 
@@ -165,8 +167,8 @@ async function main(): Promise<number> {
   const linting = wholeSuite ? lint(projectRoot, (text) => (lintOutput += text), { background: true }) : Promise.resolve(true);
   const coverage = await startCoverage(projectRoot, { wholeSuite });
   let result: { code: number; output: string };
-  // the whole suite's answers (or a part's, with SVC_TEST_CONTRACT=1), one file per test process (test/helpers/contract.ts)
-  const contractDir = wholeSuite || process.env.SVC_TEST_CONTRACT === '1' ? await mkdtemp(join(tmpdir(), 'svc-contract-')) : undefined;
+  // the whole suite's answers (or a part's, with SVC_TEST_CONTRACT=1 or list), one file per test process (test/helpers/contract.ts)
+  const contractDir = wholeSuite || ['1', 'list'].includes(process.env.SVC_TEST_CONTRACT ?? '') ? await mkdtemp(join(tmpdir(), 'svc-contract-')) : undefined;
   let contracted = true;
   try {
     const adminUrl = await startDatabase(res);

@@ -71,6 +71,17 @@ test('every operation documents its success body and the error body for each sta
   for (const status of ['401', '403', '417']) t.truthy(submit.responses[status], `submit ${status}`);
   const put = doc.paths['/api/resource/{doctype}/{name}'].put;
   for (const status of ['404', '409', '417']) t.truthy(put.responses[status], `PUT resource ${status}`);
+  // every success body is named after what the route answers: none is the bare `{ message: any }` wrapper
+  const generic = ops.filter(([, , op]) =>
+    Object.entries(op.responses).some(
+      ([status, r]) => /^2/.test(status) && (r as Json).content?.['application/json']?.schema?.$ref === '#/components/schemas/MethodResult',
+    ),
+  );
+  t.deepEqual(
+    generic.map(([path, method]) => `${method} ${path}`),
+    [],
+    'operations whose success body is the generic MethodResult',
+  );
   const error = doc.components.schemas.Error;
   t.deepEqual(error.required, ['exc_type']);
   for (const field of ['exc_type', 'exception', '_server_messages']) t.truthy(error.properties[field], field);
@@ -159,6 +170,10 @@ test('contract: the answers on documented routes match their schemas', async (t)
     'GET /api/resource/{doctype}/{name} 404',
     'PUT /api/resource/{doctype}/{name} 200',
     'DELETE /api/resource/{doctype}/{name} 202',
+    'GET /api/method/frappe.client.get_count 200',
+    'GET /api/method/frappe.client.get 200',
+    'GET /api/method/frappe.client.get_value 200',
+    'POST /api/method/svc.auth.generate_keys 200',
   ])
     t.true(report.checked.includes(id), `${id} checked (checked: ${report.checked.join(', ')})`);
 });
@@ -170,9 +185,15 @@ test('contract: an answer that does not match its schema, or a status the docume
     { method: 'post', route: '/api/method/login', status: 401, body: { message: 'no exc_type' } },
     { method: 'get', route: '/api/resource/{doctype}', status: 200, body: { data: 'not a list' } },
     { method: 'get', route: '/api/method/ping', status: 418, body: {} },
+    // a named method result: a count that is text, a vendor's sales totals that are text
+    { method: 'get', route: '/api/method/frappe.client.get_count', status: 200, body: { message: '3' } },
+    { method: 'get', route: '/api/method/svc.api.get_vendor_dashboard_data', status: 200, body: { message: { sales: { total_sales: '10.00' } } } },
+    { method: 'get', route: '/api/method/frappe.client.get_count', status: 200, body: { message: 3 } },
     { method: 'get', route: '/portal', status: 200, body: {} },
   ]);
-  t.is(report.mismatches.length, 4, report.mismatches.join('\n'));
+  t.is(report.mismatches.length, 6, report.mismatches.join('\n'));
+  t.regex(report.mismatches.join('\n'), /GET \/api\/method\/frappe.client.get_count 200: .*must be integer/);
+  t.regex(report.mismatches.join('\n'), /GET \/api\/method\/svc.api.get_vendor_dashboard_data 200: .*total_sales must be number/);
   t.regex(report.mismatches.join('\n'), /GET \/api\/method\/ping 418: status 418 is not documented/);
   t.false(
     report.checked.some((id) => id.includes('/portal')),

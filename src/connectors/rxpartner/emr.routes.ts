@@ -7,6 +7,7 @@ import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { methodRoute } from '../../http/method.js';
 import { isRealDate } from '../../orders/npi.js';
+import { ensurePatientResult, followUpsResult, pollResult, registerWebhookResult, syncToRxpartnerResult } from './emr.docs.js';
 import { listFollowUps } from '../follow-ups.service.js';
 import { ensurePatient, pollRxpartnerStatus, registerWebhook, syncToRxpartner, type PartnerTime } from './emr.service.js';
 
@@ -17,6 +18,7 @@ const timing = (t: PartnerTime) => `partner;dur=${Math.round(t.ms)}`;
 export const emrRoutes: ServerRoute[] = [
   methodRoute({
     name: 'svc.rxpartner.ensure_patient',
+    docs: { result: ensurePatientResult },
     methods: ['POST'],
     access: { resource: 'Rxpartner EMR', action: 'ensure_patient' },
     tags: ['emr'],
@@ -40,6 +42,7 @@ export const emrRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.rxpartner.sync_to_rxpartner',
+    docs: { result: syncToRxpartnerResult },
     methods: ['POST'],
     access: { resource: 'Rxpartner EMR', action: 'sync' },
     tags: ['emr'],
@@ -54,6 +57,7 @@ export const emrRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.rxpartner.poll_rxpartner_status',
+    docs: { result: pollResult },
     methods: ['GET'],
     access: { resource: 'Rxpartner EMR', action: 'poll' },
     tags: ['emr'],
@@ -68,6 +72,7 @@ export const emrRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.rxpartner.register_webhook',
+    docs: { result: registerWebhookResult },
     methods: ['POST'],
     access: { resource: 'Rxpartner EMR', action: 'register_webhook' },
     tags: ['emr'],
@@ -85,6 +90,7 @@ export const emrRoutes: ServerRoute[] = [
   }),
   methodRoute({
     name: 'svc.rxpartner.list_follow_ups',
+    docs: { result: followUpsResult },
     methods: ['GET'],
     access: { resource: 'Partner Follow-up', action: 'read' },
     tags: ['emr', 'partners'],
