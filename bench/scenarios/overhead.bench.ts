@@ -45,7 +45,7 @@ async function otlpSink(): Promise<{ url: string; exports: () => number; close: 
 async function orderableBins(ctx: BenchContext): Promise<Bin[]> {
   const { rows } = await ctx.pool.query<Bin>(
     `SELECT b.item_code, b.warehouse FROM bins b JOIN items i ON i.item_code = b.item_code
-      WHERE i.published AND NOT i.disabled AND i.workflow_state = 'Approved' AND b.actual_qty > 0 AND i.vendor IS NULL ORDER BY b.item_code, b.warehouse`,
+      WHERE i.published AND NOT i.disabled AND i.workflow_state = 'Approved' AND NOT i.is_503a AND b.actual_qty > 0 AND i.vendor IS NULL ORDER BY b.item_code, b.warehouse`,
   );
   await ctx.pool.query(
     `UPDATE bins b SET actual_qty = actual_qty + 1000000 FROM unnest($1::text[], $2::text[]) AS k(item_code, warehouse) WHERE b.item_code = k.item_code AND b.warehouse = k.warehouse`,
@@ -102,6 +102,7 @@ export const scenario: BenchScenario = {
         }
         await ctx.pool.query('VACUUM ANALYZE sales_orders, sales_order_items, vendor_orders, outbox, bins');
       }
+      for (const [k, c] of clients) ctx.log(`${k}: ${JSON.stringify([...c.stats.status])} ${JSON.stringify([...c.stats.failures])}`);
       for (const c of clients.values()) await c.close();
       return report(variants, runs, errors, sink.exports());
     } finally {
