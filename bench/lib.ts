@@ -34,6 +34,8 @@ export interface BenchContext {
   duration: number;
   /** starts `svc serve` child processes on free ports; all stop at the end of the scenario */
   serve(count?: number, env?: Record<string, string>): Promise<string[]>;
+  /** CPU time (user + system, ms) the `svc serve` child at `url` has used so far; undefined off Linux */
+  cpuMs(url: string): number | undefined;
   /** starts `svc worker` child processes */
   worker(count?: number, env?: Record<string, string>): Promise<ChildProcess[]>;
   /** stops every child this scenario started */
@@ -106,6 +108,16 @@ export async function waitForWorker(logName: string, child: ChildProcess, timeou
     if (child.exitCode !== null) throw new Error(`${logName} exited (${child.exitCode}) before it ran; see ${file}`);
     if (Date.now() > end) throw new Error(`${logName} did not start within ${timeoutMs / 1000} s; see ${file}`);
     await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** CPU time (user + system, ms) process `pid` has used, from /proc (Linux); undefined elsewhere. */
+export function processCpuMs(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 1/100 s
+  } catch {
+    return undefined;
   }
 }
 
