@@ -125,7 +125,7 @@ export async function serveOnFreePort(env: Record<string, string>, logName: stri
   const port = await freePort();
   const child = spawnSvcProcess(['serve', '--port', String(port)], env, logName);
   const url = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${url}/api/method/ping`);
+  await waitForHttp(`${url}/api/method/ping`, 120_000); // a loaded machine has taken more than 30 s to start one
   return { url, child };
 }
 
