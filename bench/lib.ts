@@ -34,6 +34,8 @@ export interface BenchContext {
   duration: number;
   /** starts `svc serve` child processes on free ports; all stop at the end of the scenario */
   serve(count?: number, env?: Record<string, string>): Promise<string[]>;
+  /** CPU time (user + system, ms) the `svc serve` child at `url` has used so far; undefined off Linux */
+  cpuMs(url: string): number | undefined;
   /** starts `svc worker` child processes */
   worker(count?: number, env?: Record<string, string>): Promise<ChildProcess[]>;
   /** stops every child this scenario started */
@@ -109,11 +111,21 @@ export async function waitForWorker(logName: string, child: ChildProcess, timeou
   }
 }
 
+/** CPU time (user + system, ms) process `pid` has used, from /proc (Linux); undefined elsewhere. */
+export function processCpuMs(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 1/100 s
+  } catch {
+    return undefined;
+  }
+}
+
 export async function serveOnFreePort(env: Record<string, string>, logName: string): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
   const child = spawnSvcProcess(['serve', '--port', String(port)], env, logName);
   const url = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${url}/api/method/ping`);
+  await waitForHttp(`${url}/api/method/ping`, 120_000); // a loaded machine has taken more than 30 s to start one
   return { url, child };
 }
 

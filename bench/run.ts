@@ -18,7 +18,17 @@ import { initRuntime } from '../src/shared/runtime.js';
 import { generateApiKeys } from '../src/auth/credentials.service.js';
 import { systemActor } from '../src/auth/actor.js';
 import { seedDemo } from '../seeds/index.js';
-import { runAutocannon, runLoop, serveOnFreePort, spawnSvcProcess, waitForWorker, type BenchContext, type BenchRow, type BenchScenario } from './lib.js';
+import {
+  processCpuMs,
+  runAutocannon,
+  runLoop,
+  serveOnFreePort,
+  spawnSvcProcess,
+  waitForWorker,
+  type BenchContext,
+  type BenchRow,
+  type BenchScenario,
+} from './lib.js';
 import '../src/modules.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -99,6 +109,7 @@ async function main(): Promise<void> {
       // then terminates them, and an unhandled pool 'error' would crash the run after its results
       pool.on('error', () => undefined);
       const children: ChildProcess[] = [];
+      const served = new Map<string, ChildProcess>();
       const childEnv = (env: Record<string, string> = {}) => ({
         SVC_ENV: 'development',
         DATABASE_URL: dbUrl,
@@ -116,10 +127,12 @@ async function main(): Promise<void> {
           for (let i = 0; i < count; i++) {
             const { url, child } = await serveOnFreePort(childEnv(env), `${scenario.name}-serve-${i}`);
             children.push(child);
+            served.set(url, child);
             urls.push(url);
           }
           return urls;
         },
+        cpuMs: (url) => processCpuMs(served.get(url)?.pid),
         async worker(count = 1, env = {}) {
           const started: ChildProcess[] = [];
           const names = Array.from({ length: count }, (_, i) => `${scenario.name}-worker-${i}`);

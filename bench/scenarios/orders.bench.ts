@@ -79,13 +79,15 @@ interface SvcStats {
   post: number[];
   put: number[];
   status: Map<string, number>;
+  /** the first answer body of each failing status ("POST 409"), to say what failed */
+  failures: Map<string, string>;
 }
 
 export function svcClient(url: string, token: string, connections: number) {
   const http = new Pool(url, { connections, pipelining: 1 });
   const headers = { authorization: token, 'content-type': 'application/json' };
   const deliveryDate = new Date(Date.now() + 7 * 86400_000).toISOString().slice(0, 10);
-  const stats: SvcStats = { post: [], put: [], status: new Map() };
+  const stats: SvcStats = { post: [], put: [], status: new Map(), failures: new Map() };
   const count = (k: string) => stats.status.set(k, (stats.status.get(k) ?? 0) + 1);
   async function call(
     method: 'POST' | 'PUT',
@@ -117,10 +119,14 @@ export function svcClient(url: string, token: string, connections: number) {
       );
       if (created.status !== 200 || !created.json.data?.name) {
         count(`POST ${created.status}`);
+        if (!stats.failures.has(`POST ${created.status}`)) stats.failures.set(`POST ${created.status}`, JSON.stringify(created.json).slice(0, 300));
         throw new Error(`create ${created.status}`);
       }
       const submitted = await call('PUT', `/api/resource/Sales%20Order/${encodeURIComponent(created.json.data.name)}`, { docstatus: 1 }, stats.put);
       count(`PUT ${submitted.status}`);
+      if (submitted.status !== 200 || submitted.json.data?.status !== 'To Deliver and Bill') {
+        if (!stats.failures.has(`PUT ${submitted.status}`)) stats.failures.set(`PUT ${submitted.status}`, JSON.stringify(submitted.json).slice(0, 300));
+      }
       if (submitted.status !== 200 || submitted.json.data?.status !== 'To Deliver and Bill') throw new Error(`submit ${submitted.status}`);
     },
   };

@@ -4,7 +4,7 @@
  * route of http/routes.ts.
  */
 import Hapi from '@hapi/hapi';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.js';
 import { answerParserRefusals } from './client-error.js';
@@ -16,7 +16,7 @@ import { textGuardPlugin } from './plugins/text-guard.js';
 import { httpFinished, httpStarted, metricsEnabled } from '../shared/metrics.js';
 import { routes } from './routes.js';
 import { runStartupTasks } from '../shared/startup.js';
-import { nameRequestSpan, traceLogFields, tracingOn } from '../shared/tracing.js';
+import { endRequestSpan, traceListener, tracingOn } from '../shared/tracing.js';
 import '../modules.js';
 
 declare module '@hapi/hapi' {
@@ -86,32 +86,46 @@ export async function createServer(opts: ServerOptions): Promise<Hapi.Server> {
   ]);
   if (opts.docs !== false) await server.register(docsPlugin);
   server.route(routes());
-  instrument(server);
-  if (tracingOn()) nameSpans(server);
+  observeRequests(server);
   // the process's start-up work (src/modules.ts) runs before the listener opens
   server.ext('onPreStart', () => runStartupTasks(config));
   return server;
 }
 
-/** Metrics of every request (issue 25): labelled with the route's template, never the URL. */
-function instrument(server: Hapi.Server): void {
-  if (!metricsEnabled()) return; // SVC_METRICS=false: not even the hooks
-  server.ext('onRequest', (_request, h) => {
-    httpStarted();
-    return h.continue;
-  });
+const COUNTED = Symbol('svc.inFlight');
+
+/**
+ * Metrics and the server span of every request (issue 25), labelled and named by the route's
+ * template, never the URL. Nothing is added to hapi's request lifecycle: a request is counted in
+ * flight (and, tracing on, runs inside its span) from the listener's own 'request' event, and both
+ * end in hapi's 'response' event, which follows every request once its answer is sent or abandoned.
+ */
+function observeRequests(server: Hapi.Server): void {
+  const metrics = metricsEnabled(); // SVC_METRICS=false: not even the listeners
+  const tracing = tracingOn();
+  if (!metrics && !tracing) return;
+  if (tracing) traceListener(server.listener);
+  if (metrics) {
+    const started = (req: IncomingMessage) => {
+      (req as unknown as Record<symbol, boolean>)[COUNTED] = true;
+      httpStarted();
+    };
+    server.listener.on('request', started);
+    server.listener.on('checkContinue', started);
+  }
   server.events.on('response', (request) => {
     const response = request.response as { statusCode?: number; output?: { statusCode: number } } | null;
     const status = response?.statusCode ?? response?.output?.statusCode ?? 499; // 499: the client went away first
-    httpFinished(request.method.toUpperCase(), request.route.path, status, (Date.now() - request.info.received) / 1000);
-  });
-}
-
-/** With tracing on (issue 25 §4): each request's span is named by its route template, as the metrics label it. */
-function nameSpans(server: Hapi.Server): void {
-  server.ext('onPreAuth', (request, h) => {
-    nameRequestSpan(request.method.toUpperCase(), request.route.path);
-    (request.app as { trace?: Record<string, string> }).trace = traceLogFields(); // for the access line (request-log.ts)
-    return h.continue;
+    const method = request.method.toUpperCase();
+    const req = request.raw.req;
+    if (metrics)
+      httpFinished(
+        method,
+        request.route.path,
+        status,
+        (Date.now() - request.info.received) / 1000,
+        (req as unknown as Record<symbol, boolean>)[COUNTED] === true,
+      );
+    if (tracing) endRequestSpan(req, method, request.route.path, status);
   });
 }

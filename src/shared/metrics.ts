@@ -6,6 +6,7 @@
  * one query each, cached briefly so frequent or parallel scrapes cannot load the database.
  */
 import client from 'prom-client';
+import { registerHttpMetrics, requestFinished, requestStarted } from './metrics-http.js';
 import { registerScrapedGauges } from './metrics-scraped.js';
 
 export const registry = new client.Registry();
@@ -26,33 +27,17 @@ export function metricsEnabled(): boolean {
   return enabled;
 }
 
-const httpRequests = new client.Counter({
-  name: 'svc_http_requests_total',
-  help: 'HTTP requests answered, by method, route template and status',
-  labelNames: ['method', 'route', 'status'],
-  registers: [registry],
-});
-const httpDuration = new client.Histogram({
-  name: 'svc_http_request_duration_seconds',
-  help: 'HTTP request duration, by method, route template and status',
-  labelNames: ['method', 'route', 'status'],
-  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-  registers: [registry],
-});
-const httpInFlight = new client.Gauge({ name: 'svc_http_requests_in_flight', help: 'HTTP requests being handled', registers: [registry] });
-
 /** A request arrived (the in-flight gauge). */
 export function httpStarted(): void {
-  if (enabled) httpInFlight.inc();
+  if (enabled) requestStarted();
 }
 
-/** A request was answered: `route` is the route's template (Hapi's route.path), never the URL. */
-export function httpFinished(method: string, route: string, status: number, seconds: number): void {
-  if (!enabled) return;
-  httpInFlight.dec();
-  const labels = { method, route, status: String(status) };
-  httpRequests.inc(labels);
-  httpDuration.observe(labels, seconds);
+/**
+ * A request was answered: `route` is the route's template (Hapi's route.path), never the URL;
+ * `counted` says httpStarted saw it (a request injected in a test bypasses the listener).
+ */
+export function httpFinished(method: string, route: string, status: number, seconds: number, counted = true): void {
+  if (enabled) requestFinished(method, route, status, seconds, counted);
 }
 
 const jobRuns = new client.Counter({
@@ -154,6 +139,7 @@ export function lockedOut(): void {
   if (enabled) lockouts.inc();
 }
 
+registerHttpMetrics(registry);
 registerScrapedGauges(registry);
 
 /** The text exposition of every metric (Prometheus format) and its content type. */

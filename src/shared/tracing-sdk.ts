@@ -1,26 +1,23 @@
 /**
  * The OpenTelemetry SDK of a long-running process (issue 25 §4). Imported by bin/svc, only when
  * OTEL_EXPORTER_OTLP_ENDPOINT is set and before the CLI loads anything else, so the instrumentations
- * are in place before pg, Hapi and undici are used. Spans: HTTP requests (instrumentation-http, named
- * by the Hapi route template), database statements (instrumentation-pg, only inside a request or an
+ * are in place before pg and undici are used. Spans: HTTP requests (made here from the API listener
+ * and hapi's 'response' event, named by the route template; src/http/server.ts), database statements (instrumentation-pg, only inside a request or an
  * outbox row, with string and number literals masked: no parameter values, no patient data), outgoing
  * HTTP (instrumentation-undici) under the manual spans of partner calls and vendor webhooks, and one
  * span per outbox row, the child of the span that enqueued it (its stored traceparent).
  * Export: OTLP over HTTP, JSON, batched; `shutdownTracing` flushes it within the shutdown deadline.
  */
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
-import { getRPCMetadata, RPCType, W3CTraceContextPropagator } from '@opentelemetry/core';
+import type { IncomingMessage, Server } from 'node:http';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-node';
 import { installTracing } from './tracing.js';
-
-/** The operations port's paths: probes and scrapes are not traced. */
-const UNTRACED_PATHS = /^\/(livez|readyz|metrics)(\?|$)/;
 
 /** SQL text without its literals: a value Sequelize wrote into the statement is replaced by '?'. */
 export function maskSqlLiterals(sql: string): string {
@@ -28,6 +25,51 @@ export function maskSqlLiterals(sql: string): string {
     .replace(/'(?:[^']|'')*'/g, "'?'")
     .replace(/(?<![$\w.])-?\d+(?:\.\d+)?(?![\w])/g, '?')
     .slice(0, 4000);
+}
+
+/** Masked statements by their text: most statements are parameterised and recur, so each is masked once. */
+const masked = new Map<string, string>();
+const MASKED_KEPT = 1000;
+
+function maskedSql(sql: string): string {
+  let m = masked.get(sql);
+  if (m === undefined) {
+    if (masked.size >= MASKED_KEPT) masked.clear(); // statements with literals written in do not recur: start over
+    masked.set(sql, (m = maskSqlLiterals(sql)));
+  }
+  return m;
+}
+
+const SPAN = Symbol('svc.span');
+type Traced = IncomingMessage & { [SPAN]?: Span };
+
+/**
+ * Server spans of HTTP requests: each request `listener` hands to hapi runs inside a span started on
+ * the listener's 'request' event (the child of the request's traceparent, if any), so hapi's whole
+ * lifecycle, its database statements and outgoing calls run in its context; hapi's 'response' event
+ * ends it (endRequest), named by the route template. Few attributes: method, route, status.
+ */
+function traceListenerWith(tracer: Tracer, listener: Server): void {
+  for (const event of ['request', 'checkContinue'] as const) {
+    for (const handler of listener.listeners(event) as ((req: IncomingMessage, ...rest: unknown[]) => void)[]) {
+      listener.removeListener(event, handler);
+      listener.on(event, (req: Traced, ...rest: unknown[]) => {
+        const parent = req.headers.traceparent ? propagation.extract(ROOT_CONTEXT, req.headers) : ROOT_CONTEXT;
+        const span = tracer.startSpan(req.method ?? 'HTTP', { kind: SpanKind.SERVER }, parent);
+        req[SPAN] = span;
+        context.with(trace.setSpan(parent, span), handler, undefined, req, ...rest);
+      });
+    }
+  }
+}
+
+function endRequestSpan(req: Traced, method: string, routeTemplate: string, status: number): void {
+  const span = req[SPAN];
+  if (!span) return;
+  span.updateName(`${method} ${routeTemplate}`);
+  span.setAttributes({ 'http.request.method': method, 'http.route': routeTemplate, 'http.response.status_code': status });
+  if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
 }
 
 function sampleRatio(): number {
@@ -60,14 +102,10 @@ export function startTracing(role: string): void {
   registerInstrumentations({
     tracerProvider: provider,
     instrumentations: [
-      new HttpInstrumentation({
-        ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.test(req.url ?? ''),
-        ignoreOutgoingRequestHook: () => true, // outgoing calls go through undici
-      }),
       new PgInstrumentation({
         requireParentSpan: true, // the worker's polls and claims are not traces of their own
         enhancedDatabaseReporting: false,
-        requestHook: (span, info) => span.setAttribute('db.query.text', maskSqlLiterals(info.query.text)),
+        requestHook: (span, info) => span.setAttribute('db.query.text', maskedSql(info.query.text)),
       }),
       new UndiciInstrumentation({ requireParentforSpans: true }),
     ],
@@ -84,10 +122,11 @@ export function startTracing(role: string): void {
       const parent = traceparent ? propagation.extract(context.active(), { traceparent }) : context.active();
       return runIn(tracer.startSpan(name, { kind: SpanKind.CONSUMER, attributes }, parent), parent, work);
     },
-    nameRequest(method, routeTemplate) {
-      const metadata = getRPCMetadata(context.active());
-      if (metadata?.type === RPCType.HTTP) metadata.route = routeTemplate; // instrumentation-http sets http.route from it at the end
-      trace.getActiveSpan()?.updateName(`${method} ${routeTemplate}`);
+    traceListener: (listener) => traceListenerWith(tracer, listener),
+    endRequest: endRequestSpan,
+    requestLogFields(req: Traced) {
+      const ids = req[SPAN]?.spanContext();
+      return ids ? { trace_id: ids.traceId, span_id: ids.spanId } : undefined;
     },
     logFields() {
       const ids = trace.getActiveSpan()?.spanContext();

@@ -5,6 +5,7 @@
  * tracing loads none of it and each call below costs one check of an undefined variable.
  */
 import type { Span } from '@opentelemetry/api';
+import type { IncomingMessage, Server } from 'node:http';
 
 /** What the SDK module provides once tracing is on. */
 export interface TracingHooks {
@@ -14,8 +15,12 @@ export interface TracingHooks {
   inSpan<T>(name: string, attributes: Record<string, string | number>, work: () => Promise<T>): Promise<T>;
   /** Runs `work` inside a consumer span whose parent is the stored `traceparent` (an outbox row's). */
   resumed<T>(traceparent: string | null, name: string, attributes: Record<string, string | number>, work: () => Promise<T>): Promise<T>;
-  /** Names the active HTTP server span by the route's template (never the URL). */
-  nameRequest(method: string, routeTemplate: string): void;
+  /** Runs each request of `listener` inside its own server span (the child of an incoming traceparent). */
+  traceListener(listener: Server): void;
+  /** Ends the server span of `req`, named by the route's template (never the URL), with the answer's status. */
+  endRequest(req: IncomingMessage, method: string, routeTemplate: string, status: number): void;
+  /** trace_id and span_id of the server span of `req`, for its access line; undefined without one. */
+  requestLogFields(req: IncomingMessage): { trace_id: string; span_id: string } | undefined;
   /** trace_id and span_id of the active span, for a log line; undefined without one. */
   logFields(): { trace_id: string; span_id: string } | undefined;
   /** Ends tracing: the spans held are exported (bounded by the caller's shutdown deadline). */
@@ -50,8 +55,19 @@ export function resumedSpan<T>(traceparent: string | null, name: string, attribu
   return hooks ? hooks.resumed(traceparent, name, attributes, work) : work();
 }
 
-export function nameRequestSpan(method: string, routeTemplate: string): void {
-  hooks?.nameRequest(method, routeTemplate);
+/** With tracing on: every request `listener` receives runs inside a server span (ended by endRequestSpan). */
+export function traceListener(listener: Server): void {
+  hooks?.traceListener(listener);
+}
+
+/** Ends the server span of `req` (tracing on), named `<method> <route template>`, with its status. */
+export function endRequestSpan(req: IncomingMessage, method: string, routeTemplate: string, status: number): void {
+  hooks?.endRequest(req, method, routeTemplate, status);
+}
+
+/** The ids of the server span of `req` for its access line; undefined when tracing is off or it has none. */
+export function requestTraceFields(req: IncomingMessage): { trace_id: string; span_id: string } | undefined {
+  return hooks?.requestLogFields(req);
 }
 
 /** pino's mixin while tracing is on: the active span's ids on every line. */

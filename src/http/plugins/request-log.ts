@@ -2,6 +2,7 @@ import type { Plugin, Request } from '@hapi/hapi';
 import pino, { type Logger } from 'pino';
 import type { Actor } from '../../auth/actor.js';
 import { isoTimestamp } from '../../shared/runtime.js';
+import { requestTraceFields } from '../../shared/tracing.js';
 
 const INFO = 30;
 
@@ -17,9 +18,9 @@ export function accessLine(request: Request): string {
   // an answer has statusCode; a request the client abandoned ends as hapi's Boom 499 (nginx's "client closed")
   const response = request.response as { statusCode?: number; output?: { statusCode?: number } } | null;
   const status = response?.statusCode ?? response?.output?.statusCode;
-  // with tracing on: the ids of the request's span, noted while the request ran (the response event runs outside it)
-  const trace = (request.app as { trace?: { trace_id?: string; span_id?: string } }).trace;
-  const ids = trace?.trace_id ? `,"trace_id":"${trace.trace_id}","span_id":"${trace.span_id}"` : '';
+  // with tracing on: the ids of the request's server span (the response event runs outside its context)
+  const trace = requestTraceFields(request.raw.req);
+  const ids = trace ? `,"trace_id":"${trace.trace_id}","span_id":"${trace.span_id}"` : '';
   return `{"level":${INFO}${isoTimestamp()},"pid":${process.pid},"reqId":${JSON.stringify(request.info.id)},"method":${JSON.stringify(request.method.toUpperCase())},"path":${JSON.stringify(request.path)}${status === undefined ? '' : `,"status":${status}`},"ms":${Date.now() - request.info.received}${actor ? `,"actor":${JSON.stringify(`${actor.type}:${actor.id}`)}` : ''}${ids},"msg":"request"}\n`;
 }
 
