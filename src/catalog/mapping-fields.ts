@@ -9,3 +9,5 @@ export const MAPPING_FIELDS = [
   { field: 'store_variant_id', attribute: 'storeVariantId', partner: 'storepartner' },
   { field: 'shipper_product_id', attribute: 'shipperProductId', partner: 'shipper' },
 ] as const;
+
+export type MappingField = (typeof MAPPING_FIELDS)[number]['field'];

@@ -5,8 +5,8 @@
  * THROTTLED answer or an empty bucket waits as the partner says and asks again (a sync is never
  * failed for the rate limit); any other refusal ends the sync with the partner's reason.
  */
-import type { ConnectorContext } from '../connectors/connector.js';
-import { storeGraphql, StoreStop, type StoreOperation } from '../connectors/storepartner/storepartner.graphql.js';
+import type { ConnectorContext } from '../fulfilment/connector.js';
+import { storeGraphql, StoreStop, type StoreOperation } from '../partners/storepartner/storepartner.graphql.js';
 
 /** Products per page and variants per product on that page: requested cost 2 + 75 × (3 + 10) = 977 ≤ 1000. */
 export const PRODUCTS_PER_PAGE = 75;
