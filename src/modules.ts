@@ -35,6 +35,8 @@ import { fulfilmentRouteHandler } from './fulfilment/router.service.js';
 import { partnerOrderHandler } from './fulfilment/partner-order.handler.js';
 import { partnerEventHandler } from './fulfilment/partner-event.handler.js';
 import { PARTNER_MODULES } from './partners/index.js';
+import { plugRouteRule } from './catalog/product-mapping.js';
+import { decideRoute } from './fulfilment/route.js';
 import { partnerPollHandler } from './fulfilment/partner-poll.service.js';
 import { fulfilmentCancelHandler, partnerCancelHandler } from './fulfilment/partner-cancel.service.js';
 import { plugCustomerAccounts } from './org/customer-accounts.port.js';
@@ -60,6 +62,8 @@ plugVendorStanding(isVendorActive);
 registerBearerVerifier((token) => verifyBearer(token));
 // ports of a lower domain, filled by a higher one (docs/decisions.md "Domain dependency order")
 plugOrderParties(orderParties); // files ← orders: a file's order decides who reads it
+// catalog and orders ← fulfilment: the route rule (a line's partner, vendor or marketplace from its product's mapping)
+plugRouteRule(decideRoute);
 // webhooks ← vendors (the target) and vendor-api (the attempt log)
 // connectors ← integrations: a customer's own shipper key pair (svc.integrations.connect_shipper)
 plugCustomerKeyPairs(customerShipperKeyPair);

@@ -90,7 +90,7 @@ export function registerConnector(connector: Connector): void {
 
 /** The connector of a partner, or undefined while its release has none. */
 export function connectorOf(partner: string): Connector | undefined {
-  return connectors.get(partner as PartnerKey);
+  return connectors.get(partner);
 }
 
 export function registeredPartners(): PartnerKey[] {

@@ -81,7 +81,7 @@ export async function partnerOrderInput(po: PartnerOrderData, attempt: number): 
   const email = head.customer_email ?? head.owner_email;
   return {
     input: {
-      partner: po.partner as PartnerKey,
+      partner: po.partner,
       partnerOrderId: po.id,
       salesOrder: po.salesOrder,
       dedupeKey: po.dedupeKey,

@@ -10,7 +10,7 @@
 import { systemActor } from '../auth/actor.js';
 import { execute, withTransaction, type Tx } from '../db/sequelize.js';
 import { partnerOrderHead, recordPartnerShipment, writePartnerFields } from '../orders/partner-fulfilment.service.js';
-import { FULFILMENT_CANCEL_KIND } from '../orders/order-submit.js';
+import { FULFILMENT_CANCEL_KIND } from '../orders/outbox-kinds.js';
 import { enqueue, type AttemptContext, type AttemptOutcome, type OutboxHandler, type OutboxRow } from '../shared/outbox.js';
 import { runtime } from '../shared/runtime.js';
 import { connectorOf, PartnerCallError, type CancelOutcome } from './connector.js';
@@ -18,7 +18,7 @@ import { connectorContext } from './context.js';
 import { PartnerOrder, type PartnerOrderData } from './partner-order.model.js';
 import { loadPartnerOrder, updatePartnerOrder } from './partner-orders.service.js';
 import { moveOf, stageOf } from './partner-status.js';
-import { partnerKeys, type PartnerKey } from './partners.js';
+import { partnerKeys } from './partners.js';
 import { partnerReadiness } from './readiness.js';
 
 export const PARTNER_CANCEL_KIND = 'partner_cancel';
@@ -116,7 +116,7 @@ async function partnerCancelRun(row: OutboxRow, ctx: AttemptContext): Promise<At
   const po = await loadPartnerOrder(Number(row.payload.partner_order_id));
   if (!po) return { ok: false, giveUp: true, error: `partner order ${String(row.payload.partner_order_id)} not found` };
   if (po.cancellation !== 'requested') return { ok: true, excerpt: `cancellation already ${po.cancellation ?? 'not requested'}` };
-  const partner = po.partner as PartnerKey;
+  const partner = po.partner;
   const last = ctx.attempt >= row.max_attempts;
   const config = await partnerReadiness(partner);
   let outcome: CancelOutcome;

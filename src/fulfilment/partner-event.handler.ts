@@ -23,7 +23,7 @@ import { updatePartnerOrderWith, type PartnerOrderPatch } from './partner-orders
 import { applyCustomerPatientEvent, applyPatientEvent, lockPartnerOrderOfEvent, recordFollowUp } from './follow-up.js';
 import { moveOf, stageOf } from './partner-status.js';
 import { ofConnection, PARTNER_EVENT_KIND, storePartnerEvents } from './partner-events.service.js';
-import { partnerKeys, type PartnerKey } from './partners.js';
+import { partnerKeys } from './partners.js';
 import { webhookConnections } from './webhook-connections.js';
 
 const actor = systemActor('job:partner-event', 'job');
@@ -148,7 +148,7 @@ async function resolve(connector: Connector, rec: StoredEvent, ctx: AttemptConte
     await withTransaction(undefined, (transaction) => markEvent(rec, 'ignored: the connector cannot resolve events', null, transaction));
     return { ok: false, giveUp: true, error: 'the connector cannot resolve events' };
   }
-  const partner = rec.partner as PartnerKey;
+  const partner = rec.partner;
   const marketplace = await loadPartnerCredentials(partner);
   // a customer's own connection's event is read with that connection's credentials (still at the marketplace's base_url)
   const own = rec.event.connection ? ((await webhookConnections()?.credentials(partner, rec.event.connection.id)) ?? null) : undefined;

@@ -27,7 +27,7 @@ import {
   updatePartnerOrder,
 } from './partner-orders.service.js';
 import { failedStatusOf, moveOf, stageOf } from './partner-status.js';
-import { partnerKeys, type PartnerKey } from './partners.js';
+import { partnerKeys } from './partners.js';
 import { readinessOf } from './readiness.js';
 
 const actor = systemActor('job:partner-order', 'job');
@@ -134,7 +134,7 @@ async function recordAwaiting(
   row: OutboxRow,
   ctx: AttemptContext,
 ): Promise<AttemptOutcome> {
-  const partner = po.partner as PartnerKey;
+  const partner = po.partner;
   const error = `awaiting configuration: ${reason}`;
   const recorded = await withTransaction(undefined, async (transaction) => {
     await lockPartnerConfiguration(partner, 'shared', { transaction });
@@ -160,7 +160,7 @@ async function send(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome
   if (!loaded) return { ok: false, giveUp: true, error: `partner order ${id} not found` };
   const { po } = loaded;
   if (po.status === 'created') return { ok: true, excerpt: `already created at ${po.partner} (${po.partnerReference ?? 'no reference'})` };
-  const partner = po.partner as PartnerKey;
+  const partner = po.partner;
   // the credentials with their fingerprint, read with the partner order: a later change is seen when recording
   const config = readinessOf(partner, credentialsOfRows(partner, loaded.also));
   const { stamp } = config;

@@ -87,7 +87,7 @@ async function run(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome>
   await extendLease(row.id, ctx.workerId, Math.ceil((2 * timeoutMs) / 1000) + 10); // one call, and a few seconds of backoff
   const po = await loadPartnerOrder(Number(row.payload.partner_order_id));
   if (!po || po.status !== 'created') return { ok: true, excerpt: 'nothing to poll: the partner order is not created' };
-  const partner = po.partner as PartnerKey;
+  const partner = po.partner;
   const ready = await partnerReadiness(partner);
   if (!ready.ready) return askAgainNextRound(po.id, `not polled: ${ready.problem}`);
   const { connector } = ready;

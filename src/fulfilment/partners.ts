@@ -85,7 +85,7 @@ export function partnerKeys(): PartnerKey[] {
   return [...specs.keys()];
 }
 
-export function isPartnerKey(value: unknown): value is PartnerKey {
+export function isPartnerKey(value: unknown): boolean {
   return typeof value === 'string' && specs.has(value);
 }
 

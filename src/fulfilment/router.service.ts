@@ -6,15 +6,16 @@
  * that sends it. One transaction per run, under a lock per order: a repeat after a crash, a second
  * worker, or another row of the same order finds the partner orders made and adds nothing.
  */
-import { productMappingsOf, routeOf } from '../catalog/product-mapping.js';
+import { productMappingsOf } from '../catalog/product-mapping.js';
 import { execute, withTransaction, type Tx } from '../db/sequelize.js';
 import { partnerOrderHead, recordLineRoutes, routingLinesOf, type RoutingLine } from '../orders/partner-fulfilment.service.js';
 import type { AttemptOutcome, OutboxHandler, OutboxRow } from '../shared/outbox.js';
 import type { PartnerLine } from './connector.js';
 import { createPartnerOrders } from './partner-orders.service.js';
 import { isPartnerKey, partnerSpec, type PartnerKey } from './partners.js';
+import { decideRoute } from './route.js';
+import { FULFILMENT_ROUTE_KIND } from '../orders/outbox-kinds.js';
 
-export const FULFILMENT_ROUTE_KIND = 'fulfilment_route';
 
 export interface RouteSummary {
   sales_order: string;
@@ -66,7 +67,7 @@ export async function routeOrder(salesOrder: string, opts: { transaction?: Tx } 
       undecided.map((l) => l.item_code),
       { transaction },
     ); // no query for an empty list
-    const decided = undecided.map((l) => ({ idx: l.idx, route: routeOf(mappings.get(l.item_code)?.mapping ?? {}, l.vendor !== null).route }));
+    const decided = undecided.map((l) => ({ idx: l.idx, route: decideRoute(mappings.get(l.item_code)?.mapping ?? {}, l.vendor !== null).route }));
     await recordLineRoutes(salesOrder, decided, { transaction });
     const routed = lines.map((l) => ({ ...l, route: l.fulfilment_partner ?? decided.find((d) => d.idx === l.idx)!.route }));
     const groups = await partnerGroups(routed, transaction);

@@ -10,7 +10,7 @@ import { startTestApp, tokenClient, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { buildItem, buildOrder } from '../helpers/factories.js';
 import { routeOrder } from '../../src/fulfilment/router.service.js';
-import { routeOf } from '../../src/catalog/product-mapping.js';
+import { decideRoute as routeOf } from '../../src/fulfilment/route.js';
 import { cancelOrder } from '../../src/orders/order-submit.js';
 import { systemActor } from '../../src/auth/actor.js';
 import { withTransaction } from '../../src/db/sequelize.js';
