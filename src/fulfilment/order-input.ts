@@ -59,7 +59,11 @@ function shipToOf(a: PostalAddress, customerName: string, email: string | null):
 }
 
 /** A patient-orders partner's part of the input (rxpartner): prescription lines, the patient and the prescriber (read for the partner, audited). */
-async function patientInput(partner: PartnerKey, salesOrder: string, lines: PartnerLine[]): Promise<Pick<PartnerOrderInput, 'lines' | 'patient' | 'prescriberNpi'>> {
+async function patientInput(
+  partner: PartnerKey,
+  salesOrder: string,
+  lines: PartnerLine[],
+): Promise<Pick<PartnerOrderInput, 'lines' | 'patient' | 'prescriberNpi'>> {
   const rx = await prescriptionItemsOf(lines.map((l) => l.item_code));
   const p = await patientForPartner(systemActor('job:partner-order', 'job'), salesOrder, partner);
   return {

@@ -112,6 +112,10 @@ async function run(row: OutboxRow, ctx: AttemptContext): Promise<AttemptOutcome>
 }
 
 /** The outbox handler of partner polls (registered in src/modules.ts). */
-export const partnerPollHandler: OutboxHandler = { kind: PARTNER_POLL_KIND, run, get lanes() {
+export const partnerPollHandler: OutboxHandler = {
+  kind: PARTNER_POLL_KIND,
+  run,
+  get lanes() {
     return partnerKeys();
-  } };
+  },
+};

@@ -16,7 +16,6 @@ import { isPartnerKey, partnerSpec, type PartnerKey } from './partners.js';
 import { decideRoute } from './route.js';
 import { FULFILMENT_ROUTE_KIND } from '../orders/outbox-kinds.js';
 
-
 export interface RouteSummary {
   sales_order: string;
   /** route per line index */

@@ -9,7 +9,6 @@ import { DataTypes, Model, type CreationOptional, type InferAttributes, type Inf
 const text = () => ({ type: DataTypes.TEXT });
 const instant = () => ({ type: DataTypes.DATE });
 
-
 type Opt<T> = CreationOptional<T | null>;
 
 // the spec's partner fields, declared once in partner-columns.ts (docs/decisions.md "Partner fields on the Sales Order")

@@ -142,7 +142,9 @@ function stampOf(rows: { field: string; valueEnc: string }[]): string {
 
 /** Required fields of a partner that `credentials` lacks. */
 export function missingCredentials(partner: PartnerKey, credentials: Credentials): string[] {
-  return partnerSpec(partner).credentials.filter((f) => f.required && !credentials[f.name]).map((f) => f.name);
+  return partnerSpec(partner)
+    .credentials.filter((f) => f.required && !credentials[f.name])
+    .map((f) => f.name);
 }
 
 export interface SetResult {

@@ -5,7 +5,10 @@ export const peptidepartnerSpec: PartnerSpec = {
   key: 'peptidepartner',
   label: 'Peptide manufacturer',
   mappingField: 'peptide_partner_product_id',
-  credentials: [credentialField('peptide_api_url', "the partner's API address", { url: true }), credentialField('peptide_api_key', 'sent as X-API-Key', { secret: true })],
+  credentials: [
+    credentialField('peptide_api_url', "the partner's API address", { url: true }),
+    credentialField('peptide_api_key', 'sent as X-API-Key', { secret: true }),
+  ],
   orderFields: orderFieldNames('peptide', { reference: 'peptide_order_id' }),
   webhooks: false,
 };

@@ -13,7 +13,14 @@
  */
 import { safeEqual } from '../../shared/crypto.js';
 import { runtime } from '../../shared/runtime.js';
-import { PartnerBudgetWait, WebhookBodyError, type ConnectorContext, type PartnerEvent, type WebhookRequest, type WebhookVerdict } from '../../fulfilment/connector.js';
+import {
+  PartnerBudgetWait,
+  WebhookBodyError,
+  type ConnectorContext,
+  type PartnerEvent,
+  type WebhookRequest,
+  type WebhookVerdict,
+} from '../../fulfilment/connector.js';
 import { trackingUrlFor } from '../../fulfilment/carriers.js';
 import { MISSING_KEY_PAIR, resourceUrlProblem, shipperCall, shipperKeyPair, shipperMessage } from './shipper.client.js';
 
