@@ -66,6 +66,24 @@ const zones = [
     message: 'only the edge (http, cli, app) and the tests import src/modules.ts.',
   },
   {
+    // fulfilment is the pipeline whatever the partner: partners plug in through the registry (src/partners/index.ts, src/modules.ts)
+    target: at('src/fulfilment'),
+    from: ['src/partners', 'src/emr', 'src/integrations'].map(at),
+    message: 'fulfilment names no partner: use the connector interface (fulfilment/connector.ts) and the registered specs (fulfilment/partners.ts).',
+  },
+  {
+    // a partner's folder is its own: another partner's client or payloads are reached, if ever, through fulfilment
+    target: at('src/partners/*/**'),
+    from: ['src/emr', 'src/integrations', 'src/simulators'].map(at),
+    message: 'a partner folder imports fulfilment and the lower layers only (docs/development/partners.md).',
+  },
+  {
+    // the domains below fulfilment know no partner and no fulfilment pipeline: ports plugged in src/modules.ts
+    target: ['org', 'users', 'auth', 'audit', 'mail', 'catalog', 'files', 'webhooks', 'vendors', 'orders', 'sales', 'vendor-api'].map((d) => at(`src/${d}`)),
+    from: ['src/fulfilment', 'src/partners', 'src/emr'].map(at),
+    message: 'a domain below fulfilment asks it through a port plugged in src/modules.ts (e.g. catalog plugRouteRule).',
+  },
+  {
     // a domain's routes use the edge's route kit; everything else of src/http is the server's
     target: [at(DOMAINS), at('seeds/**')],
     from: at('src/http'),

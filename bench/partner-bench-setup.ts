@@ -8,7 +8,7 @@ import { loadUserActor } from '../src/auth/credentials.service.js';
 import { setStock } from '../src/catalog/stock.service.js';
 import { setProductMapping } from '../src/catalog/product-mapping.js';
 import { DEMO_PARTNER_ITEMS } from '../src/cli/demo-partners.js';
-import { setPartnerCredentials } from '../src/connectors/credentials/credentials.service.js';
+import { setPartnerCredentials } from '../src/fulfilment/credentials/credentials.service.js';
 import type { PartnerFleet } from '../src/simulators/fleet.js';
 import type { PartnerKey } from '../src/simulators/index.js';
 import { findUserByEmail } from '../src/users/users.service.js';

@@ -30,25 +30,22 @@ import { orderParties } from './orders/order-parties.js';
 import { plugWebhookPorts } from './webhooks/webhook-ports.js';
 import { webhookTargetOf } from './vendors/webhook-target.js';
 import { deliveryAttempts, lastHttpStatusOf, logOutboundAttempt } from './vendor-api/api-log.service.js';
-import { registerConnector } from './connectors/connector.js';
-import { fulfilmentRouteHandler } from './connectors/router.service.js';
-import { partnerOrderHandler } from './connectors/partner-order.handler.js';
-import { partnerEventHandler } from './connectors/partner-event.handler.js';
-import { otcpartnerConnector } from './connectors/otcpartner/otcpartner.connector.js';
-import { shipperConnector } from './connectors/shipper/shipper.connector.js';
-import { peptidepartnerConnector } from './connectors/peptidepartner/peptidepartner.connector.js';
-import { partnerPollHandler } from './connectors/partner-poll.service.js';
-import { fulfilmentCancelHandler, partnerCancelHandler } from './connectors/partner-cancel.service.js';
-import { peptidePollJob } from './connectors/peptidepartner/peptide-poll.job.js';
-import { rxpartnerConnector } from './connectors/rxpartner/rxpartner.connector.js';
-import { storepartnerConnector } from './connectors/storepartner/storepartner.connector.js';
+import { registerConnector } from './fulfilment/connector.js';
+import { fulfilmentRouteHandler } from './fulfilment/router.service.js';
+import { partnerOrderHandler } from './fulfilment/partner-order.handler.js';
+import { partnerEventHandler } from './fulfilment/partner-event.handler.js';
+import { PARTNER_MODULES } from './partners/index.js';
+import { plugRouteRule } from './catalog/product-mapping.js';
+import { decideRoute } from './fulfilment/route.js';
+import { partnerPollHandler } from './fulfilment/partner-poll.service.js';
+import { fulfilmentCancelHandler, partnerCancelHandler } from './fulfilment/partner-cancel.service.js';
 import { plugCustomerAccounts } from './org/customer-accounts.port.js';
 import { addressSchema, createCustomerAccount, createCustomerAddress, customerSchema } from './sales/customer-accounts.service.js';
 import { readCustomerDocument, updateCustomerDocument } from './sales/customer-demographics.service.js';
 import { describeDocTypeInput } from './shared/doctype.js';
-import { plugCustomerKeyPairs } from './connectors/shipper/shipper.client.js';
+import { plugCustomerKeyPairs } from './partners/shipper/shipper.client.js';
 import { customerShipperKeyPair, shipperUnsubscribeHandler, shipperWebhookConnections } from './integrations/shipper-connect.service.js';
-import { plugWebhookConnections } from './connectors/webhook-connections.js';
+import { plugWebhookConnections } from './fulfilment/webhook-connections.js';
 import { plugOrderFollowers } from './orders/order-followers.js';
 import { storeOrderFollowers, storePushHandler } from './integrations/store-push.service.js';
 import { storeCatalogSyncJob, storeInventorySyncJob, storeOrdersImportJob } from './integrations/store-sync.job.js';
@@ -65,6 +62,8 @@ plugVendorStanding(isVendorActive);
 registerBearerVerifier((token) => verifyBearer(token));
 // ports of a lower domain, filled by a higher one (docs/decisions.md "Domain dependency order")
 plugOrderParties(orderParties); // files ← orders: a file's order decides who reads it
+// catalog and orders ← fulfilment: the route rule (a line's partner, vendor or marketplace from its product's mapping)
+plugRouteRule(decideRoute);
 // webhooks ← vendors (the target) and vendor-api (the attempt log)
 // connectors ← integrations: a customer's own shipper key pair (svc.integrations.connect_shipper)
 plugCustomerKeyPairs(customerShipperKeyPair);
@@ -95,11 +94,8 @@ registerOutboxHandler(partnerCancelHandler);
 registerOutboxHandler(shipperUnsubscribeHandler);
 registerOutboxHandler(storePushHandler);
 
-registerConnector(otcpartnerConnector);
-registerConnector(shipperConnector);
-registerConnector(peptidepartnerConnector);
-registerConnector(rxpartnerConnector);
-registerConnector(storepartnerConnector);
+// the partners of src/partners/index.ts, each with its spec (src/partners/<partner>/)
+for (const partner of PARTNER_MODULES) registerConnector(partner.connector);
 
 // the stored commission follows config's plans (sales_commission regenerated when they changed)
 registerStartupTask({ name: 'sales commission plans', run: (config) => syncCommissionPlans(config.sales) });
@@ -108,7 +104,7 @@ registerJob(housekeepingJob);
 registerJob(unattachedFilesJob);
 registerJob(retentionJob);
 registerJob(idempotencyPurgeJob);
-registerJob(peptidePollJob);
+for (const partner of PARTNER_MODULES) for (const job of partner.jobs ?? []) registerJob(job);
 registerJob(storeCatalogSyncJob);
 registerJob(storeInventorySyncJob);
 registerJob(storeOrdersImportJob);

@@ -4,7 +4,7 @@ import { systemActor } from '../../src/auth/actor.js';
 import { loadUserActor } from '../../src/auth/credentials.service.js';
 import { setProductMapping } from '../../src/catalog/product-mapping.js';
 import { setStock } from '../../src/catalog/stock.service.js';
-import { setPartnerCredentials } from '../../src/connectors/credentials/credentials.service.js';
+import { setPartnerCredentials } from '../../src/fulfilment/credentials/credentials.service.js';
 import { createOrder } from '../../src/orders/order.service.js';
 import { submitOrder } from '../../src/orders/order-submit.js';
 import { startNppesSimulator, startRxpartnerSimulator } from '../../src/simulators/index.js';

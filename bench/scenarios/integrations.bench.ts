@@ -13,7 +13,7 @@ import { withTransaction } from '../../src/db/sequelize.js';
 import { saveConnection } from '../../src/integrations/connections.service.js';
 import { IntegrationConnection } from '../../src/integrations/integration-connection.model.js';
 import { syncConnection } from '../../src/integrations/store-sync.service.js';
-import { closePartnerAgent } from '../../src/connectors/partner-http.js';
+import { closePartnerAgent } from '../../src/fulfilment/partner-http.js';
 import { createLogger, initRuntime, runtime } from '../../src/shared/runtime.js';
 import { startStorepartnerSimulator } from '../../src/simulators/index.js';
 import type { BenchContext, BenchRow, BenchScenario } from '../lib.js';

@@ -4,12 +4,12 @@
  */
 import type { Config } from '../config/index.js';
 import { systemActor } from '../auth/actor.js';
-import { listPartnerCalls } from '../connectors/call-log.service.js';
-import { loadPartnerCredentials } from '../connectors/credentials/credentials.service.js';
-import { PARTNER_KEYS } from '../connectors/partners.js';
-import { partnerReadiness } from '../connectors/readiness.js';
-import { partnerWebhookDrops, type PartnerWebhookDropRow } from '../connectors/partner-events.service.js';
-import { UNUSABLE_PREFIX } from '../connectors/webhook-unusable.js';
+import { listPartnerCalls } from '../fulfilment/call-log.service.js';
+import { loadPartnerCredentials } from '../fulfilment/credentials/credentials.service.js';
+import { PARTNER_KEYS } from '../partners/index.js';
+import { partnerReadiness } from '../fulfilment/readiness.js';
+import { partnerWebhookDrops, type PartnerWebhookDropRow } from '../fulfilment/partner-events.service.js';
+import { UNUSABLE_PREFIX } from '../fulfilment/webhook-unusable.js';
 import { migrationStatus } from '../db/migrator.js';
 import { largestTables } from '../db/retention.js';
 import { db, selectOne } from '../db/sequelize.js';

@@ -4,8 +4,8 @@
  * sealed column belongs here, or a rotation leaves it behind (and removing the previous key then
  * makes it unreadable).
  */
-import { PartnerCredential } from '../connectors/credentials/partner-credential.model.js';
-import { PartnerToken } from '../connectors/partner-token.model.js';
+import { PartnerCredential } from '../fulfilment/credentials/partner-credential.model.js';
+import { PartnerToken } from '../fulfilment/partner-token.model.js';
 import { namesOf } from '../db/sql-names.js';
 import { StoredFile } from '../files/file.model.js';
 import { IntegrationConnection } from '../integrations/integration-connection.model.js';

@@ -1,8 +1,8 @@
 /**
  * Product mapping (spec "Product mapping"): per product, the partner field that sends its lines to a
- * fulfilment partner. The catalog owns the columns (items) and the one rule that turns a mapping into
- * a route, so order submit (which records the route of every line) and the fulfilment router (which
- * groups the lines) can never decide differently.
+ * fulfilment partner. The catalog owns the columns (items); the rule that turns a mapping into a
+ * route is fulfilment's (src/fulfilment/route.ts), plugged here by src/modules.ts, so order submit
+ * (which records the route of every line), this module and the router ask the one rule.
  */
 import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
@@ -12,18 +12,17 @@ import { once, sqlFor } from '../db/sql-names.js';
 import { InputError, NotFoundError } from '../shared/errors.js';
 import { Item } from './item.model.js';
 
-import { MAPPING_FIELDS } from './mapping-fields.js';
+import { MAPPING_FIELDS, type MappingField } from './mapping-fields.js';
 
-export { MAPPING_FIELDS };
+export { MAPPING_FIELDS, type MappingField };
 
-export type MappingField = (typeof MAPPING_FIELDS)[number]['field'];
-export type MappedPartner = (typeof MAPPING_FIELDS)[number]['partner'];
 export type ProductMapping = Partial<Record<MappingField, string | null>>;
 
 /** A line with no mapping: its vendor fulfils it (order.new), or, without a vendor, the marketplace. */
 export const VENDOR_ROUTE = 'vendor';
 export const MARKETPLACE_ROUTE = 'marketplace';
-export type LineRoute = MappedPartner | typeof VENDOR_ROUTE | typeof MARKETPLACE_ROUTE;
+/** A partner's key, or vendor, or marketplace. */
+export type LineRoute = string;
 
 export interface RouteDecision {
   route: LineRoute;
@@ -35,12 +34,18 @@ export interface RouteDecision {
 
 const filled = (v: unknown): v is string => typeof v === 'string' && v.trim() !== '';
 
-/** The route of one line from its product's mapping (and whether the product has a vendor). */
+export type RouteRule = (mapping: ProductMapping, hasVendor: boolean) => RouteDecision;
+let routeRule: RouteRule | undefined;
+
+/** Plugs fulfilment's route rule (src/modules.ts). */
+export function plugRouteRule(rule: RouteRule): void {
+  routeRule = rule;
+}
+
+/** The route of one line from its product's mapping (and whether the product has a vendor): fulfilment's rule. */
 export function routeOf(mapping: ProductMapping, hasVendor: boolean): RouteDecision {
-  const set = MAPPING_FIELDS.filter((m) => filled(mapping[m.field]));
-  if (set.length === 0) return { route: hasVendor ? VENDOR_ROUTE : MARKETPLACE_ROUTE, partner_sku: null, overridden: [] };
-  const [winner, ...rest] = set;
-  return { route: winner.partner, partner_sku: String(mapping[winner.field]).trim(), overridden: rest.map((m) => m.field) };
+  if (!routeRule) throw new Error('No route rule: src/modules.ts plugs fulfilment’s (plugRouteRule)');
+  return routeRule(mapping, hasVendor);
 }
 
 /** The mapping of each item, with its vendor (items unknown to the catalog are left out). */

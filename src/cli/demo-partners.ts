@@ -8,8 +8,9 @@
 import { systemActor } from '../auth/actor.js';
 import { setProductMapping, type ProductMapping } from '../catalog/product-mapping.js';
 import { getBin, setStock } from '../catalog/stock.service.js';
-import { loadPartnerCredentials, setPartnerCredentials } from '../connectors/credentials/credentials.service.js';
-import { PARTNERS as PARTNER_SPECS, type PartnerKey } from '../connectors/partners.js';
+import { loadPartnerCredentials, setPartnerCredentials } from '../fulfilment/credentials/credentials.service.js';
+import type { PartnerKey } from '../simulators/index.js';
+import { PARTNER_SPECS } from '../partners/index.js';
 import type { Config } from '../config/index.js';
 import { startPartnerFleet, type PartnerFleet } from '../simulators/fleet.js';
 

@@ -15,9 +15,9 @@ import { filesRoutes } from '../files/files.routes.js';
 import { v1Routes } from '../vendor-api/v1.routes.js';
 import { vendorRoutes } from '../vendors/vendor.routes.js';
 import { vendorDashboardRoutes } from '../orders/vendor-dashboard.routes.js';
-import { partnerWebhookRoutes } from '../connectors/partner-webhooks.routes.js';
+import { partnerWebhookRoutes } from '../fulfilment/partner-webhooks.routes.js';
 import { salesRoutes } from '../sales/sales.routes.js';
-import { emrRoutes } from '../connectors/rxpartner/emr.routes.js';
+import { emrRoutes } from '../emr/emr.routes.js';
 import { integrationsRoutes } from '../integrations/integrations.routes.js';
 import { portalRoutes } from '../integrations/portal.routes.js';
 import { accountRoutes } from '../integrations/portal-account.routes.js';
@@ -37,7 +37,7 @@ export function routes(): ServerRoute[] {
     ...vendorRoutes,
     ...vendorDashboardRoutes,
     ...salesRoutes,
-    ...partnerWebhookRoutes,
+    ...partnerWebhookRoutes(),
     ...emrRoutes,
     ...integrationsRoutes,
     ...portalRoutes,

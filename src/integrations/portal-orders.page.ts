@@ -5,7 +5,7 @@
  * tracking page for the number; else there is none (the number stays readable).
  */
 import type { ClinicOrder, ClinicOrdersPage, ClinicShipment } from '../orders/clinic-orders.service.js';
-import { allowedTrackingUrl, carrierName, trackingUrlFor } from '../connectors/carriers.js';
+import { allowedTrackingUrl, carrierName, trackingUrlFor } from '../fulfilment/carriers.js';
 import { esc, signedIn, timeTag } from './portal-layout.js';
 
 /** What a stage means to a clinic; an unknown stage is shown as it is. */

@@ -1,12 +1,12 @@
 /**
  * Reading a connected store's catalog page by page through the Admin GraphQL API 2026-04 under the
- * shop's cost bucket (connectors/storepartner/storepartner.graphql.ts): products with their
+ * shop's cost bucket (partners/storepartner/storepartner.graphql.ts): products with their
  * variants, a product of more variants than a page holds completed with `product(id)` pages. A
  * THROTTLED answer or an empty bucket waits as the partner says and asks again (a sync is never
  * failed for the rate limit); any other refusal ends the sync with the partner's reason.
  */
-import type { ConnectorContext } from '../connectors/connector.js';
-import { storeGraphql, StoreStop, type StoreOperation } from '../connectors/storepartner/storepartner.graphql.js';
+import type { ConnectorContext } from '../fulfilment/connector.js';
+import { storeGraphql, StoreStop, type StoreOperation } from '../partners/storepartner/storepartner.graphql.js';
 
 /** Products per page and variants per product on that page: requested cost 2 + 75 × (3 + 10) = 977 ≤ 1000. */
 export const PRODUCTS_PER_PAGE = 75;

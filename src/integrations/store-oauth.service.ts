@@ -13,10 +13,10 @@ import { withTransaction } from '../db/sequelize.js';
 import { safeEqual, sha256Hex } from '../shared/crypto.js';
 import { AuthenticationError, BusinessRuleError, InputError, PermissionError } from '../shared/errors.js';
 import { runtime } from '../shared/runtime.js';
-import { PartnerCallError } from '../connectors/connector.js';
-import { partnerHttp } from '../connectors/partner-http.js';
-import { loadPartnerCredentials } from '../connectors/credentials/credentials.service.js';
-import type { Credentials } from '../connectors/connector.js';
+import { PartnerCallError } from '../fulfilment/connector.js';
+import { partnerHttp } from '../fulfilment/partner-http.js';
+import { loadPartnerCredentials } from '../fulfilment/credentials/credentials.service.js';
+import type { Credentials } from '../fulfilment/connector.js';
 import { dropConnection, ownerOf, saveConnection } from './connections.service.js';
 import { OAuthState } from './oauth-state.model.js';
 

@@ -19,7 +19,7 @@ import { exceedsMessage } from '../catalog/stock.service.js';
 import { defaultShippingAddress } from '../org/org.service.js';
 import { createOrder } from '../orders/order.service.js';
 import { submitOrder } from '../orders/order-submit.js';
-import { connectorContext } from '../connectors/context.js';
+import { connectorContext } from '../fulfilment/context.js';
 import { openSecret } from './connections.service.js';
 import { IntegrationConnection } from './integration-connection.model.js';
 import { askStore } from './store-catalog.js';

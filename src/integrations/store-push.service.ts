@@ -15,10 +15,10 @@
  * pending, not an attempt spent, with the reason on the row, the store order and the page.
  */
 import { db, type Tx } from '../db/sequelize.js';
-import { carrierName } from '../connectors/carriers.js';
-import type { CreateOutcome } from '../connectors/connector.js';
-import { connectorContext } from '../connectors/context.js';
-import { storeGraphql, StoreStop, type StoreOperation } from '../connectors/storepartner/storepartner.graphql.js';
+import { carrierName } from '../fulfilment/carriers.js';
+import type { CreateOutcome } from '../fulfilment/connector.js';
+import { connectorContext } from '../fulfilment/context.js';
+import { storeGraphql, StoreStop, type StoreOperation } from '../partners/storepartner/storepartner.graphql.js';
 import type { OrderFollowersPort } from '../orders/order-followers.js';
 import { orderTracking, partnerOrderHead } from '../orders/partner-fulfilment.service.js';
 import { STATUS } from '../orders/order-submit.js';

@@ -12,7 +12,7 @@ import { sha256Hex } from '../shared/crypto.js';
 import { ConflictError, NotFoundError } from '../shared/errors.js';
 import { runtime } from '../shared/runtime.js';
 import { lookupVendorItems, upsertVendorItems, type VendorItemRow } from '../catalog/vendor-items.service.js';
-import { connectorContext } from '../connectors/context.js';
+import { connectorContext } from '../fulfilment/context.js';
 import { findConnection, openSecret, ownerOf } from './connections.service.js';
 import { IntegrationConnection, type SyncRecord } from './integration-connection.model.js';
 import { readStoreCatalog, type StoreVariantRow } from './store-catalog.js';

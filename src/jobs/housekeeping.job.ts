@@ -2,7 +2,7 @@ import type { Job } from './index.js';
 import { purgeExpiredSessions } from '../auth/credentials.service.js';
 import { purgeExpiredCounters } from '../shared/rate-limit.js';
 import { purgeBudgetHits } from '../shared/rate-budget.js';
-import { purgeWebhookNonces } from '../connectors/webhook-nonces.service.js';
+import { purgeWebhookNonces } from '../fulfilment/webhook-nonces.service.js';
 
 /** Drops expired sessions, rate counters, old rate-budget rows and expired partner webhook nonces every five minutes (one process at a time). */
 export const housekeepingJob: Job = {

@@ -5,7 +5,7 @@
 import type { RetentionSettings } from '../config/index.js';
 import type { RetentionTarget } from '../db/retention.js';
 import { auditRetention } from '../audit/retention.js';
-import { partnerCallsRetention, partnerEventsRetention } from '../connectors/retention.js';
+import { partnerCallsRetention, partnerEventsRetention } from '../fulfilment/retention.js';
 import { passwordResetsRetention } from '../integrations/retention.js';
 import { outboxRetention } from '../shared/outbox-retention.js';
 import { vendorApiLogRetention } from '../vendor-api/retention.js';

@@ -28,9 +28,11 @@ import {
 } from './order-record.js';
 import { loadVisibleOrder, orderDoc, shapeOrderDoc, orderHeadColumns, orderItemJsonArgs, ORDER_ITEM_KEYS, type OrderHead } from './order-doc.js';
 import { once } from '../db/sql-names.js';
-import { MAPPING_FIELDS, routeOf, VENDOR_ROUTE, type ProductMapping, type RouteDecision } from '../catalog/product-mapping.js';
+import { MAPPING_FIELDS, MARKETPLACE_ROUTE, routeOf, VENDOR_ROUTE, type ProductMapping, type RouteDecision } from '../catalog/product-mapping.js';
 import { localTime, orderSql } from './order-sql.js';
 import { orderFollowers } from './order-followers.js';
+import { PARTNER_SHIPPED_SQL } from './partner-columns.js';
+import { FULFILMENT_CANCEL_KIND, FULFILMENT_ROUTE_KIND } from './outbox-kinds.js';
 import { requireVerifiedSubmitter } from './doctor.service.js';
 
 export const STATUS = {
@@ -45,14 +47,15 @@ export const STATUS = {
 
 /**
  * SQL: the order (alias so) has shipped, so it can no longer be cancelled: a vendor reported a
- * shipment, or a partner's status says shipped (a partner's own shipment row, which shows its order
+ * shipment (a shipment whose source is none of the partners its lines are routed to), or a partner's
+ * status says shipped (partner-columns.ts; a partner's own shipment row, which shows its order
  * awaiting tracking from the moment the partner accepts it, does not count by itself).
  */
 const shippedSql = once(() =>
   orderSql(`COALESCE({so.shippedAt} IS NOT NULL OR {so.status} IN ('To Bill', 'Completed', 'Closed')
-  OR EXISTS (SELECT 1 FROM {s} WHERE {s.salesOrder} = {so.name} AND {s.source} NOT IN (${MAPPING_FIELDS.map((m) => `'${m.partner}'`).join(', ')}))
-  OR {so.rxpartnerStatus} IN ('Shipped', 'Delivered') OR {so.shipperStatus} IN ('Shipped', 'Delivered') OR {so.otcStatus} IN ('Shipped', 'Completed')
-  OR {so.peptideStatus} IN ('Shipped', 'Delivered') OR {so.storeStatus} = 'Fulfilled', false)`),
+  OR EXISTS (SELECT 1 FROM {s} WHERE {s.salesOrder} = {so.name} AND {s.source} NOT IN (
+       SELECT {soi.fulfilmentPartner} FROM {soi} WHERE {soi.parent} = {so.name} AND {soi.fulfilmentPartner} NOT IN ('${VENDOR_ROUTE}', '${MARKETPLACE_ROUTE}')))
+  OR ${PARTNER_SHIPPED_SQL}, false)`),
 );
 
 // The cancel path (a cold transaction) and the lines it releases.
@@ -77,8 +80,6 @@ interface Line {
   route: string | null;
 }
 
-/** The outbox kind that tells the order's fulfilment partners about a cancellation (handled by connectors). */
-export const FULFILMENT_CANCEL_KIND = 'fulfilment_cancel';
 
 async function orderLines(name: string, transaction: Tx): Promise<Line[]> {
   return selectRows<Line>(cancelSql().lines, [name], { transaction });
@@ -244,7 +245,7 @@ function submitEntries(name: string, head: OrderHead, rec: SubmitRead['record_he
   // one row per line only made the other runs of the same order wait on its lock and find it done
   if (routed.length > 0)
     entries.push({
-      kind: 'fulfilment_route',
+      kind: FULFILMENT_ROUTE_KIND,
       topic: 'order.route',
       target: name,
       payload: { sales_order: name, lines: routed.map((l) => ({ idx: l.idx, item_code: l.item_code, route: l.decision.route })) },

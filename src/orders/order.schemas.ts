@@ -6,6 +6,7 @@
 import Joi from 'joi';
 import { BusinessRuleError, InputError } from '../shared/errors.js';
 import { isRealDate } from './npi.js';
+import { PARTNER_FIELDS } from './partner-columns.js';
 
 export const PATIENT_FIELDS = ['checkout_patient_first_name', 'checkout_patient_last_name', 'checkout_patient_dob', 'checkout_patient_gender'] as const;
 export const FILE_FIELDS = ['checkout_dea_license_file', 'checkout_prescription_file'] as const;
@@ -19,43 +20,7 @@ export const DOCTOR_FIELDS = [
 export const CONFIRM_FIELDS = ['professional_use_confirmation', 'compliance_agreement_accepted'] as const;
 export const FIELDS_503A = [...DOCTOR_FIELDS, ...FILE_FIELDS, ...PATIENT_FIELDS, ...CONFIRM_FIELDS] as const;
 
-export const PARTNER_FIELDS = [
-  'rxpartner_reference_id',
-  'rxpartner_status',
-  'rxpartner_tracking_number',
-  'rxpartner_carrier',
-  'rxpartner_tracking_url',
-  'rxpartner_sync_date',
-  'shipper_order_id',
-  'shipper_status',
-  'shipper_tracking_number',
-  'shipper_carrier',
-  'shipper_tracking_url',
-  'shipper_label_url',
-  'shipper_label_status',
-  'shipper_sync_date',
-  'otc_reference',
-  'otc_transaction_id',
-  'otc_status',
-  'otc_tracking_number',
-  'otc_tracking_url',
-  'otc_carrier',
-  'otc_sync_date',
-  'peptide_order_id',
-  'peptide_status',
-  'peptide_tracking_number',
-  'peptide_carrier',
-  'peptide_tracking_url',
-  'peptide_shipping_tier',
-  'peptide_sync_date',
-  'store_order_id',
-  'store_order_name',
-  'store_status',
-  'store_tracking_number',
-  'store_carrier',
-  'store_tracking_url',
-  'store_sync_date',
-] as const;
+export { PARTNER_FIELDS };
 
 /** Fields the server owns: a client sending one gets 400 naming it. */
 const FORBIDDEN = new Set<string>([

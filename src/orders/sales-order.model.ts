@@ -1,54 +1,21 @@
 /**
  * A Sales Order header: draft (docstatus 0), submitted (1) or cancelled (2), with the 503A fields
- * (patient fields hold AES-256-GCM ciphertext) and the fields partner connectors write (table
- * sales_orders; owner: orders). `modified` is Frappe's last-change instant, kept apart from updated_at.
+ * (patient fields hold AES-256-GCM ciphertext) and the spec's partner fields (partner-columns.ts owns
+ * them) (table sales_orders; owner: orders). `modified` is Frappe's last-change instant, kept apart from updated_at.
  */
+import { PARTNER_ATTRIBUTES, type PartnerColumns } from './partner-columns.js';
 import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
 
 const text = () => ({ type: DataTypes.TEXT });
 const instant = () => ({ type: DataTypes.DATE });
 
-/** Partner connector columns (all nullable), by prefix. */
-const PARTNER_ATTRIBUTES = {
-  rxpartnerReferenceId: text(),
-  rxpartnerStatus: text(),
-  rxpartnerTrackingNumber: text(),
-  rxpartnerCarrier: text(),
-  rxpartnerTrackingUrl: text(),
-  rxpartnerSyncDate: instant(),
-  shipperOrderId: text(),
-  shipperStatus: text(),
-  shipperTrackingNumber: text(),
-  shipperCarrier: text(),
-  shipperTrackingUrl: text(),
-  shipperLabelUrl: text(),
-  shipperLabelStatus: text(),
-  shipperSyncDate: instant(),
-  otcReference: text(),
-  otcTransactionId: text(),
-  otcStatus: text(),
-  otcTrackingNumber: text(),
-  otcTrackingUrl: text(),
-  otcCarrier: text(),
-  otcSyncDate: instant(),
-  peptideOrderId: text(),
-  peptideStatus: text(),
-  peptideTrackingNumber: text(),
-  peptideCarrier: text(),
-  peptideTrackingUrl: text(),
-  peptideShippingTier: text(),
-  peptideSyncDate: instant(),
-  storeOrderId: text(),
-  storeOrderName: text(),
-  storeStatus: text(),
-  storeTrackingNumber: text(),
-  storeCarrier: text(),
-  storeTrackingUrl: text(),
-  storeSyncDate: instant(),
-};
-
 type Opt<T> = CreationOptional<T | null>;
 
+// the spec's partner fields, declared once in partner-columns.ts (docs/decisions.md "Partner fields on the Sales Order")
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
+export interface SalesOrder extends PartnerColumns {}
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class SalesOrder extends Model<InferAttributes<SalesOrder>, InferCreationAttributes<SalesOrder>> {
   declare name: string;
   declare customer: string;
@@ -86,42 +53,6 @@ export class SalesOrder extends Model<InferAttributes<SalesOrder>, InferCreation
   declare checkoutPrescriptionFile: Opt<string>;
   declare professionalUseConfirmation: Opt<number>;
   declare complianceAgreementAccepted: Opt<number>;
-  declare rxpartnerReferenceId: Opt<string>;
-  declare rxpartnerStatus: Opt<string>;
-  declare rxpartnerTrackingNumber: Opt<string>;
-  declare rxpartnerCarrier: Opt<string>;
-  declare rxpartnerTrackingUrl: Opt<string>;
-  declare rxpartnerSyncDate: Opt<Date>;
-  declare shipperOrderId: Opt<string>;
-  declare shipperStatus: Opt<string>;
-  declare shipperTrackingNumber: Opt<string>;
-  declare shipperCarrier: Opt<string>;
-  declare shipperTrackingUrl: Opt<string>;
-  declare shipperLabelUrl: Opt<string>;
-  /** issue 26: Created (the label PDF is shipper_label_url), Made in ShipStation (label_mode elsewhere), or Label failed: <why> */
-  declare shipperLabelStatus: Opt<string>;
-  declare shipperSyncDate: Opt<Date>;
-  declare otcReference: Opt<string>;
-  declare otcTransactionId: Opt<string>;
-  declare otcStatus: Opt<string>;
-  declare otcTrackingNumber: Opt<string>;
-  declare otcTrackingUrl: Opt<string>;
-  declare otcCarrier: Opt<string>;
-  declare otcSyncDate: Opt<Date>;
-  declare peptideOrderId: Opt<string>;
-  declare peptideStatus: Opt<string>;
-  declare peptideTrackingNumber: Opt<string>;
-  declare peptideCarrier: Opt<string>;
-  declare peptideTrackingUrl: Opt<string>;
-  declare peptideShippingTier: Opt<string>;
-  declare peptideSyncDate: Opt<Date>;
-  declare storeOrderId: Opt<string>;
-  declare storeOrderName: Opt<string>;
-  declare storeStatus: Opt<string>;
-  declare storeTrackingNumber: Opt<string>;
-  declare storeCarrier: Opt<string>;
-  declare storeTrackingUrl: Opt<string>;
-  declare storeSyncDate: Opt<Date>;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
 

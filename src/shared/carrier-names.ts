@@ -2,7 +2,7 @@
  * The carriers we know by name (partners.md section 3): a ShipStation code (`ups_walleted`,
  * `stamps_com`), a Shopify company name ("DHL Express") or a free text ("U.P.S.") → the carrier, its
  * name for people, its tracking page and hosts. Here in shared so every domain that shows a carrier
- * (a customer's mail, the store push) names it the same way; connectors/carriers.ts builds the
+ * (a customer's mail, the store push) names it the same way; fulfilment/carriers.ts builds the
  * tracking links on it.
  */
 export type CarrierKey = 'ups' | 'fedex' | 'usps' | 'dhl_express' | 'dhl_ecommerce' | 'ontrac' | 'amazon' | 'canada_post';

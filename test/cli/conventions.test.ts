@@ -73,7 +73,7 @@ const ELSEWHERE: Record<string, string> = {
   'keys rotate': 'test/cli/keys-rotate.test.ts',
   'audit list': 'test/orders/patient-access.test.ts',
   'webhook redeliver': 'test/webhooks/cli.test.ts',
-  'partner retry': 'test/connectors/credentials.test.ts',
+  'partner retry': 'test/fulfilment/credentials.test.ts',
 };
 
 /** Runs svc with --json: one JSON document on stdout (parsed), the command path noted. */

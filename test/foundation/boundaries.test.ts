@@ -93,7 +93,9 @@ const DOMAIN_ORDER = [
   'orders', // Sales Orders, shipments, doctors, the vendor dashboard
   'sales', // the sales team: KPIs, commission, leaderboard, sub-reps, customer accounts (aggregates kept by order triggers)
   'vendor-api', // the vendor interface v1
-  'connectors', // the fulfilment router, partner orders and credentials, inbound partner webhooks, one folder per partner
+  'fulfilment', // the router, partner orders and events, credentials, rate budgets, the call log, follow-ups, the partner registry's types
+  'partners', // one folder per partner: its connector (client, payloads, webhook verifier, status table), and the registry listing them
+  'emr', // the EMR flow: ensure_patient, sync_to_rxpartner, status polling, webhook registration
   'integrations', // self-service shipper and storefront connections, storefront sync, the /portal pages
   'simulators', // the partners' sides (svc simulate, the demo, tests): imports no domain
 ];

@@ -49,7 +49,7 @@ const refused: [file: string, code: string, zone: string][] = [
   ['src/orders/probe.ts', "export const load = () => import('../../seeds/index.js');", 'only through src/cli/seed-step.ts'],
   ['src/cli/commands/probe.command.ts', "import '../../../seeds/index.js';", 'only through src/cli/seed-step.ts'],
   ['src/modules.ts', "import '../seeds/index.js';", 'only through src/cli/seed-step.ts'],
-  ['src/orders/probe.ts', "import '../../test/helpers/db.js';", 'only tests import test helpers'],
+  ['src/orders/probe.ts', "import '../helpers/db.js';", 'only tests import test helpers'],
   ['src/catalog/probe.ts', "import '../../bench/lib.js';", 'does not depend on its benchmark'],
 ];
 for (const [file, code, zone] of refused) {

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
 import type { RunningSimulator } from '../../src/simulators/index.js';
-import { configureOtc, otcSimulator } from '../connectors/helpers.js';
+import { configureOtc, otcSimulator } from '../fulfilment/helpers.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { eventually } from '../helpers/eventually.js';

@@ -6,7 +6,7 @@
  * here (issue 30). Each path builds its own items, so no test sees another's rows.
  */
 import type pg from 'pg';
-import { closePartnerAgent } from '../../src/connectors/partner-http.js';
+import { closePartnerAgent } from '../../src/fulfilment/partner-http.js';
 import type { RunningSimulator } from '../../src/simulators/index.js';
 import { DEMO_DOCTOR } from '../../seeds/catalog.seed.js';
 import { APP, configureStoreApp, SHOP, storeShop } from '../integrations/helpers.js';

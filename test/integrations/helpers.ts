@@ -1,8 +1,8 @@
 /** What the integrations tests share: the storefront app's settings pointed at a simulator shop. */
-import { setPartnerCredentials } from '../../src/connectors/credentials/credentials.service.js';
+import { setPartnerCredentials } from '../../src/fulfilment/credentials/credentials.service.js';
 import { startStorepartnerSimulator, type RunningSimulator, type StoreOptions } from '../../src/simulators/index.js';
 import type { TestApp } from '../helpers/app.js';
-import { ops } from '../connectors/helpers.js';
+import { ops } from '../fulfilment/helpers.js';
 
 export const APP = {
   clientId: 'svc-app-client-0123',

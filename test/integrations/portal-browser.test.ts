@@ -14,11 +14,11 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
-import { closePartnerAgent } from '../../src/connectors/partner-http.js';
+import { closePartnerAgent } from '../../src/fulfilment/partner-http.js';
 import { startShipperSimulator, type RunningSimulator } from '../../src/simulators/index.js';
 import { DEMO_PASSWORD } from '../../seeds/foundation.seed.js';
 import '../../src/modules.js';
-import { configureShipper, SHIPPER } from '../connectors/shipper.helpers.js';
+import { configureShipper, SHIPPER } from '../partners/shipper/shipper.helpers.js';
 import { configureStoreApp, SHOP, storeShop } from './helpers.js';
 
 let app: TestApp;

@@ -15,11 +15,11 @@ import { loginAs, startTestApp, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { eventually } from '../helpers/eventually.js';
 import { serverMessages, type Client } from '../helpers/http.js';
-import { closePartnerAgent } from '../../src/connectors/partner-http.js';
+import { closePartnerAgent } from '../../src/fulfilment/partner-http.js';
 import { startShipperSimulator, type RunningSimulator } from '../../src/simulators/index.js';
 import '../../src/modules.js';
-import { configureShipper, mappedOrder, orderFields, partnerOrderWhen, SHIPPER, SHIPPER_HOOK } from '../connectors/shipper.helpers.js';
-import { startWorker } from '../connectors/helpers.js';
+import { configureShipper, mappedOrder, orderFields, partnerOrderWhen, SHIPPER, SHIPPER_HOOK } from '../partners/shipper/shipper.helpers.js';
+import { startWorker } from '../fulfilment/helpers.js';
 import type { OutboxWorker } from '../../src/jobs/outbox-worker.js';
 import { buildItem, buildOrder } from '../helpers/factories.js';
 

@@ -9,7 +9,7 @@ import type pg from 'pg';
 import { loginAs, startTestApp, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import type { Client } from '../helpers/http.js';
-import { closePartnerAgent } from '../../src/connectors/partner-http.js';
+import { closePartnerAgent } from '../../src/fulfilment/partner-http.js';
 import type { RunningSimulator } from '../../src/simulators/index.js';
 import { updatedSinceQuery } from '../../src/integrations/store-orders.service.js';
 import '../../src/modules.js';

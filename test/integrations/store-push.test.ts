@@ -14,11 +14,11 @@ import { pgClient } from '../helpers/db.js';
 import { eventually } from '../helpers/eventually.js';
 import type { Client } from '../helpers/http.js';
 import type { OutboxWorker } from '../../src/jobs/outbox-worker.js';
-import { closePartnerAgent } from '../../src/connectors/partner-http.js';
+import { closePartnerAgent } from '../../src/fulfilment/partner-http.js';
 import type { RunningSimulator } from '../../src/simulators/index.js';
 import '../../src/modules.js';
 import { buildItem } from '../helpers/factories.js';
-import { configureOtc, otcSimulator, partnerOrdersOf, startWorker } from '../connectors/helpers.js';
+import { configureOtc, otcSimulator, partnerOrdersOf, startWorker } from '../fulfilment/helpers.js';
 import { APP, configureStoreApp, SHOP, shopOrder, storeShop } from './helpers.js';
 
 let app: TestApp;

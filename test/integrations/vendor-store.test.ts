@@ -9,7 +9,7 @@ import { loginAs, startTestApp, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import type { Client } from '../helpers/http.js';
 import { systemActor } from '../../src/auth/actor.js';
-import { closePartnerAgent } from '../../src/connectors/partner-http.js';
+import { closePartnerAgent } from '../../src/fulfilment/partner-http.js';
 import { reviewProduct } from '../../src/vendors/product-review.service.js';
 import type { RunningSimulator } from '../../src/simulators/index.js';
 import '../../src/modules.js';

@@ -1,12 +1,13 @@
 import type { Command } from 'commander';
-import { PARTNERS, PARTNER_KEYS, type PartnerKey } from '../../connectors/partners.js';
+import type { PartnerKey } from '../../fulfilment/partners.js';
+import { PARTNER_KEYS, PARTNER_SPECS as PARTNERS } from '../../partners/index.js';
 import { openDatabase } from '../context.js';
 import { cliActor, common, json, say, type CommonOptions } from '../conventions.js';
 import { CliError, type Io } from '../io.js';
 import { askValue } from '../prompts.js';
 
 // the services load when a command runs (svc --help never loads them)
-const stored = () => import('../../connectors/credentials/credentials.service.js');
+const stored = () => import('../../fulfilment/credentials/credentials.service.js');
 
 /** Every partner's flags, once each (base-url, api-key … are shared names): flag → description. */
 function allFlags(): Map<string, string> {
@@ -104,7 +105,7 @@ export function registerPartnerCredentials(program: Command, io: Io): void {
     },
   ).action(async (partner: string, opts: CommonOptions) => {
     await openDatabase(io);
-    const { testPartnerCredentials } = await import('../../connectors/credentials/credentials-test.service.js');
+    const { testPartnerCredentials } = await import('../../fulfilment/credentials/credentials-test.service.js');
     const r = await testPartnerCredentials(await cliActor(io), partner);
     if (opts.json) json(io, r); // the document either way; a refusal is still exit 1
     const line = `${r.partner}: ${r.detail}${r.http_status ? ` (HTTP ${r.http_status})` : ''}`;

@@ -1,15 +1,15 @@
 import type { Command } from 'commander';
-import type { PartnerOrderRow } from '../../connectors/partner-orders-admin.service.js';
-import { PARTNER_ORDER_STATUSES } from '../../connectors/partner-order-statuses.js';
-import { PARTNER_KEYS } from '../../connectors/partners.js';
+import type { PartnerOrderRow } from '../../fulfilment/partner-orders-admin.service.js';
+import { PARTNER_ORDER_STATUSES } from '../../fulfilment/partner-order-statuses.js';
+import { PARTNER_KEYS } from '../../partners/index.js';
 import { formatInstant } from '../../shared/time.js';
 import { openDatabase } from '../context.js';
 import { cliActor, common, oneOf, positiveInt, json, table, type Cell, type CommonOptions } from '../conventions.js';
 import type { Io } from '../io.js';
 
 // the services load when a command runs (svc --help never loads them)
-const partnerOrders = () => import('../../connectors/partner-orders-admin.service.js');
-const followUps = () => import('../../connectors/follow-ups.service.js');
+const partnerOrders = () => import('../../fulfilment/partner-orders-admin.service.js');
+const followUps = () => import('../../fulfilment/follow-ups.service.js');
 
 const iso = (d: Date | string | null | undefined) => (d ? formatInstant(d) : null);
 
@@ -97,7 +97,7 @@ export function registerPartner(program: Command, io: Io): void {
     .option('--limit <n>', 'at most n rows (default 50)', positiveInt)
     .action(async (opts: CommonOptions & { partner?: string; order?: string; limit?: number }) => {
       await openDatabase(io);
-      const { listPartnerCalls } = await import('../../connectors/call-log.service.js');
+      const { listPartnerCalls } = await import('../../fulfilment/call-log.service.js');
       const rows = await listPartnerCalls(await cliActor(io), { partner: opts.partner, salesOrder: opts.order, limit: opts.limit ?? 50 });
       if (opts.json) return json(io, rows);
       if (rows.length === 0) return io.out('No partner calls');

@@ -2,9 +2,12 @@ import type { Command } from 'commander';
 import { common, json, table, type CommonOptions, cliActor } from '../conventions.js';
 import type { ProductMapping } from '../../catalog/product-mapping.js';
 import { MAPPING_FIELDS } from '../../catalog/mapping-fields.js';
+import { PARTNER_MODULES } from '../../partners/index.js';
 import { formatInstant } from '../../shared/time.js';
 import { openDatabase } from '../context.js';
 import { CliError, type Io } from '../io.js';
+
+const partnerByMappingField = (field: string) => PARTNER_MODULES.find((p) => p.connector.mappingField === field)?.connector.key ?? 'no partner';
 
 // the services load when a command runs (svc --help never loads them)
 const reviews = () => import('../../vendors/product-review.service.js');
@@ -72,7 +75,7 @@ export function registerProduct(program: Command, io: Io): void {
       .argument('<item_code>', 'the service item code'),
     { json: true },
   );
-  for (const m of MAPPING_FIELDS) map.option(`--${m.field.replace(/_/g, '-')} <value>`, `${m.partner}: ${m.field}`);
+  for (const m of MAPPING_FIELDS) map.option(`--${m.field.replace(/_/g, '-')} <value>`, `${partnerByMappingField(m.field)}: ${m.field}`);
   map.action(async (itemCode: string, opts: Record<string, string | undefined>) => {
     const changes: ProductMapping = {};
     for (const m of MAPPING_FIELDS) {

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { port, seconds } from '../conventions.js';
 import type { CredentialsByPartner, PartnerKey } from '../../simulators/index.js';
-import { PARTNER_KEYS } from '../../connectors/partners.js';
+import { PARTNER_KEYS } from '../../partners/index.js';
 import { CliError, type Io } from '../io.js';
 
 interface SimulateOpts {

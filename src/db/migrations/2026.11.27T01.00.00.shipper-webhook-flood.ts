@@ -7,7 +7,7 @@ import type { QueryInterface } from 'sequelize';
 //   takers queue on a row of their own (`<bucket>#below`), so they never push back the full-limit
 //   takers' waits.
 // - partner_events_unresolved_idx: the webhook intake counts the resource reads still waiting per
-//   partner account (owner: connectors/partner-events.service.ts) before storing another.
+//   partner account (owner: fulfilment/partner-events.service.ts) before storing another.
 // - partner_webhook_drops: webhooks dropped at that cap, counted per partner and reason (svc check).
 const UP = `
 CREATE FUNCTION svc_budget_take_slot_below(p_bucket text, p_limit int, p_reserve int, p_window float8, OUT ok boolean, OUT wait float8)
