@@ -118,6 +118,55 @@ export default defineConfig(
     },
   },
   {
+    // STYLE.md: files under ~300 lines, functions under ~40 (blank lines and comments not counted), by
+    // what each part is for. Exemptions and why: docs/decisions.md, "File and function size limits".
+    files: ['src/**/*.ts'],
+    rules: {
+      'max-lines': ['error', { max: 300 }],
+      'max-lines-per-function': ['error', { max: 40, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  {
+    // being reorganised (into src/fulfilment, src/partners, src/emr and src/simulators), which meets
+    // the same limits there; this exemption goes with that move
+    files: ['src/connectors/**/*.ts', 'src/simulators/**/*.ts'],
+    rules: { 'max-lines': 'off', 'max-lines-per-function': 'off' },
+  },
+  {
+    // a command declaration is a list: its options, help examples and one action calling a service;
+    // its length is its flag list's (the files themselves stay under 300 lines)
+    files: ['src/cli/commands/*.command.ts', 'src/cli/program.ts'],
+    rules: { 'max-lines-per-function': 'off' },
+  },
+  {
+    // table-like: the model's column definitions, one entry per column of sales_orders
+    files: ['src/orders/sales-order.model.ts'],
+    rules: { 'max-lines-per-function': 'off' },
+  },
+  {
+    // not yet split: each is named here so lint shows it (a warning) until its split lands; the list only shrinks
+    files: [
+      'src/app/check.service.ts',
+      'src/app/sealed-stores.ts',
+      'src/catalog/import-stage.ts',
+      'src/catalog/mapping-import.service.ts',
+      'src/catalog/price-import.service.ts',
+      'src/files/system-files.ts',
+      'src/http/docs.ts',
+      'src/http/server.ts',
+      'src/integrations/store-orders.service.ts',
+      'src/sales/rep-dashboard.service.ts',
+      'src/sales/subrep-team.service.ts',
+      'src/shared/tracing-sdk.ts',
+      'src/vendor-api/catalog-sync.service.ts',
+      'src/vendor-api/fulfillment.service.ts',
+      'src/vendors/product-review.service.ts',
+      'src/vendors/stock-request.service.ts',
+      'src/webhooks/webhook.sender.ts',
+    ],
+    rules: { 'max-lines-per-function': ['warn', { max: 40, skipBlankLines: true, skipComments: true }] },
+  },
+  {
     // tests read the real server's JSON answers (the Json type of test/helpers/http.ts) and assert on
     // them: the assertion is the check, so the no-unsafe-* family is off here (docs/decisions.md)
     files: ['test/**/*.ts'],
