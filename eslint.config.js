@@ -136,6 +136,78 @@ export default defineConfig(
     },
   },
   {
+    // STYLE.md: files under ~300 lines, functions under ~40 (blank lines and comments not counted), by
+    // what each part is for. Exemptions and why: docs/decisions.md, "File and function size limits".
+    files: ['src/**/*.ts'],
+    rules: {
+      'max-lines': ['error', { max: 300 }],
+      'max-lines-per-function': ['error', { max: 40, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  {
+    // a command declaration is a list: its options, help examples and one action calling a service;
+    // its length is its flag list's (the files themselves stay under 300 lines)
+    files: ['src/cli/commands/*.command.ts', 'src/cli/program.ts'],
+    rules: { 'max-lines-per-function': 'off' },
+  },
+  {
+    // table-like: the model's column definitions, one entry per column of sales_orders
+    files: ['src/orders/sales-order.model.ts'],
+    rules: { 'max-lines-per-function': 'off' },
+  },
+  {
+    // not yet split: each is named here so lint shows it (a warning) until its split lands; the list only shrinks
+    files: [
+      'src/app/check.service.ts',
+      'src/app/sealed-stores.ts',
+      'src/catalog/import-stage.ts',
+      'src/catalog/mapping-import.service.ts',
+      'src/catalog/price-import.service.ts',
+      'src/emr/ensure-patient.service.ts',
+      'src/emr/poll.service.ts',
+      'src/emr/sync.service.ts',
+      'src/files/system-files.ts',
+      'src/fulfilment/partner-event.handler.ts',
+      'src/fulfilment/partner-events.service.ts',
+      'src/fulfilment/partner-http.ts',
+      'src/fulfilment/partner-order.handler.ts',
+      'src/http/docs.ts',
+      'src/http/server.ts',
+      'src/integrations/store-orders.service.ts',
+      'src/partners/rxpartner/rxpartner.connector.ts',
+      'src/partners/rxpartner/rxpartner.webhook.ts',
+      'src/partners/storepartner/storepartner.graphql.ts',
+      'src/sales/rep-dashboard.service.ts',
+      'src/sales/subrep-team.service.ts',
+      'src/shared/tracing-sdk.ts',
+      'src/simulators/nppes/nppes.simulator.ts',
+      'src/simulators/otcpartner/otcpartner.simulator.ts',
+      'src/simulators/peptidepartner/peptidepartner.simulator.ts',
+      'src/simulators/rxpartner/rxpartner.simulator.ts',
+      'src/simulators/shared/http.ts',
+      'src/simulators/shared/simulator.ts',
+      'src/simulators/shipper/shipper.orders.ts',
+      'src/simulators/shipper/shipper.simulator.ts',
+      'src/simulators/storepartner/store.bulk.ts',
+      'src/simulators/storepartner/store.mutations.ts',
+      'src/simulators/storepartner/store.oauth.ts',
+      'src/simulators/storepartner/store.state.ts',
+      'src/simulators/storepartner/store.views.ts',
+      'src/simulators/storepartner/storepartner.simulator.ts',
+      'src/vendor-api/catalog-sync.service.ts',
+      'src/vendor-api/fulfillment.service.ts',
+      'src/vendors/product-review.service.ts',
+      'src/vendors/stock-request.service.ts',
+      'src/webhooks/webhook.sender.ts',
+    ],
+    rules: { 'max-lines-per-function': ['warn', { max: 40, skipBlankLines: true, skipComments: true }] },
+  },
+  {
+    // not yet split by what its parts are for (the shipper's fake API: orders, labels, webhooks, pages)
+    files: ['src/simulators/shipper/shipper.simulator.ts'],
+    rules: { 'max-lines': ['warn', { max: 300 }] },
+  },
+  {
     // tests read the real server's JSON answers (the Json type of test/helpers/http.ts) and assert on
     // them: the assertion is the check, so the no-unsafe-* family is off here (docs/decisions.md)
     files: ['test/**/*.ts'],

@@ -19,18 +19,12 @@ import { clearBucket, hitSlidingStart, peekSlidingStart } from '../shared/rate-l
 import { lockedOut, loginFailed, type LoginFailureReason } from '../shared/metrics.js';
 import { runtime } from '../shared/runtime.js';
 import { matchPeppered } from '../shared/peppered.js';
-import type { Actor, Role } from './actor.js';
+import type { UserRow } from '../users/user-row.js';
+import type { Actor } from './actor.js';
 import { authorize, authorizeApiKeysFor } from './policy/index.js';
 
-interface UserRow {
-  id: string;
-  email: string;
-  full_name: string;
-  roles: Role[];
-  enabled: boolean;
-  customer: string | null;
-  sales_person: string | null;
-  vendor: string | null;
+/** A user row with what its actor adds: its sales person's territory and, for a manager, its team. */
+interface ActorRow extends UserRow {
   territory: string | null;
   team: string[] | null;
 }
@@ -55,7 +49,7 @@ function actorSelect(extra = ''): string {
 }
 const actorSql = once(() => `${actorSelect()} WHERE u.${namesOf(User).c.id} = $1`);
 
-function toActor(row: UserRow, via: Actor['via']): Actor {
+function toActor(row: ActorRow, via: Actor['via']): Actor {
   return {
     type: 'user',
     id: row.id,
@@ -79,7 +73,7 @@ async function withVendorStanding(actor: Actor, opts: { transaction?: Tx } = {})
 
 /** Loads the actor of an enabled user (fresh on every request: a disabled user is out at once). */
 export async function loadUserActor(userId: string, via: Actor['via'], opts: { transaction?: Tx } = {}): Promise<Actor | undefined> {
-  const row = await selectOne<UserRow>(actorSql(), [userId], opts);
+  const row = await selectOne<ActorRow>(actorSql(), [userId], opts);
   return row && row.enabled ? withVendorStanding(toActor(row, via), opts) : undefined;
 }
 
@@ -280,7 +274,7 @@ const rehashSql = once(() => {
 
 /** Resolves `token <key>:<secret>` to its user actor, or undefined (401). */
 export async function resolveApiKey(apiKey: string, apiSecret: string): Promise<Actor | undefined> {
-  const row = await runPreparedOne<UserRow & { secret_hash: string }>(apiKeySql(), [apiKey]);
+  const row = await runPreparedOne<ActorRow & { secret_hash: string }>(apiKeySql(), [apiKey]);
   const expected = row?.secret_hash ?? pepper('no-such-key');
   const match = matchPeppered((key) => pepper(apiSecret, key), expected);
   if (!row || !match || !row.enabled) return undefined;

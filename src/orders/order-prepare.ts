@@ -15,18 +15,7 @@ import { findFile, canReadFile } from '../files/files.service.js';
 import { requireVerifiedDoctor } from './doctor.service.js';
 import { isRealDate, isValidNpi } from './npi.js';
 import { CONFIRM_FIELDS, FILE_FIELDS, PATIENT_FIELDS, type OrderInput } from './order.schemas.js';
-
-export interface PreparedLine {
-  idx: number;
-  item_code: string;
-  item_name: string;
-  qty: number;
-  uom: string;
-  rate: number;
-  amount: number;
-  warehouse: string;
-  vendor: string | null;
-}
+import type { OrderLine } from './order-line.js';
 
 export interface PreparedOrder {
   input: OrderInput;
@@ -34,7 +23,7 @@ export interface PreparedOrder {
   price_list: string;
   currency: string;
   transaction_date: string;
-  lines: PreparedLine[];
+  lines: OrderLine[];
   grand_total: number;
   total_qty: number;
   is503a: boolean;
@@ -46,7 +35,7 @@ const round2 = (n: number) => Math.round(n * 100) / 100;
 
 type ItemRow = FactsItem;
 
-function checkLines(input: OrderInput, items: Map<string, ItemRow>, warehouses: Set<string>): PreparedLine[] {
+function checkLines(input: OrderInput, items: Map<string, ItemRow>, warehouses: Set<string>): OrderLine[] {
   return input.items.map((l, i) => {
     const row = i + 1;
     const item = items.get(l.item_code);
@@ -73,7 +62,7 @@ function checkLines(input: OrderInput, items: Map<string, ItemRow>, warehouses: 
 }
 
 /** Availability check at creation (no reservation: submit reserves). Names the row that goes over. */
-function checkStock(lines: PreparedLine[], bins: { item_code: string; warehouse: string; available: number }[]): void {
+function checkStock(lines: OrderLine[], bins: { item_code: string; warehouse: string; available: number }[]): void {
   const groups = groupLines(lines);
   const available = new Map(bins.map((b) => [`${b.item_code}\u0000${b.warehouse}`, b.available]));
   const failures = groups

@@ -7,7 +7,7 @@
 import type { Actor } from '../auth/actor.js';
 import { execute, selectRows, type Tx } from '../db/sequelize.js';
 import { consumeReservedStock } from '../catalog/stock.service.js';
-import { STATUS } from './order-submit.js';
+import { STATUS } from './order-status.js';
 import { once } from '../db/sql-names.js';
 import { orderSql } from './order-sql.js';
 import { orderFollowers } from './order-followers.js';

@@ -17,7 +17,8 @@ import { attributeOf, orderSql } from './order-sql.js';
 import { SalesOrder } from './sales-order.model.js';
 import { loadVisibleOrder, orderDoc } from './order-doc.js';
 import { decryptPatientFields, encryptPatientFields } from './phi.js';
-import { cancelOrder, submitOrder } from './order-submit.js';
+import { cancelOrder } from './order-cancel.js';
+import { submitOrder } from './order-submit.js';
 import { CONFIRM_FIELDS, DOCTOR_FIELDS, FIELDS_503A, PATIENT_FIELDS, parseOrderBody } from './order.schemas.js';
 
 export interface OrderSummary {

@@ -11,7 +11,7 @@ import { once } from '../db/sql-names.js';
 import { InputError } from '../shared/errors.js';
 import { PARTNER_FIELDS } from './order.schemas.js';
 import { advanceOrderStatus, nextStatusSql, tellFollowers } from './order-progress.js';
-import { STATUS } from './order-submit.js';
+import { STATUS } from './order-status.js';
 import { attributeOf, orderSql } from './order-sql.js';
 import type { PostalAddress } from '../org/org.service.js';
 

@@ -12,13 +12,12 @@
  * (acceptCustomerInvitation). An e-mail that already has a user is refused (409): no second user.
  */
 import Joi from 'joi';
-import { systemActor, type Actor } from '../auth/actor.js';
+import type { Actor } from '../auth/actor.js';
 import { authorize, customerMatches } from '../auth/policy/index.js';
-import { canAssignPriceList, CUSTOMER_LOGIN_ROLES, customerAccountScope } from '../auth/policy/sales.rules.js';
+import { canAssignPriceList, customerAccountScope } from '../auth/policy/sales.rules.js';
 import { findPriceList } from '../catalog/prices.js';
 import { recordAudit } from '../audit/audit.service.js';
 import { withTransaction, type Tx } from '../db/sequelize.js';
-import { queueMail } from '../mail/mail.service.js';
 import {
   findCustomer,
   findSalesPersons,
@@ -30,12 +29,12 @@ import {
   type NewAddress,
 } from '../org/org.service.js';
 import { countDocs, docType, getDoc, type Doc } from '../shared/doctype.js';
-import { BusinessRuleError, ConflictError, InputError, PermissionError } from '../shared/errors.js';
-import { createUser, findUserByEmail } from '../users/users.service.js';
-import { CustomerInvitation } from './customer-invitation.model.js';
+import { BusinessRuleError, InputError, PermissionError } from '../shared/errors.js';
 import { demographicsIn, setDemographics } from './customer-demographics.service.js';
-import { acceptanceLines, newInvitationToken, redeemInvitation } from './invitations.js';
+import { inviteCustomerLogin } from './customer-invitation.service.js';
 import { easternDay } from './eastern.js';
+
+export { acceptCustomerInvitation } from './customer-invitation.service.js';
 
 const text = (max = 140) => Joi.string().trim().max(max);
 const addressFields = {
@@ -189,52 +188,43 @@ async function choosePriceList(actor: Actor, named: string, transaction: Tx): Pr
   return list.name;
 }
 
-/** Creates the customer's login (Customer role, no password) and queues its invitation, in the caller's transaction. */
-async function inviteCustomerLogin(
+/** The customer, its shipping address and patient details, the audit row and the invitation, in one transaction. */
+async function insertCustomerAccount(
   actor: Actor,
-  customer: { name: string; customerName: string; territory: string | null; assignedRep: string | null; email: string },
+  input: CustomerInput,
+  contact: { email: string | null; invite: boolean; demographics: ReturnType<typeof demographicsIn> },
   transaction: Tx,
-): Promise<{ email: string; expiresAt: Date }> {
-  authorize(actor, 'invite', 'Customer', { name: customer.name, territory: customer.territory, assigned_rep: customer.assignedRep });
-  // an e-mail that already signs in (a staff member, another clinic's buyer) never gets a second account
-  if (await findUserByEmail(customer.email)) {
-    throw new ConflictError(
-      `A user with e-mail ${customer.email} already exists: no login created (pass --no-invite, or another --email)`,
-      'DuplicateEntryError',
-    );
-  }
-  // the policy allowed the invitation; the account itself is made as the system makes accounts
-  const user = await createUser(
-    systemActor('sales:invite_customer', 'job'),
-    { email: customer.email, full_name: customer.customerName, roles: CUSTOMER_LOGIN_ROLES, customer: customer.name },
+): Promise<{ name: string; invitation?: { email: string; expiresAt: Date } }> {
+  const { email, invite, demographics } = contact;
+  const territory = await chooseTerritory(actor, input.territory, transaction);
+  const assignedRep = await chooseRep(actor, input.assigned_rep, transaction);
+  const priceList = await choosePriceList(actor, input.default_price_list ?? input.price_list ?? 'Standard Selling', transaction);
+  const customer = await nextCustomerName({ transaction });
+  await insertCustomer(
+    {
+      name: customer,
+      customerName: input.customer_name,
+      customerType: input.customer_type,
+      territory,
+      priceList,
+      assignedRep,
+      email,
+      phone: blank(input.mobile_no) ?? blank(input.phone),
+    },
     { transaction },
   );
-  const { token, tokenHash, expiresAt } = newInvitationToken();
-  await CustomerInvitation.create(
-    { tokenHash, userId: user.id, email: user.email, customer: customer.name, invitedBy: actor.email ?? actor.id, expiresAt },
-    { transaction },
-  );
-  await queueMail(transaction, {
-    to: user.email,
-    category: 'customer-invitation',
-    subject: `Your ${customer.customerName} account is ready`,
-    text: [
-      `Hello ${customer.customerName},`,
-      '',
-      `An account (${customer.name}) has been opened for you; sign in as ${user.email} to order.`,
-      '',
-      ...acceptanceLines('svc.customer_accounts.accept_invitation', user.email, expiresAt),
-    ].join('\n'),
-    // the outbox row keeps the token sealed; it is put into the text only when the mail is sent
-    secrets: { token },
-  });
+  if (input.shipping_address) await insertAddress(addressRow(customer, input.customer_name, input.shipping_address, true), { transaction });
+  if (demographics) await setDemographics(actor, customer, demographics, transaction);
   await recordAudit(transaction, actor, {
-    action: 'invite',
-    object_type: 'User',
-    object_name: user.email,
-    detail: { customer: customer.name, roles: CUSTOMER_LOGIN_ROLES, expires_at: expiresAt.toISOString() },
+    action: 'create',
+    object_type: 'Customer',
+    object_name: customer,
+    detail: { territory, price_list: priceList, assigned_rep: assignedRep, login_invited: invite },
   });
-  return { email: user.email, expiresAt };
+  const invitation = invite
+    ? await inviteCustomerLogin(actor, { name: customer, customerName: input.customer_name, territory, assignedRep, email: email! }, transaction)
+    : undefined;
+  return { name: customer, invitation };
 }
 
 /**
@@ -249,60 +239,12 @@ export async function createCustomerAccount(actor: Actor, body: Doc): Promise<Do
   const email = blank(input.email_id) ?? blank(input.email);
   if (invite && !email) throw new InputError('send_invitation needs the contact e-mail (email_id)');
   const demographics = demographicsIn(body); // the Customer's patient (issue 26): only for those with the need
-  const { name, invitation } = await withTransaction(undefined, async (transaction) => {
-    const territory = await chooseTerritory(actor, input.territory, transaction);
-    const assignedRep = await chooseRep(actor, input.assigned_rep, transaction);
-    const priceList = await choosePriceList(actor, input.default_price_list ?? input.price_list ?? 'Standard Selling', transaction);
-    const customer = await nextCustomerName({ transaction });
-    await insertCustomer(
-      {
-        name: customer,
-        customerName: input.customer_name,
-        customerType: input.customer_type,
-        territory,
-        priceList,
-        assignedRep,
-        email,
-        phone: blank(input.mobile_no) ?? blank(input.phone),
-      },
-      { transaction },
-    );
-    if (input.shipping_address) await insertAddress(addressRow(customer, input.customer_name, input.shipping_address, true), { transaction });
-    if (demographics) await setDemographics(actor, customer, demographics, transaction);
-    await recordAudit(transaction, actor, {
-      action: 'create',
-      object_type: 'Customer',
-      object_name: customer,
-      detail: { territory, price_list: priceList, assigned_rep: assignedRep, login_invited: invite },
-    });
-    const invitation = invite
-      ? await inviteCustomerLogin(actor, { name: customer, customerName: input.customer_name, territory, assignedRep, email: email! }, transaction)
-      : undefined;
-    return { name: customer, invitation };
-  });
+  const { name, invitation } = await withTransaction(undefined, (transaction) =>
+    insertCustomerAccount(actor, input, { email, invite, demographics }, transaction),
+  );
   const doc = await getDoc(actor, docType('Customer'), name);
   if (!invite) return doc;
   return { ...doc, invitation_queued: true, login_email: invitation!.email, invitation_expires_at: invitation!.expiresAt.toISOString() };
-}
-
-/**
- * Sets an invited customer's password with the invitation's one-time token (public; a used, expired
- * or unknown token is refused alike, 417). The password rule is the sub-rep invitation's (10+ characters).
- */
-export function acceptCustomerInvitation(input: { token: string; password: string }): Promise<{ email: string; customer: string }> {
-  return redeemInvitation(
-    input,
-    (where, transaction) => CustomerInvitation.findOne({ where, lock: transaction.LOCK.UPDATE, transaction }),
-    async (invitation, transaction) => {
-      await recordAudit(transaction, systemActor('customer_accounts:accept_invitation', 'job'), {
-        action: 'accept_invitation',
-        object_type: 'User',
-        object_name: invitation.email,
-        detail: { customer: invitation.customer },
-      });
-      return { email: invitation.email, customer: invitation.customer };
-    },
-  );
 }
 
 /** Adds an address to a customer the actor may see (Frappe: `links` to the Customer, or `customer`); answers the document. */

@@ -8,17 +8,11 @@ import { authorize, type AccessActor as Actor } from '../shared/access.js';
 import { InputError } from '../shared/errors.js';
 import { ROLES, type Role } from './roles.js';
 import { User } from './user.model.js';
+import type { UserRow } from './user-row.js';
 import { byEmail } from './users.service.js';
 
-export interface UserSummary {
-  id: string;
-  email: string;
-  full_name: string;
-  roles: Role[];
-  enabled: boolean;
-  customer: string | null;
-  sales_person: string | null;
-  vendor: string | null;
+/** A user as `svc user list` shows it: the row and its last login. */
+export interface UserSummary extends UserRow {
   last_login_at: Date | null;
 }
 
