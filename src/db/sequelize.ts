@@ -31,11 +31,13 @@ let bindModels: ((sequelize: Sequelize) => void) | undefined;
 
 /**
  * The models' binder, plugged by the composition root (src/modules.ts plugs src/models.ts's
- * initModels): the database layer imports no domain, and initDatabase binds whatever was plugged to
- * each new instance. A process that never plugs it (a test of this layer alone) has raw SQL only.
+ * initModels): the database layer imports no domain. It binds the models to the instance already
+ * open, if any, and initDatabase to each new one. A process that never plugs it (a test of this
+ * layer alone) has raw SQL only.
  */
 export function plugModels(bind: (sequelize: Sequelize) => void): void {
   bindModels = bind;
+  if (instance) bind(instance);
 }
 
 /** Creates the process-wide Sequelize instance (one pool per process). */

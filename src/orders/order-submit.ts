@@ -13,7 +13,6 @@ import { orderVisible } from '../auth/policy/orders.rules.js';
 import { execute, selectOne, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
 import { enqueue, outboxInsertSql, outboxJson, wakeWorkersAfter, type OutboxEntry } from '../shared/outbox.js';
 import { runtime } from '../shared/runtime.js';
-import { prepare, runPreparedOne } from '../db/prepared.js';
 import { BusinessRuleError, NotFoundError } from '../shared/errors.js';
 import { mailEntry } from '../mail/mail.service.js';
 import { releaseStock, reservationBinds, reservationCtes, RESERVATION_RESULT, shortageMessage } from '../catalog/stock.service.js';
@@ -102,9 +101,7 @@ const vendorsOf = (lines: { vendor: string | null }[]) => [...new Set(lines.map(
  * store import) has the job's name as owner, which is no address, so its customer is told.
  */
 const submitReadSql = once(() =>
-  prepare(
-    'svc_order_submit_read',
-    orderSql(`
+  orderSql(`
   SELECT row_to_json(h) AS head, so.xmin::text AS row_version, row_to_json(rec) AS record_head,
          (SELECT json_agg(json_build_object(${orderItemJsonArgs()}, 'vendor', {soi.vendor}, 'record_item_code', ${recordSkuSql()}, 'vendor_product_id', {i.vendorProductId},
                  'mapping', json_build_object(${MAPPING_FIELDS.map((m) => `'${m.field}', {i.${m.attribute}}`).join(', ')})) ORDER BY {soi.idx})
@@ -115,7 +112,6 @@ const submitReadSql = once(() =>
    CROSS JOIN LATERAL (SELECT ${orderHeadColumns()}) h
    CROSS JOIN LATERAL (SELECT ${recordHeadColumns()}, COALESCE({u.email}, CASE WHEN strpos({so.ownerEmail}, '@') > 0 THEN {so.ownerEmail} END, {c.email}) AS mail_to) rec
    WHERE {so.name} = $1`),
-  ),
 );
 
 /** Marker of the error that aborts a submit short of stock; the availability per group follows it as JSON. */
@@ -133,9 +129,7 @@ const SHORT = 'svc_submit_short_of_stock:';
  */
 const submitWriteSql = once(() => {
   const reserve = reservationCtes({ after: 'SELECT 1 FROM pre WHERE pre.won_n > 0', gate: 'won' });
-  return prepare(
-    'svc_order_submit_write',
-    orderSql(`
+  return orderSql(`
   WITH o AS (SELECT {so.name} AS name FROM {so} WHERE {so.name} = $name AND {so.docstatus} = 0 AND so.xmin = $row_version::xid FOR UPDATE),
   won AS (
     UPDATE {so} SET {so:docstatus} = 1, {so:status} = $status, {so:submittedAt} = now(), {so:modified} = now(), {so:updatedAt} = now()
@@ -152,8 +146,7 @@ const submitWriteSql = once(() => {
          CASE WHEN pre.won_n > 0 AND NOT ((SELECT ok FROM res_ok) AND (SELECT count(*) FROM res_u) = (SELECT count(*) FROM res_g))
               THEN (SELECT '${SHORT}' || json_agg(json_build_object('k', g.k, 'available', (l.actual_qty - l.reserved_qty)::float8))::text
                       FROM res_g g LEFT JOIN res_locked l ON l.item_code = g.item_code AND l.warehouse = g.warehouse)::int END AS short
-    FROM pre`),
-  );
+    FROM pre`);
 });
 
 /** A partner line starts Queued (the router makes its partner order); vendor and marketplace lines have no partner status. */
@@ -275,7 +268,7 @@ export async function submitOrder(actor: Actor, name: string, opts: { transactio
     authorize(actor, 'submit', 'Sales Order', await loadVisibleOrder(actor, name, opts));
   }
   for (let attempt = 1; attempt <= 3; attempt++) {
-    const read = await runPreparedOne<SubmitRead>(submitReadSql(), [name], opts);
+    const read = await selectOne<SubmitRead>(submitReadSql(), [name], opts);
     if (!read || !orderVisible(actor, read.head)) throw new NotFoundError(`Sales Order ${name} not found`);
     const { head: before, row_version, record_head, lines: rawLines, mail_lines } = read;
     authorize(actor, 'submit', 'Sales Order', before);
@@ -297,7 +290,7 @@ export async function submitOrder(actor: Actor, name: string, opts: { transactio
     const write = async (transaction?: Tx) => {
       const routes = JSON.stringify(routed.map((l) => ({ idx: l.idx, route: l.decision.route, status: lineStatusOf(l.decision) })));
       const binds = { ...reservation.binds, name, row_version, status: STATUS.submitted, outbox: outboxJson(entries), routes };
-      const w = (await runPreparedOne<SubmitWrite>(submitWriteSql(), binds, { transaction }))!;
+      const w = (await selectOne<SubmitWrite>(submitWriteSql(), binds, { transaction }))!;
       if (w.won) wakeWorkersAfter(transaction); // without a transaction the statement has committed
       // a 503A order's answer carries patient data: its audit row commits with the submit
       const doc = w.won ? await shapeOrderDoc(actor, { ...head, ...w.won }, items, { transaction, audit: 'submit' }) : undefined;
