@@ -10,6 +10,7 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 import domainCycles from './lint/domain-cycles.js';
+import fileCycles from './lint/file-cycles.js';
 
 const root = import.meta.dirname;
 const at = (path) => resolve(root, path);
@@ -23,6 +24,12 @@ const DOMAINS = `src/!(${NOT_DOMAINS.join('|')})/**`;
 
 /** The layers, as import-x/no-restricted-paths zones: a file under `target` may not import from `from` (but `except`). */
 const zones = [
+  {
+    // the lowest layer: models are bound by the composition root (src/modules.ts plugs src/models.ts)
+    target: 'src/db',
+    from: ['src/!(db|config)/**', 'src/*.ts'].map(at),
+    message: 'db imports only db and config: a model belongs to its domain and is bound through plugModels in src/modules.ts.',
+  },
   {
     target: 'src/shared',
     from: [DOMAINS, `src/{${[...EDGE, 'jobs'].join(',')}}/**`].map(at),
@@ -84,6 +91,12 @@ const zones = [
     message: 'a domain below fulfilment asks it through a port plugged in src/modules.ts (e.g. catalog plugRouteRule).',
   },
   {
+    // every model in one list: only the composition root binds them (a domain reaches another's table through its owner)
+    target: ['src/*/**', 'seeds/**'].map(at),
+    from: at('src/models.ts'),
+    message: 'only src/modules.ts (and the tests) import src/models.ts.',
+  },
+  {
     // a domain's routes use the edge's route kit; everything else of src/http is the server's
     target: [at(DOMAINS), at('seeds/**')],
     from: at('src/http'),
@@ -113,7 +126,7 @@ export default defineConfig(
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: root },
     },
-    plugins: { 'import-x': importX, svc: { rules: { 'domain-cycles': domainCycles } } },
+    plugins: { 'import-x': importX, svc: { rules: { 'domain-cycles': domainCycles, 'file-cycles': fileCycles } } },
     settings: {
       'import-x/resolver-next': [createTypeScriptImportResolver({ project: at('tsconfig.json') })],
       // no-cycle reads the imported modules themselves: it skips a file whose extension or parser it does not know
@@ -124,6 +137,8 @@ export default defineConfig(
     rules: {
       'import-x/no-cycle': 'error',
       'svc/domain-cycles': ['error', { root, notDomains: NOT_DOMAINS }],
+      // import-x/no-cycle skips type-only imports; this one reads them too (lint/file-cycles.js)
+      'svc/file-cycles': ['error', { root }],
       'import-x/no-restricted-paths': ['error', { basePath: root, zones }],
       'import-x/no-self-import': 'error',
       'import-x/no-useless-path-segments': 'error',

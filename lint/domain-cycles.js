@@ -10,7 +10,7 @@ import { join, posix, relative, sep } from 'node:path';
 /** project-relative path → { mtimeMs, refs }: a long-lived editor server re-reads only what changed. */
 const parsed = new Map();
 
-function walk(root, dir) {
+export function walk(root, dir) {
   return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) => {
     const path = `${dir}/${e.name}`;
     if (e.isDirectory()) return walk(root, path);
@@ -19,7 +19,7 @@ function walk(root, dir) {
 }
 
 /** The local imports of one file: { target (project-relative .ts path), line }. */
-function importsOf(path, text) {
+export function importsOf(path, text) {
   const file = ts.createSourceFile(path, text, ts.ScriptTarget.ES2022, true);
   const refs = [];
   const add = (node, specifier) => {
@@ -38,7 +38,7 @@ function importsOf(path, text) {
   return refs;
 }
 
-function refsOnDisk(root, path) {
+export function refsOnDisk(root, path) {
   const mtimeMs = statSync(join(root, path)).mtimeMs;
   const cached = parsed.get(path);
   if (cached?.mtimeMs === mtimeMs) return cached.refs;
@@ -64,7 +64,7 @@ function domainGraph(files, domainOf) {
 }
 
 /** The shortest folder path from `start` to `goal` (breadth first), or undefined. */
-function pathBetween(graph, start, goal) {
+export function pathBetween(graph, start, goal) {
   const previous = new Map([[start, undefined]]);
   const queue = [start];
   while (queue.length) {

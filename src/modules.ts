@@ -1,5 +1,5 @@
 /**
- * The composition root shared by every process role (serve, worker, CLI): document types, the
+ * The composition root shared by every process role (serve, worker, CLI): the models, document types, the
  * policy behind the shared registries, outbox handlers and periodic jobs, each registered here
  * explicitly. A job or handler file only exports what it is; nothing registers itself on import.
  *
@@ -8,6 +8,10 @@
  * partner without one still gets its lines routed and its partner orders made, which wait
  * ("awaiting configuration") until a release registers its connector.
  */
+import { plugModels } from './db/sequelize.js';
+import { initModels } from './models.js';
+import { plugRoutes } from './http/server.js';
+import { routes } from './routes.js';
 import { authorize, scopeOf } from './auth/policy/index.js';
 import { plugAccessPolicy } from './shared/access.js';
 import { plugVendorStanding } from './auth/vendor-standing.js';
@@ -19,8 +23,18 @@ import { syncCommissionPlans } from './sales/commission-sync.js';
 import { salesCreditFoldJob } from './sales/sales-credit-fold.job.js';
 import { registerBearerVerifier } from './http/plugins/auth.js';
 import { verifyBearer } from './vendor-api/tokens.service.js';
-import { housekeepingJob } from './jobs/housekeeping.job.js';
-import { unattachedFilesJob } from './jobs/unattached-files.job.js';
+import { housekeepingJob, registerHousekeeping } from './jobs/housekeeping.job.js';
+import { purgeExpiredSessions } from './auth/credentials.service.js';
+import { purgeExpiredCounters } from './shared/rate-limit.js';
+import { purgeBudgetHits } from './shared/rate-budget.js';
+import { purgeWebhookNonces } from './fulfilment/webhook-nonces.service.js';
+import { registerRetention } from './jobs/retention.js';
+import { auditRetention } from './audit/retention.js';
+import { partnerCallsRetention, partnerEventsRetention } from './fulfilment/retention.js';
+import { passwordResetsRetention } from './integrations/retention.js';
+import { outboxRetention } from './shared/outbox-retention.js';
+import { vendorApiLogRetention } from './vendor-api/retention.js';
+import { unattachedFilesJob } from './files/unattached-files.job.js';
 import { retentionJob } from './jobs/retention.job.js';
 import { mailHandler } from './mail/mail.service.js';
 import { vendorWebhookHandler } from './webhooks/webhook.handler.js';
@@ -56,6 +70,10 @@ import './vendor-api/vendor-api.doctypes.js';
 import './orders/orders.doctype.js';
 import './catalog/catalog.doctypes.js';
 
+// every table's model, bound by initDatabase to each new Sequelize (the database layer imports no domain)
+plugModels(initModels);
+// every HTTP route, in the one list (the server imports no domain)
+plugRoutes(routes);
 plugAccessPolicy({ authorize, scopeOf });
 // auth ← vendors: a vendor's users act for it only while it is Approved and not suspended
 plugVendorStanding(isVendorActive);
@@ -99,6 +117,18 @@ for (const partner of PARTNER_MODULES) registerConnector(partner.connector);
 
 // the stored commission follows config's plans (sales_commission regenerated when they changed)
 registerStartupTask({ name: 'sales commission plans', run: (config) => syncCommissionPlans(config.sales) });
+
+// the housekeeping job's purges and the retention job's tables, each the owner's (the runner imports no domain)
+registerHousekeeping('sessions', purgeExpiredSessions);
+registerHousekeeping('counters', purgeExpiredCounters);
+registerHousekeeping('budgetHits', purgeBudgetHits);
+registerHousekeeping('webhookNonces', purgeWebhookNonces);
+registerRetention(outboxRetention, 'outboxDays');
+registerRetention(partnerCallsRetention, 'partnerCallsDays');
+registerRetention(partnerEventsRetention, 'partnerEventsDays');
+registerRetention(vendorApiLogRetention, 'vendorApiLogDays');
+registerRetention(passwordResetsRetention, 'passwordResetsDays');
+registerRetention(auditRetention, 'auditDays');
 
 registerJob(housekeepingJob);
 registerJob(unattachedFilesJob);

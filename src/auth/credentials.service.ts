@@ -4,10 +4,9 @@
  */
 import { Op, fn, literal } from 'sequelize';
 import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
-import { prepare, runPreparedOne } from '../db/prepared.js';
 import { namesOf, once } from '../db/sql-names.js';
-import { SalesPerson } from '../org/sales-person.model.js';
-import { User } from '../users/user.model.js';
+import { salesPersonRead } from '../org/org-reads.js';
+import { userRead } from '../users/user-reads.js';
 import { findLoginUser, lockUser, recordLogin, storePasswordHash } from '../users/users.service.js';
 import { ApiKey } from './api-key.model.js';
 import { Session } from './session.model.js';
@@ -35,8 +34,8 @@ interface ActorRow extends UserRow {
  * statement over users and sales_persons (tables and columns named by their models).
  */
 function actorSelect(extra = ''): string {
-  const { t: users, c: u } = namesOf(User);
-  const { t: salesPersons, c: sp } = namesOf(SalesPerson);
+  const { t: users, c: u } = namesOf(userRead);
+  const { t: salesPersons, c: sp } = namesOf(salesPersonRead);
   return `
   SELECT ${extra}u.${u.id} AS id, u.${u.email} AS email, u.${u.fullName} AS full_name, u.${u.roles} AS roles, u.${u.enabled} AS enabled,
          u.${u.customer} AS customer, u.${u.salesPerson} AS sales_person, u.${u.vendor} AS vendor, sp.${sp.territory} AS territory,
@@ -47,7 +46,7 @@ function actorSelect(extra = ''): string {
            SELECT array_agg(name) FROM team) END AS team
     FROM ${users} u LEFT JOIN ${salesPersons} sp ON sp.${sp.name} = u.${u.salesPerson}`;
 }
-const actorSql = once(() => `${actorSelect()} WHERE u.${namesOf(User).c.id} = $1`);
+const actorSql = once(() => `${actorSelect()} WHERE u.${namesOf(userRead).c.id} = $1`);
 
 function toActor(row: ActorRow, via: Actor['via']): Actor {
   return {
@@ -261,10 +260,7 @@ export async function generateApiKeys(
 // Runs on every API request: prepared once per connection (planning the team CTE cost ~3× its execution).
 const apiKeySql = once(() => {
   const { t, c } = namesOf(ApiKey);
-  return prepare(
-    'svc_api_key_actor',
-    `${actorSelect(`k.${c.secretHash} AS secret_hash, `)} JOIN ${t} k ON k.${c.userId} = u.${namesOf(User).c.id} WHERE k.${c.apiKey} = $1`,
-  );
+  return `${actorSelect(`k.${c.secretHash} AS secret_hash, `)} JOIN ${t} k ON k.${c.userId} = u.${namesOf(userRead).c.id} WHERE k.${c.apiKey} = $1`;
 });
 
 const rehashSql = once(() => {
@@ -274,7 +270,7 @@ const rehashSql = once(() => {
 
 /** Resolves `token <key>:<secret>` to its user actor, or undefined (401). */
 export async function resolveApiKey(apiKey: string, apiSecret: string): Promise<Actor | undefined> {
-  const row = await runPreparedOne<ActorRow & { secret_hash: string }>(apiKeySql(), [apiKey]);
+  const row = await selectOne<ActorRow & { secret_hash: string }>(apiKeySql(), [apiKey]);
   const expected = row?.secret_hash ?? pepper('no-such-key');
   const match = matchPeppered((key) => pepper(apiSecret, key), expected);
   if (!row || !match || !row.enabled) return undefined;

@@ -8,11 +8,9 @@
  * values: PostgreSQL then keeps one cached plan for this prepared statement instead of planning it
  * on every order (0.7 → 0.25 ms of database time per order here).
  */
-import type { Tx } from '../db/sequelize.js';
-import { prepare, runPreparedOne } from '../db/prepared.js';
+import { selectOne, type Tx } from '../db/sequelize.js';
 import { once, sqlFor } from '../db/sql-names.js';
-import { Address } from '../org/address.model.js';
-import { Customer } from '../org/customer.model.js';
+import { addressRead, customerRead } from '../org/org-reads.js';
 import { Bin } from './bin.model.js';
 import { Item } from './item.model.js';
 import { choiceSql, rateExpr, type ChoiceRow } from './prices.js';
@@ -53,9 +51,7 @@ export interface FactsQuery {
 }
 
 const factsSql = once(() =>
-  prepare(
-    'svc_order_facts',
-    sqlFor({ c: Customer, a: Address, i: Item, w: Warehouse, b: Bin })(`WITH cust AS (
+  sqlFor({ c: customerRead, a: addressRead, i: Item, w: Warehouse, b: Bin })(`WITH cust AS (
        SELECT {c.name} AS name, {c.customerName} AS customer_name, {c.territory} AS territory, {c.assignedRep} AS assigned_rep, {c.email} AS email,
               {c.disabled} AS disabled, {c.priceList} AS price_list,
               EXISTS (SELECT 1 FROM {a} WHERE {a.name} = $address AND {a.customer} = {c.name}) AS address_ok
@@ -69,12 +65,11 @@ const factsSql = once(() =>
             (SELECT COALESCE(array_agg({w.name}), '{}') FROM {w} WHERE {w.name} = ANY ((SELECT $whs::text[])::text[]) AND NOT {w.disabled} AND NOT {w.isGroup}) AS warehouses,
             (SELECT COALESCE(json_agg(json_build_object('item_code', {b.itemCode}, 'warehouse', {b.warehouse}, 'available', ({b.actualQty} - {b.reservedQty})::float8)), '[]'::json)
                FROM {b} JOIN unnest($bin_items::text[], $bin_whs::text[]) AS k(item_code, warehouse) ON {b.itemCode} = k.item_code AND {b.warehouse} = k.warehouse) AS bins`),
-  ),
 );
 
 /** The facts of an order body (see the file comment); the caller applies the rules. */
 export async function loadOrderFacts(q: FactsQuery, opts: { transaction?: Tx } = {}): Promise<OrderFacts> {
-  return (await runPreparedOne<OrderFacts>(
+  return (await selectOne<OrderFacts>(
     factsSql(),
     {
       customer: q.customer,

@@ -7,13 +7,13 @@ import type { Actor } from '../auth/actor.js';
 import { canUsePriceList, isCustomerUser } from '../auth/policy/catalog.rules.js';
 import { execute, selectOne, selectRows, type Tx } from '../db/sequelize.js';
 import { once, sqlFor } from '../db/sql-names.js';
-import { Customer } from '../org/customer.model.js';
+import { customerRead } from '../org/org-reads.js';
 import { ItemPrice } from './item-price.model.js';
 import { Item } from './item.model.js';
 import { PriceList } from './price-list.model.js';
 
 // Measured statements (catalog reads and order facts run these): raw SQL built once, named by the models.
-const names = () => sqlFor({ pl: PriceList, c: Customer, p: ItemPrice, i: Item });
+const names = () => sqlFor({ pl: PriceList, c: customerRead, p: ItemPrice, i: Item });
 import { BusinessRuleError, PermissionError } from '../shared/errors.js';
 
 export const STANDARD_LIST = 'Standard Selling';

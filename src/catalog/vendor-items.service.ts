@@ -5,8 +5,7 @@
  * the columns are called.
  */
 import type { Tx } from '../db/sequelize.js';
-import { selectRows } from '../db/sequelize.js';
-import { prepare, runPrepared } from '../db/prepared.js';
+import { execute, selectRows } from '../db/sequelize.js';
 import { camel, columnsOf, once, sqlFor } from '../db/sql-names.js';
 import { Bin } from './bin.model.js';
 import { ItemGroup } from './item-group.model.js';
@@ -118,16 +117,13 @@ const upsertSql = once(() => {
   const n = sqlFor({ i: Item });
   const cols = VENDOR_ITEM_KEYS.map(columnOf);
   const updated = UPDATED_KEYS.map(columnOf);
-  return prepare(
-    'svc_vendor_items_upsert',
-    n(`
+  return n(`
   INSERT INTO {@i} (${cols.join(', ')})
   SELECT ${VENDOR_ITEM_KEYS.join(', ')} FROM json_to_recordset($1::json) AS r(${VENDOR_ITEM_KEYS.map((k) => `${k} ${JSON_TYPES[k] ?? 'text'}`).join(', ')})
   ON CONFLICT ({i:itemCode}) DO UPDATE SET ${updated.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}, {i:updatedAt} = now()
    WHERE {@i}.{i:vendor} IS NOT DISTINCT FROM EXCLUDED.{i:vendor}
      AND (${updated.map((c) => `{@i}.${c}`).join(', ')}) IS DISTINCT FROM (${updated.map((c) => `EXCLUDED.${c}`).join(', ')})
-  RETURNING {i:itemCode} AS item_code`),
-  );
+  RETURNING {i:itemCode} AS item_code`);
 });
 
 /**
@@ -135,7 +131,7 @@ const upsertSql = once(() => {
  * vendor's own items updated when something changed; answers the codes written.
  */
 export async function upsertVendorItems(rowsJson: string, opts: { transaction: Tx }): Promise<Set<string>> {
-  const rows = await runPrepared<{ item_code: string }>(upsertSql(), [rowsJson], opts);
+  const rows = await execute<{ item_code: string }>(upsertSql(), [rowsJson], opts);
   return new Set(rows.map((r) => r.item_code));
 }
 

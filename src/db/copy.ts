@@ -1,7 +1,7 @@
 /**
  * COPY … FROM STDIN on the transaction's own connection (pg-copy-streams): bulk loads (the catalog
- * imports) stream rows into a staging table instead of sending one statement per row. Like
- * db/prepared.ts it reaches the pg client Sequelize holds for the transaction.
+ * imports) stream rows into a staging table instead of sending one statement per row. Like runSql
+ * (db/sequelize.ts) it reaches the pg client Sequelize holds for the transaction.
  */
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';

@@ -1,7 +1,6 @@
 import pg from 'pg';
 import { Sequelize, type Transaction } from 'sequelize';
 import type { Config } from '../config/index.js';
-import { initModels } from './models.js';
 import { asSequelizeError, inDirectTransaction } from './transaction.js';
 
 // Wire values as the spec shows them: numerics as numbers, dates as YYYY-MM-DD text, counts as numbers.
@@ -28,6 +27,18 @@ const pgForSequelize: typeof pg = Object.assign(Object.create(pg) as typeof pg, 
 
 let instance: Sequelize | undefined;
 let openedUrl: string | undefined;
+let bindModels: ((sequelize: Sequelize) => void) | undefined;
+
+/**
+ * The models' binder, plugged by the composition root (src/modules.ts plugs src/models.ts's
+ * initModels): the database layer imports no domain. It binds the models to the instance already
+ * open, if any, and initDatabase to each new one. A process that never plugs it (a test of this
+ * layer alone) has raw SQL only.
+ */
+export function plugModels(bind: (sequelize: Sequelize) => void): void {
+  bindModels = bind;
+  if (instance) bind(instance);
+}
 
 /** Creates the process-wide Sequelize instance (one pool per process). */
 export function initDatabase(config: Config, url = config.databaseUrl): Sequelize {
@@ -46,12 +57,12 @@ export function initDatabase(config: Config, url = config.databaseUrl): Sequeliz
       options: `-c lock_timeout=${config.db.lockTimeoutMs} -c timezone=America/New_York`,
       keepAlive: true,
     },
-    // each model declares its own timestamps (db/models.ts)
+    // each model declares its own timestamps (src/models.ts binds them)
     define: { underscored: true, timestamps: false },
     retry: { max: 0 },
   });
   overrideSequelizeParsers(instance);
-  initModels(instance);
+  bindModels?.(instance);
   return instance;
 }
 

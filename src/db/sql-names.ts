@@ -6,8 +6,28 @@
 import { literal, type Attributes, type Model, type ModelStatic } from 'sequelize';
 import { db } from './sequelize.js';
 
-/** The table of a model, as SQL (unquoted: every table name is a plain lower-case identifier). */
-export function tableOf(model: ModelStatic<Model>): string {
+/**
+ * A table that its owner lets other domains read inside one statement (a join on a hot path): the
+ * owner's model and the attributes it publishes, exported from the owner's `*-reads.ts` file. A
+ * statement of another domain names it through sqlFor or namesOf like a model of its own, and any
+ * attribute the owner did not publish throws when the statement is built (docs/development/database.md).
+ */
+export interface Published<M extends Model = Model> {
+  readonly published: ModelStatic<M>;
+  readonly attributes: readonly string[];
+}
+
+/** The owner's side of Published: `publish(Customer, ['name', 'customerName'])`. */
+export function publish<M extends Model>(model: ModelStatic<M>, attributes: readonly (keyof Attributes<M> & string)[]): Published<M> {
+  return { published: model, attributes };
+}
+
+type Source<M extends Model> = ModelStatic<M> | Published<M>;
+const modelOf = <M extends Model>(source: Source<M>): ModelStatic<M> => ('published' in source ? source.published : source);
+
+/** The table of a model (or of a published read), as SQL (unquoted: every table name is a plain lower-case identifier). */
+export function tableOf(source: Source<Model>): string {
+  const model = modelOf(source);
   const name = model.getTableName();
   return typeof name === 'string' ? name : `${name.schema}${name.delimiter}${name.tableName}`; // a schema-qualified table (none today)
 }
@@ -17,27 +37,35 @@ export type Columns<M extends Model> = { readonly [K in keyof Attributes<M>]-?: 
 /** attribute → column of a model, e.g. columnsOf(Bin).actualQty === 'actual_qty'. */
 const cache = new WeakMap<object, object>();
 
-export function columnsOf<M extends Model>(model: ModelStatic<M>): Columns<M> {
+const publishedCache = new WeakMap<object, WeakMap<object, object>>();
+
+export function columnsOf<M extends Model>(source: Source<M>): Columns<M> {
+  const model = modelOf(source);
   const attributes = model.getAttributes() as Record<string, { field?: string }>;
   // keyed by the attribute map, which initModels replaces on every (re-)initialisation
-  const cached = cache.get(attributes);
+  const byMap = 'published' in source ? (publishedCache.get(source) ?? publishedCache.set(source, new WeakMap()).get(source)!) : cache;
+  const cached = byMap.get(attributes);
   if (cached) return cached as Columns<M>;
   const columns: Record<string, string> = {};
-  for (const [name, attribute] of Object.entries(attributes)) columns[name] = attribute.field ?? name;
+  const shown = 'published' in source ? new Set(source.attributes) : undefined;
+  for (const [name, attribute] of Object.entries(attributes)) if (!shown || shown.has(name)) columns[name] = attribute.field ?? name;
   const checked = new Proxy(columns, {
     get(target, key) {
-      // a misspelt attribute must fail loudly, not put "undefined" into SQL
-      if (typeof key === 'string' && !(key in target)) throw new Error(`${model.name} has no attribute ${key}`);
+      // a misspelt attribute must fail loudly, not put "undefined" into SQL; so must one its owner did not publish
+      if (typeof key === 'string' && !(key in target))
+        throw new Error(
+          shown && key in attributes ? `${model.name} does not publish ${key} (its owner's *-reads.ts)` : `${model.name} has no attribute ${key}`,
+        );
       return Reflect.get(target, key) as unknown;
     },
   }) as Columns<M>;
-  cache.set(attributes, checked);
+  byMap.set(attributes, checked);
   return checked;
 }
 
 /** The table and its columns, for a statement over one model: `const { t, c } = namesOf(Bin)`. */
-export function namesOf<M extends Model>(model: ModelStatic<M>): { t: string; c: Columns<M> } {
-  return { t: tableOf(model), c: columnsOf(model) };
+export function namesOf<M extends Model>(source: Source<M>): { t: string; c: Columns<M> } {
+  return { t: tableOf(source as Source<Model>), c: columnsOf(source) };
 }
 
 /** A value computed on first use and kept (SQL text built from model metadata). */
@@ -72,11 +100,11 @@ export function boundLiteral(sql: string, bind: Record<string, unknown>): Return
   );
 }
 
-type AnyModel = ModelStatic<Model>;
+type AnySource = Source<Model>;
 
 /**
  * Raw SQL written against model names, resolved once (call it inside `once`). With aliases bound to
- * models, e.g. sqlFor({ so: SalesOrder, c: Customer }):
+ * the domain's own models, or to another domain's published reads, e.g. sqlFor({ so: SalesOrder, c: customerRead }):
  * - `{so}` → `sales_orders so` (the table under its alias), `{@so}` → `sales_orders`;
  * - `{so.grandTotal}` → `so.grand_total`, `{so:grandTotal}` → `grand_total` (INSERT lists, SET).
  * An unknown alias or attribute throws, so a renamed or misspelt one fails the first test that runs it.
@@ -86,7 +114,7 @@ export function sqlFor(aliases: Record<string, unknown>): (text: string) => stri
     text.replace(
       /\{(@?)([a-z_][a-z0-9_]*)(?:([.:])([A-Za-z][A-Za-z0-9]*))?\}/g,
       (match: string, bare: string, alias: string, sep: string | undefined, attribute: string | undefined) => {
-        const model = aliases[alias] as AnyModel | undefined;
+        const model = aliases[alias] as AnySource | undefined;
         if (!model) throw new Error(`SQL names: no model for alias ${alias} in ${match}`);
         if (!sep) return bare ? tableOf(model) : `${tableOf(model)} ${alias}`;
         const column = (columnsOf(model) as Record<string, string>)[attribute!];

@@ -1,9 +1,10 @@
 /**
  * The one server factory for `svc serve`, tests and benchmarks: Hapi with auth, error rendering,
  * the text rule at the edge, request logs, security headers, OpenAPI docs at /docs, and every
- * route of http/routes.ts.
+ * route of the list src/modules.ts plugs in (src/routes.ts). The registrations (src/modules.ts) are the caller's: the process roles
+ * (app/lifecycle.ts), the tests' helpers and the bench load them, so the edge imports no composition root.
  */
-import Hapi from '@hapi/hapi';
+import Hapi, { type ServerRoute } from '@hapi/hapi';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.js';
@@ -14,16 +15,21 @@ import { errorBodyPlugin } from './plugins/error-body.js';
 import { requestLogPlugin } from './plugins/request-log.js';
 import { textGuardPlugin } from './plugins/text-guard.js';
 import { httpFinished, httpStarted, metricsEnabled } from '../shared/metrics.js';
-import { routes } from './routes.js';
 import { runStartupTasks } from '../shared/startup.js';
 import { endRequestSpan, traceListener, tracingOn } from '../shared/tracing.js';
-import '../modules.js';
 
 declare module '@hapi/hapi' {
   /** request.headers is Node's request.raw.req.headers: type it so (hapi says Record<string, unknown>). */
   interface ReqRefDefaults {
     Headers: IncomingHttpHeaders;
   }
+}
+
+let routeList: () => ServerRoute[] = () => [];
+
+/** The service's routes, plugged by the composition root (src/modules.ts plugs src/routes.ts's list). */
+export function plugRoutes(list: () => ServerRoute[]): void {
+  routeList = list;
 }
 
 export interface ServerOptions {
@@ -85,7 +91,7 @@ export async function createServer(opts: ServerOptions): Promise<Hapi.Server> {
     { plugin: textGuardPlugin },
   ]);
   if (opts.docs !== false) await server.register(docsPlugin);
-  server.route(routes());
+  server.route(routeList());
   observeRequests(server);
   // the process's start-up work (src/modules.ts) runs before the listener opens
   server.ext('onPreStart', () => runStartupTasks(config));

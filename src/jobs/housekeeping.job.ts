@@ -1,19 +1,30 @@
 import type { Job } from './index.js';
-import { purgeExpiredSessions } from '../auth/credentials.service.js';
-import { purgeExpiredCounters } from '../shared/rate-limit.js';
-import { purgeBudgetHits } from '../shared/rate-budget.js';
-import { purgeWebhookNonces } from '../fulfilment/webhook-nonces.service.js';
+import type { Tx } from '../db/sequelize.js';
 
-/** Drops expired sessions, rate counters, old rate-budget rows and expired partner webhook nonces every five minutes (one process at a time). */
+/** One purge of the housekeeping job: deletes what has expired, answers how many rows went. */
+export type HousekeepingPurge = (opts: { transaction?: Tx }) => Promise<number>;
+
+const purges: { key: string; purge: HousekeepingPurge }[] = [];
+
+/**
+ * Adds a purge to the housekeeping job under `key` (its count's name in the job's answer); called
+ * from src/modules.ts with the owner's function, so the job runner imports no domain.
+ */
+export function registerHousekeeping(key: string, purge: HousekeepingPurge): void {
+  if (!purges.some((p) => p.key === key)) purges.push({ key, purge });
+}
+
+/**
+ * Drops expired sessions, rate counters, old rate-budget rows and expired partner webhook nonces
+ * (the purges src/modules.ts registers) every five minutes, one process at a time.
+ */
 export const housekeepingJob: Job = {
   name: 'housekeeping',
   schedule: '*/5 * * * *',
   singleton: true,
   async run({ transaction }) {
-    const sessions = await purgeExpiredSessions({ transaction });
-    const counters = await purgeExpiredCounters({ transaction });
-    const budgetHits = await purgeBudgetHits({ transaction });
-    const webhookNonces = await purgeWebhookNonces({ transaction });
-    return { sessions, counters, budgetHits, webhookNonces };
+    const counts: Record<string, number> = {};
+    for (const { key, purge } of purges) counts[key] = await purge({ transaction });
+    return counts;
   },
 };

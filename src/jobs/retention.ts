@@ -1,24 +1,21 @@
 /**
  * The retention of every table that grows with traffic (issue 25 §7): which target keeps its rows
- * how many days (src/config), one batch at a time, and how far each is behind.
+ * how many days (src/config), one batch at a time, and how far each is behind. The targets are the
+ * owners' (audit/retention.ts, …), registered from src/modules.ts.
  */
 import type { RetentionSettings } from '../config/index.js';
 import type { RetentionTarget } from '../db/retention.js';
-import { auditRetention } from '../audit/retention.js';
-import { partnerCallsRetention, partnerEventsRetention } from '../fulfilment/retention.js';
-import { passwordResetsRetention } from '../integrations/retention.js';
-import { outboxRetention } from '../shared/outbox-retention.js';
-import { vendorApiLogRetention } from '../vendor-api/retention.js';
 
-/** Each target with the setting that holds its days. */
-export const RETENTION: readonly { target: RetentionTarget; days: keyof Omit<RetentionSettings, 'batchSize'> }[] = [
-  { target: outboxRetention, days: 'outboxDays' },
-  { target: partnerCallsRetention, days: 'partnerCallsDays' },
-  { target: partnerEventsRetention, days: 'partnerEventsDays' },
-  { target: vendorApiLogRetention, days: 'vendorApiLogDays' },
-  { target: passwordResetsRetention, days: 'passwordResetsDays' },
-  { target: auditRetention, days: 'auditDays' },
-];
+/** The setting of src/config that holds a target's days. */
+export type RetentionDays = keyof Omit<RetentionSettings, 'batchSize'>;
+
+/** Each target with the setting that holds its days, in the order src/modules.ts registers them. */
+export const RETENTION: { target: RetentionTarget; days: RetentionDays }[] = [];
+
+/** Puts a table under retention (called from src/modules.ts: each target lives with the domain that owns its table). */
+export function registerRetention(target: RetentionTarget, days: RetentionDays): void {
+  if (!RETENTION.some((r) => r.target.table === target.table)) RETENTION.push({ target, days });
+}
 
 /** Deletes every row past its retention, batch after batch (each its own short statement); answers the counts by table. */
 export async function enforceRetention(settings: RetentionSettings): Promise<Record<string, number>> {

@@ -2,7 +2,6 @@
  * The two statements of a submit (a read outside any lock, then one atomic write) and the shapes they
  * answer. Lock order everywhere: the order row, then bins sorted by (item_code, warehouse).
  */
-import { prepare } from '../db/prepared.js';
 import { once } from '../db/sql-names.js';
 import { outboxInsertSql } from '../shared/outbox.js';
 import { reservationCtes, RESERVATION_RESULT } from '../catalog/stock.service.js';
@@ -20,9 +19,7 @@ import { localTime, orderSql } from './order-sql.js';
  * store import) has the job's name as owner, which is no address, so its customer is told.
  */
 export const submitReadSql = once(() =>
-  prepare(
-    'svc_order_submit_read',
-    orderSql(`
+  orderSql(`
   SELECT row_to_json(h) AS head, so.xmin::text AS row_version, row_to_json(rec) AS record_head,
          (SELECT json_agg(json_build_object(${orderItemJsonArgs()}, 'vendor', {soi.vendor}, 'record_item_code', ${recordSkuSql()}, 'vendor_product_id', {i.vendorProductId},
                  'mapping', json_build_object(${MAPPING_FIELDS.map((m) => `'${m.field}', {i.${m.attribute}}`).join(', ')})) ORDER BY {soi.idx})
@@ -33,7 +30,6 @@ export const submitReadSql = once(() =>
    CROSS JOIN LATERAL (SELECT ${orderHeadColumns()}) h
    CROSS JOIN LATERAL (SELECT ${recordHeadColumns()}, COALESCE({u.email}, CASE WHEN strpos({so.ownerEmail}, '@') > 0 THEN {so.ownerEmail} END, {c.email}) AS mail_to) rec
    WHERE {so.name} = $1`),
-  ),
 );
 
 /** Marker of the error that aborts a submit short of stock; the availability per group follows it as JSON. */
@@ -51,9 +47,7 @@ const SHORT = 'svc_submit_short_of_stock:';
  */
 export const submitWriteSql = once(() => {
   const reserve = reservationCtes({ after: 'SELECT 1 FROM pre WHERE pre.won_n > 0', gate: 'won' });
-  return prepare(
-    'svc_order_submit_write',
-    orderSql(`
+  return orderSql(`
   WITH o AS (SELECT {so.name} AS name FROM {so} WHERE {so.name} = $name AND {so.docstatus} = 0 AND so.xmin = $row_version::xid FOR UPDATE),
   won AS (
     UPDATE {so} SET {so:docstatus} = 1, {so:status} = $status, {so:submittedAt} = now(), {so:modified} = now(), {so:updatedAt} = now()
@@ -70,8 +64,7 @@ export const submitWriteSql = once(() => {
          CASE WHEN pre.won_n > 0 AND NOT ((SELECT ok FROM res_ok) AND (SELECT count(*) FROM res_u) = (SELECT count(*) FROM res_g))
               THEN (SELECT '${SHORT}' || json_agg(json_build_object('k', g.k, 'available', (l.actual_qty - l.reserved_qty)::float8))::text
                       FROM res_g g LEFT JOIN res_locked l ON l.item_code = g.item_code AND l.warehouse = g.warehouse)::int END AS short
-    FROM pre`),
-  );
+    FROM pre`);
 });
 
 /** The availability per group carried by the error of a submit short of stock, or undefined for any other error. */

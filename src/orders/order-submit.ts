@@ -10,10 +10,9 @@
 import type { Actor } from '../auth/actor.js';
 import { authorize, can } from '../auth/policy/index.js';
 import { orderVisible } from '../auth/policy/orders.rules.js';
-import { withTransaction, type Tx } from '../db/sequelize.js';
+import { selectOne, withTransaction, type Tx } from '../db/sequelize.js';
 import { outboxJson, wakeWorkersAfter } from '../shared/outbox.js';
 import { runtime } from '../shared/runtime.js';
-import { runPreparedOne } from '../db/prepared.js';
 import { BusinessRuleError, NotFoundError } from '../shared/errors.js';
 import { reservationBinds, shortageMessage } from '../catalog/stock.service.js';
 import { loadVisibleOrder, shapeOrderDoc, ORDER_ITEM_KEYS, type OrderHead } from './order-doc.js';
@@ -29,7 +28,7 @@ export { cancelOrder } from './order-cancel.js';
 
 /** The draft as a submit reads it, checked: 404 outside the actor's scope, 403, 417 when not a draft. */
 async function readDraft(actor: Actor, name: string, opts: { transaction?: Tx }): Promise<SubmitRead> {
-  const read = await runPreparedOne<SubmitRead>(submitReadSql(), [name], opts);
+  const read = await selectOne<SubmitRead>(submitReadSql(), [name], opts);
   if (!read || !orderVisible(actor, read.head)) throw new NotFoundError(`Sales Order ${name} not found`);
   const before = read.head;
   authorize(actor, 'submit', 'Sales Order', before);
@@ -66,7 +65,7 @@ async function writeSubmit(actor: Actor, plan: SubmitPlan, opts: { transaction?:
   const write = async (transaction?: Tx) => {
     const routes = JSON.stringify(routed.map((l) => ({ idx: l.idx, route: l.decision.route, status: lineStatusOf(l.decision) })));
     const binds = { ...reservation.binds, name, row_version: plan.row_version, status: STATUS.submitted, outbox: outboxJson(plan.entries), routes };
-    const w = (await runPreparedOne<SubmitWrite>(submitWriteSql(), binds, { transaction }))!;
+    const w = (await selectOne<SubmitWrite>(submitWriteSql(), binds, { transaction }))!;
     if (w.won) wakeWorkersAfter(transaction); // without a transaction the statement has committed
     // a 503A order's answer carries patient data: its audit row commits with the submit
     const doc = w.won ? await shapeOrderDoc(actor, { ...plan.head, ...w.won }, plan.items, { transaction, audit: 'submit' }) : undefined;

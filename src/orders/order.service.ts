@@ -6,12 +6,11 @@ import type { Actor } from '../auth/actor.js';
 import { userIdOf } from '../auth/actor.js';
 import { creditedSalesPersonOf } from '../auth/policy/orders.rules.js';
 import { authorize } from '../auth/policy/index.js';
-import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
+import { execute, selectOne, selectRows, withTransaction, type Tx } from '../db/sequelize.js';
 import { recordAudit } from '../audit/audit.service.js';
 import { BusinessRuleError, InputError } from '../shared/errors.js';
 import { attachFile, detachFiles } from '../files/files.service.js';
 import { prepareOrder, type PreparedOrder } from './order-prepare.js';
-import { prepare, runPrepared, type Prepared } from '../db/prepared.js';
 import { columnsOf, once } from '../db/sql-names.js';
 import { attributeOf, orderSql } from './order-sql.js';
 import { SalesOrder } from './sales-order.model.js';
@@ -98,7 +97,7 @@ function orderInsertSql(cols: string[]): string {
 }
 
 /** Prepared order inserts, by header column list (in practice one). */
-const inserts = new Map<string, Prepared>();
+const inserts = new Map<string, string>();
 
 /**
  * The draft header and its lines in ONE statement (the lines' INSERT reads the new name from the
@@ -111,8 +110,8 @@ async function insertOrder(actor: Actor, p: PreparedOrder, transaction?: Tx): Pr
   // the column list is the same on every call: one prepared statement (a second list gets its own)
   const key = cols.join(',');
   let stmt = inserts.get(key);
-  if (!stmt) inserts.set(key, (stmt = prepare(`svc_order_insert_${inserts.size + 1}`, orderInsertSql(cols))));
-  const [row] = await runPrepared<OrderSummary>(
+  if (!stmt) inserts.set(key, (stmt = orderInsertSql(cols)));
+  const [row] = await selectRows<OrderSummary>(
     stmt,
     [...Object.values(values), userIdOf(actor), actor.email ?? actor.id, creditedSalesPersonOf(actor), JSON.stringify(p.lines)],
     { transaction },

@@ -7,7 +7,7 @@ export class Company extends Model<InferAttributes<Company>, InferCreationAttrib
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
 
-  /** Binds the model to the process's Sequelize (db/models.ts calls it once per instance). */
+  /** Binds the model to the process's Sequelize (src/models.ts calls it once per instance). */
   static initModel(sequelize: Sequelize): void {
     Company.init(
       {

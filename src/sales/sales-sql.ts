@@ -5,16 +5,15 @@
  * of the migrations that fold the waiting credits first (docs/decisions.md).
  */
 import { execute, selectOne, selectRows, type Tx } from '../db/sequelize.js';
-import { prepare, runPrepared, runPreparedOne } from '../db/prepared.js';
 import { once, sqlFor } from '../db/sql-names.js';
-import { SalesPerson } from '../org/sales-person.model.js';
+import { salesPersonRead } from '../org/org-reads.js';
 import { SalesCreditDelta } from './sales-credit-delta.model.js';
 import { SalesRepDay } from './sales-rep-day.model.js';
 import type { SalesSettings } from '../config/index.js';
 import type { Figures, Person, TeamFigures } from './plans.js';
 
 /** sp sales_persons, d sales_rep_days, cd sales_credit_deltas. */
-const salesSql = (text: string): string => sqlFor({ sp: SalesPerson, d: SalesRepDay, cd: SalesCreditDelta })(text);
+const salesSql = (text: string): string => sqlFor({ sp: salesPersonRead, d: SalesRepDay, cd: SalesCreditDelta })(text);
 
 const personColumns = () =>
   salesSql(`{sp.name} AS name, {sp.fullName} AS full_name, {sp.parentSalesPerson} AS parent, {sp.isManager} AS is_manager,
@@ -78,14 +77,14 @@ END $fn$`);
 // with foldCredits), so it sees every credit committed before it; the worker folds every second
 // (sales-credit-fold.job.ts), so the deltas a read finds are few.
 
-const foldStmt = once(() => prepare('svc_sales_fold', 'SELECT sales_fold_credits($1) AS folded'));
+const foldSql = 'SELECT sales_fold_credits($1) AS folded';
 
 /**
  * Folds the credits waiting into the aggregates; answers how many (-1: another process was folding,
  * for over a second when `wait`, at all when not, and its fold carries them).
  */
 export async function foldCredits(wait: boolean, opts: { transaction?: Tx } = {}): Promise<number> {
-  return (await runPreparedOne<{ folded: number }>(foldStmt(), [wait], opts))!.folded;
+  return (await selectOne<{ folded: number }>(foldSql, [wait], opts))!.folded;
 }
 
 const deltaPagesSql = once(() => salesSql(`SELECT pg_relation_size('{@cd}') > 0 AS used`));
@@ -117,9 +116,9 @@ export async function vacuumCreditDeltas(): Promise<boolean> {
 export const BOARD_METRICS = ['mtd_sales', 'commission_estimate', 'streak_days'] as const;
 export type BoardMetric = (typeof BOARD_METRICS)[number];
 
-// hot (every leaderboard call): a named statement, parsed once per connection; the function keeps
+// hot (every leaderboard call): prepared by runSql from its third run, parsed once per connection; the function keeps
 // the board's own plan (generic, never planned again) for the session
-const boardStmt = once(() => prepare('svc_sales_board', 'SELECT sales_person, full_name, value, rank FROM sales_board_folded($1, $2, $3, $4, $5)'));
+const boardSql = 'SELECT sales_person, full_name, value, rank FROM sales_board_folded($1, $2, $3, $4, $5)';
 
 export interface BoardRow {
   sales_person: string;
@@ -134,13 +133,13 @@ export function loadBoard(
   args: { month: string; limit: number; me: string | null; today: string },
   opts: { transaction?: Tx } = {},
 ): Promise<BoardRow[]> {
-  return runPrepared<BoardRow>(boardStmt(), [metric, args.month, args.limit, args.me ?? '', args.today], opts);
+  return selectRows<BoardRow>(boardSql, [metric, args.month, args.limit, args.me ?? '', args.today], opts);
 }
 
 // One person with the month's figures and team sums, its inviter's plan, its sub-rep count, its
 // lifetime, today, streak and customer count: everything get_rep_kpis shows, folded first and read in
 // one round trip (sales_kpi_facts, migration 2026.11.26T01.00.00).
-const kpiStmt = once(() => prepare('svc_sales_kpis', 'SELECT * FROM sales_kpi_facts($1, $2::date, $3::date)'));
+const kpiSql = 'SELECT * FROM sales_kpi_facts($1, $2::date, $3::date)';
 
 export interface KpiFacts extends Person, TeamFigures {
   orders: number;
@@ -156,7 +155,7 @@ export interface KpiFacts extends Person, TeamFigures {
 
 /** Everything get_rep_kpis shows of one sales person (undefined: no such person). */
 export async function loadKpiFacts(salesPerson: string, month: string, today: string, opts: { transaction?: Tx } = {}): Promise<KpiFacts | undefined> {
-  return (await runPreparedOne<KpiFacts>(kpiStmt(), [salesPerson, month, today], opts)) ?? undefined;
+  return (await selectOne<KpiFacts>(kpiSql, [salesPerson, month, today], opts)) ?? undefined;
 }
 
 // The teams below the given roots (each root included) and each member's figures over a day range.

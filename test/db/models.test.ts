@@ -7,7 +7,7 @@
 import test from 'ava';
 import type { Model, ModelAttributeColumnOptions, ModelStatic } from 'sequelize';
 import { closeDatabase, db, initDatabase } from '../../src/db/sequelize.js';
-import { MODELS } from '../../src/db/models.js';
+import { MODELS } from '../../src/models.js';
 import { tableOf } from '../../src/db/sql-names.js';
 import { createTestDatabase } from '../helpers/db.js';
 import { testConfig } from '../helpers/app.js';

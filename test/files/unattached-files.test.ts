@@ -13,7 +13,7 @@ import { startTestApp, loginAs, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import type { Client } from '../helpers/http.js';
 import { runJobOnce } from '../../src/jobs/index.js';
-import { unattachedFilesJob } from '../../src/jobs/unattached-files.job.js';
+import { unattachedFilesJob } from '../../src/files/unattached-files.job.js';
 
 let app: TestApp;
 let db: pg.Client;

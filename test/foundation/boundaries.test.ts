@@ -1,7 +1,7 @@
 /**
  * The layers of src/ (issue 11), read from the import statements of every source file (type-only
  * imports included): shared imports no domain; the domain folders import each other without a
- * cycle, each only the domains below it in one declared order; src/ reaches seeds/ only through the start command's seed step; http/routes.ts is the
+ * cycle, each only the domains below it in one declared order; src/ reaches seeds/ only through the start command's seed step; src/routes.ts is the
  * only route list; every job, outbox handler and plug-in is registered in src/modules.ts.
  */
 import test from 'ava';
@@ -20,7 +20,7 @@ const where = (i: ImportRef) => `${i.from}:${i.line} imports ${i.target}`;
 test('the sources are read (a broken walk must not pass the rules below)', (t) => {
   t.true(src.length > 100, String(src.length));
   t.true(local.length > 300, String(local.length));
-  t.true(src.some((s) => s.path === 'src/http/routes.ts'));
+  t.true(src.some((s) => s.path === 'src/routes.ts'));
 });
 
 test('shared imports nothing from a domain (nor from the edge): only shared, config and db', (t) => {
@@ -142,16 +142,16 @@ test('src reaches seeds/ only through the start command’s seed step, and only 
   t.deepEqual(seeds.filter((i) => !i.dynamic).map(where), [], 'loaded lazily: serve and worker never load the seeds');
 });
 
-test('src/http/routes.ts is the only route list: route modules are imported there alone, and only the server registers routes', (t) => {
+test('src/routes.ts is the only route list: route modules are imported there alone, and only the server registers routes', (t) => {
   const routeModules = src.map((s) => s.path).filter((p) => p.endsWith('.routes.ts'));
   t.true(routeModules.length >= 8, routeModules.join(', '));
-  const listed = new Set(local.filter((i) => i.from === 'src/http/routes.ts').map((i) => i.target));
+  const listed = new Set(local.filter((i) => i.from === 'src/routes.ts').map((i) => i.target));
   t.deepEqual(
     routeModules.filter((p) => !listed.has(p)),
     [],
     'every route module is in the list',
   );
-  t.deepEqual(local.filter((i) => i.target.endsWith('.routes.ts') && i.from !== 'src/http/routes.ts').map(where), []);
+  t.deepEqual(local.filter((i) => i.target.endsWith('.routes.ts') && i.from !== 'src/routes.ts').map(where), []);
   // server.route(...) calls: the server registers the list; the docs plugin serves the docs UI's own files
   const calls = src.flatMap((s) =>
     [...nodesOf(s.file)]
@@ -175,6 +175,10 @@ test('every job, outbox handler, partner connector and plug-in is registered in 
     'plugWebhookPorts',
     'plugCustomerAccounts',
     'registerConnector',
+    'plugModels',
+    'plugRoutes',
+    'registerHousekeeping',
+    'registerRetention',
   ]);
   const calls = src.flatMap((s) =>
     [...nodesOf(s.file)]
@@ -191,4 +195,47 @@ test('every job, outbox handler, partner connector and plug-in is registered in 
 test('the edge stays on top: nothing imports src/cli but the CLI, src/app only the CLI', (t) => {
   t.deepEqual(local.filter((i) => folderOf(i.target) === 'cli' && folderOf(i.from) !== 'cli').map(where), []);
   t.deepEqual(local.filter((i) => folderOf(i.target) === 'app' && !['app', 'cli'].includes(folderOf(i.from) ?? '')).map(where), []);
+});
+
+test('src/db imports nothing of src but db and config: the models are bound from the composition root', (t) => {
+  const bad = local.filter((i) => i.from.startsWith('src/db/') && !['db', 'config'].includes(folderOf(i.target) ?? ''));
+  t.deepEqual(bad.map(where), [], 'a model belongs to its domain; src/models.ts lists them and src/modules.ts plugs them in (plugModels)');
+  t.true(
+    local.some((i) => i.from === 'src/models.ts' && folderOf(i.target) === 'orders'),
+    'the models are read',
+  );
+});
+
+test('no file of src reaches itself through its imports (type-only imports included)', (t) => {
+  const graph = new Map<string, Map<string, ImportRef>>();
+  for (const i of local.filter((i) => i.target.startsWith('src/'))) {
+    if (!graph.has(i.from)) graph.set(i.from, new Map());
+    if (!graph.get(i.from)!.has(i.target)) graph.get(i.from)!.set(i.target, i);
+  }
+  t.true(graph.size > 250, String(graph.size));
+  t.deepEqual(
+    cyclesOf(graph).map((cycle) => cycle.join(' → ')),
+    [],
+  );
+});
+
+/**
+ * The top-level parts of src (each folder, each file) as layers: a depth-first walk in name order
+ * lays them out, and an import that closes a loop of parts points up. At most 10 may (today one:
+ * the route kit of src/http reads the actor and the policy of src/auth, whose routes use that kit).
+ * The same figure for any checkout: `npm test -- test/foundation/boundaries.test.ts`.
+ */
+test('the top-level parts of src import each other with at most 10 imports pointing up', (t) => {
+  const partOf = (path: string) => path.split('/')[1];
+  const graph = new Map<string, Map<string, ImportRef>>();
+  for (const i of local.filter((i) => i.target.startsWith('src/'))) {
+    const [a, b] = [partOf(i.from), partOf(i.target)];
+    if (a === b) continue;
+    if (!graph.has(a)) graph.set(a, new Map());
+    if (!graph.get(a)!.has(b)) graph.get(a)!.set(b, i);
+  }
+  t.true(graph.size > 20, String(graph.size));
+  const upward = cyclesOf(graph).map((cycle) => `${cycle.join(' → ')} (back via ${where(graph.get(cycle.at(-2)!)!.get(cycle.at(-1)!)!)})`);
+  t.log(`${upward.length} import(s) pointing up:\n${upward.join('\n')}`);
+  t.true(upward.length <= 10, upward.join('\n'));
 });

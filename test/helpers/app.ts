@@ -8,6 +8,7 @@ import { Writable } from 'node:stream';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { initDatabase, closeDatabase } from '../../src/db/sequelize.js';
 import { createServer } from '../../src/http/server.js';
+import '../../src/modules.js'; // the composition root: models, policy, handlers, jobs (server.ts leaves it to its caller)
 import { createLogger, initRuntime } from '../../src/shared/runtime.js';
 import { DEMO_PASSWORD } from '../../seeds/foundation.seed.js';
 import { createTestDatabase } from './db.js';

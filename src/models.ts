@@ -1,67 +1,69 @@
 /**
- * Every table's model, registered in one place: initModels binds them to the process's Sequelize and
- * declares their associations. initDatabase calls it, so every role (serve, worker, CLI, tests,
- * bench) works over the same models. Each model lives in the domain folder that owns its table
- * (docs/decisions.md lists the owners); test/db/models.test.ts holds them against the migrated schema.
+ * Every table's model, bound in one place: initModels binds them to the process's Sequelize and
+ * declares their associations. It is part of the composition root: src/modules.ts plugs it into the
+ * database layer (plugModels), so initDatabase binds the models of every role (serve, worker, CLI,
+ * tests, bench) while src/db imports no domain. Each model lives in the domain folder that owns its
+ * table (docs/development/database.md lists the owners); test/db/models.test.ts holds them against
+ * the migrated schema.
  */
 import type { Sequelize } from 'sequelize';
-import { AuditEvent } from '../audit/audit-event.model.js';
-import { ApiKey } from '../auth/api-key.model.js';
-import { Session } from '../auth/session.model.js';
-import { Bin } from '../catalog/bin.model.js';
-import { ItemGroup } from '../catalog/item-group.model.js';
-import { ItemPrice } from '../catalog/item-price.model.js';
-import { Item } from '../catalog/item.model.js';
-import { PriceList } from '../catalog/price-list.model.js';
-import { StockLedgerEntry } from '../catalog/stock-ledger-entry.model.js';
-import { Uom } from '../catalog/uom.model.js';
-import { Warehouse } from '../catalog/warehouse.model.js';
-import { PartnerCall } from '../fulfilment/partner-call.model.js';
-import { PartnerCredential } from '../fulfilment/credentials/partner-credential.model.js';
-import { PartnerEventRecord } from '../fulfilment/partner-event.model.js';
-import { PartnerFollowUp } from '../fulfilment/partner-follow-up.model.js';
-import { PartnerOrder } from '../fulfilment/partner-order.model.js';
-import { PartnerToken } from '../fulfilment/partner-token.model.js';
-import { PartnerWebhookNonce } from '../fulfilment/partner-webhook-nonce.model.js';
-import { PartnerWebhookDrop } from '../fulfilment/partner-webhook-drop.model.js';
-import { StoredFile } from '../files/file.model.js';
-import { SalesOrderItem } from '../orders/sales-order-item.model.js';
-import { SalesOrder } from '../orders/sales-order.model.js';
-import { NpiRegistryEntry } from '../orders/npi-registry-entry.model.js';
-import { ShipmentLot } from '../orders/shipment-lot.model.js';
-import { Shipment } from '../orders/shipment.model.js';
-import { ShipmentNotice } from '../orders/shipment-notice.model.js';
-import { VendorOrder } from '../orders/vendor-order.model.js';
-import { Address } from '../org/address.model.js';
-import { Company } from '../org/company.model.js';
-import { Customer } from '../org/customer.model.js';
-import { CustomerPartnerPatient } from '../org/customer-partner-patient.model.js';
-import { SalesPerson } from '../org/sales-person.model.js';
-import { Territory } from '../org/territory.model.js';
-import { SalesCredit } from '../sales/sales-credit.model.js';
-import { SalesCreditDelta } from '../sales/sales-credit-delta.model.js';
-import { SalesInvitation } from '../sales/sales-invitation.model.js';
-import { CustomerInvitation } from '../sales/customer-invitation.model.js';
-import { SalesRepDay } from '../sales/sales-rep-day.model.js';
-import { SalesRepMonth } from '../sales/sales-rep-month.model.js';
-import { SalesRepStreak } from '../sales/sales-rep-streak.model.js';
-import { SalesCommissionPlans } from '../sales/sales-commission-plans.model.js';
-import { OutboxAttempt } from '../shared/outbox-attempt.model.js';
-import { Outbox } from '../shared/outbox.model.js';
-import { RateBudgetHit } from '../shared/rate-budget-hit.model.js';
-import { RateBudget } from '../shared/rate-budget.model.js';
-import { RateCounter } from '../shared/rate-counter.model.js';
-import { WorkerHeartbeat } from '../shared/worker-heartbeat.model.js';
-import { User } from '../users/user.model.js';
-import { IdempotencyKey } from '../vendor-api/idempotency-key.model.js';
-import { VendorApiLog } from '../vendor-api/vendor-api-log.model.js';
-import { StockUpdateRequest } from '../vendors/stock-update-request.model.js';
-import { VendorProfile } from '../vendors/vendor-profile.model.js';
-import { IntegrationConnection } from '../integrations/integration-connection.model.js';
-import { PasswordReset } from '../integrations/password-reset.model.js';
-import { OAuthState } from '../integrations/oauth-state.model.js';
-import { StoreVariant } from '../integrations/store-variant.model.js';
-import { StoreOrderImport } from '../integrations/store-order.model.js';
+import { AuditEvent } from './audit/audit-event.model.js';
+import { ApiKey } from './auth/api-key.model.js';
+import { Session } from './auth/session.model.js';
+import { Bin } from './catalog/bin.model.js';
+import { ItemGroup } from './catalog/item-group.model.js';
+import { ItemPrice } from './catalog/item-price.model.js';
+import { Item } from './catalog/item.model.js';
+import { PriceList } from './catalog/price-list.model.js';
+import { StockLedgerEntry } from './catalog/stock-ledger-entry.model.js';
+import { Uom } from './catalog/uom.model.js';
+import { Warehouse } from './catalog/warehouse.model.js';
+import { PartnerCall } from './fulfilment/partner-call.model.js';
+import { PartnerCredential } from './fulfilment/credentials/partner-credential.model.js';
+import { PartnerEventRecord } from './fulfilment/partner-event.model.js';
+import { PartnerFollowUp } from './fulfilment/partner-follow-up.model.js';
+import { PartnerOrder } from './fulfilment/partner-order.model.js';
+import { PartnerToken } from './fulfilment/partner-token.model.js';
+import { PartnerWebhookNonce } from './fulfilment/partner-webhook-nonce.model.js';
+import { PartnerWebhookDrop } from './fulfilment/partner-webhook-drop.model.js';
+import { StoredFile } from './files/file.model.js';
+import { SalesOrderItem } from './orders/sales-order-item.model.js';
+import { SalesOrder } from './orders/sales-order.model.js';
+import { NpiRegistryEntry } from './orders/npi-registry-entry.model.js';
+import { ShipmentLot } from './orders/shipment-lot.model.js';
+import { Shipment } from './orders/shipment.model.js';
+import { ShipmentNotice } from './orders/shipment-notice.model.js';
+import { VendorOrder } from './orders/vendor-order.model.js';
+import { Address } from './org/address.model.js';
+import { Company } from './org/company.model.js';
+import { Customer } from './org/customer.model.js';
+import { CustomerPartnerPatient } from './org/customer-partner-patient.model.js';
+import { SalesPerson } from './org/sales-person.model.js';
+import { Territory } from './org/territory.model.js';
+import { SalesCredit } from './sales/sales-credit.model.js';
+import { SalesCreditDelta } from './sales/sales-credit-delta.model.js';
+import { SalesInvitation } from './sales/sales-invitation.model.js';
+import { CustomerInvitation } from './sales/customer-invitation.model.js';
+import { SalesRepDay } from './sales/sales-rep-day.model.js';
+import { SalesRepMonth } from './sales/sales-rep-month.model.js';
+import { SalesRepStreak } from './sales/sales-rep-streak.model.js';
+import { SalesCommissionPlans } from './sales/sales-commission-plans.model.js';
+import { OutboxAttempt } from './shared/outbox-attempt.model.js';
+import { Outbox } from './shared/outbox.model.js';
+import { RateBudgetHit } from './shared/rate-budget-hit.model.js';
+import { RateBudget } from './shared/rate-budget.model.js';
+import { RateCounter } from './shared/rate-counter.model.js';
+import { WorkerHeartbeat } from './shared/worker-heartbeat.model.js';
+import { User } from './users/user.model.js';
+import { IdempotencyKey } from './vendor-api/idempotency-key.model.js';
+import { VendorApiLog } from './vendor-api/vendor-api-log.model.js';
+import { StockUpdateRequest } from './vendors/stock-update-request.model.js';
+import { VendorProfile } from './vendors/vendor-profile.model.js';
+import { IntegrationConnection } from './integrations/integration-connection.model.js';
+import { PasswordReset } from './integrations/password-reset.model.js';
+import { OAuthState } from './integrations/oauth-state.model.js';
+import { StoreVariant } from './integrations/store-variant.model.js';
+import { StoreOrderImport } from './integrations/store-order.model.js';
 
 /** Every model, in no particular order; one per table of the public schema (but umzug's). */
 export const MODELS = [

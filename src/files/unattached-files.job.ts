@@ -1,5 +1,5 @@
-import type { Job } from './index.js';
-import { purgeUnattachedFiles } from '../files/files-purge.service.js';
+import type { Job } from '../jobs/index.js';
+import { purgeUnattachedFiles } from './files-purge.service.js';
 
 /**
  * Deletes uploads nobody attached within a day (rows and stored files) and sweeps the file store of
