@@ -53,7 +53,6 @@ export interface StoredLine {
   route: string | null;
 }
 
-
 async function orderLines(name: string, transaction: Tx): Promise<StoredLine[]> {
   return selectRows<StoredLine>(cancelSql().lines, [name], { transaction });
 }
