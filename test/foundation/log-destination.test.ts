@@ -116,6 +116,7 @@ test('the access line is what pino writes for the same record, and stays one JSO
       auth: { credentials: c.actor },
       app: {},
       response: c.status === undefined ? null : { statusCode: c.status },
+      raw: { req: {} }, // a request as hapi hands it over: the node request beneath (untraced here)
     } as unknown as Request;
     const line = accessLine(request);
     viaPino.info(

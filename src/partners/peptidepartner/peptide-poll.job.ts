@@ -1,5 +1,4 @@
 import type { Job } from '../../jobs/index.js';
-import { queuePartnerPolls } from '../../fulfilment/partner-poll.service.js';
 
 /**
  * peptidepartner has no webhooks: every 20 s (one process at a time) the ten open peptide orders
@@ -11,5 +10,9 @@ export const peptidePollJob: Job = {
   name: 'peptidepartner-poll',
   schedule: '*/20 * * * * *',
   singleton: true,
-  run: ({ transaction }) => queuePartnerPolls('peptidepartner', { minIntervalSeconds: 120, limit: 10, spreadSeconds: 2 }, { transaction }),
+  // the service loads when the job runs: the partner registry is read by `svc --help`, which loads no database
+  run: async ({ transaction }) => {
+    const { queuePartnerPolls } = await import('../../fulfilment/partner-poll.service.js');
+    return queuePartnerPolls('peptidepartner', { minIntervalSeconds: 120, limit: 10, spreadSeconds: 2 }, { transaction });
+  },
 };

@@ -9,7 +9,6 @@
  * why in shipper_label_status (ShipStation's UI can then make it).
  */
 import { systemActor } from '../../auth/actor.js';
-import { keepDocumentFile } from '../../files/system-files.js';
 import type { ConnectorContext, CreateOutcome, PartnerOrderInput } from '../../fulfilment/connector.js';
 import { shipperCall, shipperMessage, type KeyPair } from './shipper.client.js';
 
@@ -50,6 +49,8 @@ export async function labelOf(outcome: Created, input: PartnerOrderInput, ctx: C
   const labelData = (sent.res.json as { labelData?: unknown } | undefined)?.labelData;
   if (sent.res.status !== 200 || typeof labelData !== 'string' || !labelData)
     return failed(`shipper answered ${sent.res.status}${sent.res.status === 200 ? ' without labelData' : `: ${shipperMessage(sent.res)}`}`);
+  // loaded when a label is kept: the partner registry is read by `svc --help`, which loads no database
+  const { keepDocumentFile } = await import('../../files/system-files.js');
   const url = await keepDocumentFile(systemActor('connector:shipper', 'job'), {
     fileName: `label-${input.salesOrder}.pdf`,
     data: Buffer.from(labelData, 'base64'),
