@@ -1,5 +1,6 @@
 /** What a connector is given and answers for one partner order (src/fulfilment/connector.ts). */
 import type { PartnerKey } from './partners.js';
+import type { OrderLineFigures } from '../orders/order-line.js';
 
 /** Credential values by spec field name (decrypted; only what is stored). */
 export type Credentials = Readonly<Record<string, string>>;
@@ -63,14 +64,7 @@ export interface ShipTo {
   email: string | null;
 }
 
-export interface PartnerLine {
-  idx: number;
-  item_code: string;
-  item_name: string;
-  qty: number;
-  uom: string;
-  rate: number;
-  amount: number;
+export interface PartnerLine extends OrderLineFigures {
   /** the product mapping value: the partner's id of the product (otc serviceSKU, shipper sku, …) */
   partner_sku: string;
   /** rxpartner only: the item is a prescription (a 503A item, or Rx attribute is_rx) */

@@ -13,16 +13,10 @@ import { PARTNER_FIELDS } from './order.schemas.js';
 import { advanceOrderStatus, nextStatusSql, tellFollowers } from './order-progress.js';
 import { STATUS } from './order-status.js';
 import { attributeOf, orderSql } from './order-sql.js';
+import type { OrderLineFigures } from './order-line.js';
 import type { PostalAddress } from '../org/org.service.js';
 
-export interface RoutingLine {
-  idx: number;
-  item_code: string;
-  item_name: string;
-  qty: number;
-  uom: string;
-  rate: number;
-  amount: number;
+export interface RoutingLine extends OrderLineFigures {
   vendor: string | null;
   /** the route recorded at submit, or null on lines submitted before routes were recorded */
   fulfilment_partner: string | null;
