@@ -21,7 +21,7 @@ const LONGEST_FIRST = [
   'test/http/docs-browser.test.ts',
   'test/integrations/portal-orders.test.ts',
   'test/foundation/shutdown-db-restart.test.ts',
-  'test/connectors/five-partners.e2e.test.ts',
+  'test/fulfilment/five-partners.e2e.test.ts',
   'test/vendor-api/crash-idempotency.test.ts',
   'test/vendor-api/products.test.ts',
   'test/http/home.test.ts',
