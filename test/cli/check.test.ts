@@ -43,7 +43,7 @@ test.serial('a running worker records a heartbeat: check passes (partners withou
     t.regex(finding(report, 'worker')!.detail, /^1 alive/);
     t.is(finding(report, 'partner shipper')?.level, 'warn');
   } finally {
-    await worker.stop('SIGKILL'); // killed outright: a clean stop removes its heartbeat (ops-port.test.ts)
+    await worker.stop('SIGKILL'); // killed outright: a clean stop removes its heartbeat (test/app/ops-port.test.ts)
   }
   const beats = (await database.pg.query(`SELECT host, pid FROM worker_heartbeats`)).rows;
   t.is(beats.length, 1);

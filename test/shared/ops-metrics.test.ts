@@ -3,7 +3,7 @@
  * attempt at a loopback receiver, a partner call to a loopback partner, a spent rate budget, failed
  * logins over HTTP, a partner order row, a worker heartbeat), then /metrics is scraped over HTTP
  * from this process's operations port. Labels stay bounded: no ids, users or URLs in the text.
- * (ops-port.test.ts holds the per-role tests on child processes.)
+ * (test/app/ops-port.test.ts holds the per-role tests on child processes.)
  */
 import test from 'ava';
 import { createServer, type Server } from 'node:http';
