@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import type { Client } from '../helpers/http.js';
 import { pgClient } from '../helpers/db.js';
+import { priceItem } from '../helpers/factories.js';
 import { runJobOnce, registeredJobs } from '../../src/jobs/index.js';
 import { MEDI, SEP, count, one, v1, vendorClient } from './helpers.js';
 
@@ -27,7 +28,7 @@ test.serial('T07: the same key and body five times: one write, replays equal the
   const first = await v1(medi, 'sync.prices', body, { 'Idempotency-Key': 'k-t07' });
   t.is(first.status, 200);
   t.like(first.body.message.results[0], { ok: true, result: { uom: 'Box', price: 17.25, price_list: 'Sales Channel' } });
-  await db.query(`UPDATE item_prices SET rate = 1 WHERE item_code = 'MEDI-SYR-3ML' AND price_list = 'Sales Channel'`);
+  await priceItem(MEDI.name, 'MEDI-SYR-3ML', 'Sales Channel', 1); // the vendor's price moved meanwhile: a replay must not write
   for (let i = 0; i < 4; i++) {
     const again = await v1(medi, 'sync.prices', body, { 'Idempotency-Key': 'k-t07' });
     t.is(again.status, 200);
@@ -96,7 +97,7 @@ test.serial('T11: a key older than 24 h runs anew, and the purge job removes old
   const body = { prices: [{ sku: 'MEDI-GLV-NIT-M', price_list: 'Sales Channel', price: 9 }] };
   await v1(medi, 'sync.prices', body, { 'Idempotency-Key': 'k-t11' });
   await db.query(`UPDATE idempotency_keys SET created_at = now() - interval '24 hours 1 minute' WHERE key = 'k-t11'`);
-  await db.query(`UPDATE item_prices SET rate = 1 WHERE item_code = 'MEDI-GLV-NIT-M' AND price_list = 'Sales Channel'`);
+  await priceItem(MEDI.name, 'MEDI-GLV-NIT-M', 'Sales Channel', 1);
   const again = await v1(medi, 'sync.prices', body, { 'Idempotency-Key': 'k-t11' });
   t.falsy(again.body.idempotent_replay);
   t.is((await one<{ rate: number }>(db, `SELECT rate FROM item_prices WHERE item_code = 'MEDI-GLV-NIT-M' AND price_list = 'Sales Channel'`)).rate, 9);
