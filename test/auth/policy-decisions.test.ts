@@ -252,11 +252,13 @@ test('the login lockout lives in the credentials service: any caller of login() 
   t.truthy((locked as unknown as { headers: Record<string, string> }).headers['Retry-After']);
   const res = await new Client(app.url).post('/api/method/login', { usr: email, pwd: DEMO_PASSWORD });
   t.is(res.status, 401, 'the route shares the same count');
+  // the lockout's counter forgotten, as its window's end would: the next test's logins start clean
   await db.query(`DELETE FROM rate_counters WHERE bucket = $1`, [`login:${email}`]);
   t.is((await login(email, DEMO_PASSWORD)).actor.email, email);
 });
 
 test('the registration limit is a route pre-step: once spent, even an invalid request is 429 and nothing is written', async (t) => {
+  // a spent registration window without 20 registrations: the limit as a pre-step is the subject
   await db.query(
     `INSERT INTO rate_counters (bucket, window_start, count, expires_at)
      VALUES ('register-vendor:127.0.0.1', to_timestamp(floor(extract(epoch FROM now()) / 3600) * 3600), 20, to_timestamp(floor(extract(epoch FROM now()) / 3600) * 3600) + interval '1 hour')`,

@@ -355,6 +355,7 @@ test('aggregate_shipments: empty until shipments exist, then one row per vendor 
   const name = await create(clinic, orderBody([{ item_code: a, qty: 1 }]));
   const empty = await clinic.post('/api/method/svc.fulfillment_router.aggregate_shipments', { sales_order: name });
   t.deepEqual(empty.body, { message: { sales_order: name, shipments: [] } });
+  // partners' shipment rows at chosen times: which row wins per source is the subject, and no partner runs here
   await db.query(
     `INSERT INTO shipments (sales_order, source, source_label, tracking_number, carrier, tracking_url, status, updated_at) VALUES
     ($1, 'peptidepartner', 'Peptide Partner', 'OLD1', 'UPS', 'https://t/OLD1', 'Label Created', now() - interval '1 hour'),

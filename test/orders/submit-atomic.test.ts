@@ -180,6 +180,7 @@ test.serial('API-key requests (prepared lookup): a wrong secret is 401, a disabl
   const ok = await apiClinic.get(SO, { fields: ['name'] });
   t.is(ok.status, 200);
   const user = await db.query(`SELECT id FROM users WHERE email = 'clinic@demo.svc.local'`);
+  // the flag alone, put back below: the prepared API-key lookup's check of it is the subject
   await db.query(`UPDATE users SET enabled = false WHERE id = $1`, [user.rows[0].id]);
   try {
     t.is((await apiClinic.get(SO, { fields: ['name'] })).status, 401);

@@ -50,6 +50,7 @@ export async function buildTree(tag = unique('T')): Promise<Tree> {
 /** A submitted order of `customer` for `amount`, submitted at `at` (an ISO instant); answers its name. */
 export async function submittedOrder(customer: string, amount: number, at: string): Promise<string> {
   const name = `SO-T-${process.pid}-${++orderSerial}`;
+  // written directly: no service submits in the past (see the header)
   await execute(
     `INSERT INTO sales_orders (name, customer, transaction_date, price_list, docstatus, status, grand_total, submitted_at, modified, created_at, updated_at)
      VALUES ($1, $2, ($4::timestamptz AT TIME ZONE 'America/New_York')::date, 'Standard Selling', 1, 'To Deliver and Bill', $3, $4, $4, $4, $4)`,
@@ -60,12 +61,14 @@ export async function submittedOrder(customer: string, amount: number, at: strin
 
 /** Cancels a submitted order the way the cancel statement changes it (docstatus 1 → 2). */
 export async function cancelled(order: string): Promise<void> {
+  // written directly: the order was never placed through the service (see the header)
   await execute(`UPDATE sales_orders SET docstatus = 2, status = 'Cancelled', cancelled_at = now() WHERE name = $1 AND docstatus = 1`, [order]);
 }
 
 /** A draft order, then its submit at `at` (docstatus 0 → 1 through the update trigger). */
 export async function draftThenSubmitted(customer: string, amount: number, at: string): Promise<string> {
   const name = `SO-T-${process.pid}-${++orderSerial}`;
+  // written directly, then submitted in the past: no service does (see the header)
   await execute(
     `INSERT INTO sales_orders (name, customer, transaction_date, price_list, docstatus, status, grand_total, modified, created_at, updated_at)
      VALUES ($1, $2, CURRENT_DATE, 'Standard Selling', 0, 'Draft', $3, now(), now(), now())`,

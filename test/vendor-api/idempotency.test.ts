@@ -69,6 +69,7 @@ test.serial('T09: concurrent duplicates have one effect; a holder running past 8
   // a holder that runs long: hold the key row's lock from outside for 9.5 s
   const holder = await pgClient(app.dbUrl);
   await holder.query('BEGIN');
+  // the key held by another transaction still open: the table's lock is the subject
   await holder.query(`INSERT INTO idempotency_keys (vendor, route, key, fingerprint) VALUES ($1, 'sync.inventory', 'k-t09-slow', 'x')`, [MEDI.name]);
   const started = Date.now();
   const blocked = await v1(medi, 'sync.inventory', body, { 'Idempotency-Key': 'k-t09-slow' });
@@ -96,6 +97,7 @@ test.serial('T10: another vendor reusing a key and body runs on its own data', a
 test.serial('T11: a key older than 24 h runs anew, and the purge job removes old keys', async (t) => {
   const body = { prices: [{ sku: 'MEDI-GLV-NIT-M', price_list: 'Sales Channel', price: 9 }] };
   await v1(medi, 'sync.prices', body, { 'Idempotency-Key': 'k-t11' });
+  // time moved in the table, not waited (and the old key below)
   await db.query(`UPDATE idempotency_keys SET created_at = now() - interval '24 hours 1 minute' WHERE key = 'k-t11'`);
   await priceItem(MEDI.name, 'MEDI-GLV-NIT-M', 'Sales Channel', 1);
   const again = await v1(medi, 'sync.prices', body, { 'Idempotency-Key': 'k-t11' });
