@@ -1,5 +1,5 @@
 // ESLint (flat config): typescript-eslint's type-aware rules, and the layers of src/ (issue 11) as
-// import rules, so a newcomer's editor flags a wrong import where test/foundation/boundaries.test.ts
+// import rules, so a newcomer's editor flags a wrong import where test/architecture/boundaries.test.ts
 // would only fail the suite. Why each rule is on, off or relaxed: docs/decisions.md, "Lint and format (issue 11)".
 import { resolve } from 'node:path';
 import js from '@eslint/js';

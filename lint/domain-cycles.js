@@ -1,7 +1,7 @@
 // ESLint rule `svc/domain-cycles`: the domain folders of src/ import each other without a cycle.
 // import-x/no-cycle follows files, and two domains can import each other through different files
 // without any file cycle (orders/a.ts → vendors/b.ts, vendors/c.ts → orders/d.ts), so this rule
-// draws the folder graph of test/foundation/boundaries.test.ts: every import of a src/ file,
+// draws the folder graph of test/architecture/boundaries.test.ts: every import of a src/ file,
 // type-only, dynamic and `declare module` augmentations included, read with TypeScript's parser.
 import ts from 'typescript';
 import { readdirSync, readFileSync, statSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * Every HTTP route of the service, in one list (the only one: a domain exports its routes, this
- * file lists them; test/foundation/boundaries.test.ts holds the rule). Part of the composition root:
+ * file lists them; test/architecture/boundaries.test.ts holds the rule). Part of the composition root:
  * src/modules.ts plugs it into the server (plugRoutes), so src/http, whose route kit the domains
  * use, imports no domain. The docs plugin (http/docs.ts) serves the documentation UI's own files.
  */

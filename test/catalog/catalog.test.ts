@@ -151,6 +151,7 @@ test('catalog hides unreviewed items and follows live stock', async (t) => {
   t.is(shown.body.message[0].rate, null);
   const pg = await pgClient(app.dbUrl);
   try {
+    // every unit reserved without an order: the search's availability rule is the subject, and this item has no price to order at
     await pg.query(`UPDATE bins SET reserved_qty = 5 WHERE item_code = $1`, [item]);
   } finally {
     await pg.end();

@@ -9,6 +9,7 @@ let db: pg.Client;
 test.before(async () => {
   app = await startTestApp();
   db = await pgClient(app.dbUrl);
+  // one demo item back in the review queue, as it was: a re-sync would also rename it, and the names are asserted
   await db.query(
     `UPDATE items SET workflow_state = 'Pending', published = false WHERE item_code = (SELECT item_code FROM items WHERE vendor = $1 ORDER BY item_code LIMIT 1)`,
     [MEDI.name],

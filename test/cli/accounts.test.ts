@@ -60,6 +60,7 @@ test.serial('user list --role, disable (sessions end, audited), enable, revoke-k
   t.is((await svc(['user', 'list', '--role', 'Pilot'], env())).code, 2);
 
   const id = ((await database.pg.query(`SELECT id FROM users WHERE email = 'west.rep@demo.svc.local'`)).rows[0] as { id: string }).id;
+  // a session of the user: the CLI runs as a child, so no process database here to log in through
   await database.pg.query(`INSERT INTO sessions (id_hash, user_id, csrf_token, expires_at) VALUES ('s-test-west', $1, 'c', now() + interval '1 hour')`, [id]);
   const noYes = await svc(['user', 'disable', 'west.rep@demo.svc.local'], env());
   t.is(noYes.code, 2, 'a destructive step needs --yes without a terminal');
@@ -94,6 +95,7 @@ test.serial('user list --role, disable (sessions end, audited), enable, revoke-k
 });
 
 test.serial('vendor show: profile, API and webhook state, last calls, failed deliveries; rotate-secret', async (t) => {
+  // a logged call: the CLI runs as a child, so no process database here to make one through
   await database.pg.query(
     `INSERT INTO vendor_api_logs (vendor, direction, function, status, http_status, duration_ms) VALUES ('VEN-DEMO-MEDI', 'inbound', 'svc.api.v1.sync.products', 'ok', 200, 12)`,
   );

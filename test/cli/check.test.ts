@@ -43,11 +43,12 @@ test.serial('a running worker records a heartbeat: check passes (partners withou
     t.regex(finding(report, 'worker')!.detail, /^1 alive/);
     t.is(finding(report, 'partner shipper')?.level, 'warn');
   } finally {
-    await worker.stop('SIGKILL'); // killed outright: a clean stop removes its heartbeat (ops-port.test.ts)
+    await worker.stop('SIGKILL'); // killed outright: a clean stop removes its heartbeat (test/app/ops-port.test.ts)
   }
   const beats = (await database.pg.query(`SELECT host, pid FROM worker_heartbeats`)).rows;
   t.is(beats.length, 1);
   // a heartbeat older than a minute is a dead worker
+  // time moved in the table, not waited: the check reads the heartbeat's age
   await database.pg.query(`UPDATE worker_heartbeats SET seen_at = now() - interval '5 minutes'`);
   const { code, report } = await check({ DATABASE_URL: database.url });
   t.is(code, 1);
@@ -56,6 +57,7 @@ test.serial('a running worker records a heartbeat: check passes (partners withou
 
 test.serial('a stuck outbox, failed rows and an unreachable SMTP server are findings', async (t) => {
   await database.pg.query(`UPDATE worker_heartbeats SET seen_at = now()`);
+  // a stuck and a failed row at once, the states the check finds: no service makes them on demand
   await database.pg.query(
     `INSERT INTO outbox (kind, target, payload, status, next_attempt_at) VALUES ('email', 'x', '{}', 'pending', now() - interval '20 minutes'), ('email', 'y', '{}', 'failed', now())`,
   );
@@ -89,6 +91,7 @@ test.serial('pending migrations and a bad configuration fail with their fix', as
 
 test.serial('a partner finding names its last call with the method once', async (t) => {
   // outbound endpoints are logged with their method ("GET /orders"), inbound ones as a path
+  // a call log of chosen outcomes: no partner runs here (the CLI runs as a child)
   await database.pg.query(
     `INSERT INTO partner_calls (partner, direction, method, endpoint, http_status, duration_ms, outcome)
      VALUES ('peptidepartner', 'outbound', 'GET', 'GET /api/v1/orders/{orderId}', 200, 12, 'ok'),

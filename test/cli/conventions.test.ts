@@ -165,6 +165,7 @@ test.serial('--json on the one-line commands: one document on stdout, nothing el
 
   // stock requests (made by a vendor over the API in life)
   for (const name of ['SUR-JSON-1', 'SUR-JSON-2'])
+    // written directly: the CLI runs as a child, no process database here to make them through the service
     await database.pg.query(
       `INSERT INTO stock_update_requests (name, vendor, item_code, action, warehouse, quantity, status, requested_by) VALUES ($1, $2, 'MEDI-GLV-NIT-M', 'Set', 'Main Warehouse - MSE', 11, 'Requested', 'test')`,
       [name, MEDI.name],

@@ -330,6 +330,7 @@ test.serial('--as acts as that user: a Catalog Manager may import, a Sales Rep i
 });
 
 test.serial('product-mapping import: validated like prices, present columns set (empty clears), absent ones stay', async (t) => {
+  // a store variant id without a store sync (the CLI runs as a child: no process database here)
   await database.pg.query(`UPDATE items SET store_variant_id = 'SV-1' WHERE item_code = 'DEMO-N95'`);
   const csv = file('map.csv', ['item_code,otc_sku,shipper_product_id', 'DEMO-N95,OTC-95,', 'DEMO-BP-CUFF,,SHIP-7', 'NO-SUCH,x,'].join('\n'));
   const bad = await svc(['product-mapping', 'import', csv], env());

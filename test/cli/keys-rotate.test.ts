@@ -41,6 +41,7 @@ async function seedColumns(): Promise<void> {
   for (let i = 0; i < CREDENTIALS; i++) {
     const plain = `secret-${i}`;
     const sealed = i % 10 === 0 ? legacy(onlyA, plain) : onlyA.encrypt(plain);
+    // sealed values written as stored, some in the legacy format no service writes any more (here and below): the re-sealing is the subject
     await database.pg.query(`INSERT INTO partner_credentials (partner, field, value_enc, secret) VALUES ('keytest', $1, $2, true)`, [
       `f${String(i).padStart(4, '0')}`,
       sealed,

@@ -116,6 +116,7 @@ test.serial('the demo order: each line travels to its partner and comes back shi
 
   const shipments = await eventually(
     async () => {
+      // its poll interval has passed: time moved in the table, not waited
       await db.query(`UPDATE partner_orders SET polled_at = NULL WHERE sales_order = $1 AND partner = 'peptidepartner'`, [name]);
       const res = await doctor.post('/api/method/svc.fulfillment_router.aggregate_shipments', { sales_order: name });
       const rows = res.body.message.shipments as Row[];

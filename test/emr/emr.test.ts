@@ -158,6 +158,7 @@ test.serial('the EMR flow: register_webhook, ensure_patient, order, sync_to_rxpa
 
 test.serial('NPI failures are a 417 naming the NPI, before anything is sent: check digit, not in the registry, deactivated, registry down', async (t) => {
   const name = await rxOrder({ first: 'Bob', last: 'Npicheck', dob: '1990-02-03' });
+  // the checkout's NPI changed after the order: no service edits it, and each check of it is the subject
   const setNpi = (npi: string) => db.query(`UPDATE sales_orders SET checkout_npi_number = $2 WHERE name = $1`, [name, npi]);
   const refused = async (npi: string, pattern: RegExp) => {
     await setNpi(npi);
@@ -196,6 +197,7 @@ test.serial('the automatic route checks the NPI too: a prescription with an unre
   const routeWorker = await startWorker(app, ['fulfilment_route']);
   try {
     const name = await rxOrder({ first: 'Cara', last: 'Autoroute', dob: '1970-05-06' });
+    // a valid NPI set as above: no service edits it
     await db.query(`UPDATE sales_orders SET checkout_npi_number = '1245319599' WHERE name = $1`, [name]);
     await eventually(async () => (await count(`SELECT count(*)::int AS n FROM partner_orders WHERE sales_order = $1`, [name])) === 1, { message: 'routed' });
     const partnerWorker = await startWorker(app, ['partner_order']);

@@ -44,6 +44,7 @@ async function upload(client: Client): Promise<{ name: string; file_url: string 
   return ((await res.json()) as { message: { name: string; file_url: string } }).message;
 }
 
+// time moved in the table, not waited: no service ages an upload
 const ageRow = (name: string, hours: number) => db.query(`UPDATE files SET created_at = now() - make_interval(hours => $2) WHERE name = $1`, [name, hours]);
 const rowExists = async (name: string) => (await db.query(`SELECT 1 FROM files WHERE name = $1`, [name])).rowCount === 1;
 const onDisk = async () => new Set(await readdir(store));

@@ -117,6 +117,7 @@ test.serial('a cancelled order: peptidepartner and shipper cancel it; the others
 
 test.serial('a partner order that never reached its partner is marked not_sent and never sent', async (t) => {
   const before = fleet.sims.peptidepartner.orders().length;
+  // a credential gone behind the service's back (no service deletes one): the order must not reach the partner
   await db.query(`DELETE FROM partner_credentials WHERE partner = 'peptidepartner' AND field = 'peptide_api_key'`);
   const name = await orderFor(['peptidepartner']);
   await eventually(async () => (await partnerOrdersOf(db, name))[0]?.status === 'awaiting_configuration', { message: 'awaiting configuration' });

@@ -78,6 +78,7 @@ test.serial('created: forward only, as moveOf; the calls are logged with it', as
   t.deepEqual(await created(po.id, 'Synced'), { previous: null });
   t.deepEqual(await statusOf(), { status: 'created', partner_status: 'Synced' });
   // an event moved it on before the send was recorded: kept
+  // an event's effect set directly (here and below): the send's recording against it is the subject
   await db.query(`UPDATE partner_orders SET partner_status = 'Shipped' WHERE id = $1`, [po.id]);
   t.deepEqual(await created(po.id, 'Synced'), { previous: 'Shipped' });
   t.is((await statusOf()).partner_status, 'Shipped');
@@ -102,6 +103,7 @@ test.serial('an event names its partner order by our dedupe key first, else the 
   const [pa] = await partnerOrdersOf(db, a);
   const [pb] = await partnerOrdersOf(db, b);
   // b's partner reference is a's name: a's dedupe key wins
+  // references made to collide (here and below): the lookup's precedence is the subject, no partner gives such ones
   await db.query(`UPDATE partner_orders SET partner_reference = $2 WHERE id = $1`, [pb.id, a]);
   const byKey = await withTransaction(undefined, (transaction) => lockPartnerOrderByReference('otcpartner', a, { transaction }));
   t.is(byKey?.id, pa.id);

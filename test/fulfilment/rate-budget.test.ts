@@ -55,6 +55,7 @@ test('sliding window: a slot frees when the oldest request leaves the window (ti
   const rule = { limit: 3, windowSeconds: 60 };
   for (let i = 0; i < 3; i++) t.true((await takeSlot('test:slide', rule)).ok);
   t.false((await takeSlot('test:slide', rule)).ok);
+  // time moved in the budget tables, not waited (here and below): the budget's own rows are the subject
   await db.query(
     `UPDATE rate_budget_hits SET taken_at = taken_at - interval '61 seconds' WHERE id = (SELECT min(id) FROM rate_budget_hits WHERE bucket = 'test:slide')`,
   );

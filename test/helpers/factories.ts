@@ -17,14 +17,18 @@ import { upsertItemPriceRows } from '../../src/catalog/prices.js';
 import { setStock } from '../../src/catalog/stock.service.js';
 import { setProductMapping, type ProductMapping } from '../../src/catalog/product-mapping.js';
 import { execute, withTransaction } from '../../src/db/sequelize.js';
+import { SalesPerson } from '../../src/org/sales-person.model.js';
+import { Territory } from '../../src/org/territory.model.js';
 import { createOrder } from '../../src/orders/order.service.js';
 import { submitOrder } from '../../src/orders/order-submit.js';
 import { runtime } from '../../src/shared/runtime.js';
 import { createUser, findUserByEmail } from '../../src/users/users.service.js';
 import { syncPrices } from '../../src/vendor-api/catalog-sync.service.js';
+import { reportFulfillment, type FulfillmentInput } from '../../src/vendor-api/fulfillment.service.js';
 import { syncProducts } from '../../src/vendor-api/products.service.js';
 import { vendorActor } from '../../src/vendor-api/tokens.service.js';
 import { reviewProduct } from '../../src/vendors/product-review.service.js';
+import { createStockUpdateRequest } from '../../src/vendors/stock-request.service.js';
 import {
   approveVendor,
   generateCredentials,
@@ -338,6 +342,76 @@ async function marketplaceItem(sku: string, overrides: ItemOverrides, prices: Re
     );
   });
   return sku;
+}
+
+/** An item's on-hand quantity in a warehouse set to `qty`, as an admin's stock count sets it (setStock). */
+export async function stockItem(itemCode: string, qty: number, warehouse = MAIN): Promise<void> {
+  await setStock(admin, { item_code: itemCode, warehouse, qty, reason: 'test factory' });
+}
+
+/** An admin's review of a Pending vendor product (reviewProduct): approved, or rejected with a reason. */
+export async function reviewItem(itemCode: string, decision: { approve: true } | { reject: string }): Promise<void> {
+  if ('approve' in decision) await reviewProduct(admin, { item_code: itemCode, action: 'approve' });
+  else await reviewProduct(admin, { item_code: itemCode, action: 'reject', reason: decision.reject });
+}
+
+/** A vendor's new price of its product in one price list, through its price sync (sync.prices), as the vendor changes it. */
+export async function priceItem(vendor: string, sku: string, priceList: string, price: number): Promise<void> {
+  const answer = await syncPrices(await vendorActorOf(vendor), [{ sku, price_list: priceList, price }]);
+  if (answer.failed) throw new Error(`sync.prices refused ${sku}: ${JSON.stringify(answer.results)}`);
+}
+
+/** A vendor's stock update request (create_stock_update_request, status Requested); answers its name. */
+export async function buildStockRequest(
+  vendor: string,
+  input: { item: string; action?: 'Set' | 'Add' | 'Remove'; warehouse?: string; quantity: number; reason?: string },
+): Promise<string> {
+  const request = await createStockUpdateRequest(await vendorActorOf(vendor), { action: 'Set', warehouse: MAIN, ...input });
+  return request.name;
+}
+
+/** A vendor's shipment of a submitted order, reported as its v1 fulfilment call reports it (reportFulfillment). */
+export async function buildShipment(vendor: string, input: FulfillmentInput): Promise<Record<string, unknown>> {
+  return reportFulfillment(await vendorActorOf(vendor), input);
+}
+
+// ---- the sales org -----------------------------------------------------------------------------
+
+/** A territory (default under United States), through its model: operations set up the sales org, no service creates one. */
+export async function buildTerritory(name: string, parent = 'United States'): Promise<string> {
+  await Territory.create({ name, parentTerritory: parent });
+  return name;
+}
+
+export interface SalesPersonFields {
+  parent?: string | null;
+  isManager?: boolean;
+  territory?: string | null;
+  plan?: string | null;
+  subrepPct?: number | null;
+  enabled?: boolean;
+}
+
+function salesPersonAttributes(fields: SalesPersonFields): Partial<SalesPerson> {
+  const attributes: Partial<SalesPerson> = {};
+  if (fields.parent !== undefined) attributes.parentSalesPerson = fields.parent;
+  if (fields.isManager !== undefined) attributes.isManager = fields.isManager;
+  if (fields.territory !== undefined) attributes.territory = fields.territory;
+  if (fields.plan !== undefined) attributes.commissionPlan = fields.plan;
+  if (fields.subrepPct !== undefined) attributes.subrepPct = fields.subrepPct;
+  if (fields.enabled !== undefined) attributes.enabled = fields.enabled;
+  return attributes;
+}
+
+/** A sales person (full name = name, plan `standard` unless given), through its model: operations appoint them, no service does. */
+export async function buildSalesPerson(name: string, fields: SalesPersonFields = {}): Promise<string> {
+  await SalesPerson.create({ name, fullName: name, commissionPlan: 'standard', ...salesPersonAttributes(fields) });
+  return name;
+}
+
+/** A sales person's fields changed (parent, manager flag, plan, sub-rep slice, enabled), through its model: no service edits the sales org. */
+export async function changeSalesPerson(name: string, fields: SalesPersonFields): Promise<void> {
+  await SalesPerson.update(salesPersonAttributes(fields), { where: { name } });
 }
 
 // ---- orders ---------------------------------------------------------------------------------------

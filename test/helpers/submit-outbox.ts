@@ -132,6 +132,7 @@ export async function installOutboxFault(db: pg.Client): Promise<void> {
 /** Runs `work` with the fault armed for `kind` rows naming any of `codes`, disarmed afterwards whatever happens. */
 export async function withOutboxFault<T>(db: pg.Client, codes: string[], kind: SubmitRowKind, work: () => Promise<T>): Promise<T> {
   const patterns = codes.map(codePattern);
+  // a test-only table, the fault trigger's list (its DELETE below too): no application table
   await db.query(`INSERT INTO test_outbox_faults (pattern, kind) SELECT unnest($1::text[]), $2`, [patterns, kind]);
   try {
     return await work();

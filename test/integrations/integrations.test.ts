@@ -158,6 +158,7 @@ test.serial('the callback refuses a forged HMAC, another session, an expired or 
   t.is((await clinic.get(callbackPath(back))).status, 401);
   // an expired state
   const late = await install(clinic);
+  // time moved in the table, not waited: no service sets a past expiry
   await db.query(`UPDATE integration_oauth_states SET expires_at = now() - interval '1 second' WHERE used_at IS NULL`);
   t.regex(serverMessages((await clinic.get(callbackPath(late))).body)[0], /unknown, expired or already used/);
   // the real thing
@@ -175,6 +176,7 @@ test.serial('the callback refuses a forged HMAC, another session, an expired or 
 });
 
 test.serial('outside production the redirect URI defaults to this service’s callback, and a loopback api_url is the shop', async (t) => {
+  // settings removed (no service deletes a credential): the defaults without them are the subject
   await db.query(`DELETE FROM partner_credentials WHERE partner = 'storepartner' AND field IN ('redirect_uri', 'shop_url')`);
   await setPartnerCredentials(ops, 'storepartner', { api_url: shop.url, access_token: 'shpat_admin_managed' });
   const res = await clinic.post('/api/method/svc.integrations.store_start_install', { shop_domain: SHOP });

@@ -34,6 +34,7 @@ test.before(async () => {
   });
   for (let i = 0; i < 12; i++) mine.push(await buildOrder({ lines: [{ item_code: item, qty: 1, rate: 10 }] }));
   // a partner's shipment rows, as its connector records them (no vendor): source, its internal label, the carrier's code
+  // written directly: no partner runs here to report them
   const ship = (salesOrder: string, source: string, r: { number: string; carrier: string | null; url: string | null; stage: string }) =>
     execute(`INSERT INTO shipments (sales_order, source, source_label, tracking_number, carrier, tracking_url, status) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
       salesOrder,

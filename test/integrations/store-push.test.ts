@@ -142,6 +142,7 @@ test.serial('shipped by the partner: the store order gets a fulfillment with the
   const rows = await settled(salesOrder);
 
   // a repeat of the same push (as after a crash once the store had made the fulfillment), and a later report (Completed)
+  // the outbox row run again as after a crash: no service re-runs a done row
   await db.query(`UPDATE outbox SET status = 'pending', next_attempt_at = now() WHERE id = $1`, [rows[0].id]);
   await otc.advance(salesOrder, 'completed');
   await eventually(async () => (await db.query(`SELECT status FROM sales_orders WHERE name = $1`, [salesOrder])).rows[0].status === 'Completed', {
@@ -221,6 +222,7 @@ test.serial('a disconnected store: the push waits with the reason, spends no att
   t.regex(page.text, /id="last-store-push"><span class="off">Waiting<\/span> at <time datetime="[^"]+">[^<]*<\/time>: [^<]*is disconnected/);
 
   await install(); // connected again (a new token)
+  // the retry made due now: time moved, not waited
   await db.query(`UPDATE outbox SET next_attempt_at = now() WHERE kind = 'store_order_push' AND target = $1 AND status = 'pending'`, [salesOrder]);
   await eventually(async () => (await pushOf(id)).push_status === 'fulfilled', { timeoutMs: 30_000, message: 'fulfilled after the reconnect' });
   const tracking = otc.orders().find((o) => o.dedupeKey === salesOrder)!.tracking!;

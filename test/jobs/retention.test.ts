@@ -28,6 +28,7 @@ test.after.always(async () => {
 const one = async (sql: string, args: unknown[] = []) => (await db.query<{ id: string }>(sql, args)).rows[0].id;
 const exists = async (table: string, id: string, key = 'id') => (await db.query(`SELECT 1 FROM ${table} WHERE ${key} = $1`, [id])).rowCount === 1;
 
+// rows written and aged in their tables directly (these helpers): retention, what goes after how long, is the subject
 /** An outbox row in `status`, completed (or last touched) `days` ago, with one attempt. */
 async function outboxRow(status: string, days: number): Promise<{ id: string; attempt: string }> {
   const id = await one(

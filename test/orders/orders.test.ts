@@ -4,7 +4,7 @@ import { startTestApp, loginAs, tokenClient, type TestApp } from '../helpers/app
 import { pgClient } from '../helpers/db.js';
 import { serverMessages, type Client, type Json } from '../helpers/http.js';
 import { binOf } from './fixtures.js';
-import { buildItem, MAIN, OVERFLOW, orderBody } from '../helpers/factories.js';
+import { buildItem, buildShipment, MAIN, OVERFLOW, orderBody, stockItem } from '../helpers/factories.js';
 
 let app: TestApp;
 let db: pg.Client;
@@ -308,7 +308,7 @@ test('submit: reserves stock, To Deliver and Bill, outbox rows in the same trans
 test('submit re-checks stock: short stock at submit is 417 and the order stays Draft', async (t) => {
   const a = await buildItem({ stock: { [MAIN]: 3 } });
   const name = await create(clinic, orderBody([{ item_code: a, qty: 3 }]));
-  await db.query(`UPDATE bins SET actual_qty = 2 WHERE item_code = $1`, [a]);
+  await stockItem(a, 2);
   const res = await clinic.put(`${SO}/${name}`, { docstatus: 1 });
   t.is(res.status, 417);
   t.deepEqual(serverMessages(res.body), [`Row 1: Qty for item ${a} exceeds available stock`]);
@@ -341,10 +341,7 @@ test('cancel: releases reservations, Cancelled with cancelled_at, order.cancelle
 
   const shipped = await create(clinic, orderBody([{ item_code: a, qty: 1 }]));
   await clinic.put(`${SO}/${shipped}`, { docstatus: 1 });
-  await db.query(
-    `INSERT INTO shipments (sales_order, source, source_label, tracking_number, status) VALUES ($1, 'VEN-DEMO-MEDI', 'Medisource Supply Co.', '1Z999', 'Shipped')`,
-    [shipped],
-  );
+  await buildShipment('VEN-DEMO-MEDI', { sales_order: shipped, tracking_number: '1Z999', status: 'Shipped' });
   const refused = await ops.put(`${SO}/${shipped}`, { docstatus: 2 });
   t.is(refused.status, 417);
   t.deepEqual(serverMessages(refused.body), [`Sales Order ${shipped} has shipped and cannot be cancelled`]);
@@ -358,6 +355,7 @@ test('aggregate_shipments: empty until shipments exist, then one row per vendor 
   const name = await create(clinic, orderBody([{ item_code: a, qty: 1 }]));
   const empty = await clinic.post('/api/method/svc.fulfillment_router.aggregate_shipments', { sales_order: name });
   t.deepEqual(empty.body, { message: { sales_order: name, shipments: [] } });
+  // partners' shipment rows at chosen times: which row wins per source is the subject, and no partner runs here
   await db.query(
     `INSERT INTO shipments (sales_order, source, source_label, tracking_number, carrier, tracking_url, status, updated_at) VALUES
     ($1, 'peptidepartner', 'Peptide Partner', 'OLD1', 'UPS', 'https://t/OLD1', 'Label Created', now() - interval '1 hour'),

@@ -27,6 +27,7 @@ test.before(async () => {
   app = await startTestApp({ env: { SMTP_URL: smtp.url } });
   db = await pgClient(app.dbUrl);
   medi = await vendorClient(app, MEDI);
+  // a submitted order written directly: a submit's own confirmation mail would join the shipping mails counted here
   await db.query(
     `INSERT INTO sales_orders (name, customer, territory, transaction_date, price_list, shipping_address_name, shipping_method, docstatus, status, grand_total, modified)
      VALUES ($1, 'CUST-0001', 'East', '2026-11-20', 'Contract Pricing', 'CUST-0001-Shipping', 'Ground', 1, 'To Deliver and Bill', 100, now())`,

@@ -9,7 +9,7 @@ import { startTestApp, loginAs, tokenClient, type TestApp } from '../helpers/app
 import { pgClient } from '../helpers/db.js';
 import { serverMessages, type Client } from '../helpers/http.js';
 import { binOf } from './fixtures.js';
-import { buildItem, MAIN, OVERFLOW, orderBody } from '../helpers/factories.js';
+import { buildItem, MAIN, OVERFLOW, orderBody, stockItem } from '../helpers/factories.js';
 
 let app: TestApp;
 let db: pg.Client;
@@ -56,7 +56,7 @@ test('a short bin at submit writes nothing at all: other bins, ledger, outbox, l
       { item_code: b, qty: 5 },
     ]),
   );
-  await db.query(`UPDATE bins SET actual_qty = 4 WHERE item_code = $1`, [b]);
+  await stockItem(b, 4);
   const res = await apiClinic.put(`${SO}/${name}`, { docstatus: 1 });
   t.is(res.status, 417);
   t.is(res.body.exc_type, 'ValidationError');
@@ -65,7 +65,7 @@ test('a short bin at submit writes nothing at all: other bins, ledger, outbox, l
   t.deepEqual(await binOf(db, b), { actual: 4, reserved: 0 });
   t.deepEqual(await sideEffects(name), { ledger: 0, outbox: 0, reserved: [0, 0], head: { docstatus: 0, status: 'Draft' } });
   // with the stock back, the same draft submits and everything is written once
-  await db.query(`UPDATE bins SET actual_qty = 10 WHERE item_code = $1`, [b]);
+  await stockItem(b, 10);
   const ok = await apiClinic.put(`${SO}/${name}`, { docstatus: 1 });
   t.is(ok.status, 200);
   t.like(ok.body.data, { name, docstatus: 1, status: 'To Deliver and Bill' });
@@ -93,7 +93,7 @@ test('several short bins: the 417 names the lowest row that goes over', async (t
       { item_code: a, qty: 3 },
     ]),
   );
-  await db.query(`UPDATE bins SET actual_qty = 1 WHERE item_code = ANY($1)`, [[a, z]]);
+  for (const code of [a, z]) await stockItem(code, 1);
   const res = await apiClinic.put(`${SO}/${name}`, { docstatus: 1 });
   t.is(res.status, 417);
   t.deepEqual(serverMessages(res.body), [`Row 1: Qty for item ${z} exceeds available stock`]);
@@ -180,6 +180,7 @@ test.serial('API-key requests (prepared lookup): a wrong secret is 401, a disabl
   const ok = await apiClinic.get(SO, { fields: ['name'] });
   t.is(ok.status, 200);
   const user = await db.query(`SELECT id FROM users WHERE email = 'clinic@demo.svc.local'`);
+  // the flag alone, put back below: the prepared API-key lookup's check of it is the subject
   await db.query(`UPDATE users SET enabled = false WHERE id = $1`, [user.rows[0].id]);
   try {
     t.is((await apiClinic.get(SO, { fields: ['name'] })).status, 401);

@@ -98,6 +98,7 @@ test.serial('a sale across a tier boundary and its cancellation: the person and 
 });
 
 test.serial('a sub-rep moved, its slice changed, a person’s plan changed: the rows are computed again', async (t) => {
+  // the table is the subject: its triggers recompute the stored rows whoever writes it (here and below)
   await execute(`UPDATE sales_persons SET parent_sales_person = $1 WHERE name = $2`, [tree.rep2, sub]);
   let stored = await storedEqualsCommissionOf(t);
   t.is(stored[key(tree.rep1)], 600);

@@ -8,7 +8,7 @@
  */
 import test from 'ava';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { buildCustomer, buildItem, buildOrder, actorOf } from '../helpers/factories.js';
+import { buildCustomer, buildItem, buildOrder, actorOf, changeSalesPerson } from '../helpers/factories.js';
 import { selectOne, selectRows, withTransaction } from '../../src/db/sequelize.js';
 import { getLeaderboard, getRepKpis } from '../../src/sales/rep-dashboard.service.js';
 import { teamCommissionSummary } from '../../src/sales/team-commission.service.js';
@@ -145,9 +145,9 @@ test.serial('leaderboard: ranked by each metric, ties share a rank, limit, and t
     }
   }
   // a disabled person above the caller leaves the board and the caller's rank below the limit
-  // (no service disables a Sales Person: the flag is set directly, and put back)
+  // (no service disables a Sales Person: the factory sets the flag through the model, and puts it back)
   const before = await getLeaderboard(tree.actors.rep2, { metric: 'mtd_sales', limit: 1 }, now);
-  await withTransaction(undefined, (transaction) => selectRows(`UPDATE sales_persons SET enabled = false WHERE name = $1`, [tree.rep1], { transaction }));
+  await changeSalesPerson(tree.rep1, { enabled: false });
   try {
     for (const metric of ['mtd_sales', 'commission_estimate'] as const) {
       const all = await getLeaderboard(tree.actors.rep2, { metric, limit: 100 }, now);
@@ -161,7 +161,7 @@ test.serial('leaderboard: ranked by each metric, ties share a rank, limit, and t
     const after = await getLeaderboard(tree.actors.rep2, { metric: 'mtd_sales', limit: 1 }, now);
     t.is(after.me!.rank, before.me!.rank - 1, 'the disabled rep above no longer counts');
   } finally {
-    await withTransaction(undefined, (transaction) => selectRows(`UPDATE sales_persons SET enabled = true WHERE name = $1`, [tree.rep1], { transaction }));
+    await changeSalesPerson(tree.rep1, { enabled: true });
   }
 });
 
@@ -271,12 +271,12 @@ test.serial('team sums per Eastern month: a sale adds to every ancestor, a cance
   };
   await leaderboardEqualsKpis();
   // the sub-rep moves to rep2: its weight follows it, the manager's team is unchanged
-  await selectRows(`UPDATE sales_persons SET parent_sales_person = $1 WHERE name = $2`, [tree.rep2, sub]);
+  await changeSalesPerson(sub, { parent: tree.rep2 });
   t.deepEqual((await sums())['rep2 2026-11'], [1000, 70000]);
   t.false('rep1 2026-11' in (await sums()));
   t.is((await getRepKpis(tree.actors.rep2, {}, at('2026-11-30T17:00:00Z'))).commission.subrep_share, 35); // 1,000 × 5 % × 70 %
   await leaderboardEqualsKpis();
-  await selectRows(`UPDATE sales_persons SET parent_sales_person = $1 WHERE name = $2`, [tree.rep1, sub]);
+  await changeSalesPerson(sub, { parent: tree.rep1 });
   t.deepEqual((await sums())['rep1 2026-11'], [1000, 70000]);
 });
 

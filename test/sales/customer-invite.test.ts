@@ -133,6 +133,7 @@ test.serial('an expired invitation is refused', async (t) => {
   const token = await deliveredToken(email);
   const hashed = `SELECT 1 FROM customer_invitations WHERE token_hash = encode(sha256(convert_to($1, 'UTF8')), 'hex') AND accepted_at IS NULL`;
   t.is((await selectRows(hashed, [token])).length, 1, 'the delivered token is the invitation’s, unused');
+  // time moved in the table, not waited: no service sets a past expiry
   await execute(`UPDATE customer_invitations SET expires_at = now() - interval '1 minute' WHERE email = $1`, [email]);
   t.is((await app.http.post(ACCEPT, { token, password: 'Harborview!2026' })).status, 417);
   t.is((await selectOne<{ password_hash: string | null }>(`SELECT password_hash FROM users WHERE email = $1`, [email]))!.password_hash, null);

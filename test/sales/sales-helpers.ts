@@ -1,13 +1,13 @@
 /**
  * A sales tree for the sales-team tests: a manager, two reps and (through invite_subrep) a sub-rep,
- * each with a user, and customers attributed to them. Managers and reps are written directly (no
- * service appoints them: the sales org is set up by operations, like the demo seed); orders of a
+ * each with a user, and customers attributed to them. Managers and reps come from the factories'
+ * sales-org models (no service appoints them: the sales org is set up by operations); orders of a
  * chosen submit instant are inserted submitted (the set-based path the seed and bench use; the
  * triggers credit them exactly as a submit does), because no service submits in the past.
  */
 import { execute } from '../../src/db/sequelize.js';
 import type { Actor } from '../../src/auth/actor.js';
-import { buildCustomer, buildUser, unique } from '../helpers/factories.js';
+import { buildCustomer, buildSalesPerson, buildTerritory, buildUser, unique } from '../helpers/factories.js';
 
 export interface Tree {
   manager: string;
@@ -27,12 +27,9 @@ export async function buildTree(tag = unique('T')): Promise<Tree> {
   const manager = `Mgr ${tag}`;
   const rep1 = `Rep1 ${tag}`;
   const rep2 = `Rep2 ${tag}`;
-  await execute(`INSERT INTO territories (name, parent_territory, created_at, updated_at) VALUES ($1, 'United States', now(), now())`, [territory]);
-  await execute(
-    `INSERT INTO sales_persons (name, full_name, parent_sales_person, is_manager, territory, commission_plan, created_at, updated_at)
-     VALUES ($1, $1, NULL, true, $4, 'standard', now(), now()), ($2, $2, $1, false, $4, 'standard', now(), now()), ($3, $3, $1, false, $4, 'standard', now(), now())`,
-    [manager, rep1, rep2, territory],
-  );
+  await buildTerritory(territory);
+  await buildSalesPerson(manager, { isManager: true, territory });
+  for (const rep of [rep1, rep2]) await buildSalesPerson(rep, { parent: manager, territory });
   const m = await buildUser({ roles: ['Sales Manager'], sales_person: manager });
   const r1 = await buildUser({ roles: ['Sales Rep'], sales_person: rep1 });
   const r2 = await buildUser({ roles: ['Sales Rep'], sales_person: rep2 });
@@ -53,6 +50,7 @@ export async function buildTree(tag = unique('T')): Promise<Tree> {
 /** A submitted order of `customer` for `amount`, submitted at `at` (an ISO instant); answers its name. */
 export async function submittedOrder(customer: string, amount: number, at: string): Promise<string> {
   const name = `SO-T-${process.pid}-${++orderSerial}`;
+  // written directly: no service submits in the past (see the header)
   await execute(
     `INSERT INTO sales_orders (name, customer, transaction_date, price_list, docstatus, status, grand_total, submitted_at, modified, created_at, updated_at)
      VALUES ($1, $2, ($4::timestamptz AT TIME ZONE 'America/New_York')::date, 'Standard Selling', 1, 'To Deliver and Bill', $3, $4, $4, $4, $4)`,
@@ -63,12 +61,14 @@ export async function submittedOrder(customer: string, amount: number, at: strin
 
 /** Cancels a submitted order the way the cancel statement changes it (docstatus 1 → 2). */
 export async function cancelled(order: string): Promise<void> {
+  // written directly: the order was never placed through the service (see the header)
   await execute(`UPDATE sales_orders SET docstatus = 2, status = 'Cancelled', cancelled_at = now() WHERE name = $1 AND docstatus = 1`, [order]);
 }
 
 /** A draft order, then its submit at `at` (docstatus 0 → 1 through the update trigger). */
 export async function draftThenSubmitted(customer: string, amount: number, at: string): Promise<string> {
   const name = `SO-T-${process.pid}-${++orderSerial}`;
+  // written directly, then submitted in the past: no service does (see the header)
   await execute(
     `INSERT INTO sales_orders (name, customer, transaction_date, price_list, docstatus, status, grand_total, modified, created_at, updated_at)
      VALUES ($1, $2, CURRENT_DATE, 'Standard Selling', 0, 'Draft', $3, now(), now(), now())`,

@@ -99,6 +99,7 @@ test.serial('T32: suspension, un-approval, API disabling and a new secret stop a
   t.is((await call()).status, 401, 'so does turning the API off');
   client = await vendorClient(app, MEDI);
   t.is((await call()).status, 200);
+  // no service turns an approved vendor back to Pending: the token check of the status is the subject
   await db.query(`UPDATE vendor_profiles SET status = 'Pending Approval' WHERE name = $1`, [MEDI.name]);
   t.is((await call()).status, 401);
   t.is((await admin.post('/api/method/svc.vendors.approve_vendor', { vendor: MEDI.name })).status, 200);

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import type { Client } from '../helpers/http.js';
 import { pgClient } from '../helpers/db.js';
+import { priceItem } from '../helpers/factories.js';
 import { runJobOnce, registeredJobs } from '../../src/jobs/index.js';
 import { MEDI, SEP, count, one, v1, vendorClient } from './helpers.js';
 
@@ -27,7 +28,7 @@ test.serial('T07: the same key and body five times: one write, replays equal the
   const first = await v1(medi, 'sync.prices', body, { 'Idempotency-Key': 'k-t07' });
   t.is(first.status, 200);
   t.like(first.body.message.results[0], { ok: true, result: { uom: 'Box', price: 17.25, price_list: 'Sales Channel' } });
-  await db.query(`UPDATE item_prices SET rate = 1 WHERE item_code = 'MEDI-SYR-3ML' AND price_list = 'Sales Channel'`);
+  await priceItem(MEDI.name, 'MEDI-SYR-3ML', 'Sales Channel', 1); // the vendor's price moved meanwhile: a replay must not write
   for (let i = 0; i < 4; i++) {
     const again = await v1(medi, 'sync.prices', body, { 'Idempotency-Key': 'k-t07' });
     t.is(again.status, 200);
@@ -68,6 +69,7 @@ test.serial('T09: concurrent duplicates have one effect; a holder running past 8
   // a holder that runs long: hold the key row's lock from outside for 9.5 s
   const holder = await pgClient(app.dbUrl);
   await holder.query('BEGIN');
+  // the key held by another transaction still open: the table's lock is the subject
   await holder.query(`INSERT INTO idempotency_keys (vendor, route, key, fingerprint) VALUES ($1, 'sync.inventory', 'k-t09-slow', 'x')`, [MEDI.name]);
   const started = Date.now();
   const blocked = await v1(medi, 'sync.inventory', body, { 'Idempotency-Key': 'k-t09-slow' });
@@ -95,8 +97,9 @@ test.serial('T10: another vendor reusing a key and body runs on its own data', a
 test.serial('T11: a key older than 24 h runs anew, and the purge job removes old keys', async (t) => {
   const body = { prices: [{ sku: 'MEDI-GLV-NIT-M', price_list: 'Sales Channel', price: 9 }] };
   await v1(medi, 'sync.prices', body, { 'Idempotency-Key': 'k-t11' });
+  // time moved in the table, not waited (and the old key below)
   await db.query(`UPDATE idempotency_keys SET created_at = now() - interval '24 hours 1 minute' WHERE key = 'k-t11'`);
-  await db.query(`UPDATE item_prices SET rate = 1 WHERE item_code = 'MEDI-GLV-NIT-M' AND price_list = 'Sales Channel'`);
+  await priceItem(MEDI.name, 'MEDI-GLV-NIT-M', 'Sales Channel', 1);
   const again = await v1(medi, 'sync.prices', body, { 'Idempotency-Key': 'k-t11' });
   t.falsy(again.body.idempotent_replay);
   t.is((await one<{ rate: number }>(db, `SELECT rate FROM item_prices WHERE item_code = 'MEDI-GLV-NIT-M' AND price_list = 'Sales Channel'`)).rate, 9);

@@ -40,6 +40,7 @@ function flagged(first: Buffer): Buffer {
   return Buffer.concat([first.subarray(0, first.length - 1), Buffer.from(',"idempotent_replay":true}')]);
 }
 
+// orders written directly: their names are asserted in the replayed bytes, which createOrder would not keep
 async function order(name: string, code: string, vendor: string): Promise<void> {
   await db.query(
     `INSERT INTO sales_orders (name, customer, territory, transaction_date, price_list, shipping_address_name, shipping_method, docstatus, status, grand_total, is_503a)
@@ -163,6 +164,7 @@ test.serial('simultaneous requests with one key: one runs, every other answer is
 test.serial('a row stored before the byte column (jsonb only) still replays with the flag', async (t) => {
   const body = { prices: [{ sku: 'MEDI-GAUZE-4X4', price_list: 'Sales Channel', price: 3.5 }] };
   const first = await post('medi', 'sync.prices', body, 'bytes-legacy');
+  // a row in the older format (jsonb only), which no service writes any more
   await db.query(
     `UPDATE idempotency_keys SET response = convert_from(response_body, 'UTF8')::jsonb, response_body = NULL, content_type = NULL WHERE key = 'bytes-legacy'`,
   );

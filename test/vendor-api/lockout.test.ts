@@ -27,6 +27,7 @@ test.serial('T30: 10 failures lock the client_id: the 11th (right secret) is 401
   t.true(retry >= 15 * 60 - 5 && retry <= 15 * 60, String(retry));
   t.regex(serverMessages(locked.body)[0], /Too many failed/);
   // the window runs from the first failure: move it back past 15 minutes and the right secret works
+  // the window's end moved in the table, not waited for
   await db.query(`UPDATE rate_counters SET expires_at = now() - interval '1 second' WHERE bucket = $1`, [`vendor-auth:${MEDI.client_id}`]);
   t.is((await auth(MEDI.client_id, MEDI.client_secret)).status, 200);
   t.is(await count(db, `SELECT count(*) AS n FROM rate_counters WHERE bucket = $1`, [`vendor-auth:${MEDI.client_id}`]), 0);
@@ -67,6 +68,7 @@ test.serial('T31: an unknown client_id and a wrong secret answer alike', async (
 });
 
 test.serial('auth.token is limited per source address, so one stranger cannot lock out every vendor', async (t) => {
+  // a spent per-address window without 50 failed calls: the limit itself is the subject
   await db.query(`INSERT INTO rate_counters (bucket, window_start, count, expires_at) VALUES ('vendor-auth-ip:127.0.0.1', '-infinity', 50, now() + interval '10 minutes')
                   ON CONFLICT (bucket, window_start) DO UPDATE SET count = 50, expires_at = now() + interval '10 minutes'`);
   const res = await auth('svcv_random_guess', 'x');

@@ -29,6 +29,7 @@ UNION ALL
 (SELECT vendor, sales_order, docstatus, modified FROM vendor_orders
  EXCEPT SELECT DISTINCT soi.vendor, soi.parent, so.docstatus, so.modified FROM sales_order_items soi JOIN sales_orders so ON so.name = soi.parent WHERE soi.vendor IS NOT NULL)`;
 
+// the orders tables written directly (here and in changeOrders): the derived vendor_orders table their triggers keep is the subject
 async function addOrders(): Promise<void> {
   // 240 orders: every 2nd has a MEDI line, every 3rd an RX line, every 5th two MEDI lines; a few
   // share one `modified` (the name breaks the tie); every 7th is a draft, every 11th cancelled.

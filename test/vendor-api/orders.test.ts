@@ -13,6 +13,7 @@ let rx: Client;
 let sep: Client;
 const SENTINEL = 'ZZPHI-4f1c';
 
+// orders of chosen states and instants, which createOrder cannot give (submitted, cancelled, modified in the past)
 async function order(
   name: string,
   opts: { docstatus?: number; modified?: string; is503a?: boolean; lines: [string, string, number, number][] },

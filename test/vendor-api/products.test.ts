@@ -4,6 +4,7 @@ import { startTestApp, loginAs, type TestApp } from '../helpers/app.js';
 import type { Client } from '../helpers/http.js';
 import { serverMessages } from '../helpers/http.js';
 import { pgClient } from '../helpers/db.js';
+import { reviewItem } from '../helpers/factories.js';
 import { MEDI, RX, SEP, count, one, v1, vendorClient } from './helpers.js';
 
 let app: TestApp;
@@ -101,8 +102,8 @@ test.serial('review transitions: Approved stays on price/cost, goes back to revi
       { sku: 'P-REV-2', name: 'Cotton Balls', price: 4 },
     ],
   });
-  await db.query(`UPDATE items SET workflow_state = 'Approved', published = true WHERE item_code = 'P-REV-1'`);
-  await db.query(`UPDATE items SET workflow_state = 'Rejected', published = false, rejection_reason = 'blurry image' WHERE item_code = 'P-REV-2'`);
+  await reviewItem('P-REV-1', { approve: true });
+  await reviewItem('P-REV-2', { reject: 'blurry image' });
   let res = await v1(medi, 'sync.products', {
     products: [
       { sku: 'P-REV-1', price: 6, cost: 2 },
@@ -181,7 +182,7 @@ test.serial(
 
 test.serial('disabled: 1 takes an Approved product off the storefront through re-sends until 0', async (t) => {
   await v1(medi, 'sync.products', { products: { sku: 'P-DIS-1', name: 'Lancets' } });
-  await db.query(`UPDATE items SET workflow_state = 'Approved', published = true WHERE item_code = 'P-DIS-1'`);
+  await reviewItem('P-DIS-1', { approve: true });
   let res = await v1(medi, 'sync.products', { products: { sku: 'P-DIS-1', disabled: 1 } });
   t.like(res.body.message.results[0], { status: 'Disabled', result: { workflow_state: 'Approved', published: false, status: 'Disabled' } });
   res = await v1(medi, 'sync.products', { products: { sku: 'P-DIS-1', price: 3 } });

@@ -47,6 +47,7 @@ async function failedDelivery(vendor: string): Promise<{ id: number; delivery_id
       const r = await selectOne<Pick<OutboxRow, 'attempts' | 'status'>>(`SELECT attempts, status FROM outbox WHERE id = $1`, [row.id]);
       return r!.attempts >= attempt && r!.status !== 'running';
     });
+    // the retry made due now: time moved in the outbox table, not waited
     await execute(`UPDATE outbox SET next_attempt_at = now() WHERE id = $1 AND status = 'pending'`, [row.id]);
     worker.kick();
   }

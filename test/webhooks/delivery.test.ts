@@ -79,6 +79,7 @@ async function workerPass(): Promise<void> {
   receiver.answer = scripted;
 }
 
+// the retry made due now: time moved in the outbox table, not waited (and below)
 async function moveDue(id: number): Promise<void> {
   await execute(`UPDATE outbox SET next_attempt_at = now() WHERE id = $1`, [id]);
   worker.kick();

@@ -57,6 +57,7 @@ function countByStatus(vendor: string) {
 async function allDone(vendor: string, n: number, timeoutMs: number): Promise<void> {
   await eventually(
     async () => {
+      // retries made due now: time moved in the outbox table, not waited
       await execute(`UPDATE outbox SET next_attempt_at = now() WHERE target = $1 AND status = 'pending' AND attempts > 0 AND next_attempt_at > now()`, [
         vendor,
       ]);

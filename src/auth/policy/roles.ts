@@ -1,6 +1,6 @@
 /**
  * Role checks. Only the policy module asks which roles an actor holds; everything else asks the
- * policy a named question (test/foundation/policy-only.test.ts fails on a role check elsewhere).
+ * policy a named question (test/auth/policy-only.test.ts fails on a role check elsewhere).
  */
 import type { Actor, Role } from '../actor.js';
 

@@ -201,6 +201,7 @@ test.serial(
     await setPartnerCredentials(ops, 'otcpartner', { otc_webhook_secret: 'rotated-secret-000000' });
     const name = await sentOrder();
     t.is((await post({ reference: name, status: 'pending' })).status, 401, 'the old secret no longer verifies');
+    // the secret removed (no service deletes a credential): the unsigned path is the subject
     await db.query(`DELETE FROM partner_credentials WHERE partner = 'otcpartner' AND field = 'otc_webhook_secret'`);
     t.is((await post({ reference: name, status: 'pending' }, { signature: null })).status, 200);
     const bad = await post(undefined, { raw: '{"reference":', signature: null });

@@ -206,6 +206,7 @@ test.serial('polling: Processing, Label Created (tracking, no mail yet), Shipped
   const rows = (await db.query(`SELECT tracking_number, status FROM shipments WHERE sales_order = $1 AND source = 'peptidepartner'`, [name])).rows;
   t.deepEqual(rows, [{ tracking_number: tracking.number, status: 'Delivered' }]);
   // a delivered order is not asked again, and a repeated round stores nothing
+  // its poll interval has passed: time moved in the table, not waited
   await db.query(`UPDATE partner_orders SET polled_at = NULL WHERE sales_order = $1`, [name]);
   const before = sim.requests().length;
   await runJobOnce(peptidePollJob);

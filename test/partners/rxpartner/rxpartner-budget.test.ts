@@ -91,6 +91,7 @@ test.serial('the window is counted before each request (the token’s too): a sp
   const retryIn = deferred.s;
   t.true(retryIn > 200 && retryIn <= 301, `sent again when the oldest request leaves the window (${retryIn} s)`);
   // five minutes pass for the window
+  // time moved in the budget tables, not waited (here and below): the budget's window is the subject
   await db.query(`UPDATE rate_budget_hits SET taken_at = taken_at - interval '301 seconds' WHERE bucket LIKE 'rxpartner:%'`);
   await dueNow(db, 'partner_order');
   await partnerOrder(third, (p) => p.status === 'created', 'third created once a slot freed');

@@ -181,6 +181,7 @@ test.serial('a reused nonce has no effect, even on another validly signed body; 
   );
   const kept = (await db.query(`SELECT extract(epoch FROM expires_at - now())::int AS s FROM partner_webhook_nonces WHERE nonce = $1`, [nonce])).rows[0].s;
   t.true(kept >= 600, `kept ${kept} s (at least 10 minutes)`);
+  // time moved in the table, not waited: the purge of expired nonces is the subject
   await db.query(`UPDATE partner_webhook_nonces SET expires_at = now() - interval '1 second' WHERE nonce = $1`, [nonce]);
   const purged = (await housekeepingJob.run({})) as { webhookNonces: number };
   t.true(purged.webhookNonces >= 1, 'the housekeeping job drops expired nonces');

@@ -196,6 +196,7 @@ test.serial('the token is kept encrypted and refreshed 30 s before it expires, n
   t.regex(rows[0].token_enc, /^v1:/);
   t.false(rows[0].token_enc.includes('eyJ'), 'no JWT in clear');
   const before = tokenRequests(sim).length;
+  // time moved in the token table, not waited (and below): the refresh margin is the subject
   await db.query(`UPDATE partner_tokens SET expires_at = now() + interval '45 seconds'`);
   await created(await otcOnlyOrder());
   t.is(tokenRequests(sim).length, before, '45 s left: the token is still used');
@@ -216,6 +217,7 @@ test.serial('a 401 on a call drops the cached token once and asks again with a f
 });
 
 test.serial('the token is shared across processes: two other processes and this one, 15 calls, one token request', async (t) => {
+  // no cached token, as at first start: the shared token row is the subject
   await db.query(`DELETE FROM partner_tokens`);
   const before = tokenRequests(sim).length;
   const child = () =>

@@ -62,6 +62,7 @@ test.serial('no token, another token, or a token when none is set: 401, nothing 
     t.is(res.status, 401, path);
     t.is(res.body.exc_type, 'AuthenticationError');
   }
+  // the token removed (no service deletes a credential): the unsigned path is the subject
   await db.query(`DELETE FROM partner_credentials WHERE partner = 'shipper' AND field = 'webhook_token'`);
   forgetPartnerCredentials('shipper'); // as an operator's change is seen (the row went behind the service's back)
   const unset = await post(SHIPPER_HOOK, url);

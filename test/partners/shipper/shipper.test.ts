@@ -64,6 +64,7 @@ test.serial('Basic auth matches the documented vector', (t) => {
 
 test.serial('without a key pair the order awaits configuration; with it, createorder carries the spec payload, billTo and orderKey', async (t) => {
   await configureShipper(sim.url, { warehouse_id: '4455' });
+  // the key pair removed (no service deletes a credential): the awaiting-configuration path is the subject
   await db.query(`DELETE FROM partner_credentials WHERE partner = 'shipper' AND field IN ('api_key', 'api_secret')`);
   const name = await shipperOrder();
   const waiting = await partnerOrderWhen(db, name, (p) => p.status === 'awaiting_configuration', 'awaiting a key pair');

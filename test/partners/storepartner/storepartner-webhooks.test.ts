@@ -139,6 +139,7 @@ test.serial(
     t.deepEqual(await events(name), []);
     t.is((await post('orders/updated', raw, { hmacHeader: 'X-Shopify-Hmac-Sha256' })).status, 200);
     t.is((await post('orders/updated', raw, { hmacHeader: 'shopify-hmac-sha256' })).status, 200);
+    // the secret removed (no service deletes a credential): the fallback to api_secret is the subject
     await db.query(`DELETE FROM partner_credentials WHERE partner = 'storepartner' AND field = 'webhook_secret'`);
     await setPartnerCredentials(ops, 'storepartner', { api_secret: STORE.clientSecret });
     t.is((await post('orders/updated', raw)).status, 401, 'the old webhook secret is gone');
@@ -183,6 +184,7 @@ test.serial(
     t.like(await storeFields(db, byGid.name), { store_status: 'Cancelled' });
 
     // nothing names an order: acknowledged (the shop would retry, then remove the subscription), counted with its shape
+    // the earlier drops forgotten, so the count below is this one's
     await db.query(`DELETE FROM partner_webhook_drops`);
     const noOrder = JSON.stringify({ name: '#1003', email: 'buyer@example.com', customer: { first_name: 'Ann' } });
     for (let i = 0; i < 2; i++) {

@@ -188,6 +188,7 @@ test.serial(
     t.true(row.s > 50 && row.s <= 100.5, `asked again when 10 units are back at 0.1 a second (${row.s} s)`);
     t.true((await bucket()) < 10, 'the shop’s figure was taken as ours');
     t.deepEqual(await calls(name), [LOOKUP], 'no orderCreate sent');
+    // time moved in the budget table, not waited; and below
     await db.query(`UPDATE rate_budgets SET tokens = 30 WHERE bucket LIKE 'storepartner:%'`); // the bucket refilled
     await dueNow(db, 'partner_order');
     await created(name);

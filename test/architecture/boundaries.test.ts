@@ -223,7 +223,7 @@ test('no file of src reaches itself through its imports (type-only imports inclu
  * The top-level parts of src (each folder, each file) as layers: a depth-first walk in name order
  * lays them out, and an import that closes a loop of parts points up. At most 10 may (today one:
  * the route kit of src/http reads the actor and the policy of src/auth, whose routes use that kit).
- * The same figure for any checkout: `npm test -- test/foundation/boundaries.test.ts`.
+ * The same figure for any checkout: `npm test -- test/architecture/boundaries.test.ts`.
  */
 test('the top-level parts of src import each other with at most 10 imports pointing up', (t) => {
   const partOf = (path: string) => path.split('/')[1];

@@ -143,6 +143,7 @@ test.serial('svc user generate-keys prints the pair once; the database keeps onl
 
 test.serial('svc user set-password changes the hash and ends the user’s sessions', async (t) => {
   const user = (await database.pg.query(`SELECT id FROM users WHERE email = 'rep@demo.svc.local'`)).rows[0];
+  // a session of the user: the CLI runs as a child, so no process database here to log in through
   await database.pg.query(`INSERT INTO sessions (id_hash, user_id, csrf_token, expires_at) VALUES ($1, $2, 'x', now() + interval '1 hour')`, [
     sha256Hex('cli-test-sid'),
     user.id,

@@ -98,6 +98,7 @@ test('ten failed logins lock the account out, even for the right password, with 
   const retry = Number(locked.headers.get('retry-after'));
   t.true(retry > 0 && retry <= 900, String(retry));
   // once the window has passed the right password works and clears the counter
+  // time moved in the table, not waited: the lockout window is 15 minutes
   await pgc.query(`UPDATE rate_counters SET expires_at = now() - interval '1 second' WHERE bucket = 'login:lockout@test.local'`);
   t.is((await app.http.post('/api/method/login', { usr: 'lockout@test.local', pwd: DEMO_PASSWORD })).status, 200);
   t.is((await pgc.query(`SELECT 1 FROM rate_counters WHERE bucket = 'login:lockout@test.local'`)).rowCount, 0);
@@ -169,6 +170,7 @@ test('T33: a session idle past its expiry or past its absolute lifetime is refus
   const idle = (await pgc.query(`SELECT extract(epoch FROM expires_at - created_at)::int AS s FROM sessions WHERE id_hash = $1`, [sidHash])).rows[0].s;
   t.true(Math.abs(idle - app.config.session.idleMinutes * 60) <= 2, String(idle));
   // activity after 30 s of silence moves the idle expiry forward
+  // time moved in the table, not waited (here and below): no service ages a session
   await pgc.query(`UPDATE sessions SET last_seen_at = now() - interval '1 minute', expires_at = now() + interval '10 seconds' WHERE id_hash = $1`, [sidHash]);
   t.is((await session.get('/api/method/frappe.auth.get_logged_user')).status, 200);
   const slid = (await pgc.query(`SELECT extract(epoch FROM expires_at - now())::int AS s FROM sessions WHERE id_hash = $1`, [sidHash])).rows[0].s;
@@ -252,6 +254,7 @@ test('a disabled user is refused at once, by token and by session, and cannot lo
   const token = await tokenClient(app, 'disabled@test.local');
   const session = await loginAs(app, 'disabled@test.local');
   t.is((await token.get('/api/method/frappe.auth.get_logged_user')).status, 200);
+  // the flag alone, without the session end setUserEnabled adds: the per-request check of it is the subject
   await pgc.query(`UPDATE users SET enabled = false WHERE email = 'disabled@test.local'`);
   assert401(t, await token.get('/api/method/frappe.auth.get_logged_user'), 'Invalid API key or secret');
   assert401(t, await session.get('/api/method/frappe.auth.get_logged_user'), 'Session expired or invalid');

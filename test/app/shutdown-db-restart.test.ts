@@ -64,6 +64,7 @@ function writeMail(url: string): { stop: () => Promise<void> } {
       try {
         await client.connect();
         while (running) {
+          // the outbox table is the subject: mail rows written under load while the database restarts
           await client.query(
             `INSERT INTO outbox (kind, topic, target, payload, max_attempts)
              SELECT 'email', 'load', 'to@x.example', jsonb_build_object('to', 'to@x.example', 'subject', 'load', 'text', 'hello'), 3 FROM generate_series(1, 20)`,
@@ -129,7 +130,9 @@ test('svc worker: SIGTERM after the database was killed and restarted under load
   }
   // rows in flight that cannot finish: the mail server goes silent
   smtp.silence();
+  // the outbox table is the subject: the rows of the load loop put aside, so only those below are in flight
   await pgc(`UPDATE outbox SET status = 'done' WHERE kind = 'email' AND status IN ('pending', 'running') AND locked_by IS NULL`);
+  // the outbox table is the subject: rows the silent mail server cannot finish
   await pgc(
     `INSERT INTO outbox (kind, topic, target, payload, max_attempts)
      SELECT 'email', 'stuck', 'to@x.example', jsonb_build_object('to', 'to@x.example', 'subject', 'stuck', 'text', 'hello'), 3 FROM generate_series(1, 3)`,

@@ -11,7 +11,7 @@ import pg from 'pg';
 import { loginAs, startTestApp, tokenClient, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { Client, serverMessages, type HttpResponse } from '../helpers/http.js';
-import { buildItem, buildVendor, orderBody } from '../helpers/factories.js';
+import { buildItem, buildStockRequest, buildVendor, orderBody } from '../helpers/factories.js';
 import { MEDI, RX, v1, vendorClient } from '../vendor-api/helpers.js';
 import { login } from '../../src/auth/credentials.service.js';
 import { canChangeStockOf } from '../../src/auth/policy/catalog.rules.js';
@@ -145,11 +145,8 @@ test("canChangeStockOf: a vendor sets stock of its own items, not of another ven
     'untouched',
   );
   // an officer approving a vendor's stock request changes that vendor's stock
-  const request = await db.query(
-    `INSERT INTO stock_update_requests (name, vendor, item_code, action, warehouse, quantity, status, requested_by) VALUES ('SUR-POL-1', $1, $2, 'Set', 'Main Warehouse - MSE', 11, 'Requested', 'test') RETURNING name`,
-    [RX.name, other],
-  );
-  const decided = await as.officer.post('/api/method/svc.api.decide_stock_update_request', { name: request.rows[0].name, decision: 'approve' });
+  const request = await buildStockRequest(RX.name, { item: other, quantity: 11 });
+  const decided = await as.officer.post('/api/method/svc.api.decide_stock_update_request', { name: request, decision: 'approve' });
   t.is(decided.status, 200, decided.text);
   t.is((await db.query(`SELECT actual_qty::float8 AS q FROM bins WHERE item_code = $1 AND warehouse = 'Main Warehouse - MSE'`, [other])).rows[0].q, 11);
   // the refusal itself (sync.inventory never reaches it: another vendor's item is not even found)
@@ -255,11 +252,13 @@ test('the login lockout lives in the credentials service: any caller of login() 
   t.truthy((locked as unknown as { headers: Record<string, string> }).headers['Retry-After']);
   const res = await new Client(app.url).post('/api/method/login', { usr: email, pwd: DEMO_PASSWORD });
   t.is(res.status, 401, 'the route shares the same count');
+  // the lockout's counter forgotten, as its window's end would: the next test's logins start clean
   await db.query(`DELETE FROM rate_counters WHERE bucket = $1`, [`login:${email}`]);
   t.is((await login(email, DEMO_PASSWORD)).actor.email, email);
 });
 
 test('the registration limit is a route pre-step: once spent, even an invalid request is 429 and nothing is written', async (t) => {
+  // a spent registration window without 20 registrations: the limit as a pre-step is the subject
   await db.query(
     `INSERT INTO rate_counters (bucket, window_start, count, expires_at)
      VALUES ('register-vendor:127.0.0.1', to_timestamp(floor(extract(epoch FROM now()) / 3600) * 3600), 20, to_timestamp(floor(extract(epoch FROM now()) / 3600) * 3600) + interval '1 hour')`,

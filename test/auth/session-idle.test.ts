@@ -40,6 +40,7 @@ test('T33: idle past the timeout → 401; a write without CSRF → 403; the cook
     const { rows } = await pg.query(`SELECT extract(epoch FROM expires_at - created_at)::float8 AS idle FROM sessions WHERE id_hash = $1`, [sidHash]);
     t.true(Math.abs(rows[0].idle - 3) < 0.5, String(rows[0].idle));
     const age = (lastSeen: string, left: string) =>
+      // the clock moved in the table (see the header): no service ages a session
       pg.query(`UPDATE sessions SET last_seen_at = now() - $2::interval, expires_at = now() + $3::interval WHERE id_hash = $1`, [sidHash, lastSeen, left]);
     // seen 1 s ago (under half the timeout): the expiry is not rewritten
     await age('1 second', '2 seconds');

@@ -3,7 +3,7 @@
  * attempt at a loopback receiver, a partner call to a loopback partner, a spent rate budget, failed
  * logins over HTTP, a partner order row, a worker heartbeat), then /metrics is scraped over HTTP
  * from this process's operations port. Labels stay bounded: no ids, users or URLs in the text.
- * (ops-port.test.ts holds the per-role tests on child processes.)
+ * (test/app/ops-port.test.ts holds the per-role tests on child processes.)
  */
 import test from 'ava';
 import { createServer, type Server } from 'node:http';
@@ -82,6 +82,7 @@ test.serial('webhook deliveries are counted by result: delivered, retry, failed,
   const emit = (vendor: string, maxAttempts?: number) =>
     withTransaction(undefined, async (tx) => {
       const { id } = await enqueueVendorEvent(tx, { event: 'order.new', vendor, data: { sales_order: 'SO-METRICS', items: [] } });
+      // a lower attempt limit than the kind's default, which the enqueue takes: the exhausted-rows metric needs it
       if (maxAttempts) await execute('UPDATE outbox SET max_attempts = $2 WHERE id = $1', [id, maxAttempts], { transaction: tx });
     });
   await emit(good.name);
@@ -152,6 +153,7 @@ test.serial('failed logins are counted by reason, and the lockout they lead to o
 
 test.serial('partner orders by partner and status are read from the database at scrape time', async (t) => {
   const order = await buildOrder();
+  // a partner order of a partner no connector has: only its label in the scrape is the subject, not routing
   await execute(`INSERT INTO partner_orders (sales_order, partner, dedupe_key, lines, status) VALUES ($1, 'metricspartner', $1, '[]', 'created')`, [
     order.name,
   ]);
@@ -162,6 +164,7 @@ test.serial('partner orders by partner and status are read from the database at 
 test.serial("the freshest worker heartbeat's age is a gauge, -1 when no worker has one", async (t) => {
   await worker?.stop(2000); // a clean stop removes its heartbeat row
   worker = undefined;
+  // heartbeats of this file's earlier workers gone, as the housekeeping would: the gauge starts from none
   await execute('DELETE FROM worker_heartbeats');
   await scrapedUntil('svc_worker_heartbeat_age_seconds', (v) => v === -1);
   worker = new OutboxWorker({ databaseUrl: app.dbUrl, ...app.config.worker, kinds: ['vendor_webhook'] });

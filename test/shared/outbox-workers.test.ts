@@ -37,6 +37,7 @@ async function worker(): Promise<{ child: Child; id: string }> {
 /** Inserts `n` mail rows in one transaction (one NOTIFY), as a service would. */
 async function enqueueMail(n: number, batch: string): Promise<void> {
   await pgc.query('BEGIN');
+  // the outbox table is the subject: 1,000 rows in one statement, not the enqueue path
   await pgc.query(
     `INSERT INTO outbox (kind, topic, target, payload, max_attempts)
      SELECT 'email', $1, 'to' || i || '@x.example', jsonb_build_object('to', 'to' || i || '@x.example', 'subject', $1 || ' #' || i, 'text', 'hello'), 3

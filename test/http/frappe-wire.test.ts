@@ -69,6 +69,7 @@ test.before(async () => {
     },
   });
   // a document type whose name is a numeric id (like a log table)
+  // test-only tables (test_notes, test_counters) of a test document type: no application table
   await pgc.query(`CREATE TABLE test_counters (id bigserial PRIMARY KEY, label text NOT NULL); INSERT INTO test_counters (label) VALUES ('one'), ('two')`);
   definePolicy('Test Counter', { allow: { read: 'authenticated' } });
   TestCounter.init(

@@ -118,6 +118,7 @@ test.serial('serve: /readyz is 503 while a migration is pending', async (t) => {
   const { url, client } = await database();
   const { ops } = await spawnRole('serve', url);
   t.is((await get(`${ops}/readyz`)).status, 200);
+  // the migrations table is the subject: one migration made pending again
   const { rows } = await client.query<{ name: string }>('DELETE FROM schema_migrations WHERE name = (SELECT max(name) FROM schema_migrations) RETURNING name');
   const r = await get(`${ops}/readyz`);
   t.is(r.status, 503);

@@ -26,6 +26,7 @@ test.after.always(async () => {
 const PASSWORD = 'right-password-123';
 const login = (usr: string, pwd: string, headers?: Record<string, string>) => app.http.post('/api/method/login', { usr, pwd }, headers);
 /** This file's failures from 127.0.0.1 must not spill from one test into the next. */
+// the counters go as their window's end would take them, not waited for
 const forgetAddress = () => db.query(`DELETE FROM rate_counters WHERE bucket LIKE 'login-ip:%'`);
 
 test.serial('a locked account stays locked under every spelling of its address, U+0130 and upper case included', async (t) => {

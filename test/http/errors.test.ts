@@ -109,6 +109,7 @@ test.before(async () => {
       methods: ['POST'],
       access: 'public',
       description: 'test only: a unique violation (409)',
+      // a test route's statement: a unique violation from the database is the subject
       handler: () => execute(`INSERT INTO companies (name, abbr) VALUES ('MedSupply East LLC', 'X')`),
     }),
     methodRoute({

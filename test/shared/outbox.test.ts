@@ -186,6 +186,7 @@ test('a stopping worker releases the leases of rows it could not finish', async 
     claimed.map((r) => r.id),
     [row.id],
   );
+  // the outbox table is the subject: the other worker's finish, written as it would
   await pgc.query(`UPDATE outbox SET status = 'done', locked_by = NULL WHERE id = $1`, [row.id]);
 });
 
@@ -215,6 +216,7 @@ test('recording an attempt (FK lock on the row) does not hide the row from claim
   const [row] = await db().transaction((transaction) => enqueue(transaction, { kind: 'echo_fk', payload: {} }));
   const other = await pgClient(dbUrl);
   await other.query('BEGIN');
+  // the outbox tables are the subject: a late worker's attempt row in its open transaction
   await other.query(`INSERT INTO outbox_attempts (outbox_id, attempt, worker, started_at, ok) VALUES ($1, 1, 'late-worker', now(), false)`, [row.id]);
   const claimed = await claimDue('claimer', 5, 5, ['echo_fk']);
   await other.query('ROLLBACK');
