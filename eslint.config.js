@@ -175,9 +175,6 @@ export default defineConfig(
     files: [
       'src/app/check.service.ts',
       'src/app/sealed-stores.ts',
-      'src/catalog/import-stage.ts',
-      'src/catalog/mapping-import.service.ts',
-      'src/catalog/price-import.service.ts',
       'src/files/system-files.ts',
       'src/http/docs.ts',
       'src/http/server.ts',
