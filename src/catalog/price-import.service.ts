@@ -12,16 +12,7 @@ import { recordAuditForEach } from '../audit/audit.service.js';
 import { selectRows, withTransaction, execute, type Tx } from '../db/sequelize.js';
 import { once, sqlFor } from '../db/sql-names.js';
 import { InputError, NotFoundError } from '../shared/errors.js';
-import {
-  checkDate,
-  checkRate,
-  dropBadRows,
-  stageAndCheck,
-  type ColumnSpec,
-  type ImportIssue,
-  type ImportOptions,
-  type ImportProgress,
-} from './import-stage.js';
+import { checkDate, checkRate, dropBadRows, stageAndCheck, type ColumnSpec, type ImportIssue, type ImportOptions } from './import-stage.js';
 import { Item } from './item.model.js';
 import { ItemPrice } from './item-price.model.js';
 import { PriceList } from './price-list.model.js';
@@ -39,8 +30,6 @@ export const PRICE_COLUMNS: ColumnSpec[] = [
   // checked against the list's currency (a price takes its list's currency; the export leaves it out)
   { name: 'currency', required: false, type: 'text' },
 ];
-
-export type { ImportOptions, ImportProgress };
 
 export interface PriceImportOptions extends ImportOptions {
   replace?: boolean;
