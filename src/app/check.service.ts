@@ -125,24 +125,40 @@ export async function runChecks(config: Config): Promise<Finding[]> {
   );
   if (pending.length) return findings; // the tables the other checks read may not exist yet
 
+  findings.push(await workerFinding());
+  findings.push(...(await outboxFindings()));
+  findings.push(...(await partnerFindings()));
+  // webhooks dropped at the cap of resource reads waiting (a flood, or a partner far behind), and
+  // verified deliveries acknowledged with nothing usable in them, per topic, with the last one's shape
+  for (const d of await partnerWebhookDrops()) findings.push(dropFinding(d));
+
+  findings.push(...(await storageFindings(config)));
+  findings.push(await encryptionKeyFinding(config));
+  findings.push(await mailFinding(config));
+  return findings;
+}
+
+/** A worker whose heartbeat is recent enough. */
+async function workerFinding(): Promise<Finding> {
   const beats = await workerHeartbeats();
   const alive = beats.filter((b) => b.age_seconds <= HEARTBEAT_MAX_AGE_SECONDS);
-  findings.push(
-    alive.length
-      ? { check: 'worker', level: 'ok', detail: `${alive.length} alive (latest ${alive[0].worker_id}, ${ago(alive[0].age_seconds)})` }
-      : {
-          check: 'worker',
-          level: 'fail',
-          detail: beats.length
-            ? `no heartbeat within ${HEARTBEAT_MAX_AGE_SECONDS}s (last: ${beats[0].worker_id}, ${ago(beats[0].age_seconds)})`
-            : 'no worker has ever run',
-          fix: 'start a worker: svc worker (webhooks, partner calls and mail wait in the outbox until one runs)',
-        },
-  );
+  return alive.length
+    ? { check: 'worker', level: 'ok', detail: `${alive.length} alive (latest ${alive[0].worker_id}, ${ago(alive[0].age_seconds)})` }
+    : {
+        check: 'worker',
+        level: 'fail',
+        detail: beats.length
+          ? `no heartbeat within ${HEARTBEAT_MAX_AGE_SECONDS}s (last: ${beats[0].worker_id}, ${ago(beats[0].age_seconds)})`
+          : 'no worker has ever run',
+        fix: 'start a worker: svc worker (webhooks, partner calls and mail wait in the outbox until one runs)',
+      };
+}
 
+/** How long the oldest due outbox row has waited, and the rows failed for good. */
+async function outboxFindings(): Promise<Finding[]> {
   const backlog = await outboxBacklog();
   const waiting = backlog.oldest_due_seconds ?? 0;
-  findings.push(
+  const findings: Finding[] = [
     waiting > OUTBOX_MAX_WAIT_SECONDS
       ? {
           check: 'outbox',
@@ -155,7 +171,7 @@ export async function runChecks(config: Config): Promise<Finding[]> {
           level: 'ok',
           detail: `${backlog.pending} pending${backlog.oldest_due_seconds !== null ? `, the oldest due has waited ${dur(waiting)}` : ''}`,
         },
-  );
+  ];
   if (backlog.failed > 0)
     findings.push({
       check: 'outbox failures',
@@ -163,7 +179,12 @@ export async function runChecks(config: Config): Promise<Finding[]> {
       detail: `${backlog.failed} row(s) failed for good`,
       fix: 'svc webhook list --status failed, then svc webhook redeliver <id> once the receiver is fixed; svc partner orders for partner calls',
     });
+  return findings;
+}
 
+/** Each partner: its credentials, whether they work, whether it answers, and its last call. */
+async function partnerFindings(): Promise<Finding[]> {
+  const findings: Finding[] = [];
   const actor = systemActor('cli:check');
   for (const partner of PARTNER_KEYS) {
     const stored = Object.values(await loadPartnerCredentials(partner)).some((v) => v);
@@ -192,21 +213,15 @@ export async function runChecks(config: Config): Promise<Finding[]> {
           },
     );
   }
-
-  // issue 24: webhooks dropped at the cap of resource reads waiting (a flood, or a partner far behind);
-  // issue 26: verified deliveries acknowledged with nothing usable in them, per topic, with the last one's shape
-  for (const d of await partnerWebhookDrops()) findings.push(dropFinding(d));
-
-  findings.push(...(await storageFindings(config)));
-  findings.push(await encryptionKeyFinding(config));
-
-  const mail = await verifyMailTransport(config);
-  findings.push(
-    mail.ok
-      ? { check: 'mail', level: 'ok', detail: mail.detail }
-      : { check: 'mail', level: 'fail', detail: mail.detail, fix: 'check SMTP_URL (host, port, user, password) or SVC_MAIL_DIR' },
-  );
   return findings;
+}
+
+/** Whether the mail transport answers. */
+async function mailFinding(config: Config): Promise<Finding> {
+  const mail = await verifyMailTransport(config);
+  return mail.ok
+    ? { check: 'mail', level: 'ok', detail: mail.detail }
+    : { check: 'mail', level: 'fail', detail: mail.detail, fix: 'check SMTP_URL (host, port, user, password) or SVC_MAIL_DIR' };
 }
 
 /** One row of partner_webhook_drops as a finding: a warning when the last drop is under a day old. */

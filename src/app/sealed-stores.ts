@@ -51,18 +51,20 @@ export interface FileStore {
 
 export type SealedStore = ColumnStore | JsonMapStore | FileStore;
 
+const text = (column: string): KeyColumn => ({ column, type: 'text' });
+const bigint = (column: string): KeyColumn => ({ column, type: 'bigint' });
+
 /** The stores, in the order a rotation walks them (small tables of secrets first, files last). */
 export function sealedStores(): SealedStore[] {
+  return [...secretStores(), ...patientDataStores(), queuedMailStore(), fileStore()];
+}
+
+/** The secrets of partners, vendors and integrations: small tables, one sealed column each. */
+function secretStores(): ColumnStore[] {
   const credential = namesOf(PartnerCredential);
   const token = namesOf(PartnerToken);
   const vendor = namesOf(VendorProfile);
   const connection = namesOf(IntegrationConnection);
-  const order = namesOf(SalesOrder);
-  const customer = namesOf(Customer);
-  const outbox = namesOf(Outbox);
-  const file = namesOf(StoredFile);
-  const text = (column: string): KeyColumn => ({ column, type: 'text' });
-  const bigint = (column: string): KeyColumn => ({ column, type: 'bigint' });
   return [
     {
       kind: 'columns',
@@ -74,6 +76,14 @@ export function sealedStores(): SealedStore[] {
     { kind: 'columns', name: 'partner tokens', table: token.t, keys: [text(token.c.cacheKey)], columns: [token.c.tokenEnc] },
     { kind: 'columns', name: 'vendor webhook secrets', table: vendor.t, keys: [text(vendor.c.name)], columns: [vendor.c.webhookSecretEnc] },
     { kind: 'columns', name: 'integration connections', table: connection.t, keys: [bigint(connection.c.id)], columns: [connection.c.secretEnc] },
+  ];
+}
+
+/** The patient's name, birth date and gender, on the order and on the customer. */
+function patientDataStores(): ColumnStore[] {
+  const order = namesOf(SalesOrder);
+  const customer = namesOf(Customer);
+  return [
     {
       kind: 'columns',
       name: 'patient data',
@@ -88,15 +98,25 @@ export function sealedStores(): SealedStore[] {
       keys: [text(customer.c.name)],
       columns: [customer.c.patientFirstName, customer.c.patientLastName, customer.c.patientDateOfBirth, customer.c.patientGender],
     },
-    {
-      kind: 'json-map',
-      name: 'queued mail secrets',
-      table: outbox.t,
-      keys: [bigint(outbox.c.id)],
-      column: outbox.c.payload,
-      field: 'sealed',
-      where: `${outbox.c.kind} = 'email'`,
-    },
-    { kind: 'files', name: 'files', table: file.t, keys: [text(file.c.name)], column: file.c.storageKey },
   ];
+}
+
+/** The secrets of mail waiting in the outbox. */
+function queuedMailStore(): JsonMapStore {
+  const outbox = namesOf(Outbox);
+  return {
+    kind: 'json-map',
+    name: 'queued mail secrets',
+    table: outbox.t,
+    keys: [bigint(outbox.c.id)],
+    column: outbox.c.payload,
+    field: 'sealed',
+    where: `${outbox.c.kind} = 'email'`,
+  };
+}
+
+/** The stored files on disk. */
+function fileStore(): FileStore {
+  const file = namesOf(StoredFile);
+  return { kind: 'files', name: 'files', table: file.t, keys: [text(file.c.name)], column: file.c.storageKey };
 }

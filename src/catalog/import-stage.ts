@@ -5,9 +5,10 @@
  * price list, item, UOM; duplicates) then run set-based on the staging table, in the import itself.
  */
 import { copyInto, copyText } from '../db/copy.js';
-import { execute, type Tx } from '../db/sequelize.js';
+import type { Readable } from 'node:stream';
+import { execute, selectRows, type Tx } from '../db/sequelize.js';
 import { InputError } from '../shared/errors.js';
-import type { TableRow } from './tabular.js';
+import { readTable, type TableFormat, type TableRow } from './tabular.js';
 
 export interface ImportIssue {
   /** the file's line (the header is line 1) */
@@ -71,6 +72,64 @@ export function checkRate(v: string): ValueProblem | undefined {
 export const maxLength = (max: number) => (v: string) =>
   v.length > max ? { reason: `longer than ${max} characters`, kind: `longer than ${max} characters` } : undefined;
 
+export interface ImportProgress {
+  rows: number;
+  bytes: number;
+  /** reading the file, then checking it against the catalog and merging (no progress to show) */
+  phase: 'reading' | 'merging';
+}
+
+export interface ImportOptions {
+  format: TableFormat;
+  dryRun?: boolean;
+  /** write the valid rows even when some are bad (the bad ones are reported and left out) */
+  skipInvalid?: boolean;
+  onProgress?: (p: ImportProgress) => void;
+  /** the file's content as a stream (standard input, `-`) instead of reading `path` */
+  input?: Readable;
+}
+
+/** A file staged and checked: the staging, every issue in line order, and the lines that have one. */
+export interface CheckedStage {
+  stage: StageResult;
+  issues: ImportIssue[];
+  badLines: number[];
+}
+
+/**
+ * Stages the file at `path` (or `opts.input`) into `spec.table`, reporting progress, then runs the
+ * database checks `spec.checks` (an SQL answering FoundIssue rows) over the staged rows.
+ */
+export async function stageAndCheck(
+  transaction: Tx,
+  path: string,
+  opts: ImportOptions,
+  spec: { table: string; columns: ColumnSpec[]; checks: string; rowCheck?: RowCheck; dates?: string[] },
+): Promise<CheckedStage> {
+  let bytes = 0;
+  const stage = await stageTable(
+    transaction,
+    spec.table,
+    spec.columns,
+    readTable(opts.input ?? path, opts.format, (b) => (bytes = b), spec.dates),
+    {
+      rowCheck: spec.rowCheck,
+      onRow: (rows) => opts.onProgress?.({ rows, bytes, phase: 'reading' }),
+    },
+  );
+  opts.onProgress?.({ rows: stage.rows, bytes, phase: 'merging' });
+  const found = await selectRows<FoundIssue>(spec.checks, [], { transaction });
+  const issues = sortIssues([...stage.issues, ...foundIssues(found, stage.headers)]);
+  return { stage, issues, badLines: [...new Set(issues.map((i) => i.line))] };
+}
+
+/** Leaves out of the staging table the rows with an issue (the rest is merged, with --skip-invalid). */
+export async function dropBadRows(transaction: Tx, table: string, badLines: number[]): Promise<void> {
+  await execute(`DELETE FROM ${table} WHERE bad OR line = ANY($1::int[])`, [badLines], { transaction });
+}
+
+type RowCheck = (values: Map<string, string>) => Omit<ImportIssue, 'line' | 'value'> | undefined;
+
 /**
  * Creates the temporary staging table `table` (dropped at commit) and COPYs the file's well-formed rows
  * into it with their line; answers the rows read and the format issues. A missing required column or
@@ -81,24 +140,12 @@ export async function stageTable(
   table: string,
   columns: ColumnSpec[],
   rows: AsyncIterable<TableRow>,
-  opts: { rowCheck?: (values: Map<string, string>) => Omit<ImportIssue, 'line' | 'value'> | undefined; onRow?: (n: number) => void } = {},
+  opts: { rowCheck?: RowCheck; onRow?: (n: number) => void } = {},
 ): Promise<StageResult> {
   const iterator = rows[Symbol.asyncIterator]();
   const first = await iterator.next();
   if (first.done) throw new InputError('The file is empty (no header row)');
-  const header = first.value.cells.map((c) => c.trim().toLowerCase());
-  const headers = new Map<string, string>();
-  const position: (ColumnSpec | undefined)[] = header.map((h) => {
-    const spec = columns.find((c) => c.name === h || c.aliases?.includes(h));
-    if (!h) return undefined;
-    if (!spec)
-      throw new InputError(`Unknown column "${h}" (line 1); the columns are ${columns.map((c) => [c.name, ...(c.aliases ?? [])].join(' | ')).join(', ')}`);
-    if (headers.has(spec.name)) throw new InputError(`Column ${spec.name} appears twice (line 1)`);
-    headers.set(spec.name, h);
-    return spec;
-  });
-  for (const c of columns)
-    if (c.required && !headers.has(c.name)) throw new InputError(`Missing column ${[c.name, ...(c.aliases ?? [])].join(' | ')} (line 1)`);
+  const { headers, position } = readHeader(first.value.cells, columns);
   const staged = columns.filter((c) => headers.has(c.name));
   // every column (one the file leaves out is NULL), so the checks and merges name them all
   await execute(
@@ -118,23 +165,7 @@ export async function stageTable(
       position.forEach((spec, i) => {
         if (spec) values.set(spec.name, (cells[i] ?? '').trim());
       });
-      let bad = false;
-      for (const spec of staged) {
-        const v = values.get(spec.name) ?? '';
-        const problem = v === '' ? (spec.required ? { reason: 'required', kind: 'required' } : undefined) : spec.check?.(v);
-        if (problem) {
-          issues.push({ line, column: headers.get(spec.name)!, ...problem, value: v || null });
-          values.set(spec.name, ''); // staged as NULL: the row's other values are still checked against the database
-          bad = true;
-        }
-      }
-      if (!bad && opts.rowCheck) {
-        const issue = opts.rowCheck(values);
-        if (issue) {
-          issues.push({ ...issue, line, column: headers.get(issue.column) ?? issue.column, value: values.get(issue.column) || null });
-          bad = true;
-        }
-      }
+      const bad = checkRow(line, values, staged, headers, issues, opts.rowCheck);
       yield `${line}\t${bad ? 't' : 'f'}\t${staged.map((s) => copyText(values.get(s.name) || null)).join('\t')}\n`;
     }
   }
@@ -142,6 +173,60 @@ export async function stageTable(
   opts.onRow?.(count);
   await execute(`ANALYZE ${table}`, [], { transaction });
   return { rows: count, issues, headers };
+}
+
+/**
+ * The header row against the columns: each known column by the name the file gives it (`headers`), and
+ * the column of each position (undefined for an empty header). Unknown, repeated or missing required
+ * columns fail the file.
+ */
+function readHeader(cells: string[], columns: ColumnSpec[]): { headers: Map<string, string>; position: (ColumnSpec | undefined)[] } {
+  const header = cells.map((c) => c.trim().toLowerCase());
+  const headers = new Map<string, string>();
+  const position: (ColumnSpec | undefined)[] = header.map((h) => {
+    const spec = columns.find((c) => c.name === h || c.aliases?.includes(h));
+    if (!h) return undefined;
+    if (!spec)
+      throw new InputError(`Unknown column "${h}" (line 1); the columns are ${columns.map((c) => [c.name, ...(c.aliases ?? [])].join(' | ')).join(', ')}`);
+    if (headers.has(spec.name)) throw new InputError(`Column ${spec.name} appears twice (line 1)`);
+    headers.set(spec.name, h);
+    return spec;
+  });
+  for (const c of columns)
+    if (c.required && !headers.has(c.name)) throw new InputError(`Missing column ${[c.name, ...(c.aliases ?? [])].join(' | ')} (line 1)`);
+  return { headers, position };
+}
+
+/**
+ * Checks one row's values (each column's own check, then the row's check when they pass), pushing
+ * the problems to `issues`; a value with a problem is staged as NULL. Answers whether the row is bad.
+ */
+function checkRow(
+  line: number,
+  values: Map<string, string>,
+  staged: ColumnSpec[],
+  headers: Map<string, string>,
+  issues: ImportIssue[],
+  rowCheck: RowCheck | undefined,
+): boolean {
+  let bad = false;
+  for (const spec of staged) {
+    const v = values.get(spec.name) ?? '';
+    const problem = v === '' ? (spec.required ? { reason: 'required', kind: 'required' } : undefined) : spec.check?.(v);
+    if (problem) {
+      issues.push({ line, column: headers.get(spec.name)!, ...problem, value: v || null });
+      values.set(spec.name, ''); // staged as NULL: the row's other values are still checked against the database
+      bad = true;
+    }
+  }
+  if (!bad && rowCheck) {
+    const issue = rowCheck(values);
+    if (issue) {
+      issues.push({ ...issue, line, column: headers.get(issue.column) ?? issue.column, value: values.get(issue.column) || null });
+      bad = true;
+    }
+  }
+  return bad;
 }
 
 /** Issues sorted by line, then column. */

@@ -5,18 +5,18 @@
  * delete the list's prices the file does not name). Prices whose values are unchanged are not
  * written at all, so re-importing the same file writes no row. docs/decisions.md "Operations toolkit (issue 15)".
  */
-import type { Readable, Writable } from 'node:stream';
+import type { Writable } from 'node:stream';
 import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
 import { recordAuditForEach } from '../audit/audit.service.js';
 import { selectRows, withTransaction, execute, type Tx } from '../db/sequelize.js';
 import { once, sqlFor } from '../db/sql-names.js';
 import { InputError, NotFoundError } from '../shared/errors.js';
-import { checkDate, checkRate, foundIssues, sortIssues, stageTable, type ColumnSpec, type FoundIssue, type ImportIssue } from './import-stage.js';
+import { checkDate, checkRate, dropBadRows, stageAndCheck, type ColumnSpec, type ImportIssue, type ImportOptions } from './import-stage.js';
 import { Item } from './item.model.js';
 import { ItemPrice } from './item-price.model.js';
 import { PriceList } from './price-list.model.js';
-import { readTable, writeTable, type TableFormat } from './tabular.js';
+import { writeTable, type TableFormat } from './tabular.js';
 import { Uom } from './uom.model.js';
 
 /** The columns of a price-list file (docs/cli.md "Price list and product mapping files"). */
@@ -30,23 +30,6 @@ export const PRICE_COLUMNS: ColumnSpec[] = [
   // checked against the list's currency (a price takes its list's currency; the export leaves it out)
   { name: 'currency', required: false, type: 'text' },
 ];
-
-export interface ImportProgress {
-  rows: number;
-  bytes: number;
-  /** reading the file, then checking it against the catalog and merging (no progress to show) */
-  phase: 'reading' | 'merging';
-}
-
-export interface ImportOptions {
-  format: TableFormat;
-  dryRun?: boolean;
-  /** write the valid rows even when some are bad (the bad ones are reported and left out) */
-  skipInvalid?: boolean;
-  onProgress?: (p: ImportProgress) => void;
-  /** the file's content as a stream (standard input, `-`) instead of reading `path` */
-  input?: Readable;
-}
 
 export interface PriceImportOptions extends ImportOptions {
   replace?: boolean;
@@ -83,15 +66,20 @@ const PAIRS = 'svc_price_pairs';
 /** how many items without a price in force the result names (the count is always whole) */
 const SHOWN = 20;
 
-const q = once(() => {
+/** The SQL fragments the statements share: a staged row's price, an unchanged one, a price in force today. */
+const fragments = once(() => {
   const s = sqlFor({ p: ItemPrice, pl: PriceList, i: Item, u: Uom });
   // a price is one row per item, list and valid_from (ERPNext's Item Price): a later valid_from is a new row beside today's
   const match = s('{p.priceList} = st.price_list AND {p.itemCode} = st.item_code AND {p.validFrom} IS NOT DISTINCT FROM st.valid_from');
   const same = s(`({p.rate}, {p.uom}, {p.validUpto}) IS NOT DISTINCT FROM (st.rate, st.uom, st.valid_upto)`);
   const inForce = s('({p.validFrom} IS NULL OR {p.validFrom} <= CURRENT_DATE) AND ({p.validUpto} IS NULL OR {p.validUpto} >= CURRENT_DATE)');
   const current = s(`{p.priceList} = c.price_list AND {p.itemCode} = c.item_code AND ${inForce}`);
-  return {
-    issues: s(`
+  return { s, match, same, inForce, current };
+});
+
+/** The database checks of the staged rows: unknown lists, items and UOMs, another currency, duplicates. */
+const checksSql = once(() =>
+  fragments().s(`
       SELECT line, 'price_list' AS col, format('unknown price list "%s"', st.price_list) AS reason, 'unknown price list' AS kind, st.price_list AS value
         FROM ${STAGE} st WHERE st.price_list IS NOT NULL AND NOT EXISTS (SELECT 1 FROM {pl} WHERE {pl.name} = st.price_list)
       UNION ALL
@@ -109,6 +97,12 @@ const q = once(() => {
              'duplicate (same list, item and valid_from)', item_code FROM
         (SELECT line, item_code, price_list, valid_from, min(line) OVER (PARTITION BY price_list, item_code, valid_from) AS first FROM ${STAGE} WHERE item_code IS NOT NULL AND price_list IS NOT NULL) d
        WHERE line <> first`),
+);
+
+/** What the import would do and leave: its lists, its counts, the prices it removes, the pairs left without a price today. */
+const q = once(() => {
+  const { s, match, same, inForce, current } = fragments();
+  return {
     // the items of the file, and those of its lists with a price in force today, before the merge
     pairs: s(`
       CREATE TEMP TABLE ${PAIRS} ON COMMIT DROP AS
@@ -132,6 +126,13 @@ const q = once(() => {
       SELECT count(*)::int AS n FROM {p}
        WHERE {p.priceList} IN (SELECT price_list FROM ${STAGE})
          AND NOT EXISTS (SELECT 1 FROM ${STAGE} st WHERE ${match})`),
+  };
+});
+
+/** The merge: the changed prices updated, the new ones inserted, with `replace` the ones the file leaves out deleted. */
+const mergeSql = once(() => {
+  const { s, match, same } = fragments();
+  return {
     update: s(`
       UPDATE {@p} p SET {p:rate} = st.rate, {p:uom} = st.uom, {p:validFrom} = st.valid_from, {p:validUpto} = st.valid_upto, {p:updatedAt} = now()
         FROM ${STAGE} st WHERE ${match} AND NOT ${same}
@@ -146,7 +147,6 @@ const q = once(() => {
       DELETE FROM {@p} p WHERE p.{p:priceList} IN (SELECT price_list FROM ${STAGE})
          AND NOT EXISTS (SELECT 1 FROM ${STAGE} st WHERE ${match})
       RETURNING p.{p:priceList} || '/' || p.{p:itemCode} || COALESCE(' from ' || p.{p:validFrom}, '') AS name`),
-    dropBad: `DELETE FROM ${STAGE} WHERE bad OR line = ANY($1::int[])`,
   };
 });
 
@@ -157,31 +157,18 @@ const q = once(() => {
  */
 export async function importPriceList(actor: Actor, path: string, opts: PriceImportOptions): Promise<PriceImportResult> {
   authorize(actor, 'update', 'Price List');
-  let bytes = 0;
   return withTransaction(undefined, async (transaction) => {
-    const stage = await stageTable(
-      transaction,
-      STAGE,
-      PRICE_COLUMNS,
-      readTable(
-        opts.input ?? path,
-        opts.format,
-        (b) => (bytes = b),
-        PRICE_COLUMNS.filter((c) => c.type === 'date').flatMap((c) => [c.name, ...(c.aliases ?? [])]),
-      ),
-      {
-        rowCheck: (v) => {
-          const from = v.get('valid_from');
-          const upto = v.get('valid_upto');
-          return from && upto && upto < from ? { column: 'valid_upto', reason: `${upto} is before valid_from ${from}`, kind: 'before valid_from' } : undefined;
-        },
-        onRow: (rows) => opts.onProgress?.({ rows, bytes, phase: 'reading' }),
+    const { stage, issues, badLines } = await stageAndCheck(transaction, path, opts, {
+      table: STAGE,
+      columns: PRICE_COLUMNS,
+      checks: checksSql(),
+      rowCheck: (v) => {
+        const from = v.get('valid_from');
+        const upto = v.get('valid_upto');
+        return from && upto && upto < from ? { column: 'valid_upto', reason: `${upto} is before valid_from ${from}`, kind: 'before valid_from' } : undefined;
       },
-    );
-    opts.onProgress?.({ rows: stage.rows, bytes, phase: 'merging' });
-    const found = await selectRows<FoundIssue>(q().issues, [], { transaction });
-    const issues = sortIssues([...stage.issues, ...foundIssues(found, stage.headers)]);
-    const badLines = [...new Set(issues.map((i) => i.line))];
+      dates: PRICE_COLUMNS.filter((c) => c.type === 'date').flatMap((c) => [c.name, ...(c.aliases ?? [])]),
+    });
     const result: PriceImportResult = {
       file: path,
       rows: stage.rows,
@@ -198,50 +185,58 @@ export async function importPriceList(actor: Actor, path: string, opts: PriceImp
       unpriced: [],
     };
     if (badLines.length && !opts.skipInvalid) return result;
-    await execute(q().dropBad, [badLines], { transaction });
-    result.price_lists = (await selectRows<{ price_list: string }>(q().lists, [], { transaction })).map((r) => r.price_list);
-    const [counts] = await selectRows<{ new: number; changed: number; unchanged: number }>(q().counts, [], { transaction });
-    Object.assign(result, counts);
-    if (opts.replace) result.removed = (await selectRows<{ n: number }>(q().removable, [], { transaction }))[0].n;
-    if (opts.replace && !opts.dryRun) await opts.confirmRemoval?.(result.removed, result.price_lists);
-    await execute(q().pairs, [], { transaction });
-    // a dry run merges too, inside a savepoint it rolls back: its warnings are the real import's
-    if (opts.dryRun) await execute('SAVEPOINT svc_price_dry_run', [], { transaction });
-    const merged = await mergePrices(transaction, actor, path, Boolean(opts.replace));
-    const unpriced = await selectRows<{ price_list: string; item_code: string; had: boolean; total: number }>(q().unpriced, [], { transaction });
-    result.without_current_price = unpriced[0]?.total ?? 0;
-    result.unpriced = unpriced.map((r) => ({
-      price_list: r.price_list,
-      item_code: r.item_code,
-      reason: r.had ? 'loses its price in force today' : 'has no price in force today',
-    }));
-    if (opts.dryRun) {
-      await execute('ROLLBACK TO SAVEPOINT svc_price_dry_run', [], { transaction });
-      return result;
-    }
-    Object.assign(result, merged, { written: merged.new + merged.changed + merged.removed > 0 });
+    await dropBadRows(transaction, STAGE, badLines);
+    await writePrices(transaction, actor, path, opts, result);
     return result;
   });
+}
+
+/**
+ * The valid staged rows into `result`: the lists, the counts and the prices a `replace` removes
+ * (confirmed first), then the merge and the pairs it leaves without a price today. A dry run merges
+ * too, inside a savepoint it rolls back: its warnings are the real import's.
+ */
+async function writePrices(transaction: Tx, actor: Actor, path: string, opts: PriceImportOptions, result: PriceImportResult): Promise<void> {
+  result.price_lists = (await selectRows<{ price_list: string }>(q().lists, [], { transaction })).map((r) => r.price_list);
+  const [counts] = await selectRows<{ new: number; changed: number; unchanged: number }>(q().counts, [], { transaction });
+  Object.assign(result, counts);
+  if (opts.replace) result.removed = (await selectRows<{ n: number }>(q().removable, [], { transaction }))[0].n;
+  if (opts.replace && !opts.dryRun) await opts.confirmRemoval?.(result.removed, result.price_lists);
+  await execute(q().pairs, [], { transaction });
+  if (opts.dryRun) await execute('SAVEPOINT svc_price_dry_run', [], { transaction });
+  const merged = await mergePrices(transaction, actor, path, Boolean(opts.replace));
+  const unpriced = await selectRows<{ price_list: string; item_code: string; had: boolean; total: number }>(q().unpriced, [], { transaction });
+  result.without_current_price = unpriced[0]?.total ?? 0;
+  result.unpriced = unpriced.map((r) => ({
+    price_list: r.price_list,
+    item_code: r.item_code,
+    reason: r.had ? 'loses its price in force today' : 'has no price in force today',
+  }));
+  if (opts.dryRun) {
+    await execute('ROLLBACK TO SAVEPOINT svc_price_dry_run', [], { transaction });
+    return;
+  }
+  Object.assign(result, merged, { written: merged.new + merged.changed + merged.removed > 0 });
 }
 
 /** The merge of the staged rows into the prices, each written price audited; answers the counts written. */
 async function mergePrices(transaction: Tx, actor: Actor, path: string, replace: boolean): Promise<{ new: number; changed: number; removed: number }> {
   const detail = { via: 'import', file: path.split('/').pop() };
-  const changed = await execute<{ name: string }>(q().update, [], { transaction });
+  const changed = await execute<{ name: string }>(mergeSql().update, [], { transaction });
   await recordAuditForEach(
     transaction,
     actor,
     { action: 'update', object_type: 'Item Price', fields: ['rate', 'uom', 'valid_upto'], detail },
     changed.map((r) => r.name),
   );
-  const inserted = await execute<{ name: string }>(q().insert, [], { transaction });
+  const inserted = await execute<{ name: string }>(mergeSql().insert, [], { transaction });
   await recordAuditForEach(
     transaction,
     actor,
     { action: 'create', object_type: 'Item Price', detail },
     inserted.map((r) => r.name),
   );
-  const removed = replace ? await execute<{ name: string }>(q().remove, [], { transaction }) : [];
+  const removed = replace ? await execute<{ name: string }>(mergeSql().remove, [], { transaction }) : [];
   await recordAuditForEach(
     transaction,
     actor,

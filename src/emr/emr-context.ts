@@ -4,7 +4,7 @@ import { runtime } from '../shared/runtime.js';
 import type { ConnectorContext, PartnerHttp } from '../fulfilment/connector.js';
 import { connectorContext } from '../fulfilment/context.js';
 import { partnerReadiness } from '../fulfilment/readiness.js';
-import { RxStop } from '../partners/rxpartner/rxpartner.client.js';
+import { RxStop, rxCall } from '../partners/rxpartner/rxpartner.client.js';
 
 export const PARTNER = 'rxpartner';
 export const PATIENTS = '/v1/patients/create';
@@ -57,6 +57,16 @@ export function stopError(err: RxStop): Error {
   if (o.kind === 'retry') return new BusinessRuleError(`rxpartner could not take the request now (${o.reason}); nothing was stored, try again`);
   if (o.kind === 'awaiting_configuration') return new BusinessRuleError(`rxpartner is not configured: ${o.reason}`, 'PartnerNotConfiguredError');
   return new BusinessRuleError(o.reason);
+}
+
+/** An rxpartner call of the EMR flow, a stop (RxStop) thrown as the caller's error (stopError). */
+export async function rxRequest(ctx: ConnectorContext, req: Parameters<typeof rxCall>[1]): ReturnType<typeof rxCall> {
+  try {
+    return await rxCall(ctx, req);
+  } catch (err) {
+    if (err instanceof RxStop) throw stopError(err);
+    throw err;
+  }
 }
 
 // ---- ensure_patient ---------------------------------------------------------------------------

@@ -12,8 +12,8 @@ import { BusinessRuleError, NotFoundError } from '../shared/errors.js';
 import { runtime } from '../shared/runtime.js';
 import { customerPatientFollowUp } from '../fulfilment/follow-up.js';
 import { PATIENT_CREATION_FAILURE, raiseFollowUp } from '../fulfilment/follow-ups.service.js';
-import { partnerMessage, RxStop, rxCall } from '../partners/rxpartner/rxpartner.client.js';
-import { PARTNER, PATIENTS, rxContext, stopError, type PartnerTime } from './emr-context.js';
+import { partnerMessage } from '../partners/rxpartner/rxpartner.client.js';
+import { PARTNER, PATIENTS, rxContext, rxRequest, type PartnerTime } from './emr-context.js';
 
 export interface EnsurePatientArgs {
   customer: string;
@@ -109,33 +109,8 @@ async function patientOf(actor: Actor, customer: string, display: string, args: 
 
 /** Asks the partner for the Customer's patient and stores its answer (the row at once, the audit and any follow-up in one transaction). */
 async function createPatient(actor: Actor, customer: string, display: string, args: EnsurePatientArgs, time: PartnerTime): Promise<EnsurePatientResult> {
-  const { firstName, lastName, dateOfBirth, gender } = await patientOf(actor, customer, display, args);
-  const ctx = await rxContext({}, time);
-  let res;
-  try {
-    res = await rxCall(ctx, {
-      method: 'POST',
-      path: PATIENTS,
-      endpoint: `POST ${PATIENTS}`,
-      json: { externalId: customerExternalId(customer), firstName, lastName, dateOfBirth, ...(gender ? { gender } : {}) },
-    });
-  } catch (err) {
-    if (err instanceof RxStop) throw stopError(err);
-    throw err;
-  }
-  const body = (res.json ?? {}) as { patientId?: unknown; status?: unknown };
-  if (res.status !== 200 && res.status !== 201) {
-    // the partner may echo the patient's values: they are blanked out of the error
-    let text = partnerMessage(res);
-    for (const v of [firstName, lastName, dateOfBirth].filter((x) => x.length > 1)) text = text.split(v).join('[patient]');
-    throw new BusinessRuleError(`rxpartner refused the patient of Customer ${customer} (${res.status}): ${text}`);
-  }
-  if (typeof body.patientId !== 'string' || !body.patientId)
-    throw new BusinessRuleError(`rxpartner answered ${res.status} to ${PATIENTS} without a patientId; nothing was stored, try again`);
-  const patientId = body.patientId;
-  const text = typeof body.status === 'string' ? body.status.toUpperCase() : 'ACTIVE';
-  const status: 'failed' | 'active' | 'pending' =
-    text === 'FAILED' || text === 'FAILURE' ? 'failed' : text === 'ACTIVE' || text === 'SUCCESS' || text === 'CREATED' ? 'active' : 'pending';
+  const patient = await patientOf(actor, customer, display, args);
+  const { patientId, status, created } = await askPartnerForPatient(customer, patient, time);
   // written at once: the partner's PATIENT_CREATION_* event may be applied before anything else commits
   await rememberPartnerPatient(customer, PARTNER, CUSTOMER_AS_PATIENT, { id: patientId, status, salesOrder: null });
   await withTransaction(undefined, async (transaction) => {
@@ -143,7 +118,7 @@ async function createPatient(actor: Actor, customer: string, display: string, ar
       action: 'send',
       object_type: 'Customer',
       object_name: customer,
-      fields: ['first_name', 'last_name', 'date_of_birth', ...(gender ? ['gender'] : []), 'rxpartner_patient_id'],
+      fields: ['first_name', 'last_name', 'date_of_birth', ...(patient.gender ? ['gender'] : []), 'rxpartner_patient_id'],
       detail: { purpose: 'svc.rxpartner.ensure_patient', partner: PARTNER, outcome: status },
     });
     if (status === 'failed')
@@ -156,7 +131,36 @@ async function createPatient(actor: Actor, customer: string, display: string, ar
     throw new BusinessRuleError(
       `rxpartner could not create the patient of Customer ${customer} (PATIENT_CREATION_FAILURE, patient ${patientId}); operations were asked to follow up`,
     );
-  return { customer, rxpartner_patient_id: patientId, status, created: res.status === 201 };
+  return { customer, rxpartner_patient_id: patientId, status, created };
+}
+
+/** The partner's patient for the Customer: its id, its status, and whether this call created it (201). */
+async function askPartnerForPatient(
+  customer: string,
+  patient: Awaited<ReturnType<typeof patientOf>>,
+  time: PartnerTime,
+): Promise<{ patientId: string; status: 'failed' | 'active' | 'pending'; created: boolean }> {
+  const { firstName, lastName, dateOfBirth, gender } = patient;
+  const ctx = await rxContext({}, time);
+  const res = await rxRequest(ctx, {
+    method: 'POST',
+    path: PATIENTS,
+    endpoint: `POST ${PATIENTS}`,
+    json: { externalId: customerExternalId(customer), firstName, lastName, dateOfBirth, ...(gender ? { gender } : {}) },
+  });
+  const body = (res.json ?? {}) as { patientId?: unknown; status?: unknown };
+  if (res.status !== 200 && res.status !== 201) {
+    // the partner may echo the patient's values: they are blanked out of the error
+    let text = partnerMessage(res);
+    for (const v of [firstName, lastName, dateOfBirth].filter((x) => x.length > 1)) text = text.split(v).join('[patient]');
+    throw new BusinessRuleError(`rxpartner refused the patient of Customer ${customer} (${res.status}): ${text}`);
+  }
+  if (typeof body.patientId !== 'string' || !body.patientId)
+    throw new BusinessRuleError(`rxpartner answered ${res.status} to ${PATIENTS} without a patientId; nothing was stored, try again`);
+  const text = typeof body.status === 'string' ? body.status.toUpperCase() : 'ACTIVE';
+  const status: 'failed' | 'active' | 'pending' =
+    text === 'FAILED' || text === 'FAILURE' ? 'failed' : text === 'ACTIVE' || text === 'SUCCESS' || text === 'CREATED' ? 'active' : 'pending';
+  return { patientId: body.patientId, status, created: res.status === 201 };
 }
 
 // ---- sync_to_rxpartner ------------------------------------------------------------------------

@@ -4,8 +4,8 @@ import { authorize } from '../auth/policy/index.js';
 import { recordAudit } from '../audit/audit.service.js';
 import { BusinessRuleError, InputError } from '../shared/errors.js';
 import { runtime } from '../shared/runtime.js';
-import { partnerMessage, RxStop, rxCall } from '../partners/rxpartner/rxpartner.client.js';
-import { PARTNER, RX_WEBHOOK_EVENTS, WEBHOOKS, rxContext, stopError, text } from './emr-context.js';
+import { partnerMessage } from '../partners/rxpartner/rxpartner.client.js';
+import { PARTNER, RX_WEBHOOK_EVENTS, WEBHOOKS, rxContext, rxRequest, text } from './emr-context.js';
 
 export interface RegisterWebhookResult {
   ok: true;
@@ -36,18 +36,12 @@ export async function registerWebhook(actor: Actor, args: { public_base_url: str
   authorize(actor, 'register_webhook', 'Rxpartner EMR');
   const url = webhookUrlOf(args.public_base_url);
   const ctx = await rxContext({}, { ms: 0 });
-  let res;
-  try {
-    res = await rxCall(ctx, {
-      method: 'POST',
-      path: WEBHOOKS,
-      endpoint: `POST ${WEBHOOKS}`,
-      json: { url, contactEmail: args.contact_email, events: RX_WEBHOOK_EVENTS },
-    });
-  } catch (err) {
-    if (err instanceof RxStop) throw stopError(err);
-    throw err;
-  }
+  const res = await rxRequest(ctx, {
+    method: 'POST',
+    path: WEBHOOKS,
+    endpoint: `POST ${WEBHOOKS}`,
+    json: { url, contactEmail: args.contact_email, events: RX_WEBHOOK_EVENTS },
+  });
   if (res.status !== 200 && res.status !== 201)
     throw new BusinessRuleError(`rxpartner refused the webhook registration (${res.status}): ${partnerMessage(res)}`);
   const body = (res.json ?? {}) as { webhookId?: unknown; id?: unknown };

@@ -6,7 +6,7 @@
 import { literal } from 'sequelize';
 import type { Actor } from '../auth/actor.js';
 import { recordAudit } from '../audit/audit.service.js';
-import { withTransaction } from '../db/sequelize.js';
+import { withTransaction, type Tx } from '../db/sequelize.js';
 import { randomToken, sha256Hex } from '../shared/crypto.js';
 import { runtime } from '../shared/runtime.js';
 import { StoredFile } from './file.model.js';
@@ -22,38 +22,45 @@ export async function keepDocumentFile(actor: Actor, f: { fileName: string; data
   await writeWhole(filesDir(), storageKey, runtime().cipher.encrypt(f.data));
   const fileName = cleanName(f.fileName);
   try {
-    await withTransaction(undefined, async (transaction) => {
-      await StoredFile.create(
-        {
-          name,
-          fileName,
-          contentType,
-          fileSize: f.data.length,
-          contentHash: sha256Hex(f.data),
-          storageKey,
-          folder: 'Home',
-          attachedToDoctype: f.doctype,
-          attachedToName: f.docname,
-          attachedToField: f.field,
-          ownerType: actor.type,
-          ownerId: actor.id,
-          ownerEmail: null,
-          createdAt: literal('now()') as unknown as Date,
-          updatedAt: literal('now()') as unknown as Date,
-        },
-        { transaction, returning: false },
-      );
-      await recordAudit(transaction, actor, {
-        action: 'upload',
-        object_type: 'File',
-        object_name: name,
-        fields: [f.field],
-        detail: { attached_to: `${f.doctype} ${f.docname}`, content_type: contentType, size: f.data.length },
-      });
-    });
+    await withTransaction(undefined, (transaction) => recordKeptFile(actor, { ...f, name, fileName, contentType, storageKey }, transaction));
   } catch (err) {
     await removeStored(filesDir(), [storageKey]);
     throw err;
   }
   return fileUrl({ name, file_name: fileName });
+}
+
+/** The kept file's row, attached to its document's field, and its audit (in the caller's transaction). */
+async function recordKeptFile(
+  actor: Actor,
+  f: { name: string; fileName: string; contentType: string; storageKey: string; data: Buffer; doctype: string; docname: string; field: string },
+  transaction: Tx,
+): Promise<void> {
+  await StoredFile.create(
+    {
+      name: f.name,
+      fileName: f.fileName,
+      contentType: f.contentType,
+      fileSize: f.data.length,
+      contentHash: sha256Hex(f.data),
+      storageKey: f.storageKey,
+      folder: 'Home',
+      attachedToDoctype: f.doctype,
+      attachedToName: f.docname,
+      attachedToField: f.field,
+      ownerType: actor.type,
+      ownerId: actor.id,
+      ownerEmail: null,
+      createdAt: literal('now()') as unknown as Date,
+      updatedAt: literal('now()') as unknown as Date,
+    },
+    { transaction, returning: false },
+  );
+  await recordAudit(transaction, actor, {
+    action: 'upload',
+    object_type: 'File',
+    object_name: f.name,
+    fields: [f.field],
+    detail: { attached_to: `${f.doctype} ${f.docname}`, content_type: f.contentType, size: f.data.length },
+  });
 }

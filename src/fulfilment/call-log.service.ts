@@ -93,6 +93,12 @@ export function outcomeOfStatus(status: number): string {
   return status >= 500 ? 'server_error' : 'client_error';
 }
 
+/** The partner time (ms) of a partner order's calls logged since `since`. */
+export async function partnerCallMsSince(partnerOrderId: number, since: Date): Promise<number> {
+  const total = await PartnerCall.sum('durationMs', { where: { partnerOrderId, createdAt: { [Op.gte]: since } } });
+  return Number(total) || 0;
+}
+
 /** A logged call as operators read it (`svc partner calls`). */
 export interface PartnerCallView {
   partner: string;

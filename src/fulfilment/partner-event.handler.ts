@@ -93,6 +93,17 @@ async function notifyCustomer(po: PartnerOrderData, t: { number: string; carrier
   });
 }
 
+/** The parcel the order shows once the event is applied: a new tracking number replaces the old, else the old stays. */
+function trackingAfter(po: PartnerOrderData, event: PartnerEvent) {
+  const number = event.tracking?.number || null;
+  const newTracking = number !== null && number !== po.trackingNumber;
+  const carrier = event.tracking?.carrier || po.carrier;
+  const trackingNumber = number ?? po.trackingNumber;
+  // a partner's link is shown only when it points at a carrier's own host (carriers.ts), else derived
+  const trackingUrl = allowedTrackingUrl(event.tracking?.url) || (newTracking ? null : po.trackingUrl) || trackingUrlFor(carrier, trackingNumber);
+  return { newTracking, carrier, trackingNumber, trackingUrl };
+}
+
 /**
  * Applies the event to its (locked) partner order's Sales Order; answers what it did and the partner
  * order's update, which the caller writes with the event's mark (one statement).
@@ -107,13 +118,8 @@ async function applyTo(
   const move = moveOf(connector.statuses, po.partnerStatus, event.status);
   if (move === 'unknown') return { outcome: `ignored: unknown ${po.partner} status ${event.status}` };
   if (move === 'back' || move === 'after_terminal') return { outcome: `ignored: ${event.status} would move ${po.partnerStatus} back` };
-  const number = event.tracking?.number || null;
-  const newTracking = number !== null && number !== po.trackingNumber;
+  const { newTracking, carrier, trackingNumber, trackingUrl } = trackingAfter(po, event);
   if (move === 'same' && !newTracking) return { outcome: `ignored: already ${po.partnerStatus}` };
-  const carrier = event.tracking?.carrier || po.carrier;
-  const trackingNumber = number ?? po.trackingNumber;
-  // a partner's link is shown only when it points at a carrier's own host (carriers.ts), else derived
-  const trackingUrl = allowedTrackingUrl(event.tracking?.url) || (newTracking ? null : po.trackingUrl) || trackingUrlFor(carrier, trackingNumber);
   const status = move === 'advance' ? event.status : po.partnerStatus!;
   const { stage, shipped, delivered } = stageOf(connector.statuses, status);
   const patch = { partnerStatus: status, trackingNumber, carrier, trackingUrl, ...(shipped && !po.shippedAt ? { shippedAt: new Date() } : {}) };

@@ -12,7 +12,7 @@ import { AuthenticationError, DomainError, InputError, PermissionError } from '.
 import { runtime } from '../shared/runtime.js';
 import { enqueue, outboxInsertSql, wakeWorkers } from '../shared/outbox.js';
 import { logPartnerCall } from './call-log.service.js';
-import { connectorOf, WebhookBodyError, type Credentials, type PartnerEvent, type WebhookRequest } from './connector.js';
+import { connectorOf, WebhookBodyError, type Connector, type Credentials, type PartnerEvent, type WebhookRequest } from './connector.js';
 import { missingCredentials, readPartnerCredentials, recentPartnerCredentials } from './credentials/credentials.service.js';
 import { PartnerCall } from './partner-call.model.js';
 import { PartnerEventRecord } from './partner-event.model.js';
@@ -135,15 +135,7 @@ export async function receivePartnerWebhook(
 ): Promise<WebhookAnswer> {
   const started = performance.now();
   const endpoint = `/api/method/svc.${partner}.webhook${opts.connection !== undefined ? '?connection' : opts.token !== undefined ? '?token' : ''}`;
-  const log = (httpStatus: number, outcome: string, error?: string, transaction?: Tx) =>
-    logPartnerCall(
-      { partner, direction: 'inbound', method: 'POST', endpoint, httpStatus, durationMs: Math.round(performance.now() - started), outcome, error },
-      { transaction },
-    );
-  const refuse = async (err: DomainError): Promise<never> => {
-    await log(err.status, err.status === 417 ? 'not_configured' : 'rejected', err.message);
-    throw err;
-  };
+  const { log, refuse } = inboundCall(partner, endpoint, started);
   const connector = connectorOf(partner);
   if (!connector)
     return refuse(
@@ -159,20 +151,7 @@ export async function receivePartnerWebhook(
     }
     connection = found.connection;
   }
-  const headers: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(rawHeaders)) headers[k.toLowerCase()] = Array.isArray(v) ? String(v[0]) : v === undefined ? undefined : String(v);
-  const receivedAt = new Date();
-  // the credentials this process read within the last few seconds (a read per webhook would be a
-  // round trip each); a refusal is only ever made from credentials read now
-  const check = async (credentials: Credentials) => {
-    const missing = missingCredentials(partner, credentials);
-    const req: WebhookRequest = { rawBody, headers, credentials, receivedAt, targetToken: opts.token, viaConnection: connection !== undefined };
-    return { missing, req, verdict: missing.length ? undefined : await connector.verifyWebhook(req) };
-  };
-  const recent = await recentPartnerCredentials(partner, CREDENTIALS_MAX_AGE_MS);
-  let checked = await check(recent.credentials);
-  if (!checked.verdict?.ok && recent.cached) checked = await check((await readPartnerCredentials(partner)).credentials);
-  const { missing, req, verdict } = checked;
+  const { missing, req, verdict } = await verifyDelivery(partner, connector, { rawBody, rawHeaders, token: opts.token, connection });
   if (!verdict)
     return refuse(
       new PartnerNotConfiguredError(`svc.${partner}.webhook: ${partner} credentials are not configured (${missing.join(', ')}); the event was not accepted`),
@@ -185,8 +164,63 @@ export async function receivePartnerWebhook(
     if (err instanceof WebhookBodyError) return acknowledgeUnusable(partner, err, rawBody, log);
     throw err;
   }
+  return storeDelivery(partner, events, verdict.replayKey, { endpoint, started, connection });
+}
+
+/** Logs an inbound call (in `transaction` when given). */
+type LogCall = (httpStatus: number, outcome: string, error?: string, transaction?: Tx) => Promise<unknown>;
+
+/** The call log of one delivery: `log` its outcome, or `refuse` it (logged, then thrown). */
+function inboundCall(partner: PartnerKey, endpoint: string, started: number) {
+  const log: LogCall = (httpStatus, outcome, error, transaction) =>
+    logPartnerCall(
+      { partner, direction: 'inbound', method: 'POST', endpoint, httpStatus, durationMs: Math.round(performance.now() - started), outcome, error },
+      { transaction },
+    );
+  const refuse = async (err: DomainError): Promise<never> => {
+    await log(err.status, err.status === 417 ? 'not_configured' : 'rejected', err.message);
+    throw err;
+  };
+  return { log, refuse };
+}
+
+/**
+ * The delivery checked by the connector against the partner's credentials: those this process read
+ * within the last few seconds (a read per webhook would be a round trip each); a refusal is only
+ * ever made from credentials read now. No verdict when credentials are missing.
+ */
+async function verifyDelivery(
+  partner: PartnerKey,
+  connector: Connector,
+  delivery: { rawBody: Buffer; rawHeaders: Record<string, unknown>; token: string | undefined; connection: WebhookConnection | undefined },
+) {
+  const headers: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(delivery.rawHeaders))
+    headers[k.toLowerCase()] = Array.isArray(v) ? String(v[0]) : v === undefined ? undefined : String(v);
+  const receivedAt = new Date();
+  const { rawBody, token, connection } = delivery;
+  const check = async (credentials: Credentials) => {
+    const missing = missingCredentials(partner, credentials);
+    const req: WebhookRequest = { rawBody, headers, credentials, receivedAt, targetToken: token, viaConnection: connection !== undefined };
+    return { missing, req, verdict: missing.length ? undefined : await connector.verifyWebhook(req) };
+  };
+  const recent = await recentPartnerCredentials(partner, CREDENTIALS_MAX_AGE_MS);
+  const checked = await check(recent.credentials);
+  if (!checked.verdict?.ok && recent.cached) return check((await readPartnerCredentials(partner)).credentials);
+  return checked;
+}
+
+/**
+ * The delivery's events stored once (a partner's retry is a duplicate, a reused nonce a replay,
+ * resource reads over the cap a drop) and queued, the call logged: one statement.
+ */
+async function storeDelivery(
+  partner: PartnerKey,
+  events: PartnerEvent[],
+  replay: { key: string; keepSeconds: number } | undefined,
+  call: { endpoint: string; started: number; connection: WebhookConnection | undefined },
+): Promise<WebhookAnswer> {
   const { unique, json } = eventRows(events);
-  const replay = verdict.replayKey;
   const reads = unique.some((e) => e.resolveUrl);
   const [row] = await execute<{ fresh: boolean; accepted: number; dropped: boolean }>(sql().intake, [
     partner,
@@ -194,10 +228,10 @@ export async function receivePartnerWebhook(
     replay ? replay.key.slice(0, 200) : null,
     replay?.keepSeconds ?? 0,
     PARTNER_EVENT_KIND,
-    endpoint.slice(0, 300),
-    Math.round(performance.now() - started),
+    call.endpoint.slice(0, 300),
+    Math.round(performance.now() - call.started),
     reads ? runtime().config.partners.shipperPendingFetches : null,
-    connection?.id ?? '',
+    call.connection?.id ?? '',
   ]);
   if (row.accepted > 0) wakeWorkers();
   if (row.dropped) return { ok: true, accepted: 0, duplicates: 0, dropped: true };
@@ -210,12 +244,7 @@ export async function receivePartnerWebhook(
  * A verified delivery the connector could not use (issue 26): answered 200 (the partner must neither
  * retry it nor give up on the subscription), counted with its problem and shape, and logged.
  */
-async function acknowledgeUnusable(
-  partner: PartnerKey,
-  err: WebhookBodyError,
-  rawBody: Buffer,
-  log: (httpStatus: number, outcome: string, error?: string, transaction?: Tx) => Promise<unknown>,
-): Promise<WebhookAnswer> {
+async function acknowledgeUnusable(partner: PartnerKey, err: WebhookBodyError, rawBody: Buffer, log: LogCall): Promise<WebhookAnswer> {
   await withTransaction(undefined, async (transaction) => {
     await recordUnusableWebhook(partner, { topic: err.topic, problem: err.message, rawBody }, { transaction });
     await log(200, 'unusable', `acknowledged, nothing stored: ${err.message}`, transaction);

@@ -104,37 +104,9 @@ async function send(scope: CallScope, req: PartnerRequest): Promise<PartnerRespo
   const timeoutMs = req.timeoutMs ?? runtime().config.partners.timeoutMs;
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = scope.signal ? AbortSignal.any([scope.signal, timeout]) : timeout;
-  const endpoint = endpointOf(req);
   const started = performance.now();
-  const log = async (httpStatus: number | null, outcome: string, error?: string) => {
-    const seconds = (performance.now() - started) / 1000;
-    partnerCallFinished(
-      scope.partner,
-      metricEndpointOf(req),
-      httpStatus === null ? (outcome === 'timeout' ? 'timeout' : 'error') : String(httpStatus),
-      seconds,
-    );
-    const entry: CallEntry = {
-      partner: scope.partner,
-      direction: 'outbound',
-      method: req.method,
-      endpoint,
-      httpStatus,
-      durationMs: Math.round(performance.now() - started),
-      outcome,
-      salesOrder: scope.salesOrder,
-      partnerOrderId: scope.partnerOrderId,
-      error,
-    };
-    if (scope.hold) scope.hold.push({ ...entry, at: new Date() });
-    else await logPartnerCall(entry);
-  };
-  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'svc-connectors/1', ...(req.headers ?? {}) };
-  let body = req.body;
-  if (req.json !== undefined) {
-    body = JSON.stringify(req.json);
-    headers['content-type'] ??= 'application/json';
-  }
+  const log = callLog(scope, req, started);
+  const { headers, body } = bodyOf(req);
   let res: Awaited<ReturnType<typeof request>>;
   let text: string;
   try {
@@ -161,4 +133,43 @@ async function send(scope: CallScope, req: PartnerRequest): Promise<PartnerRespo
   }
   await log(res.statusCode, outcomeOfStatus(res.statusCode), res.statusCode >= 400 ? `partner answered ${res.statusCode}` : undefined);
   return { status: res.statusCode, headers: res.headers, text, json, durationMs: Math.round(performance.now() - started) };
+}
+
+/** How a call that started at `started` ends: counted in the metrics, and logged (or held for the caller's statement, `scope.hold`). */
+function callLog(scope: CallScope, req: PartnerRequest, started: number) {
+  const endpoint = endpointOf(req);
+  return async (httpStatus: number | null, outcome: string, error?: string) => {
+    const seconds = (performance.now() - started) / 1000;
+    partnerCallFinished(
+      scope.partner,
+      metricEndpointOf(req),
+      httpStatus === null ? (outcome === 'timeout' ? 'timeout' : 'error') : String(httpStatus),
+      seconds,
+    );
+    const entry: CallEntry = {
+      partner: scope.partner,
+      direction: 'outbound',
+      method: req.method,
+      endpoint,
+      httpStatus,
+      durationMs: Math.round(performance.now() - started),
+      outcome,
+      salesOrder: scope.salesOrder,
+      partnerOrderId: scope.partnerOrderId,
+      error,
+    };
+    if (scope.hold) scope.hold.push({ ...entry, at: new Date() });
+    else await logPartnerCall(entry);
+  };
+}
+
+/** The request's headers and body (a JSON body serialised, its content type set unless the request set one). */
+function bodyOf(req: PartnerRequest): { headers: Record<string, string>; body: PartnerRequest['body'] } {
+  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'svc-connectors/1', ...(req.headers ?? {}) };
+  let body = req.body;
+  if (req.json !== undefined) {
+    body = JSON.stringify(req.json);
+    headers['content-type'] ??= 'application/json';
+  }
+  return { headers, body };
 }

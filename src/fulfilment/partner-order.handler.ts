@@ -50,6 +50,23 @@ function createdFields(
   return fields;
 }
 
+/** The partner's shipment of a partner order it has just taken: at its first status, no tracking yet. */
+function awaitingTracking(connector: Connector, po: PartnerOrderData, status: string) {
+  const { stage, shipped, delivered } = stageOf(connector.statuses, status);
+  return {
+    salesOrder: po.salesOrder,
+    partner: po.partner,
+    label: connector.label,
+    trackingNumber: null,
+    carrier: null,
+    trackingUrl: null,
+    stage,
+    statusText: status,
+    shipped,
+    delivered,
+  };
+}
+
 /** Records the partner order created, with the calls that made it (logged, and taken from `calls`, once this commits). */
 async function recordCreated(
   connector: Connector,
@@ -72,22 +89,9 @@ async function recordCreated(
     const lines = { partner: po.partner, status: LINE_STATUS.created };
     // the partner has it, nothing shipped yet: the order shows the partner's shipment awaiting tracking
     // (recorded with the fields: one statement)
-    const { stage, shipped, delivered } = stageOf(connector.statuses, outcome.status);
-    const shipment = {
-      salesOrder: po.salesOrder,
-      partner: po.partner,
-      label: connector.label,
-      trackingNumber: null,
-      carrier: null,
-      trackingUrl: null,
-      stage,
-      statusText: outcome.status,
-      shipped,
-      delivered,
-    };
     const written =
       previous === null
-        ? await writePartnerProgress(actor, fields, shipment, { transaction, lines })
+        ? await writePartnerProgress(actor, fields, awaitingTracking(connector, po, outcome.status), { transaction, lines })
         : await writePartnerFields(po.salesOrder, fields, { transaction, lines });
     // the Sales Order was cancelled while this send was in flight: the partner must hear of it too
     if (written?.docstatus === 2) {
@@ -225,24 +229,33 @@ async function record(
       }
       await recordFailure(connector, po, 'retrying', outcome.reason, ctx.attempt);
       return { ok: false, error: outcome.reason };
-    case 'retry': {
-      if (outcome.budget) {
-        // shown retrying, with why; a partner order already saying so is not written again at every wake
-        if (po.status !== 'retrying' || po.lastError !== outcome.reason.slice(0, 1000))
-          await recordFailure(connector, po, 'retrying', outcome.reason, po.attempts);
-        return { ok: false, error: outcome.reason, retryInSeconds: Math.max(1, outcome.afterSeconds ?? 1), deferred: true };
-      }
-      const last = ctx.attempt >= row.max_attempts;
-      await recordFailure(
-        connector,
-        po,
-        last ? 'failed' : 'retrying',
-        last ? `${outcome.reason} (gave up after ${ctx.attempt} attempts)` : outcome.reason,
-        ctx.attempt,
-      );
-      return { ok: false, error: outcome.reason, retryInSeconds: outcome.afterSeconds };
-    }
+    case 'retry':
+      return recordRetry(connector, po, outcome, row, ctx);
   }
+}
+
+/** A call to try again later: for a spent rate budget, a deferral that costs no attempt; else an attempt, the last one failing the order. */
+async function recordRetry(
+  connector: Connector,
+  po: PartnerOrderData,
+  outcome: Extract<CreateOutcome, { kind: 'retry' }>,
+  row: OutboxRow,
+  ctx: AttemptContext,
+): Promise<AttemptOutcome> {
+  if (outcome.budget) {
+    // shown retrying, with why; a partner order already saying so is not written again at every wake
+    if (po.status !== 'retrying' || po.lastError !== outcome.reason.slice(0, 1000)) await recordFailure(connector, po, 'retrying', outcome.reason, po.attempts);
+    return { ok: false, error: outcome.reason, retryInSeconds: Math.max(1, outcome.afterSeconds ?? 1), deferred: true };
+  }
+  const last = ctx.attempt >= row.max_attempts;
+  await recordFailure(
+    connector,
+    po,
+    last ? 'failed' : 'retrying',
+    last ? `${outcome.reason} (gave up after ${ctx.attempt} attempts)` : outcome.reason,
+    ctx.attempt,
+  );
+  return { ok: false, error: outcome.reason, retryInSeconds: outcome.afterSeconds };
 }
 
 /** The outbox handler of partner orders (registered in src/modules.ts). */

@@ -35,6 +35,7 @@ const sql = once(() => {
     // instance per read was a measured share of a worker's CPU, docs/decisions.md, third pass)
     byId: n(`SELECT ${ROW} FROM {po} WHERE {po.id} = $1`),
     byIdLocked: n(`SELECT ${ROW} FROM {po} WHERE {po.id} = $1 FOR UPDATE`),
+    byOrder: n(`SELECT ${ROW} FROM {po} WHERE {po.salesOrder} = $1 AND {po.partner} = $2`),
     row: n(ROW),
     partnerColumn: n('{po.partner}'),
     // by our dedupe key first, else the oldest with the partner's reference: one statement, one row locked
@@ -109,6 +110,11 @@ export async function createPartnerOrders(
 export async function loadPartnerOrder(id: number, opts: { transaction?: Tx; lock?: boolean } = {}): Promise<PartnerOrderData | null> {
   const locked = opts.lock && opts.transaction;
   return (await selectOne<PartnerOrderData>(locked ? sql().byIdLocked : sql().byId, [id], { transaction: opts.transaction })) ?? null;
+}
+
+/** The partner order of a Sales Order at one partner (at most one: a unique key), or null. */
+export async function partnerOrderOf(salesOrder: string, partner: string): Promise<PartnerOrderData | null> {
+  return (await selectOne<PartnerOrderData>(sql().byOrder, [salesOrder, partner])) ?? null;
 }
 
 /**

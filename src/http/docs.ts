@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import Inert from '@hapi/inert';
-import type { Plugin, ServerRoute } from '@hapi/hapi';
+import type { Plugin, Server, ServerRoute } from '@hapi/hapi';
 import HapiSwagger from 'hapi-swagger';
 import { finishDocument, securitySchemes } from './openapi.js';
 
@@ -109,46 +109,56 @@ export const docsPlugin: Plugin<void> = {
         },
       },
     ]);
-    // Building the document takes seconds of CPU (hapi-swagger describes every schema), time in which
-    // the process answers nothing: it is built and finished (finishDocument) on the first fetch, and
-    // later fetches get that document before hapi-swagger's handler runs. The routes do not change
-    // after start. Other routes pay one comparison of their path in each of the two steps.
-    let finished: Record<string, unknown> | undefined;
-    server.ext('onPostAuth', (request, h) => (finished && request.route.path === jsonPath ? h.response(finished).takeover() : h.continue));
-    server.ext('onPreResponse', (request, h) => {
-      const response = request.response;
-      if (request.route.path !== jsonPath || !response || 'isBoom' in response) return h.continue;
-      finished ??= finishDocument(response.source as Record<string, unknown>);
-      return h.response(finished);
-    });
-    const page = docsPage();
-    const init = initScript(jsonPath);
-    const routes: ServerRoute[] = [
-      {
-        method: 'GET',
-        path: '/docs',
-        options: {
-          auth: false,
-          app: { access: 'public' },
-          handler: (_request, h) => h.response(page).type('text/html; charset=utf-8').header('content-security-policy', CSP),
-        },
-      },
-      {
-        method: 'GET',
-        path: `${UI_PATH}${INIT}`,
-        options: { auth: false, app: { access: 'public' }, handler: (_request, h) => h.response(init).type('text/javascript; charset=utf-8') },
-      },
-      ...UI_FILES.map((file): ServerRoute => ({
-        method: 'GET',
-        path: `${UI_PATH}${file}`,
-        options: {
-          auth: false,
-          app: { access: 'public' },
-          cache: { expiresIn: 24 * 3600 * 1000, privacy: 'public' },
-          handler: { file: { path: join(uiDirectory, file), confine: false } },
-        },
-      })),
-    ];
-    server.route(routes);
+    serveDocumentOnce(server, jsonPath);
+    server.route(uiRoutes(jsonPath));
   },
 };
+
+/**
+ * Building the document takes seconds of CPU (hapi-swagger describes every schema), time in which
+ * the process answers nothing: it is built and finished (finishDocument) on the first fetch, and
+ * later fetches get that document before hapi-swagger's handler runs. The routes do not change
+ * after start. Other routes pay one comparison of their path in each of the two steps.
+ */
+function serveDocumentOnce(server: Server, jsonPath: string): void {
+  let finished: Record<string, unknown> | undefined;
+  server.ext('onPostAuth', (request, h) => (finished && request.route.path === jsonPath ? h.response(finished).takeover() : h.continue));
+  server.ext('onPreResponse', (request, h) => {
+    const response = request.response;
+    if (request.route.path !== jsonPath || !response || 'isBoom' in response) return h.continue;
+    finished ??= finishDocument(response.source as Record<string, unknown>);
+    return h.response(finished);
+  });
+}
+
+/** The documentation page, its start script and Swagger UI's files (public, the files cached a day). */
+function uiRoutes(jsonPath: string): ServerRoute[] {
+  const page = docsPage();
+  const init = initScript(jsonPath);
+  return [
+    {
+      method: 'GET',
+      path: '/docs',
+      options: {
+        auth: false,
+        app: { access: 'public' },
+        handler: (_request, h) => h.response(page).type('text/html; charset=utf-8').header('content-security-policy', CSP),
+      },
+    },
+    {
+      method: 'GET',
+      path: `${UI_PATH}${INIT}`,
+      options: { auth: false, app: { access: 'public' }, handler: (_request, h) => h.response(init).type('text/javascript; charset=utf-8') },
+    },
+    ...UI_FILES.map((file): ServerRoute => ({
+      method: 'GET',
+      path: `${UI_PATH}${file}`,
+      options: {
+        auth: false,
+        app: { access: 'public' },
+        cache: { expiresIn: 24 * 3600 * 1000, privacy: 'public' },
+        handler: { file: { path: join(uiDirectory, file), confine: false } },
+      },
+    })),
+  ];
+}

@@ -48,37 +48,7 @@ export async function createServer(opts: ServerOptions): Promise<Hapi.Server> {
     address: opts.host ?? config.host,
     router: { stripTrailingSlash: true },
     state: { strictHeader: false, ignoreErrors: true },
-    routes: {
-      payload: { maxBytes: config.http.bodyLimitBytes, timeout: 30_000 },
-      validate: {
-        failAction: (_request, _h, err) => {
-          throw err ?? new Error('validation failed'); // Joi details reach the error renderer (hapi always passes them)
-        },
-        options: { abortEarly: false },
-      },
-      // OWASP's set for a JSON API; not the legacy X-XSS-Protection (OWASP: leave it unset) nor IE8's
-      // X-Download-Options, which every answer would otherwise carry for no client of today.
-      security: {
-        hsts: config.env === 'production' || config.env === 'sandbox' ? { maxAge: 31536000, includeSubDomains: true } : false,
-        xframe: 'deny',
-        noSniff: true,
-        referrer: 'no-referrer',
-        xss: false,
-        noOpen: false,
-      },
-      cache: { otherwise: 'no-store, no-cache, must-revalidate, max-age=0' },
-      // JSON answers over 1 KiB are compressed when the client asks; level 1 (nginx's default) keeps
-      // most of the gain at a third of zlib's default cost, which a 500-record batch answer feels.
-      compression: { gzip: { level: 1 }, deflate: { level: 1 } },
-      cors: config.http.corsOrigins.length
-        ? {
-            origin: [...config.http.corsOrigins],
-            credentials: true,
-            additionalHeaders: ['X-Frappe-CSRF-Token', 'X-Svc-CSRF-Token', 'X-Frappe-Site-Name', 'Idempotency-Key', 'X-Request-Id'],
-            additionalExposedHeaders: ['Retry-After', 'X-Request-Id', 'X-Limit-Page-Length', 'Idempotent-Replayed'],
-          }
-        : false,
-    },
+    routes: routeDefaults(config),
   });
   // Idle sockets time out after 65 s, set once on the listener: hapi's route-level `timeout.socket`
   // (and `timeout.server`) would arm a timer on every request.
@@ -96,6 +66,41 @@ export async function createServer(opts: ServerOptions): Promise<Hapi.Server> {
   // the process's start-up work (src/modules.ts) runs before the listener opens
   server.ext('onPreStart', () => runStartupTasks(config));
   return server;
+}
+
+/** What every route does unless it says otherwise: body limits, validation, security headers, caching, compression, CORS. */
+function routeDefaults(config: Config): Hapi.ServerOptions['routes'] {
+  return {
+    payload: { maxBytes: config.http.bodyLimitBytes, timeout: 30_000 },
+    validate: {
+      failAction: (_request, _h, err) => {
+        throw err ?? new Error('validation failed'); // Joi details reach the error renderer (hapi always passes them)
+      },
+      options: { abortEarly: false },
+    },
+    // OWASP's set for a JSON API; not the legacy X-XSS-Protection (OWASP: leave it unset) nor IE8's
+    // X-Download-Options, which every answer would otherwise carry for no client of today.
+    security: {
+      hsts: config.env === 'production' || config.env === 'sandbox' ? { maxAge: 31536000, includeSubDomains: true } : false,
+      xframe: 'deny',
+      noSniff: true,
+      referrer: 'no-referrer',
+      xss: false,
+      noOpen: false,
+    },
+    cache: { otherwise: 'no-store, no-cache, must-revalidate, max-age=0' },
+    // JSON answers over 1 KiB are compressed when the client asks; level 1 (nginx's default) keeps
+    // most of the gain at a third of zlib's default cost, which a 500-record batch answer feels.
+    compression: { gzip: { level: 1 }, deflate: { level: 1 } },
+    cors: config.http.corsOrigins.length
+      ? {
+          origin: [...config.http.corsOrigins],
+          credentials: true,
+          additionalHeaders: ['X-Frappe-CSRF-Token', 'X-Svc-CSRF-Token', 'X-Frappe-Site-Name', 'Idempotency-Key', 'X-Request-Id'],
+          additionalExposedHeaders: ['Retry-After', 'X-Request-Id', 'X-Limit-Page-Length', 'Idempotent-Replayed'],
+        }
+      : false,
+  };
 }
 
 const COUNTED = Symbol('svc.inFlight');

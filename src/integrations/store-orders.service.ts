@@ -19,6 +19,7 @@ import { exceedsMessage } from '../catalog/stock.service.js';
 import { defaultShippingAddress } from '../org/org.service.js';
 import { createOrder } from '../orders/order.service.js';
 import { submitOrder } from '../orders/order-submit.js';
+import type { ConnectorContext } from '../fulfilment/connector.js';
 import { connectorContext } from '../fulfilment/context.js';
 import { openSecret } from './connections.service.js';
 import { IntegrationConnection } from './integration-connection.model.js';
@@ -90,7 +91,7 @@ const newer = (a: string | null, b: string | null | undefined): string | null =>
  * retried every run. The cursor moves to the newest `updatedAt` read. Answers the counts.
  */
 export async function importStoreOrders(conn: IntegrationConnection, signal = new AbortController().signal): Promise<Record<string, number>> {
-  const c = { orders: 0, imported: 0, refused: 0, already: 0, skipped: 0, retried: 0 };
+  const c: ImportCounts = { orders: 0, imported: 0, refused: 0, already: 0, skipped: 0, retried: 0 };
   if (conn.ownerType !== 'customer' || conn.status !== 'connected') return c;
   const ctx = connectorContext(
     'storepartner',
@@ -109,26 +110,53 @@ export async function importStoreOrders(conn: IntegrationConnection, signal = ne
     cursor = newer(cursor, o.updatedAt);
     if (done.has(o.id)) c.already++;
     else if (o.cancelledAt || o.tags.some((t) => t.startsWith('svc:'))) c.skipped++;
-    else {
-      try {
-        const name = await importOne(conn, o);
-        c.imported++;
-        runtime().logger.info({ shop: conn.shopDomain, order: o.name, sales_order: name }, 'store order imported');
-      } catch (err) {
-        if (!(err instanceof DomainError)) throw err;
-        c.refused++;
-        await StoreOrderImport.upsert({
-          connectionId: conn.id,
-          orderId: o.id,
-          orderName: o.name,
-          status: 'refused',
-          detail: err.message.slice(0, 500),
-          updatedAt: new Date(),
-        });
-      }
-    }
+    else await importOrRecordRefusal(conn, o, c);
   };
   const query = updatedSinceQuery(conn.ordersCursor ?? null, runtime().config.partners.storeOrdersOverlapSeconds);
+  await readUpdatedOrders(ctx, query, async (o) => {
+    c.orders++;
+    await take(o);
+  });
+  await retryRefused(ctx, conn, seen, async (o) => {
+    c.retried++;
+    await take(o);
+  });
+  if (cursor !== (conn.ordersCursor ?? null)) await IntegrationConnection.update({ ordersCursor: cursor }, { where: { id: conn.id } });
+  return c;
+}
+
+/** What a run did, counted (a type, so it is the Record the caller reads). */
+type ImportCounts = {
+  orders: number;
+  imported: number;
+  refused: number;
+  already: number;
+  skipped: number;
+  retried: number;
+};
+
+/** Imports one store order; a refusal (a DomainError) is recorded, to be asked for again next run. */
+async function importOrRecordRefusal(conn: IntegrationConnection, o: StoreOrderNode, c: ImportCounts): Promise<void> {
+  try {
+    const name = await importOne(conn, o);
+    c.imported++;
+    runtime().logger.info({ shop: conn.shopDomain, order: o.name, sales_order: name }, 'store order imported');
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err;
+    c.refused++;
+    await StoreOrderImport.upsert({
+      connectionId: conn.id,
+      orderId: o.id,
+      orderName: o.name,
+      status: 'refused',
+      detail: err.message.slice(0, 500),
+      updatedAt: new Date(),
+    });
+  }
+}
+
+/** Every order the store's search `query` finds (every order without one), page by page, handed to `take` in order. */
+async function readUpdatedOrders(ctx: ConnectorContext, query: string | null, take: (o: StoreOrderNode) => Promise<void>): Promise<void> {
   let after: string | null = null;
   for (let more = true; more;) {
     const data = await askStore(ctx, {
@@ -138,13 +166,14 @@ export async function importStoreOrders(conn: IntegrationConnection, signal = ne
       cost: 2 + ORDERS_PER_PAGE * (3 + LINES_PER_ORDER),
     });
     const page = data.orders as { nodes: StoreOrderNode[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
-    for (const o of page.nodes) {
-      c.orders++;
-      await take(o);
-    }
+    for (const o of page.nodes) await take(o);
     more = page.pageInfo.hasNextPage;
     after = page.pageInfo.endCursor;
   }
+}
+
+/** The orders refused before and not `seen` in this run's read (the oldest first, RETRY_REFUSED at most), asked for by id and handed to `take`. */
+async function retryRefused(ctx: ConnectorContext, conn: IntegrationConnection, seen: Set<string>, take: (o: StoreOrderNode) => Promise<void>): Promise<void> {
   const refused = await StoreOrderImport.findAll({
     where: { connectionId: conn.id, status: 'refused' },
     order: [['updatedAt', 'ASC']],
@@ -154,9 +183,6 @@ export async function importStoreOrders(conn: IntegrationConnection, signal = ne
     const data = await askStore(ctx, { name: 'SvcStoreOrder', query: ORDER, variables: { id: r.orderId }, cost: 3 + LINES_PER_ORDER });
     const o = data.order as StoreOrderNode | null;
     if (!o) continue; // gone at the store
-    c.retried++;
     await take(o);
   }
-  if (cursor !== (conn.ordersCursor ?? null)) await IntegrationConnection.update({ ordersCursor: cursor }, { where: { id: conn.id } });
-  return c;
 }

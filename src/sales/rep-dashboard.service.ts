@@ -6,12 +6,13 @@
 import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
 import { canViewSalesPerson } from '../auth/policy/sales.rules.js';
+import type { CommissionPlan, SalesSettings } from '../config/index.js';
 import { customersAssignedTo } from '../org/org.service.js';
 import { BusinessRuleError, NotFoundError } from '../shared/errors.js';
 import { runtime } from '../shared/runtime.js';
 import { currentStreak, easternDay, monthOf } from './eastern.js';
 import { badgesOf, commissionOf, levelOf, planOf, tierOf, type Badge } from './plans.js';
-import { BOARD_METRICS, loadBoard, loadKpiFacts, type BoardMetric } from './sales-sql.js';
+import { BOARD_METRICS, loadBoard, loadKpiFacts, type BoardMetric, type KpiFacts } from './sales-sql.js';
 
 export interface Clock {
   /** the instant "now" (tests move it; the service uses the real clock) */
@@ -61,14 +62,11 @@ export async function getRepKpis(actor: Actor, args: { sales_person?: string } =
   const month = monthOf(today);
   const me = await loadKpiFacts(name, month, today);
   if (!me) throw new NotFoundError(`Sales Person ${name} not found`);
-  const commission = commissionOf(settings, me, me.inviter_plan, me);
   const { key, plan } = planOf(settings, me.plan);
-  const { tier, next } = tierOf(plan, me.sales);
+  const { tier } = tierOf(plan, me.sales);
   const tiers = [...plan.tiers].sort((a, b) => a.fromMtd - b.fromMtd);
   const isSubrep = me.subrep_pct !== null;
-  const level = levelOf(settings, me.lifetime.sales);
   const streak = currentStreak(me.streak?.streak_days ?? 0, me.streak?.last_day ?? null, today);
-  const subReps = me.sub_reps;
   return {
     sales_person: name,
     full_name: me.full_name,
@@ -79,6 +77,28 @@ export async function getRepKpis(actor: Actor, args: { sales_person?: string } =
     mtd_sales: round2(me.sales),
     mtd_orders: me.orders,
     today_sales: round2(me.today?.sales ?? 0),
+    ...commissionFigures(settings, me, key),
+    ...progressFigures(settings, plan, me, isSubrep),
+    lifetime_sales: round2(me.lifetime.sales),
+    streak_days: streak,
+    customer_count: me.customer_count,
+    sub_reps: me.sub_reps,
+    badges: badgesOf({
+      lifetime_orders: me.lifetime.orders,
+      mtd_orders: me.orders,
+      streak_days: streak,
+      tier_index: isSubrep ? 0 : tiers.indexOf(tier),
+      tier_count: tiers.length,
+      sub_reps: me.sub_reps,
+      customer_count: me.customer_count,
+    }),
+  };
+}
+
+/** The stored commission the leaderboard ranks by, and its parts as commissionOf explains them. */
+function commissionFigures(settings: SalesSettings, me: KpiFacts, plan: string): Pick<RepKpis, 'commission_estimate' | 'commission'> {
+  const commission = commissionOf(settings, me, me.inviter_plan, me);
+  return {
     // the stored figure the leaderboard ranks by (sales_commission); commissionOf explains it
     commission_estimate: me.stored_commission,
     commission: {
@@ -86,8 +106,21 @@ export async function getRepKpis(actor: Actor, args: { sales_person?: string } =
       subrep_share: commission.subrep_share,
       manager_override: commission.manager_override,
       rate_pct: commission.rate_pct,
-      plan: key,
+      plan,
     },
+  };
+}
+
+/** The month's tier in the plan (none for a sub-rep) and the lifetime level, each with what is left to the next. */
+function progressFigures(
+  settings: SalesSettings,
+  plan: CommissionPlan,
+  me: KpiFacts,
+  isSubrep: boolean,
+): Pick<RepKpis, 'tier' | 'next_tier' | 'level' | 'level_name' | 'next_level'> {
+  const { tier, next } = tierOf(plan, me.sales);
+  const level = levelOf(settings, me.lifetime.sales);
+  return {
     tier: isSubrep ? null : tier.name,
     next_tier: isSubrep || !next ? null : { tier: next.name, from_mtd: next.fromMtd, to_go: round2(next.fromMtd - me.sales) },
     level: level.level,
@@ -95,19 +128,6 @@ export async function getRepKpis(actor: Actor, args: { sales_person?: string } =
     next_level: level.next
       ? { level: level.next.level, name: level.next.name, from_sales: level.next.fromSales, to_go: round2(level.next.fromSales - me.lifetime.sales) }
       : null,
-    lifetime_sales: round2(me.lifetime.sales),
-    streak_days: streak,
-    customer_count: me.customer_count,
-    sub_reps: subReps,
-    badges: badgesOf({
-      lifetime_orders: me.lifetime.orders,
-      mtd_orders: me.orders,
-      streak_days: streak,
-      tier_index: isSubrep ? 0 : tiers.indexOf(tier),
-      tier_count: tiers.length,
-      sub_reps: subReps,
-      customer_count: me.customer_count,
-    }),
   };
 }
 

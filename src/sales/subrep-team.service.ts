@@ -9,9 +9,9 @@
 import { systemActor, type Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
 import { canInviteSubrep, SUBREP_ROLES } from '../auth/policy/sales.rules.js';
-import { withTransaction } from '../db/sequelize.js';
+import { withTransaction, type Tx } from '../db/sequelize.js';
 import { queueMail } from '../mail/mail.service.js';
-import { findSalesPersons, freeSalesPersonName, insertSalesPerson } from '../org/org.service.js';
+import { findSalesPersons, freeSalesPersonName, insertSalesPerson, type SalesPersonFacts } from '../org/org.service.js';
 import { BusinessRuleError, PermissionError } from '../shared/errors.js';
 import { runtime } from '../shared/runtime.js';
 import { createUser } from '../users/users.service.js';
@@ -39,20 +39,11 @@ export async function inviteSubrep(
   invitation_expires_at: string;
 }> {
   authorize(actor, 'invite', 'Sales Dashboard');
-  const { config } = runtime();
   return withTransaction(undefined, async (transaction) => {
-    const inviterName = actor.salesPerson ?? '';
-    const inviter = (await findSalesPersons([inviterName], { transaction })).get(inviterName);
-    if (!canInviteSubrep(actor, inviter && { isSubrep: inviter.subrep_pct !== null })) {
-      throw new PermissionError('Only a sales rep (not a sub-rep) invites sub-representatives');
-    }
-    const { key, plan } = planOf(config.sales, inviter!.plan);
-    if (input.subrep_pct > plan.maxSubrepPct) {
-      throw new BusinessRuleError(`subrep_pct must be at most ${plan.maxSubrepPct} (the limit of your ${key} plan)`);
-    }
+    const inviter = await inviterOf(actor, input, transaction);
     const name = await freeSalesPersonName(input.full_name, { transaction });
     await insertSalesPerson(
-      { name, fullName: input.full_name, parent: inviter!.name, territory: inviter!.territory, subrepPct: input.subrep_pct, plan: inviter!.plan },
+      { name, fullName: input.full_name, parent: inviter.name, territory: inviter.territory, subrepPct: input.subrep_pct, plan: inviter.plan },
       { transaction },
     );
     // the policy allowed the invitation; the account itself is made as the system makes accounts
@@ -61,33 +52,61 @@ export async function inviteSubrep(
       { email: input.email, full_name: input.full_name, roles: SUBREP_ROLES, sales_person: name },
       { transaction },
     );
-    const { token, tokenHash, expiresAt } = newInvitationToken();
-    await SalesInvitation.create({ tokenHash, userId: user.id, email: user.email, salesPerson: name, invitedBy: inviter!.name, expiresAt }, { transaction });
-    await queueMail(transaction, {
-      to: user.email,
-      category: 'subrep-invitation',
-      subject: `${inviter!.full_name} invites you to the sales team`,
-      text: [
-        `Hello ${input.full_name},`,
-        '',
-        `${inviter!.full_name} invites you to join the sales team as a sub-representative${inviter!.territory ? ` in ${inviter!.territory}` : ''}.`,
-        `Your share: ${input.subrep_pct}% of the base commission of your own sales.`,
-        '',
-        ...acceptanceLines('svc.subrep_team.accept_invitation', user.email, expiresAt),
-      ].join('\n'),
-      // the outbox row keeps the token sealed; it is put into the text only when the mail is sent
-      secrets: { token },
-    });
+    const expiresAt = await sendInvitation(transaction, inviter, { ...user, salesPerson: name }, input);
     return {
       email: user.email,
       full_name: input.full_name,
       sales_person: name,
-      parent_sales_person: inviter!.name,
+      parent_sales_person: inviter.name,
       subrep_pct: input.subrep_pct,
-      territory: inviter!.territory,
+      territory: inviter.territory,
       invitation_expires_at: expiresAt.toISOString(),
     };
   });
+}
+
+/** The calling rep's Sales Person, when it may invite (a rep, not a sub-rep) a sub-rep of this share (at most its plan's). */
+async function inviterOf(actor: Actor, input: InviteInput, transaction: Tx): Promise<SalesPersonFacts> {
+  const inviterName = actor.salesPerson ?? '';
+  const inviter = (await findSalesPersons([inviterName], { transaction })).get(inviterName);
+  if (!canInviteSubrep(actor, inviter && { isSubrep: inviter.subrep_pct !== null })) {
+    throw new PermissionError('Only a sales rep (not a sub-rep) invites sub-representatives');
+  }
+  const { key, plan } = planOf(runtime().config.sales, inviter!.plan);
+  if (input.subrep_pct > plan.maxSubrepPct) {
+    throw new BusinessRuleError(`subrep_pct must be at most ${plan.maxSubrepPct} (the limit of your ${key} plan)`);
+  }
+  return inviter!;
+}
+
+/** The invitation (its one-time token, only the hash stored) and its e-mail, queued; answers when it expires. */
+async function sendInvitation(
+  transaction: Tx,
+  inviter: SalesPersonFacts,
+  user: { id: string; email: string; salesPerson: string },
+  input: InviteInput,
+): Promise<Date> {
+  const { token, tokenHash, expiresAt } = newInvitationToken();
+  await SalesInvitation.create(
+    { tokenHash, userId: user.id, email: user.email, salesPerson: user.salesPerson, invitedBy: inviter.name, expiresAt },
+    { transaction },
+  );
+  await queueMail(transaction, {
+    to: user.email,
+    category: 'subrep-invitation',
+    subject: `${inviter.full_name} invites you to the sales team`,
+    text: [
+      `Hello ${input.full_name},`,
+      '',
+      `${inviter.full_name} invites you to join the sales team as a sub-representative${inviter.territory ? ` in ${inviter.territory}` : ''}.`,
+      `Your share: ${input.subrep_pct}% of the base commission of your own sales.`,
+      '',
+      ...acceptanceLines('svc.subrep_team.accept_invitation', user.email, expiresAt),
+    ].join('\n'),
+    // the outbox row keeps the token sealed; it is put into the text only when the mail is sent
+    secrets: { token },
+  });
+  return expiresAt;
 }
 
 /** Sets the invited sub-rep's password with the invitation's one-time token (a used, expired or unknown token is refused alike). */

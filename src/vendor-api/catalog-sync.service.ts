@@ -85,7 +85,9 @@ export async function syncPrices(actor: Actor, records: unknown[], opts: { trans
   });
 }
 
-const inventoryRecord = Joi.object<RefFields & { warehouse: string; quantity?: number; qty?: number }>({
+type InventoryRecord = RefFields & { warehouse: string; quantity?: number; qty?: number };
+
+const inventoryRecord = Joi.object<InventoryRecord>({
   ...refKeys,
   warehouse: Joi.string().trim().max(140).required(),
   quantity: Joi.number().min(0).max(1e12),
@@ -123,48 +125,75 @@ export async function syncInventory(actor: Actor, records: unknown[], opts: { tr
       { transaction },
     );
     const bins = await lockReservedStock([...index.byCode.keys()], [...warehouses], { transaction });
-    const seen = new Set<string>();
-    const planned: { i: number; item_code: string; sku: string; warehouse: string; qty: number }[] = [];
-    valid.forEach(({ index: i, value }, n) => {
-      try {
-        const item = requireItem(index, refs[n]);
-        if (!warehouses.has(value.warehouse)) throw new RecordError(`Warehouse ${value.warehouse} not found`);
-        const qty = (value.quantity ?? value.qty) as number; // the schema wants exactly one of them
-        const key = `${item.item_code}\u0000${value.warehouse}`;
-        if (seen.has(key)) throw new RecordError('Another record of this batch sets the same stock', 'DuplicateEntryError');
-        seen.add(key);
-        const reserved = bins.get(key) ?? 0;
-        if (qty < reserved) throw new RecordError(`Quantity ${qty} is below the ${reserved} reserved for submitted orders`);
-        planned.push({ i, item_code: item.item_code, sku: vendorSkuOf(item), warehouse: value.warehouse, qty });
-      } catch (err) {
-        outcomes.push(failure(i, skuOf(value), err));
-      }
-    });
-    for (const p of planned) {
-      const change = await setStock(
-        actor,
-        { item_code: p.item_code, warehouse: p.warehouse, qty: p.qty, reason: 'vendor sync.inventory', voucher_type: 'Vendor Sync' },
-        { transaction },
-      );
-      outcomes.push({
-        index: p.i,
-        sku: p.sku,
-        ok: true,
-        status: 'saved',
-        error: null,
-        result: {
-          sku: p.sku,
-          medgrid_item_code: p.item_code,
-          warehouse: p.warehouse,
-          quantity: change.actual_qty,
-          previous_quantity: change.previous_qty,
-          reserved_qty: change.reserved_qty,
-          available_qty: change.available_qty,
-        },
-      });
-    }
+    const planned = planInventory(valid, refs, index, warehouses, bins, outcomes);
+    for (const p of planned) outcomes.push(await applyInventory(actor, p, transaction));
     return answer(records.length, outcomes);
   });
+}
+
+interface PlannedStock {
+  i: number;
+  item_code: string;
+  sku: string;
+  warehouse: string;
+  qty: number;
+}
+
+/**
+ * The stock each valid record sets, checked before anything is written: a known item and warehouse,
+ * once per batch, never below what is reserved (`bins`). A record that fails is pushed to `outcomes`.
+ */
+function planInventory(
+  valid: { index: number; value: InventoryRecord }[],
+  refs: ItemRef[],
+  index: Awaited<ReturnType<typeof loadItemIndex>>,
+  warehouses: Set<string>,
+  bins: Map<string, number>,
+  outcomes: RecordOutcome<InventoryResult>[],
+): PlannedStock[] {
+  const seen = new Set<string>();
+  const planned: PlannedStock[] = [];
+  valid.forEach(({ index: i, value }, n) => {
+    try {
+      const item = requireItem(index, refs[n]);
+      if (!warehouses.has(value.warehouse)) throw new RecordError(`Warehouse ${value.warehouse} not found`);
+      const qty = (value.quantity ?? value.qty) as number; // the schema wants exactly one of them
+      const key = `${item.item_code}\u0000${value.warehouse}`;
+      if (seen.has(key)) throw new RecordError('Another record of this batch sets the same stock', 'DuplicateEntryError');
+      seen.add(key);
+      const reserved = bins.get(key) ?? 0;
+      if (qty < reserved) throw new RecordError(`Quantity ${qty} is below the ${reserved} reserved for submitted orders`);
+      planned.push({ i, item_code: item.item_code, sku: vendorSkuOf(item), warehouse: value.warehouse, qty });
+    } catch (err) {
+      outcomes.push(failure(i, skuOf(value), err));
+    }
+  });
+  return planned;
+}
+
+/** Sets one planned stock (a ledger entry when it changes); answers the record's outcome. */
+async function applyInventory(actor: Actor, p: PlannedStock, transaction: Tx): Promise<RecordOutcome<InventoryResult>> {
+  const change = await setStock(
+    actor,
+    { item_code: p.item_code, warehouse: p.warehouse, qty: p.qty, reason: 'vendor sync.inventory', voucher_type: 'Vendor Sync' },
+    { transaction },
+  );
+  return {
+    index: p.i,
+    sku: p.sku,
+    ok: true,
+    status: 'saved',
+    error: null,
+    result: {
+      sku: p.sku,
+      medgrid_item_code: p.item_code,
+      warehouse: p.warehouse,
+      quantity: change.actual_qty,
+      previous_quantity: change.previous_qty,
+      reserved_qty: change.reserved_qty,
+      available_qty: change.available_qty,
+    },
+  };
 }
 
 export interface ProductStatusRecord {
@@ -196,38 +225,41 @@ export async function productStatus(
     return typeof r === 'string' ? { sku: r } : {};
   });
   const index = await loadItemIndex(vendor, refs, opts);
-  const results = refs.map((ref): ProductStatusRecord => {
-    let item;
-    try {
-      item = resolveRef(index, ref).item;
-    } catch {
-      item = undefined;
-    }
-    if (!item)
-      return {
-        sku: ref.sku ?? null,
-        vendor_product_id: ref.vendor_product_id ?? null,
-        medgrid_item_code: ref.medgrid_item_code ?? undefined,
-        item_name: null,
-        workflow_state: null,
-        published: false,
-        status: null,
-        rejection_reason: null,
-        found: false,
-      };
-    return {
-      sku: vendorSkuOf(item),
-      vendor_product_id: item.vendor_product_id,
-      medgrid_item_code: item.item_code,
-      item_name: item.item_name,
-      workflow_state: item.workflow_state,
-      published: item.published,
-      status: reportedStatus(item.workflow_state, item.disabled),
-      rejection_reason: item.workflow_state === 'Rejected' ? item.rejection_reason : null,
-      found: true,
-    };
-  });
+  const results = refs.map((ref) => statusOf(index, ref));
   // "a batch resolving to exactly one item": several codes naming the same product answer it directly
   const distinct = new Set(results.map((r) => (r.found ? r.medgrid_item_code : `?${r.sku}|${r.vendor_product_id}`)));
   return results.length === 1 || (distinct.size === 1 && results.every((r) => r.found)) ? results[0] : { total: results.length, results };
+}
+
+/** The status record of one reference: the product's, or a not-found record echoing the reference. */
+function statusOf(index: Awaited<ReturnType<typeof loadItemIndex>>, ref: ItemRef): ProductStatusRecord {
+  let item;
+  try {
+    item = resolveRef(index, ref).item;
+  } catch {
+    item = undefined;
+  }
+  if (!item)
+    return {
+      sku: ref.sku ?? null,
+      vendor_product_id: ref.vendor_product_id ?? null,
+      medgrid_item_code: ref.medgrid_item_code ?? undefined,
+      item_name: null,
+      workflow_state: null,
+      published: false,
+      status: null,
+      rejection_reason: null,
+      found: false,
+    };
+  return {
+    sku: vendorSkuOf(item),
+    vendor_product_id: item.vendor_product_id,
+    medgrid_item_code: item.item_code,
+    item_name: item.item_name,
+    workflow_state: item.workflow_state,
+    published: item.published,
+    status: reportedStatus(item.workflow_state, item.disabled),
+    rejection_reason: item.workflow_state === 'Rejected' ? item.rejection_reason : null,
+    found: true,
+  };
 }

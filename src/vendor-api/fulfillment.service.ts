@@ -55,6 +55,13 @@ interface Lot {
 
 const textOrWhole = (v: unknown) => (typeof v === 'string' && v.trim() !== '') || (typeof v === 'number' && Number.isInteger(v));
 
+/** Whether an items entry names the line: by medgrid_item_code, else by sku (or item_code), else by vendor_product_id. */
+function namesLine(e: Record<string, unknown>, l: OrderLine): boolean {
+  if (e.medgrid_item_code !== undefined) return l.item_code === String(e.medgrid_item_code);
+  if ((e.sku ?? e.item_code) !== undefined) return vendorSkuOf(l) === String(e.sku ?? e.item_code);
+  return e.sku === undefined && e.item_code === undefined && e.vendor_product_id !== undefined && l.vendor_product_id === String(e.vendor_product_id);
+}
+
 /** Checks every items entry; all faults are reported together in one 417. */
 function checkItems(items: unknown[], lines: OrderLine[]): Lot[] {
   const faults: string[] = [];
@@ -67,16 +74,7 @@ function checkItems(items: unknown[], lines: OrderLine[]): Lot[] {
     }
     const e = raw as Record<string, unknown>;
     const ref = e.medgrid_item_code ?? e.sku ?? e.item_code ?? e.vendor_product_id;
-    const line = lines.find(
-      (l) =>
-        (e.medgrid_item_code !== undefined && l.item_code === String(e.medgrid_item_code)) ||
-        (e.medgrid_item_code === undefined && (e.sku ?? e.item_code) !== undefined && vendorSkuOf(l) === String(e.sku ?? e.item_code)) ||
-        (e.medgrid_item_code === undefined &&
-          e.sku === undefined &&
-          e.item_code === undefined &&
-          e.vendor_product_id !== undefined &&
-          l.vendor_product_id === String(e.vendor_product_id)),
-    );
+    const line = lines.find((l) => namesLine(e, l));
     if (!line) faults.push(`${row}: product ${ref === undefined ? '(none)' : String(ref)} is not one of your products on this order`);
     const hasLot = e.lot_number !== undefined && e.lot_number !== null && e.lot_number !== '';
     const serials = e.serial_numbers;

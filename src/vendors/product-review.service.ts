@@ -39,17 +39,7 @@ export async function reviewProduct(actor: Actor, input: ReviewInput, opts: { tr
       detail: { previous_state: item.workflow_state, state },
     });
     const sku = item.vendor_sku ?? item.item_code;
-    const data: Record<string, unknown> = {
-      sku,
-      medgrid_item_code: item.item_code,
-      vendor_product_id: item.vendor_product_id,
-      item_name: item.item_name,
-      workflow_state: state,
-      previous_state: item.workflow_state,
-    };
-    if (state === 'Rejected') Object.assign(data, { reason, rejection_reason: rejection });
-    if (item.vendor)
-      await enqueueVendorEvent(transaction, { event: state === 'Approved' ? 'product.approved' : 'product.rejected', vendor: item.vendor, data });
+    if (item.vendor) await notifyVendor(transaction, item, { state, reason, rejection });
     return {
       item_code: item.item_code,
       sku,
@@ -60,6 +50,27 @@ export async function reviewProduct(actor: Actor, input: ReviewInput, opts: { tr
       rejection_reason: rejection,
     };
   });
+}
+
+type ReviewedItem = NonNullable<Awaited<ReturnType<typeof lockItemForReview>>>;
+
+/** The vendor's webhook event of the review (product.approved or product.rejected, with the reason). */
+async function notifyVendor(
+  transaction: Tx,
+  item: ReviewedItem,
+  review: { state: 'Approved' | 'Rejected'; reason: string | undefined; rejection: string | null },
+): Promise<void> {
+  const { state, reason, rejection } = review;
+  const data: Record<string, unknown> = {
+    sku: item.vendor_sku ?? item.item_code,
+    medgrid_item_code: item.item_code,
+    vendor_product_id: item.vendor_product_id,
+    item_name: item.item_name,
+    workflow_state: state,
+    previous_state: item.workflow_state,
+  };
+  if (state === 'Rejected') Object.assign(data, { reason, rejection_reason: rejection });
+  await enqueueVendorEvent(transaction, { event: state === 'Approved' ? 'product.approved' : 'product.rejected', vendor: item.vendor!, data });
 }
 
 /** The review queue: Pending products with their vendor and age (hours), oldest first. */

@@ -133,20 +133,7 @@ export async function decideStockUpdateRequest(
     };
     if (!req) throw new NotFoundError(`Stock Update Request ${name} not found`);
     if (req.status !== 'Requested') throw new BusinessRuleError(`Stock Update Request ${name} is already ${req.status}`);
-    let stock: Record<string, unknown> | undefined;
-    if (decision === 'approve') {
-      const voucher = { reason: `stock update request (${req.action})`, voucher_type: 'Stock Update Request', voucher_no: req.name };
-      stock =
-        req.action === 'Set'
-          ? { ...(await setStock(actor, { item_code: req.item_code, warehouse: req.warehouse, qty: req.quantity, ...voucher }, { transaction })) }
-          : {
-              ...(await adjustStock(
-                actor,
-                { item_code: req.item_code, warehouse: req.warehouse, delta: req.action === 'Remove' ? -req.quantity : req.quantity, ...voucher },
-                { transaction },
-              )),
-            };
-    }
+    const stock = decision === 'approve' ? await applyRequest(actor, req, transaction) : undefined;
     await StockUpdateRequest.update(
       { status: decision === 'approve' ? 'Approved' : 'Rejected', decidedBy: actor.email ?? actor.id, decidedAt: fn('now'), decisionReason: reason ?? null },
       { where: { name }, transaction },
@@ -155,4 +142,22 @@ export async function decideStockUpdateRequest(
     const row = await shownRequest(name, transaction);
     return stock ? { ...row, stock } : row;
   });
+}
+
+/** An approved request's stock change (set, add or remove), with its ledger entry naming the request. */
+async function applyRequest(
+  actor: Actor,
+  req: { name: string; item_code: string; action: string; warehouse: string; quantity: number },
+  transaction: Tx,
+): Promise<Record<string, unknown>> {
+  const voucher = { reason: `stock update request (${req.action})`, voucher_type: 'Stock Update Request', voucher_no: req.name };
+  return req.action === 'Set'
+    ? { ...(await setStock(actor, { item_code: req.item_code, warehouse: req.warehouse, qty: req.quantity, ...voucher }, { transaction })) }
+    : {
+        ...(await adjustStock(
+          actor,
+          { item_code: req.item_code, warehouse: req.warehouse, delta: req.action === 'Remove' ? -req.quantity : req.quantity, ...voucher },
+          { transaction },
+        )),
+      };
 }

@@ -131,13 +131,7 @@ async function sendOnce(url: string, secret: string, envelope: Envelope, opts: {
       headersTimeout: opts.timeoutMs,
       bodyTimeout: opts.timeoutMs,
     });
-    let read = '';
-    let bytes = 0;
-    for await (const chunk of res.body) {
-      bytes += (chunk as Buffer).length;
-      if (read.length < EXCERPT_CHARS) read += (chunk as Buffer).toString('utf8');
-      if (bytes > MAX_READ_BYTES) break; // a huge answer is not read to the end
-    }
+    const read = await readExcerpt(res.body);
     const ok = res.statusCode >= 200 && res.statusCode < 300;
     return {
       ok,
@@ -154,6 +148,18 @@ async function sendOnce(url: string, secret: string, envelope: Envelope, opts: {
     );
     return { ok: false, status, httpStatus: null, durationMs: elapsed(), excerpt: null, error, retryAfterSeconds: null };
   }
+}
+
+/** The start of the receiver's answer (about EXCERPT_CHARS); a huge answer is not read past MAX_READ_BYTES. */
+async function readExcerpt(body: AsyncIterable<unknown>): Promise<string> {
+  let read = '';
+  let bytes = 0;
+  for await (const chunk of body) {
+    bytes += (chunk as Buffer).length;
+    if (read.length < EXCERPT_CHARS) read += (chunk as Buffer).toString('utf8');
+    if (bytes > MAX_READ_BYTES) break; // a huge answer is not read to the end
+  }
+  return read;
 }
 
 /** Closes the keep-alive pool (tests and shutdown). */

@@ -74,18 +74,8 @@ const items = (lines: PartnerLine[], key: 'drugDescription' | 'sku') => lines.ma
 async function send(input: PartnerOrderInput, ctx: ConnectorContext): Promise<CreateOutcome> {
   const rx = input.lines.filter((l) => l.prescription);
   const otc = input.lines.filter((l) => !l.prescription);
-  if (rx.length && (!input.patient || !input.prescriberNpi)) {
-    return {
-      kind: 'failed',
-      permanent: true,
-      reason: `line ${rx[0].idx} (${rx[0].item_code}) is a prescription: only a 503A order (patient and checkout_npi_number) can be sent to rxpartner as an e-prescription`,
-    };
-  }
-  // the prescriber's NPI is checked (check digit, then the registry) before anything is sent (issue 13)
-  if (rx.length && input.prescriberNpi && ctx.npi) {
-    const check = await ctx.npi(input.prescriberNpi);
-    if (!check.ok) return check.retry ? { kind: 'retry', afterSeconds: 60, reason: check.message } : { kind: 'failed', permanent: true, reason: check.message };
-  }
+  const refused = await prescriptionRefusal(input, rx, ctx);
+  if (refused) return refused;
   const account = ctx.credentials.partner_account ? { partnerAccount: ctx.credentials.partner_account } : {};
   const patientId = input.patient ? await ensurePatient(input, ctx) : undefined;
   const refs: string[] = [];
@@ -107,32 +97,57 @@ async function send(input: PartnerOrderInput, ctx: ConnectorContext): Promise<Cr
     );
   }
   if (otc.length) {
-    const s = input.shipTo;
-    refs.push(
-      await sendPart(
-        ctx,
-        TRANSFER,
-        {
-          externalOrderId: rx.length ? `${input.dedupeKey}${OTC_PART_SUFFIX}` : input.dedupeKey,
-          ...account,
-          ...(patientId ? { patientId } : {}),
-          shippingAddress: {
-            name: s.name,
-            address1: s.street1,
-            ...(s.street2 ? { address2: s.street2 } : {}),
-            city: s.city,
-            state: s.state ?? '',
-            zip: s.postalCode ?? '',
-            country: s.countryCode,
-            ...(s.phone ? { phone: s.phone } : {}),
-          },
-          items: items(otc, 'sku'),
-        },
-        input.salesOrder,
-      ),
-    );
+    const externalOrderId = rx.length ? `${input.dedupeKey}${OTC_PART_SUFFIX}` : input.dedupeKey;
+    refs.push(await sendPart(ctx, TRANSFER, transferOf(input, otc, externalOrderId, account, patientId), input.salesOrder));
   }
   return { kind: 'created', reference: refs[0], status: 'Received', fields: { rxpartner_reference_id: refs.join(' ') } };
+}
+
+/**
+ * Why the prescription lines cannot be sent, if they cannot: only a 503A order (patient and NPI) is
+ * an e-prescription, and the prescriber's NPI is checked (check digit, then the registry) before
+ * anything is sent.
+ */
+async function prescriptionRefusal(input: PartnerOrderInput, rx: PartnerLine[], ctx: ConnectorContext): Promise<CreateOutcome | undefined> {
+  if (rx.length && (!input.patient || !input.prescriberNpi)) {
+    return {
+      kind: 'failed',
+      permanent: true,
+      reason: `line ${rx[0].idx} (${rx[0].item_code}) is a prescription: only a 503A order (patient and checkout_npi_number) can be sent to rxpartner as an e-prescription`,
+    };
+  }
+  if (rx.length && input.prescriberNpi && ctx.npi) {
+    const check = await ctx.npi(input.prescriberNpi);
+    if (!check.ok) return check.retry ? { kind: 'retry', afterSeconds: 60, reason: check.message } : { kind: 'failed', permanent: true, reason: check.message };
+  }
+  return undefined;
+}
+
+/** The transfer order of the over-the-counter lines, shipped to the order's address. */
+function transferOf(
+  input: PartnerOrderInput,
+  otc: PartnerLine[],
+  externalOrderId: string,
+  account: { partnerAccount?: string },
+  patientId: string | undefined,
+) {
+  const s = input.shipTo;
+  return {
+    externalOrderId,
+    ...account,
+    ...(patientId ? { patientId } : {}),
+    shippingAddress: {
+      name: s.name,
+      address1: s.street1,
+      ...(s.street2 ? { address2: s.street2 } : {}),
+      city: s.city,
+      state: s.state ?? '',
+      zip: s.postalCode ?? '',
+      country: s.countryCode,
+      ...(s.phone ? { phone: s.phone } : {}),
+    },
+    items: items(otc, 'sku'),
+  };
 }
 
 async function createOrder(input: PartnerOrderInput, ctx: ConnectorContext): Promise<CreateOutcome> {

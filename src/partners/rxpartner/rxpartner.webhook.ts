@@ -61,38 +61,12 @@ function referenceOf(body: Record<string, unknown>): string | null {
 }
 
 export function parseRxWebhook(req: WebhookRequest): PartnerEvent[] {
-  let body: Record<string, unknown>;
-  try {
-    const parsed: unknown = JSON.parse(req.rawBody.toString('utf8'));
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
-    body = parsed as Record<string, unknown>;
-  } catch {
-    throw new WebhookBodyError('The body must be a JSON object');
-  }
+  const body = jsonObjectOf(req.rawBody);
   const rawType = str(body.event) ?? str(body.type) ?? str(body.eventType);
   if (!rawType) throw new WebhookBodyError('event is required');
   const type = rawType.toUpperCase();
   const occurredAt = str(body.occurredAt);
-  if (type === 'PATIENT_CREATION_SUCCESS' || type === 'PATIENT_CREATION_FAILURE') {
-    const patientId = str(body.patientId);
-    if (!patientId) throw new WebhookBodyError('patientId is required', type);
-    const failed = type === 'PATIENT_CREATION_FAILURE';
-    // the partner's free-text reason may name the patient: it is not kept
-    return [
-      {
-        partner: 'rxpartner',
-        eventId: `${type}:${patientId}`,
-        reference: patientId,
-        status: null,
-        statusText: type,
-        tracking: null,
-        rawType,
-        occurredAt,
-        patient: { status: failed ? 'failed' : 'active', detail: null },
-        ...(failed ? { followUp: patientFollowUp() } : {}),
-      },
-    ];
-  }
+  if (type === 'PATIENT_CREATION_SUCCESS' || type === 'PATIENT_CREATION_FAILURE') return [patientEvent(body, type, rawType, occurredAt)];
   const status = ORDER_STATUS[type];
   if (!status) return []; // PATIENT_UPDATED and other events: acknowledged, nothing to apply
   const reference = referenceOf(body);
@@ -111,4 +85,35 @@ export function parseRxWebhook(req: WebhookRequest): PartnerEvent[] {
       occurredAt,
     },
   ];
+}
+
+/** The delivery's body, which must be a JSON object. */
+function jsonObjectOf(rawBody: Buffer): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(rawBody.toString('utf8'));
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
+    return parsed as Record<string, unknown>;
+  } catch {
+    throw new WebhookBodyError('The body must be a JSON object');
+  }
+}
+
+/** A PATIENT_CREATION_* event: the patient's status, and for a failure a follow-up for operations. */
+function patientEvent(body: Record<string, unknown>, type: string, rawType: string, occurredAt: string | null): PartnerEvent {
+  const patientId = str(body.patientId);
+  if (!patientId) throw new WebhookBodyError('patientId is required', type);
+  const failed = type === 'PATIENT_CREATION_FAILURE';
+  // the partner's free-text reason may name the patient: it is not kept
+  return {
+    partner: 'rxpartner',
+    eventId: `${type}:${patientId}`,
+    reference: patientId,
+    status: null,
+    statusText: type,
+    tracking: null,
+    rawType,
+    occurredAt,
+    patient: { status: failed ? 'failed' : 'active', detail: null },
+    ...(failed ? { followUp: patientFollowUp() } : {}),
+  };
 }

@@ -98,26 +98,38 @@ export async function storeGraphql(ctx: ConnectorContext, op: StoreOperation): P
   const body = (res.json ?? {}) as GqlBody;
   const available = body.extensions?.cost?.throttleStatus?.currentlyAvailable;
   if (typeof available === 'number') await ctx.budget.report(bucket, available);
+  const stop = stopOfAnswer(ctx, op, res, body);
+  if (stop) throw stop;
+  if (!body.data) throw new StoreStop({ kind: 'retry', afterSeconds: null, reason: `storepartner answered ${op.name} without data` });
+  return body.data;
+}
+
+/** Why the shop's answer stops the operation (configuration, throttling, a failure, refused errors), if it does. */
+function stopOfAnswer(ctx: ConnectorContext, op: StoreOperation, res: PartnerResponse, body: GqlBody): StoreStop | undefined {
   if (res.status === 401 || res.status === 403)
-    throw new StoreStop({ kind: 'awaiting_configuration', reason: `storepartner refused access_token (${res.status}): check access_token` });
+    return new StoreStop({ kind: 'awaiting_configuration', reason: `storepartner refused access_token (${res.status}): check access_token` });
   if (res.status === 404)
-    throw new StoreStop({ kind: 'awaiting_configuration', reason: `storepartner has no Admin API ${STORE_API_VERSION} at api_url (404): check api_url` });
+    return new StoreStop({ kind: 'awaiting_configuration', reason: `storepartner has no Admin API ${STORE_API_VERSION} at api_url (404): check api_url` });
   if (res.status === 429 || codes(body).includes('THROTTLED')) {
     const wait =
       res.status === 429 && !body.extensions?.cost
         ? (parseRetryAfter(res.headers['retry-after']) ?? 1)
         : throttleWaitSeconds(body, op.cost, rule(ctx, op.cost).restorePerSecond);
-    throw new StoreStop({ kind: 'retry', budget: true, afterSeconds: wait, reason: `storepartner throttled ${op.name} (THROTTLED): asked again in ${wait} s` });
+    return new StoreStop({
+      kind: 'retry',
+      budget: true,
+      afterSeconds: wait,
+      reason: `storepartner throttled ${op.name} (THROTTLED): asked again in ${wait} s`,
+    });
   }
   if (res.status >= 500 || codes(body).includes('INTERNAL_SERVER_ERROR'))
-    throw new StoreStop({
+    return new StoreStop({
       kind: 'retry',
       afterSeconds: parseRetryAfter(res.headers['retry-after']),
       reason: `storepartner answered ${res.status}: ${errorText(body, res)}`,
     });
   if (res.status !== 200)
-    throw new StoreStop({ kind: 'failed', permanent: true, reason: `storepartner answered ${res.status} to ${op.name}: ${errorText(body, res)}` });
-  if (body.errors) throw new StoreStop({ kind: 'failed', permanent: true, reason: `storepartner refused ${op.name}: ${errorText(body, res)}` });
-  if (!body.data) throw new StoreStop({ kind: 'retry', afterSeconds: null, reason: `storepartner answered ${op.name} without data` });
-  return body.data;
+    return new StoreStop({ kind: 'failed', permanent: true, reason: `storepartner answered ${res.status} to ${op.name}: ${errorText(body, res)}` });
+  if (body.errors) return new StoreStop({ kind: 'failed', permanent: true, reason: `storepartner refused ${op.name}: ${errorText(body, res)}` });
+  return undefined;
 }
