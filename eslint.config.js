@@ -194,7 +194,6 @@ export default defineConfig(
       'src/partners/storepartner/storepartner.graphql.ts',
       'src/sales/rep-dashboard.service.ts',
       'src/sales/subrep-team.service.ts',
-      'src/shared/tracing-sdk.ts',
       'src/simulators/nppes/nppes.simulator.ts',
       'src/simulators/otcpartner/otcpartner.simulator.ts',
       'src/simulators/peptidepartner/peptidepartner.simulator.ts',
