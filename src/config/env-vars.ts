@@ -138,7 +138,7 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
   OTEL_EXPORTER_OTLP_ENDPOINT: {
     path: 'tracing.endpoint',
     type: 'string',
-    doc: 'OpenTelemetry collector base URL (OTLP/HTTP, JSON; traces go to <url>/v1/traces): set, serve, worker and start export traces; unset (default), tracing is not loaded at all',
+    doc: 'OpenTelemetry collector base URL (OTLP/HTTP, protobuf, or JSON with OTEL_EXPORTER_OTLP_PROTOCOL=http/json; traces go to <url>/v1/traces): set, serve, worker and start export traces; unset (default), tracing is not loaded at all',
   },
   OTEL_SERVICE_NAME: { path: 'tracing.serviceName', type: 'string', doc: 'Service name of the traces (default svc)' },
   OTEL_TRACES_SAMPLER_ARG: {

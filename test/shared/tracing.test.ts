@@ -90,7 +90,8 @@ async function submitThroughProcesses(env: Record<string, string>): Promise<{ na
 }
 
 test.serial('one trace runs from the HTTP submit through the outbox to the worker and its partner call', async (t) => {
-  const env = { OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl, OTEL_BSP_SCHEDULE_DELAY: '200', SVC_LOG_LEVEL: 'info' };
+  // the receiver reads OTLP's JSON encoding (the processes' default is protobuf, OTLP's own default)
+  const env = { OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '200', SVC_LOG_LEVEL: 'info' };
   const { name, serve, worker } = await submitThroughProcesses(env);
   // a clean stop exports what is still held
   t.is(await serve.stop('SIGTERM'), 0, serve.output());
