@@ -1,5 +1,5 @@
 /**
- * Issue 25 §4, tracing across the asynchronous hop: a real OTLP/HTTP receiver (node:http, JSON)
+ * Tracing across the asynchronous hop: a real OTLP/HTTP receiver (node:http; protobuf, and JSON)
  * collects what `svc serve` and `svc worker` child processes export; an order submitted over HTTP
  * is one trace from the submit's HTTP span through its database statements and the outbox to the
  * worker's span for the row and its call to the otcpartner simulator. Without
@@ -20,16 +20,8 @@ import { pgClient } from '../helpers/db.js';
 import { eventually } from '../helpers/eventually.js';
 import { buildApiKey, buildItem, orderBody } from '../helpers/factories.js';
 import { Client } from '../helpers/http.js';
+import { decodeTraceExport, type OtlpSpan } from '../helpers/otlp-protobuf.js';
 import { spawnServe, spawnWorker, type Child } from '../helpers/processes.js';
-
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  attributes?: { key: string; value: { stringValue?: string; intValue?: number | string } }[];
-}
 
 let app: TestApp;
 let db: pg.Client;
@@ -50,9 +42,12 @@ test.before(async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       posts.push({ path: req.url ?? '', type: String(req.headers['content-type']) });
-      if (req.url === '/v1/traces' && String(req.headers['content-type']).startsWith('application/json')) {
+      const type = String(req.headers['content-type']);
+      if (req.url === '/v1/traces' && type.startsWith('application/json')) {
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[] };
         for (const r of body.resourceSpans) for (const s of r.scopeSpans) spans.push(...s.spans);
+      } else if (req.url === '/v1/traces' && type.startsWith('application/x-protobuf')) {
+        spans.push(...decodeTraceExport(Buffer.concat(chunks)));
       }
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{}');
@@ -90,12 +85,16 @@ async function submitThroughProcesses(env: Record<string, string>): Promise<{ na
 }
 
 test.serial('one trace runs from the HTTP submit through the outbox to the worker and its partner call', async (t) => {
-  // the receiver reads OTLP's JSON encoding (the processes' default is protobuf, OTLP's own default)
-  const env = { OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '200', SVC_LOG_LEVEL: 'info' };
+  // the processes' default encoding, protobuf (OTLP's own default): the receiver decodes it
+  const env = { OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl, OTEL_BSP_SCHEDULE_DELAY: '200', SVC_LOG_LEVEL: 'info' };
   const { name, serve, worker } = await submitThroughProcesses(env);
   // a clean stop exports what is still held
   t.is(await serve.stop('SIGTERM'), 0, serve.output());
   t.is(await worker.stop('SIGTERM'), 0, worker.output());
+  t.true(
+    posts.some((p) => p.path === '/v1/traces' && p.type.startsWith('application/x-protobuf')),
+    'exported as protobuf by default',
+  );
   const submit = spans.find((s) => s.name === 'PUT /api/resource/{doctype}/{name}' && s.kind === 2);
   if (!submit) return t.fail(`no submit span among: ${[...new Set(spans.map((s) => s.name))].join(', ')}`);
   t.is(attr(submit, 'http.route'), '/api/resource/{doctype}/{name}');
