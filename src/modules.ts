@@ -10,8 +10,6 @@
  */
 import { plugModels } from './db/sequelize.js';
 import { initModels } from './models.js';
-import { plugRoutes } from './http/server.js';
-import { routes } from './routes.js';
 import { authorize, scopeOf } from './auth/policy/index.js';
 import { plugAccessPolicy } from './shared/access.js';
 import { plugVendorStanding } from './auth/vendor-standing.js';
@@ -70,10 +68,19 @@ import './vendor-api/vendor-api.doctypes.js';
 import './orders/orders.doctype.js';
 import './catalog/catalog.doctypes.js';
 
+/**
+ * Every HTTP route, in the one list (the server imports no domain), plugged by the roles that serve it
+ * (serve and start, the tests' app, the test runner's contract check) before they build the server.
+ * Loaded here on demand: the route modules, Hapi and the docs plugin cost a process about 0.9 s of CPU,
+ * and an admin command, a worker or a seed needs none of them (docs/decisions.md, "The test suite's time").
+ */
+export async function plugServedRoutes(): Promise<void> {
+  const [{ plugRoutes }, { routes }] = await Promise.all([import('./http/server.js'), import('./routes.js')]);
+  plugRoutes(routes);
+}
+
 // every table's model, bound by initDatabase to each new Sequelize (the database layer imports no domain)
 plugModels(initModels);
-// every HTTP route, in the one list (the server imports no domain)
-plugRoutes(routes);
 plugAccessPolicy({ authorize, scopeOf });
 // auth ← vendors: a vendor's users act for it only while it is Approved and not suspended
 plugVendorStanding(isVendorActive);

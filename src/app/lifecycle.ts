@@ -11,7 +11,6 @@ import { projectRoot } from '../config/index.js';
 import { closeDatabase, hasDatabase, initDatabase, db } from '../db/sequelize.js';
 import { migrateUp } from '../db/migrator.js';
 import { embeddedDataDir, startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded.js';
-import { createServer } from '../http/server.js';
 import { OutboxWorker } from '../jobs/outbox-worker.js';
 import { startScheduler } from '../jobs/index.js';
 import { initRuntime, runtime } from '../shared/runtime.js';
@@ -21,7 +20,7 @@ import { startOpsServer, type RoleCheck } from './ops-server.js';
 import { HEARTBEAT_MAX_AGE_SECONDS } from './check.service.js';
 import { configureMetrics } from '../shared/metrics.js';
 import { shutdownTracing } from '../shared/tracing.js';
-import '../modules.js';
+import { plugServedRoutes } from '../modules.js';
 
 /** Stops a role within the shutdown's deadline (a stop without one gets its own, SVC_SHUTDOWN_TIMEOUT from now). */
 export type Stop = (deadline?: ShutdownDeadline) => Promise<void>;
@@ -38,6 +37,8 @@ export function bootstrap(config: Config, databaseUrl = config.databaseUrl): voi
 /** Starts the HTTP API; stop() lets in-flight requests finish (up to 10 s) before closing. */
 export async function startServe(config: Config, opts: { port?: number; host?: string } = {}): Promise<{ server: Server; stop: Stop }> {
   configureMetrics(config.ops.metrics);
+  // Hapi and the routes load for the roles that serve: a worker or an admin command never loads them
+  const [{ createServer }] = await Promise.all([import('../http/server.js'), plugServedRoutes()]);
   const server = await createServer({ config, logger: runtime().logger, port: opts.port, host: opts.host });
   await server.start();
   return {

@@ -1,10 +1,12 @@
 import { constants } from 'node:fs';
 import { access, mkdir, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import nodemailer, { type Transporter } from 'nodemailer';
+import type nodemailerModule from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type StreamTransport from 'nodemailer/lib/stream-transport/index.js';
-import { parseConnectionUrl } from 'nodemailer/lib/shared/index.js';
+import type { parseConnectionUrl as parseUrl } from 'nodemailer/lib/shared/index.js';
 import { enqueue, type OutboxEntry, type OutboxHandler, type OutboxRow } from '../shared/outbox.js';
 import { runtime } from '../shared/runtime.js';
 import { projectRoot } from '../config/index.js';
@@ -59,6 +61,12 @@ export async function queueMail(transaction: Tx, message: MailMessage): Promise<
   return row;
 }
 
+// nodemailer loads when mail is sent or checked: the processes that only queue it (the API, the
+// CLI, most test files) would pay for it at start-up otherwise
+const load = createRequire(import.meta.url);
+const nodemailer = () => load('nodemailer') as typeof nodemailerModule;
+const parseConnectionUrl = (url: string) => (load('nodemailer/lib/shared/index.js') as { parseConnectionUrl: typeof parseUrl }).parseConnectionUrl(url);
+
 let transport: { key: string; transporter: Transporter<SMTPTransport.SentMessageInfo> } | undefined;
 // builds the .eml of a message when there is no SMTP server (stateless: one serves every message)
 let fileBuilder: Transporter<StreamTransport.SentMessageInfo> | undefined;
@@ -85,7 +93,7 @@ function smtpTransport(url: string, timeoutMs: number): Transporter<SMTPTranspor
   const key = `${timeoutMs} ${url}`;
   if (transport?.key !== key) {
     transport?.transporter.close();
-    transport = { key, transporter: nodemailer.createTransport(smtpOptions(url, timeoutMs)) };
+    transport = { key, transporter: nodemailer().createTransport(smtpOptions(url, timeoutMs)) };
   }
   return transport.transporter;
 }
@@ -113,7 +121,7 @@ async function sendMail(row: OutboxRow): Promise<{ ok: boolean; error?: string; 
     logger.info({ outboxId: row.id, category: msg.category, messageId: info.messageId }, `mail sent: ${msg.subject}`);
     return { ok: true, excerpt: String(info.response ?? '').slice(0, 200) };
   }
-  fileBuilder ??= nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  fileBuilder ??= nodemailer().createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   const built = await fileBuilder.sendMail(mail);
   const dir = resolve(projectRoot, config.mailDir);
   await mkdir(dir, { recursive: true });
@@ -137,7 +145,7 @@ export const mailHandler: OutboxHandler = {
 export async function verifyMailTransport(config: { smtpUrl?: string; mailDir: string; mailTimeoutMs: number }): Promise<{ ok: boolean; detail: string }> {
   if (config.smtpUrl) {
     const host = new URL(config.smtpUrl).host;
-    const probe = nodemailer.createTransport(smtpOptions(config.smtpUrl, Math.min(config.mailTimeoutMs, 10_000)));
+    const probe = nodemailer().createTransport(smtpOptions(config.smtpUrl, Math.min(config.mailTimeoutMs, 10_000)));
     try {
       await probe.verify();
       return { ok: true, detail: `SMTP server ${host} answers` };

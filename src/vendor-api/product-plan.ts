@@ -2,7 +2,8 @@
  * What one sync.products record leads to: the item row to write (a new product, or the existing one
  * changed) and its selling price, or a RecordError for that record alone.
  */
-import sanitizeHtml from 'sanitize-html';
+import { createRequire } from 'node:module';
+import type sanitizeHtmlType from 'sanitize-html';
 import { RecordError } from '../shared/batch.js';
 import type { VendorRow } from '../vendors/vendor-profile.service.js';
 import { vendorSkuOf, type ItemRow } from '../vendors/item-refs.js';
@@ -34,8 +35,12 @@ interface Sent {
   rxAttributes: Record<string, unknown> | null;
 }
 
+// loaded at the first text with markup: every process that loads the routes would pay for it otherwise
+let sanitizeHtml: typeof sanitizeHtmlType | undefined;
+
 function cleanHtml(text: string): string {
   if (!/[<>&]/.test(text)) return text; // plain text: nothing to clean (the common case, and 500 per batch)
+  sanitizeHtml ??= createRequire(import.meta.url)('sanitize-html') as typeof sanitizeHtmlType;
   return sanitizeHtml(text, {
     allowedTags: ['b', 'i', 'em', 'strong', 'u', 'p', 'br', 'ul', 'ol', 'li', 'span', 'div', 'h3', 'h4', 'table', 'tr', 'td', 'th', 'tbody', 'thead'],
     allowedAttributes: {},

@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { initDatabase, closeDatabase } from '../../src/db/sequelize.js';
 import { createServer } from '../../src/http/server.js';
-import '../../src/modules.js'; // the composition root: models, policy, handlers, jobs (server.ts leaves it to its caller)
+import { plugServedRoutes } from '../../src/modules.js'; // the composition root: models, policy, handlers, jobs (server.ts leaves it to its caller)
 import { createLogger, initRuntime } from '../../src/shared/runtime.js';
 import { DEMO_PASSWORD } from '../../seeds/foundation.seed.js';
 import { createTestDatabase } from './db.js';
@@ -51,6 +51,7 @@ export async function startTestApp(
   const runtimeLogger = createLogger(config, sink);
   initRuntime(config, { logger: runtimeLogger });
   initDatabase(config);
+  await plugServedRoutes();
   const server = await createServer({ config, logger: runtimeLogger, port, host: '127.0.0.1' });
   recordForSuite(server);
   await server.start();

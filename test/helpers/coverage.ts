@@ -21,12 +21,20 @@ export interface Coverage {
   report(write: (text: string) => void): Promise<boolean>;
 }
 
-/** Compiled counterparts of every current source file (a stale file left in dist/ is not counted). */
-async function compiledSources(root: string): Promise<string[]> {
-  const entries = await readdir(join(root, 'src'), { recursive: true });
-  return entries
-    .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
-    .map((f) => relative(root, join(root, 'dist', 'src', f.replace(/\.ts$/, '.js'))))
+/**
+ * Compiled files in dist/src with no current source file (left by a renamed or deleted one): c8 leaves
+ * them out. One include glob and these few excludes, rather than an include glob per source file: c8
+ * matches every script of every coverage file against its globs, and 400 of them cost 0.7 s of CPU per
+ * coverage file (a whole run writes several hundred).
+ */
+async function staleCompiled(root: string): Promise<string[]> {
+  const sources = new Set(
+    (await readdir(join(root, 'src'), { recursive: true })).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')).map((f) => f.replace(/\.ts$/, '.js')),
+  );
+  const compiled = (await readdir(join(root, 'dist', 'src'), { recursive: true })).filter((f) => f.endsWith('.js'));
+  return compiled
+    .filter((f) => !sources.has(f))
+    .map((f) => relative(root, join(root, 'dist', 'src', f)))
     .sort();
 }
 
@@ -49,7 +57,9 @@ export async function startCoverage(root: string, opts: { wholeSuite: boolean })
   return {
     env: { NODE_V8_COVERAGE: dir },
     async report(write) {
-      const include = (await compiledSources(root)).flatMap((f) => ['--include', f]);
+      const stale = (await staleCompiled(root)).flatMap((f) => ['--exclude', f]);
+      // --exclude replaces c8's default list: node_modules stays out
+      const include = ['--include', 'dist/src/**', ...(stale.length ? [...stale, '--exclude', '**/node_modules/**'] : [])];
       const check = opts.wholeSuite ? ['--check-coverage'] : [];
       const c8 = join(root, 'node_modules', 'c8', 'bin', 'c8.js');
       const code = await run(process.execPath, [c8, 'report', '--temp-directory', dir, ...include, ...check], root, write);

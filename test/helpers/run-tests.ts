@@ -22,7 +22,7 @@ import { migrateUp } from '../../src/db/migrator.js';
 import { createLogger, initRuntime } from '../../src/shared/runtime.js';
 import { createServer } from '../../src/http/server.js';
 import { seedDemo } from '../../seeds/index.js';
-import '../../src/modules.js';
+import { plugServedRoutes } from '../../src/modules.js';
 import { startCoverage } from './coverage.js';
 import { lint } from './lint.js';
 import { checkContract, readSamples } from './contract.js';
@@ -96,6 +96,7 @@ async function contractHolds(dir: string, adminUrl: string, write: (text: string
   const logger = createLogger(config);
   initRuntime(config, { logger });
   // building the document needs no database: the server is built, never started
+  await plugServedRoutes();
   const server = await createServer({ config, logger, port: 0, host: '127.0.0.1' });
   const document = JSON.parse((await server.inject('/openapi.json')).payload) as Record<string, unknown>;
   const { checked, mismatches } = checkContract(document, readSamples(dir));
