@@ -199,8 +199,6 @@ export default defineConfig(
       'src/simulators/otcpartner/otcpartner.simulator.ts',
       'src/simulators/peptidepartner/peptidepartner.simulator.ts',
       'src/simulators/rxpartner/rxpartner.simulator.ts',
-      'src/simulators/shared/http.ts',
-      'src/simulators/shared/simulator.ts',
       'src/simulators/shipper/shipper.orders.ts',
       'src/simulators/shipper/shipper.simulator.ts',
       'src/simulators/storepartner/store.bulk.ts',
