@@ -199,8 +199,6 @@ export default defineConfig(
       'src/simulators/otcpartner/otcpartner.simulator.ts',
       'src/simulators/peptidepartner/peptidepartner.simulator.ts',
       'src/simulators/rxpartner/rxpartner.simulator.ts',
-      'src/simulators/shipper/shipper.orders.ts',
-      'src/simulators/shipper/shipper.simulator.ts',
       'src/simulators/storepartner/store.bulk.ts',
       'src/simulators/storepartner/store.mutations.ts',
       'src/simulators/storepartner/store.oauth.ts',
@@ -214,11 +212,6 @@ export default defineConfig(
       'src/webhooks/webhook.sender.ts',
     ],
     rules: { 'max-lines-per-function': ['warn', { max: 40, skipBlankLines: true, skipComments: true }] },
-  },
-  {
-    // not yet split by what its parts are for (the shipper's fake API: orders, labels, webhooks, pages)
-    files: ['src/simulators/shipper/shipper.simulator.ts'],
-    rules: { 'max-lines': ['warn', { max: 300 }] },
   },
   {
     // tests read the real server's JSON answers (the Json type of test/helpers/http.ts) and assert on
