@@ -195,7 +195,6 @@ export default defineConfig(
       'src/sales/rep-dashboard.service.ts',
       'src/sales/subrep-team.service.ts',
       'src/shared/tracing-sdk.ts',
-      'src/simulators/peptidepartner/peptidepartner.simulator.ts',
       'src/simulators/storepartner/store.bulk.ts',
       'src/simulators/storepartner/store.mutations.ts',
       'src/simulators/storepartner/store.oauth.ts',
