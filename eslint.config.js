@@ -171,31 +171,6 @@ export default defineConfig(
     rules: { 'max-lines-per-function': 'off' },
   },
   {
-    // not yet split: each is named here so lint shows it (a warning) until its split lands; the list only shrinks
-    files: [
-      'src/simulators/nppes/nppes.simulator.ts',
-      'src/simulators/otcpartner/otcpartner.simulator.ts',
-      'src/simulators/peptidepartner/peptidepartner.simulator.ts',
-      'src/simulators/rxpartner/rxpartner.simulator.ts',
-      'src/simulators/shared/http.ts',
-      'src/simulators/shared/simulator.ts',
-      'src/simulators/shipper/shipper.orders.ts',
-      'src/simulators/shipper/shipper.simulator.ts',
-      'src/simulators/storepartner/store.bulk.ts',
-      'src/simulators/storepartner/store.mutations.ts',
-      'src/simulators/storepartner/store.oauth.ts',
-      'src/simulators/storepartner/store.state.ts',
-      'src/simulators/storepartner/store.views.ts',
-      'src/simulators/storepartner/storepartner.simulator.ts',
-    ],
-    rules: { 'max-lines-per-function': ['warn', { max: 40, skipBlankLines: true, skipComments: true }] },
-  },
-  {
-    // not yet split by what its parts are for (the shipper's fake API: orders, labels, webhooks, pages)
-    files: ['src/simulators/shipper/shipper.simulator.ts'],
-    rules: { 'max-lines': ['warn', { max: 300 }] },
-  },
-  {
     // tests read the real server's JSON answers (the Json type of test/helpers/http.ts) and assert on
     // them: the assertion is the check, so the no-unsafe-* family is off here (docs/decisions.md)
     files: ['test/**/*.ts'],

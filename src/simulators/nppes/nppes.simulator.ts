@@ -4,7 +4,7 @@
  * registry's own shape. Query errors come back as `{"Errors":[…]}` inside an HTTP 200, as the
  * registry does. No key is needed.
  */
-import { json, startSimServer, type SimReply, type SimRequest } from '../shared/http.js';
+import { json, startSimServer, type ControlRoute, type SimReply, type SimRequest, type SimServer } from '../shared/http.js';
 import { controlBody } from '../shared/simulator.js';
 import { SimError, type FailSpec, type SimRequestLog } from '../shared/types.js';
 
@@ -73,44 +73,48 @@ export interface RunningNppes {
   requests(): SimRequestLog[];
 }
 
+/** The `basic` block: an organization's (NPI-2) or a person's (NPI-1). */
+function basicOf(p: NppesProvider, type: string) {
+  return type === 'NPI-2'
+    ? {
+        organization_name: p.organizationName ?? '',
+        organizational_subpart: 'NO',
+        enumeration_date: '2007-05-21',
+        last_updated: '2020-01-15',
+        status: p.status ?? 'A',
+      }
+    : {
+        first_name: p.firstName ?? '',
+        last_name: p.lastName ?? '',
+        credential: p.credential ?? '',
+        sole_proprietor: 'NO',
+        enumeration_date: '2005-07-12',
+        last_updated: '2014-02-06',
+        status: p.status ?? 'A',
+      };
+}
+
+const addressOf = (p: NppesProvider, purpose: string) => ({
+  country_code: 'US',
+  country_name: 'United States',
+  address_purpose: purpose,
+  address_type: 'DOM',
+  address_1: '1 MAIN ST',
+  city: p.city ?? '',
+  state: p.state ?? '',
+  postal_code: p.postalCode ?? '',
+  telephone_number: '555-010-0000',
+});
+
 function result(p: NppesProvider) {
   const type = p.enumerationType ?? 'NPI-1';
-  const basic =
-    type === 'NPI-2'
-      ? {
-          organization_name: p.organizationName ?? '',
-          organizational_subpart: 'NO',
-          enumeration_date: '2007-05-21',
-          last_updated: '2020-01-15',
-          status: p.status ?? 'A',
-        }
-      : {
-          first_name: p.firstName ?? '',
-          last_name: p.lastName ?? '',
-          credential: p.credential ?? '',
-          sole_proprietor: 'NO',
-          enumeration_date: '2005-07-12',
-          last_updated: '2014-02-06',
-          status: p.status ?? 'A',
-        };
-  const address = (purpose: string) => ({
-    country_code: 'US',
-    country_name: 'United States',
-    address_purpose: purpose,
-    address_type: 'DOM',
-    address_1: '1 MAIN ST',
-    city: p.city ?? '',
-    state: p.state ?? '',
-    postal_code: p.postalCode ?? '',
-    telephone_number: '555-010-0000',
-  });
   return {
     created_epoch: '1121126400000',
     enumeration_type: type,
     last_updated_epoch: '1391644800000',
     number: Number(p.number),
-    basic,
-    addresses: [address('LOCATION'), address('MAILING')],
+    basic: basicOf(p, type),
+    addresses: [addressOf(p, 'LOCATION'), addressOf(p, 'MAILING')],
     taxonomies: p.taxonomy
       ? [{ code: p.taxonomy.code, taxonomy_group: '', desc: p.taxonomy.desc, state: p.state ?? '', license: p.taxonomy.license ?? null, primary: true }]
       : [],
@@ -124,11 +128,9 @@ function result(p: NppesProvider) {
 const error = (description: string, field: string, number = '09'): SimReply => json(200, { Errors: [{ description, field, number }] });
 const CRITERIA = ['number', 'first_name', 'last_name', 'organization_name', 'state', 'postal_code', 'city', 'taxonomy_description', 'enumeration_type'];
 
-/** Starts the registry simulator with `providers` (default: four demo providers). */
-export async function startNppesSimulator(options: { host?: string; port?: number; providers?: NppesProvider[] } = {}): Promise<RunningNppes> {
-  const providers = new Map((options.providers ?? DEFAULT_PROVIDERS).map((p) => [p.number, p]));
-
-  const search = (req: SimRequest): SimReply => {
+/** `GET /api/?version=2.1&…`: the registry's checks on the query, then the matching providers, paged. */
+function searchOf(providers: Map<string, NppesProvider>) {
+  return (req: SimRequest): SimReply => {
     if (req.method !== 'GET' || (req.path !== '/api/' && req.path !== '/api')) return { status: 404, contentType: 'text/html', text: '<h1>Not Found</h1>' };
     const q = req.query;
     if (q.get('version') !== '2.1') return error('Version 2.1 is the only version served here', 'version', '04');
@@ -151,7 +153,34 @@ export async function startNppesSimulator(options: { host?: string; port?: numbe
     const page = found.slice(skip, skip + limit).map(result);
     return json(200, { result_count: page.length, results: page });
   };
+}
 
+/** The registry's `/_sim/` controls: its providers, the calls it received, injected failures. */
+function nppesControls(providers: Map<string, NppesProvider>, register: (p: NppesProvider) => void, server: () => SimServer): ControlRoute[] {
+  return [
+    { method: 'GET', path: 'providers', handle: () => ({ providers: [...providers.values()] }) },
+    { method: 'POST', path: 'providers', handle: (req) => (register(controlBody(req) as unknown as NppesProvider), { registered: true }) },
+    { method: 'GET', path: 'requests', handle: () => ({ requests: server().requests() }) },
+    {
+      method: 'POST',
+      path: 'fail-next',
+      handle: (req) => {
+        const b = controlBody(req);
+        server().failNext(Number(b.count ?? 1), {
+          status: Number(b.status ?? 503),
+          body: b.body,
+          delayMs: typeof b.delayMs === 'number' ? b.delayMs : undefined,
+          reset: b.reset === true,
+        });
+        return { ok: true };
+      },
+    },
+  ];
+}
+
+/** Starts the registry simulator with `providers` (default: four demo providers). */
+export async function startNppesSimulator(options: { host?: string; port?: number; providers?: NppesProvider[] } = {}): Promise<RunningNppes> {
+  const providers = new Map((options.providers ?? DEFAULT_PROVIDERS).map((p) => [p.number, p]));
   const register = (p: NppesProvider) => {
     if (!/^\d{10}$/.test(p?.number ?? '')) throw new SimError('a provider needs a 10-digit number', 400);
     providers.set(p.number, p);
@@ -159,26 +188,8 @@ export async function startNppesSimulator(options: { host?: string; port?: numbe
   const server = await startSimServer({
     host: options.host,
     port: options.port,
-    handle: search,
-    controls: [
-      { method: 'GET', path: 'providers', handle: () => ({ providers: [...providers.values()] }) },
-      { method: 'POST', path: 'providers', handle: (req) => (register(controlBody(req) as unknown as NppesProvider), { registered: true }) },
-      { method: 'GET', path: 'requests', handle: () => ({ requests: server.requests() }) },
-      {
-        method: 'POST',
-        path: 'fail-next',
-        handle: (req) => {
-          const b = controlBody(req);
-          server.failNext(Number(b.count ?? 1), {
-            status: Number(b.status ?? 503),
-            body: b.body,
-            delayMs: typeof b.delayMs === 'number' ? b.delayMs : undefined,
-            reset: b.reset === true,
-          });
-          return { ok: true };
-        },
-      },
-    ],
+    handle: searchOf(providers),
+    controls: nppesControls(providers, register, () => server),
   });
   return { url: server.url, close: () => server.close(), register, failNext: (c, s) => server.failNext(c, s), requests: () => server.requests() };
 }

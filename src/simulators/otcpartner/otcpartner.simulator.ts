@@ -5,7 +5,7 @@
  * optional `X-Webhook-Signature: sha256=<hex HMAC of the raw body>`.
  */
 import { createHmac, randomUUID } from 'node:crypto';
-import { json, type SimReply, type SimRequest } from '../shared/http.js';
+import { json, type Handler, type SimReply, type SimRequest } from '../shared/http.js';
 import { OrderBook, type OrderRecord } from '../shared/orders.js';
 import { FixedWindow, seconds } from '../shared/rate-limit.js';
 import { assemble, uspsTracking } from '../shared/simulator.js';
@@ -59,22 +59,8 @@ export function otcSignature(secret: string, rawBody: string): string {
   return `sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}`;
 }
 
-export async function startOtcpartnerSimulator(options: OtcOptions): Promise<RunningSimulator> {
-  const creds = options.credentials;
-  const limiter = options.limits?.requests ? new FixedWindow(options.limits.requests, options.limits.windowMs ?? 60_000) : undefined;
-  const webhooks = new WebhookSender(options.webhookUrl);
-  const book: OrderBook<{ transactionId: string }> = new OrderBook(
-    OTC_STATUSES,
-    async (order) => {
-      if (order.status === 'shipped' && !order.tracking) book.setTracking(order, uspsTracking());
-      const raw = JSON.stringify(otcEventBody(order, options.webhookFormat ?? 'flat'));
-      const headers: Record<string, string> = { key: creds.webhookKey };
-      if (creds.webhookSecret) headers['X-Webhook-Signature'] = otcSignature(creds.webhookSecret, raw);
-      await webhooks.send({ event: order.status, ref: order.ref, body: raw, headers });
-    },
-    options.advanceEveryMs,
-  );
-
+/** The order API: the `key` header, the budget when one is set, then create (one order per reference) or read one. */
+function apiHandler(creds: OtcCredentials, limiter: FixedWindow | undefined, book: OrderBook<{ transactionId: string }>): Handler {
   const create = (req: SimRequest): SimReply => {
     const result = validateInbound(req.json());
     if (!result.ok) return json(400, { error: 'Validation failed', details: result.details });
@@ -102,6 +88,25 @@ export async function startOtcpartnerSimulator(options: OtcOptions): Promise<Run
     }
     return json(404, { error: 'Not Found', message: `Cannot ${req.method} ${req.path}` });
   };
+  return handle;
+}
 
+export async function startOtcpartnerSimulator(options: OtcOptions): Promise<RunningSimulator> {
+  const creds = options.credentials;
+  const limiter = options.limits?.requests ? new FixedWindow(options.limits.requests, options.limits.windowMs ?? 60_000) : undefined;
+  const webhooks = new WebhookSender(options.webhookUrl);
+  const book: OrderBook<{ transactionId: string }> = new OrderBook(
+    OTC_STATUSES,
+    async (order) => {
+      if (order.status === 'shipped' && !order.tracking) book.setTracking(order, uspsTracking());
+      const raw = JSON.stringify(otcEventBody(order, options.webhookFormat ?? 'flat'));
+      const headers: Record<string, string> = { key: creds.webhookKey };
+      if (creds.webhookSecret) headers['X-Webhook-Signature'] = otcSignature(creds.webhookSecret, raw);
+      await webhooks.send({ event: order.status, ref: order.ref, body: raw, headers });
+    },
+    options.advanceEveryMs,
+  );
+
+  const handle = apiHandler(creds, limiter, book);
   return assemble({ partner: 'otcpartner', host: options.host, port: options.port, handle, book, webhooks });
 }

@@ -7,7 +7,7 @@
  * `webhookUrl` is accepted and unused.
  */
 import { randomUUID } from 'node:crypto';
-import { json, type SimReply, type SimRequest } from '../shared/http.js';
+import { json, type ControlRoute, type SimReply, type SimRequest } from '../shared/http.js';
 import { OrderBook } from '../shared/orders.js';
 import { FixedWindow, seconds, type Verdict } from '../shared/rate-limit.js';
 import { assemble, controlBody, uspsTracking } from '../shared/simulator.js';
@@ -63,90 +63,96 @@ const EVENTS: Record<string, string> = {
   ON_HOLD: 'Order on hold',
 };
 
-export async function startPeptidepartnerSimulator(options: PeptideOptions): Promise<RunningSimulator> {
-  const creds = options.credentials;
-  const l = options.limits ?? {};
-  const minute = new FixedWindow(l.requests ?? 100, l.windowMs ?? 60_000);
-  const burst = new FixedWindow(l.burstRequests ?? 200, l.burstWindowMs ?? 10_000);
-  const tiers = options.tiers ?? DEFAULT_TIERS;
-  let active = !options.inactive;
+/** An order moved: a label (tracking, a shipment) when it gets one, the shipment's dates, a tracking event. */
+function recordProgress(order: PeptideOrder): void {
+  const at = new Date().toISOString();
+  const d = order.data;
+  if (order.status === 'LABEL_CREATED' || (order.status === 'SHIPPED' && d.shipments.length === 0)) {
+    const t = uspsTracking();
+    order.tracking = t;
+    d.shipments.push({ carrier: t.carrier, trackingNumber: t.number, trackingUrl: t.url!, status: 'LABEL_CREATED', shippedAt: null, deliveredAt: null });
+  }
+  const s = d.shipments[d.shipments.length - 1];
+  if (s && order.status === 'SHIPPED') Object.assign(s, { status: 'SHIPPED', shippedAt: at });
+  if (s && order.status === 'DELIVERED') Object.assign(s, { status: 'DELIVERED', deliveredAt: at });
+  d.trackingEvents.push({ eventType: order.status, description: EVENTS[order.status] ?? order.status, city: 'Austin', state: 'TX', occurredAt: at });
+}
+
+/** `POST` an order: priced against the channel's catalog and tiers; a partnerOrderId already used is refused. */
+function createOrder(book: OrderBook<PeptideData>, pricing: Pick<PeptideOptions, 'catalog' | 'tiers'>, orderNumber: () => string, req: SimRequest): SimReply {
+  let body: unknown;
+  try {
+    body = req.json();
+  } catch {
+    return fail(400, 'Validation error', { details: [{ path: '', message: 'body must be JSON' }] });
+  }
+  const priced = priceOrder(body, pricing.catalog, pricing.tiers ?? DEFAULT_TIERS);
+  if (!priced.ok) return fail(400, priced.error, priced.details ? { details: priced.details } : {});
+  const existing = book.byDedupeKey(priced.partnerOrderId);
+  if (existing)
+    return fail(400, 'An order with this partnerOrderId already exists for this channel.', { orderId: existing.ref, orderNumber: existing.data.orderNumber });
+  const data: PeptideData = { ...priced.data, orderNumber: orderNumber(), shipments: [], trackingEvents: [] };
+  const order = book.add({ ref: randomUUID(), dedupeKey: priced.partnerOrderId, body, data });
+  return json(201, { success: true, data: createdView(order) });
+}
+
+async function cancel(book: OrderBook<PeptideData>, order: PeptideOrder): Promise<SimReply> {
+  if (!CANCELLABLE.includes(order.status)) return fail(400, `Order cannot be cancelled in status ${order.status}`);
+  await book.move(order, 'CANCELLED');
+  return json(200, { success: true, data: { orderId: order.ref, partnerOrderId: order.dedupeKey, status: order.status } });
+}
+
+/** The orders API: create, and GET or DELETE (cancel) one order by orderId or partnerOrderId. */
+function router(book: OrderBook<PeptideData>, options: PeptideOptions) {
   let count = 0;
-  const webhooks = new WebhookSender(undefined); // no partner webhooks: see the header comment
-
-  const book: OrderBook<PeptideData> = new OrderBook(
-    PEPTIDE_STATUSES,
-    (order) => {
-      const at = new Date().toISOString();
-      const d = order.data;
-      if (order.status === 'LABEL_CREATED' || (order.status === 'SHIPPED' && d.shipments.length === 0)) {
-        const t = uspsTracking();
-        order.tracking = t;
-        d.shipments.push({ carrier: t.carrier, trackingNumber: t.number, trackingUrl: t.url!, status: 'LABEL_CREATED', shippedAt: null, deliveredAt: null });
-      }
-      const s = d.shipments[d.shipments.length - 1];
-      if (s && order.status === 'SHIPPED') Object.assign(s, { status: 'SHIPPED', shippedAt: at });
-      if (s && order.status === 'DELIVERED') Object.assign(s, { status: 'DELIVERED', deliveredAt: at });
-      d.trackingEvents.push({ eventType: order.status, description: EVENTS[order.status] ?? order.status, city: 'Austin', state: 'TX', occurredAt: at });
-    },
-    options.advanceEveryMs,
-  );
-
-  const find = (id: string): PeptideOrder | undefined => book.get(id) ?? book.byDedupeKey(id);
-
-  const create = (req: SimRequest): SimReply => {
-    let body: unknown;
-    try {
-      body = req.json();
-    } catch {
-      return fail(400, 'Validation error', { details: [{ path: '', message: 'body must be JSON' }] });
-    }
-    const priced = priceOrder(body, options.catalog, tiers);
-    if (!priced.ok) return fail(400, priced.error, priced.details ? { details: priced.details } : {});
-    const existing = book.byDedupeKey(priced.partnerOrderId);
-    if (existing)
-      return fail(400, 'An order with this partnerOrderId already exists for this channel.', { orderId: existing.ref, orderNumber: existing.data.orderNumber });
-    const data: PeptideData = { ...priced.data, orderNumber: `ORD-${Date.now()}-${++count}`, shipments: [], trackingEvents: [] };
-    const order = book.add({ ref: randomUUID(), dedupeKey: priced.partnerOrderId, body, data });
-    return json(201, { success: true, data: createdView(order) });
-  };
-
-  const cancel = async (order: PeptideOrder): Promise<SimReply> => {
-    if (!CANCELLABLE.includes(order.status)) return fail(400, `Order cannot be cancelled in status ${order.status}`);
-    await book.move(order, 'CANCELLED');
-    return json(200, { success: true, data: { orderId: order.ref, partnerOrderId: order.dedupeKey, status: order.status } });
-  };
-
-  const route = async (req: SimRequest): Promise<SimReply> => {
-    if (req.method === 'POST' && req.path === BASE) return create(req);
+  const orderNumber = () => `ORD-${Date.now()}-${++count}`;
+  return async (req: SimRequest): Promise<SimReply> => {
+    if (req.method === 'POST' && req.path === BASE) return createOrder(book, options, orderNumber, req);
     const m = req.path.startsWith(`${BASE}/`) ? decodeURIComponent(req.path.slice(BASE.length + 1)) : undefined;
     if (m && !m.includes('/') && (req.method === 'GET' || req.method === 'DELETE')) {
-      const order = find(m);
+      const order = book.get(m) ?? book.byDedupeKey(m);
       if (!order) return fail(404, 'Order not found');
-      return req.method === 'GET' ? json(200, { success: true, data: statusView(order) }) : cancel(order);
+      return req.method === 'GET' ? json(200, { success: true, data: statusView(order) }) : cancel(book, order);
     }
     return fail(404, `Route ${req.method} ${req.path} not found`);
   };
+}
 
-  const rateHeaders = (v: Verdict) => ({
-    'X-RateLimit-Limit': v.limit,
-    'X-RateLimit-Remaining': v.remaining,
-    'X-RateLimit-Reset': Math.ceil((Date.now() + v.resetMs) / 1000),
-  });
-  const limited = (v: Verdict) =>
-    fail(429, 'Rate limit exceeded', { retryAfter: seconds(v.resetMs) }, { ...rateHeaders(v), 'Retry-After': seconds(v.resetMs) });
+const rateHeaders = (v: Verdict) => ({
+  'X-RateLimit-Limit': v.limit,
+  'X-RateLimit-Remaining': v.remaining,
+  'X-RateLimit-Reset': Math.ceil((Date.now() + v.resetMs) / 1000),
+});
+const limited = (v: Verdict) => fail(429, 'Rate limit exceeded', { retryAfter: seconds(v.resetMs) }, { ...rateHeaders(v), 'Retry-After': seconds(v.resetMs) });
 
-  const handle = async (req: SimRequest): Promise<SimReply> => {
+/** X-API-Key, an active channel, both windows (the tighter one reported on every answer), then the route. */
+function handler(
+  creds: PeptideCredentials,
+  channel: { active: boolean },
+  windows: { minute: FixedWindow; burst: FixedWindow },
+  route: ReturnType<typeof router>,
+) {
+  return async (req: SimRequest): Promise<SimReply> => {
     const key = req.header('x-api-key');
     if (!key) return fail(401, 'Missing API Key');
     if (!safeEqual(key, creds.apiKey)) return fail(401, 'Invalid API Key');
-    if (!active) return fail(403, 'Sales Channel is not active');
-    const a = minute.take(key);
-    const b = a.allowed ? burst.take(key) : a;
+    if (!channel.active) return fail(403, 'Sales Channel is not active');
+    const a = windows.minute.take(key);
+    const b = a.allowed ? windows.burst.take(key) : a;
     if (!b.allowed) return limited(b);
     const binding = a.remaining <= b.remaining ? a : b; // the tighter window is the one reported
     const reply = await route(req);
     return { ...reply, headers: { ...(reply.headers ?? {}), ...rateHeaders(binding) } };
   };
+}
+
+export async function startPeptidepartnerSimulator(options: PeptideOptions): Promise<RunningSimulator> {
+  const l = options.limits ?? {};
+  const minute = new FixedWindow(l.requests ?? 100, l.windowMs ?? 60_000);
+  const burst = new FixedWindow(l.burstRequests ?? 200, l.burstWindowMs ?? 10_000);
+  const channel = { active: !options.inactive };
+  const webhooks = new WebhookSender(undefined); // no partner webhooks: see the header comment
+  const book: OrderBook<PeptideData> = new OrderBook(PEPTIDE_STATUSES, recordProgress, options.advanceEveryMs);
 
   // `failNext(n, { status: 200 })` gives the spec's `success:false` inside an HTTP 200
   const styleError = (status: number): SimReply => {
@@ -154,25 +160,23 @@ export async function startPeptidepartnerSimulator(options: PeptideOptions): Pro
     if (status === 401) return fail(401, 'Invalid API Key');
     return fail(status, status >= 500 ? 'Internal server error' : 'Order could not be processed');
   };
-
+  const channelControl: ControlRoute = {
+    method: 'POST',
+    path: 'channel',
+    handle: (req) => {
+      const b = controlBody(req);
+      channel.active = b.active !== false;
+      return { active: channel.active };
+    },
+  };
   return assemble({
     partner: 'peptidepartner',
     host: options.host,
     port: options.port,
-    handle,
+    handle: handler(options.credentials, channel, { minute, burst }, router(book, options)),
     book,
     webhooks,
     styleError,
-    controls: [
-      {
-        method: 'POST',
-        path: 'channel',
-        handle: (req) => {
-          const b = controlBody(req);
-          active = b.active !== false;
-          return { active };
-        },
-      },
-    ],
+    controls: [channelControl],
   });
 }

@@ -6,23 +6,22 @@
  * referenceId, 300 requests per rolling 5 minutes then 429 with Retry-After, and order events
  * ORDER_RECEIVED → ORDER_SHIPPED → ORDER_DELIVERED signed with X-Rxpartner-* headers.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
-import { SignJWT, jwtVerify } from 'jose';
-import { json, type SimReply, type SimRequest } from '../shared/http.js';
-import { OrderBook, type OrderRecord } from '../shared/orders.js';
+import { json, type ControlRoute, type SimReply, type SimRequest } from '../shared/http.js';
+import { OrderBook } from '../shared/orders.js';
 import { RollingWindow, seconds } from '../shared/rate-limit.js';
-import { assemble, controlBody, randomDigits, upsTracking } from '../shared/simulator.js';
+import { assemble, controlBody, upsTracking } from '../shared/simulator.js';
 import { WebhookSender } from '../shared/webhooks.js';
-import { safeEqual } from '../shared/verify.js';
 import { SimError, type RunningSimulator, type SimulatorOptions } from '../shared/types.js';
 import { rxSignedHeaders } from './rxpartner.signing.js';
-import { escriptErrors, patientErrors, transferErrors } from './rxpartner.validate.js';
+import { patientErrors } from './rxpartner.validate.js';
 import { createPatients } from './rxpartner.patients.js';
+import { createOrder, orderView, readOrder, RX_STATUSES, type RxData, type RxOrderDeps } from './rxpartner.orders.js';
+import { BAD_GATEWAY, nest, throttled } from './rxpartner.replies.js';
+import { RxTokens, tokenClient, type RxCredentials } from './rxpartner.tokens.js';
+import { createRegistrations } from './rxpartner.webhooks.js';
 
-export interface RxCredentials {
-  clientId: string;
-  clientSecret: string;
-}
+export type { RxCredentials } from './rxpartner.tokens.js';
+
 export interface RxLimits {
   requests: number;
   windowMs: number;
@@ -32,43 +31,76 @@ export interface RxOptions extends SimulatorOptions<RxCredentials, RxLimits> {
   tokenTtlSeconds?: number;
 }
 
-export const RX_STATUSES = {
-  steps: ['ORDER_RECEIVED', 'ORDER_SHIPPED', 'ORDER_DELIVERED'],
-  side: ['ORDER_RESHIPPED', 'ORDER_CANCELED'],
-  final: ['ORDER_DELIVERED', 'ORDER_CANCELED'],
-};
+type Patients = ReturnType<typeof createPatients>;
 
-type RxData = { kind: 'escript' | 'otc'; patientId: string | null; rxNumber: string | null };
-type RxOrder = OrderRecord<RxData>;
-
-const nest = (status: number, message: string | string[], error?: string): SimReply =>
-  json(status, { statusCode: status, message, ...(error ? { error } : {}) });
-const BAD_GATEWAY: SimReply = {
-  status: 502,
-  contentType: 'text/html',
-  text: '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>',
-};
-
-/** What the order endpoints and the events show of an order. */
-function orderView(o: RxOrder) {
-  return {
-    referenceId: o.ref,
-    orderId: o.dedupeKey,
-    patientId: o.data.patientId,
-    status: o.status.replace(/^ORDER_/, ''),
-    trackingNumber: o.tracking?.number ?? null,
-    carrier: o.tracking?.carrier ?? null,
-    trackingUrl: o.tracking?.url ?? null,
-    rxNumber: o.data.rxNumber,
+/** The partner API after the Bearer check: patients, webhook registrations and orders. */
+function router(deps: RxOrderDeps, registrations: ReturnType<typeof createRegistrations>) {
+  return (req: SimRequest): SimReply => {
+    const { method, path } = req;
+    if (method === 'POST' && path === '/v1/patients/create') {
+      const errors = patientErrors(req.json());
+      if (errors.length) return nest(400, errors, 'Bad Request');
+      const { patient, created } = deps.patients.create(req.json() as Record<string, unknown>);
+      return json(created ? 201 : 200, { patientId: patient.patientId, status: patient.status });
+    }
+    if (method === 'POST' && path === '/v1/webhooks') return registrations.register(req);
+    if (method === 'GET' && path === '/v1/webhooks') return registrations.list();
+    if (method === 'POST' && path === '/v1/prescriptions/transmitEScript') return createOrder(deps, req, 'escript');
+    if (method === 'POST' && path === '/v1/otc/transfer') return createOrder(deps, req, 'otc');
+    const one = method === 'GET' ? path.match(/^\/v1\/orders\/([^/]+)$/) : null;
+    if (one) return readOrder(deps.book, decodeURIComponent(one[1]));
+    return nest(404, `Cannot ${method} ${path}`, 'Not Found');
   };
+}
+
+/** A token request (rate-limited per client once its credentials check), else a Bearer call within the client's budget. */
+function handler(creds: RxCredentials, tokens: RxTokens, limiter: RollingWindow, route: (req: SimRequest) => SimReply) {
+  const limit = (client: string): SimReply | undefined => {
+    const v = limiter.take(client);
+    return v.allowed ? undefined : throttled(seconds(v.resetMs));
+  };
+  return async (req: SimRequest): Promise<SimReply> => {
+    if (req.method === 'POST' && req.path === '/v1/oauth2/token') {
+      const client = tokenClient(req, creds);
+      if (typeof client !== 'string') return client;
+      return limit(client) ?? tokens.issue(client);
+    }
+    const client = await tokens.bearer(req);
+    if (!client) return nest(401, 'Unauthorized');
+    return limit(client) ?? route(req);
+  };
+}
+
+const styleError = (status: number): SimReply =>
+  status === 502 ? BAD_GATEWAY : status === 429 ? throttled(60) : nest(status, status >= 500 ? 'Internal server error' : 'Request failed');
+
+function rxControls(limiter: RollingWindow, patients: Patients, tokens: RxTokens): ControlRoute[] {
+  return [
+    {
+      // a benchmark drains its backlog with a raised budget (documented where used)
+      method: 'POST',
+      path: 'limits',
+      handle: (req) => {
+        const b = controlBody(req) as { requests?: unknown };
+        if (typeof b.requests !== 'number' || !Number.isInteger(b.requests) || b.requests < 1) throw new SimError('requests must be a positive integer', 400);
+        limiter.limit = b.requests;
+        return { limits: { requests: limiter.limit, windowMs: limiter.windowMs } };
+      },
+    },
+    { method: 'GET', path: 'patients', handle: () => ({ patients: patients.list() }) },
+    {
+      method: 'POST',
+      path: 'patients/fail-next', // the next patient creations end in PATIENT_CREATION_FAILURE
+      handle: (req) => ({ failing: patients.failNext(Number(controlBody(req).count ?? 1)) }),
+    },
+    { method: 'POST', path: 'tokens/revoke', handle: () => (tokens.revoke(), { revoked: true }) },
+  ];
 }
 
 export async function startRxpartnerSimulator(options: RxOptions): Promise<RunningSimulator> {
   const creds = options.credentials;
-  const ttl = options.tokenTtlSeconds ?? 3600;
   const limiter = new RollingWindow(options.limits?.requests ?? 300, options.limits?.windowMs ?? 300_000);
-  const key = randomBytes(32);
-  const live = new Set<string>(); // token ids; /_sim/tokens/revoke empties it
+  const tokens = new RxTokens(options.tokenTtlSeconds ?? 3600);
   const webhooks = new WebhookSender(options.webhookUrl);
   let serial = 1000;
 
@@ -80,7 +112,6 @@ export async function startRxpartnerSimulator(options: RxOptions): Promise<Runni
     // the event names the patient by ids only: no name or birth date travels in a webhook
     void emit(event, p.patientId, { patientId: p.patientId, externalId: p.externalId, status: p.status, ...(p.reason ? { reason: p.reason } : {}) });
   });
-
   const book: OrderBook<RxData> = new OrderBook(
     RX_STATUSES,
     async (order) => {
@@ -89,157 +120,15 @@ export async function startRxpartnerSimulator(options: RxOptions): Promise<Runni
     },
     options.advanceEveryMs,
   );
-
-  const token = async (req: SimRequest): Promise<SimReply> => {
-    const type = req.header('content-type') ?? '';
-    let body: unknown;
-    try {
-      body = type.includes('application/x-www-form-urlencoded') ? undefined : req.json();
-    } catch {
-      body = undefined;
-    }
-    const b = (body ?? {}) as Record<string, unknown>;
-    // the spec: a standard grant_type (form) body is answered 502 by the partner's gateway
-    if (body === undefined || 'grant_type' in b || !b.credentials || typeof b.credentials !== 'object') return BAD_GATEWAY;
-    const c = b.credentials as Record<string, unknown>;
-    if (
-      typeof c.clientId !== 'string' ||
-      typeof c.clientSecret !== 'string' ||
-      !safeEqual(c.clientId, creds.clientId) ||
-      !safeEqual(c.clientSecret, creds.clientSecret)
-    ) {
-      return nest(401, 'Invalid client credentials', 'Unauthorized');
-    }
-    const limited = limit(c.clientId);
-    if (limited) return limited;
-    const jti = randomUUID();
-    live.add(jti);
-    const accessToken = await new SignJWT({ scope: 'orders patients' })
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-      .setSubject(c.clientId)
-      .setIssuer('rxpartner-simulator')
-      .setIssuedAt()
-      .setExpirationTime(`${ttl}s`)
-      .setJti(jti)
-      .sign(key);
-    return json(200, { accessToken, tokenType: 'Bearer', expiresIn: ttl });
-  };
-
-  const limit = (client: string): SimReply | undefined => {
-    const v = limiter.take(client);
-    if (v.allowed) return undefined;
-    return { ...nest(429, 'ThrottlerException: Too Many Requests'), headers: { 'Retry-After': seconds(v.resetMs) } };
-  };
-
-  const bearer = async (req: SimRequest): Promise<string | undefined> => {
-    const m = req.header('authorization')?.match(/^Bearer\s+(\S+)$/i);
-    if (!m) return undefined;
-    try {
-      const { payload } = await jwtVerify(m[1], key, { algorithms: ['HS256'], issuer: 'rxpartner-simulator' });
-      return payload.jti && live.has(payload.jti) ? payload.sub : undefined;
-    } catch {
-      return undefined;
-    }
-  };
-
-  const createOrder = (req: SimRequest, kind: RxData['kind']): SimReply => {
-    const b = req.json() as Record<string, unknown>;
-    const errors = kind === 'escript' ? escriptErrors(b) : transferErrors(b);
-    if (errors.length) return nest(400, errors, 'Bad Request');
-    const patientId = typeof b.patientId === 'string' ? b.patientId : null;
-    if (patientId && !patients.get(patientId)) return nest(404, `Patient ${patientId} not found`, 'Not Found');
-    if (patientId && patients.get(patientId)!.status !== 'ACTIVE')
-      return nest(422, `Patient ${patientId} is ${patients.get(patientId)!.status}`, 'Unprocessable Entity');
-    const existing = book.byDedupeKey(String(b.externalOrderId));
-    // the same Sales Order again is the same partner order [infer]
-    if (existing) return json(200, { referenceId: existing.ref, status: 'RECEIVED', duplicate: true });
-    const order = book.add({
-      ref: `RX-${++serial}`,
-      dedupeKey: String(b.externalOrderId),
-      body: b,
-      data: { kind, patientId, rxNumber: kind === 'escript' ? `RX${randomDigits(7)}` : null },
-    });
-    void emit('ORDER_RECEIVED', order.ref, orderView(order));
-    return json(201, { referenceId: order.ref, status: 'RECEIVED' });
-  };
-
-  // webhook registrations (issue 13's register_webhook) [infer]: one per URL, a repeat updates it; deliveries still go to `webhookUrl`
-  const registrations = new Map<string, { webhookId: string; url: string; contactEmail: string; events: string[] }>();
-  const registerWebhook = (req: SimRequest): SimReply => {
-    const b = req.json() as Record<string, unknown>;
-    const errs: string[] = [];
-    if (typeof b.url !== 'string' || !/^https?:\/\/\S+$/.test(b.url)) errs.push('url must be a URL');
-    if (typeof b.contactEmail !== 'string' || !/^[^@\s]+@[^@\s]+$/.test(b.contactEmail)) errs.push('contactEmail must be an email');
-    if (errs.length) return nest(400, errs, 'Bad Request');
-    const url = String(b.url);
-    const known = registrations.get(url);
-    const events = Array.isArray(b.events) ? b.events.map(String) : [];
-    const reg = { webhookId: known?.webhookId ?? `WH-${randomUUID()}`, url, contactEmail: String(b.contactEmail), events };
-    registrations.set(url, reg);
-    return json(known ? 200 : 201, reg);
-  };
-
-  const route = (req: SimRequest): SimReply => {
-    const { method, path } = req;
-    if (method === 'POST' && path === '/v1/patients/create') {
-      const errors = patientErrors(req.json());
-      if (errors.length) return nest(400, errors, 'Bad Request');
-      const { patient, created } = patients.create(req.json() as Record<string, unknown>);
-      return json(created ? 201 : 200, { patientId: patient.patientId, status: patient.status });
-    }
-    if (method === 'POST' && path === '/v1/webhooks') return registerWebhook(req);
-    if (method === 'GET' && path === '/v1/webhooks') return json(200, { webhooks: [...registrations.values()] });
-    if (method === 'POST' && path === '/v1/prescriptions/transmitEScript') return createOrder(req, 'escript');
-    if (method === 'POST' && path === '/v1/otc/transfer') return createOrder(req, 'otc');
-    const one = method === 'GET' ? path.match(/^\/v1\/orders\/([^/]+)$/) : null;
-    if (one) {
-      const order = book.get(decodeURIComponent(one[1])) ?? book.byDedupeKey(decodeURIComponent(one[1]));
-      return order ? json(200, orderView(order)) : nest(404, 'Order not found', 'Not Found');
-    }
-    return nest(404, `Cannot ${method} ${path}`, 'Not Found');
-  };
-
-  const handle = async (req: SimRequest): Promise<SimReply> => {
-    if (req.method === 'POST' && req.path === '/v1/oauth2/token') return token(req);
-    const client = await bearer(req);
-    if (!client) return nest(401, 'Unauthorized');
-    return limit(client) ?? route(req);
-  };
-
-  const styleError = (status: number): SimReply =>
-    status === 502
-      ? BAD_GATEWAY
-      : status === 429
-        ? { ...nest(429, 'ThrottlerException: Too Many Requests'), headers: { 'Retry-After': 60 } }
-        : nest(status, status >= 500 ? 'Internal server error' : 'Request failed');
-
+  const route = router({ book, patients, nextRef: () => `RX-${++serial}`, emit }, createRegistrations());
   return assemble({
     partner: 'rxpartner',
     host: options.host,
     port: options.port,
-    handle,
+    handle: handler(creds, tokens, limiter, route),
     book,
     webhooks,
     styleError,
-    controls: [
-      {
-        // a benchmark drains its backlog with a raised budget (documented where used)
-        method: 'POST',
-        path: 'limits',
-        handle: (req) => {
-          const b = controlBody(req) as { requests?: unknown };
-          if (typeof b.requests !== 'number' || !Number.isInteger(b.requests) || b.requests < 1) throw new SimError('requests must be a positive integer', 400);
-          limiter.limit = b.requests;
-          return { limits: { requests: limiter.limit, windowMs: limiter.windowMs } };
-        },
-      },
-      { method: 'GET', path: 'patients', handle: () => ({ patients: patients.list() }) },
-      {
-        method: 'POST',
-        path: 'patients/fail-next', // the next patient creations end in PATIENT_CREATION_FAILURE
-        handle: (req) => ({ failing: patients.failNext(Number(controlBody(req).count ?? 1)) }),
-      },
-      { method: 'POST', path: 'tokens/revoke', handle: () => (live.clear(), { revoked: true }) },
-    ],
+    controls: rxControls(limiter, patients, tokens),
   });
 }

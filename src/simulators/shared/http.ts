@@ -3,8 +3,9 @@
  * bytes (partners sign raw bodies), logs every call, answers injected failures (failNext) before the
  * partner logic runs, and serves the `/_sim/` controls to loopback peers only.
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Faults } from './faults.js';
 import { SimError, type FailSpec, type SimRequestLog } from './types.js';
 
 const MAX_BODY = 1024 * 1024; // partners refuse huge bodies too; 1 MB is far above any order
@@ -113,75 +114,51 @@ function matchControl(routes: ControlRoute[], method: string, path: string): [Co
   return undefined;
 }
 
-/** Starts the server; `handle` answers the partner API, `controls` the /_sim/ routes. */
-export async function startSimServer(opts: {
+interface ServerOptions {
   host?: string;
   port?: number;
   handle: Handler;
   controls: ControlRoute[];
   /** the partner's own body (and headers) for an injected status given without a body */
   styleError?: (status: number) => SimReply;
-}): Promise<SimServer> {
-  const log: SimRequestLog[] = [];
-  const failures: { left: number; spec: FailSpec }[] = [];
-  const delays = new Set<NodeJS.Timeout>();
-  const wait = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const t = setTimeout(() => (delays.delete(t), resolve()), ms);
-      delays.add(t);
-    });
+}
 
-  // a hung partner: calls wait here, unanswered, until the hang ends (then run as usual, even when
-  // the caller gave up meanwhile: the partner caught up) or the server closes
-  let hanging: { path?: string } | undefined;
-  const held = new Set<() => void>();
-  const holdWhileHung = (path: string): Promise<void> | undefined => {
-    if (!hanging || (hanging.path && !path.startsWith(hanging.path))) return undefined;
-    return new Promise<void>((resolve) => {
-      const release = () => (held.delete(release), resolve());
-      held.add(release);
-    });
-  };
-  const releaseHeld = () => {
-    for (const release of [...held]) release();
-  };
+const reply = (res: ServerResponse, r: SimReply): number => (send(res, r), r.status);
 
-  const takeFailure = (path: string): FailSpec | undefined => {
-    const i = failures.findIndex((f) => !f.spec.path || path.startsWith(f.spec.path));
-    if (i === -1) return undefined;
-    const f = failures[i];
-    if (--f.left <= 0) failures.splice(i, 1);
-    return f.spec;
-  };
+/** A `/_sim/` call: loopback peers only, then the matching control route. */
+async function answerControl(controls: ControlRoute[], req: SimRequest, res: ServerResponse): Promise<number> {
+  if (!LOOPBACK.test(res.socket?.remoteAddress ?? '')) return reply(res, json(403, { error: 'simulator controls answer loopback callers only' }));
+  const found = matchControl(controls, req.method, req.path.slice('/_sim'.length));
+  if (!found) return reply(res, json(404, { error: `no control ${req.method} ${req.path}` }));
+  return reply(res, json(200, await found[0].handle(req, found[1])));
+}
 
+/** An injected answer: after its delay, a reset connection (status 0) or the status with its body. */
+async function answerFailure(fail: FailSpec, res: ServerResponse, faults: Faults, styleError: ServerOptions['styleError']): Promise<number> {
+  if (fail.delayMs) await faults.wait(fail.delayMs);
+  if (fail.reset) {
+    res.socket?.destroy();
+    return 0;
+  }
+  const styled = fail.body === undefined ? styleError?.(fail.status) : undefined;
+  return reply(res, {
+    status: fail.status,
+    body: fail.body ?? styled?.body ?? {},
+    text: styled?.text,
+    headers: { ...(styled?.headers ?? {}), ...(fail.headers ?? {}) },
+  });
+}
+
+/** Answers one call (controls, then a hang, then an injected failure, then the partner) and logs it. */
+function serveWith(opts: ServerOptions, faults: Faults, log: SimRequestLog[]) {
   const answer = async (req: SimRequest, res: ServerResponse): Promise<number> => {
-    if (req.path.startsWith('/_sim/')) {
-      if (!LOOPBACK.test(res.socket?.remoteAddress ?? '')) return reply(res, json(403, { error: 'simulator controls answer loopback callers only' }));
-      const found = matchControl(opts.controls, req.method, req.path.slice('/_sim'.length));
-      if (!found) return reply(res, json(404, { error: `no control ${req.method} ${req.path}` }));
-      return reply(res, json(200, await found[0].handle(req, found[1])));
-    }
-    await holdWhileHung(req.path);
-    const fail = takeFailure(req.path);
-    if (fail) {
-      if (fail.delayMs) await wait(fail.delayMs);
-      if (fail.reset) {
-        res.socket?.destroy();
-        return 0;
-      }
-      const styled = fail.body === undefined ? opts.styleError?.(fail.status) : undefined;
-      return reply(res, {
-        status: fail.status,
-        body: fail.body ?? styled?.body ?? {},
-        text: styled?.text,
-        headers: { ...(styled?.headers ?? {}), ...(fail.headers ?? {}) },
-      });
-    }
+    if (req.path.startsWith('/_sim/')) return answerControl(opts.controls, req, res);
+    await faults.holdWhileHung(req.path);
+    const fail = faults.take(req.path);
+    if (fail) return answerFailure(fail, res, faults, opts.styleError);
     return reply(res, await opts.handle(req));
   };
-  const reply = (res: ServerResponse, r: SimReply): number => (send(res, r), r.status);
-
-  const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const at = new Date().toISOString();
     const entry: SimRequestLog = { method: req.method ?? 'GET', path: req.url ?? '/', status: 0, at };
     log.push(entry);
@@ -194,33 +171,38 @@ export async function startSimServer(opts: {
       if (!res.headersSent && !res.destroyed) entry.status = reply(res, json(status, { error: (err as Error).message }));
     }
   };
-  // node ignores what a request listener returns: serve answers its own failures (the catch above)
+}
+
+/** Listens on host:port and answers the base URL callers use (loopback for a wildcard address). */
+async function listen(server: Server, host: string, port: number): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const addr = server.address() as AddressInfo;
+  const shown = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  return `http://${shown === '0.0.0.0' ? '127.0.0.1' : shown}:${addr.port}`;
+}
+
+/** Starts the server; `handle` answers the partner API, `controls` the /_sim/ routes. */
+export async function startSimServer(opts: ServerOptions): Promise<SimServer> {
+  const log: SimRequestLog[] = [];
+  const faults = new Faults();
+  const serve = serveWith(opts, faults, log);
+  // node ignores what a request listener returns: serve answers its own failures (its catch)
   const server = createServer((req, res) => void serve(req, res));
   // idle connections kept 5 s (node's default; real partners keep theirs longer): with 1 s, the hint
   // (Keep-Alive: timeout=1) is below undici's 2 s safety margin, so every call opened a new connection
   server.keepAliveTimeout = 5000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
-  });
-  const addr = server.address() as AddressInfo;
-  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  const url = await listen(server, opts.host ?? '127.0.0.1', opts.port ?? 0);
   return {
-    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${addr.port}`,
+    url,
     requests: () => log.map((e) => ({ ...e })),
-    failNext(count, spec) {
-      if (count > 0) failures.push({ left: count, spec });
-    },
-    hang(on, path) {
-      hanging = on ? { path } : undefined;
-      if (!on) releaseHeld();
-    },
-    held: () => held.size,
+    failNext: (count, spec) => faults.failNext(count, spec),
+    hang: (on, path) => faults.hang(on, path),
+    held: () => faults.held(),
     async close() {
-      for (const t of delays) clearTimeout(t);
-      delays.clear();
-      hanging = undefined;
-      releaseHeld();
+      faults.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -3,7 +3,7 @@
  * fail-next, requests, webhooks) plus the partner's own, and the handle tests and the CLI hold.
  */
 import { randomInt } from 'node:crypto';
-import { startSimServer, type ControlRoute, type Handler, type SimReply, type SimRequest } from './http.js';
+import { startSimServer, type ControlRoute, type Handler, type SimReply, type SimRequest, type SimServer } from './http.js';
 import type { OrderBook } from './orders.js';
 import type { WebhookSender } from './webhooks.js';
 import { SimError, type FailSpec, type PartnerKey, type RunningSimulator, type SimTracking } from './types.js';
@@ -26,19 +26,9 @@ function failSpec(b: Record<string, unknown>): { count: number; spec: FailSpec }
   return { count, spec };
 }
 
-export async function assemble<X>(opts: {
-  partner: PartnerKey;
-  host?: string;
-  port?: number;
-  handle: Handler;
-  book: OrderBook<X>;
-  webhooks: WebhookSender;
-  controls?: ControlRoute[];
-  styleError?: (status: number) => SimReply;
-  onClose?: () => void;
-}): Promise<RunningSimulator> {
-  const { book, webhooks } = opts;
-  const shared: ControlRoute[] = [
+/** The controls over the partner's orders: list them, move one to its next (or a named) status. */
+function orderControls<X>(book: OrderBook<X>): ControlRoute[] {
+  return [
     { method: 'GET', path: 'orders', handle: () => ({ orders: book.list() }) },
     {
       method: 'POST',
@@ -49,12 +39,18 @@ export async function assemble<X>(opts: {
         return { order: await book.advance(p.ref, to) };
       },
     },
+  ];
+}
+
+/** The controls that inject faults: the next answers (fail-next) and a partner that stops answering (hang). */
+function faultControls(server: () => SimServer): ControlRoute[] {
+  return [
     {
       method: 'POST',
       path: 'fail-next',
       handle: (req) => {
         const { count, spec } = failSpec(body(req));
-        server.failNext(count, spec);
+        server().failNext(count, spec);
         return { ok: true, count };
       },
     },
@@ -65,11 +61,17 @@ export async function assemble<X>(opts: {
         const b = body(req);
         if (typeof b.on !== 'boolean') throw new SimError('on (true or false) is required', 400);
         if (b.path !== undefined && typeof b.path !== 'string') throw new SimError('path must be a string', 400);
-        server.hang(b.on, b.path);
-        return { hanging: b.on, held: server.held() };
+        server().hang(b.on, b.path);
+        return { hanging: b.on, held: server().held() };
       },
     },
-    { method: 'GET', path: 'requests', handle: () => ({ requests: server.requests() }) },
+  ];
+}
+
+/** The controls that show what happened (calls received, webhooks sent) and the one that stops the simulator. */
+function logControls(server: () => SimServer, webhooks: WebhookSender, close: () => Promise<void>): ControlRoute[] {
+  return [
+    { method: 'GET', path: 'requests', handle: () => ({ requests: server().requests() }) },
     { method: 'GET', path: 'webhooks', handle: () => ({ deliveries: webhooks.deliveries() }) },
     {
       method: 'POST',
@@ -80,6 +82,48 @@ export async function assemble<X>(opts: {
       },
     },
   ];
+}
+
+interface AssembleOptions<X> {
+  partner: PartnerKey;
+  host?: string;
+  port?: number;
+  handle: Handler;
+  book: OrderBook<X>;
+  webhooks: WebhookSender;
+  controls?: ControlRoute[];
+  styleError?: (status: number) => SimReply;
+  onClose?: () => void;
+}
+
+/** close() once (later calls share the first), and the promise stopped() answers. */
+function closer<X>(opts: AssembleOptions<X>, server: SimServer): { close: () => Promise<void>; stopped: Promise<void> } {
+  let closing: Promise<void> | undefined;
+  let markStopped!: () => void;
+  const stopped = new Promise<void>((resolve) => (markStopped = resolve));
+  const close = () =>
+    (closing ??= (async () => {
+      opts.book.close();
+      opts.webhooks.close();
+      opts.onClose?.();
+      await server.close();
+      markStopped();
+    })());
+  return { close, stopped };
+}
+
+export async function assemble<X>(opts: AssembleOptions<X>): Promise<RunningSimulator> {
+  const { book, webhooks } = opts;
+  // the controls reach the server and close() declared below: a control runs only once they exist
+  const shared = [
+    ...orderControls(book),
+    ...faultControls(() => server),
+    ...logControls(
+      () => server,
+      webhooks,
+      () => close(),
+    ),
+  ];
   const server = await startSimServer({
     host: opts.host,
     port: opts.port,
@@ -87,17 +131,7 @@ export async function assemble<X>(opts: {
     controls: [...shared, ...(opts.controls ?? [])],
     styleError: opts.styleError,
   });
-  let closing: Promise<void> | undefined;
-  let markStopped!: () => void;
-  const stopped = new Promise<void>((resolve) => (markStopped = resolve));
-  const close = () =>
-    (closing ??= (async () => {
-      book.close();
-      webhooks.close();
-      opts.onClose?.();
-      await server.close();
-      markStopped();
-    })());
+  const { close, stopped } = closer(opts, server);
   return {
     partner: opts.partner,
     url: server.url,

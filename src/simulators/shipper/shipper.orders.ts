@@ -58,37 +58,34 @@ function address(v: unknown): Record<string, unknown> {
   return Object.fromEntries([...keys.map((k): [string, unknown] => [k, a[k] ?? null]), ['addressVerified', null]]);
 }
 
-/** The full Order the API answers: the input plus ids, dates, totals and item ids. */
-export function buildOrder(input: Record<string, unknown>, previous?: Record<string, unknown>): Record<string, unknown> {
-  const now = ssDate();
-  const oldItems = (previous?.items as Record<string, unknown>[] | undefined) ?? [];
-  const items = ((input.items as Record<string, unknown>[] | undefined) ?? []).map((raw, i) => {
-    const it = isObject(raw) ? raw : {};
-    const same = oldItems.find((o) => it.lineItemKey && o.lineItemKey === it.lineItemKey) ?? oldItems[i];
-    return {
-      orderItemId: (same?.orderItemId as number | undefined) ?? randomInt(100_000_000, 999_999_999),
-      lineItemKey: it.lineItemKey ?? null,
-      sku: it.sku ?? null,
-      name: it.name ?? null,
-      imageUrl: it.imageUrl ?? null,
-      weight: it.weight ?? null,
-      quantity: num(it.quantity),
-      unitPrice: num(it.unitPrice),
-      taxAmount: it.taxAmount ?? null,
-      shippingAmount: it.shippingAmount ?? null,
-      warehouseLocation: it.warehouseLocation ?? null,
-      options: it.options ?? [],
-      productId: null,
-      fulfillmentSku: it.fulfillmentSku ?? null,
-      adjustment: false,
-      upc: it.upc ?? null,
-      createDate: (same?.createDate as string | undefined) ?? now,
-      modifyDate: now,
-    };
-  });
-  const subtotal = items.reduce((s, it) => s + it.quantity * it.unitPrice, 0);
-  const orderTotal = Math.round((subtotal + num(input.taxAmount) + num(input.shippingAmount)) * 100) / 100;
-  const advanced = isObject(input.advancedOptions) ? input.advancedOptions : {};
+/** An order's item as the API answers it, keeping the id and createDate of the same item before an update. */
+function orderItem(raw: unknown, i: number, oldItems: Record<string, unknown>[], now: string) {
+  const it = isObject(raw) ? raw : {};
+  const same = oldItems.find((o) => it.lineItemKey && o.lineItemKey === it.lineItemKey) ?? oldItems[i];
+  return {
+    orderItemId: (same?.orderItemId as number | undefined) ?? randomInt(100_000_000, 999_999_999),
+    lineItemKey: it.lineItemKey ?? null,
+    sku: it.sku ?? null,
+    name: it.name ?? null,
+    imageUrl: it.imageUrl ?? null,
+    weight: it.weight ?? null,
+    quantity: num(it.quantity),
+    unitPrice: num(it.unitPrice),
+    taxAmount: it.taxAmount ?? null,
+    shippingAmount: it.shippingAmount ?? null,
+    warehouseLocation: it.warehouseLocation ?? null,
+    options: it.options ?? [],
+    productId: null,
+    fulfillmentSku: it.fulfillmentSku ?? null,
+    adjustment: false,
+    upc: it.upc ?? null,
+    createDate: (same?.createDate as string | undefined) ?? now,
+    modifyDate: now,
+  };
+}
+
+/** The Order's head: ids (kept on an update), dates, status and customer. */
+function orderHead(input: Record<string, unknown>, previous: Record<string, unknown> | undefined, now: string) {
   return {
     orderId: previous?.orderId ?? randomInt(100_000_000, 999_999_999),
     orderNumber: input.orderNumber,
@@ -102,16 +99,13 @@ export function buildOrder(input: Record<string, unknown>, previous?: Record<str
     customerId: previous?.customerId ?? randomInt(10_000_000, 99_999_999),
     customerUsername: input.customerUsername ?? null,
     customerEmail: input.customerEmail ?? null,
-    billTo: address(input.billTo),
-    shipTo: address(input.shipTo),
-    items,
-    orderTotal,
-    amountPaid: num(input.amountPaid),
-    taxAmount: num(input.taxAmount),
-    shippingAmount: num(input.shippingAmount),
-    customerNotes: input.customerNotes ?? null,
-    internalNotes: input.internalNotes ?? null,
-    gift: Boolean(input.gift),
+  };
+}
+
+/** The Order's shipping choices, its flags and its advancedOptions. */
+function orderShipping(input: Record<string, unknown>) {
+  const advanced = isObject(input.advancedOptions) ? input.advancedOptions : {};
+  return {
     requestedShippingService: input.requestedShippingService ?? null,
     carrierCode: input.carrierCode ?? null,
     serviceCode: input.serviceCode ?? null,
@@ -137,9 +131,41 @@ export function buildOrder(input: Record<string, unknown>, previous?: Record<str
   };
 }
 
+/** The full Order the API answers: the input plus ids, dates, totals and item ids. */
+export function buildOrder(input: Record<string, unknown>, previous?: Record<string, unknown>): Record<string, unknown> {
+  const now = ssDate();
+  const oldItems = (previous?.items as Record<string, unknown>[] | undefined) ?? [];
+  const items = ((input.items as Record<string, unknown>[] | undefined) ?? []).map((raw, i) => orderItem(raw, i, oldItems, now));
+  const subtotal = items.reduce((s, it) => s + it.quantity * it.unitPrice, 0);
+  const orderTotal = Math.round((subtotal + num(input.taxAmount) + num(input.shippingAmount)) * 100) / 100;
+  return {
+    ...orderHead(input, previous, now),
+    billTo: address(input.billTo),
+    shipTo: address(input.shipTo),
+    items,
+    orderTotal,
+    amountPaid: num(input.amountPaid),
+    taxAmount: num(input.taxAmount),
+    shippingAmount: num(input.shippingAmount),
+    customerNotes: input.customerNotes ?? null,
+    internalNotes: input.internalNotes ?? null,
+    gift: Boolean(input.gift),
+    ...orderShipping(input),
+  };
+}
+
 /** `{ <key>: [...], total, page, pages }` as every V1 list answers. */
 export function page<T>(key: string, all: T[], query: URLSearchParams): Record<string, unknown> {
   const size = Math.min(500, Math.max(1, Number(query.get('pageSize') ?? 100) || 100));
   const at = Math.max(1, Number(query.get('page') ?? 1) || 1);
   return { [key]: all.slice((at - 1) * size, at * size), total: all.length, page: at, pages: Math.max(1, Math.ceil(all.length / size)) };
 }
+
+/** the records of a list matching the query's orderNumber, orderId and batchId (each when given) */
+export const byOrder = (list: Record<string, unknown>[], q: URLSearchParams) =>
+  list.filter(
+    (s) =>
+      (!q.get('orderNumber') || s.orderNumber === q.get('orderNumber')) &&
+      (!q.get('orderId') || String(s.orderId) === q.get('orderId')) &&
+      (!q.get('batchId') || String(s.batchId) === q.get('batchId')),
+  );

@@ -27,20 +27,29 @@ export interface BulkOperation {
   type: 'QUERY';
 }
 
+/** The bulk file of the shop's products: a line per product, then a line per variant naming its parent. */
+function productsJsonl(shop: Shop): { text: string; objects: number } {
+  const lines: string[] = [];
+  for (const p of shop.products) {
+    lines.push(JSON.stringify({ id: p.id, title: p.title, status: 'ACTIVE' }));
+    for (const v of p.variants)
+      lines.push(JSON.stringify({ id: v.id, title: v.title, sku: v.sku, price: v.price, inventoryQuantity: v.available, __parentId: p.id }));
+  }
+  return { text: lines.length ? `${lines.join('\n')}\n` : '', objects: lines.length };
+}
+
+/** `GET /_bulk/<n>.jsonl`: a bulk operation's file (undefined when the path is not one). */
+function bulkFile(files: Map<string, string>, path: string): SimReply | undefined {
+  const m = path.match(/^\/_bulk\/(\d+)\.jsonl$/);
+  if (!m) return undefined;
+  const text = files.get(m[1]);
+  return text === undefined ? { status: 404, text: 'NoSuchKey' } : { status: 200, headers: { 'Content-Type': 'application/jsonl' }, text };
+}
+
 export function createBulk(shop: Shop, baseUrl: () => string) {
   const files = new Map<string, string>();
   let current: BulkOperation | null = null;
   let n = 0;
-
-  const jsonl = (): { text: string; objects: number } => {
-    const lines: string[] = [];
-    for (const p of shop.products) {
-      lines.push(JSON.stringify({ id: p.id, title: p.title, status: 'ACTIVE' }));
-      for (const v of p.variants)
-        lines.push(JSON.stringify({ id: v.id, title: v.title, sku: v.sku, price: v.price, inventoryQuantity: v.available, __parentId: p.id }));
-    }
-    return { text: lines.length ? `${lines.join('\n')}\n` : '', objects: lines.length };
-  };
 
   const run = ({ query }: { query: string }) => {
     if (current && (current.status === 'CREATED' || current.status === 'RUNNING'))
@@ -52,7 +61,7 @@ export function createBulk(shop: Shop, baseUrl: () => string) {
       return { bulkOperation: null, userErrors: [{ field: ['query'], message: `Invalid bulk query: ${(e as Error).message}` }] };
     }
     n += 1;
-    const { text, objects } = jsonl();
+    const { text, objects } = productsJsonl(shop);
     const at = new Date().toISOString();
     files.set(String(n), text);
     current = {
@@ -72,12 +81,5 @@ export function createBulk(shop: Shop, baseUrl: () => string) {
     return { bulkOperation: current, userErrors: [] };
   };
 
-  const file = (path: string): SimReply | undefined => {
-    const m = path.match(/^\/_bulk\/(\d+)\.jsonl$/);
-    if (!m) return undefined;
-    const text = files.get(m[1]);
-    return text === undefined ? { status: 404, text: 'NoSuchKey' } : { status: 200, headers: { 'Content-Type': 'application/jsonl' }, text };
-  };
-
-  return { run, current: () => current, file };
+  return { run, current: () => current, file: (path: string) => bulkFile(files, path) };
 }

@@ -1,16 +1,14 @@
 /**
  * The mutations: orderCreate (userErrors for bad lines), fulfillmentCreate and
- * fulfillmentTrackingInfoUpdate (tracking URLs built for known companies), inventorySetQuantities
- * (2026-04: @idempotent required, changeFromQuantity on every quantity, compare-and-set), orderCancel
- * (an order with fulfillments or already cancelled refused in orderCancelUserErrors; the job done at once).
+ * fulfillmentTrackingInfoUpdate (tracking URLs built for known companies), orderCancel (an order
+ * with fulfillments or already cancelled refused in orderCancelUserErrors; the job done at once);
+ * inventorySetQuantities is in store.inventory.ts.
  */
 import type { GraphQLResolveInfo } from 'graphql';
 import { gid, nextOrderId, type StoreFulfillment, type StoreOrder } from './store.state.js';
-import { fulfillmentStatusOf, fulfillmentView, itemView, orderView } from './store.views.js';
-import { once, orderByFulfillment, orderByFulfillmentOrder, variantByItem, variantOf, type Shop } from './store.shop.js';
-import { LOCATION } from './store.state.js';
-
-type UserError = { field: string[] | null; message: string; code: string | null };
+import { fulfillmentStatusOf, fulfillmentView, orderView } from './store.views.js';
+import { err, once, orderByFulfillment, orderByFulfillmentOrder, variantOf, type Shop, type UserError } from './store.shop.js';
+import { inventorySetQuantities, type InventorySetQuantitiesArgs } from './store.inventory.js';
 
 // The mutations' arguments, as the schema's input types declare them (store.schema.ts): graphql-js
 // validates and coerces them before a resolver runs. A nullable field may be absent or null.
@@ -51,10 +49,6 @@ interface OrderCancelArgs {
   notifyCustomer?: Maybe<boolean>;
   staffNote?: Maybe<string>;
 }
-interface InventorySetQuantitiesArgs {
-  input: { name: string; reason: string; quantities: { inventoryItemId: string; locationId: string; quantity: number; changeFromQuantity?: Maybe<number> }[] };
-}
-const err = (field: (string | number)[], message: string, code: string): UserError => ({ field: field.map(String), message, code });
 
 /** Shopify builds the tracking URL itself for the companies it knows (partners.md section 3). */
 const TRACKING_URLS: Record<string, string> = {
@@ -67,11 +61,11 @@ const TRACKING_URLS: Record<string, string> = {
 export const trackingUrl = (company: string | null | undefined, number: string) =>
   company && TRACKING_URLS[company] ? `${TRACKING_URLS[company]}${encodeURIComponent(number)}` : undefined;
 
-function orderCreate(shop: Shop, args: OrderCreateArgs): unknown {
-  const input = args.order;
-  const behaviour = args.options?.inventoryBehaviour ?? 'BYPASS';
+type OrderLineInput = NonNullable<OrderCreateArgs['order']['lineItems']>[number];
+
+/** Each line's variant (undefined for a custom line), and the userErrors of the lines. */
+function resolveLines(shop: Shop, lines: OrderLineInput[], behaviour: string) {
   const errors: UserError[] = [];
-  const lines = input.lineItems ?? [];
   if (lines.length === 0) errors.push(err(['order', 'lineItems'], 'Line items must contain at least one item', 'INVALID'));
   const resolved = lines.map((l, i) => {
     if (l.quantity < 1) errors.push(err(['order', 'lineItems', i, 'quantity'], 'Quantity must be greater than or equal to 1', 'INVALID'));
@@ -85,8 +79,12 @@ function orderCreate(shop: Shop, args: OrderCreateArgs): unknown {
       errors.push(err(['order', 'lineItems', i, 'quantity'], `Not enough inventory for ${found.v.sku}`, 'INVALID'));
     return found;
   });
-  if (errors.length) return { order: null, userErrors: errors };
-  const storeLines = lines.map((l, i) => {
+  return { resolved, errors };
+}
+
+/** The order's lines (each with a new id), taking inventory unless the behaviour is BYPASS. */
+function storeLinesOf(shop: Shop, lines: OrderLineInput[], resolved: ReturnType<typeof resolveLines>['resolved'], behaviour: string) {
+  return lines.map((l, i) => {
     const f = resolved[i];
     if (f && behaviour !== 'BYPASS') f.v.available -= l.quantity;
     return {
@@ -98,6 +96,15 @@ function orderCreate(shop: Shop, args: OrderCreateArgs): unknown {
       price: f?.v.price ?? '0.00',
     };
   });
+}
+
+function orderCreate(shop: Shop, args: OrderCreateArgs): unknown {
+  const input = args.order;
+  const behaviour = args.options?.inventoryBehaviour ?? 'BYPASS';
+  const lines = input.lineItems ?? [];
+  const { resolved, errors } = resolveLines(shop, lines, behaviour);
+  if (errors.length) return { order: null, userErrors: errors };
+  const storeLines = storeLinesOf(shop, lines, resolved, behaviour);
   const legacyId = nextOrderId();
   const name = `#${shop.orderNumber()}`;
   const tags = input.tags ?? [];
@@ -207,70 +214,6 @@ async function orderCancel(shop: Shop, args: OrderCancelArgs): Promise<unknown> 
   Object.assign(order.data, { cancelReason: args.reason, staffNote: args.staffNote ?? null, restocked: args.restock, refunded: Boolean(args.refund) });
   await shop.book.move(order, 'CANCELLED'); // cancelledAt, the fulfillment order cancelled, orders/cancelled
   return { job: { id: gid('Job', shop.next()), done: true }, orderCancelUserErrors: [], userErrors: [] };
-}
-
-const REASONS = [
-  'correction',
-  'cycle_count_available',
-  'damaged',
-  'movement_created',
-  'movement_updated',
-  'movement_received',
-  'movement_canceled',
-  'other',
-  'promotion',
-  'quality_control',
-  'received',
-  'reservation_created',
-  'reservation_deleted',
-  'reservation_updated',
-  'restock',
-  'safety_stock',
-  'shrinkage',
-];
-
-function inventorySetQuantities(shop: Shop, args: InventorySetQuantitiesArgs): unknown {
-  const input = args.input;
-  const errors: UserError[] = [];
-  if (!['available', 'on_hand'].includes(input.name))
-    errors.push(err(['input', 'name'], "The quantity name must be either 'available' or 'on_hand'.", 'INVALID_NAME'));
-  if (!REASONS.includes(input.reason)) errors.push(err(['input', 'reason'], 'The specified reason is invalid.', 'INVALID_REASON'));
-  const rows = input.quantities.map((q, i) => {
-    const v = variantByItem(shop, q.inventoryItemId);
-    if (!v) errors.push(err(['input', 'quantities', i, 'inventoryItemId'], 'The specified inventory item could not be found.', 'INVALID_INVENTORY_ITEM'));
-    if (q.locationId !== LOCATION.id)
-      errors.push(err(['input', 'quantities', i, 'locationId'], 'The specified location could not be found.', 'INVALID_LOCATION'));
-    // 2026-04: every quantity states what it changes from (null opts out of the compare)
-    if (!('changeFromQuantity' in q))
-      errors.push(
-        err(
-          ['input', 'quantities', i, 'changeFromQuantity'],
-          'changeFromQuantity is required: pass the quantity you expect, or null to skip the check.',
-          'CHANGE_FROM_QUANTITY_REQUIRED',
-        ),
-      );
-    const current = v ? (input.name === 'on_hand' ? v.onHand : v.available) : 0;
-    if (v && q.changeFromQuantity !== null && q.changeFromQuantity !== undefined && q.changeFromQuantity !== current) {
-      errors.push(
-        err(['input', 'quantities', i, 'changeFromQuantity'], 'The specified compare quantity does not match the current quantity.', 'COMPARE_QUANTITY_STALE'),
-      );
-    }
-    return { v, q, current };
-  });
-  if (errors.length) return { inventoryAdjustmentGroup: null, userErrors: errors };
-  const changes = rows.map(({ v, q, current }) => {
-    const delta = q.quantity - current;
-    if (input.name === 'on_hand') v!.onHand = q.quantity;
-    else {
-      v!.available = q.quantity;
-      v!.onHand += delta;
-    }
-    return { name: input.name, delta, quantityAfterChange: q.quantity, item: itemView(v!), location: LOCATION };
-  });
-  return {
-    inventoryAdjustmentGroup: { id: gid('InventoryAdjustmentGroup', shop.next()), createdAt: new Date().toISOString(), reason: input.reason, changes },
-    userErrors: [],
-  };
 }
 
 /** The Mutation root, bound to one shop. */

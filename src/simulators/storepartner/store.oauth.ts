@@ -47,55 +47,63 @@ function consentPage(shop: string, q: URLSearchParams): SimReply {
   return { status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8' }, text: html };
 }
 
-export function createOAuth(opts: { clientId: string; clientSecret: string; shop: string; issue: () => string }) {
-  const codes = new Map<string, { scope: string; expires: number }>();
+interface OAuthOptions {
+  clientId: string;
+  clientSecret: string;
+  shop: string;
+  issue: () => string;
+}
+type Codes = Map<string, { scope: string; expires: number }>;
 
-  const authorize = (req: SimRequest): SimReply => {
-    const q = req.query;
-    if (q.get('client_id') !== opts.clientId) return { status: 400, text: 'Oauth error invalid_request: The client_id is invalid or missing' };
-    const redirect = q.get('redirect_uri');
-    if (!redirect || !/^https?:\/\//.test(redirect))
-      return { status: 400, text: 'Oauth error invalid_request: The redirect_uri is missing or not whitelisted' };
-    if ((req.header('accept') ?? '').includes('text/html') && q.get('confirm') !== '1') return consentPage(opts.shop, q);
-    const code = randomBytes(16).toString('hex');
-    codes.set(code, { scope: q.get('scope') ?? '', expires: Date.now() + 10 * 60_000 });
-    const params: Record<string, string> = {
-      code,
-      host: Buffer.from(`admin.shopify.com/store/${opts.shop.replace(/\.myshopify\.com$/, '')}`).toString('base64url'),
-      shop: opts.shop,
-      timestamp: String(Math.floor(Date.now() / 1000)),
-    };
-    if (q.get('state') !== null) params.state = q.get('state')!;
-    params.hmac = callbackHmac(opts.clientSecret, params);
-    const target = new URL(redirect);
-    for (const [k, v] of Object.entries(params)) target.searchParams.set(k, v);
-    return { status: 302, headers: { Location: target.toString() }, text: '' };
+/** `GET /admin/oauth/authorize`: the consent page for a browser, else a code and the signed redirect. */
+function authorize(opts: OAuthOptions, codes: Codes, req: SimRequest): SimReply {
+  const q = req.query;
+  if (q.get('client_id') !== opts.clientId) return { status: 400, text: 'Oauth error invalid_request: The client_id is invalid or missing' };
+  const redirect = q.get('redirect_uri');
+  if (!redirect || !/^https?:\/\//.test(redirect)) return { status: 400, text: 'Oauth error invalid_request: The redirect_uri is missing or not whitelisted' };
+  if ((req.header('accept') ?? '').includes('text/html') && q.get('confirm') !== '1') return consentPage(opts.shop, q);
+  const code = randomBytes(16).toString('hex');
+  codes.set(code, { scope: q.get('scope') ?? '', expires: Date.now() + 10 * 60_000 });
+  const params: Record<string, string> = {
+    code,
+    host: Buffer.from(`admin.shopify.com/store/${opts.shop.replace(/\.myshopify\.com$/, '')}`).toString('base64url'),
+    shop: opts.shop,
+    timestamp: String(Math.floor(Date.now() / 1000)),
   };
+  if (q.get('state') !== null) params.state = q.get('state')!;
+  params.hmac = callbackHmac(opts.clientSecret, params);
+  const target = new URL(redirect);
+  for (const [k, v] of Object.entries(params)) target.searchParams.set(k, v);
+  return { status: 302, headers: { Location: target.toString() }, text: '' };
+}
 
-  const accessToken = (req: SimRequest): SimReply => {
-    const type = req.header('content-type') ?? '';
-    let b: Record<string, unknown>;
-    try {
-      b = type.includes('application/x-www-form-urlencoded')
-        ? Object.fromEntries(new URLSearchParams(req.raw.toString('utf8')))
-        : (req.json() as Record<string, unknown>);
-    } catch {
-      return json(400, { error: 'invalid_request', error_description: 'The request body could not be read' });
-    }
-    if (
-      typeof b?.client_id !== 'string' ||
-      typeof b.client_secret !== 'string' ||
-      !safeEqual(b.client_id, opts.clientId) ||
-      !safeEqual(b.client_secret, opts.clientSecret)
-    ) {
-      return json(400, { error: 'invalid_client', error_description: 'Client authentication failed' });
-    }
-    const grant = typeof b.code === 'string' ? codes.get(b.code) : undefined;
-    if (!grant || grant.expires < Date.now())
-      return json(400, { error: 'invalid_request', error_description: 'The authorization code was not found or was already used' });
-    codes.delete(b.code as string);
-    return json(200, { access_token: opts.issue(), scope: grantedScope(grant.scope) });
-  };
+/** `POST /admin/oauth/access_token`: the client's credentials and an unused, unexpired code give a token. */
+function accessToken(opts: OAuthOptions, codes: Codes, req: SimRequest): SimReply {
+  const type = req.header('content-type') ?? '';
+  let b: Record<string, unknown>;
+  try {
+    b = type.includes('application/x-www-form-urlencoded')
+      ? Object.fromEntries(new URLSearchParams(req.raw.toString('utf8')))
+      : (req.json() as Record<string, unknown>);
+  } catch {
+    return json(400, { error: 'invalid_request', error_description: 'The request body could not be read' });
+  }
+  if (
+    typeof b?.client_id !== 'string' ||
+    typeof b.client_secret !== 'string' ||
+    !safeEqual(b.client_id, opts.clientId) ||
+    !safeEqual(b.client_secret, opts.clientSecret)
+  ) {
+    return json(400, { error: 'invalid_client', error_description: 'Client authentication failed' });
+  }
+  const grant = typeof b.code === 'string' ? codes.get(b.code) : undefined;
+  if (!grant || grant.expires < Date.now())
+    return json(400, { error: 'invalid_request', error_description: 'The authorization code was not found or was already used' });
+  codes.delete(b.code as string);
+  return json(200, { access_token: opts.issue(), scope: grantedScope(grant.scope) });
+}
 
-  return { authorize, accessToken };
+export function createOAuth(opts: OAuthOptions) {
+  const codes: Codes = new Map();
+  return { authorize: (req: SimRequest) => authorize(opts, codes, req), accessToken: (req: SimRequest) => accessToken(opts, codes, req) };
 }

@@ -17,6 +17,9 @@ export interface Shop {
   emit(topic: 'orders/updated' | 'orders/fulfilled' | 'orders/cancelled', order: StoreOrder): Promise<void>;
 }
 
+export type UserError = { field: string[] | null; message: string; code: string | null };
+export const err = (field: (string | number)[], message: string, code: string): UserError => ({ field: field.map(String), message, code });
+
 export function variantOf(shop: Shop, id: string): { v: Variant; p: Product } | undefined {
   for (const p of shop.products) {
     const v = p.variants.find((x) => x.id === id);

@@ -122,6 +122,24 @@ export function nextOrderId(): bigint {
 /** Shopify's offset timestamps in webhooks ("2026-04-03T09:00:00-04:00"); UTC here. */
 const restTime = (iso: string | null) => (iso ? iso.replace(/\.\d{3}Z$/, '+00:00') : null);
 
+/** A fulfillment as the REST Order in a webhook shows it. */
+function restFulfillment(f: StoreFulfillment) {
+  return {
+    id: f.id,
+    admin_graphql_api_id: gid('Fulfillment', f.id),
+    name: f.name,
+    status: f.status.toLowerCase(),
+    shipment_status: f.shipmentStatus,
+    tracking_company: f.tracking[0]?.carrier ?? null,
+    tracking_number: f.tracking[0]?.number ?? null,
+    tracking_numbers: f.tracking.map((t) => t.number),
+    tracking_url: f.tracking[0]?.url ?? null,
+    tracking_urls: f.tracking.map((t) => t.url ?? null),
+    created_at: restTime(f.createdAt),
+    updated_at: restTime(f.updatedAt),
+  };
+}
+
 /** The REST Order a webhook carries; BigInt ids are written as JSON numbers, digit for digit. */
 export function restOrderJson(o: StoreOrder): string {
   const d = o.data;
@@ -148,20 +166,7 @@ export function restOrderJson(o: StoreOrder): string {
       quantity: l.quantity,
       price: l.price,
     })),
-    fulfillments: d.fulfillments.map((f) => ({
-      id: f.id,
-      admin_graphql_api_id: gid('Fulfillment', f.id),
-      name: f.name,
-      status: f.status.toLowerCase(),
-      shipment_status: f.shipmentStatus,
-      tracking_company: f.tracking[0]?.carrier ?? null,
-      tracking_number: f.tracking[0]?.number ?? null,
-      tracking_numbers: f.tracking.map((t) => t.number),
-      tracking_url: f.tracking[0]?.url ?? null,
-      tracking_urls: f.tracking.map((t) => t.url ?? null),
-      created_at: restTime(f.createdAt),
-      updated_at: restTime(f.updatedAt),
-    })),
+    fulfillments: d.fulfillments.map(restFulfillment),
   };
   return JSON.stringify(body, (_k, v: unknown) => (typeof v === 'bigint' ? `__big__${v}` : v)).replace(/"__big__(\d+)"/g, '$1');
 }

@@ -110,6 +110,22 @@ export function fulfillmentStatusOf(o: StoreOrder): string {
   return lines.some((l) => l.remaining < l.total) ? 'PARTIALLY_FULFILLED' : 'UNFULFILLED';
 }
 
+/** The order's one fulfillment order, its lines pointing at the order's lines. */
+function fulfillmentOrderView(d: StoreOrder['data'], lineView: (l: StoreOrder['data']['lines'][number]) => unknown) {
+  const fo = d.fulfillmentOrder;
+  return {
+    id: gid('FulfillmentOrder', fo.id),
+    status: fo.status,
+    lineItems: (a: PageArgs) =>
+      connection(fo.lines, a, (l) => ({
+        id: gid('FulfillmentOrderLineItem', l.id),
+        totalQuantity: l.total,
+        remainingQuantity: l.remaining,
+        lineItem: lineView(d.lines.find((x) => x.id === l.lineItemId)!),
+      })),
+  };
+}
+
 export function orderView(o: StoreOrder, variantOf: (id: string) => { v: Variant; p: Product } | undefined) {
   const d = o.data;
   const lineView = (l: StoreOrder['data']['lines'][number]) => {
@@ -139,17 +155,6 @@ export function orderView(o: StoreOrder, variantOf: (id: string) => { v: Variant
     displayFulfillmentStatus: fulfillmentStatusOf(o),
     lineItems: (args: PageArgs) => connection(d.lines, args, lineView),
     fulfillments: ({ first }: { first?: number | null }) => d.fulfillments.slice(0, first ?? 250).map(fulfillmentView),
-    fulfillmentOrders: (args: PageArgs) =>
-      connection([fo], args, () => ({
-        id: gid('FulfillmentOrder', fo.id),
-        status: fo.status,
-        lineItems: (a: PageArgs) =>
-          connection(fo.lines, a, (l) => ({
-            id: gid('FulfillmentOrderLineItem', l.id),
-            totalQuantity: l.total,
-            remainingQuantity: l.remaining,
-            lineItem: lineView(d.lines.find((x) => x.id === l.lineItemId)!),
-          })),
-      })),
+    fulfillmentOrders: (args: PageArgs) => connection([fo], args, () => fulfillmentOrderView(d, lineView)),
   };
 }
