@@ -9,11 +9,17 @@ const date = Joi.string()
 /** A list argument: a JSON list, or (in a query string) a JSON list or comma-separated text. */
 const list = Joi.alternatives().try(Joi.array().items(Joi.string().trim().min(1).max(140)).max(1000), Joi.string().max(20000));
 
-/** A list argument as a list of text: `["A","B"]`, `A,B` or already a list. */
+/**
+ * A query string's list (one value: a JSON list or comma-separated text; the OpenAPI document shows it
+ * as a list of text that a single value stands in for).
+ */
+const queryList = Joi.array().items(Joi.string().max(20000)).single().max(1000);
+
+/** A list argument as a list of text: `["A","B"]`, `A,B`, or a list (one element is read as either of those). */
 export function listArg(value: unknown, name: string): string[] | undefined {
   if (value === undefined || value === null || value === '') return undefined;
-  if (Array.isArray(value)) return value.map(String);
-  const text = String(value).trim();
+  if (Array.isArray(value) && value.length !== 1) return value.map(String);
+  const text = String(Array.isArray(value) ? value[0] : value).trim();
   if (text.startsWith('[')) {
     let parsed: unknown;
     try {
@@ -43,8 +49,8 @@ export interface TraceArgs {
 export const traceArgs = Joi.object<TraceArgs>({
   item_code: Joi.string().max(140).description('The service item code'),
   sku: Joi.string().max(140).description("A vendor's sku, instead of item_code"),
-  lot_numbers: list.description('Lot numbers (a JSON list, or comma-separated in a query string)'),
-  serial_numbers: list.description('Serial numbers (a JSON list, or comma-separated in a query string)'),
+  lot_numbers: queryList.description('Lot numbers (a list; in a query string a JSON list or comma-separated)'),
+  serial_numbers: queryList.description('Serial numbers (a list; in a query string a JSON list or comma-separated)'),
   expiry_from: date.description('Entries whose expiry date is on or after this day'),
   expiry_to: date.description('Entries whose expiry date is on or before this day'),
   sales_order: Joi.string().max(140).description('The reverse trace: the lots of this Sales Order'),
