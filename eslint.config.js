@@ -86,7 +86,9 @@ const zones = [
   },
   {
     // the domains below fulfilment know no partner and no fulfilment pipeline: ports plugged in src/modules.ts
-    target: ['org', 'users', 'auth', 'audit', 'mail', 'catalog', 'files', 'webhooks', 'vendors', 'orders', 'sales', 'vendor-api'].map((d) => at(`src/${d}`)),
+    target: ['org', 'users', 'auth', 'audit', 'mail', 'catalog', 'files', 'webhooks', 'vendors', 'orders', 'sales', 'recalls', 'vendor-api'].map((d) =>
+      at(`src/${d}`),
+    ),
     from: ['src/fulfilment', 'src/partners', 'src/emr'].map(at),
     message: 'a domain below fulfilment asks it through a port plugged in src/modules.ts (e.g. catalog plugRouteRule).',
   },

@@ -64,6 +64,9 @@ import { PasswordReset } from './integrations/password-reset.model.js';
 import { OAuthState } from './integrations/oauth-state.model.js';
 import { StoreVariant } from './integrations/store-variant.model.js';
 import { StoreOrderImport } from './integrations/store-order.model.js';
+import { Recall } from './recalls/recall.model.js';
+import { RecallLine } from './recalls/recall-line.model.js';
+import { RecallCustomer } from './recalls/recall-customer.model.js';
 
 /** Every model, in no particular order; one per table of the public schema (but umzug's). */
 export const MODELS = [
@@ -124,6 +127,9 @@ export const MODELS = [
   StoreVariant,
   StoreOrderImport,
   PasswordReset,
+  Recall,
+  RecallLine,
+  RecallCustomer,
 ] as const;
 
 /** Binds every model to `sequelize` and declares the associations (again for each new instance). */

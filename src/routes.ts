@@ -23,6 +23,7 @@ import { integrationsRoutes } from './integrations/integrations.routes.js';
 import { portalRoutes } from './integrations/portal.routes.js';
 import { accountRoutes } from './integrations/portal-account.routes.js';
 import { auditRoutes } from './audit/audit.routes.js';
+import { recallsRoutes } from './recalls/recalls.routes.js';
 import { describeRoutes } from './http/openapi.js';
 
 export function routes(): ServerRoute[] {
@@ -44,6 +45,7 @@ export function routes(): ServerRoute[] {
     ...portalRoutes,
     ...accountRoutes,
     ...auditRoutes,
+    ...recallsRoutes,
     ...fallbackRoutes,
   ]);
 }

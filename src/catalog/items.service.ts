@@ -2,7 +2,7 @@
  * Items as other domains need them (catalog owns the table): the review state a Marketplace Admin
  * sets, existence checks, and the vendor dashboard's product counts and low stock.
  */
-import { fn, literal } from 'sequelize';
+import { fn, literal, Op } from 'sequelize';
 import type { Tx } from '../db/sequelize.js';
 import { selectRows } from '../db/sequelize.js';
 import { columnsOf, namesOf, once } from '../db/sql-names.js';
@@ -116,4 +116,23 @@ export async function pendingItems(
     limit: opts.limit ?? 500,
   });
   return rows.map((r) => ({ item_code: r.itemCode, item_name: r.itemName, vendor: r.vendor, created_at: r.createdAt }));
+}
+
+/** An item named by its code, or by a vendor's sku (its own sku, else the code): its code, name, vendor and sku. */
+export async function findItemByCodeOrSku(
+  ref: { item_code?: string; sku?: string; vendor?: string | null },
+  opts: { transaction?: Tx } = {},
+): Promise<{ item_code: string; item_name: string; vendor: string | null; vendor_sku: string | null } | undefined> {
+  const where = ref.item_code
+    ? { itemCode: ref.item_code }
+    : ref.vendor
+      ? { vendor: ref.vendor, [Op.or]: [{ vendorSku: ref.sku }, { itemCode: ref.sku }] }
+      : { [Op.or]: [{ vendorSku: ref.sku }, { itemCode: ref.sku }] };
+  const i = await Item.findOne({
+    attributes: ['itemCode', 'itemName', 'vendor', 'vendorSku'],
+    where,
+    order: [['itemCode', 'ASC']],
+    transaction: opts.transaction,
+  });
+  return i ? { item_code: i.itemCode, item_name: i.itemName, vendor: i.vendor, vendor_sku: i.vendorSku } : undefined;
 }

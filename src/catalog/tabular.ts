@@ -98,7 +98,8 @@ export async function writeTable(
   target: string | Writable,
   format: TableFormat,
   header: string[],
-  rows: AsyncIterable<(string | number | null)[]>,
+  rows: AsyncIterable<(string | number | null)[]> | Iterable<(string | number | null)[]>,
+  sheet = 'Prices',
 ): Promise<number> {
   let n = 0;
   if (format === 'csv') {
@@ -119,7 +120,7 @@ export async function writeTable(
   }
   const to = typeof target === 'string' ? { filename: target } : { stream: target };
   const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ ...to, useStyles: false, useSharedStrings: false });
-  const ws = wb.addWorksheet('Prices');
+  const ws = wb.addWorksheet(sheet);
   ws.addRow(header).commit();
   for await (const r of rows) {
     ws.addRow(r).commit();

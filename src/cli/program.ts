@@ -21,6 +21,7 @@ import { registerCheck } from './commands/check.command.js';
 import { registerCompletion } from './commands/completion.command.js';
 import { registerAudit } from './commands/audit.command.js';
 import { registerKeys } from './commands/keys.command.js';
+import { registerRecall } from './commands/recall.command.js';
 import { applyExamples } from './examples.js';
 import { applyConventions } from './conventions.js';
 
@@ -49,6 +50,7 @@ export function createProgram(given: Io): Command {
   registerCheck(program, io);
   registerAudit(program, io);
   registerKeys(program, io);
+  registerRecall(program, io);
   registerCompletion(program, io);
   applyConventions(program, [
     'user',
@@ -62,6 +64,7 @@ export function createProgram(given: Io): Command {
     'product-mapping',
     'customer',
     'audit',
+    'recall',
   ]);
   applyExamples(program);
   // the composition root (the registrations every process role shares: handlers, jobs, doc types),

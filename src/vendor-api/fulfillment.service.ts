@@ -27,6 +27,7 @@ import { AWAITING_TRACKING, resolveStage, SHIPPED_STAGES, trackingUrlFor } from 
 import { vendorProfileOf } from './tokens.service.js';
 import { recordVendorShipment } from '../orders/order-progress.js';
 import { mailParcel } from '../orders/parcel-mail.js';
+import { refuseRecalledUnits } from '../recalls/recall-blocks.js';
 
 export interface FulfillmentInput {
   sales_order: string;
@@ -195,6 +196,8 @@ export async function reportFulfillment(
   return withTransaction(opts, async (transaction) => {
     const { order, lines } = await lockVendorOrder(input.sales_order, vendor.name, transaction);
     const lots = input.items !== undefined && input.items !== null ? checkItems(Array.isArray(input.items) ? input.items : [input.items], lines) : undefined;
+    // recalled units are not shipped again: a report naming one is refused (417) before anything is written
+    if (lots?.length) await refuseRecalledUnits(lots, { transaction });
     const tracking = trackingOf(input);
     const shipment = await recordShipment(order.name, vendor, tracking, input, transaction);
     const { stage } = shipment;

@@ -20,7 +20,7 @@ import { sendEnvelope } from './webhook.sender.js';
 
 export { validateWebhookUrl, isPrivateAddress } from './url-guard.js';
 
-export const VENDOR_EVENTS = ['order.new', 'order.cancelled', 'product.approved', 'product.rejected', 'webhook.test'] as const;
+export const VENDOR_EVENTS = ['order.new', 'order.cancelled', 'product.approved', 'product.rejected', 'recall.notice', 'webhook.test'] as const;
 export type VendorEvent = (typeof VENDOR_EVENTS)[number];
 const RESOURCE = 'Webhook Delivery';
 

@@ -92,7 +92,8 @@ const DOMAIN_ORDER = [
   'vendors', // vendor profiles, product review, stock requests
   'orders', // Sales Orders, shipments, doctors, the vendor dashboard
   'sales', // the sales team: KPIs, commission, leaderboard, sub-reps, customer accounts (aggregates kept by order triggers)
-  'vendor-api', // the vendor interface v1
+  'recalls', // lot traceability and recalls: trace, recall, acknowledgements (orders ← recalls: the all-lots order block)
+  'vendor-api', // the vendor interface v1 (a fulfilment report naming a recalled lot is refused)
   'fulfilment', // the router, partner orders and events, credentials, rate budgets, the call log, follow-ups, the partner registry's types
   'partners', // one folder per partner: its connector (client, payloads, webhook verifier, status table), and the registry listing them
   'emr', // the EMR flow: ensure_patient, sync_to_rxpartner, status polling, webhook registration

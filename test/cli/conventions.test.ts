@@ -74,6 +74,13 @@ const ELSEWHERE: Record<string, string> = {
   'audit list': 'test/orders/patient-access.test.ts',
   'webhook redeliver': 'test/webhooks/cli.test.ts',
   'partner retry': 'test/fulfilment/credentials.test.ts',
+  'recall trace': 'test/recalls/cli.test.ts',
+  'recall create': 'test/recalls/cli.test.ts',
+  'recall approve': 'test/recalls/cli.test.ts',
+  'recall show': 'test/recalls/cli.test.ts',
+  'recall list': 'test/recalls/cli.test.ts',
+  'recall remind': 'test/recalls/cli.test.ts',
+  'recall close': 'test/recalls/cli.test.ts',
 };
 
 /** Runs svc with --json: one JSON document on stdout (parsed), the command path noted. */

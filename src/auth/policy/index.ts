@@ -29,6 +29,7 @@ import './partners.rules.js';
 import './sales.rules.js';
 import './emr.rules.js';
 import './integrations.rules.js';
+import './recalls.rules.js';
 
 export type { Action, Allow, ResourcePolicy, RouteAccess, RoutePermission, Scope } from './registry.js';
 export { ALL, NONE, customerScope, definePolicy, policyOf, salesTeamOf } from './registry.js';

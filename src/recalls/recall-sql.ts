@@ -1,0 +1,41 @@
+/** The recalls domain's raw statements (recalls, recall_lines, recall_customers), named through the models and built once. */
+import { once, sqlFor } from '../db/sql-names.js';
+import { RecallCustomer } from './recall-customer.model.js';
+import { RecallLine } from './recall-line.model.js';
+import { Recall } from './recall.model.js';
+
+export const recallSql = once(() => {
+  const q = sqlFor({ r: Recall, rl: RecallLine, rc: RecallCustomer });
+  return {
+    nextName: `SELECT 'RCL-' || lpad(nextval('recall_name_seq')::text, 5, '0') AS name`,
+    lines:
+      q(`INSERT INTO {@rl} ({rl:recall}, {rl:kind}, {rl:salesOrder}, {rl:customer}, {rl:itemCode}, {rl:shipmentLotId}, {rl:lotNumber}, {rl:serialNumbers}, {rl:expiryDate}, {rl:qty})
+      SELECT $1, kind, sales_order, customer, item_code, shipment_lot_id, lot_number, serial_numbers, expiry_date, qty
+        FROM jsonb_to_recordset($2::jsonb) AS x(kind text, sales_order text, customer text, item_code text, shipment_lot_id bigint, lot_number text,
+             serial_numbers text[], expiry_date date, qty numeric)`),
+    customers: q(
+      `INSERT INTO {@rc} ({rc:recall}, {rc:customer}, {rc:notifiedAt}) SELECT $1, c, CASE WHEN c = ANY($3::text[]) THEN now() END FROM unnest($2::text[]) AS c`,
+    ),
+    progress: q(`SELECT
+        (SELECT count(*) FROM {rc} WHERE {rc.recall} = $1 AND {rc.notifiedAt} IS NOT NULL)::int AS customers_notified,
+        (SELECT count(*) FROM {rc} WHERE {rc.recall} = $1 AND {rc.acknowledgedAt} IS NOT NULL)::int AS customers_acknowledged,
+        (SELECT count(*) FROM {rc} WHERE {rc.recall} = $1)::int AS customers_affected,
+        COALESCE(sum({rl.qty}) FILTER (WHERE {rl.kind} = 'shipped'), 0)::float8 AS units_shipped,
+        COALESCE(sum(COALESCE({rl.qtyOnHand}, 0) + COALESCE({rl.qtyReturned}, 0) + COALESCE({rl.qtyDestroyed}, 0)) FILTER (WHERE {rl.kind} = 'shipped'), 0)::float8 AS units_accounted,
+        count(*) FILTER (WHERE {rl.kind} = 'shipped' AND {rl.acknowledgedAt} IS NULL)::int AS lines_outstanding,
+        count(*) FILTER (WHERE {rl.kind} = 'held')::int AS lines_held
+      FROM {rl} WHERE {rl.recall} = $1`),
+    // a customer has acknowledged once each of its shipped lines is
+    customerAcknowledged: q(`UPDATE {@rc} SET {rc:acknowledgedAt} = now() WHERE {rc:recall} = $1 AND {rc:customer} = $2 AND {rc:acknowledgedAt} IS NULL
+      AND NOT EXISTS (SELECT 1 FROM {rl} WHERE {rl.recall} = $1 AND {rl.customer} = $2 AND {rl.kind} = 'shipped' AND {rl.acknowledgedAt} IS NULL)`),
+    block: q(`SELECT {r.name} AS recall, x.item_code, x.lot_number, x.serial_numbers FROM {r}
+        JOIN jsonb_to_recordset($1::jsonb) AS x(item_code text, lot_number text, serial_numbers text[], expiry_date date) ON x.item_code = {r.itemCode}
+       WHERE {r.status} = $2 AND ({r.allLots} OR x.lot_number = ANY({r.lotNumbers}) OR {r.serialNumbers} && x.serial_numbers
+          OR (x.expiry_date IS NOT NULL AND ({r.expiryFrom} IS NOT NULL OR {r.expiryTo} IS NOT NULL)
+              AND x.expiry_date BETWEEN COALESCE({r.expiryFrom}, '-infinity'::date) AND COALESCE({r.expiryTo}, 'infinity'::date)))
+       ORDER BY {r.name} LIMIT 1`),
+    itemBlock: q(
+      `SELECT {r.name} AS recall, {r.itemCode} AS item_code FROM {r} WHERE {r.itemCode} = ANY($1::text[]) AND {r.allLots} AND {r.status} = $2 ORDER BY {r.name} LIMIT 1`,
+    ),
+  };
+});

@@ -1,0 +1,197 @@
+/**
+ * Recalls: create (an admin's opens at once; a vendor's waits for an admin's approval), approve,
+ * acknowledge, remind and close. Each is one transaction with its audit row; opening
+ * (recall-open.ts) records the affected lines and queues the notices through the outbox.
+ */
+import type { Actor } from '../auth/actor.js';
+import { authorize, can } from '../auth/policy/index.js';
+import { recallCustomerOf, recallNeedsApproval } from '../auth/policy/recalls.rules.js';
+import { recordAudit } from '../audit/audit.service.js';
+import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
+import { literal } from 'sequelize';
+import { mailEntry } from '../mail/mail.service.js';
+import { customerContacts } from '../org/customer-contacts.service.js';
+import { BusinessRuleError, ConflictError, InputError, NotFoundError } from '../shared/errors.js';
+import { enqueue } from '../shared/outbox.js';
+import { getRecall } from './recall-read.service.js';
+import { recallNotice } from './recall-notice.js';
+import { openRecall } from './recall-open.js';
+import { recallSql } from './recall-sql.js';
+import { groupBy, headerOf, progressOf, RESOURCE, visibleRecall } from './recall-view.js';
+import { RecallCustomer } from './recall-customer.model.js';
+import { RecallLine } from './recall-line.model.js';
+import { Recall, RECALL_STATUS, type RecallClass } from './recall.model.js';
+import { recallableItem } from './trace.service.js';
+
+export interface CreateRecallInput {
+  item_code?: string;
+  sku?: string;
+  lot_numbers?: string[];
+  serial_numbers?: string[];
+  expiry_from?: string;
+  expiry_to?: string;
+  all_lots?: boolean;
+  classification: RecallClass;
+  reason: string;
+  instructions: string;
+}
+
+export interface AcknowledgeInput {
+  recall: string;
+  lines: { line: number; qty_on_hand?: number; qty_returned?: number; qty_destroyed?: number }[];
+}
+
+function checkScope(input: CreateRecallInput): void {
+  const named = (input.lot_numbers?.length ?? 0) + (input.serial_numbers?.length ?? 0) > 0 || Boolean(input.expiry_from || input.expiry_to);
+  if (input.all_lots && named) throw new InputError('all_lots recalls every lot: leave out lot_numbers, serial_numbers and the expiry range');
+  if (!input.all_lots && !named) throw new InputError('lot_numbers, serial_numbers, an expiry_from / expiry_to range or all_lots is required');
+  if (input.expiry_from && input.expiry_to && input.expiry_from > input.expiry_to) throw new InputError('expiry_from is after expiry_to');
+}
+
+const who = (actor: Actor) => actor.email ?? actor.id;
+
+export async function createRecall(actor: Actor, input: CreateRecallInput, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
+  authorize(actor, 'create', RESOURCE);
+  checkScope(input);
+  return withTransaction(opts, async (transaction) => {
+    const item = await recallableItem(actor, input, { transaction });
+    const { name } = (await selectOne<{ name: string }>(recallSql().nextName, [], { transaction }))!;
+    const pending = recallNeedsApproval(actor);
+    const recall = await Recall.create(
+      {
+        name,
+        itemCode: item.item_code,
+        vendor: item.vendor,
+        lotNumbers: input.lot_numbers ?? [],
+        serialNumbers: input.serial_numbers ?? [],
+        expiryFrom: input.expiry_from ?? null,
+        expiryTo: input.expiry_to ?? null,
+        allLots: Boolean(input.all_lots),
+        classification: input.classification,
+        reason: input.reason,
+        instructions: input.instructions,
+        status: pending ? RECALL_STATUS.pending : RECALL_STATUS.open,
+        createdBy: who(actor),
+      },
+      { transaction },
+    );
+    await recordAudit(transaction, actor, {
+      action: 'create',
+      object_type: RESOURCE,
+      object_name: name,
+      detail: { item_code: item.item_code, status: recall.status },
+    });
+    const opened = pending ? {} : await openRecall(actor, recall, item.item_name, transaction);
+    return { ...headerOf(recall), ...opened };
+  });
+}
+
+export async function approveRecall(actor: Actor, name: string, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
+  authorize(actor, 'approve', RESOURCE);
+  return withTransaction(opts, async (transaction) => {
+    const recall = await Recall.findByPk(name, { lock: transaction.LOCK.UPDATE, transaction });
+    if (!recall) throw new NotFoundError(`Recall ${name} not found`);
+    if (recall.status !== RECALL_STATUS.pending) throw new ConflictError(`Recall ${name} is ${recall.status}, not waiting for approval`);
+    await recall.update({ status: RECALL_STATUS.open, approvedBy: who(actor), approvedAt: new Date() }, { transaction });
+    await recordAudit(transaction, actor, { action: 'approve', object_type: RESOURCE, object_name: name });
+    const item = await recallableItem(actor, { item_code: recall.itemCode }, { transaction });
+    return { ...headerOf(recall), ...(await openRecall(actor, recall, item.item_name, transaction)) };
+  });
+}
+
+const count = (v: number | undefined) => v ?? 0;
+
+/** The faults of an acknowledgement: lines not the customer's, or more units accounted for than shipped. */
+function acknowledgementFaults(recall: string, input: AcknowledgeInput, byId: Map<number, RecallLine>): string[] {
+  const faults: string[] = [];
+  for (const a of input.lines) {
+    const l = byId.get(a.line);
+    if (!l) faults.push(`Line ${a.line} is not one of your lines of recall ${recall}`);
+    else if (count(a.qty_on_hand) + count(a.qty_returned) + count(a.qty_destroyed) > Number(l.qty))
+      faults.push(`Line ${a.line}: on hand, returned and destroyed add up to more than the ${Number(l.qty)} shipped`);
+  }
+  return faults;
+}
+
+/** The customer accounts for its lines: per line, the quantity on hand, returned and destroyed (together at most the line's quantity). */
+export async function acknowledgeRecall(actor: Actor, input: AcknowledgeInput, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
+  authorize(actor, 'acknowledge', RESOURCE);
+  const customer = recallCustomerOf(actor)!;
+  return withTransaction(opts, async (transaction) => {
+    const recall = await visibleRecall(actor, input.recall, { transaction });
+    if (recall.status !== RECALL_STATUS.open) throw new BusinessRuleError(`Recall ${recall.name} is ${recall.status}`);
+    const ids = input.lines.map((l) => l.line);
+    const lines = await RecallLine.findAll({ where: { recall: recall.name, customer, kind: 'shipped', id: ids }, lock: transaction.LOCK.UPDATE, transaction });
+    const byId = new Map(lines.map((l) => [Number(l.id), l]));
+    const faults = acknowledgementFaults(recall.name, input, byId);
+    if (faults.length) throw new BusinessRuleError(faults[0], 'ValidationError', faults);
+    for (const a of input.lines) {
+      await byId.get(a.line)!.update(
+        {
+          qtyOnHand: count(a.qty_on_hand),
+          qtyReturned: count(a.qty_returned),
+          qtyDestroyed: count(a.qty_destroyed),
+          acknowledgedAt: new Date(),
+          acknowledgedBy: who(actor),
+        },
+        { transaction },
+      );
+    }
+    await execute(recallSql().customerAcknowledged, [recall.name, customer], { transaction });
+    await recordAudit(transaction, actor, { action: 'acknowledge', object_type: RESOURCE, object_name: recall.name, detail: { customer, lines: ids } });
+    return getRecall(actor, recall.name, { transaction });
+  });
+}
+
+/** Re-sends the notice to each affected customer that has not acknowledged yet. */
+export async function remindRecall(actor: Actor, name: string, opts: { transaction?: Tx } = {}): Promise<{ recall: string; reminded: number }> {
+  authorize(actor, 'remind', RESOURCE);
+  return withTransaction(opts, async (transaction) => {
+    const recall = await visibleRecall(actor, name, { transaction });
+    if (recall.status !== RECALL_STATUS.open) throw new BusinessRuleError(`Recall ${name} is ${recall.status}`);
+    const names = (await RecallCustomer.findAll({ where: { recall: name, acknowledgedAt: null }, transaction })).map((w) => w.customer);
+    const lines = await RecallLine.findAll({ where: { recall: name, kind: 'shipped', customer: names }, order: [['id', 'ASC']], transaction });
+    const byCustomer = groupBy(lines, (l) => l.customer);
+    const contacts = await customerContacts(names, { transaction });
+    const item = await recallableItem(actor, { item_code: recall.itemCode }, { transaction });
+    const header = {
+      name,
+      item_code: recall.itemCode,
+      item_name: item.item_name,
+      classification: recall.classification,
+      reason: recall.reason,
+      instructions: recall.instructions,
+    };
+    const entries = names.flatMap((c) => {
+      const contact = contacts.get(c);
+      const own = (byCustomer.get(c) ?? []).map((l) => ({
+        sales_order: l.salesOrder,
+        item_code: l.itemCode,
+        lot_number: l.lotNumber,
+        serial_numbers: l.serialNumbers,
+        qty: Number(l.qty),
+      }));
+      return contact?.email && own.length ? [mailEntry(recallNotice(header, contact.customer_name, contact.email, own, true))] : [];
+    });
+    await enqueue(transaction, entries);
+    await RecallCustomer.update({ remindedAt: new Date(), reminders: literal('reminders + 1') }, { where: { recall: name, customer: names }, transaction });
+    await recordAudit(transaction, actor, { action: 'remind', object_type: RESOURCE, object_name: name, detail: { reminded: entries.length } });
+    return { recall: name, reminded: entries.length };
+  });
+}
+
+/** Closes a recall once every affected line is accounted for; an admin may close it earlier with a reason. */
+export async function closeRecall(actor: Actor, name: string, reason: string | undefined, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
+  authorize(actor, 'close', RESOURCE);
+  return withTransaction(opts, async (transaction) => {
+    const recall = await visibleRecall(actor, name, { transaction, lock: true });
+    if (recall.status === RECALL_STATUS.closed) throw new ConflictError(`Recall ${name} is already closed`);
+    const p = await progressOf(name, { transaction });
+    const complete = p.lines_outstanding === 0 && p.units_outstanding === 0;
+    if (!complete && (!reason || !can(actor, 'force_close', RESOURCE)))
+      throw new BusinessRuleError(`Recall ${name} has ${p.lines_outstanding} line(s) not accounted for: only an admin may close it, with a reason`);
+    await recall.update({ status: RECALL_STATUS.closed, closedBy: who(actor), closedAt: new Date(), closeReason: reason ?? null }, { transaction });
+    await recordAudit(transaction, actor, { action: 'close', object_type: RESOURCE, object_name: name, detail: { complete, reason: reason ?? null } });
+    return { ...headerOf(recall), progress: p };
+  });
+}
