@@ -49,8 +49,14 @@ test("svc serve --with-worker and svc worker: the LISTEN connection carries the 
     { name: 'svc-listen-probe-worker', args: ['worker'], ready: /worker .* running/ },
   ];
   // both at once: a process takes seconds to start on a busy machine
-  const started = await Promise.all(roles.map((r) => spawnSvc(r.args, { DATABASE_URL: urlWith({ application_name: r.name, sslmode: 'disable' }) }, r.ready)));
+  const settled = await Promise.allSettled(
+    roles.map((r) => spawnSvc(r.args, { DATABASE_URL: urlWith({ application_name: r.name, sslmode: 'disable' }) }, r.ready)),
+  );
+  // every child that did start is stopped after the test, even when its sibling failed to
+  const started = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   children.push(...started);
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
   for (const [i, r] of roles.entries()) {
     t.true(await listenerNamed(r.name), `${r.args.join(' ')}: no LISTEN connection named ${r.name}; output: ${started[i].output()}`);
   }
