@@ -21,15 +21,9 @@ import { groupBy, headerOf, progressOf, RESOURCE, visibleRecall } from './recall
 import { RecallCustomer } from './recall-customer.model.js';
 import { RecallLine } from './recall-line.model.js';
 import { Recall, RECALL_STATUS, type RecallClass } from './recall.model.js';
-import { recallableItem } from './trace.service.js';
+import { recallableItem, type UnitCriteria } from './trace.service.js';
 
-export interface CreateRecallInput {
-  item_code?: string;
-  sku?: string;
-  lot_numbers?: string[];
-  serial_numbers?: string[];
-  expiry_from?: string;
-  expiry_to?: string;
+export interface CreateRecallInput extends UnitCriteria {
   all_lots?: boolean;
   classification: RecallClass;
   reason: string;

@@ -14,13 +14,17 @@ import { InputError, NotFoundError } from '../shared/errors.js';
 
 export const LOT_UNKNOWN = 'lot unknown';
 
-export interface TraceInput {
+/** The units a trace or a recall names: an item (or a vendor's sku) and its lots, serials or expiry range. */
+export interface UnitCriteria {
   item_code?: string;
   sku?: string;
   lot_numbers?: string[];
   serial_numbers?: string[];
   expiry_from?: string;
   expiry_to?: string;
+}
+
+export interface TraceInput extends UnitCriteria {
   sales_order?: string;
 }
 

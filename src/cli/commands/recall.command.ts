@@ -92,19 +92,29 @@ async function traceCommand(io: Io, opts: TraceOptions): Promise<void> {
 
 type CreateOptions = TraceOptions & { allLots?: boolean; classification: string; reason: string; instructions: string };
 
+/** The options naming the units of a trace or a recall: the item (or a vendor's sku), lots, serials, expiry range. */
+function unitOptions(command: Command, what: 'entries' | 'units'): Command {
+  return command
+    .option('--item <code>', 'the item code')
+    .option('--sku <sku>', "a vendor's sku, instead of --item")
+    .option('--lot <lot>', 'a lot number (repeat, or comma-separated)', collect)
+    .option('--serial <serial>', 'a serial number (repeat, or comma-separated)', collect)
+    .option('--expiry-from <date>', `${what} expiring on or after this day (YYYY-MM-DD)`)
+    .option('--expiry-to <date>', `${what} expiring on or before this day (YYYY-MM-DD)`);
+}
+
 /** `svc recall trace|create|approve|show|list|remind|close`: thin over the recalls services (the methods of svc.recalls.*). */
 export function registerRecall(program: Command, io: Io): void {
   const noun = program.command('recall').description('Lot traceability and recalls: trace lots to customers, recall, follow acknowledgements');
   common(
-    noun
-      .command('trace')
-      .description('Every shipped entry of an item carrying the lots / serials / expiry range (lines without a lot as "lot unknown"), or the lots of an order')
-      .option('--item <code>', 'the item code')
-      .option('--sku <sku>', "a vendor's sku, instead of --item")
-      .option('--lot <lot>', 'a lot number (repeat, or comma-separated)', collect)
-      .option('--serial <serial>', 'a serial number (repeat, or comma-separated)', collect)
-      .option('--expiry-from <date>', 'entries expiring on or after this day (YYYY-MM-DD)')
-      .option('--expiry-to <date>', 'entries expiring on or before this day (YYYY-MM-DD)')
+    unitOptions(
+      noun
+        .command('trace')
+        .description(
+          'Every shipped entry of an item carrying the lots / serials / expiry range (lines without a lot as "lot unknown"), or the lots of an order',
+        ),
+      'entries',
+    )
       .option('--order <sales-order>', 'the reverse trace: the lots of this Sales Order')
       .option('--format <csv|xlsx>', 'file format of --output (default: from the file name)')
       .option('--output <file>', 'write the lines to this CSV or XLSX file'),
@@ -112,15 +122,10 @@ export function registerRecall(program: Command, io: Io): void {
   ).action((opts: TraceOptions) => traceCommand(io, opts));
 
   common(
-    noun
-      .command('create')
-      .description("Recall an item's lots, serials, expiry range or all lots (admins open it at once; a vendor's waits for approval)")
-      .option('--item <code>', 'the item code')
-      .option('--sku <sku>', "a vendor's sku, instead of --item")
-      .option('--lot <lot>', 'a lot number (repeat, or comma-separated)', collect)
-      .option('--serial <serial>', 'a serial number (repeat, or comma-separated)', collect)
-      .option('--expiry-from <date>', 'units expiring on or after this day (YYYY-MM-DD)')
-      .option('--expiry-to <date>', 'units expiring on or before this day (YYYY-MM-DD)')
+    unitOptions(
+      noun.command('create').description("Recall an item's lots, serials, expiry range or all lots (admins open it at once; a vendor's waits for approval)"),
+      'units',
+    )
       .option('--all-lots', 'every lot of the item (new orders refused, unshipped orders held)')
       .requiredOption('--classification <class>', 'Class I, Class II or Class III')
       .requiredOption('--reason <text>', 'why the units are recalled')
