@@ -26,7 +26,7 @@ export const EXAMPLES: Record<string, string[]> = {
   'recall show': ['svc recall show RCL-00001'],
   'recall list': ['svc recall list --status Open'],
   'recall remind': ['svc recall remind RCL-00001'],
-  'recall close': ['svc recall close RCL-00001', 'svc recall close RCL-00001 --reason "Manufacturer confirmed the remaining units destroyed"'],
+  'recall close': ['svc recall close RCL-00001', 'svc recall close RCL-00002 --reason "Manufacturer confirmed the remaining units destroyed"'],
   'user create': ['SVC_PASSWORD=... svc user create rep@clinic.example --roles "Sales Rep" --sales-person "Dana Reyes"'],
   'user generate-keys': ['svc user generate-keys clinic@demo.svc.local'],
   'user set-password': ['SVC_PASSWORD=... svc user set-password ops@svc.example'],

@@ -1,9 +1,9 @@
 /** A recall of an item's lots, serial numbers, expiry range or all lots (table recalls; owner: recalls). */
 import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
 
-export const RECALL_CLASSES = ['Class I', 'Class II', 'Class III'] as const;
-export type RecallClass = (typeof RECALL_CLASSES)[number];
-export const RECALL_STATUS = { pending: 'Pending Approval', open: 'Open', closed: 'Closed' } as const;
+import type { RecallClass } from './recall-terms.js';
+
+export { RECALL_CLASSES, RECALL_STATUS, type RecallClass } from './recall-terms.js';
 
 export class Recall extends Model<InferAttributes<Recall>, InferCreationAttributes<Recall>> {
   declare name: string;

@@ -29,6 +29,7 @@ import { execute, withTransaction } from '../../src/db/sequelize.js';
 import { insertSalesPerson } from '../../src/org/org.service.js';
 import { createStockUpdateRequest } from '../../src/vendors/stock-request.service.js';
 import { testFireWebhook } from '../../src/webhooks/webhook.service.js';
+import { createRecall } from '../../src/recalls/recall.service.js';
 import { configureCommand, DEMO_CREDENTIALS, startSimulator } from '../../src/simulators/index.js';
 import type { RunningSimulator } from '../../src/simulators/shared/types.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
@@ -97,6 +98,15 @@ async function fixtures(hooks: string): Promise<void> {
   const stocked = await buildItem({ vendor: MEDI.name });
   for (const reason of ['count checked', 'no delivery note'])
     await createStockUpdateRequest(await vendorActorOf(MEDI.name), { item: stocked, action: 'add', warehouse: MAIN, quantity: 3, reason }); // SUR-00001, SUR-00002
+  // the recall the approve example names: a vendor's, waiting for an admin (the create example's is RCL-00002)
+  const pending = await createRecall(await vendorActorOf(MEDI.name), {
+    item_code: 'MEDI-GLV-NIT-M',
+    lot_numbers: ['L-2026-11'],
+    classification: 'Class II',
+    reason: 'Seal defect reported by the maker',
+    instructions: 'Quarantine the units',
+  });
+  if (pending.name !== 'RCL-00001' || pending.status !== 'Pending Approval') throw new Error(`the approve example names RCL-00001: ${JSON.stringify(pending)}`);
   const order = await buildOrder({ submitted: true, lines: [{ item_code: 'DEMO-ALC-PREP', qty: 1, rate: 5 }] });
   if (order.name !== 'SAL-ORD-2026-00001') throw new Error(`the partner retry example names SAL-ORD-2026-00001, the order is ${order.name}`);
   await withTransaction(undefined, async (transaction) => {

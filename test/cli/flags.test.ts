@@ -29,6 +29,8 @@ const FREE_TEXT = new Set([
   // shipper labels: label_mode (api|elsewhere) is read by the connector, anything but api meaning elsewhere
   ...['--label-mode', '--label-carrier-code', '--label-service-code'],
   ...['--otc-sku', '--peptide-partner-product-id', '--rxpartner-drug-description', '--shipper-product-id', '--store-variant-id'],
+  // recalls: an item, a vendor's sku, lots and serials (lists), expiry dates checked by the service, the customer's instructions
+  ...['--item', '--sku', '--lot', '--serial', '--expiry-from', '--expiry-to', '--instructions'],
   // price-list import/export --format <csv|xlsx>: checked by formatOf when the command runs (exit 1), price-list's own code
   '--format',
 ]);

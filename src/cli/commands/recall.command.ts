@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { openDatabase } from '../context.js';
-import { actorOf, common, fields, json, say, table, type CommonOptions } from '../conventions.js';
+import { RECALL_CLASSES, RECALL_STATUS, type RecallClass } from '../../recalls/recall-terms.js';
+import { actorOf, common, fields, json, oneOf, say, table, type CommonOptions } from '../conventions.js';
 import { CliError, type Io } from '../io.js';
 
 // the services load when a command runs (svc --help never loads them)
@@ -90,7 +91,7 @@ async function traceCommand(io: Io, opts: TraceOptions): Promise<void> {
   );
 }
 
-type CreateOptions = TraceOptions & { allLots?: boolean; classification: string; reason: string; instructions: string };
+type CreateOptions = TraceOptions & { allLots?: boolean; classification: RecallClass; reason: string; instructions: string };
 
 /** The options naming the units of a trace or a recall: the item (or a vendor's sku), lots, serials, expiry range. */
 function unitOptions(command: Command, what: 'entries' | 'units'): Command {
@@ -127,7 +128,7 @@ export function registerRecall(program: Command, io: Io): void {
       'units',
     )
       .option('--all-lots', 'every lot of the item (new orders refused, unshipped orders held)')
-      .requiredOption('--classification <class>', 'Class I, Class II or Class III')
+      .requiredOption('--classification <class>', 'Class I, Class II or Class III', oneOf(RECALL_CLASSES))
       .requiredOption('--reason <text>', 'why the units are recalled')
       .requiredOption('--instructions <text>', 'what the customer is to do with the units'),
     { json: true },
@@ -143,7 +144,7 @@ export function registerRecall(program: Command, io: Io): void {
       expiry_from: opts.expiryFrom,
       expiry_to: opts.expiryTo,
       all_lots: opts.allLots,
-      classification: opts.classification as 'Class I',
+      classification: opts.classification,
       reason: opts.reason,
       instructions: opts.instructions,
     });
@@ -204,26 +205,30 @@ export function registerRecall(program: Command, io: Io): void {
     },
   );
 
-  common(noun.command('list').description('Recalls, newest first').option('--status <status>', 'Pending Approval, Open or Closed'), { json: true }).action(
-    async (opts: CommonOptions & { status?: string }) => {
-      await openDatabase(io);
-      const list = await (await reads()).listRecalls(await actorOf(io, opts), { status: opts.status });
-      if (opts.json) return json(io, list);
-      table(
-        io,
-        ['recall', 'item', 'class', 'status', 'customers', 'acknowledged', 'units_outstanding'],
-        list.map((r) => [
-          r.name as string,
-          r.item_code as string,
-          r.classification as string,
-          r.status as string,
-          r.customers_affected as number,
-          r.customers_acknowledged as number,
-          r.units_outstanding as number,
-        ]),
-      );
-    },
-  );
+  common(
+    noun
+      .command('list')
+      .description('Recalls, newest first')
+      .option('--status <status>', 'Pending Approval, Open or Closed', oneOf(Object.values(RECALL_STATUS))),
+    { json: true },
+  ).action(async (opts: CommonOptions & { status?: string }) => {
+    await openDatabase(io);
+    const list = await (await reads()).listRecalls(await actorOf(io, opts), { status: opts.status });
+    if (opts.json) return json(io, list);
+    table(
+      io,
+      ['recall', 'item', 'class', 'status', 'customers', 'acknowledged', 'units_outstanding'],
+      list.map((r) => [
+        r.name as string,
+        r.item_code as string,
+        r.classification as string,
+        r.status as string,
+        r.customers_affected as number,
+        r.customers_acknowledged as number,
+        r.units_outstanding as number,
+      ]),
+    );
+  });
 
   common(noun.command('remind').description('Re-send the notice to every affected customer that has not acknowledged').argument('<recall>'), {
     json: true,
