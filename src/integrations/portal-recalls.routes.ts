@@ -6,15 +6,15 @@
  * what was typed kept, and nothing is recorded; a recorded answer redirects to the notice with a
  * confirmation.
  */
-import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
+import type { Request, ResponseObject, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import type { Actor } from '../auth/actor.js';
 import { recallCustomerOf } from '../auth/policy/recalls.rules.js';
+import { actorOf } from '../http/plugins/auth.js';
 import { getRecall } from '../recalls/recall-read.service.js';
 import { customerRecalls } from '../recalls/recall-portal.service.js';
 import { acknowledgeRecall, type AcknowledgeInput } from '../recalls/recall.service.js';
 import { DomainError, NotFoundError } from '../shared/errors.js';
 import { formSession, html, namesFor, page, type Form } from './portal-http.js';
-import { pageSession } from './portal.routes.js';
 import { messagePage } from './portal-layout.js';
 import { plainError } from './portal-messages.js';
 import { noticePage, recallsPage, type NoticeRecall } from './portal-recalls.page.js';
@@ -24,6 +24,14 @@ const BACK = { href: '/portal/integrations', label: 'Back to the portal' };
 const NOT_HERE = 'Recall notices are for a clinic’s own units. This account is not a clinic’s.';
 const NOT_FOUND = 'There is no such recall for your clinic.';
 const DONE = 'Thank you: your answer is recorded. You can change it here while the recall is open.';
+
+/** The page's own session (a GET), as on the other portal pages: the actor and its CSRF token, or the answer to give instead. */
+function pageSession(request: Request, h: ResponseToolkit): { actor: Actor; csrf: string } | ResponseObject {
+  if (!request.auth.isAuthenticated) return h.redirect('/portal/login').code(303);
+  const csrf = (request.auth.artifacts as { csrfToken?: string } | undefined)?.csrfToken;
+  if (!csrf) return html(h, messagePage('Portal', 'This page is for a browser session: log in at /portal/login.'), 403);
+  return { actor: actorOf(request), csrf };
+}
 
 async function showRecalls(request: Request, h: ResponseToolkit) {
   const session = pageSession(request, h);

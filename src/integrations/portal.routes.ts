@@ -34,7 +34,7 @@ interface PageState {
 }
 
 /** The page's own session (a GET): the actor and its CSRF token, or the answer to give instead. */
-export function pageSession(request: Request, h: ResponseToolkit): { actor: Actor; csrf: string } | ResponseObject {
+function pageSession(request: Request, h: ResponseToolkit): { actor: Actor; csrf: string } | ResponseObject {
   if (!request.auth.isAuthenticated) return h.redirect('/portal/login').code(303);
   const csrf = (request.auth.artifacts as { csrfToken?: string } | undefined)?.csrfToken;
   if (!csrf) return html(h, messagePage('Portal', 'This page is for a browser session: log in at /portal/login.'), 403);
