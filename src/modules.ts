@@ -60,8 +60,9 @@ import { customerShipperKeyPair, shipperUnsubscribeHandler, shipperWebhookConnec
 import { plugWebhookConnections } from './fulfilment/webhook-connections.js';
 import { plugOrderFollowers } from './orders/order-followers.js';
 import { storeOrderFollowers, storePushHandler } from './integrations/store-push.service.js';
-import { plugRecallBlock } from './orders/order-hold.js';
-import { allLotsRecallOf } from './recalls/recall-blocks.js';
+import { plugItemRecallSql } from './catalog/item-recall.js';
+import { allLotsRecallSql } from './recalls/recall-reads.js';
+import { recallRemindersJob } from './recalls/recall-reminders.job.js';
 import { storeCatalogSyncJob, storeInventorySyncJob, storeOrdersImportJob } from './integrations/store-sync.job.js';
 // document types at /api/resource (each file registers the types of its domain)
 import './org/org.doctypes.js';
@@ -98,8 +99,9 @@ plugCustomerKeyPairs(customerShipperKeyPair);
 plugWebhookConnections(shipperWebhookConnections);
 // orders ← integrations: a Sales Order imported from a customer's store sends its tracking and cancellation back to the store
 plugOrderFollowers(storeOrderFollowers);
-// orders ← recalls: a new order of an item under an open all-lots recall is refused (417 naming the recall)
-plugRecallBlock(allLotsRecallOf);
+// catalog and orders ← recalls: an order naming an item under an open all-lots recall is refused at create and at submit
+// (417 naming the recall), read with the item rows those statements read anyway
+plugItemRecallSql(allLotsRecallSql);
 plugWebhookPorts({ targetOf: webhookTargetOf, logAttempt: logOutboundAttempt, lastHttpStatusOf, attemptsOf: deliveryAttempts });
 // org ← sales: POST /api/resource/Customer and /Address are the sales team's account service
 plugCustomerAccounts({
@@ -150,3 +152,4 @@ registerJob(storeCatalogSyncJob);
 registerJob(storeInventorySyncJob);
 registerJob(storeOrdersImportJob);
 registerJob(salesCreditFoldJob);
+registerJob(recallRemindersJob);

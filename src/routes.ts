@@ -22,6 +22,7 @@ import { emrRoutes } from './emr/emr.routes.js';
 import { integrationsRoutes } from './integrations/integrations.routes.js';
 import { portalRoutes } from './integrations/portal.routes.js';
 import { accountRoutes } from './integrations/portal-account.routes.js';
+import { portalRecallRoutes } from './integrations/portal-recalls.routes.js';
 import { auditRoutes } from './audit/audit.routes.js';
 import { recallsRoutes } from './recalls/recalls.routes.js';
 import { describeRoutes } from './http/openapi.js';
@@ -44,6 +45,7 @@ export function routes(): ServerRoute[] {
     ...integrationsRoutes,
     ...portalRoutes,
     ...accountRoutes,
+    ...portalRecallRoutes,
     ...auditRoutes,
     ...recallsRoutes,
     ...fallbackRoutes,

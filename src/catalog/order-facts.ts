@@ -2,7 +2,8 @@
  * What an order body needs from the catalog and the organisation, in ONE round trip (the measured
  * hot path of order creation, kept as one raw statement; tables and columns named by their models):
  * the customer and whether the shipping address is its own, the price-list choice (with the list's
- * currency and today's date), the items with today's rate in that list, which of the line warehouses
+ * currency and today's date), the items with today's rate in that list (and the open all-lots recall
+ * of each, through the recalls domain's port: no round trip of its own), which of the line warehouses
  * exist, and the available stock of each (item, warehouse) of the body.
  * The arrays are read through `(SELECT $x::text[])` so the planner's estimates do not depend on their
  * values: PostgreSQL then keeps one cached plan for this prepared statement instead of planning it
@@ -13,6 +14,7 @@ import { once, sqlFor } from '../db/sql-names.js';
 import { addressRead, customerRead } from '../org/org-reads.js';
 import { Bin } from './bin.model.js';
 import { Item } from './item.model.js';
+import { itemRecallSql } from './item-recall.js';
 import { choiceSql, rateExpr, type ChoiceRow } from './prices.js';
 import { Warehouse } from './warehouse.model.js';
 
@@ -34,6 +36,8 @@ export interface FactsItem {
   is_503a: boolean;
   orderable: boolean;
   rate: number | null;
+  /** the open all-lots recall of the item, if any (new orders of it are refused) */
+  recalled_by: string | null;
 }
 export interface OrderFacts {
   customer: FactsCustomer | null;
@@ -60,7 +64,8 @@ const factsSql = once(() =>
      SELECT (SELECT row_to_json(cust) FROM cust) AS customer,
             (SELECT row_to_json(choice) FROM choice) AS choice,
             (SELECT COALESCE(json_agg(json_build_object('item_code', {i.itemCode}, 'item_name', {i.itemName}, 'stock_uom', {i.stockUom}, 'vendor', {i.vendor}, 'is_503a', {i.is503a},
-                     'orderable', ({i.workflowState} = 'Approved' AND {i.published} AND NOT {i.disabled}), 'rate', ${rateExpr('{i.itemCode}', 'ch.list', 'ch.fallback')})), '[]'::json)
+                     'orderable', ({i.workflowState} = 'Approved' AND {i.published} AND NOT {i.disabled}), 'rate', ${rateExpr('{i.itemCode}', 'ch.list', 'ch.fallback')},
+                     'recalled_by', ${itemRecallSql('{i.itemCode}')})), '[]'::json)
                FROM {i} CROSS JOIN choice ch WHERE {i.itemCode} = ANY ((SELECT $codes::text[])::text[])) AS items,
             (SELECT COALESCE(array_agg({w.name}), '{}') FROM {w} WHERE {w.name} = ANY ((SELECT $whs::text[])::text[]) AND NOT {w.disabled} AND NOT {w.isGroup}) AS warehouses,
             (SELECT COALESCE(json_agg(json_build_object('item_code', {b.itemCode}, 'warehouse', {b.warehouse}, 'available', ({b.actualQty} - {b.reservedQty})::float8)), '[]'::json)

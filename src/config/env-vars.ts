@@ -176,6 +176,11 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
   SVC_NPPES_URL: { path: 'nppes.baseUrl', type: 'string', doc: "NPI registry (NPPES API) base URL; '' skips the registry check (development/test only)" },
   SVC_NPPES_TTL_SECONDS: { path: 'nppes.ttlSeconds', type: 'number', doc: 'How long an NPI registry answer is cached' },
   SVC_STORE_COST_RATE: { path: 'partners.storeRestorePerSecond', type: 'number', doc: 'storepartner GraphQL cost units restored per second (spec: 50)' },
+  SVC_RECALL_REMIND_DAYS: {
+    path: 'recalls.remindDays',
+    type: 'number',
+    doc: 'Days after its last notice that the worker re-sends an open recall’s notice to a customer that has not acknowledged it (default 7; 0 = no automatic reminders)',
+  },
   SVC_STORE_ORDERS_OVERLAP_SECONDS: {
     path: 'partners.storeOrdersOverlapSeconds',
     type: 'number',

@@ -167,4 +167,5 @@ export const configSchema = Joi.object<Config>({
     ttlSeconds: Joi.number().integer().min(0).required(),
     notFoundTtlSeconds: Joi.number().integer().min(0).required(),
   }).required(),
+  recalls: Joi.object({ remindDays: Joi.number().integer().min(0).max(365).required() }).required(),
 });

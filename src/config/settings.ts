@@ -56,6 +56,8 @@ export interface Config {
   demo: { partners: boolean; partnersPort: number; advanceSeconds: number };
   sales: SalesSettings;
   nppes: NppesSettings;
+  /** remindDays: the worker re-sends an open recall's notice to a customer that has not acknowledged it this many days after the last one (0: never) */
+  recalls: { remindDays: number };
 }
 
 export interface RetentionSettings {

@@ -2,7 +2,8 @@
  * What the /portal routes share: an HTML answer with the pages' CSP, the signed-in session of a
  * page or a form post (its CSRF check: the session's own token in a hidden field, compared in
  * constant time before anything runs), the double-submit token of the forms before a session, and
- * the names a page shows (the user's, its organisation's display name, never its id).
+ * the names a page shows (the user's, its organisation's display name, never its id; a clinic's
+ * recalls for the navigation and the home page's banner).
  */
 import type { Request, ResponseObject, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import type { Actor } from '../auth/actor.js';
@@ -11,7 +12,8 @@ import { customerNames } from '../org/org.service.js';
 import { loadVendorForAuth } from '../vendors/vendor-profile.service.js';
 import { randomToken, safeEqual } from '../shared/crypto.js';
 import { runtime } from '../shared/runtime.js';
-import { messagePage, portalCsp } from './portal-layout.js';
+import { messagePage, portalCsp, type RecallNav } from './portal-layout.js';
+import { customerRecallNav } from '../recalls/recall-portal.service.js';
 
 export type Form = Record<string, unknown>;
 export const field = (form: Form, name: string): string => (typeof form[name] === 'string' ? form[name] : '');
@@ -37,10 +39,13 @@ export async function formSession(request: Request, h: ResponseToolkit): Promise
   return { actor: { ...session.actor, requestId: request.info.id, ip: request.info.remoteAddress }, csrf: session.csrfToken };
 }
 
-/** The user's name and its organisation's display name (the clinic's or vendor's name, not its id). */
-export async function namesFor(actor: Actor): Promise<{ who: string; org: string }> {
+/** The user's name, its organisation's display name (the clinic's or vendor's name, not its id), and a clinic's recalls for the frame. */
+export async function namesFor(actor: Actor): Promise<{ who: string; org: string; recalls?: RecallNav }> {
   const who = actor.fullName || actor.email || 'You';
-  if (actor.customer) return { who, org: (await customerNames([actor.customer])).get(actor.customer) ?? 'Your clinic' };
+  if (actor.customer) {
+    const [names, recalls] = await Promise.all([customerNames([actor.customer]), customerRecallNav(actor)]);
+    return { who, org: names.get(actor.customer) ?? 'Your clinic', recalls };
+  }
   if (actor.vendor) return { who, org: (await loadVendorForAuth({ name: actor.vendor }))?.vendor_name ?? 'Your company' };
   return { who, org: '' };
 }

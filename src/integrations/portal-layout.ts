@@ -18,6 +18,7 @@ const STYLE = [
   '.error{background:#fdecea;border:1px solid #f0a8a0;padding:.5rem 1rem;border-radius:4px}',
   'form{margin:.5rem 0}label{display:inline-block;min-width:8rem}',
   'input[type=text],input[type=password],input[type=email]{width:100%;max-width:18rem;padding:.2rem}',
+  'input[type=number]{width:4.5rem;max-width:100%;padding:.2rem}tr.invalid{background:#fdecea}',
   'button{padding:.3rem .8rem;margin-top:.3rem;max-width:100%}',
   'dl{display:grid;grid-template-columns:minmax(0,11rem) minmax(0,1fr);gap:.2rem .8rem}dt{color:#5a6472}dd{margin:0;min-width:0}',
   'header{display:flex;flex-wrap:wrap;gap:.5rem 1rem;justify-content:space-between;align-items:center}',
@@ -92,18 +93,40 @@ ${body}
 
 export const hidden = (csrf: string) => `<input type="hidden" name="csrf_token" value="${esc(csrf)}">`;
 
-export type PortalTab = 'integrations' | 'orders';
+export type PortalTab = 'integrations' | 'orders' | 'recalls';
+
+/** The customer's recalls as the frame shows them: a Recalls tab when it has any, a banner on the home page for each open one not acknowledged. */
+export interface RecallNav {
+  any: boolean;
+  unacknowledged: string[];
+}
+
+export interface Frame {
+  title: string;
+  tab: PortalTab;
+  who: string;
+  org: string;
+  csrf: string;
+  recalls?: RecallNav;
+}
+
+/** The home page's call to act on a recall (every value escaped; the names link to their notices). */
+function recallBanner(names: string[]): string {
+  const links = names.map((n) => `<a href="/portal/recalls/${encodeURIComponent(n)}">${esc(n)}</a>`).join(', ');
+  return `<p class="error" id="recall-banner" role="alert"><strong>Product recall:</strong> units your clinic received are recalled (${links}). Please open the notice and tell us, for each line, how many units you have on hand, returned or destroyed.</p>`;
+}
 
 /** The signed-in frame: the page's title, the organisation's name (never its id), the user, log out, and the tabs. */
-export function signedIn(opts: { title: string; tab: PortalTab; who: string; org: string; csrf: string }, body: string): string {
+export function signedIn(opts: Frame, body: string): string {
   const tab = (key: PortalTab, label: string) => `<a href="/portal/${key}"${opts.tab === key ? ' aria-current="page"' : ''}>${label}</a>`;
+  const banner = opts.tab === 'integrations' && opts.recalls?.unacknowledged.length ? recallBanner(opts.recalls.unacknowledged) : '';
   return layout(
     opts.title,
     `<header><div><h1>${esc(opts.title)}</h1><div id="org" class="org">${esc(opts.org)}</div></div>
 <div class="who"><span id="who">${esc(opts.who)}</span><form method="post" action="/portal/logout" id="logout">${hidden(opts.csrf)}<button type="submit">Log out</button></form></div></header>
-<nav>${tab('integrations', 'Integrations')}${tab('orders', 'Orders')}</nav>
+<nav>${tab('integrations', 'Integrations')}${tab('orders', 'Orders')}${opts.recalls?.any ? tab('recalls', 'Recalls') : ''}</nav>
 <main>
-${body}
+${banner}${body}
 </main>`,
   );
 }

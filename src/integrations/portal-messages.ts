@@ -34,6 +34,13 @@ const RULES: Rule[] = [
   [/^The callback|^callback parameter/, 'The answer from Shopify could not be checked. Please start again from this page.'],
   [/^No storefront is connected/, 'No Shopify store is connected yet. Connect one on this page first.'],
   [/already running|is running/i, 'A sync is already running for your store. Please wait a minute and look again.'],
+  // recall acknowledgements (the notice page's form)
+  [
+    /add up to more than the [\d.]+ shipped/,
+    'On hand, returned and destroyed together cannot be more than the quantity shipped. Please check the marked line and try again.',
+  ],
+  [/is not one of your lines of recall/, 'One of these lines is not your clinic’s. Please reload the page and try again.'],
+  [/^Recall \S+ is Closed/, 'This recall is closed: nothing more needs to be entered.'],
   // login and password reset
   [/^Invalid login credentials|^Incomplete login details/, 'The e-mail address or the password is not right. Please check both and try again.'],
   [/^Too many failed logins/, 'Too many attempts to log in. Please wait 15 minutes, or reset your password.'],

@@ -6,7 +6,7 @@
  */
 import type { ClinicOrder, ClinicOrdersPage, ClinicShipment } from '../orders/clinic-orders.service.js';
 import { allowedTrackingUrl, carrierName, trackingUrlFor } from '../fulfilment/carriers.js';
-import { esc, signedIn, timeTag } from './portal-layout.js';
+import { esc, signedIn, timeTag, type RecallNav } from './portal-layout.js';
 
 /** What a stage means to a clinic; an unknown stage is shown as it is. */
 const STAGE_WORDS: Record<string, string> = {
@@ -49,14 +49,14 @@ function pager(p: ClinicOrdersPage): string {
   return `<nav class="pager" aria-label="Pages">${prev}<span id="page-of">Page ${p.page} of ${p.pages}</span>${next}</nav>`;
 }
 
-export function ordersPage(opts: { who: string; org: string; csrf: string; page: ClinicOrdersPage }): string {
+export function ordersPage(opts: { who: string; org: string; csrf: string; recalls?: RecallNav; page: ClinicOrdersPage }): string {
   const p = opts.page;
   const body = p.orders.length
     ? `<table id="orders"><thead><tr><th>Order</th><th>Placed</th><th>Status</th><th>Total</th><th>Shipments</th></tr></thead>
 <tbody>${p.orders.map(orderRow).join('\n')}</tbody></table>${pager(p)}`
     : `<p id="no-orders">${p.total ? 'There are no orders on this page.' : 'Your clinic has no orders yet.'}</p>${pager(p)}`;
   return signedIn(
-    { title: 'Orders', tab: 'orders', who: opts.who, org: opts.org, csrf: opts.csrf },
+    { title: 'Orders', tab: 'orders', who: opts.who, org: opts.org, csrf: opts.csrf, recalls: opts.recalls },
     `<p>Your clinic’s orders, newest first, with where each parcel is. ${p.total} order${p.total === 1 ? '' : 's'} in all.</p>
 ${body}`,
   );

@@ -6,7 +6,7 @@
  */
 import type { ConnectionView } from './connections.service.js';
 import type { SyncRecord } from './integration-connection.model.js';
-import { esc, hidden, signedIn, timeTag } from './portal-layout.js';
+import { esc, hidden, signedIn, timeTag, type RecallNav } from './portal-layout.js';
 
 export { esc, messagePage, portalCsp, wantsHtml } from './portal-layout.js';
 export { loginPage } from './portal-account.page.js';
@@ -132,6 +132,7 @@ export function integrationsPage(opts: {
   who: string;
   org: string;
   csrf: string;
+  recalls?: RecallNav;
   shipper: ConnectionView;
   storefront: ConnectionView;
   notice?: string;
@@ -142,7 +143,7 @@ export function integrationsPage(opts: {
 }): string {
   const typed = opts.typed ?? {};
   return signedIn(
-    { title: 'Integrations', tab: 'integrations', who: opts.who, org: opts.org, csrf: opts.csrf },
+    { title: 'Integrations', tab: 'integrations', who: opts.who, org: opts.org, csrf: opts.csrf, recalls: opts.recalls },
     `<p>Connect your own shipping account and your online store. Keys are checked with ShipStation or Shopify, stored encrypted and never shown again.</p>
 ${opts.notice && NOTICES[opts.notice] ? `<p class="notice" id="notice">${esc(NOTICES[opts.notice])}</p>` : ''}
 ${opts.error ? `<p class="error" id="error" role="alert">${esc(opts.error)}</p>` : ''}

@@ -16,7 +16,7 @@ import { requireVerifiedDoctor } from './doctor.service.js';
 import { isRealDate, isValidNpi } from './npi.js';
 import { CONFIRM_FIELDS, FILE_FIELDS, PATIENT_FIELDS, type OrderInput } from './order.schemas.js';
 import type { OrderLine } from './order-line.js';
-import { refuseRecalledItems } from './order-hold.js';
+import { recalledItemError } from '../catalog/item-recall.js';
 
 export interface PreparedOrder {
   input: OrderInput;
@@ -122,8 +122,9 @@ export async function prepareOrder(actor: Actor, input: OrderInput, transaction?
     throw new BusinessRuleError(`Price List ${choice.name} is not assigned to customer ${customer.name}`);
   }
   const items = new Map(facts.items.map((r) => [r.item_code, r]));
-  // an item under an all-lots recall is refused before any other check of its line
-  await refuseRecalledItems([...new Set((input.items ?? []).map((i) => String(i.item_code)))], { transaction });
+  // an item under an all-lots recall is refused before any other check of its line (its recall is read with the item)
+  const recalled = (input.items ?? []).map((l) => items.get(l.item_code)).find((i) => i?.recalled_by);
+  if (recalled) throw recalledItemError(recalled.item_code, recalled.recalled_by!);
   const lines = checkLines(input, items, new Set(facts.warehouses));
   const currency = input.currency ?? choice.currency;
   if (currency !== choice.currency)

@@ -5,6 +5,7 @@
 import { once } from '../db/sql-names.js';
 import { outboxInsertSql } from '../shared/outbox.js';
 import { reservationCtes, RESERVATION_RESULT } from '../catalog/stock.service.js';
+import { itemRecallSql } from '../catalog/item-recall.js';
 import { MAPPING_FIELDS, type ProductMapping, type RouteDecision } from '../catalog/product-mapping.js';
 import { recordHeadColumns, recordHeadJoins, recordSkuSql, type RecordHead } from './order-record.js';
 import { orderHeadColumns, orderItemJsonArgs, type OrderHead } from './order-doc.js';
@@ -14,7 +15,8 @@ import { localTime, orderSql } from './order-sql.js';
 /**
  * What a submit reads, in one statement outside any lock: the order (for the policy check and the
  * answer; one JSON column rather than ~70, which the driver would describe and parse one by one)
- * with its row version, the vendor-record and mail facts, and the lines. The mail goes to the user
+ * with its row version, the vendor-record and mail facts, and the lines (each with its item's open
+ * all-lots recall, through the recalls domain's port, so the re-check at submit costs no round trip). The mail goes to the user
  * who placed the order, else its owner's address, else the customer's: an order a job placed (the
  * store import) has the job's name as owner, which is no address, so its customer is told.
  */
@@ -22,6 +24,7 @@ export const submitReadSql = once(() =>
   orderSql(`
   SELECT row_to_json(h) AS head, so.xmin::text AS row_version, row_to_json(rec) AS record_head,
          (SELECT json_agg(json_build_object(${orderItemJsonArgs()}, 'vendor', {soi.vendor}, 'record_item_code', ${recordSkuSql()}, 'vendor_product_id', {i.vendorProductId},
+                 'recalled_by', ${itemRecallSql('{i.itemCode}')},
                  'mapping', json_build_object(${MAPPING_FIELDS.map((m) => `'${m.field}', {i.${m.attribute}}`).join(', ')})) ORDER BY {soi.idx})
             FROM {soi} JOIN {i} ON {i.itemCode} = {soi.itemCode} LEFT JOIN {vp} ON {vp.name} = {soi.vendor} WHERE {soi.parent} = {so.name}) AS lines,
          (SELECT string_agg({soi.idx} || '. ' || {soi.itemName} || ' (' || {soi.itemCode} || ') x ' || {soi.qty}::float8 || ' @ ' || {soi.rate}::float8 || ' = ' || {soi.amount}, E'\n' ORDER BY {soi.idx})
@@ -82,6 +85,8 @@ export type SubmitLine = Record<string, unknown> &
   OrderLine & {
     record_item_code: string;
     vendor_product_id: string | null;
+    /** the open all-lots recall of the item, if any: the submit is refused */
+    recalled_by: string | null;
     mapping: ProductMapping;
   };
 /** A submitted line with the route decided for it. */

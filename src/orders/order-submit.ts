@@ -17,6 +17,7 @@ import { BusinessRuleError, NotFoundError } from '../shared/errors.js';
 import { reservationBinds, shortageMessage } from '../catalog/stock.service.js';
 import { loadVisibleOrder, shapeOrderDoc, ORDER_ITEM_KEYS, type OrderHead } from './order-doc.js';
 import { routeOf } from '../catalog/product-mapping.js';
+import { recalledItemError } from '../catalog/item-recall.js';
 import { requireVerifiedSubmitter } from './doctor.service.js';
 import { lineStatusOf, submitEntries } from './order-outbox-entries.js';
 import { shortOfStock, submitReadSql, submitWriteSql, type RoutedLine, type SubmitRead, type SubmitWrite } from './order-submit-sql.js';
@@ -26,7 +27,7 @@ import { STATUS } from './order-status.js';
 export { STATUS } from './order-status.js';
 export { cancelOrder } from './order-cancel.js';
 
-/** The draft as a submit reads it, checked: 404 outside the actor's scope, 403, 417 when not a draft. */
+/** The draft as a submit reads it, checked: 404 outside the actor's scope, 403, 417 when not a draft or an item is under an open all-lots recall. */
 async function readDraft(actor: Actor, name: string, opts: { transaction?: Tx }): Promise<SubmitRead> {
   const read = await selectOne<SubmitRead>(submitReadSql(), [name], opts);
   if (!read || !orderVisible(actor, read.head)) throw new NotFoundError(`Sales Order ${name} not found`);
@@ -34,6 +35,9 @@ async function readDraft(actor: Actor, name: string, opts: { transaction?: Tx })
   authorize(actor, 'submit', 'Sales Order', before);
   if (before.docstatus === 2) throw new BusinessRuleError('Cannot edit cancelled document');
   if (before.docstatus !== 0) throw new BusinessRuleError(`Sales Order ${name} is already submitted`);
+  // a recall opened since the draft was made refuses it as it refuses a new order
+  const recalled = read.lines?.find((l) => l.recalled_by);
+  if (recalled) throw recalledItemError(recalled.item_code, recalled.recalled_by!);
   if (before.is_503a) await requireVerifiedSubmitter(actor, before.customer, opts);
   return read;
 }

@@ -1,10 +1,11 @@
 /**
  * What an open recall blocks: a fulfilment report naming a recalled lot or serial (or an expiry in a
  * recalled range, or any lot of an all-lots recall) is refused with 417 naming the recall
- * (vendor-api's sync.fulfillment and pharmacy.fulfillment ask here), and new orders of an item under
- * an all-lots recall (the orders domain asks through the port src/modules.ts plugs).
+ * (vendor-api's sync.fulfillment and pharmacy.fulfillment ask here). New orders and submits of an
+ * item under an all-lots recall are refused by the order path itself, which reads the recall with its
+ * item rows (recall-reads.ts, plugged into catalog's item recall port by src/modules.ts).
  */
-import { selectOne, selectRows, type Tx } from '../db/sequelize.js';
+import { selectOne, type Tx } from '../db/sequelize.js';
 import { BusinessRuleError } from '../shared/errors.js';
 import { recallSql } from './recall-sql.js';
 import { RECALL_STATUS } from './recall.model.js';
@@ -31,11 +32,4 @@ export async function refuseRecalledUnits(entries: ReportedUnits[], opts: { tran
   if (!hit) return;
   const which = hit.lot_number ? `lot ${hit.lot_number}` : hit.serial_numbers?.length ? `serial numbers ${hit.serial_numbers.join(', ')}` : 'these units';
   throw new BusinessRuleError(`${hit.item_code} ${which} is recalled (${hit.recall}): recalled units may not be shipped`);
-}
-
-/** The open all-lots recall of one of the items (the orders domain's block of new orders). */
-export async function allLotsRecallOf(itemCodes: string[], opts: { transaction?: Tx } = {}): Promise<{ recall: string; item_code: string } | undefined> {
-  if (!itemCodes.length) return undefined;
-  const rows = await selectRows<{ recall: string; item_code: string }>(recallSql().itemBlock, [itemCodes, RECALL_STATUS.open], opts);
-  return rows[0];
 }

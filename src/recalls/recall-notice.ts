@@ -1,9 +1,16 @@
 /**
  * The recall notice e-mailed to an affected customer: its orders, items, lots or serials and
  * quantities, and the instructions. Built only from the recall and its lines (order names, item
- * codes, lots, quantities): no patient field is ever read for it.
+ * codes, lots, quantities): no patient field is ever read for it. It links to the recall's notice
+ * page on the portal, where the customer acknowledges its lines.
  */
 import type { MailMessage } from '../mail/mail.service.js';
+import { runtime } from '../shared/runtime.js';
+
+/** The recall's notice page on the customer portal, where its lines are acknowledged (SVC_BASE_URL). */
+export function recallPortalUrl(name: string): string {
+  return `${runtime().config.baseUrl.replace(/\/+$/, '')}/portal/recalls/${encodeURIComponent(name)}`;
+}
 
 export interface NoticeRecall {
   name: string;
@@ -40,7 +47,9 @@ export function recallNotice(recall: NoticeRecall, customerName: string, to: str
     'What to do:',
     recall.instructions,
     '',
-    `Please acknowledge recall ${recall.name}: for each line, the quantity on hand, returned or destroyed (svc.recalls.acknowledge).`,
+    `Please acknowledge recall ${recall.name}: for each line, the quantity on hand, returned or destroyed, on the portal:`,
+    recallPortalUrl(recall.name),
+    '(or through the API: svc.recalls.acknowledge)',
   ].join('\n');
   return {
     to,

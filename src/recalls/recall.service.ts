@@ -1,27 +1,23 @@
 /**
  * Recalls: create (an admin's opens at once; a vendor's waits for an admin's approval), approve,
- * acknowledge, remind and close. Each is one transaction with its audit row; opening
- * (recall-open.ts) records the affected lines and queues the notices through the outbox.
+ * acknowledge, remind (recall-remind.service.ts) and close. Each is one transaction with its audit
+ * row; opening (recall-open.ts) records the affected lines and queues the notices through the outbox.
  */
 import type { Actor } from '../auth/actor.js';
 import { authorize, can } from '../auth/policy/index.js';
 import { recallCustomerOf, recallNeedsApproval } from '../auth/policy/recalls.rules.js';
 import { recordAudit } from '../audit/audit.service.js';
 import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
-import { literal } from 'sequelize';
-import { mailEntry } from '../mail/mail.service.js';
-import { customerContacts } from '../org/customer-contacts.service.js';
 import { BusinessRuleError, ConflictError, InputError, NotFoundError } from '../shared/errors.js';
-import { enqueue } from '../shared/outbox.js';
 import { getRecall } from './recall-read.service.js';
-import { recallNotice } from './recall-notice.js';
 import { openRecall } from './recall-open.js';
 import { recallSql } from './recall-sql.js';
-import { groupBy, headerOf, progressOf, RESOURCE, visibleRecall } from './recall-view.js';
-import { RecallCustomer } from './recall-customer.model.js';
+import { headerOf, progressOf, RESOURCE, visibleRecall } from './recall-view.js';
 import { RecallLine } from './recall-line.model.js';
 import { Recall, RECALL_STATUS, type RecallClass } from './recall.model.js';
 import { recallableItem, type UnitCriteria } from './trace.service.js';
+
+export { remindRecall } from './recall-remind.service.js';
 
 export interface CreateRecallInput extends UnitCriteria {
   all_lots?: boolean;
@@ -134,43 +130,6 @@ export async function acknowledgeRecall(actor: Actor, input: AcknowledgeInput, o
     await execute(recallSql().customerAcknowledged, [recall.name, customer], { transaction });
     await recordAudit(transaction, actor, { action: 'acknowledge', object_type: RESOURCE, object_name: recall.name, detail: { customer, lines: ids } });
     return getRecall(actor, recall.name, { transaction });
-  });
-}
-
-/** Re-sends the notice to each affected customer that has not acknowledged yet. */
-export async function remindRecall(actor: Actor, name: string, opts: { transaction?: Tx } = {}): Promise<{ recall: string; reminded: number }> {
-  authorize(actor, 'remind', RESOURCE);
-  return withTransaction(opts, async (transaction) => {
-    const recall = await visibleRecall(actor, name, { transaction });
-    if (recall.status !== RECALL_STATUS.open) throw new BusinessRuleError(`Recall ${name} is ${recall.status}`);
-    const names = (await RecallCustomer.findAll({ where: { recall: name, acknowledgedAt: null }, transaction })).map((w) => w.customer);
-    const lines = await RecallLine.findAll({ where: { recall: name, kind: 'shipped', customer: names }, order: [['id', 'ASC']], transaction });
-    const byCustomer = groupBy(lines, (l) => l.customer);
-    const contacts = await customerContacts(names, { transaction });
-    const item = await recallableItem(actor, { item_code: recall.itemCode }, { transaction });
-    const header = {
-      name,
-      item_code: recall.itemCode,
-      item_name: item.item_name,
-      classification: recall.classification,
-      reason: recall.reason,
-      instructions: recall.instructions,
-    };
-    const entries = names.flatMap((c) => {
-      const contact = contacts.get(c);
-      const own = (byCustomer.get(c) ?? []).map((l) => ({
-        sales_order: l.salesOrder,
-        item_code: l.itemCode,
-        lot_number: l.lotNumber,
-        serial_numbers: l.serialNumbers,
-        qty: Number(l.qty),
-      }));
-      return contact?.email && own.length ? [mailEntry(recallNotice(header, contact.customer_name, contact.email, own, true))] : [];
-    });
-    await enqueue(transaction, entries);
-    await RecallCustomer.update({ remindedAt: new Date(), reminders: literal('reminders + 1') }, { where: { recall: name, customer: names }, transaction });
-    await recordAudit(transaction, actor, { action: 'remind', object_type: RESOURCE, object_name: name, detail: { reminded: entries.length } });
-    return { recall: name, reminded: entries.length };
   });
 }
 

@@ -20,6 +20,8 @@ import { webhookTargetOf } from '../../src/vendors/webhook-target.js';
 import { webhookPorts } from '../../src/webhooks/webhook-ports.js';
 import { customerAccounts } from '../../src/org/customer-accounts.port.js';
 import { createCustomerAccount, createCustomerAddress } from '../../src/sales/customer-accounts.service.js';
+import { itemRecallSql } from '../../src/catalog/item-recall.js';
+import { allLotsRecallSql } from '../../src/recalls/recall-reads.js';
 
 test.before(async () => {
   const config = loadConfig({ ...process.env, SVC_ENV: 'test', DATABASE_URL: await createTestDatabase(), SVC_LOG_LEVEL: 'warn' });
@@ -49,6 +51,7 @@ test.serial('src/modules.ts plugs each port with its owner’s functions', async
   t.is(customerAccounts().createCustomer, createCustomerAccount, 'sales: the customer account service behind POST /api/resource/Customer');
   t.is(customerAccounts().createAddress, createCustomerAddress);
   t.is(await orderPartiesOf('SO-NONE'), undefined, 'orders answers: no such order');
+  t.is(itemRecallSql('i.item_code'), allLotsRecallSql('i.item_code'), 'recalls: an item’s open all-lots recall, read by the order statements');
   const user = await createUser(systemActor('test:ports'), { email: 'plugged@test.local', roles: ['Customer'] });
   t.is(user.email, 'plugged@test.local', 'users asks the policy through the access port');
 });

@@ -73,6 +73,7 @@ test.serial('src/modules.ts registers the e-mail, webhook, routing and partner h
       'housekeeping',
       'idempotency-purge',
       'peptidepartner-poll',
+      'recall-reminders',
       'retention',
       'sales-credit-fold',
       'storepartner-import-orders',
