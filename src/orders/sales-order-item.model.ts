@@ -19,6 +19,8 @@ export class SalesOrderItem extends Model<InferAttributes<SalesOrderItem>, Infer
   declare fulfilmentPartner: CreationOptional<string | null>;
   /** a partner line's progress: Queued, Awaiting configuration, Retrying, Sent, Failed */
   declare fulfilmentStatus: CreationOptional<string | null>;
+  /** a shipment of the order carries a lot row of the line's item (kept by triggers on shipment_lots; the trace's "lot unknown" index) */
+  declare lotRecorded: CreationOptional<boolean>;
 
   static initModel(sequelize: Sequelize): void {
     SalesOrderItem.init(
@@ -38,6 +40,7 @@ export class SalesOrderItem extends Model<InferAttributes<SalesOrderItem>, Infer
         deliveredQty: { type: DataTypes.DECIMAL(18, 3), allowNull: false, defaultValue: 0 },
         fulfilmentPartner: { type: DataTypes.TEXT },
         fulfilmentStatus: { type: DataTypes.TEXT },
+        lotRecorded: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
       },
       { sequelize, tableName: 'sales_order_items', underscored: true, timestamps: false },
     );

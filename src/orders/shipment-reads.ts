@@ -73,9 +73,30 @@ const ENTRY_COLUMNS = `{sl.id}::int8 AS entry_id, {so.name} AS sales_order, {so.
 const ENTRY_FROM = `{sl} JOIN {s} ON {s.id} = {sl.shipmentId} JOIN {so} ON {so.name} = {s.salesOrder}
        LEFT JOIN {c} ON {c.name} = {so.customer} LEFT JOIN {a} ON {a.name} = {so.shippingAddressName}`;
 
-/** The statement of a criteria shape (which of lots, serials, expiry range, all), one text per shape, built once; its binds in order. */
-const entryStatements = new Map<string, string>();
-function entryStatement(c: LotCriteria): { text: string; binds: unknown[] } {
+/** A statement and its binds, as pg takes them. */
+export interface Statement {
+  text: string;
+  values: unknown[];
+}
+
+/** A window of a list: rows `offset` to `offset + limit`. */
+export interface Window {
+  offset: number;
+  limit: number;
+}
+
+/** The totals of a trace: entries and lines of unknown lot, the customers of either, the units shipped in the entries. */
+export interface TraceTotals {
+  entries: number;
+  lot_unknown: number;
+  customers: number;
+  units: number;
+}
+
+const QTY = `COALESCE({sl.qty}, (SELECT sum({soi.qty}) FROM {soi} WHERE {soi.parent} = {so.name} AND {soi.itemCode} = {sl.itemCode}), 0)`;
+
+/** The condition on {sl} of a criteria shape (which of lots, serials, expiry range, all), and its binds after the item's $1. */
+function criteriaOf(c: LotCriteria): { key: string; where: string; binds: unknown[] } {
   const lots = c.lotNumbers ?? [];
   const serials = c.serialNumbers ?? [];
   const expiry = Boolean(c.expiryFrom || c.expiryTo);
@@ -90,25 +111,104 @@ function entryStatement(c: LotCriteria): { text: string; binds: unknown[] } {
     const to = binds.push(c.expiryTo ?? null);
     any.push(`{sl.expiryDate} BETWEEN COALESCE($${from}::date, '-infinity'::date) AND COALESCE($${to}::date, 'infinity'::date)`);
   }
-  const key = `${all}|${lots.length > 0}|${serials.length > 0}|${expiry}`;
-  let text = entryStatements.get(key);
-  if (!text) {
-    const which = all ? '' : ` AND (${any.length ? any.join(' OR ') : 'FALSE'})`;
-    text = orderSql(`SELECT ${ENTRY_COLUMNS} FROM ${ENTRY_FROM} WHERE {sl.itemCode} = $1${which} ORDER BY {s.createdAt}, {sl.id}`);
-    entryStatements.set(key, text);
-  }
-  return { text, binds };
+  const which = all ? '' : ` AND (${any.length ? any.join(' OR ') : 'FALSE'})`;
+  return { key: `${all}|${lots.length > 0}|${serials.length > 0}|${expiry}`, where: `{sl.itemCode} = $1${which}`, binds };
+}
+
+/** One text per (purpose, criteria shape), built once. */
+const built = new Map<string, string>();
+function cached(key: string, build: () => string): string {
+  let text = built.get(key);
+  if (!text) built.set(key, (text = build()));
+  return text;
+}
+
+// The lines of the item shipped with no lot recorded: read from the partial index of the lines
+// without one (sales_order_items_lot_unknown_idx), re-checked against the shipments' lots.
+// A line counts as shipped once its vendor reported it (delivered_qty) or the order is stamped
+// shipped (a partner's shipment).
+const UNLOTTED_FROM = `{soi} JOIN {so} ON {so.name} = {soi.parent}
+      WHERE {soi.itemCode} = $1 AND NOT {soi.lotRecorded} AND {so.docstatus} = 1 AND ({soi.deliveredQty} > 0 OR {so.shippedAt} IS NOT NULL)
+        AND NOT EXISTS (SELECT 1 FROM {s} JOIN {sl} ON {sl.shipmentId} = {s.id} WHERE {s.salesOrder} = {so.name} AND {sl.itemCode} = {soi.itemCode})`;
+
+const UNLOTTED_COLUMNS = `{so.name} AS sales_order, {so.customer} AS customer, {c.customerName} AS customer_name, ${SHIP_TO} AS ship_to,
+            {soi.itemCode} AS item_code, {soi.qty}::float8 AS qty, to_char({so.shippedAt} AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS ship_date,
+            {soi.vendor} AS vendor, {soi.fulfilmentPartner} AS fulfilment_partner`;
+
+/** The item's entries matching the criteria, in the order they were recorded; a window of them when given (paged before the joins). */
+function entriesStatement(c: LotCriteria, page?: Window): Statement {
+  const { key, where, binds } = criteriaOf(c);
+  const n = binds.length;
+  const text = cached(`entries|${key}|${page ? 'page' : 'all'}`, () => {
+    const limit = page ? ` LIMIT $${n + 1} OFFSET $${n + 2}` : '';
+    return orderSql(`SELECT ${ENTRY_COLUMNS}
+       FROM (SELECT * FROM {sl} WHERE ${where} ORDER BY {sl.id}${limit}) sl JOIN {s} ON {s.id} = {sl.shipmentId} JOIN {so} ON {so.name} = {s.salesOrder}
+       LEFT JOIN {c} ON {c.name} = {so.customer} LEFT JOIN {a} ON {a.name} = {so.shippingAddressName}
+      ORDER BY {sl.id}`);
+  });
+  return { text, values: page ? [...binds, page.limit, page.offset] : binds };
+}
+
+function unlottedStatement(itemCode: string, page?: Window): Statement {
+  const text = cached(`unlotted|${page ? 'page' : 'all'}`, () =>
+    orderSql(`SELECT ${UNLOTTED_COLUMNS}
+       FROM ${UNLOTTED_FROM.replace(
+         'WHERE',
+         `LEFT JOIN {c} ON {c.name} = {so.customer} LEFT JOIN {a} ON {a.name} = {so.shippingAddressName}
+      WHERE`,
+       )}
+      ORDER BY {soi.parent}, {soi.idx}${page ? ' LIMIT $2 OFFSET $3' : ''}`),
+  );
+  return { text, values: page ? [itemCode, page.limit, page.offset] : [itemCode] };
+}
+
+function totalsStatement(c: LotCriteria): Statement {
+  const { key, where, binds } = criteriaOf(c);
+  const text = cached(`totals|${key}`, () =>
+    orderSql(`WITH e AS (SELECT {so.customer} AS customer, ${QTY} AS qty FROM {sl} JOIN {s} ON {s.id} = {sl.shipmentId} JOIN {so} ON {so.name} = {s.salesOrder} WHERE ${where}),
+          u AS (SELECT {so.customer} AS customer FROM ${UNLOTTED_FROM})
+     SELECT (SELECT count(*) FROM e)::int AS entries, (SELECT count(*) FROM u)::int AS lot_unknown,
+            (SELECT count(*) FROM (SELECT customer FROM e UNION SELECT customer FROM u) x)::int AS customers,
+            (SELECT COALESCE(sum(qty), 0) FROM e)::float8 AS units`),
+  );
+  return { text, values: binds };
+}
+
+/** The statements of a trace: a window of the entries, a window of the lines of unknown lot, the totals (published for the bench's plans). */
+export function traceStatements(c: LotCriteria, page: Window): { entries: Statement; lotUnknown: Statement; totals: Statement } {
+  return { entries: entriesStatement(c, page), lotUnknown: unlottedStatement(c.itemCode, page), totals: totalsStatement(c) };
+}
+
+/**
+ * The entries of the item matching the criteria as a SELECT (entry_id, sales_order, customer,
+ * item_code, lot_number, serial_numbers, expiry_date, qty), for a statement that writes them where
+ * they are read (a recall's affected lines) instead of through the application.
+ */
+export function affectedEntriesSelect(c: LotCriteria): Statement {
+  const { key, where, binds } = criteriaOf(c);
+  const text = cached(`affected|${key}`, () =>
+    orderSql(`SELECT {sl.id}::int8 AS entry_id, {so.name} AS sales_order, {so.customer} AS customer, {sl.itemCode} AS item_code,
+            {sl.lotNumber} AS lot_number, {sl.serialNumbers} AS serial_numbers, {sl.expiryDate} AS expiry_date, ${QTY} AS qty
+       FROM {sl} JOIN {s} ON {s.id} = {sl.shipmentId} JOIN {so} ON {so.name} = {s.salesOrder} WHERE ${where} ORDER BY {sl.id}`),
+  );
+  return { text, values: binds };
+}
+
+/** A window of the trace of an item: its entries and its lines of unknown lot, and the totals of both. */
+export async function tracePage(
+  c: LotCriteria,
+  page: Window,
+  opts: { transaction?: Tx } = {},
+): Promise<{ entries: ShippedEntry[]; unlotted: UnlottedLine[]; totals: TraceTotals }> {
+  const q = traceStatements(c, page);
+  // one after the other: in a caller's transaction they share its connection
+  const entries = await selectRows<ShippedEntry>(q.entries.text, q.entries.values, opts);
+  const unlotted = await selectRows<UnlottedLine>(q.lotUnknown.text, q.lotUnknown.values, opts);
+  const [totals] = await selectRows<TraceTotals>(q.totals.text, q.totals.values, opts);
+  return { entries, unlotted, totals };
 }
 
 const sql = once(() => ({
-  // a line counts as shipped once its vendor reported it (delivered_qty) or the order is stamped shipped (a partner's shipment)
-  unlotted: orderSql(`SELECT {so.name} AS sales_order, {so.customer} AS customer, {c.customerName} AS customer_name, ${SHIP_TO} AS ship_to,
-            {soi.itemCode} AS item_code, {soi.qty}::float8 AS qty, to_char({so.shippedAt} AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS ship_date,
-            {soi.vendor} AS vendor, {soi.fulfilmentPartner} AS fulfilment_partner
-       FROM {soi} JOIN {so} ON {so.name} = {soi.parent} LEFT JOIN {c} ON {c.name} = {so.customer} LEFT JOIN {a} ON {a.name} = {so.shippingAddressName}
-      WHERE {soi.itemCode} = $1 AND {so.docstatus} = 1 AND ({soi.deliveredQty} > 0 OR {so.shippedAt} IS NOT NULL)
-        AND NOT EXISTS (SELECT 1 FROM {s} JOIN {sl} ON {sl.shipmentId} = {s.id} WHERE {s.salesOrder} = {so.name} AND {sl.itemCode} = {soi.itemCode})
-      ORDER BY {so.name}, {soi.idx}`),
   orderEntries: orderSql(`SELECT ${ENTRY_COLUMNS} FROM ${ENTRY_FROM} WHERE {s.salesOrder} = $1 ORDER BY {sl.itemCode}, {sl.id}`),
   orderUnlotted: orderSql(`SELECT {so.name} AS sales_order, {so.customer} AS customer, {c.customerName} AS customer_name, ${SHIP_TO} AS ship_to,
             {soi.itemCode} AS item_code, {soi.qty}::float8 AS qty, to_char({so.shippedAt} AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS ship_date,
@@ -125,15 +225,10 @@ const sql = once(() => ({
       ORDER BY {so.name}, {soi.idx}`),
 }));
 
-/** The shipped entries of the item that carried one of the lots or serials, or an expiry date in the range (or all of them). */
-export async function shippedEntries(c: LotCriteria, opts: { transaction?: Tx } = {}): Promise<ShippedEntry[]> {
-  const { text, binds } = entryStatement(c);
-  return selectRows<ShippedEntry>(text, binds, opts);
-}
-
-/** The item's shipped order lines with no lot recorded for it on their order. */
+/** The item's shipped order lines with no lot recorded for it on their order (all of them: a recall of every lot). */
 export async function unlottedLines(itemCode: string, opts: { transaction?: Tx } = {}): Promise<UnlottedLine[]> {
-  return selectRows<UnlottedLine>(sql().unlotted, [itemCode], opts);
+  const q = unlottedStatement(itemCode);
+  return selectRows<UnlottedLine>(q.text, q.values, opts);
 }
 
 /** An order's shipped entries, its lines with no lot recorded, and the items (with their vendor) on it. */

@@ -7,18 +7,17 @@
  */
 import type { Actor } from '../auth/actor.js';
 import { recordAudit } from '../audit/audit.service.js';
-import { execute, type Tx } from '../db/sequelize.js';
+import { execute, selectRows, type Tx } from '../db/sequelize.js';
 import { mailEntry } from '../mail/mail.service.js';
 import { customerContacts } from '../org/customer-contacts.service.js';
 import { holdOrders } from '../orders/order-hold.js';
-import { unshippedLines } from '../orders/shipment-reads.js';
+import { affectedEntriesSelect, unlottedLines, unshippedLines } from '../orders/shipment-reads.js';
 import { enqueue } from '../shared/outbox.js';
 import { enqueueVendorEvent } from '../webhooks/webhook.service.js';
 import { recallNotice, type NoticeLine, type NoticeRecall } from './recall-notice.js';
-import { recallSql } from './recall-sql.js';
+import { insertAffected, recallSql } from './recall-sql.js';
 import { groupBy, RESOURCE } from './recall-view.js';
 import type { Recall } from './recall.model.js';
-import { traceItem } from './trace.service.js';
 
 interface LineRow extends NoticeLine {
   kind: 'shipped' | 'held';
@@ -27,29 +26,35 @@ interface LineRow extends NoticeLine {
   expiry_date: string | null;
 }
 
+/** A shipped line as written (its customer and what its notice says). */
+type ShippedLine = NoticeLine & { customer: string };
+
 const noLot = { shipment_lot_id: null, lot_number: null, serial_numbers: null, expiry_date: null };
 
-/** The lines a recall affects, and the orders it put On Hold. */
-async function affectedLines(recall: Recall, transaction: Tx): Promise<{ lines: LineRow[]; held: string[] }> {
-  const { entries, lot_unknown } = await traceItem(
-    {
-      itemCode: recall.itemCode,
-      lotNumbers: recall.lotNumbers,
-      serialNumbers: recall.serialNumbers,
-      expiryFrom: recall.expiryFrom,
-      expiryTo: recall.expiryTo,
-      allLots: recall.allLots,
-    },
-    { transaction },
-  );
-  const lines: LineRow[] = entries.map((e) => ({ ...e, kind: 'shipped', shipment_lot_id: e.entry_id, qty: Number(e.qty) }));
-  if (!recall.allLots) return { lines, held: [] };
+/**
+ * Writes the lines a recall affects: the shipped entries of its lots in one INSERT … SELECT; for all
+ * lots also the lines shipped with no lot recorded and the unshipped lines of submitted orders, which
+ * are put On Hold. Answers the shipped lines and the orders held.
+ */
+async function writeLines(recall: Recall, transaction: Tx): Promise<{ shipped: ShippedLine[]; held: string[] }> {
+  const select = affectedEntriesSelect({
+    itemCode: recall.itemCode,
+    lotNumbers: recall.lotNumbers,
+    serialNumbers: recall.serialNumbers,
+    expiryFrom: recall.expiryFrom,
+    expiryTo: recall.expiryTo,
+    allLots: recall.allLots,
+  });
+  const insert = insertAffected(select, recall.name);
+  const shipped = await selectRows<ShippedLine>(insert.text, insert.values, { transaction });
+  if (!recall.allLots) return { shipped, held: [] };
   // all lots: whatever lot a line without one carried, it is recalled
-  lines.push(...lot_unknown.map((u) => ({ ...u, ...noLot, kind: 'shipped' as const, qty: Number(u.qty) })));
+  const unknown = (await unlottedLines(recall.itemCode, { transaction })).map((u) => ({ ...u, ...noLot, kind: 'shipped' as const, qty: Number(u.qty) }));
   const unshipped = await unshippedLines(recall.itemCode, { transaction });
   const held = await holdOrders([...new Set(unshipped.map((u) => u.sales_order))], { transaction });
-  lines.push(...unshipped.map((u) => ({ ...u, ...noLot, kind: 'held' as const, qty: Number(u.qty) })));
-  return { lines, held };
+  const lines: LineRow[] = [...unknown, ...unshipped.map((u) => ({ ...u, ...noLot, kind: 'held' as const, qty: Number(u.qty) }))];
+  if (lines.length) await execute(recallSql().lines, [recall.name, JSON.stringify(lines)], { transaction });
+  return { shipped: [...shipped, ...unknown], held };
 }
 
 /** One notice per affected customer with an e-mail; answers the customers notified. */
@@ -66,7 +71,7 @@ async function noticeCustomers(header: NoticeRecall, byCustomer: Map<string, Not
   return mails.map((m) => m.customer);
 }
 
-async function noticeVendor(recall: Recall, shipped: LineRow[], customers: number, transaction: Tx): Promise<void> {
+async function noticeVendor(recall: Recall, shipped: ShippedLine[], customers: number, transaction: Tx): Promise<void> {
   if (!recall.vendor) return;
   await enqueueVendorEvent(transaction, {
     event: 'recall.notice',
@@ -90,9 +95,7 @@ async function noticeVendor(recall: Recall, shipped: LineRow[], customers: numbe
 }
 
 export async function openRecall(actor: Actor, recall: Recall, itemName: string, transaction: Tx): Promise<Record<string, unknown>> {
-  const { lines, held } = await affectedLines(recall, transaction);
-  if (lines.length) await execute(recallSql().lines, [recall.name, JSON.stringify(lines)], { transaction });
-  const shipped = lines.filter((l) => l.kind === 'shipped');
+  const { shipped, held } = await writeLines(recall, transaction);
   const byCustomer = groupBy(shipped, (l) => l.customer);
   const header = {
     name: recall.name,

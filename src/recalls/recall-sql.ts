@@ -4,6 +4,29 @@ import { RecallCustomer } from './recall-customer.model.js';
 import { RecallLine } from './recall-line.model.js';
 import { Recall } from './recall.model.js';
 
+const affectedStatements = new Map<string, string>();
+
+/**
+ * A recall's shipped lines written straight from the orders domain's published SELECT of the
+ * affected entries (shipment-reads.ts affectedEntriesSelect), its binds first and the recall's name
+ * last: one statement whatever the number of lines, nothing read through the application but the
+ * columns a notice needs (RETURNING).
+ */
+export function insertAffected(select: { text: string; values: unknown[] }, recall: string): { text: string; values: unknown[] } {
+  let text = affectedStatements.get(select.text);
+  if (!text) {
+    const q = sqlFor({ rl: RecallLine });
+    text =
+      q(`INSERT INTO {@rl} ({rl:recall}, {rl:kind}, {rl:salesOrder}, {rl:customer}, {rl:itemCode}, {rl:shipmentLotId}, {rl:lotNumber}, {rl:serialNumbers}, {rl:expiryDate}, {rl:qty})
+      SELECT $${select.values.length + 1}, 'shipped', e.sales_order, e.customer, e.item_code, e.entry_id, e.lot_number, e.serial_numbers, e.expiry_date, e.qty
+        FROM (${select.text}) e
+      RETURNING {rl:customer} AS customer, {rl:salesOrder} AS sales_order, {rl:itemCode} AS item_code, {rl:lotNumber} AS lot_number,
+                {rl:serialNumbers} AS serial_numbers, {rl:qty}::float8 AS qty`);
+    affectedStatements.set(select.text, text);
+  }
+  return { text, values: [...select.values, recall] };
+}
+
 export const recallSql = once(() => {
   const q = sqlFor({ r: Recall, rl: RecallLine, rc: RecallCustomer });
   return {

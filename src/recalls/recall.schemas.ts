@@ -44,6 +44,8 @@ export interface TraceArgs {
   expiry_from?: string;
   expiry_to?: string;
   sales_order?: string;
+  limit_start?: number;
+  limit_page_length?: number;
 }
 
 export const traceArgs = Joi.object<TraceArgs>({
@@ -54,9 +56,14 @@ export const traceArgs = Joi.object<TraceArgs>({
   expiry_from: date.description('Entries whose expiry date is on or after this day'),
   expiry_to: date.description('Entries whose expiry date is on or before this day'),
   sales_order: Joi.string().max(140).description('The reverse trace: the lots of this Sales Order'),
+  limit_start: Joi.number().integer().min(0).description("An item's trace is paged: the first entry (and line of unknown lot) of the page, from 0"),
+  limit_page_length: Joi.number()
+    .integer()
+    .min(0)
+    .description('Entries (and lines of unknown lot) per page: default 100; 0 or above 500 means 500. The totals count every page'),
 });
 
-export interface CreateRecallArgs extends Omit<TraceArgs, 'sales_order'> {
+export interface CreateRecallArgs extends Omit<TraceArgs, 'sales_order' | 'limit_start' | 'limit_page_length'> {
   all_lots?: boolean;
   classification: (typeof RECALL_CLASSES)[number];
   reason: string;

@@ -9,10 +9,14 @@ import { authorize } from '../auth/policy/index.js';
 import { recallVendorOf } from '../auth/policy/recalls.rules.js';
 import { findItemByCodeOrSku } from '../catalog/items.service.js';
 import type { Tx } from '../db/sequelize.js';
-import { lotsOfOrder, shippedEntries, unlottedLines, type LotCriteria, type ShippedEntry, type UnlottedLine } from '../orders/shipment-reads.js';
+import { lotsOfOrder, tracePage, type ShippedEntry, type UnlottedLine, type Window } from '../orders/shipment-reads.js';
 import { InputError, NotFoundError } from '../shared/errors.js';
+import { clampPageLength } from '../shared/page-length.js';
 
 export const LOT_UNKNOWN = 'lot unknown';
+/** The trace's page: 100 entries (and as many lines of unknown lot) unless asked; at most 500 (0 or more means 500). */
+export const TRACE_PAGE = 100;
+export const TRACE_MAX_PAGE = 500;
 
 /** The units a trace or a recall names: an item (or a vendor's sku) and its lots, serials or expiry range. */
 export interface UnitCriteria {
@@ -26,6 +30,10 @@ export interface UnitCriteria {
 
 export interface TraceInput extends UnitCriteria {
   sales_order?: string;
+  /** the first entry (and line of unknown lot) of the page, from 0 */
+  limit_start?: number;
+  /** entries (and lines of unknown lot) per page */
+  limit_page_length?: number;
 }
 
 export interface TracedItem {
@@ -44,8 +52,15 @@ export interface TraceResult {
   sales_order?: string;
   entries: ShippedEntry[];
   lot_unknown: LotUnknownLine[];
+  /** customers of the entries and lines of unknown lot (all pages) */
   customers: number;
+  /** units shipped in the entries (all pages) */
   units: number;
+  /** an item's trace is paged: these name the page and the totals of every page */
+  limit_start?: number;
+  limit_page_length?: number;
+  total_entries?: number;
+  total_lot_unknown?: number;
 }
 
 /** The item named by code or sku, within the actor's reach (a vendor's own items; another's answers like a missing one). */
@@ -66,26 +81,52 @@ function summed(entries: ShippedEntry[], unknown: LotUnknownLine[]): { customers
   };
 }
 
-/** The entries of an item matching the criteria (and its lines of unknown lot), for a trace or a recall. */
-export async function traceItem(criteria: LotCriteria, opts: { transaction?: Tx } = {}): Promise<{ entries: ShippedEntry[]; lot_unknown: LotUnknownLine[] }> {
-  const entries = await shippedEntries(criteria, opts);
-  const lot_unknown = unknownOf(await unlottedLines(criteria.itemCode, opts));
-  return { entries, lot_unknown };
+/** The page a trace answers (limit_start / limit_page_length, Frappe's names). */
+function pageOf(input: TraceInput): Window {
+  const offset = input.limit_start ?? 0;
+  const limit = input.limit_page_length ?? TRACE_PAGE;
+  if (!Number.isInteger(offset) || offset < 0) throw new InputError('limit_start must be a whole number of zero or more');
+  if (!Number.isInteger(limit) || limit < 0) throw new InputError('limit_page_length must be a whole number of zero or more');
+  return { offset, limit: clampPageLength(limit, TRACE_MAX_PAGE) };
 }
 
 export async function trace(actor: Actor, input: TraceInput, opts: { transaction?: Tx } = {}): Promise<TraceResult> {
   authorize(actor, 'trace', 'Recall');
   if (input.sales_order) return traceOrder(actor, input.sales_order, opts);
+  const page = pageOf(input);
   const item = await recallableItem(actor, input, opts);
   const lots = input.lot_numbers ?? [];
   const serials = input.serial_numbers ?? [];
   if (!lots.length && !serials.length && !input.expiry_from && !input.expiry_to)
     throw new InputError('lot_numbers, serial_numbers or an expiry_from / expiry_to range is required (or sales_order)');
-  const found = await traceItem(
-    { itemCode: item.item_code, lotNumbers: lots, serialNumbers: serials, expiryFrom: input.expiry_from, expiryTo: input.expiry_to },
-    opts,
-  );
-  return { item_code: item.item_code, item_name: item.item_name, ...found, ...summed(found.entries, found.lot_unknown) };
+  const criteria = { itemCode: item.item_code, lotNumbers: lots, serialNumbers: serials, expiryFrom: input.expiry_from, expiryTo: input.expiry_to };
+  const { entries, unlotted, totals } = await tracePage(criteria, page, opts);
+  return {
+    item_code: item.item_code,
+    item_name: item.item_name,
+    entries,
+    lot_unknown: unknownOf(unlotted),
+    customers: totals.customers,
+    units: totals.units,
+    limit_start: page.offset,
+    limit_page_length: page.limit,
+    total_entries: totals.entries,
+    total_lot_unknown: totals.lot_unknown,
+  };
+}
+
+/** Every page of a trace, read page by page (the CLI's table and files): the entries and lines of unknown lot of all pages. */
+export async function traceEvery(actor: Actor, input: TraceInput, opts: { transaction?: Tx } = {}): Promise<TraceResult> {
+  const first = await trace(actor, { ...input, limit_start: 0, limit_page_length: TRACE_MAX_PAGE }, opts);
+  if (first.sales_order) return first;
+  const result = { ...first, entries: [...first.entries], lot_unknown: [...first.lot_unknown] };
+  for (let start = TRACE_MAX_PAGE; start < Math.max(first.total_entries ?? 0, first.total_lot_unknown ?? 0); start += TRACE_MAX_PAGE) {
+    const page = await trace(actor, { ...input, limit_start: start, limit_page_length: TRACE_MAX_PAGE }, opts);
+    result.entries.push(...page.entries);
+    result.lot_unknown.push(...page.lot_unknown);
+  }
+  const { limit_start: _start, limit_page_length: _length, ...all } = result;
+  return all;
 }
 
 /** The reverse trace: the lots of an order (a vendor sees only its items' lines; an order without them is not found). */

@@ -53,7 +53,7 @@ async function traceCommand(io: Io, opts: TraceOptions): Promise<void> {
   const actor = await actorOf(io, opts);
   const result = await (
     await traces()
-  ).trace(actor, {
+  ).traceEvery(actor, {
     item_code: opts.item,
     sku: opts.sku,
     lot_numbers: opts.lot,
