@@ -20,7 +20,7 @@ import { startOpsServer, type RoleCheck } from './ops-server.js';
 import { HEARTBEAT_MAX_AGE_SECONDS } from './check.service.js';
 import { configureMetrics } from '../shared/metrics.js';
 import { shutdownTracing } from '../shared/tracing.js';
-import { plugServedRoutes } from '../modules.js';
+import { plugBackgroundWork, plugServedRoutes } from '../modules.js';
 
 /** Stops a role within the shutdown's deadline (a stop without one gets its own, SVC_SHUTDOWN_TIMEOUT from now). */
 export type Stop = (deadline?: ShutdownDeadline) => Promise<void>;
@@ -72,6 +72,7 @@ export function lowerPriority(nice: number): number {
 /** Starts the outbox worker and the cron scheduler; `ready` is their part of /readyz (scheduler running, heartbeat fresh). */
 export async function startWorker(config: Config, databaseUrl: string): Promise<{ worker: OutboxWorker; stop: Stop; ready: RoleCheck }> {
   configureMetrics(config.ops.metrics);
+  await plugBackgroundWork(); // loaded with the root already, unless a command that needed none of it started this worker
   await runStartupTasks(config);
   const worker = new OutboxWorker({ databaseUrl, ...config.worker });
   await worker.start();

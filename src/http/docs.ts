@@ -142,9 +142,18 @@ function documentRoute(): ServerRoute {
   };
 }
 
+const importSwagger = () => import('hapi-swagger');
+let swagger: ReturnType<typeof importSwagger> | undefined;
+
+/** hapi-swagger, loaded once: by the first fetch of the document, or ahead of it by the page that fetches it. */
+function loadSwagger(): ReturnType<typeof importSwagger> {
+  swagger ??= importSwagger();
+  return swagger;
+}
+
 /** Loads hapi-swagger and runs the handler its registration declares for the document's route. */
 async function buildDocument(request: Request): Promise<Record<string, unknown>> {
-  const { default: HapiSwagger } = await import('hapi-swagger');
+  const { default: HapiSwagger } = await loadSwagger();
   let handler: Lifecycle.Method | undefined;
   // the plugin's registration only validates its options and declares its route (no view, no UI: both off)
   const declaring = {
@@ -173,7 +182,10 @@ function uiRoutes(jsonPath: string): ServerRoute[] {
       options: {
         auth: false,
         app: { access: 'public' },
-        handler: (_request, h) => h.response(page).type('text/html; charset=utf-8').header('content-security-policy', CSP),
+        handler: (_request, h) => {
+          void loadSwagger().catch(() => undefined); // while the browser loads Swagger UI, which then fetches the document
+          return h.response(page).type('text/html; charset=utf-8').header('content-security-policy', CSP);
+        },
       },
     },
     {
