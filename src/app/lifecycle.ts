@@ -12,7 +12,6 @@ import { closeDatabase, hasDatabase, initDatabase, db } from '../db/sequelize.js
 import { migrateUp } from '../db/migrator.js';
 import { embeddedDataDir, startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded.js';
 import { OutboxWorker } from '../jobs/outbox-worker.js';
-import { startScheduler } from '../jobs/index.js';
 import { initRuntime, runtime } from '../shared/runtime.js';
 import { runStartupTasks } from '../shared/startup.js';
 import { ABANDONED_EXIT_CODE, ShutdownDeadline, startShutdown } from './shutdown.js';
@@ -74,6 +73,7 @@ export async function startWorker(config: Config, databaseUrl: string): Promise<
   configureMetrics(config.ops.metrics);
   await plugBackgroundWork(); // loaded with the root already, unless a command that needed none of it started this worker
   await runStartupTasks(config);
+  const { startScheduler } = await import('../jobs/index.js'); // node-cron: the worker's, not every command's that opens the database
   const worker = new OutboxWorker({ databaseUrl, ...config.worker });
   await worker.start();
   const stopScheduler = startScheduler();
