@@ -14,56 +14,27 @@ import { authorize, scopeOf } from './auth/policy/index.js';
 import { plugAccessPolicy } from './shared/access.js';
 import { plugVendorStanding } from './auth/vendor-standing.js';
 import { isVendorActive } from './vendors/vendor-profile.service.js';
-import { registerOutboxHandler } from './shared/outbox.js';
-import { registerJob } from './jobs/index.js';
-import { registerStartupTask } from './shared/startup.js';
-import { syncCommissionPlans } from './sales/commission-sync.js';
-import { salesCreditFoldJob } from './sales/sales-credit-fold.job.js';
 import { registerBearerVerifier } from './http/plugins/auth.js';
 import { verifyBearer } from './vendor-api/tokens.service.js';
-import { housekeepingJob, registerHousekeeping } from './jobs/housekeeping.job.js';
-import { purgeExpiredSessions } from './auth/credentials.service.js';
-import { purgeExpiredCounters } from './shared/rate-limit.js';
-import { purgeBudgetHits } from './shared/rate-budget.js';
-import { purgeWebhookNonces } from './fulfilment/webhook-nonces.service.js';
-import { registerRetention } from './jobs/retention.js';
-import { auditRetention } from './audit/retention.js';
-import { partnerCallsRetention, partnerEventsRetention } from './fulfilment/retention.js';
-import { passwordResetsRetention } from './integrations/retention.js';
-import { outboxRetention } from './shared/outbox-retention.js';
-import { vendorApiLogRetention } from './vendor-api/retention.js';
-import { unattachedFilesJob } from './files/unattached-files.job.js';
-import { retentionJob } from './jobs/retention.job.js';
-import { mailHandler } from './mail/mail.service.js';
-import { vendorWebhookHandler } from './webhooks/webhook.handler.js';
-import { idempotencyPurgeJob } from './vendor-api/idempotency-purge.job.js';
 import { plugOrderParties } from './files/attachments.js';
 import { orderParties } from './orders/order-parties.js';
 import { plugWebhookPorts } from './webhooks/webhook-ports.js';
 import { webhookTargetOf } from './vendors/webhook-target.js';
 import { deliveryAttempts, lastHttpStatusOf, logOutboundAttempt } from './vendor-api/api-log.service.js';
-import { registerConnector } from './fulfilment/connector.js';
-import { fulfilmentRouteHandler } from './fulfilment/router.service.js';
-import { partnerOrderHandler } from './fulfilment/partner-order.handler.js';
-import { partnerEventHandler } from './fulfilment/partner-event.handler.js';
-import { PARTNER_MODULES } from './partners/index.js';
 import { plugRouteRule } from './catalog/product-mapping.js';
 import { decideRoute } from './fulfilment/route.js';
-import { partnerPollHandler } from './fulfilment/partner-poll.service.js';
-import { fulfilmentCancelHandler, partnerCancelHandler } from './fulfilment/partner-cancel.service.js';
 import { plugCustomerAccounts } from './org/customer-accounts.port.js';
 import { addressSchema, createCustomerAccount, createCustomerAddress, customerSchema } from './sales/customer-accounts.service.js';
 import { readCustomerDocument, updateCustomerDocument } from './sales/customer-demographics.service.js';
 import { describeDocTypeInput } from './shared/doctype.js';
+import { plugsBackgroundWorkAtLoad } from './shared/composition.js';
 import { plugCustomerKeyPairs } from './partners/shipper/shipper.client.js';
-import { customerShipperKeyPair, shipperUnsubscribeHandler, shipperWebhookConnections } from './integrations/shipper-connect.service.js';
+import { customerShipperKeyPair, shipperWebhookConnections } from './integrations/shipper-connect.service.js';
 import { plugWebhookConnections } from './fulfilment/webhook-connections.js';
 import { plugOrderFollowers } from './orders/order-followers.js';
-import { storeOrderFollowers, storePushHandler } from './integrations/store-push.service.js';
+import { storeOrderFollowers } from './integrations/store-push.service.js';
 import { plugItemRecallSql } from './catalog/item-recall.js';
 import { allLotsRecallSql } from './recalls/recall-reads.js';
-import { recallRemindersJob } from './recalls/recall-reminders.job.js';
-import { storeCatalogSyncJob, storeInventorySyncJob, storeOrdersImportJob } from './integrations/store-sync.job.js';
 // document types at /api/resource (each file registers the types of its domain)
 import './org/org.doctypes.js';
 import './vendors/vendor.doctypes.js';
@@ -78,7 +49,8 @@ import './catalog/catalog.doctypes.js';
  * and an admin command, a worker or a seed needs none of them (docs/decisions.md, "The test suite's time").
  */
 export async function plugServedRoutes(): Promise<void> {
-  const [{ plugRoutes }, { routes }] = await Promise.all([import('./http/server.js'), import('./routes.js')]);
+  // a server runs the start-up task and takes partner webhooks (their connectors): the background work too
+  const [{ plugRoutes }, { routes }] = await Promise.all([import('./http/server.js'), import('./routes.js'), plugBackgroundWork()]);
   plugRoutes(routes);
 }
 
@@ -114,42 +86,67 @@ plugCustomerAccounts({
 describeDocTypeInput('Customer', customerSchema);
 describeDocTypeInput('Address', addressSchema);
 
-registerOutboxHandler(mailHandler);
-registerOutboxHandler(vendorWebhookHandler);
-registerOutboxHandler(fulfilmentRouteHandler);
-registerOutboxHandler(partnerOrderHandler);
-registerOutboxHandler(partnerEventHandler);
-registerOutboxHandler(partnerPollHandler);
-registerOutboxHandler(fulfilmentCancelHandler);
-registerOutboxHandler(partnerCancelHandler);
-registerOutboxHandler(shipperUnsubscribeHandler);
-registerOutboxHandler(storePushHandler);
+let backgroundWork: Promise<void> | undefined;
 
-// the partners of src/partners/index.ts, each with its spec (src/partners/<partner>/)
-for (const partner of PARTNER_MODULES) registerConnector(partner.connector);
+/**
+ * The outbox handlers, partner connectors, start-up task and periodic jobs (src/background-work.ts),
+ * registered once. Plugged as the root loads, unless the CLI said first that its command runs none
+ * of them (shared/composition.ts); a command that does plugs them before it runs.
+ */
+export function plugBackgroundWork(): Promise<void> {
+  backgroundWork ??= import('./background-work.js').then((work) => {
+    registerHandlersAndConnectors(work);
+    registerPeriodicWork(work);
+  });
+  return backgroundWork;
+}
 
-// the stored commission follows config's plans (sales_commission regenerated when they changed)
-registerStartupTask({ name: 'sales commission plans', run: (config) => syncCommissionPlans(config.sales) });
+type BackgroundWork = typeof import('./background-work.js');
 
-// the housekeeping job's purges and the retention job's tables, each the owner's (the runner imports no domain)
-registerHousekeeping('sessions', purgeExpiredSessions);
-registerHousekeeping('counters', purgeExpiredCounters);
-registerHousekeeping('budgetHits', purgeBudgetHits);
-registerHousekeeping('webhookNonces', purgeWebhookNonces);
-registerRetention(outboxRetention, 'outboxDays');
-registerRetention(partnerCallsRetention, 'partnerCallsDays');
-registerRetention(partnerEventsRetention, 'partnerEventsDays');
-registerRetention(vendorApiLogRetention, 'vendorApiLogDays');
-registerRetention(passwordResetsRetention, 'passwordResetsDays');
-registerRetention(auditRetention, 'auditDays');
+function registerHandlersAndConnectors(work: BackgroundWork): void {
+  const { registerOutboxHandler, registerConnector, registerStartupTask, PARTNER_MODULES, syncCommissionPlans } = work;
+  registerOutboxHandler(work.mailHandler);
+  registerOutboxHandler(work.vendorWebhookHandler);
+  registerOutboxHandler(work.fulfilmentRouteHandler);
+  registerOutboxHandler(work.partnerOrderHandler);
+  registerOutboxHandler(work.partnerEventHandler);
+  registerOutboxHandler(work.partnerPollHandler);
+  registerOutboxHandler(work.fulfilmentCancelHandler);
+  registerOutboxHandler(work.partnerCancelHandler);
+  registerOutboxHandler(work.shipperUnsubscribeHandler);
+  registerOutboxHandler(work.storePushHandler);
 
-registerJob(housekeepingJob);
-registerJob(unattachedFilesJob);
-registerJob(retentionJob);
-registerJob(idempotencyPurgeJob);
-for (const partner of PARTNER_MODULES) for (const job of partner.jobs ?? []) registerJob(job);
-registerJob(storeCatalogSyncJob);
-registerJob(storeInventorySyncJob);
-registerJob(storeOrdersImportJob);
-registerJob(salesCreditFoldJob);
-registerJob(recallRemindersJob);
+  // the partners of src/partners/index.ts, each with its spec (src/partners/<partner>/)
+  for (const partner of PARTNER_MODULES) registerConnector(partner.connector);
+
+  // the stored commission follows config's plans (sales_commission regenerated when they changed)
+  registerStartupTask({ name: 'sales commission plans', run: (config) => syncCommissionPlans(config.sales) });
+}
+
+function registerPeriodicWork(work: BackgroundWork): void {
+  const { registerHousekeeping, registerRetention, registerJob, PARTNER_MODULES } = work;
+  // the housekeeping job's purges and the retention job's tables, each the owner's (the runner imports no domain)
+  registerHousekeeping('sessions', work.purgeExpiredSessions);
+  registerHousekeeping('counters', work.purgeExpiredCounters);
+  registerHousekeeping('budgetHits', work.purgeBudgetHits);
+  registerHousekeeping('webhookNonces', work.purgeWebhookNonces);
+  registerRetention(work.outboxRetention, 'outboxDays');
+  registerRetention(work.partnerCallsRetention, 'partnerCallsDays');
+  registerRetention(work.partnerEventsRetention, 'partnerEventsDays');
+  registerRetention(work.vendorApiLogRetention, 'vendorApiLogDays');
+  registerRetention(work.passwordResetsRetention, 'passwordResetsDays');
+  registerRetention(work.auditRetention, 'auditDays');
+
+  registerJob(work.housekeepingJob);
+  registerJob(work.unattachedFilesJob);
+  registerJob(work.retentionJob);
+  registerJob(work.idempotencyPurgeJob);
+  for (const partner of PARTNER_MODULES) for (const job of partner.jobs ?? []) registerJob(job);
+  registerJob(work.storeCatalogSyncJob);
+  registerJob(work.storeInventorySyncJob);
+  registerJob(work.storeOrdersImportJob);
+  registerJob(work.salesCreditFoldJob);
+  registerJob(work.recallRemindersJob);
+}
+
+if (plugsBackgroundWorkAtLoad()) await plugBackgroundWork();

@@ -12,7 +12,6 @@ import { closeDatabase, hasDatabase, initDatabase, db } from '../db/sequelize.js
 import { migrateUp } from '../db/migrator.js';
 import { embeddedDataDir, startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded.js';
 import { OutboxWorker } from '../jobs/outbox-worker.js';
-import { startScheduler } from '../jobs/index.js';
 import { initRuntime, runtime } from '../shared/runtime.js';
 import { runStartupTasks } from '../shared/startup.js';
 import { ABANDONED_EXIT_CODE, ShutdownDeadline, startShutdown } from './shutdown.js';
@@ -20,7 +19,7 @@ import { startOpsServer, type RoleCheck } from './ops-server.js';
 import { HEARTBEAT_MAX_AGE_SECONDS } from './check.service.js';
 import { configureMetrics } from '../shared/metrics.js';
 import { shutdownTracing } from '../shared/tracing.js';
-import { plugServedRoutes } from '../modules.js';
+import { plugBackgroundWork, plugServedRoutes } from '../modules.js';
 
 /** Stops a role within the shutdown's deadline (a stop without one gets its own, SVC_SHUTDOWN_TIMEOUT from now). */
 export type Stop = (deadline?: ShutdownDeadline) => Promise<void>;
@@ -72,7 +71,9 @@ export function lowerPriority(nice: number): number {
 /** Starts the outbox worker and the cron scheduler; `ready` is their part of /readyz (scheduler running, heartbeat fresh). */
 export async function startWorker(config: Config, databaseUrl: string): Promise<{ worker: OutboxWorker; stop: Stop; ready: RoleCheck }> {
   configureMetrics(config.ops.metrics);
+  await plugBackgroundWork(); // loaded with the root already, unless a command that needed none of it started this worker
   await runStartupTasks(config);
+  const { startScheduler } = await import('../jobs/index.js'); // node-cron: the worker's, not every command's that opens the database
   const worker = new OutboxWorker({ databaseUrl, ...config.worker });
   await worker.start();
   const stopScheduler = startScheduler();

@@ -24,6 +24,22 @@ import { registerKeys } from './commands/keys.command.js';
 import { registerRecall } from './commands/recall.command.js';
 import { applyExamples } from './examples.js';
 import { applyConventions } from './conventions.js';
+import { leaveBackgroundWorkUnplugged } from '../shared/composition.js';
+
+/**
+ * The nouns whose commands read and write records and queue side effects through the outbox, but
+ * run no outbox handler, partner connector, start-up task or job: they load the composition root
+ * without its background work (about 0.3 s of CPU less per command; docs/decisions.md, "The test
+ * suite's time"). A noun not listed loads all of it.
+ */
+const ADMIN_ONLY = new Set(['user', 'vendor', 'product', 'doctor', 'customer', 'price-list', 'audit', 'recall', 'webhook', 'keys', 'completion']);
+
+/** The first word after `svc` of the command that runs. */
+function nounOf(command: Command): string {
+  let noun = command;
+  while (noun.parent?.parent) noun = noun.parent;
+  return noun.name();
+}
 
 /** The whole command tree: `svc <noun> <verb>`, each calling the service the HTTP route calls. */
 export function createProgram(given: Io): Command {
@@ -67,10 +83,15 @@ export function createProgram(given: Io): Command {
     'recall',
   ]);
   applyExamples(program);
-  // the composition root (the registrations every process role shares: handlers, jobs, doc types),
-  // and with it the services, load only when a command runs: help, --version and completion stay fast
-  program.hook('preAction', async () => {
-    await import('../modules.js');
+  // the composition root (the registrations every process role shares: models, policy, ports, doc
+  // types), and with it the services, load only when a command runs: help, --version and completion
+  // stay fast. The background work (outbox handlers, connectors, jobs) loads for the commands that
+  // may run some of it, not for the admin nouns of ADMIN_ONLY.
+  program.hook('preAction', async (_program, action) => {
+    const adminOnly = ADMIN_ONLY.has(nounOf(action));
+    if (adminOnly) leaveBackgroundWorkUnplugged();
+    const { plugBackgroundWork } = await import('../modules.js');
+    if (!adminOnly) await plugBackgroundWork();
   });
   // later domains: registerVendor, registerProduct, registerWebhook, …
   return program;

@@ -4,9 +4,10 @@
  * log row per call. With `partners.simulatorsOnly` (sandbox), sockets connect to loopback only.
  */
 import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { partnerCallFinished } from '../shared/metrics.js';
 import { runtime, scrubText } from '../shared/runtime.js';
+import { loadUndici, type Undici } from '../shared/undici.js';
 import { inSpan } from '../shared/tracing.js';
 import { logPartnerCall, outcomeOfStatus, type CallEntry, type LoggedCall } from './call-log.service.js';
 import { PartnerCallError, type PartnerHttp, type PartnerRequest, type PartnerResponse } from './connector.js';
@@ -17,13 +18,13 @@ const MAX_BODY_BYTES = 1024 * 1024;
 let agent: Agent | undefined;
 let agentLoopbackOnly: boolean | undefined;
 
-function partnerAgent(): Agent {
+function partnerAgent(undici: Undici): Agent {
   const loopbackOnly = runtime().config.partners.simulatorsOnly;
   if (!agent || agentLoopbackOnly !== loopbackOnly) {
     void agent?.close().catch(() => undefined);
     agentLoopbackOnly = loopbackOnly;
-    agent = new Agent({
-      connect: loopbackOnly ? loopbackOnlyConnector(5_000) : { timeout: 5_000 },
+    agent = new undici.Agent({
+      connect: loopbackOnly ? loopbackOnlyConnector(undici, 5_000) : { timeout: 5_000 },
       keepAliveTimeout: 4_000,
       connections: 32,
     });
@@ -101,20 +102,21 @@ export function partnerHttp(scope: CallScope): PartnerHttp {
 
 /** One call, logged and counted. */
 async function send(scope: CallScope, req: PartnerRequest): Promise<PartnerResponse> {
+  const undici = await loadUndici();
   const timeoutMs = req.timeoutMs ?? runtime().config.partners.timeoutMs;
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = scope.signal ? AbortSignal.any([scope.signal, timeout]) : timeout;
   const started = performance.now();
   const log = callLog(scope, req, started);
   const { headers, body } = bodyOf(req);
-  let res: Awaited<ReturnType<typeof request>>;
+  let res: Dispatcher.ResponseData;
   let text: string;
   try {
-    res = await request(req.url, {
+    res = await undici.request(req.url, {
       method: req.method,
       headers,
       body,
-      dispatcher: partnerAgent(),
+      dispatcher: partnerAgent(undici),
       signal,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,

@@ -12,7 +12,8 @@
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
-import { buildConnector } from 'undici';
+import type { buildConnector } from 'undici';
+import type { Undici } from '../shared/undici.js';
 import type { Config } from '../config/index.js';
 
 const LOOPBACK_NAMES = new Set(['localhost', 'localhost.']);
@@ -67,8 +68,8 @@ export function loopbackOnlyLookup(hostname: string, options: LookupOptions, cal
  * The partner agent's connector when simulatorsOnly: a host name goes through loopbackOnlyLookup, and
  * an address literal, which a socket connects to without any lookup, is checked here itself.
  */
-export function loopbackOnlyConnector(timeout: number): buildConnector.connector {
-  const connect = buildConnector({ timeout, lookup: loopbackOnlyLookup });
+export function loopbackOnlyConnector(undici: Undici, timeout: number): buildConnector.connector {
+  const connect = undici.buildConnector({ timeout, lookup: loopbackOnlyLookup });
   return (options, callback) => {
     const host = options.hostname.replace(/^\[|\]$/g, '');
     if (isIP(host) !== 0 && !isLoopbackHost(host)) return callback(notSimulator(options.hostname, host), null);

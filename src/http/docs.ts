@@ -3,13 +3,17 @@
  * (/openapi.json) and /docs is a static Swagger UI page over it. The page is served here rather
  * than by hapi-swagger's own page, which needs view templates and hooks a server-wide onPostHandler
  * step into every request of the API to decorate the one view it renders.
+ *
+ * hapi-swagger itself loads on the first fetch of the document: its modules cost a process about
+ * 0.6 s of CPU, which a server that never serves the document (every test file's app) does not pay
+ * (docs/decisions.md, "The test suite's time"). The route is declared here, with the options
+ * hapi-swagger gives its own; its handler is hapi-swagger's, taken from the plugin's registration.
  */
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import Inert from '@hapi/inert';
-import type { Plugin, Server, ServerRoute } from '@hapi/hapi';
-import HapiSwagger from 'hapi-swagger';
+import type { Lifecycle, Plugin, PluginSpecificConfiguration, Request, ServerRoute } from '@hapi/hapi';
 import { finishDocument, securitySchemes } from './openapi.js';
 
 const UI_PATH = '/docs/ui/';
@@ -83,52 +87,88 @@ function docsPage(): string {
 `;
 }
 
+const JSON_PATH = '/openapi.json';
+
+/** hapi-swagger's options; it builds the document from them and from the server's route table. */
+const SWAGGER_OPTIONS = {
+  info: {
+    title: TITLE,
+    version: '1',
+    description: 'Healthcare supply marketplace: catalog, Sales Orders, vendor interface v1. Errors: { exc_type, exception, _server_messages }.',
+  },
+  OAS: 'v3.0',
+  jsonPath: JSON_PATH,
+  documentationPage: false,
+  swaggerUI: false,
+  grouping: 'tags',
+  auth: false,
+  // every schema by its label (http/openapi.ts names them all); security is set per operation there too
+  definitionPrefix: 'useLabel',
+  securityDefinitions: securitySchemes,
+};
+
 export const docsPlugin: Plugin<void> = {
   name: 'svc-docs',
   async register(server) {
-    const jsonPath = '/openapi.json';
-    await server.register([
-      Inert,
-      {
-        plugin: HapiSwagger,
-        options: {
-          info: {
-            title: TITLE,
-            version: '1',
-            description: 'Healthcare supply marketplace: catalog, Sales Orders, vendor interface v1. Errors: { exc_type, exception, _server_messages }.',
-          },
-          OAS: 'v3.0',
-          jsonPath,
-          documentationPage: false,
-          swaggerUI: false,
-          grouping: 'tags',
-          auth: false,
-          // every schema by its label (http/openapi.ts names them all); security is set per operation there too
-          definitionPrefix: 'useLabel',
-          securityDefinitions: securitySchemes,
-        },
-      },
-    ]);
-    serveDocumentOnce(server, jsonPath);
-    server.route(uiRoutes(jsonPath));
+    await server.register(Inert);
+    server.route([documentRoute(), ...uiRoutes(JSON_PATH)]);
   },
 };
 
 /**
- * Building the document takes seconds of CPU (hapi-swagger describes every schema), time in which
- * the process answers nothing: it is built and finished (finishDocument) on the first fetch, and
- * later fetches get that document before hapi-swagger's handler runs. The routes do not change
- * after start. Other routes pay one comparison of their path in each of the two steps.
+ * The document's route, as hapi-swagger declares it (public, no access declaration, left out of the
+ * document). Building the document takes seconds of CPU (hapi-swagger describes every schema), time
+ * in which the process answers nothing: it is built and finished (finishDocument) on the first fetch,
+ * and later fetches get that document. The routes do not change after start.
  */
-function serveDocumentOnce(server: Server, jsonPath: string): void {
-  let finished: Record<string, unknown> | undefined;
-  server.ext('onPostAuth', (request, h) => (finished && request.route.path === jsonPath ? h.response(finished).takeover() : h.continue));
-  server.ext('onPreResponse', (request, h) => {
-    const response = request.response;
-    if (request.route.path !== jsonPath || !response || 'isBoom' in response) return h.continue;
-    finished ??= finishDocument(response.source as Record<string, unknown>);
-    return h.response(finished);
-  });
+function documentRoute(): ServerRoute {
+  let finished: Promise<Record<string, unknown>> | undefined;
+  return {
+    method: 'GET',
+    path: JSON_PATH,
+    options: {
+      auth: false,
+      tags: [],
+      // hapi-swagger's own mark for a route left out of the document (its types only know an object)
+      plugins: { 'hapi-swagger': false } as unknown as PluginSpecificConfiguration,
+      handler: (request) => {
+        finished ??= buildDocument(request).catch((err: unknown) => {
+          finished = undefined; // a failed build is retried by the next fetch
+          throw err;
+        });
+        return finished;
+      },
+    },
+  };
+}
+
+const importSwagger = () => import('hapi-swagger');
+let swagger: ReturnType<typeof importSwagger> | undefined;
+
+/** hapi-swagger, loaded once: by the first fetch of the document, or ahead of it by the page that fetches it. */
+function loadSwagger(): ReturnType<typeof importSwagger> {
+  swagger ??= importSwagger();
+  return swagger;
+}
+
+/** Loads hapi-swagger and runs the handler its registration declares for the document's route. */
+async function buildDocument(request: Request): Promise<Record<string, unknown>> {
+  const { default: HapiSwagger } = await loadSwagger();
+  let handler: Lifecycle.Method | undefined;
+  // the plugin's registration only validates its options and declares its route (no view, no UI: both off)
+  const declaring = {
+    route: (routes: ServerRoute | ServerRoute[]) => {
+      const route = [routes].flat().find((r) => r.path === JSON_PATH);
+      handler = (route?.options as { handler?: Lifecycle.Method } | undefined)?.handler;
+    },
+    expose: () => undefined,
+    log: () => undefined,
+    methods: {},
+  };
+  await (HapiSwagger as unknown as { plugin: { register(server: unknown, options: unknown): unknown } }).plugin.register(declaring, SWAGGER_OPTIONS);
+  if (!handler) throw new Error(`hapi-swagger declared no ${JSON_PATH} route`);
+  const document = (await handler.call(null, request, undefined as never)) as Record<string, unknown>;
+  return finishDocument(document);
 }
 
 /** The documentation page, its start script and Swagger UI's files (public, the files cached a day). */
@@ -142,7 +182,10 @@ function uiRoutes(jsonPath: string): ServerRoute[] {
       options: {
         auth: false,
         app: { access: 'public' },
-        handler: (_request, h) => h.response(page).type('text/html; charset=utf-8').header('content-security-policy', CSP),
+        handler: (_request, h) => {
+          void loadSwagger().catch(() => undefined); // while the browser loads Swagger UI, which then fetches the document
+          return h.response(page).type('text/html; charset=utf-8').header('content-security-policy', CSP);
+        },
       },
     },
     {

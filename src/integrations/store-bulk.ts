@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream/promises';
-import { request } from 'undici';
+import { loadUndici } from '../shared/undici.js';
 import type { ConnectorContext } from '../fulfilment/connector.js';
 import { logPartnerCall, outcomeOfStatus } from '../fulfilment/call-log.service.js';
 import { shopUrl } from '../partners/storepartner/storepartner.graphql.js';
@@ -104,6 +104,7 @@ export async function readStoreCatalogBulk(ctx: ConnectorContext, onPage: (rows:
  * connection left idle, and the writes a batch waits for would leave it idle.
  */
 async function download(url: string, file: string, signal: AbortSignal): Promise<void> {
+  const { request } = await loadUndici();
   const t0 = performance.now();
   const res = await request(url, { method: 'GET', signal });
   const log = (error?: string) =>

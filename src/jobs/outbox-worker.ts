@@ -5,6 +5,7 @@ import { claimDue, laneOf, releaseLeases, runClaimedRow, unhandledBacklog, type 
 import { HEARTBEAT_SECONDS, recordHeartbeat, removeHeartbeat } from '../shared/heartbeat.js';
 import { runtime } from '../shared/runtime.js';
 import { within } from '../shared/within.js';
+import { loadUndici } from '../shared/undici.js';
 
 export interface OutboxWorkerOptions {
   databaseUrl: string;
@@ -45,6 +46,8 @@ export class OutboxWorker {
 
   async start(): Promise<void> {
     this.running = true;
+    // the handlers call partners and webhook targets: the HTTP client loads with the worker, not within a first delivery's time
+    await loadUndici();
     await this.beat();
     this.heartbeat = setInterval(() => void (this.beating = this.beat()), HEARTBEAT_SECONDS * 1000);
     this.heartbeat.unref();

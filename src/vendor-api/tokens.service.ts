@@ -6,7 +6,6 @@
  * acts at once too. A refreshed token is retired.
  */
 import { createHmac } from 'node:crypto';
-import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import type { Actor } from '../auth/actor.js';
 import { VENDOR_ROLE } from '../auth/policy/roles.js';
 import { AuthenticationError, InputError, PermissionError, RateLimitError, UnprocessableError } from '../shared/errors.js';
@@ -78,7 +77,17 @@ function requestedScopes(vendor: VendorRow, raw: string | undefined): string[] |
   return scopesFor(vendor).filter((s) => s === 'sync' || wanted.includes(s));
 }
 
+/**
+ * jose loads with the first token made or checked: its modules cost a process about 0.1 s of CPU, which
+ * a process that sees no vendor token (an admin command, most tests' apps) does not pay
+ * (docs/decisions.md, "The test suite's time").
+ */
+const importJose = () => import('jose');
+let jose: ReturnType<typeof importJose> | undefined;
+const loadJose = () => (jose ??= importJose());
+
 async function mint(vendor: VendorRow, scopes: string[], authTime: number): Promise<TokenAnswer> {
+  const { SignJWT } = await loadJose();
   const token = await new SignJWT({ scope: scopes.join(' '), sv: vendor.secret_version, cid: vendor.client_id, auth_time: authTime })
     .setProtectedHeader({ alg: 'HS256', typ: TYP })
     .setIssuer(ISSUER)
@@ -158,6 +167,7 @@ async function retireToken(claims: VerifiedClaims): Promise<boolean> {
 
 /** The claims of a token signed with the current key or, during a rotation, the previous one; undefined when it does not verify. */
 async function verifiedClaims(token: string): Promise<VerifiedClaims | undefined> {
+  const { jwtVerify, errors: joseErrors } = await loadJose();
   for (const key of verifyingKeys()) {
     try {
       const { payload } = await jwtVerify(token, key, {

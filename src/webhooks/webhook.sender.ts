@@ -3,9 +3,10 @@
  * guard at connect time. Knows nothing about the outbox; the handler and test-fire both use it.
  */
 import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import { hmacHex } from '../shared/crypto.js';
 import { runtime, scrubText } from '../shared/runtime.js';
+import { loadUndici, type Undici } from '../shared/undici.js';
 import { inSpan } from '../shared/tracing.js';
 import { assertSendableUrl, guardedLookup, RefusedTargetError } from './url-guard.js';
 
@@ -74,8 +75,8 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
 let agent: Agent | undefined;
 
 /** One keep-alive pool per process; its sockets resolve names through the SSRF guard. */
-function webhookAgent(): Agent {
-  agent ??= new Agent({
+function webhookAgent(undici: Undici): Agent {
+  agent ??= new undici.Agent({
     connect: { lookup: guardedLookup(() => runtime().config.webhook.allowPrivateTargets), timeout: 5_000 } as never,
     keepAliveTimeout: 4_000,
     connections: 64,
@@ -114,6 +115,7 @@ export function sendEnvelope(url: string, secret: string, envelope: Envelope, op
 }
 
 async function sendOnce(url: string, secret: string, envelope: Envelope, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<SendResult> {
+  const undici = await loadUndici(); // before the clock and the timeout start: the first call loads it
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const rawBody = JSON.stringify(envelope);
@@ -122,11 +124,11 @@ async function sendOnce(url: string, secret: string, envelope: Envelope, opts: {
   const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
   try {
     assertSendableUrl(url, runtime().config);
-    const res = await request(url, {
+    const res = await undici.request(url, {
       method: 'POST',
       headers,
       body: rawBody,
-      dispatcher: webhookAgent(),
+      dispatcher: webhookAgent(undici),
       signal,
       headersTimeout: opts.timeoutMs,
       bodyTimeout: opts.timeoutMs,

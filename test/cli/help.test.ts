@@ -13,6 +13,7 @@ import { createProgram } from '../../src/cli/program.js';
 import { EXAMPLES, pathOf, runnableCommands } from '../../src/cli/examples.js';
 import { CLI_REFERENCE_FILE, cliReference, END, START, withReference } from '../../src/cli/reference.js';
 import { svc } from '../helpers/cli.js';
+import { createTestDatabase } from '../helpers/db.js';
 
 const program = () => createProgram({ out: () => undefined, err: () => undefined, env: {}, interactive: false });
 
@@ -99,6 +100,30 @@ test('help and --version load no service: the database layer and the composition
   t.deepEqual(res.codes, [0, 0, 0]);
   t.is(res.before, 0, 'nothing of sequelize, pg or hapi loaded by help');
   t.true(res.after > 0, 'the probe sees them once the services load');
+});
+
+test('an admin noun loads no background work (handlers, connectors, jobs) and no HTTP client; a noun that may run it loads all of it', async (t) => {
+  const dbUrl = await createTestDatabase();
+  // a fresh process, as a command runs: the registries are empty until the composition root plugs them
+  const script = `
+    import { createRequire } from 'node:module';
+    const { run } = await import(${JSON.stringify(join(projectRoot, 'dist/src/cli/main.js'))});
+    const { registeredJobs } = await import(${JSON.stringify(join(projectRoot, 'dist/src/jobs/index.js'))});
+    const { registeredPartners } = await import(${JSON.stringify(join(projectRoot, 'dist/src/fulfilment/connector.js'))});
+    const io = { out: () => {}, err: (l) => console.error(l), env: { DATABASE_URL: ${JSON.stringify(dbUrl)}, SVC_ENV: 'test' }, interactive: false };
+    const undici = () => Object.keys(createRequire(import.meta.url).cache).some((k) => /node_modules\\/undici\\//.test(k));
+    const state = async (argv) => ({ code: await run(argv, io), jobs: registeredJobs().length, partners: registeredPartners().length, undici: undici() });
+    console.log(JSON.stringify([await state(['user', 'list']), await state(['outbox', 'status'])]));
+  `;
+  const [admin, outbox] = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })) as {
+    code: number;
+    jobs: number;
+    partners: number;
+    undici: boolean;
+  }[];
+  t.deepEqual(admin, { code: 0, jobs: 0, partners: 0, undici: false }, 'svc user list');
+  t.is(outbox.code, 0);
+  t.true(outbox.jobs > 0 && outbox.partners > 0, 'svc outbox status plugs the background work');
 });
 
 test('help examples name Vendor Profiles as registration names them (VEN- and five digits)', (t) => {

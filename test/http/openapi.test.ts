@@ -5,6 +5,7 @@
  * documented routes match the document's schemas (test/helpers/contract.ts, which the whole suite's
  * run applies to every answer the suite receives).
  */
+import { createRequire } from 'node:module';
 import test from 'ava';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { startTestApp, loginAs, tokenClient, type TestApp } from '../helpers/app.js';
@@ -21,6 +22,16 @@ test.before(async () => {
 });
 test.after.always(async () => {
   await app?.stop();
+});
+
+// serial: it runs before the other tests, which fetch the document
+test.serial('hapi-swagger loads on the first fetch of the document, not with the server', async (t) => {
+  const require = createRequire(import.meta.url);
+  const plugin = require.resolve('hapi-swagger');
+  t.false(plugin in require.cache, 'a started server has not loaded hapi-swagger');
+  const doc = await servedDocument();
+  t.regex(doc.openapi, /^3\.0/);
+  t.true(plugin in require.cache, 'the first fetch loaded it');
 });
 
 async function servedDocument(): Promise<Json> {
