@@ -6,19 +6,25 @@
 
 /**
  * The longest test files, longest first (as measured in docs/decisions.md): chains of child processes
- * (`svc` commands, serve and worker, npm ci), the browser pages and the OpenAPI fuzzing. A file missing here only starts in its alphabetical turn; nothing
+ * (long-running `svc` commands, the README's blocks, serve and worker, terminals, npm ci, an embedded
+ * PostgreSQL), the browser pages and the OpenAPI fuzzing. A file missing here only starts in its alphabetical turn; nothing
  * else depends on this list.
  */
 const LONGEST_FIRST = [
   'test/cli/examples.test.ts',
+  'test/docs/readme.test.ts',
   'test/http/openapi-fuzz.test.ts',
-  'test/deploy/dockerfile.test.ts',
   'test/app/ops-port.test.ts',
+  'test/cli/pty.test.ts',
+  'test/deploy/dockerfile.test.ts',
+  'test/cli/imports.test.ts',
+  'test/db/embedded-private.test.ts',
   'test/webhooks/workers.test.ts',
   'test/integrations/portal-browser.test.ts',
   'test/db/db-restart.test.ts',
   'test/shared/tracing.test.ts',
   'test/http/docs-browser.test.ts',
+  'test/fulfilment/exactly-once.test.ts',
   'test/integrations/portal-orders.test.ts',
   'test/app/shutdown-db-restart.test.ts',
   'test/fulfilment/five-partners.e2e.test.ts',
@@ -27,6 +33,8 @@ const LONGEST_FIRST = [
   'test/http/home.test.ts',
   'test/sales/customer-invite.test.ts',
   'test/cli/operator-flow.test.ts',
+  'test/docs/demo-partners.test.ts',
+  'test/cli/keys-rotate.test.ts',
 ];
 
 /** The file's place in LONGEST_FIRST (ava gives absolute paths), after the list when it is not there. */

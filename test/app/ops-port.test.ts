@@ -114,9 +114,18 @@ test.serial('worker: /readyz is 503 while the database refuses connections, read
   await eventually(async () => (await get(`${ops}/readyz`)).status === 200, { timeoutMs: 30_000 });
 });
 
+/**
+ * One serve for the two tests that only read its answers (a migration made pending and put back, the
+ * request counter, which counts API requests only): one process start fewer per file.
+ */
+let readOnlyServe: Promise<{ child: Child; ops: string; client: pg.Client }> | undefined;
+function sharedServe(): Promise<{ child: Child; ops: string; client: pg.Client }> {
+  readOnlyServe ??= database().then(async ({ url, client }) => ({ ...(await spawnRole('serve', url)), client }));
+  return readOnlyServe;
+}
+
 test.serial('serve: /readyz is 503 while a migration is pending', async (t) => {
-  const { url, client } = await database();
-  const { ops } = await spawnRole('serve', url);
+  const { client, ops } = await sharedServe();
   t.is((await get(`${ops}/readyz`)).status, 200);
   // the migrations table is the subject: one migration made pending again
   const { rows } = await client.query<{ name: string }>('DELETE FROM schema_migrations WHERE name = (SELECT max(name) FROM schema_migrations) RETURNING name');
@@ -128,8 +137,7 @@ test.serial('serve: /readyz is 503 while a migration is pending', async (t) => {
 });
 
 test.serial('serve: the request counter moves with real traffic, labelled by route template, never the URL', async (t) => {
-  const { url } = await database();
-  const { child, ops } = await spawnRole('serve', url);
+  const { child, ops } = await sharedServe();
   for (const name of ['ITEM-A', 'ITEM-B']) await fetch(`${child.url}/api/resource/Item/${name}`);
   await fetch(`${child.url}/api/method/ping`);
   const text = (await get(`${ops}/metrics`)).text;

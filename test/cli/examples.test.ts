@@ -4,7 +4,11 @@
  * the shell blocks of the README and of every page under docs/ (`svc …`, `npx svc …`, `node bin/svc …`, `npm run …`). Each runs as
  * written, in bash, as a child process on this file's seeded database (the demo data, plus the
  * records the examples name: two registered vendors VEN-00001 and VEN-00002, a pending product …),
- * in the order the help lists them, and must exit 0.
+ * in the order the help lists them, and must exit 0. A plain line (`svc` and its words, simple quotes at
+ * most: no pipe, redirection, environment prefix, expansion or glob) runs in this process through
+ * run(argv, io), with the same environment, in the same folder, under the same exit-code check: bash
+ * would only split its words and start bin/svc, whose start the process tests cover. Every other line,
+ * and every command that runs until stopped, runs in bash as a child process.
  * What the test gives them, as a reader's machine would have it:
  * - a placeholder secret (`...`) is a real value; files the examples import exist in the folder;
  * - a command that runs until stopped (serve, worker, start, simulate) runs until it says it is up,
@@ -13,7 +17,7 @@
  *   simulator; `db migrate down` takes down a database of its own.
  */
 import test from 'ava';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -171,7 +175,45 @@ const BEFORE: [RegExp, () => string][] = [
 /** `svc check` finds a problem (exit 1) where no worker has ever run: it runs beside a worker. */
 const NEEDS_WORKER = /^svc check\b/;
 
-/** Runs one example in bash with `svc` on the PATH; a long-running one is stopped once it is up. */
+/** A word's unquoted text, or a quoted text in which bash expands nothing. */
+const WORD = /(?:[\w@%+=:,./-]+|'[^']*'|"[^"$`\\!]*")+/y;
+
+/**
+ * The arguments after `svc` of a line bash would only split into words (undefined for any other line):
+ * a word is unquoted letters, digits and `_@%+=:,./-`, or single or double quotes around a text with
+ * nothing to expand; no environment prefix, operator, redirection, expansion or glob.
+ */
+function plainArgs(line: string): string[] | undefined {
+  const words: string[] = [];
+  let at = 0;
+  while (at < line.length) {
+    if (line[at] === ' ') {
+      at++;
+      continue;
+    }
+    WORD.lastIndex = at;
+    const word = WORD.exec(line);
+    // a word must end at a space or the line's end (`a;b`, `a>b` and `a|b` stop here)
+    if (!word || (WORD.lastIndex < line.length && line[WORD.lastIndex] !== ' ')) return undefined;
+    words.push(word[0].replace(/'([^']*)'|"([^"]*)"/g, (_q, single?: string, double?: string) => single ?? double ?? ''));
+    at = WORD.lastIndex;
+  }
+  return words[0] === 'svc' ? words.slice(1) : undefined;
+}
+
+/** A plain line in this process, in the examples' folder: what it printed (stdout, then stderr) and its exit code. */
+async function runInProcess(args: string[], env: NodeJS.ProcessEnv): Promise<Ran> {
+  const cwd = process.cwd();
+  process.chdir(dir); // the files an example names are relative to the folder bash runs in
+  try {
+    const r = await svcBeside(app, args, env as Record<string, string>);
+    return { code: r.code, out: `${r.stdout}\n${r.stderr}` };
+  } finally {
+    process.chdir(cwd);
+  }
+}
+
+/** Runs one example with `svc` on the PATH: a plain line in this process, any other in bash; a long-running one is stopped once it is up. */
 async function runExample(example: string): Promise<Ran> {
   if (NEEDS_WORKER.test(example) && !worker) worker = await spawnWorker(app.dbUrl, { SVC_OPS_PORT: '0', SVC_MAIL_DIR: join(dir, 'mail') });
   const longRunning = LONG_RUNNING.find(([command]) => command.test(example));
@@ -190,6 +232,8 @@ async function runExample(example: string): Promise<Ran> {
     USER: 'examples',
     HOME: dir, // `~/.zshrc` of the completion example
   };
+  const plain = longRunning || before ? undefined : plainArgs(line);
+  if (plain) return runInProcess(plain, env);
   return new Promise((resolve) => {
     const child = spawn('bash', ['-c', script], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -211,6 +255,20 @@ test.serial('the examples are collected from the help and the docs', (t) => {
   t.true(examples.length > 60, String(examples.length));
   t.true(examples.includes('svc vendor approve VEN-00001'));
   t.true(examples.some((e) => e.startsWith('npx svc partner-credentials set otcpartner')));
+});
+
+test.serial('a plain line runs in this process with the words bash would give it', (t) => {
+  const plain = examples.map((e) => e.replace(/^npx /, '')).filter((e) => plainArgs(e));
+  t.true(plain.length > 40, String(plain.length));
+  t.is(plainArgs('SVC_PASSWORD=x svc user list'), undefined);
+  t.is(plainArgs('svc user list > users.txt'), undefined);
+  // bash's own words for every plain line, NUL-separated, one line per example
+  const script = ['set -f', 'words() { printf \'%s\\0\' "$@"; echo; }', ...plain.map((e) => `words ${e}`)].join('\n');
+  const split = execFileSync('bash', ['-c', script], { encoding: 'utf8' }).split('\n').slice(0, -1);
+  t.deepEqual(
+    split.map((l) => l.split('\0').slice(1, -1)),
+    plain.map((e) => plainArgs(e)),
+  );
 });
 
 for (const example of examples) {

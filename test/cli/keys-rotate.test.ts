@@ -1,23 +1,22 @@
 /**
- * `svc keys rotate` as ops run it, a child process: values sealed with key A (partner credentials,
+ * `svc keys rotate` as ops run it: values sealed with key A (partner credentials,
  * patient fields, vendor webhook secrets, queued mail secrets, files on disk, and values sealed before
  * key ids existed) are re-sealed with key B while A is configured as SVC_ENCRYPTION_KEY_PREVIOUS. A run
  * stopped after N batches, or killed outright, leaves every value readable, and the next run goes on;
- * at the end every value reads with B alone and not with A, and a further run finds nothing.
+ * at the end every value reads with B alone and not with A, and a further run finds nothing. The run
+ * killed outright is a child process (SIGKILL is its subject); the others run in this process through
+ * run(argv, io), as the CLI's own code with the same environment.
  */
 import test from 'ava';
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { loadConfig, projectRoot } from '../../src/config/index.js';
+import { loadConfig } from '../../src/config/index.js';
 import { Cipher } from '../../src/shared/crypto.js';
 import { cliDatabase, svc } from '../helpers/cli.js';
 import { spawnSvc } from '../helpers/processes.js';
 
-const run = promisify(execFile);
 const database = cliDatabase(test);
 
 // A: the test environment's own key, so what the template database holds sealed is under it too
@@ -120,12 +119,11 @@ async function readableWith(t: { is: (a: unknown, b: unknown, m?: string) => voi
   return underB;
 }
 
+/** `svc keys rotate <args>`: what it printed; a run that fails (exit code not 0) fails the test. */
 const rotate = async (args: string[]) => {
-  const { stdout } = await run(process.execPath, [join(projectRoot, 'bin', 'svc'), 'keys', 'rotate', ...args], {
-    cwd: projectRoot,
-    env: { ...process.env, ...env },
-  });
-  return stdout;
+  const res = await svc(['keys', 'rotate', ...args], env);
+  if (res.code !== 0) throw new Error(`svc keys rotate ${args.join(' ')} exited with ${res.code}: ${res.stderr}`);
+  return res.stdout;
 };
 const resealed = (stdout: string) => Number(/Re-sealed (\d+) values/.exec(stdout)?.[1]);
 

@@ -17,6 +17,7 @@ import { createTestDatabase, pgClient } from '../helpers/db.js';
 import { eventually } from '../helpers/eventually.js';
 import { openTerminal, type TerminalSession } from '../helpers/terminal.js';
 import { startTestApp } from '../helpers/app.js';
+import { svc } from '../helpers/cli.js';
 import { buildVendor } from '../helpers/factories.js';
 
 let dbUrl: string;
@@ -96,10 +97,8 @@ test.serial('a destructive step asks for confirmation: "n" aborts, "y" goes ahea
 
 test.serial('Ctrl-C at a prompt exits 130 and changes nothing', async (t) => {
   // a vendor with a webhook URL (one without is told so before any confirmation)
-  await promisify(execFile)('node', ['bin/svc', 'vendor', 'webhook', 'set', 'VEN-DEMO-MEDI', 'https://vendor.example/hooks'], {
-    cwd: projectRoot,
-    env: { PATH: process.env.PATH, DATABASE_URL: dbUrl, SVC_ENV: 'test', SVC_LOG_LEVEL: 'silent' },
-  });
+  const set = await svc(['vendor', 'webhook', 'set', 'VEN-DEMO-MEDI', 'https://vendor.example/hooks'], { DATABASE_URL: dbUrl });
+  if (set.code !== 0) throw new Error(set.stderr);
   const before = (await pgc.query(`SELECT webhook_secret_enc FROM vendor_profiles WHERE name = 'VEN-DEMO-MEDI'`)).rows;
   const pane = start(['vendor', 'webhook', 'rotate-secret', 'VEN-DEMO-MEDI']);
   await waitFor(pane, /Rotate the webhook secret of VEN-DEMO-MEDI\?/);

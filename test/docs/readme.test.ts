@@ -49,6 +49,10 @@ test.before(async () => {
     SVC_LOG_LEVEL: 'warn',
     SVC_OPS_PORT: '0', // the operations port too: 9464 may be taken on a shared machine
     SVC_DEMO_PARTNERS_PORT: '0', // the demo's partner simulators on free ports (8801–8805 may be taken on a shared machine)
+    // `npx svc` installs this checkout into npx's cache, and npm runs a linked folder's prepare script
+    // there: a whole tsc into this dist/ (about 60 CPU-s) while other test files load from it. npm ci
+    // built dist/ already, as on a reader's machine, so the blocks' npx skips the scripts
+    npm_config_ignore_scripts: 'true',
   };
   if (!systemCurl()) {
     const bin = join(scratch, 'bin');

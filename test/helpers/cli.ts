@@ -4,15 +4,16 @@
  *
  * - `svc(argv, env)`: only the given environment (plus SVC_ENV=test), never process.env.
  * - `svcBeside(app, argv, env)`: in a file that also runs a service (startTestApp) in this process.
- *   run() closes the process-wide pool and the command bootstraps its own runtime, so the runtime and
- *   the pool the file had are put back afterwards.
+ *   The command must open its own pool, on its environment's DATABASE_URL (a command bootstraps on the
+ *   pool it finds open), so the file's pool is closed first; run() closes the command's, and the
+ *   runtime and the pool the file had are put back afterwards.
  * - `cliDatabase(test)`: the file's own test database and a client on it, for CLI test files.
  */
 import type { TestFn } from 'ava';
 import type pg from 'pg';
 import type { Io } from '../../src/cli/io.js';
 import { run } from '../../src/cli/main.js';
-import { initDatabase } from '../../src/db/sequelize.js';
+import { closeDatabase, initDatabase } from '../../src/db/sequelize.js';
 import { initRuntime, runtime } from '../../src/shared/runtime.js';
 import { createTestDatabase, pgClient } from './db.js';
 
@@ -47,6 +48,7 @@ export function svc(argv: string[], env: Record<string, string> = {}): Promise<C
  */
 export async function svcBeside(app: { dbUrl: string }, argv: string[], env: Record<string, string> = {}): Promise<CliResult> {
   const before = runtime();
+  await closeDatabase();
   try {
     return await runIn(argv, { ...process.env, SVC_ENV: 'test', DATABASE_URL: app.dbUrl, SVC_LOG_LEVEL: 'silent', ...env });
   } finally {
