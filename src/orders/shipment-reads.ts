@@ -96,7 +96,7 @@ export interface TraceTotals {
 const QTY = `COALESCE({sl.qty}, (SELECT sum({soi.qty}) FROM {soi} WHERE {soi.parent} = {so.name} AND {soi.itemCode} = {sl.itemCode}), 0)`;
 
 /** The condition on {sl} of a criteria shape (which of lots, serials, expiry range, all), and its binds after the item's $1. */
-function criteriaOf(c: LotCriteria): { key: string; where: string; binds: unknown[] } {
+function criteriaOf(c: LotCriteria): { key: string; where: string; binds: unknown[]; whole: string; serialBind: number } {
   const lots = c.lotNumbers ?? [];
   const serials = c.serialNumbers ?? [];
   const expiry = Boolean(c.expiryFrom || c.expiryTo);
@@ -112,7 +112,17 @@ function criteriaOf(c: LotCriteria): { key: string; where: string; binds: unknow
     any.push(`{sl.expiryDate} BETWEEN COALESCE($${from}::date, '-infinity'::date) AND COALESCE($${to}::date, 'infinity'::date)`);
   }
   const which = all ? '' : ` AND (${any.length ? any.join(' OR ') : 'FALSE'})`;
-  return { key: `${all}|${lots.length > 0}|${serials.length > 0}|${expiry}`, where: `{sl.itemCode} = $1${which}`, binds };
+  // an entry found by its lot or expiry (or all lots) is recalled whole; one found by its serials only for those serials
+  const whole = all ? 'TRUE' : `(${[...(lots.length ? [any[0]] : []), ...(expiry ? [any[any.length - 1]] : [])].join(' OR ') || 'FALSE'})`;
+  const serialBind = !all && serials.length ? (lots.length ? 3 : 2) : 0;
+  return { key: `${all}|${lots.length > 0}|${serials.length > 0}|${expiry}`, where: `{sl.itemCode} = $1${which}`, binds, whole, serialBind };
+}
+
+/** The recalled serials of an entry and their count, or the whole entry when it is recalled whole (affectedEntriesSelect). */
+function recalledUnits(whole: string, serialBind: number): { serials: string; qty: string } {
+  if (!serialBind) return { serials: '{sl.serialNumbers}', qty: QTY };
+  const mine = `ARRAY(SELECT x FROM unnest({sl.serialNumbers}) AS x WHERE x = ANY($${serialBind}::text[]))`;
+  return { serials: `CASE WHEN ${whole} THEN {sl.serialNumbers} ELSE ${mine} END`, qty: `CASE WHEN ${whole} THEN ${QTY} ELSE cardinality(${mine}) END` };
 }
 
 /** One text per (purpose, criteria shape), built once. */
@@ -125,10 +135,11 @@ function cached(key: string, build: () => string): string {
 
 // The lines of the item shipped with no lot recorded: read from the partial index of the lines
 // without one (sales_order_items_lot_unknown_idx), re-checked against the shipments' lots.
-// A line counts as shipped once its vendor reported it (delivered_qty) or the order is stamped
-// shipped (a partner's shipment).
+// Shipped is per line, never per order: a line counts as shipped once it has a delivered quantity
+// (its vendor reported it, or its partner's shipment stamped it) — another line of the same order
+// shipping says nothing about this one.
 const UNLOTTED_FROM = `{soi} JOIN {so} ON {so.name} = {soi.parent}
-      WHERE {soi.itemCode} = $1 AND NOT {soi.lotRecorded} AND {so.docstatus} = 1 AND ({soi.deliveredQty} > 0 OR {so.shippedAt} IS NOT NULL)
+      WHERE {soi.itemCode} = $1 AND NOT {soi.lotRecorded} AND {so.docstatus} = 1 AND {soi.deliveredQty} > 0
         AND NOT EXISTS (SELECT 1 FROM {s} JOIN {sl} ON {sl.shipmentId} = {s.id} WHERE {s.salesOrder} = {so.name} AND {sl.itemCode} = {soi.itemCode})`;
 
 const UNLOTTED_COLUMNS = `{so.name} AS sales_order, {so.customer} AS customer, {c.customerName} AS customer_name, ${SHIP_TO} AS ship_to,
@@ -182,13 +193,15 @@ export function traceStatements(c: LotCriteria, page: Window): { entries: Statem
 /**
  * The entries of the item matching the criteria as a SELECT (entry_id, sales_order, customer,
  * item_code, lot_number, serial_numbers, expiry_date, qty), for a statement that writes them where
- * they are read (a recall's affected lines) instead of through the application.
+ * they are read (a recall's affected lines) instead of through the application. An entry found only
+ * by its serial numbers carries the recalled ones alone, and their count as its quantity.
  */
 export function affectedEntriesSelect(c: LotCriteria): Statement {
-  const { key, where, binds } = criteriaOf(c);
+  const { key, where, binds, whole, serialBind } = criteriaOf(c);
+  const units = recalledUnits(whole, serialBind);
   const text = cached(`affected|${key}`, () =>
     orderSql(`SELECT {sl.id}::int8 AS entry_id, {so.name} AS sales_order, {so.customer} AS customer, {sl.itemCode} AS item_code,
-            {sl.lotNumber} AS lot_number, {sl.serialNumbers} AS serial_numbers, {sl.expiryDate} AS expiry_date, ${QTY} AS qty
+            {sl.lotNumber} AS lot_number, ${units.serials} AS serial_numbers, {sl.expiryDate} AS expiry_date, ${units.qty} AS qty
        FROM {sl} JOIN {s} ON {s.id} = {sl.shipmentId} JOIN {so} ON {so.name} = {s.salesOrder} WHERE ${where} ORDER BY {sl.id}`),
   );
   return { text, values: binds };
@@ -214,14 +227,14 @@ const sql = once(() => ({
             {soi.itemCode} AS item_code, {soi.qty}::float8 AS qty, to_char({so.shippedAt} AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS ship_date,
             {soi.vendor} AS vendor, {soi.fulfilmentPartner} AS fulfilment_partner
        FROM {soi} JOIN {so} ON {so.name} = {soi.parent} LEFT JOIN {c} ON {c.name} = {so.customer} LEFT JOIN {a} ON {a.name} = {so.shippingAddressName}
-      WHERE {so.name} = $1 AND {so.docstatus} = 1
+      WHERE {so.name} = $1 AND {so.docstatus} = 1 AND {soi.deliveredQty} > 0
         AND NOT EXISTS (SELECT 1 FROM {s} JOIN {sl} ON {sl.shipmentId} = {s.id} WHERE {s.salesOrder} = {so.name} AND {sl.itemCode} = {soi.itemCode})
       ORDER BY {soi.idx}`),
   orderItems: orderSql(`SELECT DISTINCT {soi.itemCode} AS item_code, {soi.vendor} AS vendor FROM {soi} WHERE {soi.parent} = $1`),
   unshipped: orderSql(`SELECT {so.name} AS sales_order, {so.customer} AS customer, {soi.itemCode} AS item_code, ({soi.qty} - {soi.deliveredQty})::float8 AS qty,
             {so.status} AS status
        FROM {soi} JOIN {so} ON {so.name} = {soi.parent}
-      WHERE {soi.itemCode} = $1 AND {so.docstatus} = 1 AND {soi.deliveredQty} < {soi.qty} AND {so.shippedAt} IS NULL
+      WHERE {soi.itemCode} = $1 AND {so.docstatus} = 1 AND {soi.deliveredQty} < {soi.qty} AND NOT {soi.lotRecorded}
       ORDER BY {so.name}, {soi.idx}`),
 }));
 
@@ -243,7 +256,7 @@ export async function lotsOfOrder(
   return { entries, unlotted, items };
 }
 
-/** The submitted orders' lines of the item not shipped yet. */
+/** The submitted orders' lines of the item not shipped yet (per line: no delivered quantity in full and no lot recorded for it). */
 export async function unshippedLines(itemCode: string, opts: { transaction?: Tx } = {}): Promise<UnshippedLine[]> {
   return selectRows<UnshippedLine>(sql().unshipped, [itemCode], opts);
 }

@@ -5,9 +5,9 @@
  * item under an all-lots recall are refused by the order path itself, which reads the recall with its
  * item rows (recall-reads.ts, plugged into catalog's item recall port by src/modules.ts).
  */
-import { selectOne, type Tx } from '../db/sequelize.js';
+import { execute, selectOne, type Tx } from '../db/sequelize.js';
 import { BusinessRuleError } from '../shared/errors.js';
-import { recallSql } from './recall-sql.js';
+import { blockSql } from './recall-sql.js';
 import { RECALL_STATUS } from './recall.model.js';
 
 export interface ReportedUnits {
@@ -18,18 +18,36 @@ export interface ReportedUnits {
 }
 
 /** The open recall the reported entries name, if any. */
-export async function recallNaming(
-  entries: ReportedUnits[],
-  opts: { transaction?: Tx } = {},
-): Promise<{ recall: string; item_code: string; lot_number: string | null; serial_numbers: string[] | null } | undefined> {
+export async function recallNaming(entries: ReportedUnits[], opts: { transaction?: Tx } = {}): Promise<RecallHit | undefined> {
   if (!entries.length) return undefined;
-  return selectOne(recallSql().block, [JSON.stringify(entries), RECALL_STATUS.open], opts);
+  // waits for a recall of these items being opened (it holds the item's lock until it commits) and
+  // keeps one from tracing them until this report commits: the report is refused or in the recall
+  await execute(blockSql().itemLockShared, [[...new Set(entries.map((e) => e.item_code))]], opts);
+  return selectOne(blockSql().block, [JSON.stringify(entries), RECALL_STATUS.open], opts);
+}
+
+interface RecallHit {
+  recall: string;
+  item_code: string;
+  lot_number: string | null;
+  serial_numbers: string[] | null;
+  expiry_date: string | null;
+  why: 'all' | 'lot' | 'serial' | 'expiry';
+  expiry_from: string | null;
+  expiry_to: string | null;
+}
+
+function whatIsRecalled(hit: RecallHit): string {
+  if (hit.why === 'expiry')
+    return `lot ${hit.lot_number ?? '(none)'} expiring ${hit.expiry_date} is in the recalled expiry range ${hit.expiry_from ?? '…'} to ${hit.expiry_to ?? '…'}`;
+  if (hit.why === 'lot') return `lot ${hit.lot_number} is recalled`;
+  if (hit.why === 'serial') return `serial numbers ${hit.serial_numbers?.join(', ')} are recalled`;
+  return 'is recalled (all lots)';
 }
 
 /** Refuses (417) a fulfilment report naming recalled units, so they are not shipped again. */
 export async function refuseRecalledUnits(entries: ReportedUnits[], opts: { transaction?: Tx } = {}): Promise<void> {
   const hit = await recallNaming(entries, opts);
   if (!hit) return;
-  const which = hit.lot_number ? `lot ${hit.lot_number}` : hit.serial_numbers?.length ? `serial numbers ${hit.serial_numbers.join(', ')}` : 'these units';
-  throw new BusinessRuleError(`${hit.item_code} ${which} is recalled (${hit.recall}): recalled units may not be shipped`);
+  throw new BusinessRuleError(`${hit.item_code} ${whatIsRecalled(hit)} (${hit.recall}): recalled units may not be shipped`);
 }

@@ -15,7 +15,7 @@ import { affectedEntriesSelect, unlottedLines, unshippedLines } from '../orders/
 import { enqueue } from '../shared/outbox.js';
 import { enqueueVendorEvent } from '../webhooks/webhook.service.js';
 import { recallNotice, type NoticeLine, type NoticeRecall } from './recall-notice.js';
-import { insertAffected, recallSql } from './recall-sql.js';
+import { blockSql, insertAffected, recallSql } from './recall-sql.js';
 import { groupBy, RESOURCE } from './recall-view.js';
 import type { Recall } from './recall.model.js';
 
@@ -37,6 +37,9 @@ const noLot = { shipment_lot_id: null, lot_number: null, serial_numbers: null, e
  * are put On Hold. Answers the shipped lines and the orders held.
  */
 async function writeLines(recall: Recall, transaction: Tx): Promise<{ shipped: ShippedLine[]; held: string[] }> {
+  // a fulfilment report of the item in flight (it holds the item's lock shared from its block check
+  // to its commit) is waited for and traced; one arriving now waits and then sees the open recall
+  await execute(blockSql().itemLock, [recall.itemCode], { transaction });
   const select = affectedEntriesSelect({
     itemCode: recall.itemCode,
     lotNumbers: recall.lotNumbers,

@@ -51,14 +51,32 @@ export const recallSql = once(() => {
     // a customer has acknowledged once each of its shipped lines is
     customerAcknowledged: q(`UPDATE {@rc} SET {rc:acknowledgedAt} = now() WHERE {rc:recall} = $1 AND {rc:customer} = $2 AND {rc:acknowledgedAt} IS NULL
       AND NOT EXISTS (SELECT 1 FROM {rl} WHERE {rl.recall} = $1 AND {rl.customer} = $2 AND {rl.kind} = 'shipped' AND {rl.acknowledgedAt} IS NULL)`),
-    block: q(`SELECT {r.name} AS recall, x.item_code, x.lot_number, x.serial_numbers FROM {r}
-        JOIN jsonb_to_recordset($1::jsonb) AS x(item_code text, lot_number text, serial_numbers text[], expiry_date date) ON x.item_code = {r.itemCode}
-       WHERE {r.status} = $2 AND ({r.allLots} OR x.lot_number = ANY({r.lotNumbers}) OR {r.serialNumbers} && x.serial_numbers
-          OR (x.expiry_date IS NOT NULL AND ({r.expiryFrom} IS NOT NULL OR {r.expiryTo} IS NOT NULL)
-              AND x.expiry_date BETWEEN COALESCE({r.expiryFrom}, '-infinity'::date) AND COALESCE({r.expiryTo}, 'infinity'::date)))
-       ORDER BY {r.name} LIMIT 1`),
     itemBlock: q(
       `SELECT {r.name} AS recall, {r.itemCode} AS item_code FROM {r} WHERE {r.itemCode} = ANY($1::text[]) AND {r.allLots} AND {r.status} = $2 ORDER BY {r.name} LIMIT 1`,
     ),
+  };
+});
+
+/** What a fulfilment report's block check runs (recall-blocks.ts), and the per-item lock it shares with a recall's opening. */
+export const blockSql = once(() => {
+  const q = sqlFor({ r: Recall, rl: RecallLine });
+  return {
+    // why: 'all' (every lot), 'lot' (a named lot, or a lot an expiry-range recall found shipped), 'serial', 'expiry' (in the range)
+    block: q(`SELECT recall, item_code, lot_number, serial_numbers, expiry_date, why, expiry_from, expiry_to FROM (
+      SELECT {r.name} AS recall, x.item_code, x.lot_number, x.serial_numbers, to_char(x.expiry_date, 'YYYY-MM-DD') AS expiry_date,
+             to_char({r.expiryFrom}, 'YYYY-MM-DD') AS expiry_from, to_char({r.expiryTo}, 'YYYY-MM-DD') AS expiry_to,
+             CASE WHEN {r.allLots} THEN 'all'
+                  WHEN x.lot_number = ANY({r.lotNumbers}) OR (({r.expiryFrom} IS NOT NULL OR {r.expiryTo} IS NOT NULL)
+                       AND EXISTS (SELECT 1 FROM {rl} WHERE {rl.recall} = {r.name} AND {rl.lotNumber} = x.lot_number)) THEN 'lot'
+                  WHEN {r.serialNumbers} && x.serial_numbers THEN 'serial'
+                  WHEN x.expiry_date IS NOT NULL AND ({r.expiryFrom} IS NOT NULL OR {r.expiryTo} IS NOT NULL)
+                       AND x.expiry_date BETWEEN COALESCE({r.expiryFrom}, '-infinity'::date) AND COALESCE({r.expiryTo}, 'infinity'::date) THEN 'expiry'
+             END AS why
+        FROM {r} JOIN jsonb_to_recordset($1::jsonb) AS x(item_code text, lot_number text, serial_numbers text[], expiry_date date) ON x.item_code = {r.itemCode}
+       WHERE {r.status} = $2) b
+     WHERE why IS NOT NULL ORDER BY recall LIMIT 1`),
+    // the per-item lock shared by a recall's opening (exclusive) and a fulfilment report's block check (shared)
+    itemLock: `SELECT pg_advisory_xact_lock(hashtextextended('svc:recall-item:' || $1, 0))`,
+    itemLockShared: `SELECT pg_advisory_xact_lock_shared(hashtextextended('svc:recall-item:' || k, 0)) FROM unnest($1::text[]) AS k ORDER BY k`,
   };
 });
