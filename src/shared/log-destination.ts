@@ -24,8 +24,13 @@ const CHUNK_BYTES = 64 * 1024;
  * exception), so only a SIGKILL or a power cut can lose the last 100 ms of lines.
  */
 export function batchedStdout(): pino.DestinationStream {
-  return batchLines(pino.destination({ dest: 1, sync: false, contentMode: 'buffer' }) as unknown as LineSink);
+  // one per process: a runtime made again (each in-process `svc` run of a test, a re-initialised
+  // runtime) shares it, rather than opening another writer on fd 1 with two more exit listeners
+  stdoutDestination ??= batchLines(pino.destination({ dest: 1, sync: false, contentMode: 'buffer' }) as unknown as LineSink);
+  return stdoutDestination;
 }
+
+let stdoutDestination: pino.DestinationStream | undefined;
 
 export function batchLines(sink: LineSink): pino.DestinationStream {
   // lines are encoded as they come into the chunk being gathered (no join, no second copy)

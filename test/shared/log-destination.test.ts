@@ -129,3 +129,17 @@ test('the access line is what pino writes for the same record, and stays one JSO
     t.is((JSON.parse(line) as { path: string }).path, c.path);
   }
 });
+
+test('a runtime made again shares the one stdout destination (no writer or exit listener per logger)', (t) => {
+  const script = `import { batchedStdout } from ${JSON.stringify(moduleUrl)};
+    const first = batchedStdout();
+    const before = process.listenerCount('exit');
+    for (let i = 0; i < 20; i++) if (batchedStdout() !== first) throw new Error('a second destination');
+    console.log(process.listenerCount('exit') - before);`;
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: fileURLToPath(new URL('../../..', import.meta.url)),
+    encoding: 'utf8',
+  });
+  t.is(child.status, 0, child.stderr);
+  t.is(child.stdout.trim(), '0');
+});
