@@ -1,0 +1,98 @@
+/**
+ * What a recall guards in the fulfilment path and in its own inputs, over real HTTP and PostgreSQL:
+ * a held order or a line of an all-lots recalled item is not shipped (with or without `items`), a
+ * recalled lot is not rewritten out of a shipment, lot and serial text is trimmed at intake.
+ */
+import test from 'ava';
+import type pg from 'pg';
+import { loginAs, startTestApp, type TestApp } from '../helpers/app.js';
+import { pgClient } from '../helpers/db.js';
+import type { Client } from '../helpers/http.js';
+import { MEDI, count, one, v1, vendorClient } from '../vendor-api/helpers.js';
+import { order } from './fixtures.js';
+
+const GLOVE = 'MEDI-GLV-NIT-M';
+const SYRINGE = 'MEDI-SYR-3ML';
+const GAUZE = 'MEDI-GAUZE-4X4';
+
+let app: TestApp;
+let db: pg.Client;
+let medi: Client;
+let admin: Client;
+
+const call = (c: Client, fn: string, body: unknown) => c.post(`/api/method/svc.recalls.${fn}`, body);
+const report = (so: string, tracking: string, extra: Record<string, unknown> = {}) =>
+  v1(medi, 'sync.fulfillment', { data: { sales_order: so, tracking_number: tracking, carrier: 'UPS', status: 'shipped', notify: false, ...extra } });
+const recall = async (body: Record<string, unknown>) => {
+  const res = await call(admin, 'create_recall', { classification: 'Class I', reason: 'Sterility', instructions: 'Destroy.', ...body });
+  if (res.status !== 200) throw new Error(res.text);
+  return res.body.message as { name: string; held_orders: string[] };
+};
+const delivered = async (so: string, item: string) =>
+  (await one<{ q: number }>(db, `SELECT delivered_qty::float8 AS q FROM sales_order_items WHERE parent = $1 AND item_code = $2`, [so, item])).q;
+
+test.before(async () => {
+  app = await startTestApp();
+  db = await pgClient(app.dbUrl);
+  [medi, admin] = await Promise.all([vendorClient(app, MEDI), loginAs(app, 'admin@demo.svc.local')]);
+});
+test.after.always(async () => {
+  await db?.end();
+  await app?.stop();
+});
+
+test.serial('an order On Hold under an all-lots recall is not shipped, with or without items; a new line of the item is not either', async (t) => {
+  await order(db, 'SO-RG-1', {
+    lines: [
+      [SYRINGE, MEDI.name, 2],
+      [GAUZE, MEDI.name, 1],
+    ],
+  });
+  const r = await recall({ item_code: SYRINGE, all_lots: true });
+  t.deepEqual(r.held_orders, ['SO-RG-1']);
+  const bare = await report('SO-RG-1', '1Z-RG-1');
+  t.is(bare.status, 417, bare.text);
+  t.true(bare.text.includes(r.name) && bare.text.includes('On Hold'), bare.text);
+  const gauzeOnly = await report('SO-RG-1', '1Z-RG-1b', { items: [{ sku: GAUZE, qty: 1, lot_number: 'G-1' }] });
+  t.is(gauzeOnly.status, 417, gauzeOnly.text);
+  t.is(await delivered('SO-RG-1', SYRINGE), 0);
+  t.is(await count(db, `SELECT count(*) AS n FROM shipments WHERE sales_order = 'SO-RG-1'`), 0);
+  // an order of the item written around the hold (not On Hold): a report without items is refused naming the recall
+  await order(db, 'SO-RG-2', { lines: [[SYRINGE, MEDI.name, 1]] });
+  const unheld = await report('SO-RG-2', '1Z-RG-2');
+  t.is(unheld.status, 417, unheld.text);
+  t.true(unheld.text.includes(r.name), unheld.text);
+  t.is(await delivered('SO-RG-2', SYRINGE), 0);
+  // another item still ships
+  await order(db, 'SO-RG-3', { lines: [[GAUZE, MEDI.name, 1]] });
+  t.is((await report('SO-RG-3', '1Z-RG-3')).status, 200);
+});
+
+test.serial('a lot a recall found cannot be rewritten out of its shipment; other corrections still work', async (t) => {
+  await order(db, 'SO-RG-4', { lines: [[GLOVE, MEDI.name, 5]] });
+  t.is((await report('SO-RG-4', '1Z-RG-4', { items: [{ sku: GLOVE, qty: 5, lot_number: 'L-500' }] })).status, 200);
+  await order(db, 'SO-RG-5', { lines: [[GLOVE, MEDI.name, 1]] });
+  t.is((await report('SO-RG-5', '1Z-RG-5', { items: [{ sku: GLOVE, qty: 1, serial_numbers: ['GS-1', 'GS-2'] }] })).status, 200);
+  const r = await recall({ item_code: GLOVE, lot_numbers: ['L-500'] });
+  const serialRecall = await recall({ item_code: GLOVE, serial_numbers: ['GS-2'] });
+  const rewritten = await report('SO-RG-4', '1Z-RG-4', { status: 'delivered', items: [{ sku: GLOVE, qty: 5, lot_number: 'L-300' }] });
+  t.is(rewritten.status, 417, rewritten.text);
+  t.true(rewritten.text.includes(r.name), rewritten.text);
+  const dropped = await report('SO-RG-5', '1Z-RG-5', { items: [{ sku: GLOVE, qty: 1, serial_numbers: ['GS-1'] }] });
+  t.is(dropped.status, 417, dropped.text);
+  t.true(dropped.text.includes(serialRecall.name), dropped.text);
+  const trace = await admin.get('/api/method/svc.recalls.trace', { item_code: GLOVE, lot_numbers: 'L-500' });
+  t.deepEqual(
+    trace.body.message.entries.map((e: { sales_order: string }) => e.sales_order),
+    ['SO-RG-4'],
+  );
+  // the recalled lot kept (quantity corrected, another lot added, delivered): accepted
+  const corrected = await report('SO-RG-4', '1Z-RG-4', {
+    status: 'delivered',
+    items: [
+      { sku: GLOVE, qty: 4, lot_number: 'L-500' },
+      { sku: GLOVE, qty: 1, lot_number: 'L-301' },
+    ],
+  });
+  t.is(corrected.status, 200, corrected.text);
+});
