@@ -15,10 +15,17 @@ const list = Joi.alternatives().try(Joi.array().items(Joi.string().trim().min(1)
  */
 const queryList = Joi.array().items(Joi.string().max(20000)).single().max(1000);
 
+/** Each value trimmed (as lots and serials are stored); an empty one is refused. */
+export function trimmedList(values: unknown[], name: string): string[] {
+  const out = values.map((v) => String(v).trim());
+  if (out.some((v) => v === '')) throw new InputError(`${name} may not hold an empty value`);
+  return out;
+}
+
 /** A list argument as a list of text: `["A","B"]`, `A,B`, or a list (one element is read as either of those). */
 export function listArg(value: unknown, name: string): string[] | undefined {
   if (value === undefined || value === null || value === '') return undefined;
-  if (Array.isArray(value) && value.length !== 1) return value.map(String);
+  if (Array.isArray(value) && value.length !== 1) return trimmedList(value, name);
   const text = String(Array.isArray(value) ? value[0] : value).trim();
   if (text.startsWith('[')) {
     let parsed: unknown;
@@ -28,7 +35,7 @@ export function listArg(value: unknown, name: string): string[] | undefined {
       throw new InputError(`${name} must be a JSON list or comma-separated text`);
     }
     if (!Array.isArray(parsed)) throw new InputError(`${name} must be a JSON list or comma-separated text`);
-    return parsed.map(String);
+    return trimmedList(parsed, name);
   }
   return text
     .split(',')

@@ -12,6 +12,7 @@ import { BusinessRuleError, ConflictError, InputError, NotFoundError } from '../
 import { getRecall } from './recall-read.service.js';
 import { openRecall } from './recall-open.js';
 import { recallSql } from './recall-sql.js';
+import { trimmedList } from './recall.schemas.js';
 import { headerOf, progressOf, RESOURCE, visibleRecall } from './recall-view.js';
 import { RecallLine } from './recall-line.model.js';
 import { Recall, RECALL_STATUS, type RecallClass } from './recall.model.js';
@@ -31,6 +32,15 @@ export interface AcknowledgeInput {
   lines: { line: number; qty_on_hand?: number; qty_returned?: number; qty_destroyed?: number }[];
 }
 
+/** The recall's lots and serials trimmed (as the fulfilment reports store them); an empty one is refused (the CLI passes its flags here directly). */
+function unitsOf(input: CreateRecallInput): CreateRecallInput {
+  return {
+    ...input,
+    lot_numbers: input.lot_numbers && trimmedList(input.lot_numbers, 'lot_numbers'),
+    serial_numbers: input.serial_numbers && trimmedList(input.serial_numbers, 'serial_numbers'),
+  };
+}
+
 function checkScope(input: CreateRecallInput): void {
   const named = (input.lot_numbers?.length ?? 0) + (input.serial_numbers?.length ?? 0) > 0 || Boolean(input.expiry_from || input.expiry_to);
   if (input.all_lots && named) throw new InputError('all_lots recalls every lot: leave out lot_numbers, serial_numbers and the expiry range');
@@ -40,8 +50,9 @@ function checkScope(input: CreateRecallInput): void {
 
 const who = (actor: Actor) => actor.email ?? actor.id;
 
-export async function createRecall(actor: Actor, input: CreateRecallInput, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
+export async function createRecall(actor: Actor, raw: CreateRecallInput, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
   authorize(actor, 'create', RESOURCE);
+  const input = unitsOf(raw);
   checkScope(input);
   return withTransaction(opts, async (transaction) => {
     const item = await recallableItem(actor, input, { transaction });

@@ -80,6 +80,7 @@ function checkItems(items: unknown[], lines: OrderLine[]): Lot[] {
     const ref = e.medgrid_item_code ?? e.sku ?? e.item_code ?? e.vendor_product_id;
     const line = lines.find((l) => namesLine(e, l));
     if (!line) faults.push(`${row}: product ${ref === undefined ? '(none)' : String(ref)} is not one of your products on this order`);
+    // lot and serial text is stored trimmed: a padded " L-100 " is the recalled L-100 to blocks and traces
     const hasLot = e.lot_number !== undefined && e.lot_number !== null && e.lot_number !== '';
     const serials = e.serial_numbers;
     const hasSerials = Array.isArray(serials) && serials.length > 0;
@@ -94,8 +95,8 @@ function checkItems(items: unknown[], lines: OrderLine[]): Lot[] {
       lots.push({
         item_code: line.item_code,
         qty: typeof e.qty === 'number' ? e.qty : null,
-        lot_number: hasLot ? String(e.lot_number) : null,
-        serial_numbers: hasSerials ? (serials as unknown[]).map(String) : null,
+        lot_number: hasLot ? String(e.lot_number).trim() : null,
+        serial_numbers: hasSerials ? (serials as unknown[]).map((sn) => String(sn).trim()) : null,
         expiry_date: (e.expiry_date as string | undefined) ?? null,
       });
     }

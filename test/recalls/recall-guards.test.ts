@@ -96,3 +96,32 @@ test.serial('a lot a recall found cannot be rewritten out of its shipment; other
   });
   t.is(corrected.status, 200, corrected.text);
 });
+
+test.serial('lot and serial numbers are trimmed at intake and in recall inputs; an empty one is refused', async (t) => {
+  await order(db, 'SO-RG-6', { lines: [[GLOVE, MEDI.name, 4]] });
+  const padded = await report('SO-RG-6', '1Z-RG-6', { items: [{ sku: GLOVE, qty: 4, lot_number: ' L-500 ' }] });
+  t.is(padded.status, 417, padded.text);
+  t.true(padded.text.includes('lot L-500 is recalled'), padded.text);
+  const blank = await report('SO-RG-6', '1Z-RG-6', { items: [{ sku: GLOVE, qty: 4, lot_number: '   ' }] });
+  t.is(blank.status, 417, blank.text);
+  const blankSerial = await report('SO-RG-6', '1Z-RG-6', { items: [{ sku: GLOVE, qty: 1, serial_numbers: ['GS-7', ' '] }] });
+  t.is(blankSerial.status, 417, blankSerial.text);
+  t.is((await report('SO-RG-6', '1Z-RG-6', { items: [{ sku: GLOVE, qty: 4, lot_number: ' L-800 ', serial_numbers: [' GS-8 '] }] })).status, 200);
+  const stored = await one<{ lot_number: string; serial_numbers: string[] }>(
+    db,
+    `SELECT l.lot_number, l.serial_numbers FROM shipment_lots l JOIN shipments s ON s.id = l.shipment_id WHERE s.sales_order = 'SO-RG-6'`,
+  );
+  t.deepEqual(stored, { lot_number: 'L-800', serial_numbers: ['GS-8'] });
+  const r = await recall({ item_code: GLOVE, lot_numbers: '[" L-800 "]' });
+  t.deepEqual((r as unknown as { lot_numbers: string[] }).lot_numbers, ['L-800']);
+  t.like(r, { lines_affected: 1 });
+  const empty = await call(admin, 'create_recall', {
+    item_code: GLOVE,
+    lot_numbers: '["L-1", " "]',
+    classification: 'Class I',
+    reason: 'x',
+    instructions: 'y',
+  });
+  t.is(empty.status, 400, empty.text);
+  t.true(empty.text.includes('lot_numbers'), empty.text);
+});
