@@ -94,7 +94,8 @@ export const closeRecallArgs = Joi.object<{ recall: string; reason?: string }>({
 
 export const listRecallsArgs = Joi.object<{ status?: string }>({ status: Joi.string().valid('Pending Approval', 'Open', 'Closed') });
 
-const qty = Joi.number().min(0).max(1e9);
+/** Units are whole: an acknowledgement declares whole units on hand, returned or destroyed. */
+const qty = Joi.number().integer().min(0).max(1e9);
 export interface AcknowledgeArgs {
   recall: string;
   lines: { line: number; qty_on_hand?: number; qty_returned?: number; qty_destroyed?: number }[];

@@ -102,17 +102,26 @@ export async function approveRecall(actor: Actor, name: string, opts: { transact
 
 const count = (v: number | undefined) => v ?? 0;
 
-/** The faults of an acknowledgement: lines not the customer's, or more units accounted for than shipped. */
+/** The faults of an acknowledgement: a line given twice, units not whole, lines not the customer's, or more units accounted for than shipped. */
 function acknowledgementFaults(recall: string, input: AcknowledgeInput, byId: Map<number, RecallLine>): string[] {
   const faults: string[] = [];
+  const seen = new Set<number>();
   for (const a of input.lines) {
     const l = byId.get(a.line);
+    if (seen.has(a.line)) faults.push(`Line ${a.line} is given more than once: give each line once with all its quantities`);
+    seen.add(a.line);
+    if ([a.qty_on_hand, a.qty_returned, a.qty_destroyed].some((q) => q !== undefined && (!Number.isInteger(q) || q < 0)))
+      faults.push(`Line ${a.line}: quantities are whole numbers of zero or more`);
     if (!l) faults.push(`Line ${a.line} is not one of your lines of recall ${recall}`);
     else if (count(a.qty_on_hand) + count(a.qty_returned) + count(a.qty_destroyed) > Number(l.qty))
       faults.push(`Line ${a.line}: on hand, returned and destroyed add up to more than the ${Number(l.qty)} shipped`);
   }
   return faults;
 }
+
+/** What the customer declared per line, kept in the audit row (a later acknowledgement replaces the line's quantities, not this). */
+const declared = (input: AcknowledgeInput) =>
+  input.lines.map((a) => ({ line: a.line, qty_on_hand: count(a.qty_on_hand), qty_returned: count(a.qty_returned), qty_destroyed: count(a.qty_destroyed) }));
 
 /** The customer accounts for its lines: per line, the quantity on hand, returned and destroyed (together at most the line's quantity). */
 export async function acknowledgeRecall(actor: Actor, input: AcknowledgeInput, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
@@ -139,7 +148,12 @@ export async function acknowledgeRecall(actor: Actor, input: AcknowledgeInput, o
       );
     }
     await execute(recallSql().customerAcknowledged, [recall.name, customer], { transaction });
-    await recordAudit(transaction, actor, { action: 'acknowledge', object_type: RESOURCE, object_name: recall.name, detail: { customer, lines: ids } });
+    await recordAudit(transaction, actor, {
+      action: 'acknowledge',
+      object_type: RESOURCE,
+      object_name: recall.name,
+      detail: { customer, lines: declared(input) },
+    });
     return getRecall(actor, recall.name, { transaction });
   });
 }

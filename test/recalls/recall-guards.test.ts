@@ -125,3 +125,29 @@ test.serial('lot and serial numbers are trimmed at intake and in recall inputs; 
   t.is(empty.status, 400, empty.text);
   t.true(empty.text.includes('lot_numbers'), empty.text);
 });
+
+test.serial('an acknowledgement gives each line once, in whole units, and the audit keeps what was declared each time', async (t) => {
+  const clinic = await loginAs(app, 'clinic@demo.svc.local');
+  await order(db, 'SO-RG-7', { lines: [[GLOVE, MEDI.name, 3]] });
+  t.is((await report('SO-RG-7', '1Z-RG-7', { items: [{ sku: GLOVE, qty: 3, lot_number: 'L-900' }] })).status, 200);
+  const r = await recall({ item_code: GLOVE, lot_numbers: ['L-900'] });
+  const line = (await clinic.get('/api/method/svc.recalls.get_recall', { recall: r.name })).body.message.lines[0].line as number;
+  const twice = await call(clinic, 'acknowledge', {
+    recall: r.name,
+    lines: [
+      { line, qty_returned: 2 },
+      { line, qty_destroyed: 1 },
+    ],
+  });
+  t.is(twice.status, 417, twice.text);
+  t.true(twice.text.includes('more than once'), twice.text);
+  t.is((await call(clinic, 'acknowledge', { recall: r.name, lines: [{ line, qty_returned: 0.5 }] })).status, 400);
+  t.is(await count(db, `SELECT count(*) AS n FROM recall_lines WHERE id = $1 AND acknowledged_at IS NOT NULL`, [line]), 0);
+  t.is((await call(clinic, 'acknowledge', { recall: r.name, lines: [{ line, qty_returned: 2, qty_on_hand: 1 }] })).status, 200);
+  t.is((await call(clinic, 'acknowledge', { recall: r.name, lines: [{ line, qty_destroyed: 3 }] })).status, 200);
+  const audit = await db.query(`SELECT detail FROM audit_events WHERE object_name = $1 AND action = 'acknowledge' ORDER BY id`, [r.name]);
+  t.deepEqual(
+    audit.rows.map((a) => a.detail.lines),
+    [[{ line, qty_on_hand: 1, qty_returned: 2, qty_destroyed: 0 }], [{ line, qty_on_hand: 0, qty_returned: 0, qty_destroyed: 3 }]],
+  );
+});
