@@ -8,12 +8,12 @@ import { authorize, can } from '../auth/policy/index.js';
 import { recallCustomerOf, recallNeedsApproval } from '../auth/policy/recalls.rules.js';
 import { recordAudit } from '../audit/audit.service.js';
 import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
-import { BusinessRuleError, ConflictError, InputError, NotFoundError } from '../shared/errors.js';
+import { BusinessRuleError, InputError, NotFoundError } from '../shared/errors.js';
 import { getRecall } from './recall-read.service.js';
 import { openRecall } from './recall-open.js';
 import { recallSql } from './recall-sql.js';
 import { trimmedList } from './recall.schemas.js';
-import { headerOf, progressOf, RESOURCE, visibleRecall } from './recall-view.js';
+import { headerOf, progressOf, RESOURCE, visibleRecall, type RecallProgress } from './recall-view.js';
 import { RecallLine } from './recall-line.model.js';
 import { Recall, RECALL_STATUS, type RecallClass } from './recall.model.js';
 import { recallableItem, type UnitCriteria } from './trace.service.js';
@@ -92,7 +92,7 @@ export async function approveRecall(actor: Actor, name: string, opts: { transact
   return withTransaction(opts, async (transaction) => {
     const recall = await Recall.findByPk(name, { lock: transaction.LOCK.UPDATE, transaction });
     if (!recall) throw new NotFoundError(`Recall ${name} not found`);
-    if (recall.status !== RECALL_STATUS.pending) throw new ConflictError(`Recall ${name} is ${recall.status}, not waiting for approval`);
+    if (recall.status !== RECALL_STATUS.pending) throw new BusinessRuleError(`Recall ${name} is ${recall.status}, not waiting for approval`);
     await recall.update({ status: RECALL_STATUS.open, approvedBy: who(actor), approvedAt: new Date() }, { transaction });
     await recordAudit(transaction, actor, { action: 'approve', object_type: RESOURCE, object_name: name });
     const item = await recallableItem(actor, { item_code: recall.itemCode }, { transaction });
@@ -158,18 +158,38 @@ export async function acknowledgeRecall(actor: Actor, input: AcknowledgeInput, o
   });
 }
 
-/** Closes a recall once every affected line is accounted for; an admin may close it earlier with a reason. */
+/**
+ * Who may close: anyone allowed to close once every affected shipped line is acknowledged; an admin
+ * earlier with a reason; a vendor's recall still Pending Approval only an admin, with a reason (a rejection).
+ */
+function refuseClose(actor: Actor, recall: Recall, p: RecallProgress, reason: string | undefined): void {
+  const admin = Boolean(reason) && can(actor, 'force_close', RESOURCE);
+  if (recall.status === RECALL_STATUS.pending && !admin)
+    throw new BusinessRuleError(`Recall ${recall.name} is ${recall.status}: only an admin may close (reject) it, with a reason`);
+  if (recall.status === RECALL_STATUS.open && p.lines_outstanding > 0 && !admin)
+    throw new BusinessRuleError(
+      `Recall ${recall.name} has ${p.lines_outstanding} line(s) not accounted for (not acknowledged): only an admin may close it, with a reason`,
+    );
+}
+
+/** Closes a recall once every affected line is acknowledged; an admin may close it earlier, or reject a pending one, with a reason. */
 export async function closeRecall(actor: Actor, name: string, reason: string | undefined, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
   authorize(actor, 'close', RESOURCE);
   return withTransaction(opts, async (transaction) => {
     const recall = await visibleRecall(actor, name, { transaction, lock: true });
-    if (recall.status === RECALL_STATUS.closed) throw new ConflictError(`Recall ${name} is already closed`);
+    // a wrong state is the spec's 417, named
+    if (recall.status === RECALL_STATUS.closed) throw new BusinessRuleError(`Recall ${name} is already ${recall.status}`);
     const p = await progressOf(name, { transaction });
-    const complete = p.lines_outstanding === 0 && p.units_outstanding === 0;
-    if (!complete && (!reason || !can(actor, 'force_close', RESOURCE)))
-      throw new BusinessRuleError(`Recall ${name} has ${p.lines_outstanding} line(s) not accounted for: only an admin may close it, with a reason`);
+    refuseClose(actor, recall, p, reason);
+    const rejected = recall.status === RECALL_STATUS.pending;
+    const complete = !rejected && p.lines_outstanding === 0;
     await recall.update({ status: RECALL_STATUS.closed, closedBy: who(actor), closedAt: new Date(), closeReason: reason ?? null }, { transaction });
-    await recordAudit(transaction, actor, { action: 'close', object_type: RESOURCE, object_name: name, detail: { complete, reason: reason ?? null } });
+    await recordAudit(transaction, actor, {
+      action: 'close',
+      object_type: RESOURCE,
+      object_name: name,
+      detail: { complete, rejected, reason: reason ?? null },
+    });
     return { ...headerOf(recall), progress: p };
   });
 }

@@ -151,3 +151,46 @@ test.serial('an acknowledgement gives each line once, in whole units, and the au
     [[{ line, qty_on_hand: 1, qty_returned: 2, qty_destroyed: 0 }], [{ line, qty_on_hand: 0, qty_returned: 0, qty_destroyed: 3 }]],
   );
 });
+
+test.serial('a pending vendor recall is closed only by an admin with a reason (a rejection); wrong states answer 417 naming the state', async (t) => {
+  const ops = await loginAs(app, 'ops@demo.svc.local');
+  const created = await call(medi, 'create_recall', {
+    sku: GAUZE,
+    lot_numbers: ['G-77'],
+    classification: 'Class I',
+    reason: 'Torn seal',
+    instructions: 'Hold.',
+  });
+  t.is(created.status, 200, created.text);
+  const name = created.body.message.name as string;
+  const byOps = await call(ops, 'close_recall', { recall: name, reason: 'not needed' });
+  t.is(byOps.status, 417, byOps.text);
+  t.true(byOps.text.includes('Pending Approval'), byOps.text);
+  t.is((await call(admin, 'close_recall', { recall: name })).status, 417);
+  t.is((await one<{ status: string }>(db, `SELECT status FROM recalls WHERE name = $1`, [name])).status, 'Pending Approval');
+  const rejected = await call(admin, 'close_recall', { recall: name, reason: 'Duplicate of the manufacturer recall' });
+  t.is(rejected.status, 200, rejected.text);
+  t.like(rejected.body.message, { status: 'Closed', close_reason: 'Duplicate of the manufacturer recall' });
+  const approve = await call(admin, 'approve_recall', { recall: name });
+  t.is(approve.status, 417, approve.text);
+  t.true(approve.text.includes('is Closed'), approve.text);
+  const again = await call(admin, 'close_recall', { recall: name, reason: 'again' });
+  t.is(again.status, 417, again.text);
+  t.true(again.text.includes('Closed'), again.text);
+});
+
+test.serial('operations close a recall once every affected line is acknowledged; the refusal names the lines not acknowledged', async (t) => {
+  const [ops, clinic] = await Promise.all([loginAs(app, 'ops@demo.svc.local'), loginAs(app, 'clinic@demo.svc.local')]);
+  await order(db, 'SO-RG-8', { lines: [[GLOVE, MEDI.name, 3]] });
+  t.is((await report('SO-RG-8', '1Z-RG-8', { items: [{ sku: GLOVE, qty: 3, lot_number: 'L-901' }] })).status, 200);
+  const r = await recall({ item_code: GLOVE, lot_numbers: ['L-901'] });
+  const early = await call(ops, 'close_recall', { recall: r.name });
+  t.is(early.status, 417, early.text);
+  t.true(early.text.includes('1 line(s) not accounted for'), early.text);
+  const line = (await clinic.get('/api/method/svc.recalls.get_recall', { recall: r.name })).body.message.lines[0].line as number;
+  // one unit destroyed, two used on patients (not declarable): the line is acknowledged
+  t.is((await call(clinic, 'acknowledge', { recall: r.name, lines: [{ line, qty_destroyed: 1 }] })).status, 200);
+  const closed = await call(ops, 'close_recall', { recall: r.name });
+  t.is(closed.status, 200, closed.text);
+  t.like(closed.body.message, { status: 'Closed' });
+});
