@@ -1,11 +1,13 @@
 /** The arguments of the recall methods (validated by the routes; the CLI builds the same inputs). */
 import Joi from 'joi';
+import { isRealDate } from '../orders/npi.js';
 import { InputError } from '../shared/errors.js';
 import { RECALL_CLASSES } from './recall.model.js';
 
+/** A real calendar day (2027-02-30 is refused here, naming the field, not by the database's cast). */
 const date = Joi.string()
-  .pattern(/^\d{4}-\d{2}-\d{2}$/)
-  .message('{{#label}} must be a date (YYYY-MM-DD)');
+  .custom((v: string, h) => (isRealDate(v) ? v : h.error('any.invalid')))
+  .messages({ 'any.invalid': '{{#label}} must be a real date (YYYY-MM-DD)' });
 /** A list argument: a JSON list, or (in a query string) a JSON list or comma-separated text. */
 const list = Joi.alternatives().try(Joi.array().items(Joi.string().trim().min(1).max(140)).max(1000), Joi.string().max(20000));
 

@@ -13,6 +13,7 @@ import { getRecall } from './recall-read.service.js';
 import { openRecall } from './recall-open.js';
 import { recallSql } from './recall-sql.js';
 import { trimmedList } from './recall.schemas.js';
+import { isRealDate } from '../orders/npi.js';
 import { headerOf, progressOf, RESOURCE, visibleRecall, type RecallProgress } from './recall-view.js';
 import { RecallLine } from './recall-line.model.js';
 import { Recall, RECALL_STATUS, type RecallClass } from './recall.model.js';
@@ -42,6 +43,9 @@ function unitsOf(input: CreateRecallInput): CreateRecallInput {
 }
 
 function checkScope(input: CreateRecallInput): void {
+  // before the recall's name is taken: a refused recall consumes no name
+  for (const field of ['expiry_from', 'expiry_to'] as const)
+    if (input[field] && !isRealDate(input[field])) throw new InputError(`${field} must be a real date (YYYY-MM-DD)`);
   const named = (input.lot_numbers?.length ?? 0) + (input.serial_numbers?.length ?? 0) > 0 || Boolean(input.expiry_from || input.expiry_to);
   if (input.all_lots && named) throw new InputError('all_lots recalls every lot: leave out lot_numbers, serial_numbers and the expiry range');
   if (!input.all_lots && !named) throw new InputError('lot_numbers, serial_numbers, an expiry_from / expiry_to range or all_lots is required');

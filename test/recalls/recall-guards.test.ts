@@ -194,3 +194,22 @@ test.serial('operations close a recall once every affected line is acknowledged;
   t.is(closed.status, 200, closed.text);
   t.like(closed.body.message, { status: 'Closed' });
 });
+
+test.serial('an impossible date answers 400 naming the field, and a refused recall consumes no name', async (t) => {
+  const traced = await admin.get('/api/method/svc.recalls.trace', { item_code: GLOVE, expiry_from: '2027-13-45' });
+  t.is(traced.status, 400, traced.text);
+  t.true(traced.text.includes('expiry_from'), traced.text);
+  const before = await recall({ item_code: GAUZE, lot_numbers: ['G-500'] });
+  const bad = await call(admin, 'create_recall', {
+    item_code: GAUZE,
+    expiry_from: '2027-02-01',
+    expiry_to: '2027-02-30',
+    classification: 'Class II',
+    reason: 'x',
+    instructions: 'y',
+  });
+  t.is(bad.status, 400, bad.text);
+  t.true(bad.text.includes('expiry_to'), bad.text);
+  const after = await recall({ item_code: GAUZE, lot_numbers: ['G-501'] });
+  t.is(Number(after.name.slice(4)), Number(before.name.slice(4)) + 1);
+});
