@@ -83,11 +83,22 @@ export async function* readTable(
   }
 }
 
-/** CSV text of one record (RFC 4180 quoting). */
+/**
+ * A text cell a spreadsheet would run as a formula (= + - @, TAB, CR first) gets a leading single
+ * quote (OWASP's CSV injection advice): lot numbers and names come from vendors and clinics. Numbers
+ * are written as they are (a negative number is data).
+ */
+function inertCell(c: string | number | null | undefined): string {
+  if (c === null || c === undefined) return '';
+  const s = String(c);
+  return typeof c === 'string' && /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
+}
+
+/** CSV text of one record (RFC 4180 quoting; text cells made inert for spreadsheets). */
 export function csvLine(cells: (string | number | null | undefined)[]): string {
   return cells
     .map((c) => {
-      const s = c === null || c === undefined ? '' : String(c);
+      const s = inertCell(c);
       return /[",\r\n]/.test(s) || /^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
     })
     .join(',');

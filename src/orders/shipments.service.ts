@@ -40,6 +40,10 @@ const sql = once(() => ({
   lots: orderSql(`INSERT INTO {@sl} ({sl:shipmentId}, {sl:itemCode}, {sl:qty}, {sl:lotNumber}, {sl:serialNumbers}, {sl:expiryDate})
        SELECT $1, item_code, qty, lot_number, serial_numbers, expiry_date
          FROM jsonb_to_recordset($2::jsonb) AS r(item_code text, qty numeric, lot_number text, serial_numbers text[], expiry_date date)`),
+  toShip: orderSql(`SELECT DISTINCT {soi.itemCode} AS item_code FROM {soi} WHERE {soi.parent} = $1 AND {soi.vendor} = $2 AND {soi.deliveredQty} < {soi.qty}`),
+  lotsOf: orderSql(`SELECT {sl.itemCode} AS item_code, {sl.qty}::float8 AS qty, {sl.lotNumber} AS lot_number, {sl.serialNumbers} AS serial_numbers,
+              to_char({sl.expiryDate}, 'YYYY-MM-DD') AS expiry_date
+       FROM {sl} JOIN {s} ON {s.id} = {sl.shipmentId} WHERE {s.salesOrder} = $1 AND {s.source} = $2 AND {s.trackingNumber} = $3`),
   marked: orderSql(`UPDATE {@so} SET {so:modified} = now(), {so:updatedAt} = now(),
               {so:shippedAt} = CASE WHEN $2 AND {so:shippedAt} IS NULL THEN now() ELSE {so:shippedAt} END,
               {so:deliveredAt} = CASE WHEN $3 AND {so:deliveredAt} IS NULL THEN now() ELSE {so:deliveredAt} END
@@ -59,6 +63,7 @@ export async function aggregateShipments(actor: Actor, salesOrder: string): Prom
 export interface FulfilmentOrder {
   name: string;
   docstatus: number;
+  status: string;
   is_503a: boolean;
   customer: string;
   shipping_address_name: string | null;
@@ -68,7 +73,7 @@ export interface FulfilmentOrder {
 /** The order a fulfilment report names, locked for the report's transaction. */
 export async function lockOrderForFulfilment(name: string, opts: { transaction: Tx }): Promise<FulfilmentOrder | undefined> {
   const o = await SalesOrder.findByPk(name, {
-    attributes: ['name', 'docstatus', 'is503a', 'customer', 'shippingAddressName', 'checkoutDoctorEmail'],
+    attributes: ['name', 'docstatus', 'status', 'is503a', 'customer', 'shippingAddressName', 'checkoutDoctorEmail'],
     lock: opts.transaction.LOCK.UPDATE,
     transaction: opts.transaction,
   });
@@ -76,6 +81,7 @@ export async function lockOrderForFulfilment(name: string, opts: { transaction: 
     ? {
         name: o.name,
         docstatus: o.docstatus,
+        status: o.status,
         is_503a: o.is503a,
         customer: o.customer,
         shipping_address_name: o.shippingAddressName,
@@ -88,6 +94,17 @@ export async function lockOrderForFulfilment(name: string, opts: { transaction: 
 export async function vendorItemsOnOrder(order: string, vendor: string, opts: { transaction?: Tx } = {}): Promise<string[]> {
   const rows = await SalesOrderItem.findAll({ attributes: ['itemCode'], where: { parent: order, vendor }, group: ['itemCode'], transaction: opts.transaction });
   return rows.map((r) => r.itemCode);
+}
+
+/** The distinct items of a vendor's lines on an order not shipped yet (those a shipped report marks shipped). */
+export async function vendorItemsToShip(order: string, vendor: string, opts: { transaction?: Tx } = {}): Promise<string[]> {
+  const rows = await selectRows<{ item_code: string }>(sql().toShip, [order, vendor], opts);
+  return rows.map((r) => r.item_code);
+}
+
+/** The lots recorded on a shipment (order, source, tracking number): those a replacing report may drop. */
+export async function shipmentLotsOf(order: string, source: string, trackingNumber: string, opts: { transaction?: Tx } = {}): Promise<LotInput[]> {
+  return selectRows<LotInput>(sql().lotsOf, [order, source, trackingNumber], opts);
 }
 
 /** The stage of an existing shipment (order, source, tracking number), if there is one. */

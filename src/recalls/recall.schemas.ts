@@ -1,11 +1,13 @@
 /** The arguments of the recall methods (validated by the routes; the CLI builds the same inputs). */
 import Joi from 'joi';
+import { isRealDate } from '../orders/npi.js';
 import { InputError } from '../shared/errors.js';
 import { RECALL_CLASSES } from './recall.model.js';
 
+/** A real calendar day (2027-02-30 is refused here, naming the field, not by the database's cast). */
 const date = Joi.string()
-  .pattern(/^\d{4}-\d{2}-\d{2}$/)
-  .message('{{#label}} must be a date (YYYY-MM-DD)');
+  .custom((v: string, h) => (isRealDate(v) ? v : h.error('any.invalid')))
+  .messages({ 'any.invalid': '{{#label}} must be a real date (YYYY-MM-DD)' });
 /** A list argument: a JSON list, or (in a query string) a JSON list or comma-separated text. */
 const list = Joi.alternatives().try(Joi.array().items(Joi.string().trim().min(1).max(140)).max(1000), Joi.string().max(20000));
 
@@ -15,10 +17,17 @@ const list = Joi.alternatives().try(Joi.array().items(Joi.string().trim().min(1)
  */
 const queryList = Joi.array().items(Joi.string().max(20000)).single().max(1000);
 
+/** Each value trimmed (as lots and serials are stored); an empty one is refused. */
+export function trimmedList(values: unknown[], name: string): string[] {
+  const out = values.map((v) => String(v).trim());
+  if (out.some((v) => v === '')) throw new InputError(`${name} may not hold an empty value`);
+  return out;
+}
+
 /** A list argument as a list of text: `["A","B"]`, `A,B`, or a list (one element is read as either of those). */
 export function listArg(value: unknown, name: string): string[] | undefined {
   if (value === undefined || value === null || value === '') return undefined;
-  if (Array.isArray(value) && value.length !== 1) return value.map(String);
+  if (Array.isArray(value) && value.length !== 1) return trimmedList(value, name);
   const text = String(Array.isArray(value) ? value[0] : value).trim();
   if (text.startsWith('[')) {
     let parsed: unknown;
@@ -28,7 +37,7 @@ export function listArg(value: unknown, name: string): string[] | undefined {
       throw new InputError(`${name} must be a JSON list or comma-separated text`);
     }
     if (!Array.isArray(parsed)) throw new InputError(`${name} must be a JSON list or comma-separated text`);
-    return parsed.map(String);
+    return trimmedList(parsed, name);
   }
   return text
     .split(',')
@@ -94,7 +103,8 @@ export const closeRecallArgs = Joi.object<{ recall: string; reason?: string }>({
 
 export const listRecallsArgs = Joi.object<{ status?: string }>({ status: Joi.string().valid('Pending Approval', 'Open', 'Closed') });
 
-const qty = Joi.number().min(0).max(1e9);
+/** Units are whole: an acknowledgement declares whole units on hand, returned or destroyed. */
+const qty = Joi.number().integer().min(0).max(1e9);
 export interface AcknowledgeArgs {
   recall: string;
   lines: { line: number; qty_on_hand?: number; qty_returned?: number; qty_destroyed?: number }[];

@@ -8,11 +8,13 @@ import { authorize, can } from '../auth/policy/index.js';
 import { recallCustomerOf, recallNeedsApproval } from '../auth/policy/recalls.rules.js';
 import { recordAudit } from '../audit/audit.service.js';
 import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
-import { BusinessRuleError, ConflictError, InputError, NotFoundError } from '../shared/errors.js';
+import { BusinessRuleError, InputError, NotFoundError } from '../shared/errors.js';
 import { getRecall } from './recall-read.service.js';
 import { openRecall } from './recall-open.js';
 import { recallSql } from './recall-sql.js';
-import { headerOf, progressOf, RESOURCE, visibleRecall } from './recall-view.js';
+import { trimmedList } from './recall.schemas.js';
+import { isRealDate } from '../orders/npi.js';
+import { headerOf, progressOf, RESOURCE, visibleRecall, type RecallProgress } from './recall-view.js';
 import { RecallLine } from './recall-line.model.js';
 import { Recall, RECALL_STATUS, type RecallClass } from './recall.model.js';
 import { recallableItem, type UnitCriteria } from './trace.service.js';
@@ -31,7 +33,19 @@ export interface AcknowledgeInput {
   lines: { line: number; qty_on_hand?: number; qty_returned?: number; qty_destroyed?: number }[];
 }
 
+/** The recall's lots and serials trimmed (as the fulfilment reports store them); an empty one is refused (the CLI passes its flags here directly). */
+function unitsOf(input: CreateRecallInput): CreateRecallInput {
+  return {
+    ...input,
+    lot_numbers: input.lot_numbers && trimmedList(input.lot_numbers, 'lot_numbers'),
+    serial_numbers: input.serial_numbers && trimmedList(input.serial_numbers, 'serial_numbers'),
+  };
+}
+
 function checkScope(input: CreateRecallInput): void {
+  // before the recall's name is taken: a refused recall consumes no name
+  for (const field of ['expiry_from', 'expiry_to'] as const)
+    if (input[field] && !isRealDate(input[field])) throw new InputError(`${field} must be a real date (YYYY-MM-DD)`);
   const named = (input.lot_numbers?.length ?? 0) + (input.serial_numbers?.length ?? 0) > 0 || Boolean(input.expiry_from || input.expiry_to);
   if (input.all_lots && named) throw new InputError('all_lots recalls every lot: leave out lot_numbers, serial_numbers and the expiry range');
   if (!input.all_lots && !named) throw new InputError('lot_numbers, serial_numbers, an expiry_from / expiry_to range or all_lots is required');
@@ -40,8 +54,9 @@ function checkScope(input: CreateRecallInput): void {
 
 const who = (actor: Actor) => actor.email ?? actor.id;
 
-export async function createRecall(actor: Actor, input: CreateRecallInput, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
+export async function createRecall(actor: Actor, raw: CreateRecallInput, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
   authorize(actor, 'create', RESOURCE);
+  const input = unitsOf(raw);
   checkScope(input);
   return withTransaction(opts, async (transaction) => {
     const item = await recallableItem(actor, input, { transaction });
@@ -81,7 +96,7 @@ export async function approveRecall(actor: Actor, name: string, opts: { transact
   return withTransaction(opts, async (transaction) => {
     const recall = await Recall.findByPk(name, { lock: transaction.LOCK.UPDATE, transaction });
     if (!recall) throw new NotFoundError(`Recall ${name} not found`);
-    if (recall.status !== RECALL_STATUS.pending) throw new ConflictError(`Recall ${name} is ${recall.status}, not waiting for approval`);
+    if (recall.status !== RECALL_STATUS.pending) throw new BusinessRuleError(`Recall ${name} is ${recall.status}, not waiting for approval`);
     await recall.update({ status: RECALL_STATUS.open, approvedBy: who(actor), approvedAt: new Date() }, { transaction });
     await recordAudit(transaction, actor, { action: 'approve', object_type: RESOURCE, object_name: name });
     const item = await recallableItem(actor, { item_code: recall.itemCode }, { transaction });
@@ -91,17 +106,26 @@ export async function approveRecall(actor: Actor, name: string, opts: { transact
 
 const count = (v: number | undefined) => v ?? 0;
 
-/** The faults of an acknowledgement: lines not the customer's, or more units accounted for than shipped. */
+/** The faults of an acknowledgement: a line given twice, units not whole, lines not the customer's, or more units accounted for than shipped. */
 function acknowledgementFaults(recall: string, input: AcknowledgeInput, byId: Map<number, RecallLine>): string[] {
   const faults: string[] = [];
+  const seen = new Set<number>();
   for (const a of input.lines) {
     const l = byId.get(a.line);
+    if (seen.has(a.line)) faults.push(`Line ${a.line} is given more than once: give each line once with all its quantities`);
+    seen.add(a.line);
+    if ([a.qty_on_hand, a.qty_returned, a.qty_destroyed].some((q) => q !== undefined && (!Number.isInteger(q) || q < 0)))
+      faults.push(`Line ${a.line}: quantities are whole numbers of zero or more`);
     if (!l) faults.push(`Line ${a.line} is not one of your lines of recall ${recall}`);
     else if (count(a.qty_on_hand) + count(a.qty_returned) + count(a.qty_destroyed) > Number(l.qty))
       faults.push(`Line ${a.line}: on hand, returned and destroyed add up to more than the ${Number(l.qty)} shipped`);
   }
   return faults;
 }
+
+/** What the customer declared per line, kept in the audit row (a later acknowledgement replaces the line's quantities, not this). */
+const declared = (input: AcknowledgeInput) =>
+  input.lines.map((a) => ({ line: a.line, qty_on_hand: count(a.qty_on_hand), qty_returned: count(a.qty_returned), qty_destroyed: count(a.qty_destroyed) }));
 
 /** The customer accounts for its lines: per line, the quantity on hand, returned and destroyed (together at most the line's quantity). */
 export async function acknowledgeRecall(actor: Actor, input: AcknowledgeInput, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
@@ -128,23 +152,48 @@ export async function acknowledgeRecall(actor: Actor, input: AcknowledgeInput, o
       );
     }
     await execute(recallSql().customerAcknowledged, [recall.name, customer], { transaction });
-    await recordAudit(transaction, actor, { action: 'acknowledge', object_type: RESOURCE, object_name: recall.name, detail: { customer, lines: ids } });
+    await recordAudit(transaction, actor, {
+      action: 'acknowledge',
+      object_type: RESOURCE,
+      object_name: recall.name,
+      detail: { customer, lines: declared(input) },
+    });
     return getRecall(actor, recall.name, { transaction });
   });
 }
 
-/** Closes a recall once every affected line is accounted for; an admin may close it earlier with a reason. */
+/**
+ * Who may close: anyone allowed to close once every affected shipped line is acknowledged; an admin
+ * earlier with a reason; a vendor's recall still Pending Approval only an admin, with a reason (a rejection).
+ */
+function refuseClose(actor: Actor, recall: Recall, p: RecallProgress, reason: string | undefined): void {
+  const admin = Boolean(reason) && can(actor, 'force_close', RESOURCE);
+  if (recall.status === RECALL_STATUS.pending && !admin)
+    throw new BusinessRuleError(`Recall ${recall.name} is ${recall.status}: only an admin may close (reject) it, with a reason`);
+  if (recall.status === RECALL_STATUS.open && p.lines_outstanding > 0 && !admin)
+    throw new BusinessRuleError(
+      `Recall ${recall.name} has ${p.lines_outstanding} line(s) not accounted for (not acknowledged): only an admin may close it, with a reason`,
+    );
+}
+
+/** Closes a recall once every affected line is acknowledged; an admin may close it earlier, or reject a pending one, with a reason. */
 export async function closeRecall(actor: Actor, name: string, reason: string | undefined, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
   authorize(actor, 'close', RESOURCE);
   return withTransaction(opts, async (transaction) => {
     const recall = await visibleRecall(actor, name, { transaction, lock: true });
-    if (recall.status === RECALL_STATUS.closed) throw new ConflictError(`Recall ${name} is already closed`);
+    // a wrong state is the spec's 417, named
+    if (recall.status === RECALL_STATUS.closed) throw new BusinessRuleError(`Recall ${name} is already ${recall.status}`);
     const p = await progressOf(name, { transaction });
-    const complete = p.lines_outstanding === 0 && p.units_outstanding === 0;
-    if (!complete && (!reason || !can(actor, 'force_close', RESOURCE)))
-      throw new BusinessRuleError(`Recall ${name} has ${p.lines_outstanding} line(s) not accounted for: only an admin may close it, with a reason`);
+    refuseClose(actor, recall, p, reason);
+    const rejected = recall.status === RECALL_STATUS.pending;
+    const complete = !rejected && p.lines_outstanding === 0;
     await recall.update({ status: RECALL_STATUS.closed, closedBy: who(actor), closedAt: new Date(), closeReason: reason ?? null }, { transaction });
-    await recordAudit(transaction, actor, { action: 'close', object_type: RESOURCE, object_name: name, detail: { complete, reason: reason ?? null } });
+    await recordAudit(transaction, actor, {
+      action: 'close',
+      object_type: RESOURCE,
+      object_name: name,
+      detail: { complete, rejected, reason: reason ?? null },
+    });
     return { ...headerOf(recall), progress: p };
   });
 }

@@ -14,9 +14,11 @@ import {
   lockOrderForFulfilment,
   markOrderShipment,
   replaceShipmentLots,
+  shipmentLotsOf,
   shipmentStage,
   upsertShipment,
   vendorItemsOnOrder,
+  vendorItemsToShip,
   type FulfilmentOrder,
 } from '../orders/shipments.service.js';
 import { isRealDate } from '../orders/npi.js';
@@ -27,7 +29,8 @@ import { AWAITING_TRACKING, resolveStage, SHIPPED_STAGES, trackingUrlFor } from 
 import { vendorProfileOf } from './tokens.service.js';
 import { recordVendorShipment } from '../orders/order-progress.js';
 import { mailParcel } from '../orders/parcel-mail.js';
-import { refuseRecalledUnits } from '../recalls/recall-blocks.js';
+import { refuseErasingRecalledUnits, refuseHeldOrder, refuseRecalledItems, refuseRecalledUnits, removedUnits } from '../recalls/recall-blocks.js';
+import { STATUS } from '../orders/order-status.js';
 
 export interface FulfillmentInput {
   sales_order: string;
@@ -77,6 +80,7 @@ function checkItems(items: unknown[], lines: OrderLine[]): Lot[] {
     const ref = e.medgrid_item_code ?? e.sku ?? e.item_code ?? e.vendor_product_id;
     const line = lines.find((l) => namesLine(e, l));
     if (!line) faults.push(`${row}: product ${ref === undefined ? '(none)' : String(ref)} is not one of your products on this order`);
+    // lot and serial text is stored trimmed: a padded " L-100 " is the recalled L-100 to blocks and traces
     const hasLot = e.lot_number !== undefined && e.lot_number !== null && e.lot_number !== '';
     const serials = e.serial_numbers;
     const hasSerials = Array.isArray(serials) && serials.length > 0;
@@ -91,8 +95,8 @@ function checkItems(items: unknown[], lines: OrderLine[]): Lot[] {
       lots.push({
         item_code: line.item_code,
         qty: typeof e.qty === 'number' ? e.qty : null,
-        lot_number: hasLot ? String(e.lot_number) : null,
-        serial_numbers: hasSerials ? (serials as unknown[]).map(String) : null,
+        lot_number: hasLot ? String(e.lot_number).trim() : null,
+        serial_numbers: hasSerials ? (serials as unknown[]).map((sn) => String(sn).trim()) : null,
         expiry_date: (e.expiry_date as string | undefined) ?? null,
       });
     }
@@ -141,17 +145,15 @@ function trackingOf(input: FulfillmentInput): Tracking {
   return { number, known, carrier, url: input.tracking_url?.trim() || (known ? trackingUrlFor(carrier, number) : null) };
 }
 
-/** Creates or updates the vendor's shipment of this tracking number; returns its id and the stage it reached. */
-async function recordShipment(
-  order: string,
-  vendor: Vendor,
-  tracking: Tracking,
-  input: FulfillmentInput,
-  transaction: Tx,
-): Promise<{ id: number; stage: string }> {
+/** The stage the report moves the vendor's shipment of this tracking number to (read only). */
+async function stageOf(order: string, vendor: Vendor, tracking: Tracking, input: FulfillmentInput, transaction: Tx): Promise<string> {
   const previous = await shipmentStage(order, vendor.name, tracking.number, { transaction });
-  const stage = resolveStage(input.status, tracking.known, previous ?? null);
-  const id = await upsertShipment(
+  return resolveStage(input.status, tracking.known, previous ?? null);
+}
+
+/** Creates or updates the vendor's shipment of this tracking number at `stage`; returns its id. */
+async function recordShipment(order: string, vendor: Vendor, tracking: Tracking, stage: string, input: FulfillmentInput, transaction: Tx): Promise<number> {
+  return upsertShipment(
     {
       salesOrder: order,
       source: vendor.name,
@@ -165,7 +167,28 @@ async function recordShipment(
     },
     { transaction },
   );
-  return { id, stage };
+}
+
+/**
+ * Recalled units are not shipped, and what a recall found is not erased: refuses (417, naming the
+ * recall, before anything is written) a report on an order a recall put On Hold, one naming recalled
+ * units, one marking shipped a line of an item under an all-lots recall, and one whose lots would
+ * drop a lot or serial a recall's line names.
+ */
+async function refuseRecalled(
+  order: FulfilmentOrder,
+  vendor: Vendor,
+  tracking: Tracking,
+  lots: Lot[] | undefined,
+  stage: string,
+  transaction: Tx,
+): Promise<void> {
+  if (order.status === STATUS.onHold) await refuseHeldOrder(order.name, { transaction });
+  const before = lots ? await shipmentLotsOf(order.name, vendor.name, tracking.number, { transaction }) : [];
+  // a lot already recorded on this shipment (shipped before the recall) may be stated again in a correction
+  if (lots?.length) await refuseRecalledUnits(removedUnits(lots, before), { transaction });
+  if (SHIPPED_STAGES.includes(stage)) await refuseRecalledItems(await vendorItemsToShip(order.name, vendor.name, { transaction }), { transaction });
+  if (lots) await refuseErasingRecalledUnits(order.name, removedUnits(before, lots), { transaction });
 }
 
 /**
@@ -196,12 +219,11 @@ export async function reportFulfillment(
   return withTransaction(opts, async (transaction) => {
     const { order, lines } = await lockVendorOrder(input.sales_order, vendor.name, transaction);
     const lots = input.items !== undefined && input.items !== null ? checkItems(Array.isArray(input.items) ? input.items : [input.items], lines) : undefined;
-    // recalled units are not shipped again: a report naming one is refused (417) before anything is written
-    if (lots?.length) await refuseRecalledUnits(lots, { transaction });
     const tracking = trackingOf(input);
-    const shipment = await recordShipment(order.name, vendor, tracking, input, transaction);
-    const { stage } = shipment;
-    if (lots) await replaceShipmentLots(shipment.id, lots, { transaction });
+    const stage = await stageOf(order.name, vendor, tracking, input, transaction);
+    await refuseRecalled(order, vendor, tracking, lots, stage, transaction);
+    const shipmentId = await recordShipment(order.name, vendor, tracking, stage, input, transaction);
+    if (lots) await replaceShipmentLots(shipmentId, lots, { transaction });
     await markOrderShipment(order.name, SHIPPED_STAGES.includes(stage), stage === 'Delivered', { transaction });
     // goods that left the vendor leave the stock too, and the order moves on (To Bill, Completed)
     const orderStatus = SHIPPED_STAGES.includes(stage)

