@@ -154,3 +154,11 @@ test.serial('svc recall trace --format csv: a vendor lot that looks like a formu
   t.true(row.includes(`'+S-1 -S-2`), row);
   t.true(row.includes(`,'@1Z-CLI-9,`), row);
 });
+
+test.serial("svc recall show --as a clinic's user: its own lines, without the staff's progress fields", async (t) => {
+  const [first] = JSON.parse((await run(['recall', 'list', '--json'])).stdout) as { name: string }[];
+  const shown = await run(['recall', 'show', first.name, '--as', 'clinic@demo.svc.local']);
+  t.is(shown.code, 0, shown.stderr);
+  t.regex(shown.stdout, /SO-CLI-1/);
+  t.notRegex(shown.stdout, /SO-CLI-2|undefined|customers_acknowledged/);
+});

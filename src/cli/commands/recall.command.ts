@@ -168,7 +168,17 @@ export function registerRecall(program: Command, io: Io): void {
       await openDatabase(io);
       const r = await (await reads()).getRecall(await actorOf(io, opts), name);
       if (opts.json) return json(io, r);
-      const p = (r.progress ?? {}) as Record<string, number>;
+      // a customer's view carries no progress (its own lines only): no progress fields to print
+      const p = r.progress as Record<string, number> | undefined;
+      const progress = p
+        ? {
+            customers_notified: p.customers_notified,
+            customers_acknowledged: `${p.customers_acknowledged} of ${p.customers_affected}`,
+            units_shipped: p.units_shipped,
+            units_accounted: p.units_accounted,
+            units_outstanding: p.units_outstanding,
+          }
+        : {};
       fields(io, {
         recall: name,
         item: r.item_code as string,
@@ -178,11 +188,7 @@ export function registerRecall(program: Command, io: Io): void {
           ? 'all lots'
           : [...(r.lot_numbers as string[]), ...(r.serial_numbers as string[])].join(', ') ||
             `expiry ${String(r.expiry_from ?? '…')} – ${String(r.expiry_to ?? '…')}`,
-        customers_notified: p.customers_notified,
-        customers_acknowledged: `${p.customers_acknowledged} of ${p.customers_affected}`,
-        units_shipped: p.units_shipped,
-        units_accounted: p.units_accounted,
-        units_outstanding: p.units_outstanding,
+        ...progress,
         held_orders: ((r.held_orders as string[] | undefined) ?? []).join(', '),
       });
       const lines = r.lines as Record<string, string | number | null>[];
