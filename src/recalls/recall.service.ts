@@ -10,6 +10,7 @@ import { recordAudit } from '../audit/audit.service.js';
 import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js';
 import { BusinessRuleError, InputError, NotFoundError } from '../shared/errors.js';
 import { getRecall } from './recall-read.service.js';
+import { queueApprovalRequest } from './recall-approval-request.js';
 import { openRecall } from './recall-open.js';
 import { recallSql } from './recall-sql.js';
 import { trimmedList } from './recall.schemas.js';
@@ -86,6 +87,7 @@ export async function createRecall(actor: Actor, raw: CreateRecallInput, opts: {
       object_name: name,
       detail: { item_code: item.item_code, status: recall.status },
     });
+    if (pending) await queueApprovalRequest(transaction, recall, item.item_name);
     const opened = pending ? {} : await openRecall(actor, recall, item.item_name, transaction);
     return { ...headerOf(recall), ...opened };
   });

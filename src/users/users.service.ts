@@ -183,3 +183,14 @@ export async function emailsOfUsers(ids: string[], opts: { transaction?: Tx } = 
   const users = await User.findAll({ attributes: ['id', 'email'], where: { id: uuids }, transaction: opts.transaction });
   return new Map(users.map((u) => [u.id, u.email]));
 }
+
+/** The e-mails of the enabled users holding any of these roles (who is told when something waits for them). */
+export async function emailsOfRoleHolders(roles: readonly Role[], opts: { transaction?: Tx } = {}): Promise<string[]> {
+  const users = await User.findAll({
+    attributes: ['email'],
+    where: { enabled: true, roles: { [Op.overlap]: [...roles] } },
+    order: [['email', 'ASC']],
+    transaction: opts.transaction,
+  });
+  return users.map((u) => u.email);
+}

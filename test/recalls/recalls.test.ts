@@ -228,7 +228,16 @@ test.serial(
     t.is(created.status, 200, created.text);
     allLots = created.body.message.name;
     t.is(created.body.message.status, 'Pending Approval');
-    t.is(await count(db, `SELECT count(*) AS n FROM outbox WHERE payload->>'subject' LIKE $1`, [`%${allLots}%`]), 0);
+    // pending: no customer notice and no webhook; one e-mail asks the admins to approve or reject it
+    t.is(await count(db, `SELECT count(*) AS n FROM outbox WHERE payload->>'subject' LIKE $1 AND topic <> 'recall-approval'`, [`%${allLots}%`]), 0);
+    const asks = await db.query<{ target: string; text: string }>(
+      `SELECT target, payload->>'text' AS text FROM outbox WHERE kind = 'email' AND topic = 'recall-approval' AND payload->>'subject' LIKE $1`,
+      [`%${allLots}%`],
+    );
+    t.is(asks.rows.length, 1);
+    t.true(asks.rows[0].target.split(',').includes('admin@demo.svc.local'), asks.rows[0].target);
+    t.regex(asks.rows[0].text, new RegExp(`Class I recall ${allLots} of ${SYRINGE} .* waits for an admin's approval`));
+    t.regex(asks.rows[0].text, /Scope: all lots/);
     t.is((await call(rx, 'create_recall', { item_code: SYRINGE, all_lots: true, classification: 'Class I', reason: 'x', instructions: 'y' })).status, 404);
     t.is((await call(medi, 'approve_recall', { recall: allLots })).status, 403);
     t.is((await call(ops, 'approve_recall', { recall: allLots })).status, 403);
