@@ -104,7 +104,11 @@ function criteriaOf(c: LotCriteria): { key: string; where: string; binds: unknow
   // only the placeholders a shape uses are bound (an unused one has no type PostgreSQL can infer)
   const binds: unknown[] = [c.itemCode];
   const any: string[] = [];
-  if (!all && lots.length) any.push(`{sl.lotNumber} = ANY($${binds.push(lots)}::text[])`);
+  // one lot (the usual trace) compares to a scalar: PostgreSQL estimates it from the column's
+  // statistics, so the generic plan of the prepared statement is as good as a custom one and is kept
+  // (an array bind's guess of ~10 elements made the generic plan look costlier: re-planned each run)
+  if (!all && lots.length)
+    any.push(lots.length === 1 ? `{sl.lotNumber} = $${binds.push(lots[0])}::text` : `{sl.lotNumber} = ANY($${binds.push(lots)}::text[])`);
   if (!all && serials.length) any.push(`{sl.serialNumbers} && $${binds.push(serials)}::text[]`);
   if (!all && expiry) {
     const from = binds.push(c.expiryFrom ?? null);
@@ -115,7 +119,13 @@ function criteriaOf(c: LotCriteria): { key: string; where: string; binds: unknow
   // an entry found by its lot or expiry (or all lots) is recalled whole; one found by its serials only for those serials
   const whole = all ? 'TRUE' : `(${[...(lots.length ? [any[0]] : []), ...(expiry ? [any[any.length - 1]] : [])].join(' OR ') || 'FALSE'})`;
   const serialBind = !all && serials.length ? (lots.length ? 3 : 2) : 0;
-  return { key: `${all}|${lots.length > 0}|${serials.length > 0}|${expiry}`, where: `{sl.itemCode} = $1${which}`, binds, whole, serialBind };
+  return {
+    key: `${all}|${lots.length > 1 ? 'lots' : lots.length}|${serials.length > 0}|${expiry}`,
+    where: `{sl.itemCode} = $1${which}`,
+    binds,
+    whole,
+    serialBind,
+  };
 }
 
 /** The recalled serials of an entry and their count, or the whole entry when it is recalled whole (affectedEntriesSelect). */
