@@ -1,5 +1,7 @@
 import { Pool } from 'undici';
-import { traceStatements, type LotCriteria, type Statement } from '../../src/orders/shipment-reads.js';
+import pg from 'pg';
+import { itemLookupStatement } from '../../src/catalog/items.service.js';
+import { traceStatement, type LotCriteria, type Statement } from '../../src/orders/shipment-reads.js';
 import { TRACE_PAGE } from '../../src/recalls/trace.service.js';
 import { load } from '../data/sql.js';
 import type { BenchContext, BenchRow, BenchScenario } from '../lib.js';
@@ -106,8 +108,8 @@ async function plans(ctx: BenchContext): Promise<string[]> {
     ['RBI-0077 L-7', { itemCode: 'RBI-0077', lotNumbers: ['L-7'] }],
     ['RBI-HOT HOT-1 (10,000 entries)', { itemCode: 'RBI-HOT', lotNumbers: ['HOT-1'] }],
   ] as [string, LotCriteria][]) {
-    const q = traceStatements(c, { offset: 0, limit: TRACE_PAGE });
-    for (const [name, s] of Object.entries(q)) out.push(await explain(ctx, `${label} ${name}`, s));
+    out.push(await explain(ctx, `${label} item`, itemLookupStatement({ item_code: c.itemCode })));
+    out.push(await explain(ctx, `${label} page`, traceStatement(c, { offset: 0, limit: TRACE_PAGE })));
   }
   return out;
 }
@@ -117,18 +119,19 @@ const criteriaAt = (w: number, i: number): LotCriteria => {
   return { itemCode: `RBI-${String(1 + (n % ITEMS)).padStart(4, '0')}`, lotNumbers: [`L-${n % LOTS_PER_ITEM}`] };
 };
 
-/** The trace's statements bare through pg, one after the other on one connection as the service runs them. */
-async function rawTrace(ctx: BenchContext, c: LotCriteria): Promise<number> {
-  const q = traceStatements(c, { offset: 0, limit: TRACE_PAGE });
-  const client = await ctx.pool.connect();
-  try {
-    const entries = await client.query(q.entries);
-    await client.query(q.lotUnknown);
-    await client.query(q.totals);
-    return entries.rowCount ?? 0;
-  } finally {
-    client.release();
-  }
+/**
+ * The service's statements bare through pg, as the service runs them (same texts and binds, prepared
+ * under a name as its pool does): the item's lookup, then the page. Each client has its own
+ * connection, opened once, like a pooled service.
+ */
+async function rawTrace(client: pg.ClientBase, c: LotCriteria): Promise<number> {
+  const item = itemLookupStatement({ item_code: c.itemCode });
+  await client.query({ name: 'bench_item', ...item });
+  const { rows } = await client.query<{ entries: unknown[] }>({
+    name: `bench_trace_${c.lotNumbers?.length ?? 0}`,
+    ...traceStatement(c, { offset: 0, limit: TRACE_PAGE }),
+  });
+  return rows[0].entries.length;
 }
 
 async function measureTrace(ctx: BenchContext, http: Pool, token: string): Promise<BenchRow[]> {
@@ -139,9 +142,15 @@ async function measureTrace(ctx: BenchContext, http: Pool, token: string): Promi
     const body = await res.body.text();
     if (res.statusCode !== 200) throw new Error(`${path} ${res.statusCode} ${body.slice(0, 200)}`);
   };
-  const raw = async (w: number, i: number) => rawTrace(ctx, criteriaAt(w, i));
-  await ctx.loop(raw, { connections: 8, seconds: 2 }); // warm-up
-  const r = await ctx.loop(raw, { connections: 8, seconds: ctx.duration });
+  const clients = await Promise.all(Array.from({ length: 8 }, () => ctx.pool.connect()));
+  const raw = async (w: number, i: number) => rawTrace(clients[w], criteriaAt(w, i));
+  let r: Awaited<ReturnType<BenchContext['loop']>>;
+  try {
+    await ctx.loop(raw, { connections: 8, seconds: 2 }); // warm-up
+    r = await ctx.loop(raw, { connections: 8, seconds: ctx.duration });
+  } finally {
+    for (const c of clients) c.release();
+  }
   await ctx.loop(trace, { connections: 8, seconds: 2 });
   const t = await ctx.loop(trace, { connections: 8, seconds: ctx.duration });
   ctx.log(`trace: raw ${r.rps} req/s p99 ${r.p99} ms; svc ${t.rps} req/s, p50 ${t.p50} ms, p99 ${t.p99} ms, errors ${t.errors}`);
@@ -153,7 +162,7 @@ async function measureTrace(ctx: BenchContext, http: Pool, token: string): Promi
       rps: r.rps,
       p50: r.p50,
       p99: r.p99,
-      note: `the service's three statements (page of entries, page of lot unknown, totals), one connection per trace; errors ${r.errors}; ${load()}`,
+      note: `the service's statements (the item's lookup, then the page: entries, lot unknown and totals in one), prepared, each client on its own connection; errors ${r.errors}; ${load()}`,
     },
     {
       case: 'svc.recalls.trace (random item and lot: ~100 entries, ~10 lot unknown)',

@@ -2,10 +2,10 @@
  * Items as other domains need them (catalog owns the table): the review state a Marketplace Admin
  * sets, existence checks, and the vendor dashboard's product counts and low stock.
  */
-import { fn, literal, Op } from 'sequelize';
+import { fn, literal } from 'sequelize';
 import type { Tx } from '../db/sequelize.js';
 import { selectRows } from '../db/sequelize.js';
-import { columnsOf, namesOf, once } from '../db/sql-names.js';
+import { columnsOf, namesOf, once, sqlFor } from '../db/sql-names.js';
 import { Bin } from './bin.model.js';
 import { Item, type WorkflowState } from './item.model.js';
 
@@ -118,21 +118,31 @@ export async function pendingItems(
   return rows.map((r) => ({ item_code: r.itemCode, item_name: r.itemName, vendor: r.vendor, created_at: r.createdAt }));
 }
 
+// one text per shape (by code; by sku, within a vendor or not), built once: run on every trace, each
+// becomes a prepared statement (no Sequelize query building or re-planning per call)
+const itemRefSql = once(() => {
+  const q = sqlFor({ i: Item });
+  const select = `SELECT {i.itemCode} AS item_code, {i.itemName} AS item_name, {i.vendor} AS vendor, {i.vendorSku} AS vendor_sku FROM {i}`;
+  return {
+    code: q(`${select} WHERE {i.itemCode} = $1`),
+    sku: q(`${select} WHERE ({i.vendorSku} = $1 OR {i.itemCode} = $1) ORDER BY {i.itemCode} LIMIT 1`),
+    vendorSku: q(`${select} WHERE {i.vendor} = $2 AND ({i.vendorSku} = $1 OR {i.itemCode} = $1) ORDER BY {i.itemCode} LIMIT 1`),
+  };
+});
+
 /** An item named by its code, or by a vendor's sku (its own sku, else the code): its code, name, vendor and sku. */
 export async function findItemByCodeOrSku(
   ref: { item_code?: string; sku?: string; vendor?: string | null },
   opts: { transaction?: Tx } = {},
 ): Promise<{ item_code: string; item_name: string; vendor: string | null; vendor_sku: string | null } | undefined> {
-  const where = ref.item_code
-    ? { itemCode: ref.item_code }
-    : ref.vendor
-      ? { vendor: ref.vendor, [Op.or]: [{ vendorSku: ref.sku }, { itemCode: ref.sku }] }
-      : { [Op.or]: [{ vendorSku: ref.sku }, { itemCode: ref.sku }] };
-  const i = await Item.findOne({
-    attributes: ['itemCode', 'itemName', 'vendor', 'vendorSku'],
-    where,
-    order: [['itemCode', 'ASC']],
-    transaction: opts.transaction,
-  });
-  return i ? { item_code: i.itemCode, item_name: i.itemName, vendor: i.vendor, vendor_sku: i.vendorSku } : undefined;
+  const q = itemLookupStatement(ref);
+  const [i] = await selectRows<{ item_code: string; item_name: string; vendor: string | null; vendor_sku: string | null }>(q.text, q.values, opts);
+  return i;
+}
+
+/** The statement findItemByCodeOrSku runs (published for the recalls bench's bare ceiling). */
+export function itemLookupStatement(ref: { item_code?: string; sku?: string; vendor?: string | null }): { text: string; values: unknown[] } {
+  const q = itemRefSql();
+  if (ref.item_code) return { text: q.code, values: [ref.item_code] };
+  return ref.vendor ? { text: q.vendorSku, values: [ref.sku, ref.vendor] } : { text: q.sku, values: [ref.sku] };
 }
