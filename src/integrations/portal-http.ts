@@ -79,3 +79,15 @@ export const page = (method: 'GET' | 'POST', path: string, handler: (r: Request,
   path,
   options: { auth: { mode: 'try', strategy: 'svc' }, app: { access: 'public' }, description, tags: ['portal'], handler: handler as never },
 });
+
+/**
+ * A portal page's own session (a GET): the actor (made by the routes' `toActor`, which reads the
+ * request's credentials) and its CSRF token, or the answer to give instead: the login page for no
+ * session, 403 for credentials that are not a browser session.
+ */
+export function pageSession(request: Request, h: ResponseToolkit, toActor: (request: Request) => Actor): { actor: Actor; csrf: string } | ResponseObject {
+  if (!request.auth.isAuthenticated) return h.redirect('/portal/login').code(303);
+  const csrf = (request.auth.artifacts as { csrfToken?: string } | undefined)?.csrfToken;
+  if (!csrf) return html(h, messagePage('Portal', 'This page is for a browser session: log in at /portal/login.'), 403);
+  return { actor: toActor(request), csrf };
+}

@@ -6,7 +6,7 @@
  * what was typed kept, and nothing is recorded; a recorded answer redirects to the notice with a
  * confirmation.
  */
-import type { Request, ResponseObject, ResponseToolkit, ServerRoute } from '@hapi/hapi';
+import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import type { Actor } from '../auth/actor.js';
 import { recallCustomerOf } from '../auth/policy/recalls.rules.js';
 import { actorOf } from '../http/plugins/auth.js';
@@ -14,7 +14,7 @@ import { getRecall } from '../recalls/recall-read.service.js';
 import { customerRecalls } from '../recalls/recall-portal.service.js';
 import { acknowledgeRecall, type AcknowledgeInput } from '../recalls/recall.service.js';
 import { DomainError, NotFoundError } from '../shared/errors.js';
-import { formSession, html, namesFor, page, type Form } from './portal-http.js';
+import { formSession, html, pageSession, namesFor, page, type Form } from './portal-http.js';
 import { messagePage } from './portal-layout.js';
 import { plainError } from './portal-messages.js';
 import { noticePage, recallsPage, type NoticeRecall } from './portal-recalls.page.js';
@@ -25,16 +25,8 @@ const NOT_HERE = 'Recall notices are for a clinic’s own units. This account is
 const NOT_FOUND = 'There is no such recall for your clinic.';
 const DONE = 'Thank you: your answer is recorded. You can change it here while the recall is open.';
 
-/** The page's own session (a GET), as on the other portal pages: the actor and its CSRF token, or the answer to give instead. */
-function pageSession(request: Request, h: ResponseToolkit): { actor: Actor; csrf: string } | ResponseObject {
-  if (!request.auth.isAuthenticated) return h.redirect('/portal/login').code(303);
-  const csrf = (request.auth.artifacts as { csrfToken?: string } | undefined)?.csrfToken;
-  if (!csrf) return html(h, messagePage('Portal', 'This page is for a browser session: log in at /portal/login.'), 403);
-  return { actor: actorOf(request), csrf };
-}
-
 async function showRecalls(request: Request, h: ResponseToolkit) {
-  const session = pageSession(request, h);
+  const session = pageSession(request, h, actorOf);
   if (!('actor' in session)) return session;
   if (recallCustomerOf(session.actor) === null) return html(h, messagePage('Recalls', NOT_HERE, BACK), 403);
   const list = await customerRecalls(session.actor);
@@ -62,7 +54,7 @@ async function renderNotice(h: ResponseToolkit, actor: Actor, csrf: string, name
 }
 
 async function showNotice(request: Request, h: ResponseToolkit) {
-  const session = pageSession(request, h);
+  const session = pageSession(request, h, actorOf);
   if (!('actor' in session)) return session;
   const notice = request.query.notice === 'acknowledged' ? DONE : undefined;
   return renderNotice(h, session.actor, session.csrf, String(request.params.name), { notice });

@@ -17,7 +17,7 @@ import { plainError } from './portal-messages.js';
 import { integrationsPage, type Confirm } from './portal.page.js';
 import { ordersPage } from './portal-orders.page.js';
 import { actorOf } from '../http/plugins/auth.js';
-import { field, formSession, html, namesFor, page, type Form } from './portal-http.js';
+import { field, formSession, html, namesFor, page, pageSession, type Form } from './portal-http.js';
 import { connectShipper, disconnectShipper } from './shipper-connect.service.js';
 import { disconnectStore, installFormTargets, startStoreInstall } from './store-oauth.service.js';
 import { syncOwnStore } from './store-sync.service.js';
@@ -33,14 +33,6 @@ interface PageState {
   typed?: Record<string, string>;
 }
 
-/** The page's own session (a GET): the actor and its CSRF token, or the answer to give instead. */
-function pageSession(request: Request, h: ResponseToolkit): { actor: Actor; csrf: string } | ResponseObject {
-  if (!request.auth.isAuthenticated) return h.redirect('/portal/login').code(303);
-  const csrf = (request.auth.artifacts as { csrfToken?: string } | undefined)?.csrfToken;
-  if (!csrf) return html(h, messagePage('Portal', 'This page is for a browser session: log in at /portal/login.'), 403);
-  return { actor: actorOf(request), csrf };
-}
-
 async function renderPage(h: ResponseToolkit, actor: Actor, csrf: string, state: PageState = {}) {
   const s = await integrationStatus(actor);
   const body = integrationsPage({ ...(await namesFor(actor)), csrf, shipper: s.shipper, storefront: s.storefront, ...state });
@@ -48,7 +40,7 @@ async function renderPage(h: ResponseToolkit, actor: Actor, csrf: string, state:
 }
 
 async function showIntegrations(request: Request, h: ResponseToolkit) {
-  const session = pageSession(request, h);
+  const session = pageSession(request, h, actorOf);
   if (!('actor' in session)) return session;
   try {
     const notice = typeof request.query.notice === 'string' ? request.query.notice : undefined;
@@ -101,7 +93,7 @@ async function runAction(request: Request, h: ResponseToolkit) {
 }
 
 async function showOrders(request: Request, h: ResponseToolkit) {
-  const session = pageSession(request, h);
+  const session = pageSession(request, h, actorOf);
   if (!('actor' in session)) return session;
   const asked = Number(request.query.page ?? 1);
   try {
