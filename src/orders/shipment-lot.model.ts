@@ -9,6 +9,16 @@ export class ShipmentLot extends Model<InferAttributes<ShipmentLot>, InferCreati
   declare lotNumber: CreationOptional<string | null>;
   declare serialNumbers: CreationOptional<string[] | null>;
   declare expiryDate: CreationOptional<string | null>;
+  // copied from the shipment and its order by a trigger on every write (migration 2026.12.01T02.10.00): what the trace shows of them
+  declare salesOrder: CreationOptional<string>;
+  declare customer: CreationOptional<string>;
+  declare shippingAddressName: CreationOptional<string | null>;
+  declare shippedAt: CreationOptional<Date>;
+  declare source: CreationOptional<string>;
+  declare sourceLabel: CreationOptional<string | null>;
+  declare vendor: CreationOptional<string | null>;
+  declare trackingNumber: CreationOptional<string>;
+  declare carrier: CreationOptional<string | null>;
 
   static initModel(sequelize: Sequelize): void {
     ShipmentLot.init(
@@ -20,6 +30,15 @@ export class ShipmentLot extends Model<InferAttributes<ShipmentLot>, InferCreati
         lotNumber: { type: DataTypes.TEXT },
         serialNumbers: { type: DataTypes.ARRAY(DataTypes.TEXT) },
         expiryDate: { type: DataTypes.DATEONLY },
+        salesOrder: { type: DataTypes.TEXT },
+        customer: { type: DataTypes.TEXT },
+        shippingAddressName: { type: DataTypes.TEXT },
+        shippedAt: { type: DataTypes.DATE },
+        source: { type: DataTypes.TEXT },
+        sourceLabel: { type: DataTypes.TEXT },
+        vendor: { type: DataTypes.TEXT },
+        trackingNumber: { type: DataTypes.TEXT },
+        carrier: { type: DataTypes.TEXT },
       },
       { sequelize, tableName: 'shipment_lots', underscored: true, timestamps: false },
     );

@@ -3,7 +3,8 @@
  * shipment_lots, sales_orders, sales_order_items, owned here): the shipped entries that carried an
  * item's lots, serials or expiry dates, the lines shipped with no lot recorded, an order's lots, and
  * the submitted orders of an item not shipped yet. Each statement answers from the lot indexes
- * (migration 2026.11.30T01.00.00) and is built once.
+ * (migrations 2026.11.30T01.00.00, 2026.12.01T02.10.00) and is built once; an entry's shipment and
+ * order fields are read from the copies its shipment_lots row carries, not by joining them.
  */
 import { selectRows, type Tx } from '../db/sequelize.js';
 import { once } from '../db/sql-names.js';
@@ -63,15 +64,17 @@ export interface LotCriteria {
 
 const SHIP_TO = `concat_ws(', ', NULLIF({a.addressLine1}, ''), NULLIF({a.addressLine2}, ''), NULLIF({a.city}, ''), NULLIF({a.state}, ''), NULLIF({a.pincode}, ''), NULLIF({a.country}, ''))`;
 
-const ENTRY_COLUMNS = `{sl.id}::int8 AS entry_id, {so.name} AS sales_order, {so.customer} AS customer, {c.customerName} AS customer_name,
+// An entry's shipment and order fields are the copies its row carries (kept by triggers, migration
+// 2026.12.01T02.10.00): the trace reads them without joining shipments and sales_orders.
+const ENTRY_COLUMNS = `{sl.id}::int8 AS entry_id, {sl.salesOrder} AS sales_order, {sl.customer} AS customer, {c.customerName} AS customer_name,
        ${SHIP_TO} AS ship_to, {sl.itemCode} AS item_code, {sl.lotNumber} AS lot_number, {sl.serialNumbers} AS serial_numbers,
        to_char({sl.expiryDate}, 'YYYY-MM-DD') AS expiry_date,
-       COALESCE({sl.qty}, (SELECT sum({soi.qty}) FROM {soi} WHERE {soi.parent} = {so.name} AND {soi.itemCode} = {sl.itemCode}), 0)::float8 AS qty,
-       to_char({s.createdAt} AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS ship_date, {s.source} AS source, {s.sourceLabel} AS source_label, {s.vendor} AS vendor,
-       {s.trackingNumber} AS tracking_number, {s.carrier} AS carrier`;
+       COALESCE({sl.qty}, (SELECT sum({soi.qty}) FROM {soi} WHERE {soi.parent} = {sl.salesOrder} AND {soi.itemCode} = {sl.itemCode}), 0)::float8 AS qty,
+       to_char({sl.shippedAt} AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS ship_date, {sl.source} AS source, {sl.sourceLabel} AS source_label, {sl.vendor} AS vendor,
+       {sl.trackingNumber} AS tracking_number, {sl.carrier} AS carrier`;
 
-const ENTRY_FROM = `{sl} JOIN {s} ON {s.id} = {sl.shipmentId} JOIN {so} ON {so.name} = {s.salesOrder}
-       LEFT JOIN {c} ON {c.name} = {so.customer} LEFT JOIN {a} ON {a.name} = {so.shippingAddressName}`;
+/** The customer's name and ship-to address of the entries {sl} (org's published reads, probed index-only). */
+const ENTRY_NAMES = `LEFT JOIN {c} ON {c.name} = {sl.customer} LEFT JOIN {a} ON {a.name} = {sl.shippingAddressName}`;
 
 /** A statement and its binds, as pg takes them. */
 export interface Statement {
@@ -93,7 +96,7 @@ export interface TraceTotals {
   units: number;
 }
 
-const QTY = `COALESCE({sl.qty}, (SELECT sum({soi.qty}) FROM {soi} WHERE {soi.parent} = {so.name} AND {soi.itemCode} = {sl.itemCode}), 0)`;
+const QTY = `COALESCE({sl.qty}, (SELECT sum({soi.qty}) FROM {soi} WHERE {soi.parent} = {sl.salesOrder} AND {soi.itemCode} = {sl.itemCode}), 0)`;
 
 /** The condition on {sl} of a criteria shape (which of lots, serials, expiry range, all), and its binds after the item's $1. */
 function criteriaOf(c: LotCriteria): { key: string; where: string; binds: unknown[]; whole: string; serialBind: number } {
@@ -163,61 +166,56 @@ function entriesStatement(c: LotCriteria, page?: Window): Statement {
   const text = cached(`entries|${key}|${page ? 'page' : 'all'}`, () => {
     const limit = page ? ` LIMIT $${n + 1} OFFSET $${n + 2}` : '';
     return orderSql(`SELECT ${ENTRY_COLUMNS}
-       FROM (SELECT * FROM {sl} WHERE ${where} ORDER BY {sl.id}${limit}) sl JOIN {s} ON {s.id} = {sl.shipmentId} JOIN {so} ON {so.name} = {s.salesOrder}
-       LEFT JOIN {c} ON {c.name} = {so.customer} LEFT JOIN {a} ON {a.name} = {so.shippingAddressName}
+       FROM (SELECT * FROM {sl} WHERE ${where} ORDER BY {sl.id}${limit}) sl ${ENTRY_NAMES}
       ORDER BY {sl.id}`);
   });
   return { text, values: page ? [...binds, page.limit, page.offset] : binds };
 }
 
-/** The lines of unknown lot of the item ($1), ordered; a window of them when `limitAt` names the LIMIT bind (OFFSET the next). */
-function unlottedText(limitAt?: number, withIdx = false): string {
-  return cached(`unlotted|${limitAt ?? 'all'}|${withIdx}`, () =>
-    orderSql(`SELECT ${UNLOTTED_COLUMNS}${withIdx ? ', {soi.idx} AS idx' : ''}
-       FROM ${UNLOTTED_FROM.replace(
-         'WHERE',
-         `LEFT JOIN {c} ON {c.name} = {so.customer} LEFT JOIN {a} ON {a.name} = {so.shippingAddressName}
-      WHERE`,
-       )}
-      ORDER BY {soi.parent}, {soi.idx}${limitAt ? ` LIMIT $${limitAt} OFFSET $${limitAt + 1}` : ''}`),
-  );
-}
-
+/** The lines of unknown lot of the item ($1), ordered. */
 function unlottedStatement(itemCode: string): Statement {
-  return { text: unlottedText(), values: [itemCode] };
-}
-
-function totalsStatement(c: LotCriteria): Statement {
-  const { key, where, binds } = criteriaOf(c);
-  const text = cached(`totals|${key}`, () =>
-    orderSql(`WITH e AS (SELECT {so.customer} AS customer, ${QTY} AS qty FROM {sl} JOIN {s} ON {s.id} = {sl.shipmentId} JOIN {so} ON {so.name} = {s.salesOrder} WHERE ${where}),
-          u AS (SELECT {so.customer} AS customer FROM ${UNLOTTED_FROM})
-     SELECT (SELECT count(*) FROM e)::int AS entries, (SELECT count(*) FROM u)::int AS lot_unknown,
-            (SELECT count(*) FROM (SELECT customer FROM e UNION SELECT customer FROM u) x)::int AS customers,
-            (SELECT COALESCE(sum(qty), 0) FROM e)::float8 AS units`),
+  const text = cached('unlotted', () =>
+    orderSql(`SELECT ${UNLOTTED_COLUMNS}
+       FROM ${UNLOTTED_FROM.replace('WHERE', `LEFT JOIN {c} ON {c.name} = {so.customer} LEFT JOIN {a} ON {a.name} = {so.shippingAddressName}\n      WHERE`)}
+      ORDER BY {soi.parent}, {soi.idx}`),
   );
-  return { text, values: binds };
+  return { text, values: [itemCode] };
 }
 
 const UNLOTTED_KEYS = ['sales_order', 'customer', 'customer_name', 'ship_to', 'item_code', 'qty', 'ship_date', 'vendor', 'fulfilment_partner'];
+
+// The item's lines of unknown lot, read once per trace for their count, their customers and the page.
+const UNLOTTED_ALL = `SELECT {so.name} AS sales_order, {so.customer} AS customer, {so.shippingAddressName} AS address, {soi.itemCode} AS item_code,
+            {soi.qty}::float8 AS qty, to_char({so.shippedAt} AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS ship_date, {soi.vendor} AS vendor,
+            {soi.fulfilmentPartner} AS fulfilment_partner, {soi.idx} AS idx
+       FROM ${UNLOTTED_FROM}`;
 
 /**
  * A trace's page as one statement: a window of the entries and one of the lines of unknown lot (as
  * json arrays, in their order) beside the totals of both. One round trip and one connection instead
  * of three; its text is stable per criteria shape, so the pool prepares it and PostgreSQL plans it
- * once per connection (planning was half its time per trace).
+ * once per connection (planning was half its time per trace). The totals of the entries are an
+ * index-only scan of the lot index (customer, qty and order are in it); the lines of unknown lot are
+ * read once (u) for their count, their customers and their window; only the windows' rows are joined
+ * to the customer's name and ship-to address.
  */
 export function traceStatement(c: LotCriteria, page: Window): Statement {
-  const { key, binds } = criteriaOf(c);
+  const { key, where, binds } = criteriaOf(c);
   const n = binds.length;
   const entries = entriesStatement(c, page).text;
-  const totals = totalsStatement(c).text;
   const text = cached(`trace|${key}`, () => {
     const line = UNLOTTED_KEYS.map((k) => `'${k}', y.${k}`).join(', ');
-    return `SELECT (SELECT COALESCE(json_agg(x ORDER BY x.entry_id), '[]') FROM (${entries}) x) AS entries,
-       (SELECT COALESCE(json_agg(json_build_object(${line}) ORDER BY y.sales_order, y.idx), '[]') FROM (${unlottedText(n + 1, true)}) y) AS unlotted,
-       t.entries AS total_entries, t.lot_unknown, t.customers, t.units
-  FROM (${totals}) t`;
+    return orderSql(`WITH e AS (SELECT {sl.customer} AS customer, ${QTY} AS qty FROM {sl} WHERE ${where}),
+          u AS MATERIALIZED (${UNLOTTED_ALL})
+SELECT (SELECT COALESCE(json_agg(x ORDER BY x.entry_id), '[]') FROM (${entries}) x) AS entries,
+       (SELECT COALESCE(json_agg(json_build_object(${line}) ORDER BY y.sales_order, y.idx), '[]')
+          FROM (SELECT u.sales_order, u.customer, {c.customerName} AS customer_name, ${SHIP_TO} AS ship_to, u.item_code, u.qty, u.ship_date, u.vendor,
+                       u.fulfilment_partner, u.idx
+                  FROM (SELECT * FROM u ORDER BY u.sales_order, u.idx LIMIT $${n + 1} OFFSET $${n + 2}) u
+                  LEFT JOIN {c} ON {c.name} = u.customer LEFT JOIN {a} ON {a.name} = u.address) y) AS unlotted,
+       (SELECT count(*) FROM e)::int AS total_entries, (SELECT count(*) FROM u)::int AS lot_unknown,
+       (SELECT count(*) FROM (SELECT customer FROM e UNION SELECT customer FROM u) x)::int AS customers,
+       (SELECT COALESCE(sum(qty), 0) FROM e)::float8 AS units`);
   });
   return { text, values: [...binds, page.limit, page.offset] };
 }
@@ -232,9 +230,9 @@ export function affectedEntriesSelect(c: LotCriteria): Statement {
   const { key, where, binds, whole, serialBind } = criteriaOf(c);
   const units = recalledUnits(whole, serialBind);
   const text = cached(`affected|${key}`, () =>
-    orderSql(`SELECT {sl.id}::int8 AS entry_id, {so.name} AS sales_order, {so.customer} AS customer, {sl.itemCode} AS item_code,
+    orderSql(`SELECT {sl.id}::int8 AS entry_id, {sl.salesOrder} AS sales_order, {sl.customer} AS customer, {sl.itemCode} AS item_code,
             {sl.lotNumber} AS lot_number, ${units.serials} AS serial_numbers, {sl.expiryDate} AS expiry_date, ${units.qty} AS qty
-       FROM {sl} JOIN {s} ON {s.id} = {sl.shipmentId} JOIN {so} ON {so.name} = {s.salesOrder} WHERE ${where} ORDER BY {sl.id}`),
+       FROM {sl} WHERE ${where} ORDER BY {sl.id}`),
   );
   return { text, values: binds };
 }
@@ -256,7 +254,9 @@ export async function tracePage(
 }
 
 const sql = once(() => ({
-  orderEntries: orderSql(`SELECT ${ENTRY_COLUMNS} FROM ${ENTRY_FROM} WHERE {s.salesOrder} = $1 ORDER BY {sl.itemCode}, {sl.id}`),
+  orderEntries: orderSql(
+    `SELECT ${ENTRY_COLUMNS} FROM {s} JOIN {sl} ON {sl.shipmentId} = {s.id} ${ENTRY_NAMES} WHERE {s.salesOrder} = $1 ORDER BY {sl.itemCode}, {sl.id}`,
+  ),
   orderUnlotted: orderSql(`SELECT {so.name} AS sales_order, {so.customer} AS customer, {c.customerName} AS customer_name, ${SHIP_TO} AS ship_to,
             {soi.itemCode} AS item_code, {soi.qty}::float8 AS qty, to_char({so.shippedAt} AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS ship_date,
             {soi.vendor} AS vendor, {soi.fulfilmentPartner} AS fulfilment_partner
