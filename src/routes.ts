@@ -2,7 +2,8 @@
  * Every HTTP route of the service, in one list (the only one: a domain exports its routes, this
  * file lists them; test/architecture/boundaries.test.ts holds the rule). Part of the composition root:
  * src/modules.ts plugs it into the server (plugRoutes), so src/http, whose route kit the domains
- * use, imports no domain. The docs plugin (http/docs.ts) serves the documentation UI's own files.
+ * use, imports no domain. The docs plugin (http/docs.ts) serves the documentation UI's own files and
+ * describes these routes for the OpenAPI document when it is first built (http/openapi.ts).
  */
 import type { ServerRoute } from '@hapi/hapi';
 import { healthRoutes } from './http/health.routes.js';
@@ -25,10 +26,9 @@ import { accountRoutes } from './integrations/portal-account.routes.js';
 import { portalRecallRoutes } from './integrations/portal-recalls.routes.js';
 import { auditRoutes } from './audit/audit.routes.js';
 import { recallsRoutes } from './recalls/recalls.routes.js';
-import { describeRoutes } from './http/openapi.js';
 
 export function routes(): ServerRoute[] {
-  return describeRoutes([
+  return [
     ...homeRoutes,
     ...healthRoutes,
     ...authRoutes,
@@ -49,5 +49,5 @@ export function routes(): ServerRoute[] {
     ...auditRoutes,
     ...recallsRoutes,
     ...fallbackRoutes,
-  ]);
+  ];
 }

@@ -8,13 +8,16 @@
  * 0.6 s of CPU, which a server that never serves the document (every test file's app) does not pay
  * (docs/decisions.md, "The test suite's time"). The route is declared here, with the options
  * hapi-swagger gives its own; its handler is hapi-swagger's, taken from the plugin's registration.
+ * The routes' documentation (names, responses, security: describeRoutes in http/openapi.ts) is made
+ * on that first fetch too, and put where hapi-swagger reads it, the registered routes' settings: it
+ * describes every schema, about 0.8 s of CPU a server would otherwise pay at its creation.
  */
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import Inert from '@hapi/inert';
-import type { Lifecycle, Plugin, PluginSpecificConfiguration, Request, ServerRoute } from '@hapi/hapi';
-import { finishDocument, securitySchemes } from './openapi.js';
+import type { Lifecycle, Plugin, PluginSpecificConfiguration, Request, RequestRoute, RouteOptions, ServerRoute } from '@hapi/hapi';
+import { describeRoutes, finishDocument, securitySchemes } from './openapi.js';
 
 const UI_PATH = '/docs/ui/';
 const UI_FILES = ['swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'swagger-ui.css', 'favicon-16x16.png', 'favicon-32x32.png'];
@@ -107,13 +110,31 @@ const SWAGGER_OPTIONS = {
   securityDefinitions: securitySchemes,
 };
 
-export const docsPlugin: Plugin<void> = {
+/** `routes`: the service's routes as the server registers them (src/routes.ts), described on the document's first build. */
+export const docsPlugin: Plugin<{ routes: ServerRoute[] }> = {
   name: 'svc-docs',
-  async register(server) {
+  async register(server, options) {
     await server.register(Inert);
-    server.route([documentRoute(), ...uiRoutes(JSON_PATH)]);
+    server.route([documentRoute(options.routes), ...uiRoutes(JSON_PATH)]);
   },
 };
+
+/**
+ * Describes the API routes (http/openapi.ts) and gives each registered route its description under
+ * `plugins['hapi-swagger']`, where hapi-swagger reads it (hapi keeps a copy of each route's options,
+ * made when it was registered).
+ */
+function describeRegistered(table: RequestRoute[], routes: ServerRoute[]): void {
+  const registered = new Map(table.map((route) => [`${route.method} ${route.path}`, route]));
+  for (const route of describeRoutes(routes)) {
+    const options = route.options as RouteOptions | undefined;
+    if (!options?.tags?.includes('api')) continue;
+    for (const method of [route.method].flat()) {
+      const target = registered.get(`${method.toLowerCase()} ${route.path}`);
+      if (target) target.settings.plugins = { ...target.settings.plugins, 'hapi-swagger': options.plugins?.['hapi-swagger'] };
+    }
+  }
+}
 
 /**
  * The document's route, as hapi-swagger declares it (public, no access declaration, left out of the
@@ -121,7 +142,7 @@ export const docsPlugin: Plugin<void> = {
  * in which the process answers nothing: it is built and finished (finishDocument) on the first fetch,
  * and later fetches get that document. The routes do not change after start.
  */
-function documentRoute(): ServerRoute {
+function documentRoute(routes: ServerRoute[]): ServerRoute {
   let finished: Promise<Record<string, unknown>> | undefined;
   return {
     method: 'GET',
@@ -132,7 +153,7 @@ function documentRoute(): ServerRoute {
       // hapi-swagger's own mark for a route left out of the document (its types only know an object)
       plugins: { 'hapi-swagger': false } as unknown as PluginSpecificConfiguration,
       handler: (request) => {
-        finished ??= buildDocument(request).catch((err: unknown) => {
+        finished ??= buildDocument(request, routes).catch((err: unknown) => {
           finished = undefined; // a failed build is retried by the next fetch
           throw err;
         });
@@ -152,8 +173,9 @@ function loadSwagger(): ReturnType<typeof importSwagger> {
 }
 
 /** Loads hapi-swagger and runs the handler its registration declares for the document's route. */
-async function buildDocument(request: Request): Promise<Record<string, unknown>> {
+async function buildDocument(request: Request, routes: ServerRoute[]): Promise<Record<string, unknown>> {
   const { default: HapiSwagger } = await loadSwagger();
+  describeRegistered(request.server.table(), routes);
   let handler: Lifecycle.Method | undefined;
   // the plugin's registration only validates its options and declares its route (no view, no UI: both off)
   const declaring = {

@@ -27,7 +27,7 @@ export interface RouteDocs {
 
 declare module '@hapi/hapi' {
   interface RouteOptionsApp {
-    /** read by describeRoutes() only */
+    /** read by describeRoutes() only, when the OpenAPI document is first built (http/docs.ts) */
     docs?: RouteDocs;
   }
 }

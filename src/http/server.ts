@@ -60,8 +60,10 @@ export async function createServer(opts: ServerOptions): Promise<Hapi.Server> {
     { plugin: authPlugin, options: { config } },
     { plugin: textGuardPlugin },
   ]);
-  if (opts.docs !== false) await server.register(docsPlugin);
-  server.route(routeList());
+  const routes = routeList();
+  // the docs plugin describes the routes for the OpenAPI document on its first fetch (http/docs.ts)
+  if (opts.docs !== false) await server.register({ plugin: docsPlugin, options: { routes } });
+  server.route(routes);
   observeRequests(server);
   // the process's start-up work (src/modules.ts) runs before the listener opens
   server.ext('onPreStart', () => runStartupTasks(config));
