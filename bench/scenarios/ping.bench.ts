@@ -2,27 +2,21 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../src/db/embedded.js';
-import { percentile, waitForHttp, type BenchScenario } from '../lib.js';
+import { interleave, ratioSpread, spreadNote, summarizeSlices, waitForHttp, type BenchScenario } from '../lib.js';
 
 const ROUNDS = 8; // 4 with --quick
 const SLICE_SECONDS = 2;
 
-function median(values: number[]): number {
-  return percentile(
-    [...values].sort((a, b) => a - b),
-    50,
-  );
-}
-
 /**
  * ping with every plugin on versus a bare node:http server (goal: ≥ 45 %), with bare hapi beside
  * them. This machine's speed drifts by tens of percent within seconds (shared 2-core guest), so the
- * three servers stay up and are measured in turn in short slices, round after round: each round's
- * ratio compares neighbouring measurements, and the report gives the median of the rounds.
+ * servers stay up and are measured in turn in short slices, round after round (lib.ts interleave):
+ * each round's ratio compares neighbouring measurements, and the report gives the median of the
+ * rounds' ratios and their spread.
  */
 export const scenario: BenchScenario = {
   name: 'ping',
-  description: `GET /api/method/ping (auth, logging, error rendering on) vs bare node:http and bare hapi, 50 connections, ${ROUNDS} interleaved rounds of ${SLICE_SECONDS} s each (4 with --quick; median)`,
+  description: `GET /api/method/ping (auth, logging, error rendering on) vs bare node:http and bare hapi, 50 connections, ${ROUNDS} interleaved rounds of ${SLICE_SECONDS} s each (4 with --quick; the median of the rounds' ratios and their min–max spread)`,
   timing: `${SLICE_SECONDS} s per measurement after a 2 s warm-up`,
   async run(ctx) {
     const servers = join(fileURLToPath(new URL('.', import.meta.url)), '..', 'servers');
@@ -48,27 +42,21 @@ export const scenario: BenchScenario = {
       ];
       const rounds = ctx.quick ? 4 : ROUNDS;
       const opts = { connections: 50, pipelining: 1 };
-      for (const v of variants) await ctx.http({ ...opts, url: v.url, duration: 2 }); // warm-up
-      const runs = new Map(variants.map((v) => [v.key, [] as Awaited<ReturnType<typeof ctx.http>>[]]));
-      for (let round = 0; round < rounds; round++) {
-        for (const v of variants) runs.get(v.key)!.push(await ctx.http({ ...opts, url: v.url, duration: SLICE_SECONDS }));
-      }
-      const ratios = (key: string) => runs.get(key)!.map((r, i) => r.rps / runs.get('node')![i].rps);
-      const svcRatio = median(ratios('svc'));
-      const errors = runs.get('svc')!.reduce((n, r) => n + r.errors, 0);
-      const non2xx = runs.get('svc')!.reduce((n, r) => n + r.non2xx, 0);
+      const runs = await interleave(
+        variants.map((v) => ({ key: v.key, measure: (duration: number) => ctx.http({ ...opts, url: v.url, duration }) })),
+        { rounds, seconds: SLICE_SECONDS },
+      );
+      const node = runs.get('node')!;
       return variants.map((v) => {
-        const rs = runs.get(v.key)!;
-        const row = { case: 'ping', variant: v.label, rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)) };
-        const perRound = `rounds ${rs.map((r) => r.rps).join(' / ')} req/s`;
+        const m = summarizeSlices(runs.get(v.key)!);
+        const row = { case: 'ping', variant: `${v.label}, ${rounds} rounds`, rps: m.rps, p50: m.p50, p99: m.p99 };
+        const perRound = `${m.rounds} req/s`;
         if (v.key === 'node') return { ...row, note: perRound };
-        if (v.key === 'hapi' || v.key === 'svc-quiet')
-          return { ...row, note: `${(median(ratios(v.key)) * 100).toFixed(0)} % of ceiling (median of the rounds' ratios); ${perRound}` };
+        const ratio = ratioSpread(runs.get(v.key)!, node);
+        if (v.key !== 'svc') return { ...row, note: `${spreadNote(ratio, 'ceiling')}; ${perRound}` };
         return {
           ...row,
-          note: `${(svcRatio * 100).toFixed(0)} % of ceiling (median of ${ratios('svc')
-            .map((r) => `${(r * 100).toFixed(0)} %`)
-            .join(', ')}; goal ≥ 45 %: ${svcRatio >= 0.45 ? 'met' : 'NOT met'}); ${perRound}; errors ${errors}, non-2xx ${non2xx}`,
+          note: `${spreadNote(ratio, 'ceiling')}; goal ≥ 45 %: ${ratio.median >= 0.45 ? 'met' : 'NOT met'}; ${perRound}; errors ${m.errors}, non-2xx ${m.non2xx}`,
         };
       });
     } finally {
