@@ -171,3 +171,110 @@ export async function runLoop(fn: (worker: number, i: number) => Promise<unknown
     latencies,
   };
 }
+
+/** One measurement slice: what ctx.http and ctx.loop return (latencies only from ctx.loop). */
+export interface Slice {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx?: number;
+  total?: number;
+  latencies?: number[];
+}
+
+/** One side of an interleaved comparison: `measure` runs one slice of `seconds`. */
+export interface InterleavedVariant<T extends Slice> {
+  key: string;
+  measure(seconds: number): Promise<T>;
+  /** runs before each of this variant's slices, outside the measured time (e.g. a VACUUM) */
+  before?: () => Promise<unknown>;
+}
+
+export function median(values: number[]): number {
+  if (!values.length) return 0;
+  const s = [...values].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/**
+ * Measures the variants in turn, round after round, after one warm-up slice each (not counted): a
+ * round is one slice of every variant, in the listed order in even rounds and the reverse in odd
+ * ones, so that no variant always follows the same one. The machine's drift then hits every variant
+ * of a round alike, and a ratio of two variants of the same round compares neighbouring slices.
+ */
+export async function interleave<T extends Slice>(
+  variants: InterleavedVariant<T>[],
+  opts: { rounds: number; seconds: number; warmupSeconds?: number },
+): Promise<Map<string, T[]>> {
+  const runs = new Map<string, T[]>(variants.map((v) => [v.key, []]));
+  for (const v of variants) {
+    await v.before?.();
+    await v.measure(opts.warmupSeconds ?? 2);
+  }
+  for (let round = 0; round < opts.rounds; round++) {
+    for (const v of round % 2 ? [...variants].reverse() : variants) {
+      await v.before?.();
+      runs.get(v.key)!.push(await v.measure(opts.seconds));
+    }
+  }
+  return runs;
+}
+
+/** The rounds' ratios `num[i] / den[i]` (req/s), their median and their spread (min and max). */
+export interface RatioSpread {
+  ratios: number[];
+  median: number;
+  min: number;
+  max: number;
+}
+
+export function ratioSpread(num: Slice[], den: Slice[]): RatioSpread {
+  const ratios = num.map((n, i) => (den[i]?.rps ? n.rps / den[i].rps : 0));
+  return { ratios, median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) };
+}
+
+/** "63 % of raw (median of 5 rounds; spread 58–67 %: 63, 58, 67, 61, 64)" */
+export function spreadNote(s: RatioSpread, of = 'raw'): string {
+  const p = (x: number) => (x * 100).toFixed(0);
+  return `${p(s.median)} % of ${of} (median of ${s.ratios.length} rounds; spread ${p(s.min)}–${p(s.max)} %: ${s.ratios.map(p).join(', ')})`;
+}
+
+/**
+ * The absolute figures of a variant's rounds: median req/s; latencies pooled over the rounds where
+ * the slices carry them (ctx.loop), else the median of the rounds' p50 and p99 (autocannon); errors
+ * and non-2xx summed.
+ */
+export function summarizeSlices(runs: Slice[]): { rps: number; p50: number; p99: number; errors: number; non2xx: number; rounds: string } {
+  const all = runs.every((r) => r.latencies) ? runs.flatMap((r) => r.latencies!).sort((a, b) => a - b) : undefined;
+  return {
+    rps: Math.round(median(runs.map((r) => r.rps))),
+    p50: all ? Number(percentile(all, 50).toFixed(2)) : median(runs.map((r) => r.p50)),
+    p99: all ? Number(percentile(all, 99).toFixed(2)) : median(runs.map((r) => r.p99)),
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+    non2xx: runs.reduce((n, r) => n + (r.non2xx ?? 0), 0),
+    rounds: `rounds ${runs.map((r) => r.rps).join(' / ')}`,
+  };
+}
+
+/**
+ * Starts `svc serve` from another checkout (its own bin/svc and dist, built there) on a free port,
+ * e.g. an older commit's worktree, to measure it beside this one on the same database and load
+ * (SVC_BENCH_COMPARE). The caller stops it.
+ */
+export async function serveCheckout(root: string, env: Record<string, string>, logName: string): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const dir = join(projectRoot, '.svc', 'bench-logs');
+  mkdirSync(dir, { recursive: true });
+  const fd = openSync(join(dir, `${logName}.log`), 'w');
+  const nodeArgs = process.env.SVC_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, join(root, 'bin', 'svc'), 'serve', '--port', String(port)], {
+    cwd: root,
+    env: { ...process.env, SVC_OPS_PORT: '0', SVC_WORKER_OPS_PORT: '0', ...env },
+    stdio: ['ignore', fd, fd],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/api/method/ping`, 120_000);
+  return { url, child };
+}

@@ -3,8 +3,8 @@ import type pg from 'pg';
 import { rateExpr } from '../../src/catalog/prices.js';
 import { once } from '../../src/db/sql-names.js';
 import { loadLargeCatalog } from '../data/large-catalog.js';
-import { load, pct, positional, rng } from '../data/sql.js';
-import { percentile, type BenchContext, type BenchRow, type BenchScenario } from '../lib.js';
+import { load, positional, rng } from '../data/sql.js';
+import { interleave, percentile, ratioSpread, spreadNote, summarizeSlices, type BenchContext, type BenchRow, type BenchScenario } from '../lib.js';
 
 /**
  * Sales Orders on the large catalog (goals G4 and G5 of ../shared/performance.md): create-then-submit
@@ -18,7 +18,8 @@ const CUSTOMER = 'CUST-0001';
 const ADDRESS = 'CUST-0001-Shipping';
 const RATE_BINDS = { list: 'Contract Pricing', fallback: 'Standard Selling' };
 const LINES = 3;
-const ROUNDS = 3;
+const ROUNDS = 5; // 3 with --quick
+const SLICE_SECONDS = 3; // 2 with --quick
 
 export interface Bin {
   item_code: string;
@@ -160,9 +161,61 @@ function lat(xs: number[]): string {
   return `p50 ${percentile(s, 50).toFixed(1)} / p99 ${percentile(s, 99).toFixed(1)} ms`;
 }
 
+/**
+ * The raw place-order transaction and the service's create-then-submit on `bins` measured in turn,
+ * round after round (lib.ts interleave), `before` each slice outside the measured time; the service's
+ * request statistics count the measured rounds only (not the warm-up slice).
+ */
+async function placeInTurn(
+  ctx: BenchContext,
+  url: string,
+  token: string,
+  o: { connections: number; bins: Bin[]; seed: number; before: () => Promise<unknown> },
+) {
+  const rounds = ctx.quick ? 3 : ROUNDS;
+  const c = svcClient(url, token, o.connections);
+  const rawR = rng(o.seed);
+  const svcR = rng(o.seed + 100);
+  let warmingUp = true;
+  const runs = await interleave(
+    [
+      {
+        key: 'raw',
+        before: o.before,
+        measure: (seconds) => ctx.loop(() => rawPlaceOrder(ctx.pool, pick(rawR, o.bins, LINES)), { connections: o.connections, seconds }),
+      },
+      {
+        key: 'svc',
+        before: o.before,
+        measure: async (seconds) => {
+          const m = await ctx.loop(() => c.place(pick(svcR, o.bins, LINES)), { connections: o.connections, seconds });
+          if (warmingUp) {
+            warmingUp = false;
+            c.stats.post.length = 0;
+            c.stats.put.length = 0;
+            c.stats.status.clear();
+          }
+          return m;
+        },
+      },
+    ],
+    { rounds, seconds: ctx.quick ? 2 : SLICE_SECONDS },
+  );
+  await c.close();
+  return {
+    rounds,
+    raw: summarizeSlices(runs.get('raw')!),
+    svc: summarizeSlices(runs.get('svc')!),
+    ratio: ratioSpread(runs.get('svc')!, runs.get('raw')!),
+    stats: c.stats,
+    statuses: [...c.stats.status.entries()].map(([k, v]) => `${k}×${v}`).join(', '),
+  };
+}
+
 export const scenario: BenchScenario = {
   name: 'orders',
-  description: `Sales Orders on the large catalog: create-then-submit of ${LINES}-line orders (qty 1, random in-stock bins) through \`svc serve\` with the clinic's customer API token (POST /api/resource/Sales Order, then PUT docstatus 1; req/s = orders/s, latency per order = both requests), beside the raw place-order transaction through pg; then the hot case (every order on ${LINES} of the same 5 bins) with oversell and deadlock checks`,
+  description: `Sales Orders on the large catalog: create-then-submit of ${LINES}-line orders (qty 1, random in-stock bins) through \`svc serve\` with the clinic's customer API token (POST /api/resource/Sales Order, then PUT docstatus 1; req/s = orders/s, latency per order = both requests), beside the raw place-order transaction through pg; then the hot case (every order on ${LINES} of the same 5 bins) with oversell and deadlock checks; each case measures the raw transaction and the service in turn, ${ROUNDS} rounds of ${SLICE_SECONDS} s per side after a 2 s warm-up, each ratio the median of the rounds' ratios with their min–max spread`,
+  timing: `${ROUNDS} interleaved rounds of ${SLICE_SECONDS} s per side (3 of 2 s with --quick)`,
   async run(ctx) {
     // the harness drops the database WITH (FORCE) at the end: an idle pooled connection then errors
     ctx.pool.on('error', () => undefined);
@@ -187,124 +240,48 @@ export const scenario: BenchScenario = {
     const rows: BenchRow[] = [];
     const deadlocksBefore = await deadlocks(ctx);
 
-    // warm-up (JIT, pools, plan caches)
-    const warm = svcClient(url, token, 8);
-    let r = rng(3);
-    await ctx.loop(() => warm.place(pick(r, bins, LINES)), { connections: 8, seconds: 2 });
-    await warm.close();
-
-    // 8 clients (goal G4): the raw transaction and the service measured in turn, ROUNDS times, so that
-    // the machine's drift (tens of percent within a minute on this shared 2-core guest) hits both
-    // alike; the ratio is the median of the rounds' ratios, latencies are pooled over the rounds.
-    {
-      const raws: Awaited<ReturnType<typeof ctx.loop>>[] = [];
-      const svcs: Awaited<ReturnType<typeof ctx.loop>>[] = [];
-      const c = svcClient(url, token, 8);
-      const seconds = Math.max(3, Math.round(ctx.duration / 2));
-      // every measurement starts from vacuumed order tables: each side's thousands of orders would
-      // otherwise leave autovacuum work that lands in the other side's measurement
-      const settle = () => ctx.pool.query('VACUUM ANALYZE sales_orders, sales_order_items, vendor_orders, outbox, stock_ledger_entries, bins');
-      for (let round = 0; round < ROUNDS; round++) {
-        await settle();
-        r = rng(108 + round);
-        raws.push(await ctx.loop(() => rawPlaceOrder(ctx.pool, pick(r, bins, LINES)), { connections: 8, seconds }));
-        await settle();
-        r = rng(208 + round);
-        svcs.push(await ctx.loop(() => c.place(pick(r, bins, LINES)), { connections: 8, seconds }));
-      }
-      await c.close();
-      const pooled = (runs: typeof raws) => {
-        const all = runs.flatMap((x) => x.latencies).sort((a, b) => a - b);
-        return { p50: Number(percentile(all, 50).toFixed(2)), p99: Number(percentile(all, 99).toFixed(2)) };
-      };
-      const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-      const ratios = svcs.map((x, i) => x.rps / raws[i].rps);
-      const ratio = med(ratios);
-      const raw = { rps: med(raws.map((x) => x.rps)), ...pooled(raws), errors: raws.reduce((n, x) => n + x.errors, 0) };
-      const svc = { rps: med(svcs.map((x) => x.rps)), ...pooled(svcs), errors: svcs.reduce((n, x) => n + x.errors, 0) };
-      const statuses = [...c.stats.status.entries()].map(([k, v]) => `${k}×${v}`).join(', ');
+    // Each case measures the raw transaction and the service in turn, ROUNDS times (lib.ts
+    // interleave), so that the machine's drift (tens of percent within a minute on this shared
+    // 2-core guest) hits both alike; the ratio is the median of the rounds' ratios with their spread,
+    // latencies are pooled over the rounds. Every slice of the random cases starts from vacuumed
+    // order tables: each side's thousands of orders would otherwise leave autovacuum work that lands
+    // in the other side's slice.
+    const settle = () => ctx.pool.query('VACUUM ANALYZE sales_orders, sales_order_items, vendor_orders, outbox, stock_ledger_entries, bins');
+    for (const connections of [8, 32]) {
+      const m = await placeInTurn(ctx, url, token, { connections, bins, seed: 100 + connections, before: settle });
+      const g4 = connections === 8 ? `; G4 (≥ 30 % of raw at 8, p99 ≤ 50 ms): ${m.ratio.median >= 0.3 && m.svc.p99 <= 50 ? 'met' : 'NOT met'}` : '';
       rows.push(
         {
           case: 'create-then-submit, random bins',
-          variant: `raw place-order transaction (pg), 8 clients, ${ROUNDS} rounds`,
-          rps: raw.rps,
-          p50: raw.p50,
-          p99: raw.p99,
-          note: `rounds ${raws.map((x) => x.rps).join(' / ')} orders/s; errors ${raw.errors}; ${load()}`,
+          variant: `raw place-order transaction (pg), ${connections} clients, ${m.rounds} rounds`,
+          rps: m.raw.rps,
+          p50: m.raw.p50,
+          p99: m.raw.p99,
+          note: `${m.raw.rounds} orders/s; errors ${m.raw.errors}; ${load()}`,
         },
         {
           case: 'create-then-submit, random bins',
-          variant: `svc POST + PUT docstatus 1, 8 clients, ${ROUNDS} rounds`,
-          rps: svc.rps,
-          p50: svc.p50,
-          p99: svc.p99,
-          note: `${(ratio * 100).toFixed(0)} % of raw (median of ${ratios.map((x) => `${(x * 100).toFixed(0)} %`).join(', ')}); G4 (≥ 30 % of raw at 8, p99 ≤ 50 ms): ${ratio >= 0.3 && svc.p99 <= 50 ? 'met' : 'NOT met'}; rounds ${svcs.map((x) => x.rps).join(' / ')} orders/s; POST ${lat(c.stats.post)}, PUT ${lat(c.stats.put)}; failed orders ${svc.errors} (${statuses}); ${load()}`,
-        },
-      );
-    }
-    {
-      r = rng(132);
-      const raw = await ctx.loop(() => rawPlaceOrder(ctx.pool, pick(r, bins, LINES)), { connections: 32 });
-      const c = svcClient(url, token, 32);
-      r = rng(232);
-      const svc = await ctx.loop(() => c.place(pick(r, bins, LINES)), { connections: 32 });
-      await c.close();
-      const statuses = [...c.stats.status.entries()].map(([k, v]) => `${k}×${v}`).join(', ');
-      rows.push(
-        {
-          case: 'create-then-submit, random bins',
-          variant: 'raw place-order transaction (pg), 32 clients',
-          rps: raw.rps,
-          p50: raw.p50,
-          p99: raw.p99,
-          note: `errors ${raw.errors}; ${load()}`,
-        },
-        {
-          case: 'create-then-submit, random bins',
-          variant: 'svc POST + PUT docstatus 1, 32 clients',
-          rps: svc.rps,
-          p50: svc.p50,
-          p99: svc.p99,
-          note: `${pct(svc.rps, raw.rps)} of raw; POST ${lat(c.stats.post)}, PUT ${lat(c.stats.put)}; failed orders ${svc.errors} (${statuses}); ${load()}`,
+          variant: `svc POST + PUT docstatus 1, ${connections} clients, ${m.rounds} rounds`,
+          rps: m.svc.rps,
+          p50: m.svc.p50,
+          p99: m.svc.p99,
+          note: `${spreadNote(m.ratio)}${g4}; ${m.svc.rounds} orders/s; POST ${lat(m.stats.post)}, PUT ${lat(m.stats.put)}; failed orders ${m.svc.errors} (${m.statuses}); ${load()}`,
         },
       );
     }
 
     // ---- hot case: every order takes 3 of the same 5 bins ----------------------------------------
-    // in turn, ROUNDS times, like the random case: ratio = median of the rounds' ratios
-    const rawHots: Awaited<ReturnType<typeof ctx.loop>>[] = [];
-    const svcHots: Awaited<ReturnType<typeof ctx.loop>>[] = [];
-    const h = svcClient(url, token, 8);
-    const hotSeconds = Math.max(3, Math.round(ctx.duration / 2));
-    // Every order rewrites the same five bin rows: their dead versions pile up between autovacuum
-    // runs and each later measurement would start on more of them than the one before. Each one
-    // starts from a vacuumed table instead, so neither side inherits the other's garbage.
-    const vacuumHot = () => ctx.pool.query('VACUUM bins');
     // The random phase left autovacuum work on every order table; done now, it does not land in
     // the middle of a hot measurement (it did, and took a third of the service's share of the CPU).
-    await ctx.pool.query('VACUUM ANALYZE sales_orders, sales_order_items, vendor_orders, outbox, stock_ledger_entries, bins');
-    for (let round = 0; round < ROUNDS; round++) {
-      await vacuumHot();
-      r = rng(300 + round);
-      rawHots.push(await ctx.loop(() => rawPlaceOrder(ctx.pool, pick(r, hot, LINES)), { connections: 8, seconds: hotSeconds }));
-      await vacuumHot();
-      r = rng(400 + round);
-      svcHots.push(await ctx.loop(() => h.place(pick(r, hot, LINES)), { connections: 8, seconds: hotSeconds }));
-    }
-    await h.close();
-    const hotRatios = svcHots.map((x, i) => x.rps / rawHots[i].rps);
-    const hotRatio = [...hotRatios].sort((a, b) => a - b)[Math.floor(ROUNDS / 2)];
-    const pool = (runs: typeof rawHots) => {
-      const all = runs.flatMap((x) => x.latencies).sort((a, b) => a - b);
-      return {
-        rps: [...runs.map((x) => x.rps)].sort((a, b) => a - b)[Math.floor(runs.length / 2)],
-        p50: Number(percentile(all, 50).toFixed(2)),
-        p99: Number(percentile(all, 99).toFixed(2)),
-        errors: runs.reduce((n, x) => n + x.errors, 0),
-      };
-    };
-    const rawHot = pool(rawHots);
-    const svcHot = pool(svcHots);
+    await settle();
+    // Every order rewrites the same five bin rows: their dead versions pile up between autovacuum
+    // runs and each later slice would start on more of them than the one before. Each one starts
+    // from a vacuumed table instead, so neither side inherits the other's garbage.
+    const hotRun = await placeInTurn(ctx, url, token, { connections: 8, bins: hot, seed: 300, before: () => ctx.pool.query('VACUUM bins') });
+    const rawHot = hotRun.raw;
+    const svcHot = hotRun.svc;
+    const hotRatio = hotRun.ratio.median;
+    const h = { stats: hotRun.stats };
     const afterHot = await stockProblems(ctx, hot);
     // sell-out: 40 units left in each hot bin, 32 clients ordering 1 unit of one of them until refused
     await ctx.pool.query(
@@ -312,7 +289,7 @@ export const scenario: BenchScenario = {
       [hot.map((b) => b.item_code), hot.map((b) => b.warehouse)],
     );
     const s = svcClient(url, token, 32);
-    r = rng(500);
+    const r = rng(500);
     let attempts = 300; // 200 units for sale: 100 attempts must be refused
     await Promise.all(
       Array.from({ length: 32 }, async () => {
@@ -330,7 +307,7 @@ export const scenario: BenchScenario = {
     );
     const sold = s.stats.status.get('PUT 200') ?? 0;
     const dl = (await deadlocks(ctx)) - deadlocksBefore;
-    const hotStatuses = [...h.stats.status.entries()].map(([k, v]) => `${k}×${v}`).join(', ');
+    const hotStatuses = hotRun.statuses;
     const sellStatuses = [...s.stats.status.entries()].map(([k, v]) => `${k}×${v}`).join(', ');
     const clean =
       randomBins.mismatched === 0 &&
@@ -344,19 +321,19 @@ export const scenario: BenchScenario = {
     rows.push(
       {
         case: 'hot: 3 of the same 5 bins',
-        variant: `raw place-order transaction (pg), 8 clients, ${ROUNDS} rounds`,
+        variant: `raw place-order transaction (pg), 8 clients, ${hotRun.rounds} rounds`,
         rps: rawHot.rps,
         p50: rawHot.p50,
         p99: rawHot.p99,
-        note: `rounds ${rawHots.map((x) => x.rps).join(' / ')} orders/s; errors ${rawHot.errors}; ${load()}`,
+        note: `${rawHot.rounds} orders/s; errors ${rawHot.errors}; ${load()}`,
       },
       {
         case: 'hot: 3 of the same 5 bins',
-        variant: `svc POST + PUT docstatus 1, 8 clients, ${ROUNDS} rounds`,
+        variant: `svc POST + PUT docstatus 1, 8 clients, ${hotRun.rounds} rounds`,
         rps: svcHot.rps,
         p50: svcHot.p50,
         p99: svcHot.p99,
-        note: `${(hotRatio * 100).toFixed(0)} % of raw (median of ${hotRatios.map((x) => `${(x * 100).toFixed(0)} %`).join(', ')}); G5 (≥ 60 %, zero oversell and deadlocks): ${hotRatio >= 0.6 && clean && dl === 0 ? 'met' : 'NOT met'}; p99 ${(svcHot.p99 / rawHot.p99).toFixed(1)}× raw p99 (G5 ≤ 2×: ${svcHot.p99 <= 2 * rawHot.p99 ? 'met' : 'NOT met'}); rounds ${svcHots.map((x) => x.rps).join(' / ')} orders/s; POST ${lat(h.stats.post)}, PUT ${lat(h.stats.put)}; failed orders ${svcHot.errors} (${hotStatuses}); ${load()}`,
+        note: `${spreadNote(hotRun.ratio)}; G5 (≥ 60 %, zero oversell and deadlocks): ${hotRatio >= 0.6 && clean && dl === 0 ? 'met' : 'NOT met'}; p99 ${(svcHot.p99 / rawHot.p99).toFixed(1)}× raw p99 (G5 ≤ 2×: ${svcHot.p99 <= 2 * rawHot.p99 ? 'met' : 'NOT met'}); ${svcHot.rounds} orders/s; POST ${lat(h.stats.post)}, PUT ${lat(h.stats.put)}; failed orders ${svcHot.errors} (${hotStatuses}); ${load()}`,
       },
       {
         case: 'hot: checks',
