@@ -6,13 +6,14 @@
  * the bytes and discards them), on three cases: `ping` (autocannon, 50 connections),
  * create-then-submit of 3-line orders (8 clients, the clinic's API token, the demo catalog's items
  * that need no verified doctor) and `search_items` (8 connections, words of the demo catalog's item
- * names). Many short slices, round after round, each round in another variant order; the measure is
- * the CPU time the serve process itself spent per request or per order (summed over its threads'
- * /proc/<pid>/task/<tid>/schedstat, in ns): what metrics and tracing add is work in that process,
- * and its CPU time per request moves far less than its throughput when other processes load the
- * machine. Each round's ratio compares a variant with "off" measured a few seconds before or after
- * (the machine's speed drifts); the report gives the median of the rounds' ratios and their
- * interquartile range.
+ * names). Many short rounds; in each, every variant is measured at the same time on the same case,
+ * each loaded by its own clients, so the machine's other load (and the host's: CPU time on this
+ * virtual machine swells several-fold with it) weighs on all of them alike; measured in turn, even
+ * seconds apart, the same variant's CPU per request varied three- to eightfold between slices. The
+ * measure is the CPU time the serve process itself spent per request or per order (summed over its
+ * threads' /proc/<pid>/task/<tid>/schedstat, in ns): what metrics and tracing add is work in that
+ * process, and it moves far less than throughput. Each round gives each variant's ratio to "off" in
+ * the same slice; the report gives the median of the rounds' ratios and their interquartile range.
  *
  * SVC_BENCH_OVERHEAD_VARIANTS adds variants for experiments, as JSON `{"name": {ENV: "value"}}` (each
  * a serve process with that environment on top of "off"'s), measured in the same rounds.
@@ -114,7 +115,7 @@ function variantEnvs(sinkUrl: string): { key: string; label: string; env: Record
 
 export const scenario: BenchScenario = {
   name: 'overhead',
-  description: `The cost of metrics and of tracing at full sampling, in one run: svc serve with neither, with metrics only (SVC_METRICS), with tracing only (OTEL_EXPORTER_OTLP_ENDPOINT to a discarding OTLP receiver, every trace sampled); ping (50 connections), create-then-submit of 3-line orders (8 clients) and search_items (8 connections), ${ROUNDS} interleaved rounds (5 with --quick), each in another variant order, of ${SLICE_SECONDS} s per variant and case; cost = median of the rounds' ratios of the CPU time (all threads, /proc schedstat) the serve process spent per request or per order, against "off" measured in the same round, with the interquartile range of those ratios; the cost in throughput beside it`,
+  description: `The cost of metrics and of tracing at full sampling, in one run: svc serve with neither, with metrics only (SVC_METRICS), with tracing only (OTEL_EXPORTER_OTLP_ENDPOINT to a discarding OTLP receiver, every trace sampled); ping (50 connections), create-then-submit of 3-line orders (8 clients) and search_items (8 connections), ${ROUNDS} rounds (5 with --quick) of ${SLICE_SECONDS} s per case, every variant measured at the same time by its own clients; cost = median of the rounds' ratios of the CPU time (all threads, /proc schedstat) the serve process spent per request or per order, against "off" in the same slice, with the interquartile range of those ratios; the cost in throughput beside it`,
   timing: `${SLICE_SECONDS} s per measurement after a 2 s warm-up`,
   async run(ctx) {
     ctx.pool.on('error', () => undefined);
@@ -156,19 +157,20 @@ export const scenario: BenchScenario = {
       const runs = new Map<string, Measured>(); // key `${case} ${variant}`
       const rounds = Number(process.env.SVC_BENCH_OVERHEAD_ROUNDS) || (ctx.quick ? 5 : ROUNDS);
       for (let round = 0; round < rounds; round++) {
-        // each round in another order (off, metrics, tracing; then metrics, tracing, off; …): no variant always runs first
-        const order = variants.map((_, i) => variants[(i + round) % variants.length]);
         for (const c of CASES) {
-          for (const v of order) {
-            const cpu0 = processCpuNs(v.child.pid);
-            const m = await measure(c, v, SLICE_SECONDS);
-            const cpu1 = processCpuNs(v.child.pid);
+          // every variant at the same time, each loaded by its own clients: the machine's other load
+          // (and the host's, on a virtual machine) weighs on all of them alike within the slice
+          const cpu0 = variants.map((v) => processCpuNs(v.child.pid));
+          const measured = await Promise.all(variants.map((v) => measure(c, v, SLICE_SECONDS)));
+          const cpu1 = variants.map((v) => processCpuNs(v.child.pid));
+          variants.forEach((v, i) => {
+            const m = measured[i];
             const r = runs.get(`${c} ${v.key}`) ?? { rate: [], cpuUs: [], errors: 0, otlpBytes: 0 };
             r.rate.push(m.rate);
-            r.cpuUs.push(cpu0 === undefined || cpu1 === undefined || m.units === 0 ? NaN : (cpu1 - cpu0) / 1000 / m.units);
+            r.cpuUs.push(cpu0[i] === undefined || cpu1[i] === undefined || m.units === 0 ? NaN : (cpu1[i] - cpu0[i]) / 1000 / m.units);
             r.errors += m.errors;
             runs.set(`${c} ${v.key}`, r);
-          }
+          });
         }
         if (round % 5 === 4) await ctx.pool.query('VACUUM ANALYZE sales_orders, sales_order_items, vendor_orders, outbox, bins');
       }
