@@ -17,7 +17,8 @@
  *
  * SVC_BENCH_OVERHEAD_VARIANTS adds variants for experiments, as JSON `{"name": {ENV: "value"}}` (each
  * a serve process with that environment on top of "off"'s), measured in the same rounds.
- * SVC_BENCH_OVERHEAD_ROUNDS overrides the number of rounds.
+ * SVC_BENCH_OVERHEAD_ROUNDS overrides the number of rounds; SVC_BENCH_OVERHEAD_MODE=interleaved measures
+ * the variants in turn within each round (rotating their order) instead of at the same time.
  */
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -127,7 +128,8 @@ export const scenario: BenchScenario = {
       const words = await searchWords(ctx);
       const token = await ctx.tokenFor('clinic@demo.svc.local');
       for (const v of variantEnvs(sink.url)) {
-        const env = { SVC_ENV: 'development', DATABASE_URL: ctx.dbUrl, SVC_LOG_LEVEL: 'warn', SVC_DB_POOL_MAX: '20', ...v.env };
+        // 10 connections a serve: 8 clients at most use them, and PostgreSQL's 100 are shared with other work
+        const env = { SVC_ENV: 'development', DATABASE_URL: ctx.dbUrl, SVC_LOG_LEVEL: 'warn', SVC_DB_POOL_MAX: '10', ...v.env };
         const { url, child } = await serveOnFreePort(env, `overhead-serve-${v.key}`);
         variants.push({ key: v.key, label: v.label, url, child, traced: 'OTEL_EXPORTER_OTLP_ENDPOINT' in env });
       }
@@ -156,13 +158,24 @@ export const scenario: BenchScenario = {
       for (const v of variants) for (const c of CASES) await measure(c, v, 2); // warm-up: JIT, pools, plan caches
       const runs = new Map<string, Measured>(); // key `${case} ${variant}`
       const rounds = Number(process.env.SVC_BENCH_OVERHEAD_ROUNDS) || (ctx.quick ? 5 : ROUNDS);
+      // SVC_BENCH_OVERHEAD_MODE=interleaved: the variants in turn, in another order each round (for comparison)
+      const interleaved = process.env.SVC_BENCH_OVERHEAD_MODE === 'interleaved';
       for (let round = 0; round < rounds; round++) {
         for (const c of CASES) {
           // every variant at the same time, each loaded by its own clients: the machine's other load
           // (and the host's, on a virtual machine) weighs on all of them alike within the slice
-          const cpu0 = variants.map((v) => processCpuNs(v.child.pid));
-          const measured = await Promise.all(variants.map((v) => measure(c, v, SLICE_SECONDS)));
-          const cpu1 = variants.map((v) => processCpuNs(v.child.pid));
+          const groups = interleaved ? variants.map((_, i) => [variants[(i + round) % variants.length]]) : [variants];
+          const cpu0: (number | undefined)[] = [];
+          const cpu1: (number | undefined)[] = [];
+          const measured: { rate: number; units: number; errors: number }[] = [];
+          for (const group of groups) {
+            for (const v of group) cpu0[variants.indexOf(v)] = processCpuNs(v.child.pid);
+            const ms = await Promise.all(group.map((v) => measure(c, v, SLICE_SECONDS)));
+            group.forEach((v, k) => {
+              cpu1[variants.indexOf(v)] = processCpuNs(v.child.pid);
+              measured[variants.indexOf(v)] = ms[k];
+            });
+          }
           variants.forEach((v, i) => {
             const m = measured[i];
             const r = runs.get(`${c} ${v.key}`) ?? { rate: [], cpuUs: [], errors: 0, otlpBytes: 0 };
