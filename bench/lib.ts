@@ -4,7 +4,7 @@
  * same run, and reports rows that bench/run.ts writes to bench/RESULTS.md.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -277,4 +277,38 @@ export async function serveCheckout(root: string, env: Record<string, string>, l
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/api/method/ping`, 120_000);
   return { url, child };
+}
+
+/**
+ * CPU time (ns) process `pid` has run so far, summed over its threads' /proc/<pid>/task/<tid>/schedstat
+ * (Linux; nanoseconds, where /proc/<pid>/stat counts 10 ms ticks); undefined elsewhere. A thread that
+ * has exited no longer counts: compare readings of long-lived processes over short spans.
+ */
+export function processCpuNs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    let ns = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {
+        /* the thread exited between the listing and the read */
+      }
+    }
+    return ns;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The median and the 25th and 75th percentiles of `xs` (the spread of repeated measurements). */
+export function quartiles(xs: number[]): { p25: number; median: number; p75: number } {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (q: number) => {
+    if (!s.length) return NaN;
+    const i = q * (s.length - 1);
+    const lo = Math.floor(i);
+    return s[lo] + (s[Math.min(lo + 1, s.length - 1)] - s[lo]) * (i - lo);
+  };
+  return { p25: at(0.25), median: at(0.5), p75: at(0.75) };
 }

@@ -33,11 +33,12 @@ export function httpStarted(): void {
 }
 
 /**
- * A request was answered: `route` is the route's template (Hapi's route.path), never the URL;
- * `counted` says httpStarted saw it (a request injected in a test bypasses the listener).
+ * A request was answered: `method` as hapi gives it (lower case), `route` the route's template
+ * (hapi's route.path), never the URL; `receivedMs` when it arrived (Date.now()); `counted` says
+ * httpStarted saw it (a request injected in a test bypasses the listener).
  */
-export function httpFinished(method: string, route: string, status: number, seconds: number, counted = true): void {
-  if (enabled) requestFinished(method, route, status, seconds, counted);
+export function httpFinished(method: string, route: string, status: number, receivedMs: number, counted = true): void {
+  if (enabled) requestFinished(method, route, status, receivedMs, counted);
 }
 
 const jobRuns = new client.Counter({

@@ -2,8 +2,9 @@
  * The OpenTelemetry SDK of a long-running process (issue 25 §4). Imported by bin/svc, only when
  * OTEL_EXPORTER_OTLP_ENDPOINT is set and before the CLI loads anything else, so the instrumentations
  * are in place before pg and undici are used. Spans: HTTP requests (made here from the API listener
- * and hapi's 'response' event, named by the route template; src/http/server.ts), database statements (instrumentation-pg, only inside a request or an
- * outbox row, with string and number literals masked: no parameter values, no patient data), outgoing
+ * and hapi's 'response' event, named by the route template; src/http/server.ts), database statements
+ * (./tracing-pg.ts, only inside a request or an outbox row, with string and number literals masked:
+ * no parameter values, no patient data), outgoing
  * HTTP (instrumentation-undici) under the manual spans of partner calls and vendor webhooks, and one
  * span per outbox row, the child of the span that enqueued it (its stored traceparent).
  * Export: OTLP over HTTP, batched, protobuf unless OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL says http/json
@@ -16,7 +17,6 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import {
@@ -27,28 +27,8 @@ import {
   TraceIdRatioBasedSampler,
   type Sampler,
 } from '@opentelemetry/sdk-trace-node';
+import { traceStatements } from './tracing-pg.js';
 import { installTracing, type TracingHooks } from './tracing.js';
-
-/** SQL text without its literals: a value Sequelize wrote into the statement is replaced by '?'. */
-export function maskSqlLiterals(sql: string): string {
-  return sql
-    .replace(/'(?:[^']|'')*'/g, "'?'")
-    .replace(/(?<![$\w.])-?\d+(?:\.\d+)?(?![\w])/g, '?')
-    .slice(0, 4000);
-}
-
-/** Masked statements by their text: most statements are parameterised and recur, so each is masked once. */
-const masked = new Map<string, string>();
-const MASKED_KEPT = 1000;
-
-function maskedSql(sql: string): string {
-  let m = masked.get(sql);
-  if (m === undefined) {
-    if (masked.size >= MASKED_KEPT) masked.clear(); // statements with literals written in do not recur: start over
-    masked.set(sql, (m = maskSqlLiterals(sql)));
-  }
-  return m;
-}
 
 const SPAN = Symbol('svc.span');
 type Traced = IncomingMessage & { [SPAN]?: Span };
@@ -118,17 +98,12 @@ function tracerProvider(role: string): NodeTracerProvider {
   });
 }
 
+/** Statement spans (./tracing-pg.ts) and outgoing HTTP (instrumentation-undici), both only under a parent span. */
 function instrument(provider: NodeTracerProvider): void {
+  traceStatements(provider.getTracer('svc-pg'));
   registerInstrumentations({
     tracerProvider: provider,
-    instrumentations: [
-      new PgInstrumentation({
-        requireParentSpan: true, // the worker's polls and claims are not traces of their own
-        enhancedDatabaseReporting: false,
-        requestHook: (span, info) => span.setAttribute('db.query.text', maskedSql(info.query.text)),
-      }),
-      new UndiciInstrumentation({ requireParentforSpans: true }),
-    ],
+    instrumentations: [new UndiciInstrumentation({ requireParentforSpans: true })],
   });
 }
 

@@ -145,6 +145,9 @@ test.serial('serve: the request counter moves with real traffic, labelled by rou
   t.regex(text, /^svc_http_requests_total\{method="GET",route="\/api\/resource\/\{doctype\}\/\{name\}",status="\d+"\} 2$/m);
   t.notRegex(text, /ITEM-A|ITEM-B/);
   t.regex(text, /^svc_http_request_duration_seconds_count\{method="GET",route="\/api\/method\/ping",status="200"\} 1$/m);
+  // the buckets are cumulative: the ping is in the 10 s bucket and in +Inf
+  t.regex(text, /^svc_http_request_duration_seconds_bucket\{le="10",method="GET",route="\/api\/method\/ping",status="200"\} 1$/m);
+  t.regex(text, /^svc_http_request_duration_seconds_bucket\{le="\+Inf",method="GET",route="\/api\/method\/ping",status="200"\} 1$/m);
 });
 
 test.serial('a port already in use: serve, worker and start each exit 1 naming the address and the setting, nothing left running', async (t) => {

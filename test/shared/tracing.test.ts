@@ -106,6 +106,15 @@ test.serial('one trace runs from the HTTP submit through the outbox to the worke
     database.every((s) => !attr(s, 'db.query.text')!.includes(name)),
     'no value in the statements',
   );
+  for (const s of database) {
+    t.is(s.name, attr(s, 'db.query.summary') ?? '(none)', 'a statement span is named by its summary');
+    t.regex(s.name, /^[A-Z]+( [a-z_][\w.]*)?$/, 'its summary: the operation and the first table');
+    t.true(attr(s, 'db.query.text')!.length <= 1000, 'its text cut at 1,000 characters');
+  }
+  t.true(
+    database.some((s) => s.name === 'INSERT outbox'),
+    `the submit's outbox row among the statements: ${database.map((s) => s.name).join(', ')}`,
+  );
   t.true(names.includes('outbox fulfilment_route'), names.join(', '));
   const outbox = trace.find((s) => s.name === 'outbox partner_order');
   t.truthy(outbox, `the worker's span of the partner order row: ${names.join(', ')}`);
