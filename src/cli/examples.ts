@@ -27,7 +27,7 @@ export const EXAMPLES: Record<string, string[]> = {
   'recall show': ['svc recall show RCL-00001'],
   'recall list': ['svc recall list --status Open'],
   'recall remind': ['svc recall remind RCL-00001'],
-  'recall release': ['svc recall release RCL-00003 --order SAL-ORD-2026-00042 --reason "Clinic agreed to ship the other lines; the recalled item is removed"'],
+  'recall release': ['svc recall release RCL-00003 --order SAL-ORD-2026-00042 --reason "The clinic needs the other lines now; the recalled line waits"'],
   'recall close': ['svc recall close RCL-00001', 'svc recall close RCL-00002 --reason "Manufacturer confirmed the remaining units destroyed"'],
   'user create': ['SVC_PASSWORD=... svc user create rep@clinic.example --roles "Sales Rep" --sales-person "Dana Reyes"'],
   'user generate-keys': ['svc user generate-keys clinic@demo.svc.local'],

@@ -253,7 +253,9 @@ export function registerRecall(program: Command, io: Io): void {
   common(
     noun
       .command('release')
-      .description('Release an order the recall put On Hold (operations, administrators): back to its status before the hold')
+      .description(
+        'Release an order the recall put On Hold (operations, administrators): back to its status before the hold once no recall holds it; an Open recall still blocks its units',
+      )
       .argument('<recall>')
       .requiredOption('--order <sales-order>', 'the order On Hold')
       .requiredOption('--reason <text>', 'why the order may go on (kept in the audit)'),
