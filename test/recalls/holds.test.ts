@@ -112,6 +112,10 @@ test.serial('an order held by two recalls stays On Hold until both released it; 
   t.is(first.status, 200, first.text);
   t.like(first.body.message, { status: 'On Hold', still_held_by: [b12.name] });
   t.is(await statusOf('SO-HD-2'), 'On Hold');
+  // a report on it names the recall that holds it still
+  const held = await v1(medi, 'sync.fulfillment', { data: { sales_order: 'SO-HD-2', tracking_number: '1Z-HD-2', notify: false } });
+  t.is(held.status, 417, held.text);
+  t.true(held.text.includes(`On Hold under recall ${b12.name}`), held.text);
   const twice = await call(ops, 'release_hold', { recall: gauze.name, sales_order: 'SO-HD-2', reason: 'again' });
   t.is(twice.status, 417, twice.text);
   t.true(twice.text.includes('already released'), twice.text);
