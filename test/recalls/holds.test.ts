@@ -108,9 +108,9 @@ test.serial('an order held by two recalls stays On Hold until both released it; 
   t.deepEqual(gauze.held_orders, ['SO-HD-2', 'SO-HD-3']);
   t.deepEqual(b12.held_orders, [], 'already On Hold: not moved again');
   t.deepEqual((await shown(b12.name)).held_orders, ['SO-HD-2']);
-  const first = await call(ops, 'release_hold', { recall: gauze.name, sales_order: 'SO-HD-2', reason: 'Gauze line dropped' });
-  t.is(first.status, 200, first.text);
-  t.like(first.body.message, { status: 'On Hold', still_held_by: [b12.name] });
+  const first = await svcBeside(app, ['recall', 'release', gauze.name, '--order', 'SO-HD-2', '--reason', 'Gauze line dropped', '--as', 'ops@demo.svc.local']);
+  t.is(first.code, 0, first.stderr);
+  t.is(first.stdout.trim(), `SO-HD-2 released from ${gauze.name}: On Hold (still held by ${b12.name})`);
   t.is(await statusOf('SO-HD-2'), 'On Hold');
   // a report on it names the recall that holds it still
   const held = await v1(medi, 'sync.fulfillment', { data: { sales_order: 'SO-HD-2', tracking_number: '1Z-HD-2', notify: false } });
@@ -121,9 +121,20 @@ test.serial('an order held by two recalls stays On Hold until both released it; 
   t.true(twice.text.includes('already released'), twice.text);
   const notHeld = await call(ops, 'release_hold', { recall: gauze.name, sales_order: 'SO-HD-1', reason: 'x' });
   t.is(notHeld.status, 417, notHeld.text);
-  const cli = await svcBeside(app, ['recall', 'release', b12.name, '--order', 'SO-HD-2', '--reason', 'B12 line dropped', '--as', 'ops@demo.svc.local']);
+  const cli = await svcBeside(app, [
+    'recall',
+    'release',
+    b12.name,
+    '--order',
+    'SO-HD-2',
+    '--reason',
+    'B12 line dropped',
+    '--as',
+    'ops@demo.svc.local',
+    '--json',
+  ]);
   t.is(cli.code, 0, cli.stderr);
-  t.regex(cli.stdout, new RegExp(`SO-HD-2 released from ${b12.name}: ${SUBMITTED}`));
+  t.like(JSON.parse(cli.stdout), { recall: b12.name, sales_order: 'SO-HD-2', reason: 'B12 line dropped', status: SUBMITTED, still_held_by: [] });
   t.is(await statusOf('SO-HD-2'), SUBMITTED);
   t.is(await count(db, `SELECT count(*) AS n FROM audit_events WHERE action = 'release_hold' AND detail->>'sales_order' = 'SO-HD-2'`), 2);
   t.deepEqual((await shown(gauze.name)).held_orders, ['SO-HD-3']);
