@@ -118,6 +118,9 @@ export async function pendingItems(
   return rows.map((r) => ({ item_code: r.itemCode, item_name: r.itemName, vendor: r.vendor, created_at: r.createdAt }));
 }
 
+/** The items a sku lookup answers at most (enough to name the vendors of an ambiguous sku). */
+const SKU_MATCHES = 10;
+
 // one text per shape (by code; by sku, within a vendor or not), built once: run on every trace, each
 // becomes a prepared statement (no Sequelize query building or re-planning per call)
 const itemRefSql = once(() => {
@@ -125,22 +128,26 @@ const itemRefSql = once(() => {
   const select = `SELECT {i.itemCode} AS item_code, {i.itemName} AS item_name, {i.vendor} AS vendor, {i.vendorSku} AS vendor_sku FROM {i}`;
   return {
     code: q(`${select} WHERE {i.itemCode} = $1`),
-    sku: q(`${select} WHERE ({i.vendorSku} = $1 OR {i.itemCode} = $1) ORDER BY {i.itemCode} LIMIT 1`),
-    vendorSku: q(`${select} WHERE {i.vendor} = $2 AND ({i.vendorSku} = $1 OR {i.itemCode} = $1) ORDER BY {i.itemCode} LIMIT 1`),
+    // a sku may be several vendors' (or one's sku another's code): every match, up to a few, so the caller can refuse the ambiguity
+    sku: q(`${select} WHERE ({i.vendorSku} = $1 OR {i.itemCode} = $1) ORDER BY {i.itemCode} LIMIT ${SKU_MATCHES}`),
+    vendorSku: q(`${select} WHERE {i.vendor} = $2 AND ({i.vendorSku} = $1 OR {i.itemCode} = $1) ORDER BY {i.itemCode} LIMIT ${SKU_MATCHES}`),
   };
 });
 
-/** An item named by its code, or by a vendor's sku (its own sku, else the code): its code, name, vendor and sku. */
-export async function findItemByCodeOrSku(
+/**
+ * The items named by a code (one at most), or by a sku (an item's own sku, else its code; within one
+ * vendor when given): code, name, vendor and sku of each, up to ten. A sku of several vendors answers
+ * each of them: the caller decides (the recalls refuse the ambiguity).
+ */
+export async function findItemsByCodeOrSku(
   ref: { item_code?: string; sku?: string; vendor?: string | null },
   opts: { transaction?: Tx } = {},
-): Promise<{ item_code: string; item_name: string; vendor: string | null; vendor_sku: string | null } | undefined> {
+): Promise<{ item_code: string; item_name: string; vendor: string | null; vendor_sku: string | null }[]> {
   const q = itemLookupStatement(ref);
-  const [i] = await selectRows<{ item_code: string; item_name: string; vendor: string | null; vendor_sku: string | null }>(q.text, q.values, opts);
-  return i;
+  return selectRows<{ item_code: string; item_name: string; vendor: string | null; vendor_sku: string | null }>(q.text, q.values, opts);
 }
 
-/** The statement findItemByCodeOrSku runs (published for the recalls bench's bare ceiling). */
+/** The statement findItemsByCodeOrSku runs (published for the recalls bench's bare ceiling). */
 export function itemLookupStatement(ref: { item_code?: string; sku?: string; vendor?: string | null }): { text: string; values: unknown[] } {
   const q = itemRefSql();
   if (ref.item_code) return { text: q.code, values: [ref.item_code] };

@@ -18,6 +18,7 @@ export const EXAMPLES: Record<string, string[]> = {
     'svc recall trace --item MEDI-GLV-NIT-M --lot L-2026-11',
     'svc recall trace --item MEDI-GLV-NIT-M --lot L-2026-11 --format xlsx --output trace.xlsx',
     'svc recall trace --order SAL-ORD-2026-00001 --json',
+    'svc recall trace --sku MED-00042 --vendor VEN-DEMO-MEDI --lot L-2026-11',
   ],
   'recall create': [
     'svc recall create --item MEDI-GLV-NIT-M --lot L-2026-11 --classification "Class II" --reason "Seal defect" --instructions "Quarantine and return"',
@@ -26,6 +27,7 @@ export const EXAMPLES: Record<string, string[]> = {
   'recall show': ['svc recall show RCL-00001'],
   'recall list': ['svc recall list --status Open'],
   'recall remind': ['svc recall remind RCL-00001'],
+  'recall release': ['svc recall release RCL-00002 --order SAL-ORD-2026-00002 --reason "The clinic needs the other lines now; the recalled line waits"'],
   'recall close': ['svc recall close RCL-00001', 'svc recall close RCL-00002 --reason "Manufacturer confirmed the remaining units destroyed"'],
   'user create': ['SVC_PASSWORD=... svc user create rep@clinic.example --roles "Sales Rep" --sales-person "Dana Reyes"'],
   'user generate-keys': ['svc user generate-keys clinic@demo.svc.local'],

@@ -10,9 +10,10 @@ import { RECALL_STATUS } from './recall-terms.js';
 export const recallGuardSql = once(() => {
   const q = sqlFor({ r: Recall, rl: RecallLine });
   return {
-    // the recall that put an order On Hold: an open one first, else the latest
+    // the recall that holds an order On Hold: one whose hold is not released first, then an open one, else the latest
     holding: q(`SELECT {r.name} AS recall FROM {rl} JOIN {r} ON {r.name} = {rl.recall}
-       WHERE {rl.salesOrder} = $1 AND {rl.kind} = 'held' ORDER BY ({r.status} = '${RECALL_STATUS.open}') DESC, {r.name} DESC LIMIT 1`),
+       WHERE {rl.salesOrder} = $1 AND {rl.kind} = 'held'
+       ORDER BY ({rl.releasedAt} IS NULL) DESC, ({r.status} = '${RECALL_STATUS.open}') DESC, {r.name} DESC LIMIT 1`),
     // a recall's shipped line on the order naming one of the removed lots or serials (x); a vendor's pending recall has no lines yet
     namingRemoved: q(`SELECT {r.name} AS recall, x.item_code, {rl.lotNumber} AS lot_number, {rl.serialNumbers} AS serial_numbers
        FROM {rl} JOIN {r} ON {r.name} = {rl.recall}

@@ -1,7 +1,7 @@
 /**
  * A line a recall affects (table recall_lines; owner: recalls): a shipped entry (kind `shipped`,
  * which the customer accounts for per line) or, for an all-lots recall, a submitted order's line not
- * shipped yet, held (kind `held`).
+ * shipped yet, held (kind `held`: the status the hold moved its order from, and the hold's release).
  */
 import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
 
@@ -22,6 +22,10 @@ export class RecallLine extends Model<InferAttributes<RecallLine>, InferCreation
   declare qtyDestroyed: CreationOptional<number | null>;
   declare acknowledgedAt: CreationOptional<Date | null>;
   declare acknowledgedBy: CreationOptional<string | null>;
+  declare heldFrom: CreationOptional<string | null>;
+  declare releasedAt: CreationOptional<Date | null>;
+  declare releasedBy: CreationOptional<string | null>;
+  declare releaseReason: CreationOptional<string | null>;
 
   static initModel(sequelize: Sequelize): void {
     RecallLine.init(
@@ -42,6 +46,10 @@ export class RecallLine extends Model<InferAttributes<RecallLine>, InferCreation
         qtyDestroyed: { type: DataTypes.DECIMAL(18, 3) },
         acknowledgedAt: { type: DataTypes.DATE },
         acknowledgedBy: { type: DataTypes.TEXT },
+        heldFrom: { type: DataTypes.TEXT },
+        releasedAt: { type: DataTypes.DATE },
+        releasedBy: { type: DataTypes.TEXT },
+        releaseReason: { type: DataTypes.TEXT },
       },
       { sequelize, tableName: 'recall_lines', underscored: true, timestamps: false },
     );

@@ -24,6 +24,7 @@ interface LineRow extends NoticeLine {
   customer: string;
   shipment_lot_id: number | null;
   expiry_date: string | null;
+  held_from?: string | null;
 }
 
 /** A shipped line as written (its customer and what its notice says). */
@@ -54,10 +55,12 @@ async function writeLines(recall: Recall, transaction: Tx): Promise<{ shipped: S
   // all lots: whatever lot a line without one carried, it is recalled
   const unknown = (await unlottedLines(recall.itemCode, { transaction })).map((u) => ({ ...u, ...noLot, kind: 'shipped' as const, qty: Number(u.qty) }));
   const unshipped = await unshippedLines(recall.itemCode, { transaction });
+  // an order another recall already holds is not moved again: its lines here carry no held_from
   const held = await holdOrders([...new Set(unshipped.map((u) => u.sales_order))], { transaction });
-  const lines: LineRow[] = [...unknown, ...unshipped.map((u) => ({ ...u, ...noLot, kind: 'held' as const, qty: Number(u.qty) }))];
+  const heldLines = unshipped.map((u) => ({ ...u, ...noLot, kind: 'held' as const, qty: Number(u.qty), held_from: held.get(u.sales_order) ?? null }));
+  const lines: LineRow[] = [...unknown, ...heldLines];
   if (lines.length) await execute(recallSql().lines, [recall.name, JSON.stringify(lines)], { transaction });
-  return { shipped: [...shipped, ...unknown], held };
+  return { shipped: [...shipped, ...unknown], held: [...held.keys()] };
 }
 
 /** One notice per affected customer with an e-mail; answers the customers notified. */
@@ -74,7 +77,9 @@ async function noticeCustomers(header: NoticeRecall, byCustomer: Map<string, Not
   return mails.map((m) => m.customer);
 }
 
-async function noticeVendor(recall: Recall, shipped: ShippedLine[], customers: number, transaction: Tx): Promise<void> {
+/** The vendor's `recall.notice`: the recall, its counts, the orders shipped and the orders it put On Hold (no customer data). */
+async function noticeVendor(recall: Recall, lines: { shipped: ShippedLine[]; held: string[] }, customers: number, transaction: Tx): Promise<void> {
+  const { shipped, held } = lines;
   if (!recall.vendor) return;
   await enqueueVendorEvent(transaction, {
     event: 'recall.notice',
@@ -93,6 +98,7 @@ async function noticeVendor(recall: Recall, shipped: ShippedLine[], customers: n
       customers_affected: customers,
       units_shipped: shipped.reduce((s, l) => s + l.qty, 0),
       sales_orders: [...new Set(shipped.map((l) => l.sales_order))],
+      held_orders: held,
     },
   });
 }
@@ -110,7 +116,7 @@ export async function openRecall(actor: Actor, recall: Recall, itemName: string,
   };
   const notified = await noticeCustomers(header, byCustomer, transaction);
   await execute(recallSql().customers, [recall.name, [...byCustomer.keys()], notified], { transaction });
-  await noticeVendor(recall, shipped, byCustomer.size, transaction);
+  await noticeVendor(recall, { shipped, held }, byCustomer.size, transaction);
   const opened = { customers_affected: byCustomer.size, customers_notified: notified.length, lines_affected: shipped.length, held_orders: held };
   await recordAudit(transaction, actor, { action: 'open', object_type: RESOURCE, object_name: recall.name, detail: opened });
   return opened;

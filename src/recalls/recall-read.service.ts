@@ -2,11 +2,10 @@
 import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
 import { recallCustomerOf, recallVendorOf } from '../auth/policy/recalls.rules.js';
-import type { Tx } from '../db/sequelize.js';
-import { RecallCustomer } from './recall-customer.model.js';
+import { selectRows, type Tx } from '../db/sequelize.js';
 import { RecallLine } from './recall-line.model.js';
-import { headerOf, lineView, progressOf, RESOURCE, visibleRecall } from './recall-view.js';
-import { Recall, RECALL_STATUS } from './recall.model.js';
+import { recallSql } from './recall-sql.js';
+import { headerOf, lineView, progressOf, RESOURCE, visibleRecall, type RecallProgress } from './recall-view.js';
 
 /** A customer sees its own shipped lines and no staff names nor progress; staff and the vendor see every line and the held orders. */
 export async function getRecall(actor: Actor, name: string, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
@@ -24,27 +23,20 @@ export async function getRecall(actor: Actor, name: string, opts: { transaction?
     const { created_by: _c, approved_by: _a, closed_by: _b, ...seen } = head;
     return { ...seen, lines: shipped };
   }
-  const held = [...new Set(lines.filter((l) => l.kind === 'held').map((l) => l.salesOrder))];
-  return { ...head, progress: await progressOf(name, opts), lines: shipped, held_orders: held };
+  // the orders it holds still: a cancelled order, or one released (under this recall or the last other one), is no longer listed
+  const held = await selectRows<{ sales_order: string }>(recallSql().heldOrders, [name], opts);
+  return { ...head, progress: await progressOf(name, opts), lines: shipped, held_orders: held.map((h) => h.sales_order) };
 }
 
+type ListRow = Omit<RecallProgress, 'units_outstanding'> & { name: string; item_code: string; classification: string; status: string; created_at: Date };
+
+/** The recalls the actor may see, newest first (at most 500), in one statement: staff and vendors with each recall's progress, a customer without. */
 export async function listRecalls(actor: Actor, filters: { status?: string } = {}, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>[]> {
   authorize(actor, 'read', RESOURCE);
   const vendor = recallVendorOf(actor);
   const customer = recallCustomerOf(actor);
-  const where: Record<string, unknown> = {};
-  if (filters.status) where.status = filters.status;
-  if (vendor !== null) where.vendor = vendor;
-  if (customer !== null) {
-    const mine = await RecallCustomer.findAll({ attributes: ['recall'], where: { customer }, transaction: opts.transaction });
-    where.name = mine.map((m) => m.recall);
-  }
-  const recalls = await Recall.findAll({ where, order: [['name', 'DESC']], limit: 500, transaction: opts.transaction });
-  const out: Record<string, unknown>[] = [];
-  for (const r of recalls) {
-    if (customer !== null && r.status === RECALL_STATUS.pending) continue;
-    const summary = { name: r.name, item_code: r.itemCode, classification: r.classification, status: r.status, created_at: r.createdAt };
-    out.push(customer === null ? { ...summary, ...(await progressOf(r.name, opts)) } : summary);
-  }
-  return out;
+  const status = filters.status ?? null;
+  if (customer !== null) return selectRows(recallSql().listForCustomer, [status, customer], opts);
+  const rows = await selectRows<ListRow>(recallSql().listPage, [status, vendor], opts);
+  return rows.map((r) => ({ ...r, units_outstanding: Math.max(0, r.units_shipped - r.units_accounted) }));
 }

@@ -1,13 +1,13 @@
 /** The arguments of the recall methods (validated by the routes; the CLI builds the same inputs). */
 import Joi from 'joi';
-import { isRealDate } from '../orders/npi.js';
 import { InputError } from '../shared/errors.js';
 import { RECALL_CLASSES } from './recall.model.js';
 
-/** A real calendar day (2027-02-30 is refused here, naming the field, not by the database's cast). */
-const date = Joi.string()
-  .custom((v: string, h) => (isRealDate(v) ? v : h.error('any.invalid')))
-  .messages({ 'any.invalid': '{{#label}} must be a real date (YYYY-MM-DD)' });
+/**
+ * A day, YYYY-MM-DD. Whether it is a real calendar day (2027-02-30 is not) is checked by the services
+ * (checkExpiryRange, trace.service.ts), so the API and the CLI refuse it alike, naming the field.
+ */
+const date = Joi.string().max(40).description('YYYY-MM-DD, a real calendar day');
 /** A list argument: a JSON list, or (in a query string) a JSON list or comma-separated text. */
 const list = Joi.alternatives().try(Joi.array().items(Joi.string().trim().min(1).max(140)).max(1000), Joi.string().max(20000));
 
@@ -48,6 +48,7 @@ export function listArg(value: unknown, name: string): string[] | undefined {
 export interface TraceArgs {
   item_code?: string;
   sku?: string;
+  vendor?: string;
   lot_numbers?: string | string[];
   serial_numbers?: string | string[];
   expiry_from?: string;
@@ -59,7 +60,8 @@ export interface TraceArgs {
 
 export const traceArgs = Joi.object<TraceArgs>({
   item_code: Joi.string().max(140).description('The service item code'),
-  sku: Joi.string().max(140).description("A vendor's sku, instead of item_code"),
+  sku: Joi.string().max(140).description("A vendor's sku, instead of item_code (refused when several vendors use it and vendor is not given)"),
+  vendor: Joi.string().max(140).description('The vendor profile whose sku is given'),
   lot_numbers: queryList.description('Lot numbers (a list; in a query string a JSON list or comma-separated)'),
   serial_numbers: queryList.description('Serial numbers (a list; in a query string a JSON list or comma-separated)'),
   expiry_from: date.description('Entries whose expiry date is on or after this day'),
@@ -81,7 +83,8 @@ export interface CreateRecallArgs extends Omit<TraceArgs, 'sales_order' | 'limit
 
 export const createRecallArgs = Joi.object<CreateRecallArgs>({
   item_code: Joi.string().max(140),
-  sku: Joi.string().max(140),
+  sku: Joi.string().max(140).description("A vendor's sku, instead of item_code (refused when several vendors use it and vendor is not given)"),
+  vendor: Joi.string().max(140).description('The vendor profile whose sku is given'),
   lot_numbers: list,
   serial_numbers: list,
   expiry_from: date,
@@ -99,6 +102,12 @@ export const recallNameArgs = Joi.object<{ recall: string }>({ recall: Joi.strin
 export const closeRecallArgs = Joi.object<{ recall: string; reason?: string }>({
   recall: Joi.string().max(140).required(),
   reason: Joi.string().trim().min(1).max(2000).description('Needed (and an admin) while lines are not accounted for'),
+});
+
+export const releaseHoldArgs = Joi.object<{ recall: string; sales_order: string; reason: string }>({
+  recall: Joi.string().max(140).required(),
+  sales_order: Joi.string().max(140).required().description('An order the recall put On Hold'),
+  reason: Joi.string().trim().min(1).max(2000).required().description('Why the order may go on (kept in the audit)'),
 });
 
 export const listRecallsArgs = Joi.object<{ status?: string }>({ status: Joi.string().valid('Pending Approval', 'Open', 'Closed') });

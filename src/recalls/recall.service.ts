@@ -11,14 +11,14 @@ import { execute, selectOne, withTransaction, type Tx } from '../db/sequelize.js
 import { BusinessRuleError, InputError, NotFoundError } from '../shared/errors.js';
 import { getRecall } from './recall-read.service.js';
 import { queueApprovalRequest } from './recall-approval-request.js';
+import { refuseDuplicate, type RecallScope } from './recall-duplicates.js';
 import { openRecall } from './recall-open.js';
 import { recallSql } from './recall-sql.js';
 import { trimmedList } from './recall.schemas.js';
-import { isRealDate } from '../orders/npi.js';
 import { headerOf, progressOf, RESOURCE, visibleRecall, type RecallProgress } from './recall-view.js';
 import { RecallLine } from './recall-line.model.js';
 import { Recall, RECALL_STATUS, type RecallClass } from './recall.model.js';
-import { recallableItem, type UnitCriteria } from './trace.service.js';
+import { checkExpiryRange, recallableItem, type UnitCriteria } from './trace.service.js';
 
 export { remindRecall } from './recall-remind.service.js';
 
@@ -45,15 +45,22 @@ function unitsOf(input: CreateRecallInput): CreateRecallInput {
 
 function checkScope(input: CreateRecallInput): void {
   // before the recall's name is taken: a refused recall consumes no name
-  for (const field of ['expiry_from', 'expiry_to'] as const)
-    if (input[field] && !isRealDate(input[field])) throw new InputError(`${field} must be a real date (YYYY-MM-DD)`);
+  checkExpiryRange(input);
   const named = (input.lot_numbers?.length ?? 0) + (input.serial_numbers?.length ?? 0) > 0 || Boolean(input.expiry_from || input.expiry_to);
   if (input.all_lots && named) throw new InputError('all_lots recalls every lot: leave out lot_numbers, serial_numbers and the expiry range');
   if (!input.all_lots && !named) throw new InputError('lot_numbers, serial_numbers, an expiry_from / expiry_to range or all_lots is required');
-  if (input.expiry_from && input.expiry_to && input.expiry_from > input.expiry_to) throw new InputError('expiry_from is after expiry_to');
 }
 
 const who = (actor: Actor) => actor.email ?? actor.id;
+
+const scopeOf = (itemCode: string, input: CreateRecallInput): RecallScope => ({
+  itemCode,
+  allLots: Boolean(input.all_lots),
+  lotNumbers: input.lot_numbers ?? [],
+  serialNumbers: input.serial_numbers ?? [],
+  expiryFrom: input.expiry_from ?? null,
+  expiryTo: input.expiry_to ?? null,
+});
 
 export async function createRecall(actor: Actor, raw: CreateRecallInput, opts: { transaction?: Tx } = {}): Promise<Record<string, unknown>> {
   authorize(actor, 'create', RESOURCE);
@@ -61,6 +68,7 @@ export async function createRecall(actor: Actor, raw: CreateRecallInput, opts: {
   checkScope(input);
   return withTransaction(opts, async (transaction) => {
     const item = await recallableItem(actor, input, { transaction });
+    await refuseDuplicate(scopeOf(item.item_code, input), { transaction, pendingToo: true });
     const { name } = (await selectOne<{ name: string }>(recallSql().nextName, [], { transaction }))!;
     const pending = recallNeedsApproval(actor);
     const recall = await Recall.create(
@@ -99,6 +107,7 @@ export async function approveRecall(actor: Actor, name: string, opts: { transact
     const recall = await Recall.findByPk(name, { lock: transaction.LOCK.UPDATE, transaction });
     if (!recall) throw new NotFoundError(`Recall ${name} not found`);
     if (recall.status !== RECALL_STATUS.pending) throw new BusinessRuleError(`Recall ${name} is ${recall.status}, not waiting for approval`);
+    await refuseDuplicate(recall, { transaction, pendingToo: false });
     await recall.update({ status: RECALL_STATUS.open, approvedBy: who(actor), approvedAt: new Date() }, { transaction });
     await recordAudit(transaction, actor, { action: 'approve', object_type: RESOURCE, object_name: name });
     const item = await recallableItem(actor, { item_code: recall.itemCode }, { transaction });

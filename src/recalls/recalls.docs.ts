@@ -59,7 +59,7 @@ const progress = Joi.object({
   units_accounted: Joi.number().description('On hand, returned and destroyed, as acknowledged'),
   units_outstanding: Joi.number(),
   lines_outstanding: Joi.number().integer(),
-  lines_held: Joi.number().integer(),
+  lines_held: Joi.number().integer().description('Held lines of the orders still On Hold under the recall (not released, not cancelled)'),
 }).label('RecallProgress');
 
 const line = Joi.object({
@@ -117,7 +117,9 @@ export const recallResult = messageOf(
     ...header,
     progress: progress.description('Not shown to a customer'),
     lines: Joi.array().items(line).label('RecallLines').description('A customer sees only its own lines'),
-    held_orders: Joi.array().items(Joi.string()).description('Orders put On Hold, for operations (not shown to a customer)'),
+    held_orders: Joi.array()
+      .items(Joi.string())
+      .description('Orders the recall holds still (On Hold, not released nor cancelled), for operations (not shown to a customer)'),
   }).label('RecallDocument'),
   'GetRecallResult',
 );
@@ -142,3 +144,15 @@ export const listRecallsResult = messageOf(
 );
 
 export const remindResult = messageOf(Joi.object({ recall: Joi.string(), reminded: Joi.number().integer() }).label('RecallReminded'), 'RemindRecallResult');
+
+export const releaseHoldResult = messageOf(
+  Joi.object({
+    recall: Joi.string(),
+    sales_order: Joi.string(),
+    reason: Joi.string(),
+    recall_status: Joi.string().valid('Open', 'Closed').description('The recall stays as it is; while Open its units still may not be shipped'),
+    status: Joi.string().description('The order now: the status it was held from, or On Hold while another recall still holds it'),
+    still_held_by: Joi.array().items(Joi.string()).description('Other recalls whose hold on the order is not released'),
+  }).label('ReleasedHold'),
+  'ReleaseHoldResult',
+);

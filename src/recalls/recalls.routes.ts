@@ -1,9 +1,20 @@
-/** The recall methods: trace, create, approve, acknowledge, get, list, remind, close (thin over the services). */
+/** The recall methods: trace, create, approve, acknowledge, get, list, remind, release a hold, close (thin over the services). */
 import type { ServerRoute } from '@hapi/hapi';
 import { permission } from '../auth/policy/index.js';
 import { methodRoute } from '../http/method.js';
-import { acknowledgeArgs, closeRecallArgs, createRecallArgs, listArg, listRecallsArgs, recallNameArgs, traceArgs, type TraceArgs } from './recall.schemas.js';
-import { closeRecallResult, createRecallResult, listRecallsResult, recallResult, remindResult, traceResult } from './recalls.docs.js';
+import {
+  acknowledgeArgs,
+  closeRecallArgs,
+  createRecallArgs,
+  listArg,
+  listRecallsArgs,
+  recallNameArgs,
+  releaseHoldArgs,
+  traceArgs,
+  type TraceArgs,
+} from './recall.schemas.js';
+import { closeRecallResult, createRecallResult, listRecallsResult, recallResult, releaseHoldResult, remindResult, traceResult } from './recalls.docs.js';
+import { releaseHold } from './recall-release.service.js';
 import { acknowledgeRecall, approveRecall, closeRecall, createRecall, remindRecall } from './recall.service.js';
 import { getRecall, listRecalls } from './recall-read.service.js';
 import { trace } from './trace.service.js';
@@ -88,6 +99,17 @@ export const recallsRoutes: ServerRoute[] = [
     docs: { result: remindResult },
     args: recallNameArgs,
     handler: ({ actor, args }) => remindRecall(actor!, args.recall),
+  }),
+  methodRoute({
+    name: 'svc.recalls.release_hold',
+    methods: ['POST'],
+    access: permission('Recall', 'release_hold'),
+    tags: TAGS,
+    description:
+      'Release an order the recall put On Hold (operations, admins): back to the status it was held from once no other recall holds it; while the recall is Open its units still may not be shipped',
+    docs: { result: releaseHoldResult },
+    args: releaseHoldArgs,
+    handler: ({ actor, args }) => releaseHold(actor!, args),
   }),
   methodRoute({
     name: 'svc.recalls.close_recall',

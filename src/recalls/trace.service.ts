@@ -7,9 +7,10 @@
 import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
 import { recallVendorOf } from '../auth/policy/recalls.rules.js';
-import { findItemByCodeOrSku } from '../catalog/items.service.js';
+import { findItemsByCodeOrSku } from '../catalog/items.service.js';
 import type { Tx } from '../db/sequelize.js';
 import { lotsOfOrder, tracePage, type ShippedEntry, type UnlottedLine, type Window } from '../orders/shipment-reads.js';
+import { isRealDate } from '../orders/npi.js';
 import { InputError, NotFoundError } from '../shared/errors.js';
 import { clampPageLength } from '../shared/page-length.js';
 
@@ -18,10 +19,12 @@ export const LOT_UNKNOWN = 'lot unknown';
 export const TRACE_PAGE = 100;
 export const TRACE_MAX_PAGE = 500;
 
-/** The units a trace or a recall names: an item (or a vendor's sku) and its lots, serials or expiry range. */
+/** The units a trace or a recall names: an item (or a vendor's sku, with the vendor when several use it) and its lots, serials or expiry range. */
 export interface UnitCriteria {
   item_code?: string;
   sku?: string;
+  /** the vendor whose sku `sku` is (an admin naming a sku several vendors use) */
+  vendor?: string;
   lot_numbers?: string[];
   serial_numbers?: string[];
   expiry_from?: string;
@@ -63,13 +66,37 @@ export interface TraceResult {
   total_lot_unknown?: number;
 }
 
-/** The item named by code or sku, within the actor's reach (a vendor's own items; another's answers like a missing one). */
-export async function recallableItem(actor: Actor, ref: { item_code?: string; sku?: string }, opts: { transaction?: Tx } = {}): Promise<TracedItem> {
+/** Refuses (400) a sku that names several items: which one is meant is for the caller to say. */
+function refuseAmbiguousSku(sku: string | undefined, items: TracedItem[]): void {
+  if (items.length < 2) return;
+  const which = items.map((i) => `${i.item_code} (vendor ${i.vendor ?? 'none'})`).join(', ');
+  throw new InputError(`sku ${sku} names several items: ${which}. Give the item code instead, or the vendor with the sku`);
+}
+
+/**
+ * The item named by code, or by sku (within `vendor` when given), within the actor's reach (a
+ * vendor's own items; another's answers like a missing one); a sku naming several items is refused.
+ */
+export async function recallableItem(
+  actor: Actor,
+  ref: { item_code?: string; sku?: string; vendor?: string },
+  opts: { transaction?: Tx } = {},
+): Promise<TracedItem> {
   if (!ref.item_code && !ref.sku) throw new InputError('item_code or sku is required');
-  const vendor = recallVendorOf(actor);
-  const item = await findItemByCodeOrSku({ item_code: ref.item_code, sku: ref.sku, vendor }, opts);
-  if (!item || (vendor !== null && item.vendor !== vendor)) throw new NotFoundError(`Item ${ref.item_code ?? ref.sku} not found`);
-  return item;
+  const own = recallVendorOf(actor);
+  const vendor = own ?? ref.vendor ?? null;
+  const found = own !== null && ref.vendor && ref.vendor !== own ? [] : await findItemsByCodeOrSku({ item_code: ref.item_code, sku: ref.sku, vendor }, opts);
+  const items = found.filter((i) => vendor === null || i.vendor === vendor);
+  if (!items.length) throw new NotFoundError(`Item ${ref.item_code ?? ref.sku} not found${ref.vendor ? ` at vendor ${ref.vendor}` : ''}`);
+  refuseAmbiguousSku(ref.sku, items);
+  return items[0];
+}
+
+/** The expiry range's days are real calendar days, in order (400 naming the field): a trace and a recall, from the API or the CLI, check here. */
+export function checkExpiryRange(input: UnitCriteria): void {
+  for (const field of ['expiry_from', 'expiry_to'] as const)
+    if (input[field] && !isRealDate(input[field])) throw new InputError(`${field} must be a real date (YYYY-MM-DD)`);
+  if (input.expiry_from && input.expiry_to && input.expiry_from > input.expiry_to) throw new InputError('expiry_from is after expiry_to');
 }
 
 const unknownOf = (lines: UnlottedLine[]): LotUnknownLine[] => lines.map((l) => ({ ...l, lot_number: LOT_UNKNOWN }));
@@ -93,6 +120,7 @@ function pageOf(input: TraceInput): Window {
 export async function trace(actor: Actor, input: TraceInput, opts: { transaction?: Tx } = {}): Promise<TraceResult> {
   authorize(actor, 'trace', 'Recall');
   if (input.sales_order) return traceOrder(actor, input.sales_order, opts);
+  checkExpiryRange(input);
   const page = pageOf(input);
   const item = await recallableItem(actor, input, opts);
   const lots = input.lot_numbers ?? [];

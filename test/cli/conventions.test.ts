@@ -80,6 +80,7 @@ const ELSEWHERE: Record<string, string> = {
   'recall show': 'test/recalls/cli.test.ts',
   'recall list': 'test/recalls/cli.test.ts',
   'recall remind': 'test/recalls/cli.test.ts',
+  'recall release': 'test/recalls/holds.test.ts',
   'recall close': 'test/recalls/cli.test.ts',
 };
 

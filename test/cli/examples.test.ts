@@ -102,10 +102,11 @@ async function fixtures(hooks: string): Promise<void> {
   const stocked = await buildItem({ vendor: MEDI.name });
   for (const reason of ['count checked', 'no delivery note'])
     await createStockUpdateRequest(await vendorActorOf(MEDI.name), { item: stocked, action: 'add', warehouse: MAIN, quantity: 3, reason }); // SUR-00001, SUR-00002
-  // the recall the approve example names: a vendor's, waiting for an admin (the create example's is RCL-00002)
+  // the recall the approve example names: a vendor's, waiting for an admin (another lot than the create
+  // example's: a recall of units one already covers is refused)
   const pending = await createRecall(await vendorActorOf(MEDI.name), {
     item_code: 'MEDI-GLV-NIT-M',
-    lot_numbers: ['L-2026-11'],
+    lot_numbers: ['L-2026-10'],
     classification: 'Class II',
     reason: 'Seal defect reported by the maker',
     instructions: 'Quarantine the units',
@@ -113,6 +114,17 @@ async function fixtures(hooks: string): Promise<void> {
   if (pending.name !== 'RCL-00001' || pending.status !== 'Pending Approval') throw new Error(`the approve example names RCL-00001: ${JSON.stringify(pending)}`);
   const order = await buildOrder({ submitted: true, lines: [{ item_code: 'DEMO-ALC-PREP', qty: 1, rate: 5 }] });
   if (order.name !== 'SAL-ORD-2026-00001') throw new Error(`the partner retry example names SAL-ORD-2026-00001, the order is ${order.name}`);
+  // the release example's recall and order: an all-lots recall holding SAL-ORD-2026-00002 (the create example's is RCL-00003)
+  const held = await buildOrder({ submitted: true, lines: [{ item_code: await buildItem({ vendor: MEDI.name }), qty: 1 }] });
+  const allLots = await createRecall(admin, {
+    item_code: held.lines[0].item_code,
+    all_lots: true,
+    classification: 'Class I',
+    reason: 'Sterility',
+    instructions: 'Destroy the units',
+  });
+  if (allLots.name !== 'RCL-00002' || held.name !== 'SAL-ORD-2026-00002' || String(allLots.held_orders) !== held.name)
+    throw new Error(`the release example names RCL-00002 holding SAL-ORD-2026-00002: ${JSON.stringify(allLots)}`);
   await withTransaction(undefined, async (transaction) => {
     await createPartnerOrders(order.name, [{ partner: 'otcpartner', lines: [] }], { transaction });
     // the sales person the user create example links its rep to

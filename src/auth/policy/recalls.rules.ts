@@ -1,7 +1,7 @@
 /**
  * Rules of lot traceability and recalls. "Operations" here is the Operations role (with the
- * Marketplace Officer): it traces, reads every recall, reminds and closes a recall whose every line
- * is accounted for. Admins also approve a vendor's recall and close one with a reason. A vendor
+ * Marketplace Officer): it traces, reads every recall, reminds, releases an order a recall put On
+ * Hold, and closes a recall whose every line is accounted for. Admins also approve a vendor's recall and close one with a reason. A vendor
  * traces and recalls its own items only (its recall waits for an admin's approval); a customer
  * reads and acknowledges only its own lines of a recall.
  */
@@ -20,6 +20,8 @@ definePolicy('Recall', {
     create: (a) => isAdmin(a) || isVendorActor(a),
     approve: 'admin',
     remind: isOperations,
+    // putting back an order an all-lots recall put On Hold
+    release_hold: isOperations,
     close: isOperations,
     // closing while lines are still unaccounted for, with a reason
     force_close: 'admin',

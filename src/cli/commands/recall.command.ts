@@ -8,11 +8,13 @@ import { CliError, type Io } from '../io.js';
 const traces = () => import('../../recalls/trace.service.js');
 const recalls = () => import('../../recalls/recall.service.js');
 const reads = () => import('../../recalls/recall-read.service.js');
+const releases = () => import('../../recalls/recall-release.service.js');
 const tabular = () => import('../../catalog/tabular.js');
 
 type TraceOptions = CommonOptions & {
   item?: string;
   sku?: string;
+  vendor?: string;
   lot?: string[];
   serial?: string[];
   expiryFrom?: string;
@@ -56,6 +58,7 @@ async function traceCommand(io: Io, opts: TraceOptions): Promise<void> {
   ).traceEvery(actor, {
     item_code: opts.item,
     sku: opts.sku,
+    vendor: opts.vendor,
     lot_numbers: opts.lot,
     serial_numbers: opts.serial,
     expiry_from: opts.expiryFrom,
@@ -98,13 +101,14 @@ function unitOptions(command: Command, what: 'entries' | 'units'): Command {
   return command
     .option('--item <code>', 'the item code')
     .option('--sku <sku>', "a vendor's sku, instead of --item")
+    .option('--vendor <vendor>', 'the vendor whose --sku it is (when several vendors use that sku)')
     .option('--lot <lot>', 'a lot number (repeat, or comma-separated)', collect)
     .option('--serial <serial>', 'a serial number (repeat, or comma-separated)', collect)
     .option('--expiry-from <date>', `${what} expiring on or after this day (YYYY-MM-DD)`)
     .option('--expiry-to <date>', `${what} expiring on or before this day (YYYY-MM-DD)`);
 }
 
-/** `svc recall trace|create|approve|show|list|remind|close`: thin over the recalls services (the methods of svc.recalls.*). */
+/** `svc recall trace|create|approve|show|list|remind|release|close`: thin over the recalls services (the methods of svc.recalls.*). */
 export function registerRecall(program: Command, io: Io): void {
   const noun = program.command('recall').description('Lot traceability and recalls: trace lots to customers, recall, follow acknowledgements');
   common(
@@ -139,6 +143,7 @@ export function registerRecall(program: Command, io: Io): void {
     ).createRecall(await actorOf(io, opts), {
       item_code: opts.item,
       sku: opts.sku,
+      vendor: opts.vendor,
       lot_numbers: opts.lot,
       serial_numbers: opts.serial,
       expiry_from: opts.expiryFrom,
@@ -243,6 +248,24 @@ export function registerRecall(program: Command, io: Io): void {
     const r = await (await recalls()).remindRecall(await actorOf(io, opts), name);
     if (opts.json) return json(io, r);
     io.out(`${name}: ${r.reminded} customer(s) reminded`);
+  });
+
+  common(
+    noun
+      .command('release')
+      .description(
+        'Release an order the recall put On Hold (operations, administrators): back to its status before the hold once no recall holds it; an Open recall still blocks its units',
+      )
+      .argument('<recall>')
+      .requiredOption('--order <sales-order>', 'the order On Hold')
+      .requiredOption('--reason <text>', 'why the order may go on (kept in the audit)'),
+    { json: true },
+  ).action(async (name: string, opts: CommonOptions & { order: string; reason: string }) => {
+    await openDatabase(io);
+    const r = await (await releases()).releaseHold(await actorOf(io, opts), { recall: name, sales_order: opts.order, reason: opts.reason });
+    if (opts.json) return json(io, r);
+    const still = r.still_held_by as string[];
+    io.out(`${opts.order} released from ${name}: ${String(r.status)}${still.length ? ` (still held by ${still.join(', ')})` : ''}`);
   });
 
   common(
