@@ -299,6 +299,7 @@ async function measure(
     svc: [
       { url, connections: 8, path: whPath(pages11()) },
       { url, connections: 50, path: whPath(pages11()) },
+      ...(compare ? [8, 50].map((connections) => ({ url: compare.url, connections, path: whPath(pages11()), pid: compare.pid })) : []),
     ],
   });
   const [w8, w50] = wh.svc;
@@ -321,6 +322,16 @@ async function measure(
       w50,
       `${spreadNote(w50.ratio)} (the goal is at 8; shown for scale); ${w50.cpu}; ${w50.rounds} req/s; ${load()}`,
     ),
+    ...wh.svc
+      .slice(2)
+      .map((m, i) =>
+        row(
+          'items_in_warehouse',
+          `SVC_BENCH_COMPARE serve, ${i ? 50 : 8} connections`,
+          m,
+          `${spreadNote(m.ratio)}; ${m.cpu}; ${m.rounds} req/s; ${compare!.root}`,
+        ),
+      ),
   );
   rows.push({
     case: 'data set',
