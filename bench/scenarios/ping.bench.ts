@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../src/db/embedded.js';
-import { interleave, processCpuMs, ratioSpread, spreadNote, summarizeSlices, waitForHttp, type BenchScenario, type Slice } from '../lib.js';
+import { interleave, processCpuMs, ratioSpread, serveCheckout, spreadNote, summarizeSlices, waitForHttp, type BenchScenario, type Slice } from '../lib.js';
 
 const ROUNDS = 8; // 4 with --quick
 const SLICE_SECONDS = 2;
@@ -33,13 +33,22 @@ export const scenario: BenchScenario = {
       const [base] = await ctx.serve(1, { SVC_LOG_LEVEL: level });
       return { url: `${base}/api/method/ping`, cpu: () => ctx.cpuMs(base) };
     };
+    // SVC_BENCH_COMPARE=<another checkout, built>: its serve (info logging) measured in the same rounds
+    const startCompare = async (root: string) => {
+      const env = { SVC_ENV: 'development', DATABASE_URL: ctx.dbUrl, SVC_LOG_LEVEL: 'info', SVC_DB_POOL_MAX: '20' };
+      const { url, child } = await serveCheckout(root, env, 'ping-compare');
+      children.push(child);
+      return { key: 'compare', label: `SVC_BENCH_COMPARE serve (${root}), info logging`, url: `${url}/api/method/ping`, cpu: () => processCpuMs(child.pid) };
+    };
     try {
+      const root = process.env.SVC_BENCH_COMPARE;
       const variants = [
         { key: 'node', label: 'bare node:http (ceiling)', ...(await startBare('bare-http.js', '/')) },
         { key: 'hapi', label: 'bare hapi, one route (framework alone)', ...(await startBare('bare-hapi.js', '/api/method/ping')) },
         { key: 'svc', label: 'svc serve, all plugins, info logging', ...(await startSvc('info')) },
         // for reading the access log's share only; the goal is judged with it on
         { key: 'svc-quiet', label: 'svc serve, access log off (SVC_LOG_LEVEL=warn)', ...(await startSvc('warn')) },
+        ...(root ? [await startCompare(root)] : []),
       ];
       const rounds = ctx.quick ? 4 : ROUNDS;
       const opts = { connections: 50, pipelining: 1 };
