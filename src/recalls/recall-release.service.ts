@@ -12,7 +12,7 @@ import { execute, selectOne, selectRows, withTransaction, type Tx } from '../db/
 import { once, sqlFor } from '../db/sql-names.js';
 import { lockedOrderStatus, ON_HOLD, releaseOrder } from '../orders/order-hold.js';
 import { BusinessRuleError, InputError, NotFoundError } from '../shared/errors.js';
-import { RESOURCE, visibleRecall } from './recall-view.js';
+import { actedBy, RESOURCE, visibleRecall } from './recall-view.js';
 import { RecallLine } from './recall-line.model.js';
 
 export interface ReleaseHoldInput {
@@ -36,8 +36,6 @@ const releaseSql = once(() => {
   };
 });
 
-const who = (actor: Actor) => actor.email ?? actor.id;
-
 /** Refuses (417) releasing an order that is not On Hold, or that this recall does not hold (never did, or released already). */
 async function refuseRelease(recall: string, salesOrder: string, status: string, transaction: Tx): Promise<never> {
   if (status !== ON_HOLD) throw new BusinessRuleError(`Sales Order ${salesOrder} is ${status}, not On Hold: there is no hold to release`);
@@ -57,7 +55,7 @@ export async function releaseHold(actor: Actor, input: ReleaseHoldInput, opts: {
     // the order's row lock serializes releases of one order (under two recalls) and a cancel
     const order = await lockedOrderStatus(so, { transaction });
     if (!order) throw new NotFoundError(`Sales Order ${so} not found`);
-    const released = order.status === ON_HOLD ? await execute(releaseSql().release, [recall.name, so, who(actor), reason], { transaction }) : [];
+    const released = order.status === ON_HOLD ? await execute(releaseSql().release, [recall.name, so, actedBy(actor), reason], { transaction }) : [];
     if (!released.length) return refuseRelease(recall.name, so, order.status, transaction);
     const others = (await selectRows<{ recall: string }>(releaseSql().otherHolds, [so], { transaction })).map((o) => o.recall);
     const from = others.length ? undefined : await selectOne<{ held_from: string }>(releaseSql().heldFrom, [so], { transaction });

@@ -10,6 +10,9 @@ import { Recall, RECALL_STATUS } from './recall.model.js';
 
 export const RESOURCE = 'Recall';
 
+/** How a recall's rows and audit name the person who acted: the e-mail, else the actor's id (a token, a job). */
+export const actedBy = (actor: Actor): string => actor.email ?? actor.id;
+
 export function headerOf(r: Recall): Record<string, unknown> {
   return {
     name: r.name,

@@ -15,7 +15,7 @@ import { refuseDuplicate, type RecallScope } from './recall-duplicates.js';
 import { openRecall } from './recall-open.js';
 import { recallSql } from './recall-sql.js';
 import { trimmedList } from './recall.schemas.js';
-import { headerOf, progressOf, RESOURCE, visibleRecall, type RecallProgress } from './recall-view.js';
+import { actedBy, headerOf, progressOf, RESOURCE, visibleRecall, type RecallProgress } from './recall-view.js';
 import { RecallLine } from './recall-line.model.js';
 import { Recall, RECALL_STATUS, type RecallClass } from './recall.model.js';
 import { checkExpiryRange, recallableItem, type UnitCriteria } from './trace.service.js';
@@ -51,8 +51,6 @@ function checkScope(input: CreateRecallInput): void {
   if (!input.all_lots && !named) throw new InputError('lot_numbers, serial_numbers, an expiry_from / expiry_to range or all_lots is required');
 }
 
-const who = (actor: Actor) => actor.email ?? actor.id;
-
 const scopeOf = (itemCode: string, input: CreateRecallInput): RecallScope => ({
   itemCode,
   allLots: Boolean(input.all_lots),
@@ -85,7 +83,7 @@ export async function createRecall(actor: Actor, raw: CreateRecallInput, opts: {
         reason: input.reason,
         instructions: input.instructions,
         status: pending ? RECALL_STATUS.pending : RECALL_STATUS.open,
-        createdBy: who(actor),
+        createdBy: actedBy(actor),
       },
       { transaction },
     );
@@ -108,7 +106,7 @@ export async function approveRecall(actor: Actor, name: string, opts: { transact
     if (!recall) throw new NotFoundError(`Recall ${name} not found`);
     if (recall.status !== RECALL_STATUS.pending) throw new BusinessRuleError(`Recall ${name} is ${recall.status}, not waiting for approval`);
     await refuseDuplicate(recall, { transaction, pendingToo: false });
-    await recall.update({ status: RECALL_STATUS.open, approvedBy: who(actor), approvedAt: new Date() }, { transaction });
+    await recall.update({ status: RECALL_STATUS.open, approvedBy: actedBy(actor), approvedAt: new Date() }, { transaction });
     await recordAudit(transaction, actor, { action: 'approve', object_type: RESOURCE, object_name: name });
     const item = await recallableItem(actor, { item_code: recall.itemCode }, { transaction });
     return { ...headerOf(recall), ...(await openRecall(actor, recall, item.item_name, transaction)) };
@@ -157,7 +155,7 @@ export async function acknowledgeRecall(actor: Actor, input: AcknowledgeInput, o
           qtyReturned: count(a.qty_returned),
           qtyDestroyed: count(a.qty_destroyed),
           acknowledgedAt: new Date(),
-          acknowledgedBy: who(actor),
+          acknowledgedBy: actedBy(actor),
         },
         { transaction },
       );
@@ -198,7 +196,7 @@ export async function closeRecall(actor: Actor, name: string, reason: string | u
     refuseClose(actor, recall, p, reason);
     const rejected = recall.status === RECALL_STATUS.pending;
     const complete = !rejected && p.lines_outstanding === 0;
-    await recall.update({ status: RECALL_STATUS.closed, closedBy: who(actor), closedAt: new Date(), closeReason: reason ?? null }, { transaction });
+    await recall.update({ status: RECALL_STATUS.closed, closedBy: actedBy(actor), closedAt: new Date(), closeReason: reason ?? null }, { transaction });
     await recordAudit(transaction, actor, {
       action: 'close',
       object_type: RESOURCE,
