@@ -4,7 +4,21 @@ import { rateExpr } from '../../src/catalog/prices.js';
 import { once } from '../../src/db/sql-names.js';
 import { loadLargeCatalog } from '../data/large-catalog.js';
 import { load, positional, rng } from '../data/sql.js';
-import { interleave, percentile, ratioSpread, spreadNote, summarizeSlices, type BenchContext, type BenchRow, type BenchScenario } from '../lib.js';
+import {
+  interleave,
+  median,
+  percentile,
+  processCpuMs,
+  ratioSpread,
+  serveCheckout,
+  spreadNote,
+  stopChild,
+  summarizeSlices,
+  type BenchContext,
+  type BenchRow,
+  type BenchScenario,
+  type Slice,
+} from '../lib.js';
 
 /**
  * Sales Orders on the large catalog (goals G4 and G5 of ../shared/performance.md): create-then-submit
@@ -161,55 +175,99 @@ function lat(xs: number[]): string {
   return `p50 ${percentile(s, 50).toFixed(1)} / p99 ${percentile(s, 99).toFixed(1)} ms`;
 }
 
+/** A serve measured in the rounds: this checkout's, or the SVC_BENCH_COMPARE checkout's (its own process). */
+interface Target {
+  key: string;
+  url: string;
+  /** the serve's process when it is not one of ctx.serve's */
+  pid?: number;
+}
+
+type CpuSlice = Slice & { cpuPerOrder?: number };
+
+/** The serve's CPU per order over a slice (ms, from /proc), median over the rounds: "serve CPU 1.23 ms per order". */
+function cpuNote(runs: CpuSlice[]): string {
+  const xs = runs.map((r) => r.cpuPerOrder).filter((x): x is number => x !== undefined);
+  return xs.length ? `serve CPU ${median(xs).toFixed(2)} ms per order (rounds ${xs.map((x) => x.toFixed(2)).join(' / ')})` : 'serve CPU n/a';
+}
+
 /**
  * The raw place-order transaction and the service's create-then-submit on `bins` measured in turn,
  * round after round (lib.ts interleave), `before` each slice outside the measured time; the service's
- * request statistics count the measured rounds only (not the warm-up slice).
+ * request statistics count the measured rounds only (not the warm-up slice). Every target (this
+ * checkout's serve, and SVC_BENCH_COMPARE's) is one more variant of the same rounds.
  */
 async function placeInTurn(
   ctx: BenchContext,
-  url: string,
+  targets: Target[],
   token: string,
   o: { connections: number; bins: Bin[]; seed: number; before: () => Promise<unknown> },
 ) {
   const rounds = ctx.quick ? 3 : ROUNDS;
-  const c = svcClient(url, token, o.connections);
   const rawR = rng(o.seed);
-  const svcR = rng(o.seed + 100);
-  let warmingUp = true;
-  const runs = await interleave(
+  const svcs = targets.map((t) => ({ ...t, c: svcClient(t.url, token, o.connections), r: rng(o.seed + 100), warmingUp: true }));
+  const cpu = (t: Target) => (t.pid === undefined ? ctx.cpuMs(t.url) : processCpuMs(t.pid));
+  const runs = await interleave<CpuSlice>(
     [
       {
         key: 'raw',
         before: o.before,
         measure: (seconds) => ctx.loop(() => rawPlaceOrder(ctx.pool, pick(rawR, o.bins, LINES)), { connections: o.connections, seconds }),
       },
-      {
-        key: 'svc',
+      ...svcs.map((t) => ({
+        key: t.key,
         before: o.before,
-        measure: async (seconds) => {
-          const m = await ctx.loop(() => c.place(pick(svcR, o.bins, LINES)), { connections: o.connections, seconds });
-          if (warmingUp) {
-            warmingUp = false;
-            c.stats.post.length = 0;
-            c.stats.put.length = 0;
-            c.stats.status.clear();
+        measure: async (seconds: number): Promise<CpuSlice> => {
+          const cpu0 = cpu(t);
+          const m = await ctx.loop(() => t.c.place(pick(t.r, o.bins, LINES)), { connections: o.connections, seconds });
+          const cpu1 = cpu(t);
+          if (t.warmingUp) {
+            t.warmingUp = false;
+            t.c.stats.post.length = 0;
+            t.c.stats.put.length = 0;
+            t.c.stats.status.clear();
           }
-          return m;
+          return { ...m, cpuPerOrder: cpu0 !== undefined && cpu1 !== undefined && m.total ? (cpu1 - cpu0) / m.total : undefined };
         },
-      },
+      })),
     ],
     { rounds, seconds: ctx.quick ? 2 : SLICE_SECONDS },
   );
-  await c.close();
+  for (const t of svcs) await t.c.close();
+  const svc = (t: (typeof svcs)[number]) => ({
+    summary: summarizeSlices(runs.get(t.key)!),
+    ratio: ratioSpread(runs.get(t.key)!, runs.get('raw')!),
+    cpu: cpuNote(runs.get(t.key)!),
+    stats: t.c.stats,
+    statuses: [...t.c.stats.status.entries()].map(([k, v]) => `${k}×${v}`).join(', '),
+  });
+  const [head, ...others] = svcs.map(svc);
   return {
     rounds,
     raw: summarizeSlices(runs.get('raw')!),
-    svc: summarizeSlices(runs.get('svc')!),
-    ratio: ratioSpread(runs.get('svc')!, runs.get('raw')!),
-    stats: c.stats,
-    statuses: [...c.stats.status.entries()].map(([k, v]) => `${k}×${v}`).join(', '),
+    svc: head.summary,
+    ratio: head.ratio,
+    cpu: head.cpu,
+    stats: head.stats,
+    statuses: head.statuses,
+    others,
   };
+}
+
+/** The SVC_BENCH_COMPARE checkout's rows of a case, beside this checkout's. */
+function compareRows(
+  c: string,
+  variant: string,
+  others: { summary: ReturnType<typeof summarizeSlices>; ratio: ReturnType<typeof ratioSpread>; cpu: string; statuses: string }[],
+): BenchRow[] {
+  return others.map((m) => ({
+    case: c,
+    variant: `SVC_BENCH_COMPARE serve, ${variant}`,
+    rps: m.summary.rps,
+    p50: m.summary.p50,
+    p99: m.summary.p99,
+    note: `${spreadNote(m.ratio)}; ${m.cpu}; ${m.summary.rounds} orders/s; failed orders ${m.summary.errors} (${m.statuses}); ${process.env.SVC_BENCH_COMPARE}; ${load()}`,
+  }));
 }
 
 export const scenario: BenchScenario = {
@@ -237,6 +295,13 @@ export const scenario: BenchScenario = {
     for (const b of bins) if (hot.length < 5 && !hot.some((h) => h.item_code === b.item_code)) hot.push(b);
     const token = await ctx.tokenFor('clinic@demo.svc.local');
     const [url] = await ctx.serve(1);
+    // SVC_BENCH_COMPARE=<another checkout, built>: its serve on the same database, measured in the same rounds
+    const root = process.env.SVC_BENCH_COMPARE;
+    const other = root
+      ? await serveCheckout(root, { SVC_ENV: 'development', DATABASE_URL: ctx.dbUrl, SVC_LOG_LEVEL: 'warn', SVC_DB_POOL_MAX: '20' }, 'orders-compare')
+      : undefined;
+    process.once('exit', () => other?.child.kill());
+    const targets: Target[] = [{ key: 'svc', url }, ...(other ? [{ key: 'compare', url: other.url, pid: other.child.pid }] : [])];
     const rows: BenchRow[] = [];
     const deadlocksBefore = await deadlocks(ctx);
 
@@ -248,7 +313,7 @@ export const scenario: BenchScenario = {
     // in the other side's slice.
     const settle = () => ctx.pool.query('VACUUM ANALYZE sales_orders, sales_order_items, vendor_orders, outbox, stock_ledger_entries, bins');
     for (const connections of [8, 32]) {
-      const m = await placeInTurn(ctx, url, token, { connections, bins, seed: 100 + connections, before: settle });
+      const m = await placeInTurn(ctx, targets, token, { connections, bins, seed: 100 + connections, before: settle });
       const g4 = connections === 8 ? `; G4 (≥ 30 % of raw at 8, p99 ≤ 50 ms): ${m.ratio.median >= 0.3 && m.svc.p99 <= 50 ? 'met' : 'NOT met'}` : '';
       rows.push(
         {
@@ -265,8 +330,9 @@ export const scenario: BenchScenario = {
           rps: m.svc.rps,
           p50: m.svc.p50,
           p99: m.svc.p99,
-          note: `${spreadNote(m.ratio)}${g4}; ${m.svc.rounds} orders/s; POST ${lat(m.stats.post)}, PUT ${lat(m.stats.put)}; failed orders ${m.svc.errors} (${m.statuses}); ${load()}`,
+          note: `${spreadNote(m.ratio)}${g4}; ${m.cpu}; ${m.svc.rounds} orders/s; POST ${lat(m.stats.post)}, PUT ${lat(m.stats.put)}; failed orders ${m.svc.errors} (${m.statuses}); ${load()}`,
         },
+        ...compareRows('create-then-submit, random bins', `${connections} clients, ${m.rounds} rounds`, m.others),
       );
     }
 
@@ -277,7 +343,8 @@ export const scenario: BenchScenario = {
     // Every order rewrites the same five bin rows: their dead versions pile up between autovacuum
     // runs and each later slice would start on more of them than the one before. Each one starts
     // from a vacuumed table instead, so neither side inherits the other's garbage.
-    const hotRun = await placeInTurn(ctx, url, token, { connections: 8, bins: hot, seed: 300, before: () => ctx.pool.query('VACUUM bins') });
+    const hotRun = await placeInTurn(ctx, targets, token, { connections: 8, bins: hot, seed: 300, before: () => ctx.pool.query('VACUUM bins') });
+    if (other) await stopChild(other.child);
     const rawHot = hotRun.raw;
     const svcHot = hotRun.svc;
     const hotRatio = hotRun.ratio.median;
@@ -333,8 +400,9 @@ export const scenario: BenchScenario = {
         rps: svcHot.rps,
         p50: svcHot.p50,
         p99: svcHot.p99,
-        note: `${spreadNote(hotRun.ratio)}; G5 (≥ 60 %, zero oversell and deadlocks): ${hotRatio >= 0.6 && clean && dl === 0 ? 'met' : 'NOT met'}; p99 ${(svcHot.p99 / rawHot.p99).toFixed(1)}× raw p99 (G5 ≤ 2×: ${svcHot.p99 <= 2 * rawHot.p99 ? 'met' : 'NOT met'}); ${svcHot.rounds} orders/s; POST ${lat(h.stats.post)}, PUT ${lat(h.stats.put)}; failed orders ${svcHot.errors} (${hotStatuses}); ${load()}`,
+        note: `${spreadNote(hotRun.ratio)}; G5 (≥ 60 %, zero oversell and deadlocks): ${hotRatio >= 0.6 && clean && dl === 0 ? 'met' : 'NOT met'}; p99 ${(svcHot.p99 / rawHot.p99).toFixed(1)}× raw p99 (G5 ≤ 2×: ${svcHot.p99 <= 2 * rawHot.p99 ? 'met' : 'NOT met'}); ${hotRun.cpu}; ${svcHot.rounds} orders/s; POST ${lat(h.stats.post)}, PUT ${lat(h.stats.put)}; failed orders ${svcHot.errors} (${hotStatuses}); ${load()}`,
       },
+      ...compareRows('hot: 3 of the same 5 bins', `8 clients, ${hotRun.rounds} rounds`, hotRun.others),
       {
         case: 'hot: checks',
         variant: 'after both runs and a sell-out burst',

@@ -33,6 +33,10 @@ export function isValidDea(value: unknown): boolean {
 /** A real calendar date YYYY-MM-DD. */
 export function isRealDate(value: unknown): value is string {
   if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
-  const d = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value;
+  // the calendar's rule (proleptic Gregorian, as Date's) without building a Date: every order body's dates pass here
+  const y = Number(value.slice(0, 4));
+  const m = Number(value.slice(5, 7));
+  const d = Number(value.slice(8, 10));
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  return m >= 1 && m <= 12 && d >= 1 && d <= (m === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(m) ? 30 : 31);
 }

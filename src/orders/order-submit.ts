@@ -45,16 +45,16 @@ async function readDraft(actor: Actor, name: string, opts: { transaction?: Tx })
 /** What the write of a read draft needs: each line's route, the outbox rows, the reservation, and the answer's head and items. */
 function planSubmit(actor: Actor, name: string, read: SubmitRead) {
   const lines = read.lines ?? [];
-  const routed: RoutedLine[] = lines.map((l) => ({ ...l, decision: routeOf(l.mapping ?? {}, l.vendor !== null) }));
+  // the lines were parsed for this submit alone: each takes its route in place rather than as a copy
+  const routed: RoutedLine[] = lines.map((l) => Object.assign(l, { decision: routeOf(l.mapping ?? {}, l.vendor !== null) }));
   const entries = submitEntries(name, read.head, read.record_head, routed, read.mail_lines);
   const reservation = reservationBinds(actor, lines, { reason: 'Sales Order submit', voucher_type: 'Sales Order', voucher_no: name });
   const head: OrderHead = { ...read.head, docstatus: 1, status: STATUS.submitted };
-  const items = routed.map((l) => ({
-    ...Object.fromEntries(ORDER_ITEM_KEYS.map((k) => [k, l[k]])),
-    reserved_qty: l.qty,
-    fulfilment_partner: l.decision.route,
-    fulfilment_status: lineStatusOf(l.decision),
-  }));
+  const items = routed.map((l) => {
+    const item: Record<string, unknown> = {};
+    for (const k of ORDER_ITEM_KEYS) item[k] = l[k];
+    return Object.assign(item, { reserved_qty: l.qty, fulfilment_partner: l.decision.route, fulfilment_status: lineStatusOf(l.decision) });
+  });
   return { name, row_version: read.row_version, is503a: read.head.is_503a, lines, routed, entries, reservation, head, items };
 }
 
