@@ -13,8 +13,8 @@ import { processCpuMs, serveCheckout, stopChild, type BenchContext, type BenchRo
  * items has 5,000 entries over 50 lots (a hash of the entry spreads them: ~100 entries of ~100
  * clinics per item and lot), and 10 more lines shipped by a partner with no lot recorded ("lot
  * unknown"). Then svc.recalls.trace of a random (item, lot) through `svc serve` at 8 clients (goal:
- * p99 ≤ 50 ms), beside the same statements bare through pg, with their plans (EXPLAIN ANALYZE,
- * BUFFERS); and svc.recalls.create_recall of a lot every clinic received once (10,000 customers:
+ * p99 ≤ 50 ms; with the serve's CPU per trace, and SVC_BENCH_COMPARE's serve in the same rounds),
+ * beside the same statement bare through pg, with its plans (EXPLAIN ANALYZE, BUFFERS); and svc.recalls.create_recall of a lot every clinic received once (10,000 customers:
  * goal, the request commits in ≤ 2 s with 10,000 notices queued in the outbox; no worker runs, the
  * notices stay queued). --quick shortens each measurement (3 s instead of 10), not the data set.
  */
