@@ -2,9 +2,9 @@ import { Pool } from 'undici';
 import pg from 'pg';
 import { itemLookupStatement } from '../../src/catalog/items.service.js';
 import { traceStatement, type LotCriteria, type Statement } from '../../src/orders/shipment-reads.js';
-import { TRACE_PAGE } from '../../src/recalls/trace.service.js';
+import { LOT_UNKNOWN, TRACE_PAGE } from '../../src/recalls/trace.service.js';
 import { load } from '../data/sql.js';
-import type { BenchContext, BenchRow, BenchScenario } from '../lib.js';
+import { processCpuMs, serveCheckout, stopChild, type BenchContext, type BenchRow, type BenchScenario } from '../lib.js';
 
 /**
  * Lot traceability at scale: 10,000 clinics (each with an e-mail), 100,000 submitted orders of the
@@ -13,8 +13,8 @@ import type { BenchContext, BenchRow, BenchScenario } from '../lib.js';
  * items has 5,000 entries over 50 lots (a hash of the entry spreads them: ~100 entries of ~100
  * clinics per item and lot), and 10 more lines shipped by a partner with no lot recorded ("lot
  * unknown"). Then svc.recalls.trace of a random (item, lot) through `svc serve` at 8 clients (goal:
- * p99 ≤ 50 ms), beside the same statements bare through pg, with their plans (EXPLAIN ANALYZE,
- * BUFFERS); and svc.recalls.create_recall of a lot every clinic received once (10,000 customers:
+ * p99 ≤ 50 ms; with the serve's CPU per trace, and SVC_BENCH_COMPARE's serve in the same rounds),
+ * beside the same statement bare through pg, with its plans (EXPLAIN ANALYZE, BUFFERS); and svc.recalls.create_recall of a lot every clinic received once (10,000 customers:
  * goal, the request commits in ≤ 2 s with 10,000 notices queued in the outbox; no worker runs, the
  * notices stay queued). --quick shortens each measurement (3 s instead of 10), not the data set.
  */
@@ -105,6 +105,10 @@ async function explain(ctx: BenchContext, name: string, s: Statement): Promise<s
   return `${name}: ${p.Plan['Actual Rows']} row(s); ${paths(p.Plan).join(', ')}; buffers hit ${p.Plan['Shared Hit Blocks']} read ${p.Plan['Shared Read Blocks']}; ${p['Execution Time'].toFixed(2)} ms exec + ${p['Planning Time'].toFixed(2)} ms plan`;
 }
 
+/** The trace's statement as the service runs it for an item named by its code: the page, the item's lookup beside it. */
+const pageStatement = (c: LotCriteria): Statement =>
+  traceStatement(c, { offset: 0, limit: TRACE_PAGE }, LOT_UNKNOWN, itemLookupStatement({ item_code: c.itemCode }));
+
 /** The plans of the trace's statements for a typical (item, lot) and for the lot every clinic received. */
 async function plans(ctx: BenchContext): Promise<string[]> {
   const out: string[] = [];
@@ -112,8 +116,7 @@ async function plans(ctx: BenchContext): Promise<string[]> {
     ['RBI-0077 L-7', { itemCode: 'RBI-0077', lotNumbers: ['L-7'] }],
     ['RBI-HOT HOT-1 (10,000 entries)', { itemCode: 'RBI-HOT', lotNumbers: ['HOT-1'] }],
   ] as [string, LotCriteria][]) {
-    out.push(await explain(ctx, `${label} item`, itemLookupStatement({ item_code: c.itemCode })));
-    out.push(await explain(ctx, `${label} page`, traceStatement(c, { offset: 0, limit: TRACE_PAGE })));
+    out.push(await explain(ctx, `${label} page`, pageStatement(c)));
   }
   return out;
 }
@@ -124,28 +127,80 @@ const criteriaAt = (w: number, i: number): LotCriteria => {
 };
 
 /**
- * The service's statements bare through pg, as the service runs them (same texts and binds, prepared
- * under a name as its pool does): the item's lookup, then the page. Each client has its own
+ * The service's statement bare through pg, as the service runs it (same text and binds, prepared
+ * under a name as its pool does): the page with the item's lookup beside it. Each client has its own
  * connection, opened once, like a pooled service.
  */
 async function rawTrace(client: pg.ClientBase, c: LotCriteria): Promise<number> {
-  const item = itemLookupStatement({ item_code: c.itemCode });
-  await client.query({ name: 'bench_item', ...item });
-  const { rows } = await client.query<{ entries: unknown[] }>({
-    name: `bench_trace_${c.lotNumbers?.length ?? 0}`,
-    ...traceStatement(c, { offset: 0, limit: TRACE_PAGE }),
-  });
+  const { rows } = await client.query<{ entries: string }>({ name: `bench_trace_${c.lotNumbers?.length ?? 0}`, ...pageStatement(c) });
   return rows[0].entries.length;
 }
 
-async function measureTrace(ctx: BenchContext, http: Pool, token: string): Promise<BenchRow[]> {
-  const trace = async (w: number, i: number) => {
-    const c = criteriaAt(w, i);
-    const path = `/api/method/svc.recalls.trace?item_code=${c.itemCode}&lot_numbers=${c.lotNumbers![0]}`;
-    const res = await http.request({ method: 'GET', path, headers: { authorization: token, accept: 'application/json' } });
-    const body = await res.body.text();
-    if (res.statusCode !== 200) throw new Error(`${path} ${res.statusCode} ${body.slice(0, 200)}`);
-  };
+/** A serve the trace is measured on: this checkout's, or SVC_BENCH_COMPARE's (its own process). */
+interface TraceTarget {
+  label: string;
+  http: Pool;
+  /** the serve's CPU so far, in ms (from /proc) */
+  cpuMs: () => number | undefined;
+}
+
+interface TraceRun {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  /** the serve's CPU per trace, ms */
+  cpu?: number;
+}
+
+const traceCall = (http: Pool, token: string) => async (w: number, i: number) => {
+  const c = criteriaAt(w, i);
+  const path = `/api/method/svc.recalls.trace?item_code=${c.itemCode}&lot_numbers=${c.lotNumbers![0]}`;
+  const res = await http.request({ method: 'GET', path, headers: { authorization: token, accept: 'application/json' } });
+  const body = await res.body.text();
+  if (res.statusCode !== 200) throw new Error(`${path} ${res.statusCode} ${body.slice(0, 200)}`);
+};
+
+/**
+ * The trace on each serve at 8 clients, in turn round after round (the order reversed every other
+ * round, so both meet the same load): latencies pooled over the rounds, the serve's CPU per trace.
+ */
+async function traceRounds(ctx: BenchContext, token: string, targets: TraceTarget[]): Promise<TraceRun[]> {
+  const rounds = targets.length > 1 ? 4 : 1;
+  const seconds = Math.max(2, ctx.duration / rounds);
+  const acc: { latencies: number[]; errors: number; seconds: number; cpu: number | undefined }[] = targets.map(() => ({
+    latencies: [],
+    errors: 0,
+    seconds: 0,
+    cpu: 0,
+  }));
+  for (const t of targets) await ctx.loop(traceCall(t.http, token), { connections: 8, seconds: 2 }); // warm-up
+  for (let r = 0; r < rounds; r++) {
+    for (const k of r % 2 ? [...targets.keys()].reverse() : [...targets.keys()]) {
+      const cpu0 = targets[k].cpuMs();
+      const m = await ctx.loop(traceCall(targets[k].http, token), { connections: 8, seconds });
+      const cpu1 = targets[k].cpuMs();
+      const a = acc[k];
+      a.latencies.push(...m.latencies);
+      a.errors += m.errors;
+      a.seconds += seconds;
+      a.cpu = a.cpu === undefined || cpu0 === undefined || cpu1 === undefined ? undefined : a.cpu + cpu1 - cpu0;
+    }
+  }
+  return acc.map((a) => {
+    const l = a.latencies.sort((x, y) => x - y);
+    const at = (q: number) => Number((l[Math.min(l.length - 1, Math.floor((q / 100) * l.length))] ?? 0).toFixed(2));
+    return {
+      rps: Math.round(l.length / a.seconds),
+      p50: at(50),
+      p99: at(99),
+      errors: a.errors,
+      cpu: a.cpu === undefined || !l.length ? undefined : a.cpu / l.length,
+    };
+  });
+}
+
+async function measureTrace(ctx: BenchContext, targets: TraceTarget[], token: string): Promise<BenchRow[]> {
   const clients = await Promise.all(Array.from({ length: 8 }, () => ctx.pool.connect()));
   const raw = async (w: number, i: number) => rawTrace(clients[w], criteriaAt(w, i));
   let r: Awaited<ReturnType<BenchContext['loop']>>;
@@ -155,27 +210,29 @@ async function measureTrace(ctx: BenchContext, http: Pool, token: string): Promi
   } finally {
     for (const c of clients) c.release();
   }
-  await ctx.loop(trace, { connections: 8, seconds: 2 });
-  const t = await ctx.loop(trace, { connections: 8, seconds: ctx.duration });
-  ctx.log(`trace: raw ${r.rps} req/s p99 ${r.p99} ms; svc ${t.rps} req/s, p50 ${t.p50} ms, p99 ${t.p99} ms, errors ${t.errors}`);
+  const runs = await traceRounds(ctx, token, targets);
+  const cpu = (t: TraceRun) => (t.cpu === undefined ? 'serve CPU per trace n/a' : `serve CPU per trace ${t.cpu.toFixed(2)} ms`);
+  ctx.log(
+    `trace: raw ${r.rps} req/s p99 ${r.p99} ms; ${runs.map((t, k) => `${targets[k].label} ${t.rps} req/s, p50 ${t.p50} ms, p99 ${t.p99} ms, ${cpu(t)}, errors ${t.errors}`).join('; ')}`,
+  );
   const entries = `${(ORDERS * 10).toLocaleString('en-US')} shipped entries`;
   return [
     {
-      case: 'svc.recalls.trace statements (random item and lot: ~100 entries, ~10 lot unknown)',
+      case: 'svc.recalls.trace statement (random item and lot: ~100 entries, ~10 lot unknown)',
       variant: `raw SQL (pg), 8 clients, ${entries}`,
       rps: r.rps,
       p50: r.p50,
       p99: r.p99,
-      note: `the service's statements (the item's lookup, then the page: entries, lot unknown and totals in one), prepared, each client on its own connection; errors ${r.errors}; ${load()}`,
+      note: `the service's statement (the page: entries, lot unknown, totals and the item's lookup in one), prepared, each client on its own connection; errors ${r.errors}; ${load()}`,
     },
-    {
+    ...runs.map((t, k) => ({
       case: 'svc.recalls.trace (random item and lot: ~100 entries, ~10 lot unknown)',
-      variant: `svc, 8 clients, ${entries}`,
+      variant: `${targets[k].label}, 8 clients, ${entries}`,
       rps: t.rps,
       p50: t.p50,
       p99: t.p99,
-      note: `goal p99 ≤ 50 ms: ${t.p99 <= 50 ? 'met' : 'NOT met'}; ${r.rps ? Math.round((t.rps / r.rps) * 100) : 0} % of raw; errors ${t.errors}`,
-    },
+      note: `goal p99 ≤ 50 ms: ${t.p99 <= 50 ? 'met' : 'NOT met'}; ${r.rps ? Math.round((t.rps / r.rps) * 100) : 0} % of raw; ${cpu(t)}; errors ${t.errors}${runs.length > 1 ? '; the serves measured in turn, 4 rounds' : ''}; ${load()}`,
+    })),
   ];
 }
 
@@ -220,13 +277,26 @@ export const scenario: BenchScenario = {
     const token = await ctx.tokenFor('admin@demo.svc.local');
     const [url] = await ctx.serve(1);
     const http = new Pool(url, { connections: 8, pipelining: 1 });
+    const targets: TraceTarget[] = [{ label: 'svc', http, cpuMs: () => ctx.cpuMs(url) }];
+    // SVC_BENCH_COMPARE=<another checkout, built>: its serve on the same database, measured in the same rounds
+    const root = process.env.SVC_BENCH_COMPARE;
+    const other = root
+      ? await serveCheckout(root, { SVC_ENV: 'development', DATABASE_URL: ctx.dbUrl, SVC_LOG_LEVEL: 'warn', SVC_DB_POOL_MAX: '20' }, 'recalls-compare')
+      : undefined;
+    if (other)
+      targets.push({
+        label: `SVC_BENCH_COMPARE serve (${root})`,
+        http: new Pool(other.url, { connections: 8, pipelining: 1 }),
+        cpuMs: () => processCpuMs(other.child.pid),
+      });
     try {
-      const rows = await measureTrace(ctx, http, token);
+      const rows = await measureTrace(ctx, targets, token);
       rows.push(...explained.map((p) => ({ case: 'plan', variant: 'EXPLAIN (ANALYZE, BUFFERS)', note: p })));
       rows.push(await measureRecall(ctx, http, token));
       return rows;
     } finally {
-      await http.close();
+      for (const t of targets) await t.http.close();
+      if (other) await stopChild(other.child);
     }
   },
 };

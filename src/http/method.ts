@@ -87,6 +87,14 @@ export function validateArgs<A>(schema: Joi.ObjectSchema<A> | undefined, args: R
   return result.value;
 }
 
+/**
+ * An answer whose JSON the handler already holds as text (built by PostgreSQL): sent as
+ * `{ message: … }` with the content type of any JSON answer, without parsing and serialising it again.
+ */
+export function jsonMessage(h: ResponseToolkit, json: string): ResponseObject {
+  return h.response(`{"message":${json}}`).type('application/json; charset=utf-8');
+}
+
 /** Builds the hapi route(s) of one method. */
 export function methodRoute<A = Record<string, unknown>>(def: MethodDef<A>): ServerRoute {
   const methods = def.methods ?? ['GET', 'POST'];

@@ -191,33 +191,36 @@ const UNLOTTED_ALL = `SELECT {so.name} AS sales_order, {so.customer} AS customer
        FROM ${UNLOTTED_FROM}`;
 
 /**
- * A trace's page as one statement: a window of the entries and one of the lines of unknown lot (as
- * json arrays, in their order) beside the totals of both. One round trip and one connection instead
- * of three; its text is stable per criteria shape, so the pool prepares it and PostgreSQL plans it
- * once per connection (planning was half its time per trace). The totals of the entries are an
- * index-only scan of the lot index (customer, qty and order are in it); the lines of unknown lot are
- * read once (u) for their count, their customers and their window; only the windows' rows are joined
- * to the customer's name and ship-to address.
+ * A trace's page as one statement: a window of the entries and one of the lines of unknown lot (json
+ * arrays in their order, each line labelled `lot_number` = `unknownLabel`, returned as text for the
+ * caller to send on unparsed) beside the totals of both, and `beside`: a caller's statement of at
+ * most one row that binds only the item code as $1 (catalog's lookup of the item), read as an object
+ * in the same round trip. Its text is stable per criteria shape, so the pool prepares it and
+ * PostgreSQL plans it once per connection. The totals of the entries are an index-only scan of the
+ * lot index (customer, qty and order are in it); the lines of unknown lot are read once (u) for their
+ * count, customers and window; only the windows' rows are joined to the customer's name and ship-to.
  */
-export function traceStatement(c: LotCriteria, page: Window): Statement {
+export function traceStatement(c: LotCriteria, page: Window, unknownLabel: string, beside?: Statement): Statement {
   const { key, where, binds } = criteriaOf(c);
+  if (beside && (beside.values.length !== 1 || beside.values[0] !== c.itemCode)) throw new Error('traceStatement: beside binds only the item code, as $1');
   const n = binds.length;
   const entries = entriesStatement(c, page).text;
-  const text = cached(`trace|${key}`, () => {
-    const line = UNLOTTED_KEYS.map((k) => `'${k}', y.${k}`).join(', ');
+  const text = cached(`trace|${key}|${beside?.text ?? ''}`, () => {
+    const line = UNLOTTED_KEYS.map((k) => `y.${k}`).join(', ');
     return orderSql(`WITH e AS (SELECT {sl.customer} AS customer, ${QTY} AS qty FROM {sl} WHERE ${where}),
           u AS MATERIALIZED (${UNLOTTED_ALL})
-SELECT (SELECT COALESCE(json_agg(x ORDER BY x.entry_id), '[]') FROM (${entries}) x) AS entries,
-       (SELECT COALESCE(json_agg(json_build_object(${line}) ORDER BY y.sales_order, y.idx), '[]')
+SELECT (SELECT COALESCE(json_agg(x ORDER BY x.entry_id), '[]') FROM (${entries}) x)::text AS entries,
+       (SELECT COALESCE(json_agg((SELECT z FROM (SELECT ${line}, $${n + 3}::text AS lot_number) z) ORDER BY y.sales_order, y.idx), '[]')
           FROM (SELECT u.sales_order, u.customer, {c.customerName} AS customer_name, ${SHIP_TO} AS ship_to, u.item_code, u.qty, u.ship_date, u.vendor,
                        u.fulfilment_partner, u.idx
                   FROM (SELECT * FROM u ORDER BY u.sales_order, u.idx LIMIT $${n + 1} OFFSET $${n + 2}) u
-                  LEFT JOIN {c} ON {c.name} = u.customer LEFT JOIN {a} ON {a.name} = u.address) y) AS unlotted,
+                  LEFT JOIN {c} ON {c.name} = u.customer LEFT JOIN {a} ON {a.name} = u.address) y)::text AS unlotted,
        (SELECT count(*) FROM e)::int AS total_entries, (SELECT count(*) FROM u)::int AS lot_unknown,
        (SELECT count(*) FROM (SELECT customer FROM e UNION SELECT customer FROM u) x)::int AS customers,
-       (SELECT COALESCE(sum(qty), 0) FROM e)::float8 AS units`);
+       (SELECT COALESCE(sum(qty), 0) FROM e)::float8 AS units,
+       ${beside ? `(SELECT row_to_json(b) FROM (${beside.text}) b LIMIT 1)` : 'NULL::json'} AS beside`);
   });
-  return { text, values: [...binds, page.limit, page.offset] };
+  return { text, values: [...binds, page.limit, page.offset, unknownLabel] };
 }
 
 /**
@@ -237,20 +240,18 @@ export function affectedEntriesSelect(c: LotCriteria): Statement {
   return { text, values: binds };
 }
 
-/** A window of the trace of an item: its entries and its lines of unknown lot, and the totals of both. */
+/** A window of the trace of an item (traceStatement): the two arrays as JSON text, the totals, and the row of `beside` (or null). */
 export async function tracePage(
   c: LotCriteria,
   page: Window,
-  opts: { transaction?: Tx } = {},
-): Promise<{ entries: ShippedEntry[]; unlotted: UnlottedLine[]; totals: TraceTotals }> {
-  const q = traceStatement(c, page);
-  const [row] = await selectRows<{ entries: ShippedEntry[]; unlotted: UnlottedLine[]; total_entries: number } & Omit<TraceTotals, 'entries'>>(
-    q.text,
-    q.values,
-    opts,
-  );
-  const { entries, unlotted, total_entries, ...rest } = row;
-  return { entries, unlotted, totals: { entries: total_entries, ...rest } };
+  unknownLabel: string,
+  opts: { transaction?: Tx; beside?: Statement } = {},
+): Promise<{ entries: string; unlotted: string; totals: TraceTotals; beside: Record<string, unknown> | null }> {
+  const q = traceStatement(c, page, unknownLabel, opts.beside);
+  type Row = { entries: string; unlotted: string; total_entries: number; beside: Record<string, unknown> | null } & Omit<TraceTotals, 'entries'>;
+  const [row] = await selectRows<Row>(q.text, q.values, { transaction: opts.transaction });
+  const { entries, unlotted, total_entries, beside, ...rest } = row;
+  return { entries, unlotted, totals: { entries: total_entries, ...rest }, beside };
 }
 
 const sql = once(() => ({

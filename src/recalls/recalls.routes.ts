@@ -1,7 +1,7 @@
 /** The recall methods: trace, create, approve, acknowledge, get, list, remind, release a hold, close (thin over the services). */
 import type { ServerRoute } from '@hapi/hapi';
 import { permission } from '../auth/policy/index.js';
-import { methodRoute } from '../http/method.js';
+import { jsonMessage, methodRoute } from '../http/method.js';
 import {
   acknowledgeArgs,
   closeRecallArgs,
@@ -17,7 +17,7 @@ import { closeRecallResult, createRecallResult, listRecallsResult, recallResult,
 import { releaseHold } from './recall-release.service.js';
 import { acknowledgeRecall, approveRecall, closeRecall, createRecall, remindRecall } from './recall.service.js';
 import { getRecall, listRecalls } from './recall-read.service.js';
-import { trace } from './trace.service.js';
+import { traceJson } from './trace.service.js';
 
 const TAGS = ['recalls'];
 const lists = <T extends TraceArgs>(a: T) => ({
@@ -36,7 +36,8 @@ export const recallsRoutes: ServerRoute[] = [
       'Every shipped entry of an item (item_code or sku) carrying the lots, serial numbers or an expiry date in the range, with lines of no recorded lot as "lot unknown"; or the lots of a sales_order (admins, operations; a vendor its own items)',
     docs: { result: traceResult },
     args: traceArgs,
-    handler: ({ actor, args }) => trace(actor!, lists(args)),
+    // the page's JSON is PostgreSQL's text, sent on as it is
+    handler: async ({ actor, args, h }) => jsonMessage(h, await traceJson(actor!, lists(args))),
   }),
   methodRoute({
     name: 'svc.recalls.create_recall',

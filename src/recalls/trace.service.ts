@@ -7,7 +7,7 @@
 import type { Actor } from '../auth/actor.js';
 import { authorize } from '../auth/policy/index.js';
 import { recallVendorOf } from '../auth/policy/recalls.rules.js';
-import { findItemsByCodeOrSku } from '../catalog/items.service.js';
+import { findItemsByCodeOrSku, itemLookupStatement } from '../catalog/items.service.js';
 import type { Tx } from '../db/sequelize.js';
 import { lotsOfOrder, tracePage, type ShippedEntry, type UnlottedLine, type Window } from '../orders/shipment-reads.js';
 import { isRealDate } from '../orders/npi.js';
@@ -73,6 +73,20 @@ function refuseAmbiguousSku(sku: string | undefined, items: TracedItem[]): void 
   throw new InputError(`sku ${sku} names several items: ${which}. Give the item code instead, or the vendor with the sku`);
 }
 
+/** The vendor whose items the actor may name (its own, or the one an admin names), and whether the reference is out of its reach. */
+function reachOf(actor: Actor, ref: { vendor?: string }): { vendor: string | null; outOfReach: boolean } {
+  const own = recallVendorOf(actor);
+  return { vendor: own ?? ref.vendor ?? null, outOfReach: Boolean(own !== null && ref.vendor && ref.vendor !== own) };
+}
+
+/** The item among those found for the reference, within `vendor` when given: 404 when none is, 400 when a sku names several. */
+function itemOf(ref: { item_code?: string; sku?: string; vendor?: string }, vendor: string | null, found: TracedItem[]): TracedItem {
+  const items = found.filter((i) => vendor === null || i.vendor === vendor);
+  if (!items.length) throw new NotFoundError(`Item ${ref.item_code ?? ref.sku} not found${ref.vendor ? ` at vendor ${ref.vendor}` : ''}`);
+  refuseAmbiguousSku(ref.sku, items);
+  return items[0];
+}
+
 /**
  * The item named by code, or by sku (within `vendor` when given), within the actor's reach (a
  * vendor's own items; another's answers like a missing one); a sku naming several items is refused.
@@ -83,13 +97,9 @@ export async function recallableItem(
   opts: { transaction?: Tx } = {},
 ): Promise<TracedItem> {
   if (!ref.item_code && !ref.sku) throw new InputError('item_code or sku is required');
-  const own = recallVendorOf(actor);
-  const vendor = own ?? ref.vendor ?? null;
-  const found = own !== null && ref.vendor && ref.vendor !== own ? [] : await findItemsByCodeOrSku({ item_code: ref.item_code, sku: ref.sku, vendor }, opts);
-  const items = found.filter((i) => vendor === null || i.vendor === vendor);
-  if (!items.length) throw new NotFoundError(`Item ${ref.item_code ?? ref.sku} not found${ref.vendor ? ` at vendor ${ref.vendor}` : ''}`);
-  refuseAmbiguousSku(ref.sku, items);
-  return items[0];
+  const { vendor, outOfReach } = reachOf(actor, ref);
+  const found = outOfReach ? [] : await findItemsByCodeOrSku({ item_code: ref.item_code, sku: ref.sku, vendor }, opts);
+  return itemOf(ref, vendor, found);
 }
 
 /** The expiry range's days are real calendar days, in order (400 naming the field): a trace and a recall, from the API or the CLI, check here. */
@@ -117,30 +127,53 @@ function pageOf(input: TraceInput): Window {
   return { offset, limit: clampPageLength(limit, TRACE_MAX_PAGE) };
 }
 
-export async function trace(actor: Actor, input: TraceInput, opts: { transaction?: Tx } = {}): Promise<TraceResult> {
+const hasUnits = (i: UnitCriteria) => Boolean(i.lot_numbers?.length || i.serial_numbers?.length || i.expiry_from || i.expiry_to);
+
+/**
+ * The item and its page. Named by its code, the item's lookup (catalog's, binding only the code) is
+ * read beside the page in one round trip, and the actor's reach checked on the row it returns before
+ * anything of the page is answered; named by a sku, the item is looked up first.
+ */
+async function itemPage(actor: Actor, input: TraceInput, page: Window, opts: { transaction?: Tx }) {
+  const criteria = (itemCode: string) => ({
+    itemCode,
+    lotNumbers: input.lot_numbers ?? [],
+    serialNumbers: input.serial_numbers ?? [],
+    expiryFrom: input.expiry_from,
+    expiryTo: input.expiry_to,
+  });
+  const { vendor, outOfReach } = reachOf(actor, input);
+  if (input.item_code && hasUnits(input) && !outOfReach) {
+    const beside = itemLookupStatement({ item_code: input.item_code });
+    const read = await tracePage(criteria(input.item_code), page, LOT_UNKNOWN, { ...opts, beside });
+    return { item: itemOf(input, vendor, read.beside ? [read.beside as unknown as TracedItem] : []), ...read };
+  }
+  const item = await recallableItem(actor, input, opts);
+  if (!hasUnits(input)) throw new InputError('lot_numbers, serial_numbers or an expiry_from / expiry_to range is required (or sales_order)');
+  return { item, ...(await tracePage(criteria(item.item_code), page, LOT_UNKNOWN, opts)) };
+}
+
+/**
+ * The answer of a trace as JSON text, the shape of TraceResult: an item's page is sent on as
+ * PostgreSQL built its arrays (orders/shipment-reads.ts tracePage), never parsed and serialised again.
+ */
+export async function traceJson(actor: Actor, input: TraceInput, opts: { transaction?: Tx } = {}): Promise<string> {
   authorize(actor, 'trace', 'Recall');
-  if (input.sales_order) return traceOrder(actor, input.sales_order, opts);
+  if (input.sales_order) return JSON.stringify(await traceOrder(actor, input.sales_order, opts));
   checkExpiryRange(input);
   const page = pageOf(input);
-  const item = await recallableItem(actor, input, opts);
-  const lots = input.lot_numbers ?? [];
-  const serials = input.serial_numbers ?? [];
-  if (!lots.length && !serials.length && !input.expiry_from && !input.expiry_to)
-    throw new InputError('lot_numbers, serial_numbers or an expiry_from / expiry_to range is required (or sales_order)');
-  const criteria = { itemCode: item.item_code, lotNumbers: lots, serialNumbers: serials, expiryFrom: input.expiry_from, expiryTo: input.expiry_to };
-  const { entries, unlotted, totals } = await tracePage(criteria, page, opts);
-  return {
-    item_code: item.item_code,
-    item_name: item.item_name,
-    entries,
-    lot_unknown: unknownOf(unlotted),
-    customers: totals.customers,
-    units: totals.units,
-    limit_start: page.offset,
-    limit_page_length: page.limit,
-    total_entries: totals.entries,
-    total_lot_unknown: totals.lot_unknown,
-  };
+  const { item, entries, unlotted, totals } = await itemPage(actor, input, page, opts);
+  // TraceResult's keys in its order; the two arrays are PostgreSQL's JSON text
+  return (
+    `{"item_code":${JSON.stringify(item.item_code)},"item_name":${JSON.stringify(item.item_name)},"entries":${entries},"lot_unknown":${unlotted},` +
+    `"customers":${totals.customers},"units":${totals.units},"limit_start":${page.offset},"limit_page_length":${page.limit},` +
+    `"total_entries":${totals.entries},"total_lot_unknown":${totals.lot_unknown}}`
+  );
+}
+
+/** A trace's answer as data (the CLI's table and files). */
+export async function trace(actor: Actor, input: TraceInput, opts: { transaction?: Tx } = {}): Promise<TraceResult> {
+  return JSON.parse(await traceJson(actor, input, opts)) as TraceResult;
 }
 
 /** Every page of a trace, read page by page (the CLI's table and files): the entries and lines of unknown lot of all pages. */

@@ -134,7 +134,7 @@ const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)
 test.serial(
   'a lot’s page reads its entries and their totals from the lot index, without joining shipments or sales_orders; the lines of unknown lot are read once',
   async (t) => {
-    const q = traceStatement({ itemCode: GLOVE, lotNumbers: ['C-1'] }, { offset: 0, limit: 100 });
+    const q = traceStatement({ itemCode: GLOVE, lotNumbers: ['C-1'] }, { offset: 0, limit: 100 }, 'lot unknown');
     // the test's tables are a few rows, which a sequential scan reads best: plan as for a large table
     await db.query('SET enable_seqscan = off; SET enable_bitmapscan = off');
     const { rows } = await db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) ${q.text}`, q.values);

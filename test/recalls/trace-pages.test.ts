@@ -4,7 +4,9 @@
  * and its "lot unknown" lines follow the lots the shipments record (added, then replaced by others).
  */
 import test from 'ava';
+import pgModule from 'pg';
 import type pg from 'pg';
+import { itemLookupStatement } from '../../src/catalog/items.service.js';
 import { loginAs, startTestApp, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import type { Client } from '../helpers/http.js';
@@ -95,4 +97,54 @@ test.serial('a shipped line is "lot unknown" until a lot of its item is recorded
   await ship('SO-TP-9', [{ sku: SYRINGE, qty: 1, serial_numbers: ['S-TP-1'] }], '1Z-TP9');
   t.deepEqual(await unknown(), ['SO-TP-9']);
   t.is((await trace({ item_code: SYRINGE, serial_numbers: 'S-TP-1' })).body.message.lot_unknown.length, 0);
+});
+
+/** The texts of the statements sent to PostgreSQL while `run` runs (pg's Client.prototype.query, wrapped for the call). */
+async function statementsOf(run: () => Promise<unknown>): Promise<string[]> {
+  const proto = pgModule.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = proto.query;
+  const texts: string[] = [];
+  proto.query = function query(this: unknown, ...args: unknown[]) {
+    const config = args[0] as string | { text?: string };
+    texts.push(typeof config === 'string' ? config : (config?.text ?? ''));
+    return original.apply(this, args);
+  };
+  try {
+    await run();
+  } finally {
+    proto.query = original;
+  }
+  return texts;
+}
+
+test.serial('a trace by item code reads the item and its page in one statement, and sends the page as PostgreSQL built it', async (t) => {
+  const lookup = itemLookupStatement({ item_code: GLOVE }).text;
+  let res: Awaited<ReturnType<typeof trace>> | undefined;
+  const texts = await statementsOf(async () => (res = await trace({ item_code: GLOVE, lot_numbers: 'P-1', limit_page_length: 2 })));
+  t.is(res!.status, 200);
+  // the item's lookup is not a round trip of its own: it rides in the page's statement
+  t.deepEqual(
+    texts.filter((x) => x.includes('shipment_lots') || x.includes(lookup)).map((x) => [x.includes('shipment_lots'), x.includes(lookup)]),
+    [[true, true]],
+  );
+  t.is(res!.headers.get('content-type'), 'application/json; charset=utf-8');
+  const message = res!.body.message;
+  t.deepEqual(Object.keys(message), [
+    'item_code',
+    'item_name',
+    'entries',
+    'lot_unknown',
+    'customers',
+    'units',
+    'limit_start',
+    'limit_page_length',
+    'total_entries',
+    'total_lot_unknown',
+  ]);
+  t.like(message, { item_code: GLOVE, item_name: 'Nitrile Exam Gloves, Medium (100)', limit_page_length: 2, total_entries: 5 });
+  t.is(message.entries[0].qty, 1);
+  // the item at another vendor than the one named answers like a missing one, though its lookup rode with the page
+  const other = await trace({ item_code: GLOVE, lot_numbers: 'P-1', vendor: 'VEN-NOPE' });
+  t.is(other.status, 404);
+  t.false(other.text.includes('entries'));
 });
