@@ -146,6 +146,11 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
     type: 'number',
     doc: 'Share of new traces sampled, 0 to 1 (default 1); a request carrying a sampled traceparent is always followed (parent-based)',
   },
+  SVC_TRACING_CONTEXT: {
+    path: 'tracing.context',
+    type: 'string',
+    doc: 'How the active span follows the work with tracing on: promise-hooks (along promises and await, half the CPU; the default of serve) or async-local-storage (also through timers and event listeners; the default of worker and start)',
+  },
   SVC_WEBHOOK_TIMEOUT_MS: { path: 'webhook.timeoutMs', type: 'number', doc: 'Per-attempt timeout of vendor webhooks' },
   SVC_WEBHOOK_ALLOW_PRIVATE: { path: 'webhook.allowPrivateTargets', type: 'boolean', doc: 'Allow loopback/private webhook URLs (development and tests only)' },
   SVC_RETRY_TIME_SCALE: { path: 'webhook.retryTimeScale', type: 'number', doc: 'Scales retry delays (tests); 1 in production' },

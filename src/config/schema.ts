@@ -106,6 +106,7 @@ export const configSchema = Joi.object<Config>({
       .required(),
     serviceName: Joi.string().required(),
     sampleRatio: Joi.number().min(0).max(1).required(),
+    context: Joi.string().valid('', 'promise-hooks', 'async-local-storage').required(),
   }).required(),
   webhook: Joi.object({
     timeoutMs: Joi.number().integer().min(100).required(),

@@ -49,7 +49,7 @@ export interface Config {
    * OpenTelemetry tracing (issue 25 §4), on when `endpoint` is set: read by bin/svc from the standard
    * OTEL_* variables before anything loads (src/shared/tracing-sdk.ts); here for validation and docs
    */
-  tracing: { endpoint: string; serviceName: string; sampleRatio: number };
+  tracing: { endpoint: string; serviceName: string; sampleRatio: number; context: '' | 'promise-hooks' | 'async-local-storage' };
   webhook: { timeoutMs: number; allowPrivateTargets: boolean; retryTimeScale: number };
   partners: PartnerSettings;
   /** `svc start` (npm start) in development: the five partner simulators and demo mappings */

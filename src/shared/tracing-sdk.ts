@@ -9,7 +9,9 @@
  * span per outbox row, the child of the span that enqueued it (its stored traceparent).
  * Export: OTLP over HTTP, batched, protobuf unless OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL says http/json
  * (protobuf, OTLP's default, costs less than half the CPU per span of JSON); `shutdownTracing`
- * flushes it within the shutdown deadline.
+ * flushes it within the shutdown deadline. The active context travels by V8's promise hooks
+ * in `svc serve` (./tracing-context.ts, half the CPU of AsyncLocalStorage on Node 20), in the SDK's
+ * AsyncLocalStorage manager elsewhere (SVC_TRACING_CONTEXT chooses).
  */
 import type { IncomingMessage, Server } from 'node:http';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
@@ -27,6 +29,7 @@ import {
   TraceIdRatioBasedSampler,
   type Sampler,
 } from '@opentelemetry/sdk-trace-node';
+import { PromiseContextManager } from './tracing-context.js';
 import { traceStatements } from './tracing-pg.js';
 import { installTracing, type TracingHooks } from './tracing.js';
 
@@ -134,10 +137,25 @@ function hooksOf(tracer: Tracer, provider: NodeTracerProvider): TracingHooks {
   };
 }
 
+/**
+ * How the active context travels (SVC_TRACING_CONTEXT): V8's promise hooks in `svc serve`, whose
+ * requests are promises throughout; AsyncLocalStorage in the worker and `svc start`, whose stops it
+ * keeps within their bound (with promise hooks a worker's stop overran its last second in the tracing
+ * test under load: not understood, not risked).
+ */
+function contextCarrier(role: string): 'promise-hooks' | 'async-local-storage' {
+  const chosen = process.env.SVC_TRACING_CONTEXT;
+  if (chosen === 'promise-hooks' || chosen === 'async-local-storage') return chosen;
+  return role === 'serve' ? 'promise-hooks' : 'async-local-storage';
+}
+
 /** Starts the SDK (once per process); `role` names the process in the resource. */
 export function startTracing(role: string): void {
   const provider = tracerProvider(role);
-  provider.register({ propagator: new W3CTraceContextPropagator() });
+  provider.register({
+    propagator: new W3CTraceContextPropagator(),
+    contextManager: contextCarrier(role) === 'promise-hooks' ? new PromiseContextManager() : undefined, // undefined: AsyncLocalStorage
+  });
   instrument(provider);
   installTracing(hooksOf(trace.getTracer('svc'), provider));
 }
