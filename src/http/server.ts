@@ -55,11 +55,7 @@ export async function createServer(opts: ServerOptions): Promise<Hapi.Server> {
   server.listener.timeout = 65_000;
   answerParserRefusals(server.listener);
   server.app.logger = opts.logger;
-  await server.register([
-    { plugin: errorBodyPlugin },
-    { plugin: authPlugin, options: { config } },
-    { plugin: textGuardPlugin },
-  ]);
+  await server.register([{ plugin: errorBodyPlugin }, { plugin: authPlugin, options: { config } }, { plugin: textGuardPlugin }]);
   const routes = routeList();
   // the docs plugin describes the routes for the OpenAPI document on its first fetch (http/docs.ts)
   if (opts.docs !== false) await server.register({ plugin: docsPlugin, options: { routes } });
