@@ -12,7 +12,7 @@ import { lockUser } from '../users/users.service.js';
 import { storeUserEnabled } from '../users/accounts.service.js';
 import { recordAudit } from './audit.service.js';
 
-/** Disables (sessions ended, keys kept but refused) or enables a user; a disabled user is out at once. */
+/** Disables (sessions ended, keys kept but refused) or enables a user; a disabled user is out at once (API keys: within SVC_API_KEY_CACHE_MS). */
 export async function setUserEnabled(
   actor: Actor,
   email: string,
@@ -29,7 +29,7 @@ export async function setUserEnabled(
   });
 }
 
-/** Revokes every API key of a user (its scripts stop at once); sessions stay. */
+/** Revokes every API key of a user (its scripts stop within SVC_API_KEY_CACHE_MS); sessions stay. */
 export async function revokeApiKeys(actor: Actor, email: string): Promise<{ email: string; revoked: number }> {
   authorize(actor, 'update', 'User');
   return withTransaction(undefined, async (transaction) => {

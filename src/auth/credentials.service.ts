@@ -8,12 +8,13 @@ import { namesOf, once } from '../db/sql-names.js';
 import { salesPersonRead } from '../org/org-reads.js';
 import { userRead } from '../users/user-reads.js';
 import { findLoginUser, lockUser, recordLogin, storePasswordHash } from '../users/users.service.js';
+import { forgetApiKeys, keepApiKey, keptApiKey } from './api-key-cache.js';
 import { ApiKey } from './api-key.model.js';
 import { Session } from './session.model.js';
 import { vendorInGoodStanding } from './vendor-standing.js';
 import { AuthenticationError, InputError, NotFoundError, RateLimitError } from '../shared/errors.js';
 import { canonicalEmail } from '../shared/email.js';
-import { hashPassword, hmacHex, randomToken, sha256Hex, verifyPassword } from '../shared/crypto.js';
+import { hashPassword, hmacHex, randomToken, safeEqual, sha256Hex, verifyPassword } from '../shared/crypto.js';
 import { clearBucket, hitSlidingStart, peekSlidingStart } from '../shared/rate-limit.js';
 import { lockedOut, loginFailed, type LoginFailureReason } from '../shared/metrics.js';
 import { runtime } from '../shared/runtime.js';
@@ -70,7 +71,7 @@ async function withVendorStanding(actor: Actor, opts: { transaction?: Tx } = {})
   return actor;
 }
 
-/** Loads the actor of an enabled user (fresh on every request: a disabled user is out at once). */
+/** Loads the actor of an enabled user, fresh (an API key's within SVC_API_KEY_CACHE_MS: api-key-cache.ts). */
 export async function loadUserActor(userId: string, via: Actor['via'], opts: { transaction?: Tx } = {}): Promise<Actor | undefined> {
   const row = await selectOne<ActorRow>(actorSql(), [userId], opts);
   return row && row.enabled ? withVendorStanding(toActor(row, via), opts) : undefined;
@@ -246,7 +247,7 @@ export async function generateApiKeys(
   target: { userId?: string; email?: string },
 ): Promise<{ api_key: string; api_secret: string; user: string }> {
   authorize(actor, 'create', 'API Key');
-  return withTransaction(undefined, async (transaction) => {
+  const made = await withTransaction(undefined, async (transaction) => {
     const user = await lockUser(target, { transaction });
     if (!user) throw new NotFoundError(`User ${target.email ?? target.userId} not found`);
     authorizeApiKeysFor(actor, user.id); // its own keys; anyone's for an admin or the CLI
@@ -255,6 +256,8 @@ export async function generateApiKeys(
     await ApiKey.upsert({ userId: user.id, apiKey, secretHash: pepper(apiSecret) }, { transaction, returning: false });
     return { api_key: apiKey, api_secret: apiSecret, user: user.email };
   });
+  forgetApiKeys(); // after the commit: the user's previous key stops here at once (other processes: within SVC_API_KEY_CACHE_MS)
+  return made;
 }
 
 // Runs on every API request: prepared once per connection (planning the team CTE cost ~3× its execution).
@@ -270,11 +273,17 @@ const rehashSql = once(() => {
 
 /** Resolves `token <key>:<secret>` to its user actor, or undefined (401). */
 export async function resolveApiKey(apiKey: string, apiSecret: string): Promise<Actor | undefined> {
+  const kept = keptApiKey(apiKey);
+  // a key verified within SVC_API_KEY_CACHE_MS: its secret is still checked, its row not read again
+  if (kept && safeEqual(pepper(apiSecret), kept.secretHash)) return { ...kept.actor };
+  if (kept) forgetApiKeys(apiKey);
   const row = await selectOne<ActorRow & { secret_hash: string }>(apiKeySql(), [apiKey]);
   const expected = row?.secret_hash ?? pepper('no-such-key');
   const match = matchPeppered((key) => pepper(apiSecret, key), expected);
   if (!row || !match || !row.enabled) return undefined;
   // hashed with the previous SVC_SECRET_KEY: made again with the current one, so it outlives the rotation
   if (match === 'previous') await execute(rehashSql(), [pepper(apiSecret), apiKey, expected]);
-  return withVendorStanding(toActor(row, 'token'));
+  const actor = await withVendorStanding(toActor(row, 'token'));
+  if (match === 'current') keepApiKey(apiKey, expected, actor, runtime().config.apiKeyCacheMs);
+  return actor;
 }

@@ -46,6 +46,11 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
   SVC_PG_PORT: { path: 'embeddedPg.port', type: 'number', doc: 'Port of the embedded PostgreSQL (0 = a free port)' },
   SVC_SESSION_IDLE_MINUTES: { path: 'session.idleMinutes', type: 'number', doc: 'Session idle timeout' },
   SVC_SESSION_ABSOLUTE_HOURS: { path: 'session.absoluteHours', type: 'number', doc: 'Session absolute lifetime' },
+  SVC_API_KEY_CACHE_MS: {
+    path: 'apiKeyCacheMs',
+    type: 'number',
+    doc: 'How long each serve process keeps a verified API key (default 1000; 0: never): a regenerated key, a disabled user or a suspended vendor reaches its requests within it',
+  },
   SVC_LOGIN_ADDRESS_FAILURES: {
     path: 'login.addressFailures',
     type: 'number',

@@ -47,6 +47,7 @@ export const configSchema = Joi.object<Config>({
   mailTimeoutMs: Joi.number().integer().min(100).max(600_000).required(),
   filesDir: Joi.string().required(),
   embeddedPg: Joi.object({ dataDir: Joi.string().required(), port: Joi.number().integer().min(0).max(65535).required() }).required(),
+  apiKeyCacheMs: Joi.number().integer().min(0).max(60_000).required(),
   session: Joi.object({ idleMinutes: Joi.number().positive().required(), absoluteHours: Joi.number().positive().required() }).required(),
   login: Joi.object({ addressFailures: Joi.number().integer().min(1).required(), addressWindowSeconds: Joi.number().integer().min(1).required() }).required(),
   passwordReset: Joi.object({

@@ -27,6 +27,8 @@ export interface Config {
   filesDir: string;
   embeddedPg: { dataDir: string; port: number };
   session: { idleMinutes: number; absoluteHours: number };
+  /** how long a process keeps a verified API key (0: never); changes to keys, users and vendors reach its requests within it */
+  apiKeyCacheMs: number;
   /** failed logins from one client address (any accounts) before it gets 429, within a window from the first */
   login: { addressFailures: number; addressWindowSeconds: number };
   /** portal password resets asked (e-mails sent or not) per hour: per e-mail address asked for, and per client address */

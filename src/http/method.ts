@@ -76,9 +76,16 @@ export function jsonParam<T>(value: unknown, name: string): T | undefined {
   return parsed;
 }
 
+/** How method arguments are validated: every problem reported, strings converted (numbers, booleans). */
+const ARG_PREFS = { abortEarly: false, convert: true, stripUnknown: false };
+
+/**
+ * Validates merged arguments with a schema that already carries ARG_PREFS (methodRoute sets them once
+ * per route: passing them on each call made Joi merge its preferences on every request).
+ */
 export function validateArgs<A>(schema: Joi.ObjectSchema<A> | undefined, args: Record<string, unknown>): A {
   if (!schema) return args as A;
-  const result = schema.validate(args, { abortEarly: false, convert: true, stripUnknown: false });
+  const result = schema.validate(args);
   if (result.error)
     throw new InputError(
       result.error.details[0].message.replace(/"/g, ''),
@@ -100,6 +107,7 @@ export function methodRoute<A = Record<string, unknown>>(def: MethodDef<A>): Ser
   const methods = def.methods ?? ['GET', 'POST'];
   const isPublic = def.access === 'public';
   const documented = def.args ? (methods.includes('GET') ? { query: def.args } : { payload: def.args.allow(null) }) : {};
+  const args = def.args?.prefs(ARG_PREFS);
   return {
     method: methods,
     path: `/api/method/${def.name}`,
@@ -115,9 +123,9 @@ export function methodRoute<A = Record<string, unknown>>(def: MethodDef<A>): Ser
       handler: async (request: Request, h: ResponseToolkit) => {
         const refused = isPublic ? refusalOf(request) : undefined;
         if (refused) throw refused;
-        const args = validateArgs(def.args, methodArgs(request));
+        const valid = validateArgs(args, methodArgs(request));
         const actor = request.auth.isAuthenticated ? actorOf(request) : undefined;
-        const result = await def.handler({ request, h, args, actor });
+        const result = await def.handler({ request, h, args: valid, actor });
         if (result && typeof result === 'object' && 'variety' in result && 'statusCode' in result) return result as ResponseObject;
         if (result === undefined || result === null) return {};
         return { message: result };

@@ -12,7 +12,7 @@ import { answerParserRefusals } from './client-error.js';
 import { docsPlugin } from './docs.js';
 import { authPlugin } from './plugins/auth.js';
 import { errorBodyPlugin } from './plugins/error-body.js';
-import { requestLogPlugin } from './plugins/request-log.js';
+import { accessLogWriter } from './plugins/request-log.js';
 import { textGuardPlugin } from './plugins/text-guard.js';
 import { httpFinished, httpStarted, metricsEnabled } from '../shared/metrics.js';
 import { runStartupTasks } from '../shared/startup.js';
@@ -54,17 +54,13 @@ export async function createServer(opts: ServerOptions): Promise<Hapi.Server> {
   // (and `timeout.server`) would arm a timer on every request.
   server.listener.timeout = 65_000;
   answerParserRefusals(server.listener);
-  await server.register([
-    { plugin: requestLogPlugin, options: { logger: opts.logger } },
-    { plugin: errorBodyPlugin },
-    { plugin: authPlugin, options: { config } },
-    { plugin: textGuardPlugin },
-  ]);
+  server.app.logger = opts.logger;
+  await server.register([{ plugin: errorBodyPlugin }, { plugin: authPlugin, options: { config } }, { plugin: textGuardPlugin }]);
   const routes = routeList();
   // the docs plugin describes the routes for the OpenAPI document on its first fetch (http/docs.ts)
   if (opts.docs !== false) await server.register({ plugin: docsPlugin, options: { routes } });
   server.route(routes);
-  observeRequests(server);
+  observeRequests(server, accessLogWriter(opts.logger));
   // the process's start-up work (src/modules.ts) runs before the listener opens
   server.ext('onPreStart', () => runStartupTasks(config));
   return server;
@@ -106,21 +102,25 @@ function routeDefaults(config: Config): Hapi.ServerOptions['routes'] {
 }
 
 /**
- * Metrics and the server span of every request (issue 25), labelled and named by the route's
- * template, never the URL. Nothing is added to hapi's request lifecycle: a request is counted in
- * flight (and, tracing on, runs inside its span) from the listener's own 'request' event, and both
- * end in hapi's 'response' event, which follows every request once its answer is sent or abandoned.
+ * The access line, metrics and the server span of every request (issue 25), labelled and named by
+ * the route's template, never the URL. Nothing is added to hapi's request lifecycle: a request is
+ * counted in flight (and, tracing on, runs inside its span) from the listener's own 'request' event,
+ * and all three end in one listener of hapi's 'response' event (one dispatch, issue 29), which
+ * follows every request once its answer is sent or abandoned; the access line comes first, while
+ * the span it quotes is still open.
  */
-function observeRequests(server: Hapi.Server): void {
+function observeRequests(server: Hapi.Server, writeAccessLine: ((request: Hapi.Request) => void) | undefined): void {
   const metrics = metricsEnabled(); // SVC_METRICS=false: not even the listeners
   const tracing = tracingOn();
-  if (!metrics && !tracing) return;
   if (tracing) traceListener(server.listener);
   if (metrics) {
     server.listener.on('request', httpStarted);
     server.listener.on('checkContinue', httpStarted);
   }
+  if (!writeAccessLine && !metrics && !tracing) return;
   server.events.on('response', (request) => {
+    writeAccessLine?.(request);
+    if (!metrics && !tracing) return;
     const response = request.response as { statusCode?: number; output?: { statusCode: number } } | null;
     const status = response?.statusCode ?? response?.output?.statusCode ?? 499; // 499: the client went away first
     // a request injected by a test bypasses the listener: it was not counted in flight (isInjected: hapi's, untyped)

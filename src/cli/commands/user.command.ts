@@ -91,7 +91,11 @@ export function registerUser(program: Command, io: Io): void {
     common(
       user
         .command(enabled ? 'enable' : 'disable')
-        .description(enabled ? 'Enable a disabled user (it may sign in again)' : 'Disable a user: its sessions end and its API keys stop working at once')
+        .description(
+          enabled
+            ? 'Enable a disabled user (it may sign in again)'
+            : 'Disable a user: its sessions end at once, its API keys within SVC_API_KEY_CACHE_MS (1 s)',
+        )
         .argument('[email]', 'the user (asked for on a terminal when left out)'),
       { json: true, yes: !enabled },
     ).action(async (given: string | undefined, opts: CommonOptions) => {
@@ -111,7 +115,7 @@ export function registerUser(program: Command, io: Io): void {
   common(
     user
       .command('revoke-keys')
-      .description('Revoke every API key of a user (its scripts stop at once; sign-in is unaffected)')
+      .description('Revoke every API key of a user (its scripts stop within SVC_API_KEY_CACHE_MS, 1 s; sign-in is unaffected)')
       .argument('[email]', 'the user (asked for on a terminal when left out)'),
     {
       json: true,

@@ -1,4 +1,4 @@
-import type { Plugin, Request } from '@hapi/hapi';
+import type { Request } from '@hapi/hapi';
 import pino, { type Logger } from 'pino';
 import type { Actor } from '../../auth/actor.js';
 import { isoTimestamp } from '../../shared/runtime.js';
@@ -25,15 +25,12 @@ export function accessLine(request: Request): string {
 }
 
 /**
- * One structured access line per request, with its request id; no bodies, no query strings, no
- * credentials; written to the general logger's destination.
+ * The writer of one structured access line per request, with its request id (no bodies, no query
+ * strings, no credentials), to the general logger's destination; undefined when `info` is off.
+ * The server calls it from its one 'response' listener (http/server.ts observeRequests).
  */
-export const requestLogPlugin: Plugin<{ logger: Logger }> = {
-  name: 'svc-request-log',
-  register(server, { logger }) {
-    server.app.logger = logger;
-    if (!logger.isLevelEnabled('info')) return;
-    const destination = (logger as unknown as Record<symbol, pino.DestinationStream>)[pino.symbols.streamSym];
-    server.events.on('response', (request) => destination.write(accessLine(request)));
-  },
-};
+export function accessLogWriter(logger: Logger): ((request: Request) => void) | undefined {
+  if (!logger.isLevelEnabled('info')) return undefined;
+  const destination = (logger as unknown as Record<symbol, pino.DestinationStream>)[pino.symbols.streamSym];
+  return (request) => destination.write(accessLine(request));
+}
