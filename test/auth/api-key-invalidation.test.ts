@@ -10,6 +10,7 @@ import pg from 'pg';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { buildApiKey, buildVendor } from '../helpers/factories.js';
 import { Client, type HttpResponse } from '../helpers/http.js';
+import { credentialsSettled } from '../helpers/credentials.js';
 import { createUser } from '../../src/users/users.service.js';
 import { systemActor } from '../../src/auth/actor.js';
 import { apiKeysListening, keepApiKey, keptApiKey } from '../../src/auth/api-key-cache.js';
@@ -45,13 +46,7 @@ async function keptUser(t: { truthy: (v: unknown, m?: string) => void }): Promis
   return { email, apiKey, client };
 }
 
-/** Waits until a marker NOTIFY sent now has reached the app's listener (the changes before it have too). */
-async function settled(): Promise<void> {
-  const marker = `marker-${++seq}`;
-  keepApiKey(marker, 'hash', { type: 'user', id: marker, roles: [], via: 'token' }, 60_000);
-  await pgc.query(`SELECT pg_notify('svc_credentials', '')`);
-  await until(() => keptApiKey(marker) === undefined, 'the marker notification to arrive');
-}
+const settled = () => credentialsSettled(pgc);
 
 async function until(done: () => boolean | Promise<boolean>, what: string | (() => string), ms = 5000): Promise<void> {
   const deadline = Date.now() + ms;
