@@ -8,7 +8,7 @@ import { namesOf, once } from '../db/sql-names.js';
 import { salesPersonRead } from '../org/org-reads.js';
 import { userRead } from '../users/user-reads.js';
 import { findLoginUser, lockUser, recordLogin, storePasswordHash } from '../users/users.service.js';
-import { forgetApiKeys, keepApiKey, keptApiKey } from './api-key-cache.js';
+import { apiKeyGeneration, forgetApiKeys, keepApiKey, keptApiKey } from './api-key-cache.js';
 import { ApiKey } from './api-key.model.js';
 import { Session } from './session.model.js';
 import { vendorInGoodStanding } from './vendor-standing.js';
@@ -71,7 +71,7 @@ async function withVendorStanding(actor: Actor, opts: { transaction?: Tx } = {})
   return actor;
 }
 
-/** Loads the actor of an enabled user, fresh (an API key's within SVC_API_KEY_CACHE_MS: api-key-cache.ts). */
+/** Loads the actor of an enabled user, fresh (an API key's kept until a change is notified: api-key-cache.ts). */
 export async function loadUserActor(userId: string, via: Actor['via'], opts: { transaction?: Tx } = {}): Promise<Actor | undefined> {
   const row = await selectOne<ActorRow>(actorSql(), [userId], opts);
   return row && row.enabled ? withVendorStanding(toActor(row, via), opts) : undefined;
@@ -256,7 +256,7 @@ export async function generateApiKeys(
     await ApiKey.upsert({ userId: user.id, apiKey, secretHash: pepper(apiSecret) }, { transaction, returning: false });
     return { api_key: apiKey, api_secret: apiSecret, user: user.email };
   });
-  forgetApiKeys(); // after the commit: the user's previous key stops here at once (other processes: within SVC_API_KEY_CACHE_MS)
+  forgetApiKeys(); // after the commit: the previous key stops here before the notification arrives (other processes: at its arrival)
   return made;
 }
 
@@ -274,9 +274,10 @@ const rehashSql = once(() => {
 /** Resolves `token <key>:<secret>` to its user actor, or undefined (401). */
 export async function resolveApiKey(apiKey: string, apiSecret: string): Promise<Actor | undefined> {
   const kept = keptApiKey(apiKey);
-  // a key verified within SVC_API_KEY_CACHE_MS: its secret is still checked, its row not read again
+  // a key verified since the last credentials change (within SVC_API_KEY_CACHE_MS): its secret is still checked, its row not read again
   if (kept && safeEqual(pepper(apiSecret), kept.secretHash)) return { ...kept.actor };
   if (kept) forgetApiKeys(apiKey);
+  const since = apiKeyGeneration(); // a change notified while this reads: what it read is not kept
   const row = await selectOne<ActorRow & { secret_hash: string }>(apiKeySql(), [apiKey]);
   const expected = row?.secret_hash ?? pepper('no-such-key');
   const match = matchPeppered((key) => pepper(apiSecret, key), expected);
@@ -284,6 +285,6 @@ export async function resolveApiKey(apiKey: string, apiSecret: string): Promise<
   // hashed with the previous SVC_SECRET_KEY: made again with the current one, so it outlives the rotation
   if (match === 'previous') await execute(rehashSql(), [pepper(apiSecret), apiKey, expected]);
   const actor = await withVendorStanding(toActor(row, 'token'));
-  if (match === 'current') keepApiKey(apiKey, expected, actor, runtime().config.apiKeyCacheMs);
+  if (match === 'current' && apiKeyGeneration() === since) keepApiKey(apiKey, expected, actor, runtime().config.apiKeyCacheMs);
   return actor;
 }

@@ -49,7 +49,7 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
   SVC_API_KEY_CACHE_MS: {
     path: 'apiKeyCacheMs',
     type: 'number',
-    doc: 'How long each serve process keeps a verified API key (default 1000; 0: never): a regenerated key, a disabled user or a suspended vendor reaches its requests within it',
+    doc: 'How long at most each serve process keeps a verified API key (default 1000; 0: never): a regenerated key, a disabled user or a suspended vendor reaches its requests at once (within it if the serve notification connection is down)',
   },
   SVC_LOGIN_ADDRESS_FAILURES: {
     path: 'login.addressFailures',

@@ -6,6 +6,7 @@
 import Joi from 'joi';
 import type { Actor } from '../auth/actor.js';
 import { authorize, scopeOf } from '../auth/policy/index.js';
+import { forgetApiKeys } from '../auth/api-key-cache.js';
 import { recordAudit } from '../audit/audit.service.js';
 import { fn, literal, type Attributes } from 'sequelize';
 import { withTransaction, type Tx } from '../db/sequelize.js';
@@ -103,12 +104,15 @@ const now = () => fn('now') as unknown as Date;
 
 async function updateVendor(actor: Actor, name: string, action: string, values: ProfileChange, opts: { transaction?: Tx }): Promise<VendorProfileView> {
   authorize(actor, 'update', 'Vendor Profile');
-  return withTransaction(opts, async (transaction) => {
+  const view = await withTransaction(opts, async (transaction) => {
     await lockVendor(name, transaction);
     await VendorProfile.update(values, { where: { name }, transaction });
     await recordAudit(transaction, actor, { action, object_type: 'Vendor Profile', object_name: name });
     return getVendor(actor, name, { transaction });
   });
+  // the standing may have changed: this process forgets its kept API keys before the notification arrives
+  if (!opts.transaction) forgetApiKeys();
+  return view;
 }
 
 /** Approves a profile (Pending Approval or Rejected → Approved). */

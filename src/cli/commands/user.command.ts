@@ -94,7 +94,7 @@ export function registerUser(program: Command, io: Io): void {
         .description(
           enabled
             ? 'Enable a disabled user (it may sign in again)'
-            : 'Disable a user: its sessions end at once, its API keys within SVC_API_KEY_CACHE_MS (1 s)',
+            : 'Disable a user: its sessions and API keys end at once (API keys within SVC_API_KEY_CACHE_MS if the serve notification connection is down)',
         )
         .argument('[email]', 'the user (asked for on a terminal when left out)'),
       { json: true, yes: !enabled },
@@ -115,7 +115,9 @@ export function registerUser(program: Command, io: Io): void {
   common(
     user
       .command('revoke-keys')
-      .description('Revoke every API key of a user (its scripts stop within SVC_API_KEY_CACHE_MS, 1 s; sign-in is unaffected)')
+      .description(
+        'Revoke every API key of a user (its scripts stop at once, within SVC_API_KEY_CACHE_MS if the serve notification connection is down; sign-in is unaffected)',
+      )
       .argument('[email]', 'the user (asked for on a terminal when left out)'),
     {
       json: true,

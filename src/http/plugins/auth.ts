@@ -5,9 +5,11 @@
  * Who may call the route (its `access`) is asked of the policy module here too.
  */
 import Boom from '@hapi/boom';
-import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
+import type { Plugin, Request, ResponseToolkit, Server } from '@hapi/hapi';
 import type { Actor } from '../../auth/actor.js';
 import { resolveApiKey, resumeSession } from '../../auth/credentials.service.js';
+import { listenForCredentialChanges } from '../../auth/credentials-listener.js';
+import { databaseUrl } from '../../db/sequelize.js';
 import { mayCall, type RouteAccess } from '../../auth/policy/index.js';
 import { safeEqual } from '../../shared/crypto.js';
 import { CsrfError, PermissionError } from '../../shared/errors.js';
@@ -137,8 +139,24 @@ export const authPlugin: Plugin<{ config: Config }> = {
     }));
     server.auth.strategy('svc', 'svc');
     server.auth.default({ strategy: 'svc', mode: 'required' });
+    if (config.apiKeyCacheMs > 0) listenWhileServing(server);
   },
 };
+
+/**
+ * Kept API keys are forgotten at each committed credentials change (auth/credentials-listener.ts):
+ * listening from the server's start (before its port opens) to its stop (ended within half a second).
+ */
+function listenWhileServing(server: Server): void {
+  let listening: { close(): Promise<void> } | undefined;
+  server.ext('onPreStart', async () => {
+    listening = await listenForCredentialChanges(databaseUrl());
+  });
+  server.ext('onPostStop', async () => {
+    await listening?.close();
+    listening = undefined;
+  });
+}
 
 /** The actor of an authenticated request. */
 export function actorOf(request: Request): Actor {
