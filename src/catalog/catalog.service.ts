@@ -193,12 +193,17 @@ export async function searchItems(actor: Actor, input: { query: string; warehous
   const query = input.query.trim();
   if (query.length === 0) throw new InputError('query must not be empty');
   const { offset, limit } = pageOf(input);
-  const rows = await selectRows<CatalogQueryRow>(searchItemsSql({ warehouse: Boolean(input.warehouse), limit, offset }), {
-    requested: input.price_list ?? null,
-    customer: pricingCustomer(actor),
-    pattern: likePattern(query),
-    ...(input.warehouse ? { warehouse: input.warehouse } : {}),
-  });
+  const rows = await selectRows<CatalogQueryRow>(
+    searchItemsSql({ warehouse: Boolean(input.warehouse), limit, offset }),
+    {
+      requested: input.price_list ?? null,
+      customer: pricingCustomer(actor),
+      pattern: likePattern(query),
+      ...(input.warehouse ? { warehouse: input.warehouse } : {}),
+    },
+    // planned with its pattern on every run: a common word and a rare one need different plans (see searchItemsSql)
+    { planEachRun: true },
+  );
   // strict warehouse filter: rows then carry no warehouse
   return catalogRows(actor, rows, input.warehouse, !input.warehouse);
 }

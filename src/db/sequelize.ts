@@ -214,7 +214,7 @@ const noNul = (v: unknown) => (typeof v === 'string' && v.includes('\0') ? v.rep
  * binds `$name`s; no binds → the simple protocol, so a multi-statement script can run. A statement
  * run often becomes a named prepared statement (statementName).
  */
-async function runSql(sql: string, bind: Record<string, unknown> | unknown[], transaction: Tx | undefined): Promise<unknown[]> {
+async function runSql(sql: string, bind: Record<string, unknown> | unknown[], transaction: Tx | undefined, planEachRun = false): Promise<unknown[]> {
   let text = sql;
   let values: unknown[] | undefined;
   if (Array.isArray(bind)) values = bind.length ? bind.map(noNul) : undefined;
@@ -226,7 +226,7 @@ async function runSql(sql: string, bind: Record<string, unknown> | unknown[], tr
       return noNul(bind[name]);
     });
   }
-  const name = values ? statementName(text) : undefined;
+  const name = values && !planEachRun ? statementName(text) : undefined;
   type Rows = pg.QueryResult<Record<string, unknown>>;
   const result = (await onConnection(transaction, text, (client) =>
     values ? client.query(name ? { name, text, values } : { text, values }) : client.query(text),
@@ -234,12 +234,23 @@ async function runSql(sql: string, bind: Record<string, unknown> | unknown[], tr
   return Array.isArray(result) ? result.flatMap((r) => r.rows ?? []) : result.rows;
 }
 
+/**
+ * `planEachRun`: the statement is never named, so PostgreSQL plans every run with its values. For a
+ * statement whose best plan depends on the values' selectivity (search_items: a common word walks the
+ * items key and stops at the page, a rare one needs the trigram index), a cached generic plan would
+ * serve one kind of value with the other's plan.
+ */
 export async function selectRows<T = Record<string, unknown>>(
   sql: string,
   bind: Record<string, unknown> | unknown[] = {},
-  opts: { transaction?: Tx } = {},
+  opts: { transaction?: Tx; planEachRun?: boolean } = {},
 ): Promise<T[]> {
-  return (await runSql(sql, bind, opts.transaction)) as T[];
+  return (await runSql(sql, bind, opts.transaction, opts.planEachRun)) as T[];
+}
+
+/** The texts this process runs as named prepared statements (diagnostics and tests). */
+export function namedStatementTexts(): string[] {
+  return [...namedTexts.keys()];
 }
 
 export async function selectOne<T = Record<string, unknown>>(

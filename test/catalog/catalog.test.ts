@@ -5,6 +5,9 @@ import { serverMessages, type Client, type Json } from '../helpers/http.js';
 import { buildItem } from '../helpers/factories.js';
 import { reviewProduct } from '../../src/vendors/product-review.service.js';
 import { systemActor } from '../../src/auth/actor.js';
+import { namedStatementTexts } from '../../src/db/sequelize.js';
+import { namesOf } from '../../src/db/sql-names.js';
+import { Bin } from '../../src/catalog/bin.model.js';
 
 let app: TestApp;
 let clinic: Client; // CUST-0001, Contract Pricing
@@ -133,6 +136,21 @@ test('search_items: LIKE wildcards are literal; query is required', async (t) =>
   const missing = await clinic.get('/api/method/svc.catalog.search_items');
   t.is(missing.status, 400);
   t.deepEqual(serverMessages(missing.body), ['query is required']);
+});
+
+test('search_items is planned with its pattern on every run, never as a named statement; items_in_warehouse is named', async (t) => {
+  // a cached generic plan would serve a rare code with a common word's plan (the items key walk) or the reverse
+  for (const query of ['cuff', 'glove', 'cuff', 'DEMO-BP', 'cuff']) t.is((await clinic.get('/api/method/svc.catalog.search_items', { query })).status, 200);
+  for (let i = 0; i < 3; i++) t.is((await clinic.get('/api/method/svc.catalog.items_in_warehouse', { warehouse: 'Main Warehouse - MSE' })).status, 200);
+  const named = namedStatementTexts();
+  t.true(
+    named.some((text) => text.includes(namesOf(Bin).t)),
+    'items_in_warehouse, run three times, is a named statement (the mechanism is on in this process)',
+  );
+  t.false(
+    named.some((text) => /ILIKE/i.test(text)),
+    'no search statement is named',
+  );
 });
 
 test('catalog hides unreviewed items and follows live stock', async (t) => {
