@@ -1,11 +1,9 @@
 /**
- * Coverage of src/ for the test command, measured by V8 and reported by c8. ava gets
- * `NODE_OPTIONS=--import=…coverage-preload.js`, so its worker processes and every node process a test
- * spawns with the environment it inherits (bin/svc serve and worker, CLI commands, scripts) take V8's
- * precise coverage and write that of dist/src when they exit (test/helpers/coverage-preload.ts: the
- * format of NODE_V8_COVERAGE, which wrote every script of the process, 4–8 MB a file); c8 then maps
- * dist/ back to src/*.ts through the source maps and prints a summary. The floor (.c8rc.json) is
- * checked when the whole suite ran: a run of a few files covers little by design.
+ * Coverage of src/ for the test command, measured by V8 and reported by c8. NODE_V8_COVERAGE is set
+ * for ava, so its worker processes and every process a test spawns (bin/svc serve and worker, CLI
+ * commands, scripts) write their coverage when they exit; c8 then maps dist/ back to src/*.ts through
+ * the source maps and prints a summary. The floor (.c8rc.json) is checked when the whole suite ran:
+ * a run of a few files covers little by design.
  *
  * On by default for the whole suite; SVC_TEST_COVERAGE=0 turns it off, SVC_TEST_COVERAGE=1 turns it
  * on for a run of a few files too. The raw data stays in coverage/v8 after the run, so other reports
@@ -15,7 +13,6 @@
 import { spawn } from 'node:child_process';
 import { readdir, rm, mkdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { pathToFileURL } from 'node:url';
 
 export interface Coverage {
   /** environment for the processes whose coverage counts */
@@ -58,13 +55,7 @@ export async function startCoverage(root: string, opts: { wholeSuite: boolean })
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   return {
-    env: {
-      NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import=${pathToFileURL(join(root, 'dist', 'test', 'helpers', 'coverage-preload.js')).href}`]
-        .filter(Boolean)
-        .join(' '),
-      SVC_TEST_COVERAGE_DIR: dir,
-      SVC_TEST_COVERAGE_SRC: join(root, 'dist', 'src'),
-    },
+    env: { NODE_V8_COVERAGE: dir },
     async report(write) {
       const stale = (await staleCompiled(root)).flatMap((f) => ['--exclude', f]);
       // --exclude replaces c8's default list: node_modules stays out

@@ -22,22 +22,13 @@ function commandOf(args: string[], limits: ChildLimits): [string, string[]] {
   return ['bash', ['-c', `ulimit -f ${limits.fileSizeKb} && exec "$@"`, 'svc', ...svc]];
 }
 
-/**
- * A NODE_OPTIONS the test gives comes after the inherited one rather than in its place: a covered run
- * loads its coverage module through NODE_OPTIONS (test/helpers/coverage.ts).
- */
-function nodeOptions(env: Record<string, string>): Record<string, string> {
-  if (env.NODE_OPTIONS === undefined || !process.env.NODE_OPTIONS) return {};
-  return { NODE_OPTIONS: `${process.env.NODE_OPTIONS} ${env.NODE_OPTIONS}` };
-}
-
 /** Starts `svc <args>` with the test environment; resolves once `ready` matches its output (within readyMs). */
 export function spawnSvc(args: string[], env: Record<string, string>, ready: RegExp, readyMs = 60_000, limits: ChildLimits = {}): Promise<Child> {
   return new Promise((resolve, reject) => {
     const [command, argv] = commandOf(args, limits);
     const proc = spawn(command, argv, {
       cwd: projectRoot,
-      env: { ...process.env, SVC_ENV: 'test', SVC_LOG_LEVEL: 'warn', ...env, ...nodeOptions(env) },
+      env: { ...process.env, SVC_ENV: 'test', SVC_LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
