@@ -13,7 +13,8 @@ import { Client, type HttpResponse } from '../helpers/http.js';
 import { credentialsSettled } from '../helpers/credentials.js';
 import { createUser } from '../../src/users/users.service.js';
 import { systemActor } from '../../src/auth/actor.js';
-import { apiKeysListening, keepApiKey, keptApiKey } from '../../src/auth/api-key-cache.js';
+import { apiKeyGeneration, apiKeysListening, keepApiKey, keptApiKey } from '../../src/auth/api-key-cache.js';
+import { credentialsNoticeArrived } from '../../src/auth/credentials-listener.js';
 import { DEMO_PASSWORD } from '../../seeds/foundation.seed.js';
 
 let app: TestApp;
@@ -156,4 +157,17 @@ test.serial('while not listening nothing is kept; a lost connection is made agai
   await pgc.query(`UPDATE users SET enabled = false WHERE email = $1`, [email]);
   await answersWithin(() => whoAmI(client), 401);
   t.pass();
+});
+
+test.serial('a settle waits for its own marker: another notification arriving first does not end it', async (t) => {
+  const marker = `own-marker-${process.pid}`;
+  let arrived = false;
+  const waiting = credentialsNoticeArrived(marker).then(() => (arrived = true));
+  const before = apiKeyGeneration();
+  await pgc.query(`SELECT pg_notify('svc_credentials', 'someone-else')`);
+  await until(() => apiKeyGeneration() !== before, 'the other notification');
+  t.false(arrived, 'not ended by another notification');
+  await pgc.query(`SELECT pg_notify('svc_credentials', $1)`, [marker]);
+  await waiting;
+  t.true(arrived);
 });
