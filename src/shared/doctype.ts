@@ -11,7 +11,7 @@ import { authorize, scopeOf, type AccessActor as Actor, type AccessScope } from 
 import type { Tx } from '../db/sequelize.js';
 import { boundLiteral } from '../db/sql-names.js';
 import { NotFoundError, PermissionError } from './errors.js';
-import { aliasOf, fieldExpr, filterWhere, intParam, orderOf, selectedFields, sourceExpr, type FieldSource, type QueryShape } from './frappe-query.js';
+import { aliasOf, answerExpr, filterWhere, intParam, orderOf, selectedFields, sourceExpr, type FieldSource, type QueryShape } from './frappe-query.js';
 import { clampPageLength } from './page-length.js';
 
 export type Doc = Record<string, unknown>;
@@ -118,7 +118,7 @@ export async function listPage(actor: Actor, declared: DocTypeDef, params: ListP
   const offset = intParam(params.limit_start, 'limit_start', 0);
   const length = clampPageLength(intParam(params.limit_page_length ?? params.limit, 'limit_page_length', 20));
   const rows = (await modelOf(def).findAll({
-    attributes: fields.map((f) => [fieldExpr(def, f), f]),
+    attributes: fields.map((f) => [answerExpr(def, def.fields[f]), f]),
     include: def.include,
     where,
     order: orderOf(def, params.order_by, def.defaultOrder),
@@ -148,7 +148,7 @@ export async function getDoc(actor: Actor, declared: DocTypeDef, name: string): 
   const shape: QueryShape = def;
   const row = (await modelOf(def)
     .findOne({
-      attributes: Object.entries(def.fields).map(([f, source]) => [sourceExpr(shape, source), f]),
+      attributes: Object.entries(def.fields).map(([f, source]) => [answerExpr(shape, source), f]),
       include: def.include,
       where: {
         [Op.and]: [

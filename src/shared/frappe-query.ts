@@ -5,6 +5,7 @@
  * fields only; values are never spliced into SQL (Sequelize escapes them).
  */
 import { Op, cast, col, literal, where, type Model, type ModelStatic, type Order, type WhereOptions } from 'sequelize';
+import { SERVER_TIME_ZONE } from '../config/index.js';
 import { InputError } from './errors.js';
 import { assertCleanText } from './text.js';
 
@@ -29,6 +30,20 @@ export function sourceExpr(shape: QueryShape, source: FieldSource): Expr {
   const attribute = (shape.model.getAttributes() as Record<string, { field?: string }>)[source];
   if (!attribute) throw new Error(`${shape.model.name} has no attribute ${source}`);
   return col(`${shape.model.name}.${attribute.field ?? source}`);
+}
+
+/**
+ * A field as Frappe answers it (frappe-wire.md §4): an instant server-local as
+ * `YYYY-MM-DD HH:MM:SS.ffffff`, a check as 0/1, as Sales Order declares its own. Only what is read
+ * goes through this: filters and sorts keep the column, so `false` and a datetime still select.
+ */
+export function answerExpr(shape: QueryShape, source: FieldSource): Expr {
+  if (typeof source === 'function') return sourceExpr(shape, source);
+  const attribute = (shape.model.getAttributes() as Record<string, { field?: string; type?: { key?: string } }>)[source];
+  const column = `${aliasOf(shape)}."${attribute?.field ?? source}"`;
+  if (attribute?.type?.key === 'DATE') return literal(`to_char(${column} AT TIME ZONE '${SERVER_TIME_ZONE}', 'YYYY-MM-DD HH24:MI:SS.US')`);
+  if (attribute?.type?.key === 'BOOLEAN') return literal(`(CASE WHEN ${column} THEN 1 WHEN NOT ${column} THEN 0 END)`);
+  return sourceExpr(shape, source);
 }
 
 /** `tabWarehouse.name` and backticks as Frappe desk sends them → the plain field name. */

@@ -98,7 +98,8 @@ test.serial(
 test.serial("the spec's order-creation messages, each with 417", async (t) => {
   const base = {
     customer: 'CUST-0001',
-    delivery_date: '2026-12-01',
+    // far ahead: transaction_date defaults to today, and a delivery before it is a 417 of its own
+    delivery_date: '2099-12-01',
     shipping_address_name: 'CUST-0001-Shipping',
     items: [{ item_code: 'DEMO-BP-CUFF', qty: 1, warehouse: 'Main Warehouse - MSE' }],
   };

@@ -217,6 +217,9 @@ test('list: order_by (also empty), limit, limit_page_length, limit_start, as_dic
   t.is((await pgc.query(`SELECT count(*)::int AS n FROM users`)).rows[0].n > 0, true);
 });
 
+// frappe-wire.md §4: checks are 0/1, datetimes server-local `YYYY-MM-DD HH:MM:SS.ffffff`, in every document type as in Sales Order
+const FRAPPE_DATETIME = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}$/;
+
 test('get by name, and the 404 body of a missing document', async (t) => {
   const res = await admin.get('/api/resource/Warehouse/Main Warehouse - MSE');
   t.is(res.status, 200);
@@ -227,10 +230,27 @@ test('get by name, and the 404 body of a missing document', async (t) => {
     company: 'MedSupply East LLC',
     priority: 10,
     label: 'Newark, NJ (preferred)',
-    is_group: false,
-    disabled: false,
+    is_group: 0,
+    disabled: 0,
   });
-  t.regex(res.body.data.creation, /^\d{4}-\d\d-\d\d/);
+  t.regex(res.body.data.creation, FRAPPE_DATETIME);
+  t.regex(res.body.data.modified, FRAPPE_DATETIME);
+  const [item] = (await admin.get('/api/resource/Item', { fields: ['*'], filters: { name: 'DEMO-N95', disabled: 0 } })).body.data;
+  t.like(item, { name: 'DEMO-N95', published: 1, disabled: 0, is_503a: 0 });
+  t.regex(item.creation, FRAPPE_DATETIME);
+  // filters and sorts still read the column: a JSON boolean or a Frappe datetime selects as before
+  t.is(
+    (
+      await admin.get('/api/resource/Item', {
+        filters: [
+          ['disabled', '=', false],
+          ['name', '=', 'DEMO-N95'],
+          ['creation', '<=', item.creation],
+        ],
+      })
+    ).body.data.length,
+    1,
+  );
   const encoded = await admin.get(`/api/resource/Price%20List/${encodeURIComponent('Standard Selling')}`);
   t.is(encoded.body.data.name, 'Standard Selling');
   const missing = await admin.get('/api/resource/Warehouse/Nowhere');

@@ -197,7 +197,7 @@ test.serial('POST /api/resource/Customer: a rep creates in its territory and bec
   });
   t.regex(res.body.data.name, /^CUST-\d{4}$/);
   const address = await riley.get(`/api/resource/Address/${res.body.data.name}-Shipping`);
-  t.like(address.body.data, { customer: res.body.data.name, city: 'Wichita', is_shipping_address: true, is_primary_address: true });
+  t.like(address.body.data, { customer: res.body.data.name, city: 'Wichita', is_shipping_address: 1, is_primary_address: 1 });
   t.true((await riley.get(`${M}svc.rep_dashboard.get_my_customers`)).body.message.some((c: { name: string }) => c.name === res.body.data.name));
 
   const outside = await riley.post('/api/resource/Customer', { customer_name: 'East Side', territory: 'East' });
@@ -242,7 +242,7 @@ test.serial('POST /api/resource/Address: a Frappe client links it to a customer 
   };
   const res = await riley.post('/api/resource/Address', body);
   t.is(res.status, 200);
-  t.like(res.body.data, { name: 'CUST-0101-Shipping-2', customer: 'CUST-0101', address_title: 'Prairie annex', is_primary_address: false });
+  t.like(res.body.data, { name: 'CUST-0101-Shipping-2', customer: 'CUST-0101', address_title: 'Prairie annex', is_primary_address: 0 });
   t.is((await riley.post('/api/resource/Address', body)).body.data.name, 'CUST-0101-Shipping-3');
   const foreign = await riley.post('/api/resource/Address', { ...body, links: [{ link_doctype: 'Customer', link_name: 'CUST-0001' }] });
   t.is(foreign.status, 417);
