@@ -71,27 +71,49 @@ export async function listWarehousesOrdered(actor: Actor): Promise<{ name: strin
   return selectRows(warehousesSql().labelled);
 }
 
+/** The price-list choice's columns (prices.ts CHOICE_SQL) as the catalog reads return them. */
+const CHOICE_COLUMNS = ['name', 'assigned', 'found', 'is_contract', 'in_force', 'currency', 'today'];
+
 /**
  * One round trip per catalog read: the price-list choice (prices.ts CHOICE_SQL), whether the
  * warehouse exists, and the page, priced after it is cut (rows skipped by limit_start cost no price
- * lookups). The choice row comes back once even when the page is empty.
+ * lookups). The choice row comes back once even when the page is empty. Its eight columns are filled
+ * on the first row of the answer only (row_number over the answer's own order) and null on the
+ * others: repeated on every row they were about half of each row's fields, which pg decoded and
+ * parsed and the service dropped (issue 29).
  */
 function catalogSql(page: string, warehouse: boolean, withWarehouseColumn: boolean): string {
-  return `SELECT ch.name AS ch_name, ch.assigned AS ch_assigned, ch.found AS ch_found, ch.is_contract AS ch_is_contract, ch.in_force AS ch_in_force, ch.currency AS ch_currency, ch.today AS ch_today,
-         ${warehouse ? names()(`EXISTS (SELECT 1 FROM {w} WHERE {w.name} = $warehouse AND NOT {w.disabled})`) : 'true'} AS ch_warehouse_ok,
+  const order = `pg.item_code${withWarehouseColumn ? ', pg.warehouse' : ''}`;
+  const onFirstRow = (expr: string, name: string) => `CASE WHEN row_number() OVER answer_order = 1 THEN ${expr} END AS ch_${name}`;
+  const warehouseOk = warehouse ? names()(`EXISTS (SELECT 1 FROM {w} WHERE {w.name} = $warehouse AND NOT {w.disabled})`) : 'true';
+  return `SELECT ${CHOICE_COLUMNS.map((c) => onFirstRow(`ch.${c}`, c)).join(', ')},
+         ${onFirstRow(warehouseOk, 'warehouse_ok')},
          pg.item_code, pg.item_name, pg.description, pg.stock_uom, ${rateExpr('pg.item_code', 'ch.list', 'ch.fallback')} AS rate, pg.available_qty${withWarehouseColumn ? ', pg.warehouse' : ''}
     FROM (${choiceSql()}) ch
     LEFT JOIN (${page}) pg ON ch.found
-   ORDER BY pg.item_code${withWarehouseColumn ? ', pg.warehouse' : ''}`;
+  WINDOW answer_order AS (ORDER BY ${order})
+   ORDER BY ${order}`;
 }
 
 /** A statement with its page cut (LIMIT … OFFSET …) as the one part a request fills in: built once, joined per request. */
 const PAGE = '\u0000page\u0000';
+/** Joined texts kept per page cut; past this many (page cuts come from clients), they are started over. */
+const PAGED_TEXTS_MAX = 1000;
 function paged(build: () => string): (limit: number, offset: number) => string {
   const parts = once(() => build().split(PAGE));
+  // The same cut gets the same string each time: the statement caches (db/sequelize.ts) look a text up
+  // by its content, and a string made afresh for each request had its 2 KB hashed there every time.
+  const texts = new Map<string, string>();
   return (limit, offset) => {
-    const [before, after] = parts();
-    return `${before}LIMIT ${limit} OFFSET ${offset}${after}`;
+    const cut = `${limit} ${offset}`;
+    let text = texts.get(cut);
+    if (text === undefined) {
+      const [before, after] = parts();
+      text = `${before}LIMIT ${limit} OFFSET ${offset}${after}`;
+      if (texts.size >= PAGED_TEXTS_MAX) texts.clear();
+      texts.set(cut, text);
+    }
+    return text;
   };
 }
 
@@ -99,7 +121,8 @@ type CatalogQueryRow = CatalogRow & { [k: `ch_${string}`]: unknown };
 
 /** Applies the list and warehouse rules to the choice columns, then returns the page rows. */
 function catalogRows(actor: Actor, rows: CatalogQueryRow[], warehouse: string | undefined, withWarehouse: boolean): CatalogRow[] {
-  const first = rows[0];
+  // the choice's columns are filled on the first row of the answer only (catalogSql); found is never null there
+  const first = rows.find((r) => r.ch_found !== null)!;
   checkChoice(actor, {
     name: first.ch_name,
     assigned: first.ch_assigned,

@@ -5,9 +5,10 @@ import { serverMessages, type Client, type Json } from '../helpers/http.js';
 import { buildItem } from '../helpers/factories.js';
 import { reviewProduct } from '../../src/vendors/product-review.service.js';
 import { systemActor } from '../../src/auth/actor.js';
-import { namedStatementTexts } from '../../src/db/sequelize.js';
+import { namedStatementTexts, selectRows } from '../../src/db/sequelize.js';
 import { namesOf } from '../../src/db/sql-names.js';
 import { Bin } from '../../src/catalog/bin.model.js';
+import { itemsInWarehouseSql, likePattern, searchItemsSql } from '../../src/catalog/catalog.service.js';
 
 let app: TestApp;
 let clinic: Client; // CUST-0001, Contract Pricing
@@ -151,6 +152,25 @@ test('search_items is planned with its pattern on every run, never as a named st
     named.some((text) => /ILIKE/i.test(text)),
     'no search statement is named',
   );
+});
+
+test('the catalog statements carry the price-list choice on their first row only', async (t) => {
+  // every other row's copy was decoded by pg and dropped by the service (issue 29)
+  const binds = { requested: null, customer: 'CUST-0001' };
+  const pages = [
+    await selectRows<Record<string, unknown>>(itemsInWarehouseSql(10, 0), { ...binds, warehouse: 'Main Warehouse - MSE' }),
+    await selectRows<Record<string, unknown>>(searchItemsSql({ warehouse: false, limit: 10, offset: 0 }), { ...binds, pattern: likePattern('a') }),
+  ];
+  for (const rows of pages) {
+    t.true(rows.length > 1, 'a page of several rows');
+    t.is(rows[0].ch_found, true);
+    t.is(rows[0].ch_warehouse_ok, true);
+    for (const row of rows.slice(1))
+      t.deepEqual(
+        Object.entries(row).filter(([k, v]) => k.startsWith('ch_') && v !== null),
+        [],
+      );
+  }
 });
 
 test('catalog hides unreviewed items and follows live stock', async (t) => {
