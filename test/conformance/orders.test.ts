@@ -98,7 +98,7 @@ test.serial(
 test.serial("the spec's order-creation messages, each with 417", async (t) => {
   const base = {
     customer: 'CUST-0001',
-    delivery_date: '2026-12-01',
+    delivery_date: '2030-12-01',
     shipping_address_name: 'CUST-0001-Shipping',
     items: [{ item_code: 'DEMO-BP-CUFF', qty: 1, warehouse: 'Main Warehouse - MSE' }],
   };
