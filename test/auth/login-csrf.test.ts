@@ -113,3 +113,18 @@ test("a session form write may carry the CSRF token as Frappe's csrf_token field
   });
   t.is(both.status, 200, both.text);
 });
+
+test("a session multipart upload may carry the token as Frappe's csrf_token field", async (t) => {
+  const login = await app.http.post('/api/method/login', { usr: USR, pwd: DEMO_PASSWORD });
+  const upload = (token?: string) => {
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(200, 0x41)]))]), 'scan.pdf');
+    if (token !== undefined) form.append('csrf_token', token);
+    return fetch(`${app.url}/api/method/upload_file`, { method: 'POST', headers: { accept: 'application/json', cookie: cookiesOf(login) }, body: form });
+  };
+  t.is((await upload()).status, 403);
+  t.is((await upload('wrong')).status, 403);
+  const ok = await upload(login.body.csrf_token);
+  t.is(ok.status, 200, await ok.clone().text());
+  t.regex(((await ok.json()) as { message: { file_url: string } }).message.file_url, /^\/private\/files\/.+\/scan\.pdf$/);
+});
