@@ -1,7 +1,8 @@
 /**
  * One auth scheme for the API: `Authorization: token <key>:<secret>` (or Basic), `Bearer <jwt>`
  * (vendor tokens, verified by the verifier the vendor API registers), or the `sid` session cookie.
- * Session writes must carry the CSRF token (X-Svc-CSRF-Token or X-Frappe-CSRF-Token).
+ * Session writes must carry the CSRF token (X-Svc-CSRF-Token or X-Frappe-CSRF-Token, or Frappe's
+ * `csrf_token` form field).
  * Who may call the route (its `access`) is asked of the policy module here too.
  */
 import Boom from '@hapi/boom';
@@ -61,17 +62,42 @@ export const SIDE_COOKIES = ['system_user', 'full_name', 'user_id', 'user_image'
 
 const WRITE_METHODS = new Set(['post', 'put', 'patch', 'delete']);
 
-/** Stamps the actor with the request's id and address, then checks CSRF (session writes) and the route's access: the refusal, if any. */
-function admit(request: Request, actor: Actor, csrfToken: string | undefined): Error | undefined {
+/** What the scheme hands on: the session's CSRF token, and whether the form body must still carry it. */
+interface SessionArtifacts {
+  csrfToken?: string;
+  csrfInForm?: boolean;
+}
+
+/** A form body (Frappe's `csrf_token` field may be in it); read only once hapi has parsed the payload. */
+const FORM_BODY = /^\s*(application\/x-www-form-urlencoded|multipart\/form-data)\b/i;
+
+/**
+ * Stamps the actor with the request's id and address, then checks CSRF (session writes) and the
+ * route's access: the refusal, if any. A session write of a form without the header defers the
+ * check to the form's `csrf_token` field (the scheme's payload step).
+ */
+function admit(request: Request, actor: Actor, artifacts: SessionArtifacts): Error | undefined {
   actor.requestId = request.info.id;
   actor.ip = request.info.remoteAddress;
+  const { csrfToken } = artifacts;
   if (actor.via === 'session' && csrfToken && WRITE_METHODS.has(request.method)) {
     const sent = (request.headers['x-svc-csrf-token'] ?? request.headers['x-frappe-csrf-token']) as string | undefined;
-    if (!sent || !safeEqual(String(sent), csrfToken)) return new CsrfError();
+    if (!sent && FORM_BODY.test(String(request.headers['content-type'] ?? ''))) artifacts.csrfInForm = true;
+    else if (!sent || !safeEqual(String(sent), csrfToken)) return new CsrfError();
   }
   const access = request.route.settings.app?.access;
   if (access && !mayCall(actor, access)) return new PermissionError('Not permitted');
   return undefined;
+}
+
+/** Frappe's form field: checked, then removed from the arguments as Frappe pops it from form_dict. */
+function checkFormCsrf(request: Request): void {
+  const artifacts = request.auth.artifacts as SessionArtifacts | undefined;
+  if (!artifacts?.csrfInForm) return;
+  const form = request.payload as Record<string, unknown> | null;
+  const sent = form && typeof form === 'object' && !Buffer.isBuffer(form) ? form.csrf_token : undefined;
+  if (typeof sent !== 'string' || !safeEqual(sent, artifacts.csrfToken!)) throw new CsrfError();
+  delete form!.csrf_token;
 }
 
 /**
@@ -94,6 +120,30 @@ async function presented(request: Request): Promise<{ actor: Actor; csrfToken?: 
     return resumed;
   }
   throw unauthorized('Missing credentials: send Authorization: token <api_key>:<api_secret> or Bearer <access_token>, or log in');
+}
+
+/**
+ * Credentials, CSRF and the route's access are all settled inside the scheme: one lifecycle step
+ * instead of an extra onPostAuth extension that every request (public ones included) would pay for.
+ */
+function svcScheme() {
+  return {
+    async authenticate(request: Request, h: ResponseToolkit) {
+      const { actor, csrfToken } = await presented(request);
+      const artifacts: SessionArtifacts = { csrfToken };
+      const refused = admit(request, actor, artifacts);
+      // a refusal keeps the credentials, so the access log names who was refused
+      if (refused) return h.unauthenticated(refused, { credentials: actor as never });
+      return h.authenticated({ credentials: actor as never, artifacts: csrfToken ? artifacts : undefined });
+    },
+    // runs after hapi parsed the body of a non-GET request (payload authentication is required so
+    // every route gets the step); it does something only for a form write deferred by admit()
+    payload(request: Request, h: ResponseToolkit) {
+      checkFormCsrf(request);
+      return h.continue;
+    },
+    options: { payload: true },
+  };
 }
 
 export const authPlugin: Plugin<{ config: Config }> = {
@@ -126,17 +176,7 @@ export const authPlugin: Plugin<{ config: Config }> = {
       });
     }
 
-    // Credentials, CSRF and the route's access are all settled inside the scheme: one lifecycle step
-    // instead of an extra onPostAuth extension that every request (public ones included) would pay for.
-    server.auth.scheme('svc', () => ({
-      async authenticate(request: Request, h: ResponseToolkit) {
-        const { actor, csrfToken } = await presented(request);
-        const refused = admit(request, actor, csrfToken);
-        // a refusal keeps the credentials, so the access log names who was refused
-        if (refused) return h.unauthenticated(refused, { credentials: actor as never });
-        return h.authenticated({ credentials: actor as never, artifacts: csrfToken ? { csrfToken } : undefined });
-      },
-    }));
+    server.auth.scheme('svc', svcScheme);
     server.auth.strategy('svc', 'svc');
     server.auth.default({ strategy: 'svc', mode: 'required' });
     if (config.apiKeyCacheMs > 0) listenWhileServing(server);
