@@ -136,9 +136,10 @@ async function explainSearch(ctx: BenchContext, term: string, kind: string): Pro
     values: q.values,
   });
   const plan = rows[0]['QUERY PLAN'][0];
-  const { rows: m } = await ctx.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM items WHERE item_name ILIKE $1 OR description ILIKE $1`, [
-    likePattern(term),
-  ]);
+  const { rows: m } = await ctx.pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM items WHERE item_code ILIKE $1 OR item_name ILIKE $1 OR description ILIKE $1`,
+    [likePattern(term)],
+  );
   const paths = new Set<string>();
   let itemRowsRead = 0;
   let sorted = 0;

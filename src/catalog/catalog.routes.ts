@@ -60,7 +60,7 @@ export const catalogRoutes: ServerRoute[] = [
     methods: ['GET', 'POST'],
     access: 'authenticated',
     tags,
-    description: 'Partial match on item name and description; rows with available stock only',
+    description: 'Partial match on item code, item name and description; rows with available stock only',
     docs: { result: catalogRowsResult },
     args: Joi.object<{ query: string; warehouse?: string; price_list?: string } & PageArgs>({
       query: Joi.string().max(140).required(),

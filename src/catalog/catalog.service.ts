@@ -200,7 +200,7 @@ function searchSql(warehouse: boolean): string {
     names()(`SELECT {i.itemCode} AS item_code, {i.itemName} AS item_name, {i.description} AS description, {i.stockUom} AS stock_uom, ({b.actualQty} - {b.reservedQty})::float8 AS available_qty, {b.warehouse} AS warehouse
        FROM {i}
        JOIN {b} ON {b.itemCode} = {i.itemCode} AND {b.actualQty} > 0 AND {b.actualQty} > {b.reservedQty} ${warehouse ? 'AND {b.warehouse} = $warehouse' : ''}
-      WHERE ({i.itemName} ILIKE $pattern OR {i.description} ILIKE $pattern) AND ${visibleItem()}
+      WHERE ({i.itemCode} ILIKE $pattern OR {i.itemName} ILIKE $pattern OR {i.description} ILIKE $pattern) AND ${visibleItem()}
       ORDER BY {i.itemCode}, {b.warehouse}
       ${PAGE}`),
     warehouse,
@@ -210,7 +210,7 @@ function searchSql(warehouse: boolean): string {
 const searchInWarehouseSql = paged(() => searchSql(true));
 const searchEverywhereSql = paged(() => searchSql(false));
 
-/** Partial match on name and description, rows with available stock only (see searchItemsSql for the order). */
+/** Partial match on item code, name and description, rows with available stock only (see searchItemsSql for the order). */
 export async function searchItems(actor: Actor, input: { query: string; warehouse?: string; price_list?: string } & Page): Promise<CatalogRow[]> {
   authorize(actor, 'read', 'Catalog');
   const query = input.query.trim();

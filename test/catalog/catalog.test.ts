@@ -105,7 +105,7 @@ test('items_in_warehouse: pagination with limit_start and limit_page_length', as
   t.is(bad.status, 400);
 });
 
-test('search_items: partial match on name and description; without warehouse rows carry warehouse', async (t) => {
+test('search_items: partial match on item code, name and description; without warehouse rows carry warehouse', async (t) => {
   const res = await clinic.get('/api/method/svc.catalog.search_items', { query: 'cuff' });
   t.is(res.status, 200);
   const cuffs = res.body.message.filter((r: Json) => r.item_code === 'DEMO-BP-CUFF');
@@ -116,6 +116,9 @@ test('search_items: partial match on name and description; without warehouse row
   t.deepEqual(Object.keys(cuffs[0]).sort(), ['available_qty', 'description', 'item_code', 'item_name', 'rate', 'stock_uom', 'warehouse']);
   const byDescription = await clinic.get('/api/method/svc.catalog.search_items', { query: 'LATEX-free' });
   t.truthy(row(byDescription.body.message, 'DEMO-BP-CUFF'));
+  // a clinic reorders by the SKU on its last invoice: a fragment of the code alone finds the item
+  const byCode = await clinic.get('/api/method/svc.catalog.search_items', { query: 'demo-bp' });
+  t.deepEqual([...new Set(byCode.body.message.map((r: Json) => r.item_code))], ['DEMO-BP-CUFF']);
 });
 
 test('search_items: warehouse filter is strict and rows omit warehouse; out-of-stock never listed', async (t) => {
