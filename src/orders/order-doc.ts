@@ -11,25 +11,31 @@ import { canReadPatientData, orderVendorOf, orderVisible, vendorSeesOrder } from
 import { authorize } from '../auth/policy/index.js';
 import { decryptPatientFields } from './phi.js';
 import { doctorStateOf } from '../users/users.service.js';
-import { DOCTOR_FIELDS, FILE_FIELDS, CONFIRM_FIELDS, PARTNER_FIELDS, PATIENT_FIELDS } from './order.schemas.js';
+import { DOCTOR_FIELDS, FIELDS_503A, FILE_FIELDS, CONFIRM_FIELDS, PARTNER_FIELDS, PATIENT_FIELDS } from './order.schemas.js';
 import { once } from '../db/sql-names.js';
 import { attributeOf, localTime, orderSql } from './order-sql.js';
 import { VENDOR_HIDDEN_FIELDS, vendorTotals } from './order-view.js';
 
 const so = (field: string) => `{so.${attributeOf(field)}}`;
 
-/** Header columns of an order (aliases so, c; raw: patient fields still encrypted), each under its wire name. */
-export const orderHeadColumns = once(() =>
-  orderSql(`{so.name} AS name, {so.customer} AS customer, {c.customerName} AS customer_name, {so.territory} AS territory,
+/** Header columns of an order (aliases so, c; raw: patient fields still encrypted), each under its wire name; the 503A ones only `with503a`. */
+function headColumns(with503a: boolean): string {
+  return orderSql(`{so.name} AS name, {so.customer} AS customer, {c.customerName} AS customer_name, {so.territory} AS territory,
          {so.transactionDate} AS transaction_date, {so.deliveryDate} AS delivery_date, {so.priceList} AS price_list, {so.currency} AS currency,
          {so.shippingAddressName} AS shipping_address_name, {so.shippingMethod} AS shipping_method, {so.docstatus} AS docstatus, {so.status} AS status,
          {so.grandTotal}::float8 AS grand_total, {so.totalQty}::float8 AS total_qty, {so.is503a} AS is_503a,
          {so.ownerUser}::text AS owner_user, {so.ownerEmail} AS owner_email, {so.createdBySalesPerson} AS created_by_sales_person,
          ${localTime('{so.createdAt}')} AS creation, ${localTime('{so.modified}')} AS modified, ${localTime('{so.submittedAt}')} AS submitted_at,
          ${localTime('{so.cancelledAt}')} AS cancelled_at, ${localTime('{so.shippedAt}')} AS shipped_at, ${localTime('{so.deliveredAt}')} AS delivered_at,
-         ${[...DOCTOR_FIELDS, ...FILE_FIELDS, ...PATIENT_FIELDS, ...CONFIRM_FIELDS].map((f) => `${so(f)} AS ${f}`).join(', ')},
-         ${PARTNER_FIELDS.map((f) => `${f.endsWith('_sync_date') ? localTime(so(f)) : so(f)} AS ${f}`).join(', ')}`),
-);
+         ${with503a ? `${FIELDS_503A.map((f) => `${so(f)} AS ${f}`).join(', ')},` : ''}
+         ${PARTNER_FIELDS.map((f) => `${f.endsWith('_sync_date') ? localTime(so(f)) : so(f)} AS ${f}`).join(', ')}`);
+}
+export const orderHeadColumns = once(() => headColumns(true));
+/**
+ * The same without the 503A fields, for an order that is not 503A: they are null there and no
+ * answer shows them (LEFT_OUT_503A), so its submit neither builds nor parses them.
+ */
+export const plainOrderHeadColumns = once(() => headColumns(false));
 const headSql = once(() => orderSql(`SELECT ${orderHeadColumns()} FROM {so} JOIN {c} ON {c.name} = {so.customer} WHERE {so.name} = $1`));
 
 /** Child row fields as Frappe shows them (alias soi), as [key, SQL expression]. */

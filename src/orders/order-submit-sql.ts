@@ -8,30 +8,35 @@ import { reservationCtes, RESERVATION_RESULT } from '../catalog/stock.service.js
 import { itemRecallSql } from '../catalog/item-recall.js';
 import { MAPPING_FIELDS, type ProductMapping, type RouteDecision } from '../catalog/product-mapping.js';
 import { recordHeadColumns, recordHeadJoins, recordSkuSql, type RecordHead } from './order-record.js';
-import { orderHeadColumns, orderItemJsonArgs, type OrderHead } from './order-doc.js';
+import { orderHeadColumns, orderItemJsonArgs, plainOrderHeadColumns, type OrderHead } from './order-doc.js';
 import type { OrderLine } from './order-line.js';
 import { localTime, orderSql } from './order-sql.js';
 
 /**
  * What a submit reads, in one statement outside any lock: the order (for the policy check and the
- * answer; one JSON column rather than ~70, which the driver would describe and parse one by one)
+ * answer; one JSON column rather than ~70, which the driver would describe and parse one by one;
+ * without the 503A fields unless the order is 503A)
  * with its row version, the vendor-record and mail facts, and the lines (each with its item's open
- * all-lots recall, through the recalls domain's port, so the re-check at submit costs no round trip). The mail goes to the user
+ * all-lots recall, through the recalls domain's port, so the re-check at submit costs no round trip)
+ * with the mail's text of them, both from one scan of the lines (every line has its item: a foreign
+ * key). The mail goes to the user
  * who placed the order, else its owner's address, else the customer's: an order a job placed (the
  * store import) has the job's name as owner, which is no address, so its customer is told.
  */
 export const submitReadSql = once(() =>
   orderSql(`
-  SELECT row_to_json(h) AS head, so.xmin::text AS row_version, row_to_json(rec) AS record_head,
-         (SELECT json_agg(json_build_object(${orderItemJsonArgs()}, 'vendor', {soi.vendor}, 'record_item_code', ${recordSkuSql()}, 'vendor_product_id', {i.vendorProductId},
-                 'recalled_by', ${itemRecallSql('{i.itemCode}')},
-                 'mapping', json_build_object(${MAPPING_FIELDS.map((m) => `'${m.field}', {i.${m.attribute}}`).join(', ')})) ORDER BY {soi.idx})
-            FROM {soi} JOIN {i} ON {i.itemCode} = {soi.itemCode} LEFT JOIN {vp} ON {vp.name} = {soi.vendor} WHERE {soi.parent} = {so.name}) AS lines,
-         (SELECT string_agg({soi.idx} || '. ' || {soi.itemName} || ' (' || {soi.itemCode} || ') x ' || {soi.qty}::float8 || ' @ ' || {soi.rate}::float8 || ' = ' || {soi.amount}, E'\n' ORDER BY {soi.idx})
-            FROM {soi} WHERE {soi.parent} = {so.name}) AS mail_lines
+  SELECT CASE WHEN {so.is503a} THEN row_to_json(h) ELSE row_to_json(hp) END AS head, so.xmin::text AS row_version, row_to_json(rec) AS record_head,
+         ol.lines, ol.mail_lines
     FROM {so} JOIN {c} ON {c.name} = {so.customer} ${recordHeadJoins()}
    CROSS JOIN LATERAL (SELECT ${orderHeadColumns()}) h
+   CROSS JOIN LATERAL (SELECT ${plainOrderHeadColumns()}) hp
    CROSS JOIN LATERAL (SELECT ${recordHeadColumns()}, COALESCE({u.email}, CASE WHEN strpos({so.ownerEmail}, '@') > 0 THEN {so.ownerEmail} END, {c.email}) AS mail_to) rec
+   CROSS JOIN LATERAL (
+     SELECT json_agg(json_build_object(${orderItemJsonArgs()}, 'vendor', {soi.vendor}, 'record_item_code', ${recordSkuSql()}, 'vendor_product_id', {i.vendorProductId},
+                 'recalled_by', ${itemRecallSql('{i.itemCode}')},
+                 'mapping', json_build_object(${MAPPING_FIELDS.map((m) => `'${m.field}', {i.${m.attribute}}`).join(', ')})) ORDER BY {soi.idx}) AS lines,
+            string_agg({soi.idx} || '. ' || {soi.itemName} || ' (' || {soi.itemCode} || ') x ' || {soi.qty}::float8 || ' @ ' || {soi.rate}::float8 || ' = ' || {soi.amount}, E'\n' ORDER BY {soi.idx}) AS mail_lines
+       FROM {soi} JOIN {i} ON {i.itemCode} = {soi.itemCode} LEFT JOIN {vp} ON {vp.name} = {soi.vendor} WHERE {soi.parent} = {so.name}) ol
    WHERE {so.name} = $1`),
 );
 
