@@ -59,7 +59,11 @@ export class Client {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       body = new URLSearchParams(opts.form).toString();
     } else if (opts.raw !== undefined) body = opts.raw;
-    const res = await fetch(url, { method, headers, body: body as unknown as BodyInit, redirect: 'manual' });
+    const res = await fetch(url, { method, headers, body: body as unknown as BodyInit, redirect: 'manual' }).catch((err: Error) => {
+      // undici's "fetch failed" hides why (a refused connection, a socket the server closed): the cause says it
+      const cause = err.cause as (Error & { code?: string }) | undefined;
+      throw new Error(`${method} ${url.pathname}: ${err.message}${cause ? `: ${cause.code ?? cause.name} ${cause.message}` : ''}`, { cause: err });
+    });
     const text = await res.text();
     let parsed: unknown = text;
     try {

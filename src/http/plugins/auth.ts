@@ -82,7 +82,9 @@ function admit(request: Request, actor: Actor, artifacts: SessionArtifacts): Err
   const { csrfToken } = artifacts;
   if (actor.via === 'session' && csrfToken && WRITE_METHODS.has(request.method)) {
     const sent = (request.headers['x-svc-csrf-token'] ?? request.headers['x-frappe-csrf-token']) as string | undefined;
-    if (!sent && FORM_BODY.test(String(request.headers['content-type'] ?? ''))) artifacts.csrfInForm = true;
+    // Frappe's form field is for the API's routes; the portal's own form pages check their field
+    // themselves and answer a refused form with their page, so their fields are left to them
+    if (!sent && request.path.startsWith('/api/') && FORM_BODY.test(String(request.headers['content-type'] ?? ''))) artifacts.csrfInForm = true;
     else if (!sent || !safeEqual(String(sent), csrfToken)) return new CsrfError();
   }
   const access = request.route.settings.app?.access;
