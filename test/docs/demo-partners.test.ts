@@ -61,7 +61,7 @@ test.after.always(async () => {
 
 const ORDER = {
   customer: 'CUST-0001',
-  delivery_date: '2026-12-31',
+  delivery_date: '2099-12-31',
   shipping_address_name: 'CUST-0001-Shipping',
   items: [
     { item_code: 'DEMO-TESTO-503A', qty: 1, warehouse: 'Pharmacy Vault - MSW' },
