@@ -10,6 +10,7 @@ import { once, sqlFor } from '../db/sql-names.js';
 import { InputError } from '../shared/errors.js';
 import { emailsOfUsers, findUserByEmail } from '../users/users.service.js';
 import { AuditEvent } from './audit-event.model.js';
+import { frappeDatetimeSql } from '../shared/frappe-query.js';
 
 export interface AuditQuery {
   /** the object's name (e.g. a Sales Order), or `Type/name` (e.g. `Sales Order/SAL-ORD-2026-00001`) */
@@ -55,7 +56,7 @@ const FILTERS = `($1::text IS NULL OR {e.objectType} = $1) AND ($2::text IS NULL
    AND ($3::text[] IS NULL OR {e.actorId} = ANY($3)) AND ($4::timestamptz IS NULL OR {e.createdAt} >= $4::timestamptz)`;
 const listSql = once(() => ({
   page: sqlFor({ e: AuditEvent })(
-    `SELECT {e.id}::float8 AS id, to_char({e.createdAt} AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS.US') AS created_at,
+    `SELECT {e.id}::float8 AS id, ${frappeDatetimeSql('{e.createdAt}')} AS created_at,
             {e.actorType} AS actor_type, {e.actorId} AS actor_id, {e.actorRoles} AS actor_roles, {e.action} AS action,
             {e.objectType} AS object_type, {e.objectName} AS object_name, {e.fields} AS fields, {e.requestId} AS request_id, {e.ip} AS ip, {e.detail} AS detail
        FROM {e} WHERE ${FILTERS} ORDER BY {e.id} DESC LIMIT $5 OFFSET $6`,

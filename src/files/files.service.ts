@@ -22,6 +22,7 @@ import { doctorStateOf } from '../users/users.service.js';
 import { once, sqlFor } from '../db/sql-names.js';
 import { removeStored, STORED_SUFFIX, writeWhole } from './file-storage.js';
 import { claimUploadAllowance } from './upload-allowance.js';
+import { frappeDatetimeSql } from '../shared/frappe-query.js';
 
 export interface FileRow {
   name: string;
@@ -98,7 +99,7 @@ const fileSql = once(() => {
   const camel = (k: string) => k.replace(/_([a-z])/g, (_m, ch: string) => ch.toUpperCase());
   return {
     byName: n(`SELECT ${plain.map((k) => `{f:${camel(k)}} AS ${k}`).join(', ')},
-       to_char({f:createdAt}, 'YYYY-MM-DD HH24:MI:SS.US') AS creation, to_char({f:updatedAt}, 'YYYY-MM-DD HH24:MI:SS.US') AS modified FROM {@f} WHERE {f:name} = $1`),
+       ${frappeDatetimeSql('{f:createdAt}')} AS creation, ${frappeDatetimeSql('{f:updatedAt}')} AS modified FROM {@f} WHERE {f:name} = $1`),
     attach: n(
       `UPDATE {@f} SET {f:attachedToDoctype} = $2, {f:attachedToName} = $3, {f:attachedToField} = $4, {f:updatedAt} = now() WHERE {f:name} = $1 AND {f:attachedToName} IS NULL`,
     ),

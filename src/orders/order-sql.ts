@@ -15,6 +15,7 @@ import { SalesOrder } from './sales-order.model.js';
 import { Shipment } from './shipment.model.js';
 import { ShipmentLot } from './shipment-lot.model.js';
 import { VendorOrder } from './vendor-order.model.js';
+import { frappeDatetimeSql } from '../shared/frappe-query.js';
 
 /** so sales_orders, soi sales_order_items, s shipments, sl shipment_lots, vo vendor_orders; c customers, a addresses, u users, i items, vp vendor_profiles. */
 export const orderSql = (text: string): string =>
@@ -35,4 +36,4 @@ export const orderSql = (text: string): string =>
 export const attributeOf = camel;
 
 /** An instant as Frappe shows it: server-local (US Eastern) `YYYY-MM-DD HH:MM:SS.ffffff`, of a column reference. */
-export const localTime = (column: string): string => `to_char(${column} AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS.US')`;
+export const localTime = (column: string): string => frappeDatetimeSql(column);

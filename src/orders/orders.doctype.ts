@@ -7,12 +7,13 @@ import { getOrder } from './order-doc.js';
 import { PARTNER_FIELDS, salesOrderInput } from './order.schemas.js';
 import { SalesOrder } from './sales-order.model.js';
 import { columnsOf } from '../db/sql-names.js';
+import { frappeDatetimeSql } from '../shared/frappe-query.js';
 
 type Attribute = keyof ReturnType<typeof columnsOf<SalesOrder>>;
 const attributeOf = (field: string) => field.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()) as Attribute;
 const column = (attribute: Attribute) => columnsOf(SalesOrder)[attribute];
 /** An instant as Frappe shows it: server-local (US Eastern) `YYYY-MM-DD HH:MM:SS.ffffff`. */
-const ts = (attribute: Attribute) => (t: string) => `to_char(${t}.${column(attribute)} AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS.US')`;
+const ts = (attribute: Attribute) => (t: string) => frappeDatetimeSql(`${t}.${column(attribute)}`);
 /** The clinic's name, from the customer row joined through the association `customerRecord`. */
 const customerName = () => `"customerRecord".${columnsOf(SalesOrder.associations.customerRecord.target).customerName}`;
 

@@ -32,6 +32,11 @@ export function sourceExpr(shape: QueryShape, source: FieldSource): Expr {
   return col(`${shape.model.name}.${attribute.field ?? source}`);
 }
 
+/** An instant as Frappe shows it: server-local (US Eastern) `YYYY-MM-DD HH:MM:SS.ffffff`, of an SQL expression. */
+export function frappeDatetimeSql(expr: string): string {
+  return `to_char(${expr} AT TIME ZONE '${SERVER_TIME_ZONE}', 'YYYY-MM-DD HH24:MI:SS.US')`;
+}
+
 /**
  * A field as Frappe answers it (frappe-wire.md §4): an instant server-local as
  * `YYYY-MM-DD HH:MM:SS.ffffff`, a check as 0/1, as Sales Order declares its own. Only what is read
@@ -41,7 +46,7 @@ export function answerExpr(shape: QueryShape, source: FieldSource): Expr {
   if (typeof source === 'function') return sourceExpr(shape, source);
   const attribute = (shape.model.getAttributes() as Record<string, { field?: string; type?: { key?: string } }>)[source];
   const column = `${aliasOf(shape)}."${attribute?.field ?? source}"`;
-  if (attribute?.type?.key === 'DATE') return literal(`to_char(${column} AT TIME ZONE '${SERVER_TIME_ZONE}', 'YYYY-MM-DD HH24:MI:SS.US')`);
+  if (attribute?.type?.key === 'DATE') return literal(frappeDatetimeSql(column));
   if (attribute?.type?.key === 'BOOLEAN') return literal(`(CASE WHEN ${column} THEN 1 WHEN NOT ${column} THEN 0 END)`);
   return sourceExpr(shape, source);
 }

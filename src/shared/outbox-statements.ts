@@ -8,6 +8,7 @@ import { OutboxAttempt } from './outbox-attempt.model.js';
 import type { OutboxEntry } from './outbox-handlers.js';
 import { Outbox } from './outbox.model.js';
 import { currentTraceparent } from './tracing.js';
+import { frappeDatetimeSql } from './frappe-query.js';
 
 /** The entries as the JSON document `outboxInsertSql` reads, each with the active trace context (tracing on). */
 export function outboxJson(entries: OutboxEntry[]): string {
@@ -126,7 +127,7 @@ function outcomeStatements(t: string, c: OutboxColumns) {
       WHERE ${c.lockedBy} = $1 AND ${c.status} = 'running' AND ($2::bigint[] IS NULL OR ${c.id} = ANY($2::bigint[])) RETURNING ${c.id} AS id`,
     lease: `UPDATE ${t} SET ${c.lockedUntil} = GREATEST(${c.lockedUntil}, now() + make_interval(secs => $3))
       WHERE ${c.id} = $1 AND ${c.lockedBy} = $2 AND ${c.status} = 'running'
-      RETURNING ${c.id} AS id, ${c.target} AS target, to_char(${c.createdAt} AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS.US') AS created_local`,
+      RETURNING ${c.id} AS id, ${c.target} AS target, ${frappeDatetimeSql(c.createdAt)} AS created_local`,
     settle: `UPDATE ${t} SET ${c.status} = 'failed', ${c.attempts} = GREATEST(${c.attempts}, $3), ${c.lastError} = $4, ${c.lockedUntil} = NULL, ${c.lockedBy} = NULL,
             ${c.completedAt} = now(), ${c.updatedAt} = now()
       WHERE ${c.id} = $1 AND ${c.lockedBy} = $2 AND ${c.status} = 'running' RETURNING ${c.id} AS id`,

@@ -17,6 +17,7 @@ import { webhookPorts, type AttemptLogRow } from './webhook-ports.js';
 import { vendorSafeData } from './payload.js';
 import { buildEnvelope, logAttempt, VENDOR_WEBHOOK_KIND } from './webhook.handler.js';
 import { sendEnvelope } from './webhook.sender.js';
+import { frappeDatetimeSql } from '../shared/frappe-query.js';
 
 export { validateWebhookUrl, isPrivateAddress } from './url-guard.js';
 
@@ -69,8 +70,7 @@ export async function testFireWebhook(actor: Actor, vendorName: string): Promise
     deliveryId,
     event: 'webhook.test',
     vendor: vendor.name,
-    createdLocal: (await selectOne<{ now_local: string }>(`SELECT to_char(now() AT TIME ZONE 'America/New_York', 'YYYY-MM-DD HH24:MI:SS.US') AS now_local`))!
-      .now_local,
+    createdLocal: (await selectOne<{ now_local: string }>(`SELECT ${frappeDatetimeSql('now()')} AS now_local`))!.now_local,
     attempt: 1,
     data: { message: 'Test event from svc: answer 2xx to confirm your endpoint works.', vendor: vendor.name },
   });
