@@ -74,7 +74,7 @@ export const ENV_VARS: Record<string, { path: string; type: 'string' | 'number' 
   SVC_TRUSTED_PROXIES: {
     path: 'http.trustedProxies',
     type: 'list',
-    doc: 'Comma-separated proxy addresses whose X-Forwarded-For names the client (login, auth.token and registration limits); default empty: the peer address',
+    doc: 'Comma-separated proxy addresses whose X-Forwarded-For names the client (login and registration limits); default empty: the peer address',
   },
   SVC_BODY_LIMIT_BYTES: { path: 'http.bodyLimitBytes', type: 'number', doc: 'Largest JSON/form body' },
   SVC_UPLOAD_LIMIT_BYTES: { path: 'http.uploadLimitBytes', type: 'number', doc: 'Largest uploaded file' },

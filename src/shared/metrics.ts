@@ -117,8 +117,7 @@ export function budgetWaited(partner: string, seconds: number): void {
 }
 
 /** Why a login or a vendor's token request failed (a bounded set: the label's values). */
-export type LoginFailureReason =
-  'bad_credentials' | 'incomplete' | 'disabled' | 'locked' | 'address_limited' | 'client_bad_secret' | 'client_locked' | 'client_address_limited';
+export type LoginFailureReason = 'bad_credentials' | 'incomplete' | 'disabled' | 'locked' | 'address_limited' | 'client_bad_secret' | 'client_locked';
 
 const loginFailures = new client.Counter({
   name: 'svc_login_failures_total',

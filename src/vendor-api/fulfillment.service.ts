@@ -105,6 +105,12 @@ function checkItems(items: unknown[], lines: OrderLine[]): Lot[] {
   return lots;
 }
 
+/** The reported lots; undefined when the call names no items (absent, null or an empty list: earlier lots stay). */
+function lotsOf(items: unknown, lines: OrderLine[]): Lot[] | undefined {
+  if (items === undefined || items === null || (Array.isArray(items) && items.length === 0)) return undefined;
+  return checkItems(Array.isArray(items) ? items : [items], lines);
+}
+
 function decryptMaybe(value: string | null): string | null {
   if (!value) return null;
   return value.startsWith('v1:') ? runtime().cipher.decrypt(value) : value;
@@ -218,7 +224,7 @@ export async function reportFulfillment(
   const vendor = await vendorProfileOf(actor, opts);
   return withTransaction(opts, async (transaction) => {
     const { order, lines } = await lockVendorOrder(input.sales_order, vendor.name, transaction);
-    const lots = input.items !== undefined && input.items !== null ? checkItems(Array.isArray(input.items) ? input.items : [input.items], lines) : undefined;
+    const lots = lotsOf(input.items, lines);
     const tracking = trackingOf(input);
     const stage = await stageOf(order.name, vendor, tracking, input, transaction);
     await refuseRecalled(order, vendor, tracking, lots, stage, transaction);

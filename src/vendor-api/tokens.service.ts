@@ -8,7 +8,7 @@
 import { createHmac } from 'node:crypto';
 import type { Actor } from '../auth/actor.js';
 import { VENDOR_ROLE } from '../auth/policy/roles.js';
-import { AuthenticationError, InputError, PermissionError, RateLimitError, UnprocessableError } from '../shared/errors.js';
+import { AuthenticationError, InputError, PermissionError, UnprocessableError } from '../shared/errors.js';
 import type { Tx } from '../db/sequelize.js';
 import { lockedOut, loginFailed } from '../shared/metrics.js';
 import { runtime } from '../shared/runtime.js';
@@ -32,8 +32,6 @@ const TYP = 'at+jwt'; // RFC 9068 access token; a token of another kind is refus
 const MAX_CHAIN_SECONDS = 24 * 3600;
 export const LOCKOUT_FAILURES = 10;
 export const LOCKOUT_WINDOW_SECONDS = 15 * 60;
-/** Failed auth.token calls from one address before it is refused (so one stranger cannot lock out every vendor). */
-export const ADDRESS_FAILURES = 50;
 
 const derivedKeys = new Map<string, Uint8Array>();
 function jwtKey(secret: string): Uint8Array {
@@ -108,13 +106,9 @@ const INVALID = 'Invalid client credentials';
  * 401 + Retry-After until the window ends); a success before that clears the count.
  */
 export async function issueToken(clientId: string, clientSecret: string, meta: { ip?: string; scope?: string } = {}): Promise<TokenAnswer> {
+  // per client_id only (spec Limits): no address-wide refusal, which would also refuse the right
+  // secret of every vendor sharing that address (NAT, an integration platform, a proxy)
   const idBucket = `vendor-auth:${clientId.slice(0, 200)}`;
-  const ipBucket = `vendor-auth-ip:${meta.ip ?? 'unknown'}`;
-  const byIp = await peekSlidingStart(ipBucket);
-  if (byIp && byIp.count >= ADDRESS_FAILURES) {
-    loginFailed('client_address_limited');
-    throw new RateLimitError('Too many failed authentication attempts from this address; try again later', byIp.resetInSeconds);
-  }
   const locked = await peekSlidingStart(idBucket);
   if (locked && locked.count >= LOCKOUT_FAILURES) {
     loginFailed('client_locked');
@@ -129,7 +123,6 @@ export async function issueToken(clientId: string, clientSecret: string, meta: {
     loginFailed('client_bad_secret');
     // a lockout is counted once, by the failure that reaches its limit
     if ((await hitSlidingStart(idBucket, LOCKOUT_WINDOW_SECONDS)).count === LOCKOUT_FAILURES) lockedOut();
-    if ((await hitSlidingStart(ipBucket, LOCKOUT_WINDOW_SECONDS)).count === ADDRESS_FAILURES) lockedOut();
     throw new AuthenticationError(INVALID);
   }
   await clearBucket(idBucket);

@@ -68,8 +68,11 @@ async function notifyVendor(
     item_name: item.item_name,
     workflow_state: state,
     previous_state: item.workflow_state,
+    // spec Events: product.approved is "like product.rejected, without a reason": rejection_reason
+    // stays (null, as set only while Rejected), so a vendor clears a reason it kept from a rejection
+    rejection_reason: rejection,
   };
-  if (state === 'Rejected') Object.assign(data, { reason, rejection_reason: rejection });
+  if (state === 'Rejected') data.reason = reason;
   await enqueueVendorEvent(transaction, { event: state === 'Approved' ? 'product.approved' : 'product.rejected', vendor: item.vendor!, data });
 }
 

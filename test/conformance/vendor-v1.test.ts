@@ -8,7 +8,8 @@ import type pg from 'pg';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { Client, serverMessages, type HttpResponse } from '../helpers/http.js';
-import { MEDI, RX, V1, count, v1, vendorClient } from '../vendor-api/helpers.js';
+import { MEDI, RX, V1, count, one, v1, vendorClient } from '../vendor-api/helpers.js';
+import { reviewItem } from '../helpers/factories.js';
 
 let app: TestApp;
 let db: pg.Client;
@@ -146,4 +147,17 @@ test('sync.product_status: two codes naming the same product answer that product
   t.is(res.body.message.total, undefined);
   t.is(res.body.message.medgrid_item_code, item.item_code);
   t.true(res.body.message.found);
+});
+
+test('product.approved carries the product.rejected fields but reason (spec Events: "Like product.rejected, without a reason"); rejection_reason null', async (t) => {
+  const sent = await v1(medi, 'sync.products', { products: [{ sku: 'CONF-APPR-1', vendor_product_id: 'conf-appr-1', name: 'Approve me' }] });
+  t.is(sent.body.message.succeeded, 1, sent.text);
+  await reviewItem('CONF-APPR-1', { approve: true });
+  const { payload } = await one<{ payload: { data: Record<string, unknown> } }>(
+    db,
+    `SELECT payload FROM outbox WHERE kind = 'vendor_webhook' AND topic = 'product.approved' AND payload->'data'->>'sku' = 'CONF-APPR-1'`,
+  );
+  for (const k of ['sku', 'vendor_product_id', 'item_name', 'workflow_state', 'previous_state', 'rejection_reason']) t.true(k in payload.data, k);
+  t.false('reason' in payload.data);
+  t.like(payload.data, { sku: 'CONF-APPR-1', vendor_product_id: 'conf-appr-1', workflow_state: 'Approved', previous_state: 'Pending', rejection_reason: null });
 });
