@@ -101,20 +101,30 @@ async function mint(vendor: VendorRow, scopes: string[], authTime: number): Prom
 const INVALID = 'Invalid client credentials';
 
 /**
+ * The lockout counter of a client_id: its own for a known client_id; for an unknown one, one per client
+ * address, so a stranger's guesses at made-up client_ids keep one row, not a row per guess (an
+ * unauthenticated caller never spends unbounded storage), and never touch a real vendor's count.
+ */
+function lockoutBucket(clientId: string, known: boolean, ip: string | undefined): string {
+  return known ? `vendor-auth:${clientId}` : `vendor-auth-unknown:${ip ?? 'no-address'}`;
+}
+
+/**
  * auth.token: client credentials → a one-hour token. Unknown client_id and wrong secret answer
  * alike. 10 failures within 15 minutes of the first lock the client_id (even the right secret gets
- * 401 + Retry-After until the window ends); a success before that clears the count.
+ * 401 + Retry-After until the window ends); a success before that clears the count. Unknown client_ids
+ * are counted together per address (lockoutBucket): both cases read, hash and count the same.
  */
 export async function issueToken(clientId: string, clientSecret: string, meta: { ip?: string; scope?: string } = {}): Promise<TokenAnswer> {
   // per client_id only (spec Limits): no address-wide refusal, which would also refuse the right
   // secret of every vendor sharing that address (NAT, an integration platform, a proxy)
-  const idBucket = `vendor-auth:${clientId.slice(0, 200)}`;
+  const vendor = clientId ? await loadVendorForAuth({ clientId }) : undefined;
+  const idBucket = lockoutBucket(clientId, Boolean(vendor), meta.ip);
   const locked = await peekSlidingStart(idBucket);
   if (locked && locked.count >= LOCKOUT_FAILURES) {
     loginFailed('client_locked');
     throw new AuthenticationError('Too many failed authentication attempts; try again later').withHeader('Retry-After', String(locked.resetInSeconds));
   }
-  const vendor = clientId ? await loadVendorForAuth({ clientId }) : undefined;
   // compare against a dummy hash when the client is unknown, so both cases cost the same
   const stored = vendor?.client_secret_hash ?? hashClientSecret(`\u0000no-such-client:${clientId}`);
   const match = matchPeppered((key) => hashClientSecret(clientSecret, key), stored);
