@@ -124,7 +124,9 @@ function observeRequests(server: Hapi.Server, writeAccessLine: ((request: Hapi.R
     const response = request.response as { statusCode?: number; output?: { statusCode: number } } | null;
     const status = response?.statusCode ?? response?.output?.statusCode ?? 499; // 499: the client went away first
     // a request injected by a test bypasses the listener: it was not counted in flight (isInjected: hapi's, untyped)
-    if (metrics) httpFinished(request.method, request.route.path, status, request.info.received, !(request as unknown as { isInjected: boolean }).isInjected);
+    // the answer's end as hapi stamped it just before this event: no clock reading of our own
+    const ms = (request.info.completed || Date.now()) - request.info.received;
+    if (metrics) httpFinished(request.method, request.route.path, status, ms, !(request as unknown as { isInjected: boolean }).isInjected);
     if (tracing) endRequestSpan(request.raw.req, request.method.toUpperCase(), request.route.path, status);
   });
 }

@@ -48,10 +48,9 @@ function seriesOf(method: string, route: string, status: number): Series {
   return s;
 }
 
-/** A request was answered (or abandoned): `route` is its template, never the URL; `receivedMs` when it arrived. */
-export function requestFinished(method: string, route: string, status: number, receivedMs: number, counted: boolean): void {
+/** A request was answered (or abandoned): `route` is its template, never the URL; `ms` how long it took. */
+export function requestFinished(method: string, route: string, status: number, ms: number, counted: boolean): void {
   if (counted) inFlight -= 1;
-  const ms = Date.now() - receivedMs;
   const s = seriesOf(method, route, status);
   s.count += 1;
   s.sum += ms / 1000;

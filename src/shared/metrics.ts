@@ -34,11 +34,11 @@ export function httpStarted(): void {
 
 /**
  * A request was answered: `method` as hapi gives it (lower case), `route` the route's template
- * (hapi's route.path), never the URL; `receivedMs` when it arrived (Date.now()); `counted` says
+ * (hapi's route.path), never the URL; `ms` how long it took (whole milliseconds); `counted` says
  * httpStarted saw it (a request injected in a test bypasses the listener).
  */
-export function httpFinished(method: string, route: string, status: number, receivedMs: number, counted = true): void {
-  if (enabled) requestFinished(method, route, status, receivedMs, counted);
+export function httpFinished(method: string, route: string, status: number, ms: number, counted = true): void {
+  if (enabled) requestFinished(method, route, status, ms, counted);
 }
 
 const jobRuns = new client.Counter({

@@ -38,9 +38,11 @@ export function scrubText(text: string): string {
 
 let isoMs = 0;
 let isoText = '';
-/** pino's ISO timestamp, rendered once per millisecond: a busy server writes many lines per millisecond. */
-export function isoTimestamp(): string {
-  const now = Date.now();
+/**
+ * pino's ISO timestamp, rendered once per millisecond: a busy server writes many lines per
+ * millisecond. `now`: a clock reading the caller already holds (the access line passes hapi's).
+ */
+export function isoTimestamp(now = Date.now()): string {
   if (now !== isoMs) {
     isoMs = now;
     isoText = `,"time":"${new Date(now).toISOString()}"`;
