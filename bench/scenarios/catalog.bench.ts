@@ -259,7 +259,7 @@ async function measure(
       'search_items',
       `svc, 8 connections, ${search.rounds} rounds`,
       s8,
-      `${spreadNote(s8.ratio)}; G3's 80 % clause for a sorting design: ${s8.ratio.median >= 0.8 ? 'met' : 'not met'}; ${s8.cpu}; ${s8.rounds} req/s`,
+      `${spreadNote(s8.ratio)}; G3's 80 % clause for a sorting design: ${s8.ratio.median >= 0.8 ? 'met' : 'not met'}; issue 29's goal ≥ 85 %: ${s8.ratio.median >= 0.85 ? 'met' : 'NOT met'}; ${s8.cpu}; ${s8.rounds} req/s`,
     ),
     row(
       'search_items',
@@ -315,7 +315,7 @@ async function measure(
       'items_in_warehouse',
       `svc, 8 connections, ${wh.rounds} rounds`,
       w8,
-      `${spreadNote(w8.ratio)}; goal ≥ 50 % and p99 ≤ 50 ms: ${w8.ratio.median >= 0.5 && w8.p99 <= 50 ? 'met' : 'NOT met'}; ${w8.cpu}; ${w8.rounds} req/s`,
+      `${spreadNote(w8.ratio)}; goal ≥ 50 % and p99 ≤ 50 ms: ${w8.ratio.median >= 0.5 && w8.p99 <= 50 ? 'met' : 'NOT met'}; issue 29's goal ≥ 85 %: ${w8.ratio.median >= 0.85 ? 'met' : 'NOT met'}; ${w8.cpu}; ${w8.rounds} req/s`,
     ),
     row(
       'items_in_warehouse',
