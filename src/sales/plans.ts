@@ -117,7 +117,7 @@ export function teamFiguresOf(person: Person, figures: (name: string) => Figures
  * - a manager earns its plan's override % of the sales of everyone below it.
  * `inviterPlan` is the plan of the person's parent (a sub-rep's base rate is its inviter's plan's).
  * The stored commission (KPIs, the leaderboard) is the same rule in SQL, the function sales_commission
- * generated from the plans (sales-sql.ts commissionFunctionSql); commission-stored.test.ts holds the two equal.
+ * generated from the plans (sales-sql.ts commissionFunctionSql); test/sales/commission-stored.cases.ts holds the two equal.
  */
 export function commissionOf(settings: SalesSettings, person: Person, inviterPlan: string | null | undefined, f: TeamFigures): Commission {
   const own = f.sales;

@@ -32,7 +32,7 @@ const num = (n: number) => {
  * constants. Own sales at the reached tier's rate (a sub-rep: its slice of its inviter's base rate),
  * the base-rate share of its sub-reps' weighted sales, a manager's override on its team's sales; in
  * float8 in commissionOf's order of operations, rounded as Math.round does (half up), so the two agree
- * to the cent (commission.test.ts holds them equal). 0 for a person who does not exist.
+ * to the cent (test/sales/commission.cases.ts holds them equal). 0 for a person who does not exist.
  */
 export function commissionFunctionSql(settings: SalesSettings): string {
   const keys = Object.keys(settings.plans);

@@ -5,7 +5,7 @@
  */
 import test from 'ava';
 import type pg from 'pg';
-import { startTestApp, loginAs, type TestApp } from '../helpers/app.js';
+import { sharedTestApp, loginAs, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { serverMessages, type Client, type HttpResponse } from '../helpers/http.js';
 
@@ -15,13 +15,12 @@ let clinic: Client;
 let doctor: Client;
 
 test.before(async () => {
-  app = await startTestApp();
+  app = await sharedTestApp();
   db = await pgClient(app.dbUrl);
   [clinic, doctor] = await Promise.all([loginAs(app, 'clinic@demo.svc.local'), loginAs(app, 'doctor@demo.svc.local')]);
 });
 test.after.always(async () => {
   await db?.end();
-  await app?.stop();
 });
 
 const SO = '/api/resource/Sales Order';

@@ -1,7 +1,7 @@
 import test from 'ava';
 import fc from 'fast-check';
 import type pg from 'pg';
-import { startTestApp, tokenClient, type TestApp } from '../helpers/app.js';
+import { sharedTestApp, tokenClient, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import type { Client } from '../helpers/http.js';
 import { setStock } from '../../src/catalog/stock.service.js';
@@ -20,14 +20,13 @@ let api: Client;
 let ops: Client;
 
 test.before(async () => {
-  app = await startTestApp();
+  app = await sharedTestApp();
   db = await pgClient(app.dbUrl);
   api = await tokenClient(app, 'clinic@demo.svc.local');
   ops = await tokenClient(app, 'ops@demo.svc.local');
 });
 test.after.always(async () => {
   await db?.end();
-  await app?.stop();
 });
 
 interface Model {

@@ -1,6 +1,6 @@
 import test from 'ava';
 import type pg from 'pg';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { sharedTestApp, type TestApp } from '../helpers/app.js';
 import type { Client } from '../helpers/http.js';
 import { pgClient } from '../helpers/db.js';
 import { priceItem } from '../helpers/factories.js';
@@ -12,13 +12,12 @@ let db: pg.Client;
 let medi: Client;
 let sep: Client;
 test.before(async () => {
-  app = await startTestApp();
+  app = await sharedTestApp();
   db = await pgClient(app.dbUrl);
   [medi, sep] = await Promise.all([vendorClient(app, MEDI), vendorClient(app, SEP)]);
 });
 test.after.always(async () => {
   await db?.end();
-  await app?.stop();
 });
 
 const ledger = (code: string) => count(db, `SELECT count(*) AS n FROM stock_ledger_entries WHERE item_code = $1`, [code]);

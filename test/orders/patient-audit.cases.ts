@@ -7,7 +7,7 @@
  */
 import test from 'ava';
 import type pg from 'pg';
-import { loginAs, startTestApp, type TestApp } from '../helpers/app.js';
+import { loginAs, sharedTestApp, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import type { Client } from '../helpers/http.js';
 import { MAIN, buildItem, buildOrder } from '../helpers/factories.js';
@@ -20,13 +20,12 @@ const SO = '/api/resource/Sales Order';
 const PATIENT = ['checkout_patient_first_name', 'checkout_patient_last_name', 'checkout_patient_dob', 'checkout_patient_gender'];
 
 test.before(async () => {
-  app = await startTestApp();
+  app = await sharedTestApp();
   db = await pgClient(app.dbUrl);
   for (const who of ['doctor', 'clinic', 'admin', 'rep']) as[who] = await loginAs(app, `${who}@demo.svc.local`);
 });
 test.after.always(async () => {
   await db?.end();
-  await app?.stop();
 });
 
 async function draft503a(line = { item_code: 'DEMO-TESTO-503A', qty: 1, rate: 79, warehouse: 'Pharmacy Vault - MSW' }): Promise<string> {

@@ -1,6 +1,6 @@
 import test from 'ava';
 import type pg from 'pg';
-import { startTestApp, tokenClient, type TestApp } from '../helpers/app.js';
+import { sharedTestApp, tokenClient, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { serverMessages, type Client } from '../helpers/http.js';
 import { binOf } from './fixtures.js';
@@ -13,14 +13,13 @@ let api: Client;
 let ops: Client;
 
 test.before(async () => {
-  app = await startTestApp();
+  app = await sharedTestApp();
   db = await pgClient(app.dbUrl);
   api = await tokenClient(app, 'clinic@demo.svc.local');
   ops = await tokenClient(app, 'ops@demo.svc.local');
 });
 test.after.always(async () => {
   await db?.end();
-  await app?.stop();
 });
 
 const SO = '/api/resource/Sales Order';

@@ -1,13 +1,13 @@
 import test from 'ava';
 import type pg from 'pg';
-import { loginAs, startTestApp, tokenClient, type TestApp } from '../helpers/app.js';
+import { loginAs, sharedTestApp, tokenClient, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { MEDI, vendorClient } from '../vendor-api/helpers.js';
 
 let app: TestApp;
 let db: pg.Client;
 test.before(async () => {
-  app = await startTestApp();
+  app = await sharedTestApp();
   db = await pgClient(app.dbUrl);
   // one demo item back in the review queue, as it was: a re-sync would also rename it, and the names are asserted
   await db.query(
@@ -17,7 +17,6 @@ test.before(async () => {
 });
 test.after.always(async () => {
   await db?.end();
-  await app?.stop();
 });
 
 test('Item: a customer lists only reviewed, published, enabled items; staff see all; a vendor sees its own pending ones', async (t) => {

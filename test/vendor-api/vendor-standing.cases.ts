@@ -4,16 +4,13 @@
  * own profile. A suspension stops them at the next request, a reinstatement lets them back.
  */
 import test from 'ava';
-import { startTestApp, loginAs, type TestApp } from '../helpers/app.js';
+import { sharedTestApp, loginAs, type TestApp } from '../helpers/app.js';
 import { buildApiKey, buildVendor, type BuiltVendor } from '../helpers/factories.js';
 import { Client, type HttpResponse } from '../helpers/http.js';
 
 let app: TestApp;
 test.before(async () => {
-  app = await startTestApp();
-});
-test.after.always(async () => {
-  await app?.stop();
+  app = await sharedTestApp();
 });
 
 const PDF = Buffer.from('%PDF-1.4\nstanding test\n%%EOF\n');

@@ -7,7 +7,7 @@
  */
 import test from 'ava';
 import type pg from 'pg';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { sharedTestApp, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { buildItem } from '../helpers/factories.js';
 import { serverMessages } from '../helpers/http.js';
@@ -16,12 +16,11 @@ import { MEDI, one, v1, vendorClient } from './helpers.js';
 let app: TestApp;
 let db: pg.Client;
 test.before(async () => {
-  app = await startTestApp();
+  app = await sharedTestApp();
   db = await pgClient(app.dbUrl);
 });
 test.after.always(async () => {
   await db?.end();
-  await app?.stop();
 });
 
 test('T08 (second test): on sync.prices, another client of the vendor reusing the key with another body gets 409; price and stored answer stay', async (t) => {

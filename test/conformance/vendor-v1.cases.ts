@@ -5,7 +5,7 @@
  */
 import test from 'ava';
 import type pg from 'pg';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { sharedTestApp, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { Client, serverMessages, type HttpResponse } from '../helpers/http.js';
 import { MEDI, RX, V1, count, one, v1, vendorClient } from '../vendor-api/helpers.js';
@@ -16,13 +16,12 @@ let db: pg.Client;
 let medi: Client;
 
 test.before(async () => {
-  app = await startTestApp();
+  app = await sharedTestApp();
   db = await pgClient(app.dbUrl);
   medi = await vendorClient(app, MEDI);
 });
 test.after.always(async () => {
   await db?.end();
-  await app?.stop();
 });
 
 function assertError(t: import('ava').ExecutionContext, res: HttpResponse, status: number, excType: string): string[] {

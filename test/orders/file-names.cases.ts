@@ -6,18 +6,15 @@
  */
 import test from 'ava';
 import contentDisposition from 'content-disposition';
-import { startTestApp, loginAs, type TestApp } from '../helpers/app.js';
+import { sharedTestApp, loginAs, type TestApp } from '../helpers/app.js';
 import type { Client } from '../helpers/http.js';
 
 let app: TestApp;
 let doctor: Client;
 
 test.before(async () => {
-  app = await startTestApp();
+  app = await sharedTestApp();
   doctor = await loginAs(app, 'doctor@demo.svc.local');
-});
-test.after.always(async () => {
-  await app?.stop();
 });
 
 const PDF = Buffer.from('%PDF-1.4\nname test\n%%EOF\n');

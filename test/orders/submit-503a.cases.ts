@@ -6,7 +6,7 @@
  */
 import test from 'ava';
 import type pg from 'pg';
-import { loginAs, startTestApp, tokenClient, type TestApp } from '../helpers/app.js';
+import { loginAs, sharedTestApp, tokenClient, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { serverMessages, type Client, type HttpResponse } from '../helpers/http.js';
 
@@ -27,14 +27,13 @@ const PATIENT = {
 };
 
 test.before(async () => {
-  app = await startTestApp();
+  app = await sharedTestApp();
   db = await pgClient(app.dbUrl);
   for (const who of ['doctor', 'unverified.doctor', 'clinic', 'rep', 'ops', 'admin']) as[who] = await loginAs(app, `${who}@demo.svc.local`);
   as['clinic.api'] = await tokenClient(app, 'clinic.api@demo.svc.local');
 });
 test.after.always(async () => {
   await db?.end();
-  await app?.stop();
 });
 
 /** A 503A draft of the verified doctor of CUST-0001. */

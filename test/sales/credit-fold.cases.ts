@@ -7,7 +7,7 @@
  * held elsewhere; the worker's job folds every second.
  */
 import test from 'ava';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { sharedTestApp, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { eventually } from '../helpers/eventually.js';
 import { buildCustomer } from '../helpers/factories.js';
@@ -27,14 +27,11 @@ let subCustomer: string;
 const now = { now: new Date('2026-11-20T17:00:00Z') };
 
 test.before(async () => {
-  app = await startTestApp();
+  app = await sharedTestApp();
   await foldCredits(true); // whatever the template left waiting
   tree = await buildTree('F');
   const sub = (await inviteSubrep(tree.actors.rep1, { email: 'sub.f@factory.test', full_name: 'Sub F', subrep_pct: 40 })).sales_person;
   subCustomer = (await buildCustomer({ territory: tree.territory, assigned_rep: sub })).name;
-});
-test.after.always(async () => {
-  await app?.stop();
 });
 
 const waiting = async () => (await selectOne<{ n: number }>(`SELECT count(*)::int AS n FROM sales_credit_deltas`))!.n;

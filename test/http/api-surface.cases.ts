@@ -4,7 +4,7 @@
  * documented operation, is openapi-fuzz.test.ts.
  */
 import test from 'ava';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { sharedTestApp, type TestApp } from '../helpers/app.js';
 
 let app: TestApp;
 
@@ -12,10 +12,7 @@ let app: TestApp;
 const DOC_PATHS = /^\/openapi\.json$/;
 
 test.before(async () => {
-  app = await startTestApp();
-});
-test.after.always(async () => {
-  await app?.stop();
+  app = await sharedTestApp();
 });
 
 interface RouteAuth {

@@ -9,7 +9,7 @@
 import test from 'ava';
 import net from 'node:net';
 import type pg from 'pg';
-import { startTestApp, tokenClient, type TestApp } from '../helpers/app.js';
+import { sharedTestApp, tokenClient, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { Client, serverMessages, type HttpResponse } from '../helpers/http.js';
 import { buildItem, orderBody } from '../helpers/factories.js';
@@ -23,13 +23,12 @@ let clinic: Client;
 let medi: Client;
 
 test.before(async () => {
-  app = await startTestApp();
+  app = await sharedTestApp();
   db = await pgClient(app.dbUrl);
   [admin, clinic, medi] = await Promise.all([tokenClient(app, 'admin@demo.svc.local'), tokenClient(app, 'clinic@demo.svc.local'), vendorClient(app, MEDI)]);
 });
 test.after.always(async () => {
   await db?.end();
-  await app?.stop();
 });
 
 const NUL = 'text must not contain the NUL character (U+0000)';

@@ -5,7 +5,7 @@
  */
 import test from 'ava';
 import type pg from 'pg';
-import { startTestApp, loginAs, tokenClient, type TestApp } from '../helpers/app.js';
+import { sharedTestApp, loginAs, tokenClient, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { serverMessages, type Client } from '../helpers/http.js';
 import { binOf } from './fixtures.js';
@@ -17,14 +17,13 @@ let clinic: Client;
 let apiClinic: Client;
 
 test.before(async () => {
-  app = await startTestApp();
+  app = await sharedTestApp();
   db = await pgClient(app.dbUrl);
   clinic = await loginAs(app, 'clinic@demo.svc.local');
   apiClinic = await tokenClient(app, 'clinic@demo.svc.local');
 });
 test.after.always(async () => {
   await db?.end();
-  await app?.stop();
 });
 
 const SO = '/api/resource/Sales Order';

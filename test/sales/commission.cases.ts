@@ -7,7 +7,7 @@
  * services; orders are submitted at chosen instants (sales-helpers.ts).
  */
 import test from 'ava';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { sharedTestApp } from '../helpers/app.js';
 import { buildCustomer, buildItem, buildOrder, actorOf, changeSalesPerson } from '../helpers/factories.js';
 import { selectOne, selectRows, withTransaction } from '../../src/db/sequelize.js';
 import { getLeaderboard, getRepKpis } from '../../src/sales/rep-dashboard.service.js';
@@ -19,7 +19,6 @@ import { buildTree, cancelled, draftThenSubmitted, submittedOrder, type Tree } f
 import { foldCredits } from '../../src/sales/sales-sql.js';
 import '../../src/modules.js';
 
-let app: TestApp;
 let tree: Tree;
 let sub: string;
 let rep1Big: string;
@@ -27,7 +26,7 @@ let rep1Big: string;
 const at = (iso: string) => ({ now: new Date(iso) });
 
 test.before(async () => {
-  app = await startTestApp();
+  await sharedTestApp();
   tree = await buildTree('C');
   const invited = await inviteSubrep(tree.actors.rep1, { email: 'sub.c@factory.test', full_name: 'Sub C', subrep_pct: 30 });
   sub = invited.sales_person;
@@ -39,9 +38,6 @@ test.before(async () => {
   await submittedOrder(tree.customers.rep2, 2000, '2026-12-01T04:59:00Z');
   await draftThenSubmitted(tree.customers.rep2, 500, '2026-12-01T05:00:00Z');
   await submittedOrder(subCustomer.name, 1000, '2026-11-10T15:00:00Z');
-});
-test.after.always(async () => {
-  await app?.stop();
 });
 
 test.serial('a sale counts on the US Eastern day of its submit: across the end of daylight saving time and a month boundary in standard time', async (t) => {

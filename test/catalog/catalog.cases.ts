@@ -1,5 +1,5 @@
 import test from 'ava';
-import { startTestApp, loginAs, type TestApp } from '../helpers/app.js';
+import { sharedTestApp, loginAs, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { serverMessages, type Client, type Json } from '../helpers/http.js';
 import { buildItem } from '../helpers/factories.js';
@@ -16,15 +16,12 @@ let clinic2: Client; // CUST-0002, Wholesale
 let rep: Client;
 
 test.before(async () => {
-  app = await startTestApp();
+  app = await sharedTestApp();
   [clinic, clinic2, rep] = await Promise.all([
     loginAs(app, 'clinic@demo.svc.local'),
     loginAs(app, 'clinic2@demo.svc.local'),
     loginAs(app, 'rep@demo.svc.local'),
   ]);
-});
-test.after.always(async () => {
-  await app?.stop();
 });
 
 const row = (rows: Json[], code: string, warehouse?: string) => rows.find((r) => r.item_code === code && (!warehouse || r.warehouse === warehouse));

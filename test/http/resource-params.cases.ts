@@ -3,18 +3,15 @@
  * (doctype over 140 characters, name over 255) gets the schema's own 400, on every verb.
  */
 import test from 'ava';
-import { startTestApp, tokenClient, type TestApp } from '../helpers/app.js';
+import { sharedTestApp, tokenClient, type TestApp } from '../helpers/app.js';
 import { serverMessages, type Client } from '../helpers/http.js';
 
 let app: TestApp;
 let admin: Client;
 
 test.before(async () => {
-  app = await startTestApp();
+  app = await sharedTestApp();
   admin = await tokenClient(app, 'admin@demo.svc.local');
-});
-test.after.always(async () => {
-  await app?.stop();
 });
 
 const longType = encodeURIComponent('D'.repeat(141));

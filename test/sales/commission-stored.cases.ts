@@ -6,7 +6,7 @@
  * config changed (recomputed at start-up by syncCommissionPlans) and a rebuild from the orders.
  */
 import test, { type ExecutionContext } from 'ava';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { sharedTestApp, type TestApp } from '../helpers/app.js';
 import { buildCustomer, actorOf } from '../helpers/factories.js';
 import { execute, selectOne, selectRows } from '../../src/db/sequelize.js';
 import { getLeaderboard, getRepKpis } from '../../src/sales/rep-dashboard.service.js';
@@ -25,7 +25,7 @@ let subCustomer: string;
 const november = { now: new Date('2026-11-30T17:00:00Z') };
 
 test.before(async () => {
-  app = await startTestApp();
+  app = await sharedTestApp();
   tree = await buildTree('K');
   sub = (await inviteSubrep(tree.actors.rep1, { email: 'sub.k@factory.test', full_name: 'Sub K', subrep_pct: 30 })).sales_person;
   subCustomer = (await buildCustomer({ territory: tree.territory, assigned_rep: sub })).name;
@@ -38,9 +38,6 @@ test.before(async () => {
   await submittedOrder(tree.customers.rep2, 2000, '2026-12-01T04:59:00Z');
   await submittedOrder(subCustomer, 500, '2026-12-01T05:00:00Z');
   await submittedOrder(tree.customers.manager, 300, '2026-12-01T05:00:00Z');
-});
-test.after.always(async () => {
-  await app?.stop();
 });
 
 type Row = Person & { month: string; sales: number; team_sales: number; subrep_weighted: number; stored: number; inviter_plan: string | null };

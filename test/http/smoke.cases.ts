@@ -1,13 +1,10 @@
 import test from 'ava';
-import { startTestApp, loginAs, type TestApp } from '../helpers/app.js';
+import { sharedTestApp, loginAs, type TestApp } from '../helpers/app.js';
 import { serverMessages } from '../helpers/http.js';
 
 let app: TestApp;
 test.before(async () => {
-  app = await startTestApp();
-});
-test.after.always(async () => {
-  await app?.stop();
+  app = await sharedTestApp();
 });
 
 test('ping answers pong', async (t) => {

@@ -1,6 +1,6 @@
 import test from 'ava';
 import type pg from 'pg';
-import { startTestApp, tokenClient, type TestApp } from '../helpers/app.js';
+import { sharedTestApp, tokenClient, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { MEDI, v1, vendorClient } from '../vendor-api/helpers.js';
 import type { Client } from '../helpers/http.js';
@@ -10,13 +10,12 @@ let db: pg.Client;
 let admin: Client;
 
 test.before(async () => {
-  app = await startTestApp();
+  app = await sharedTestApp();
   db = await pgClient(app.dbUrl);
   admin = await tokenClient(app, 'admin@demo.svc.local');
 });
 test.after.always(async () => {
   await db?.end();
-  await app?.stop();
 });
 
 /** A submitted order of CUST-0001 with one line of the given item. */

@@ -6,7 +6,7 @@
  */
 import test from 'ava';
 import type pg from 'pg';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { sharedTestApp, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import type { Client, Json } from '../helpers/http.js';
 import { buildItem, buildOrder } from '../helpers/factories.js';
@@ -18,7 +18,7 @@ const vendors: Record<string, { client: Client; item: string; amount: number }> 
 let order: string;
 
 test.before(async () => {
-  app = await startTestApp();
+  app = await sharedTestApp();
   db = await pgClient(app.dbUrl);
   const medi = await buildItem({ vendor: MEDI.name, price: 12.5 });
   const sep = await buildItem({ vendor: SEP.name, price: 40 });
@@ -35,7 +35,6 @@ test.before(async () => {
 });
 test.after.always(async () => {
   await db?.end();
-  await app?.stop();
 });
 
 const SO = '/api/resource/Sales Order';

@@ -5,7 +5,7 @@
  */
 import test from 'ava';
 import type pg from 'pg';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { sharedTestApp, type TestApp } from '../helpers/app.js';
 import { pgClient } from '../helpers/db.js';
 import { MEDI, RX, V1, tokenFor } from './helpers.js';
 
@@ -55,7 +55,7 @@ async function order(name: string, code: string, vendor: string): Promise<void> 
 }
 
 test.before(async () => {
-  app = await startTestApp();
+  app = await sharedTestApp();
   db = await pgClient(app.dbUrl);
   [tokens.medi, tokens.rx] = await Promise.all([tokenFor(app, MEDI), tokenFor(app, RX)]);
   await order('SO-REPLAY-1', 'MEDI-SYR-3ML', MEDI.name);
@@ -63,7 +63,6 @@ test.before(async () => {
 });
 test.after.always(async () => {
   await db?.end();
-  await app?.stop();
 });
 
 const cases: [string, string, string, unknown][] = [
