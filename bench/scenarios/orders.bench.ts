@@ -46,7 +46,7 @@ const rawPrice = once(
 );
 
 /** The raw place-order transaction (8 round trips + BEGIN), reserving like a submit does. */
-async function rawPlaceOrder(pool: pg.Pool, lines: Bin[]): Promise<void> {
+export async function rawPlaceOrder(pool: pg.Pool, lines: Bin[]): Promise<void> {
   const sorted = [...lines].sort((a, b) => (a.item_code + a.warehouse < b.item_code + b.warehouse ? -1 : 1));
   const client = await pool.connect();
   try {
