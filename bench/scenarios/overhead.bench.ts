@@ -16,7 +16,10 @@
  * the same slice; the report gives the median of the rounds' ratios and their interquartile range.
  *
  * SVC_BENCH_OVERHEAD_VARIANTS adds variants for experiments, as JSON `{"name": {ENV: "value"}}` (each
- * a serve process with that environment on top of "off"'s), measured in the same rounds.
+ * a serve process with that environment on top of "off"'s), measured in the same rounds;
+ * OTEL_EXPORTER_OTLP_ENDPOINT "sink" is this run's receiver, with tracing's settings under the variant's own
+ * (`{"unsampled": {"OTEL_EXPORTER_OTLP_ENDPOINT": "sink", "OTEL_TRACES_SAMPLER_ARG": "0"}}`: the context and
+ * non-recording spans without the recorded spans and their export).
  * SVC_BENCH_OVERHEAD_ROUNDS overrides the number of rounds; SVC_BENCH_OVERHEAD_MODE=interleaved measures
  * the variants in turn within each round (rotating their order) instead of at the same time.
  */
@@ -109,7 +112,7 @@ function variantEnvs(sinkUrl: string): { key: string; label: string; env: Record
     ...Object.entries(extra).map(([key, env]) => ({
       key,
       label: `${key}: ${JSON.stringify(env)}`,
-      env: { SVC_METRICS: 'false', ...(env.OTEL_EXPORTER_OTLP_ENDPOINT === 'sink' ? { ...env, ...tracing } : env) },
+      env: { SVC_METRICS: 'false', ...(env.OTEL_EXPORTER_OTLP_ENDPOINT === 'sink' ? { ...tracing, ...env, OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl } : env) },
     })),
   ];
 }

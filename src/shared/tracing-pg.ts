@@ -39,19 +39,42 @@ interface Statement {
   attributes: { 'db.system.name': string; 'db.query.summary': string; 'db.query.text': string };
 }
 
-/** Statements by their text: most are parameterised and recur, so each is masked once. */
-const statements = new Map<string, Statement>();
+/**
+ * Statements by their text: most are parameterised and recur, so each is masked once. Found by a
+ * number made of the text's length and nine of its characters, then compared whole: a Map keyed by
+ * the text itself hashes every character of a string built anew for each call (Sequelize rewrites
+ * named binds each time), 4.5 µs for a 4,000-character statement, where this takes a fraction of one.
+ */
+const statements = new Map<number, { text: string; statement: Statement }[]>();
 const KEPT = 1000;
+/** texts of one key kept at most (the same length and sampled characters), newest first */
+const PER_KEY = 8;
+let kept = 0;
+
+function keyOf(sql: string): number {
+  const n = sql.length;
+  let key = n;
+  for (let i = 0; i < 9; i++) key = (Math.imul(key, 31) + sql.charCodeAt(Math.floor(((n - 1) * i) / 8))) | 0;
+  return key;
+}
 
 function statementOf(sql: string): Statement {
-  let s = statements.get(sql);
-  if (s === undefined) {
-    if (statements.size >= KEPT) statements.clear(); // statements with literals written in do not recur: start over
-    const summary = querySummary(sql);
-    s = { name: summary, attributes: { 'db.system.name': 'postgresql', 'db.query.summary': summary, 'db.query.text': maskSqlLiterals(sql) } };
-    statements.set(sql, s);
+  const key = keyOf(sql);
+  let texts = statements.get(key);
+  const found = texts?.find((t) => t.text === sql);
+  if (found) return found.statement;
+  if (kept >= KEPT) {
+    statements.clear(); // statements with literals written in do not recur: start over
+    kept = 0;
+    texts = undefined;
   }
-  return s;
+  const summary = querySummary(sql);
+  const statement = { name: summary, attributes: { 'db.system.name': 'postgresql', 'db.query.summary': summary, 'db.query.text': maskSqlLiterals(sql) } };
+  if (!texts) statements.set(key, (texts = []));
+  texts.unshift({ text: sql, statement });
+  if (texts.length > PER_KEY) texts.pop();
+  else kept += 1;
+  return statement;
 }
 
 /** The masked text of `sql` (cached). */
