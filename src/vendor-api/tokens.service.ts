@@ -115,10 +115,20 @@ function lockoutBucket(clientId: string, known: boolean, ip: string | undefined)
  * 401 + Retry-After until the window ends); a success before that clears the count. Unknown client_ids
  * are counted together per address (lockoutBucket): both cases read, hash and count the same.
  */
-export async function issueToken(clientId: string, clientSecret: string, meta: { ip?: string; scope?: string } = {}): Promise<TokenAnswer> {
+export async function issueToken(
+  clientId: string,
+  clientSecret: string,
+  meta: {
+    ip?: string;
+    scope?: string;
+    /** told the vendor a known client_id names, before its secret is checked (the Vendor API Log) */
+    identified?: (vendor: string) => void;
+  } = {},
+): Promise<TokenAnswer> {
   // per client_id only (spec Limits): no address-wide refusal, which would also refuse the right
   // secret of every vendor sharing that address (NAT, an integration platform, a proxy)
   const vendor = clientId ? await loadVendorForAuth({ clientId }) : undefined;
+  if (vendor) meta.identified?.(vendor.name);
   const idBucket = lockoutBucket(clientId, Boolean(vendor), meta.ip);
   const locked = await peekSlidingStart(idBucket);
   if (locked && locked.count >= LOCKOUT_FAILURES) {

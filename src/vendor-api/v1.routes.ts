@@ -5,7 +5,6 @@ import { AuthenticationError, InputError, RateLimitError } from '../shared/error
 import { assertCleanText } from '../shared/text.js';
 import { testFireWebhook } from '../webhooks/webhook.service.js';
 import { createVendorWarehouse, updateVendorDetails } from '../vendors/vendor-self.service.js';
-import { loadVendorForAuth } from '../vendors/vendor-profile.service.js';
 import { productStatus, syncInventory, syncPrices } from './catalog-sync.service.js';
 import { reportFulfillment, type FulfillmentInput } from './fulfillment.service.js';
 import { syncOrders } from './orders.service.js';
@@ -80,11 +79,12 @@ export const v1Routes: ServerRoute[] = [
       grant_type: Joi.string().max(50),
       scope: Joi.string().max(100).allow(''),
     }),
-    handler: async ({ request, args }) => {
-      const vendor = args.client_id ? await loadVendorForAuth({ clientId: args.client_id }) : undefined;
-      if (vendor) (request.app as { vendor?: string }).vendor = vendor.name; // for the Vendor API Log
-      return issueToken(args.client_id, args.client_secret, { ip: clientAddress(request), scope: (args as { scope?: string }).scope });
-    },
+    handler: ({ request, args }) =>
+      issueToken(args.client_id, args.client_secret, {
+        ip: clientAddress(request),
+        scope: (args as { scope?: string }).scope,
+        identified: (vendor) => ((request.app as { vendor?: string }).vendor = vendor), // for the Vendor API Log
+      }),
   }),
   v1Route<{ access_token?: string; scope?: string }>({
     name: 'auth.refresh',

@@ -36,6 +36,17 @@ test.serial('auth.token answers a one-hour bearer token with the sync scope', as
   t.deepEqual(log, { vendor: MEDI.name, http_status: 200, status: 'ok' });
 });
 
+test.serial('a refused auth.token of a known client_id is logged under its vendor', async (t) => {
+  const res = await new Client(app.url).post(`${V1}auth.token`, { client_id: SEP.client_id, client_secret: 'wrong' });
+  t.is(res.status, 401);
+  const log = await one<{ vendor: string; http_status: number }>(
+    db,
+    `SELECT vendor, http_status FROM vendor_api_logs WHERE function = 'auth.token' ORDER BY id DESC LIMIT 1`,
+  );
+  t.deepEqual(log, { vendor: SEP.name, http_status: 401 });
+  t.is((await new Client(app.url).post(`${V1}auth.token`, { client_id: SEP.client_id, client_secret: SEP.client_secret })).status, 200);
+});
+
 test.serial('a 503A vendor gets the sync pharmacy scope', async (t) => {
   const res = await new Client(app.url).post(`${V1}auth.token`, { client_id: RX.client_id, client_secret: RX.client_secret });
   t.is(res.status, 200);
